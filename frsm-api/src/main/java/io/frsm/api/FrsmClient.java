@@ -1,0 +1,64 @@
+package io.frsm.api;
+
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A linearizable key-value store in which every key is its own replicated state machine.
+ *
+ * <p>Every mutation is a compare-and-swap on the key's {@link Version}. Operations on one key take
+ * effect in the order a client issues them (session ordering). Failures are unchecked subclasses of
+ * {@link FrsmException}: {@link KeyExistsException} and {@link CasMismatchException} are definite;
+ * {@link OutcomeUnknownException} is resolved with {@link #fence(byte[])}; {@link
+ * NotExecutedException} is safe to retry.
+ *
+ * <p>Thread-safe. The async methods never block the caller; the sync methods wait for their async
+ * twin.
+ */
+public interface FrsmClient extends AutoCloseable {
+
+  /** The key's newest chosen value, or empty if it is absent. Linearizable. */
+  default Optional<Versioned> get(byte[] key) {
+    return Futures.join(getAsync(key));
+  }
+
+  /** Creates an absent key at a new epoch, timestamp 0. Throws {@link KeyExistsException}. */
+  default Version create(byte[] key, byte[] value) {
+    return Futures.join(createAsync(key, value));
+  }
+
+  /**
+   * Replaces the value iff the key's newest chosen version is {@code expected} and live. Returns
+   * the new version {@code expected.next()}. Throws {@link CasMismatchException}.
+   */
+  default Version cas(byte[] key, Version expected, byte[] newValue) {
+    return Futures.join(casAsync(key, expected, newValue));
+  }
+
+  /** Deletes the key iff its newest chosen version is {@code expected}. */
+  default void delete(byte[] key, Version expected) {
+    Futures.join(deleteAsync(key, expected));
+  }
+
+  /**
+   * A read that also bumps the version: once it returns version V, no CAS or delete expecting an
+   * older version can succeed. Returns the value at its new version, or empty if the key is absent.
+   */
+  default Optional<Versioned> fence(byte[] key) {
+    return Futures.join(fenceAsync(key));
+  }
+
+  CompletableFuture<Optional<Versioned>> getAsync(byte[] key);
+
+  CompletableFuture<Version> createAsync(byte[] key, byte[] value);
+
+  CompletableFuture<Version> casAsync(byte[] key, Version expected, byte[] newValue);
+
+  CompletableFuture<Void> deleteAsync(byte[] key, Version expected);
+
+  CompletableFuture<Optional<Versioned>> fenceAsync(byte[] key);
+
+  /** Releases connections and threads. Operations in flight complete exceptionally. */
+  @Override
+  void close();
+}
