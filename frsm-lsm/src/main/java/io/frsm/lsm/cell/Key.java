@@ -36,6 +36,14 @@ public final class Key implements Comparable<Key> {
     return new Key(bytes, token);
   }
 
+  /**
+   * A search bound that sorts before every key with {@code token} (and after every key with a
+   * smaller token). Not a real key: never store it.
+   */
+  public static Key lowestWithToken(long token) {
+    return new Key(new byte[0], token);
+  }
+
   public long token() {
     return token;
   }

@@ -1,0 +1,379 @@
+package io.frsm.lsm;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Every tunable of the storage engine, validated, with the paper's defaults (NSDI '20 Table 3)
+ * where the paper gives one. Units are in the names. Built with {@link #builder(Path)}; immutable.
+ *
+ * <p>Table 3 maps to: {@code flush_largest_memtables} → {@link #flushLargestMemtablesHeapFraction},
+ * {@code default_memtable_lifetime} → {@link #memtableLifetime}, {@code
+ * min_flush_largest_memtable} → {@link #minFlushLargestMemtableBytes}, {@code
+ * max_commit_log_size_on_disk} → {@link #maxCommitLogSizeOnDiskBytes}, {@code
+ * commitlog_rotation_threshold} → {@link #commitLogRotationThresholdBytes}, {@code
+ * number_of_compaction_threads} → {@link #numberOfCompactionThreads}, {@code
+ * compaction_throughput_limit} → {@link #compactionThroughputLimitBytesPerSecond}. {@code
+ * max_heap_size} is the JVM's {@code -Xmx}; the heap-pressure check reads it from the runtime.
+ */
+public final class LsmConfig {
+  public static final long MIB = 1024L * 1024;
+
+  private final Path dataDirectory;
+  private final List<Path> commitLogDirectories;
+  private final double flushLargestMemtablesHeapFraction;
+  private final Duration memtableLifetime;
+  private final long minFlushLargestMemtableBytes;
+  private final long memtableFlushSizeBytes;
+  private final long maxCommitLogSizeOnDiskBytes;
+  private final long commitLogRotationThresholdBytes;
+  private final int numberOfCompactionThreads;
+  private final long compactionThroughputLimitBytesPerSecond;
+  private final int minorCompactionMinTables;
+  private final int minorCompactionMaxTables;
+  private final Duration tombstoneGracePeriod;
+  private final int maxKeySizeBytes;
+  private final int maxValueSizeBytes;
+  private final int sstableBlockSizeBytes;
+  private final int bloomBitsPerKey;
+  private final long blockCacheSizeBytes;
+  private final boolean skipCorruptCommitLogTail;
+
+  private LsmConfig(Builder b) {
+    this.dataDirectory = b.dataDirectory;
+    this.commitLogDirectories =
+        b.commitLogDirectories == null
+            ? List.of(b.dataDirectory.resolve("commitlog"))
+            : List.copyOf(b.commitLogDirectories);
+    this.flushLargestMemtablesHeapFraction = b.flushLargestMemtablesHeapFraction;
+    this.memtableLifetime = b.memtableLifetime;
+    this.minFlushLargestMemtableBytes = b.minFlushLargestMemtableBytes;
+    this.memtableFlushSizeBytes = b.memtableFlushSizeBytes;
+    this.maxCommitLogSizeOnDiskBytes = b.maxCommitLogSizeOnDiskBytes;
+    this.commitLogRotationThresholdBytes = b.commitLogRotationThresholdBytes;
+    this.numberOfCompactionThreads = b.numberOfCompactionThreads;
+    this.compactionThroughputLimitBytesPerSecond = b.compactionThroughputLimitBytesPerSecond;
+    this.minorCompactionMinTables = b.minorCompactionMinTables;
+    this.minorCompactionMaxTables = b.minorCompactionMaxTables;
+    this.tombstoneGracePeriod = b.tombstoneGracePeriod;
+    this.maxKeySizeBytes = b.maxKeySizeBytes;
+    this.maxValueSizeBytes = b.maxValueSizeBytes;
+    this.sstableBlockSizeBytes = b.sstableBlockSizeBytes;
+    this.bloomBitsPerKey = b.bloomBitsPerKey;
+    this.blockCacheSizeBytes = b.blockCacheSizeBytes;
+    this.skipCorruptCommitLogTail = b.skipCorruptCommitLogTail;
+  }
+
+  public static Builder builder(Path dataDirectory) {
+    return new Builder(dataDirectory);
+  }
+
+  /** SSTables and the manifest live here. */
+  public Path dataDirectory() {
+    return dataDirectory;
+  }
+
+  /** One directory per commit-log stripe; put each on its own device. Default: one stripe. */
+  public List<Path> commitLogDirectories() {
+    return commitLogDirectories;
+  }
+
+  /** Table 3 {@code flush_largest_memtables}: heap used fraction that forces a flush. 0.9. */
+  public double flushLargestMemtablesHeapFraction() {
+    return flushLargestMemtablesHeapFraction;
+  }
+
+  /** Table 3 {@code default_memtable_lifetime}: a memtable older than this is flushed. 30 min. */
+  public Duration memtableLifetime() {
+    return memtableLifetime;
+  }
+
+  /** Table 3 {@code min_flush_largest_memtable}: heap pressure flushes only memtables ≥ this. 20 MB. */
+  public long minFlushLargestMemtableBytes() {
+    return minFlushLargestMemtableBytes;
+  }
+
+  /** A memtable reaching this many bytes (estimated heap) is flushed. 64 MiB. */
+  public long memtableFlushSizeBytes() {
+    return memtableFlushSizeBytes;
+  }
+
+  /** Table 3 {@code max_commit_log_size_on_disk}: above it, flush what pins old segments. 1 GB. */
+  public long maxCommitLogSizeOnDiskBytes() {
+    return maxCommitLogSizeOnDiskBytes;
+  }
+
+  /** Table 3 {@code commitlog_rotation_threshold}: size of one commit-log segment. 64 MB. */
+  public long commitLogRotationThresholdBytes() {
+    return commitLogRotationThresholdBytes;
+  }
+
+  /** Table 3 {@code number_of_compaction_threads}. 2. */
+  public int numberOfCompactionThreads() {
+    return numberOfCompactionThreads;
+  }
+
+  /** Table 3 {@code compaction_throughput_limit}, bytes written per second per engine. 64 MB/s. */
+  public long compactionThroughputLimitBytesPerSecond() {
+    return compactionThroughputLimitBytesPerSecond;
+  }
+
+  /** Size-tiered minor compaction starts when this many similar-sized tables exist. 4. */
+  public int minorCompactionMinTables() {
+    return minorCompactionMinTables;
+  }
+
+  /** At most this many tables in one minor compaction. 32. */
+  public int minorCompactionMaxTables() {
+    return minorCompactionMaxTables;
+  }
+
+  /** A purged delete is dropped by compaction only after this. 24 h. */
+  public Duration tombstoneGracePeriod() {
+    return tombstoneGracePeriod;
+  }
+
+  /** Larger keys are rejected before anything is written. 64 KiB. */
+  public int maxKeySizeBytes() {
+    return maxKeySizeBytes;
+  }
+
+  /** Larger values are rejected before anything is written. 1 MiB. */
+  public int maxValueSizeBytes() {
+    return maxValueSizeBytes;
+  }
+
+  public int sstableBlockSizeBytes() {
+    return sstableBlockSizeBytes;
+  }
+
+  public int bloomBitsPerKey() {
+    return bloomBitsPerKey;
+  }
+
+  /** Capacity of the SSTable block cache. 256 MiB. 0 disables it. */
+  public long blockCacheSizeBytes() {
+    return blockCacheSizeBytes;
+  }
+
+  /**
+   * On a commit-log checksum failure in the middle of a segment: false (default) refuses to open,
+   * naming the file and offset; true logs it and skips the rest of that segment.
+   */
+  public boolean skipCorruptCommitLogTail() {
+    return skipCorruptCommitLogTail;
+  }
+
+  @Override
+  public String toString() {
+    return "LsmConfig{dataDirectory="
+        + dataDirectory
+        + ", commitLogDirectories="
+        + commitLogDirectories
+        + ", flushLargestMemtablesHeapFraction="
+        + flushLargestMemtablesHeapFraction
+        + ", memtableLifetime="
+        + memtableLifetime
+        + ", minFlushLargestMemtableBytes="
+        + minFlushLargestMemtableBytes
+        + ", memtableFlushSizeBytes="
+        + memtableFlushSizeBytes
+        + ", maxCommitLogSizeOnDiskBytes="
+        + maxCommitLogSizeOnDiskBytes
+        + ", commitLogRotationThresholdBytes="
+        + commitLogRotationThresholdBytes
+        + ", numberOfCompactionThreads="
+        + numberOfCompactionThreads
+        + ", compactionThroughputLimitBytesPerSecond="
+        + compactionThroughputLimitBytesPerSecond
+        + ", tombstoneGracePeriod="
+        + tombstoneGracePeriod
+        + ", maxKeySizeBytes="
+        + maxKeySizeBytes
+        + ", maxValueSizeBytes="
+        + maxValueSizeBytes
+        + "}";
+  }
+
+  /** Mutable builder; {@link #build()} validates every field and names the one that is wrong. */
+  public static final class Builder {
+    private final Path dataDirectory;
+    private List<Path> commitLogDirectories;
+    private double flushLargestMemtablesHeapFraction = 0.9;
+    private Duration memtableLifetime = Duration.ofMinutes(30);
+    private long minFlushLargestMemtableBytes = 20 * MIB;
+    private long memtableFlushSizeBytes = 64 * MIB;
+    private long maxCommitLogSizeOnDiskBytes = 1024 * MIB;
+    private long commitLogRotationThresholdBytes = 64 * MIB;
+    private int numberOfCompactionThreads = 2;
+    private long compactionThroughputLimitBytesPerSecond = 64 * MIB;
+    private int minorCompactionMinTables = 4;
+    private int minorCompactionMaxTables = 32;
+    private Duration tombstoneGracePeriod = Duration.ofHours(24);
+    private int maxKeySizeBytes = 64 * 1024;
+    private int maxValueSizeBytes = (int) MIB;
+    private int sstableBlockSizeBytes = 16 * 1024;
+    private int bloomBitsPerKey = 10;
+    private long blockCacheSizeBytes = 256 * MIB;
+    private boolean skipCorruptCommitLogTail;
+
+    private Builder(Path dataDirectory) {
+      this.dataDirectory = Objects.requireNonNull(dataDirectory, "dataDirectory");
+    }
+
+    public Builder commitLogDirectories(List<Path> dirs) {
+      this.commitLogDirectories = List.copyOf(dirs);
+      return this;
+    }
+
+    public Builder flushLargestMemtablesHeapFraction(double v) {
+      this.flushLargestMemtablesHeapFraction = v;
+      return this;
+    }
+
+    public Builder memtableLifetime(Duration v) {
+      this.memtableLifetime = Objects.requireNonNull(v);
+      return this;
+    }
+
+    public Builder minFlushLargestMemtableBytes(long v) {
+      this.minFlushLargestMemtableBytes = v;
+      return this;
+    }
+
+    public Builder memtableFlushSizeBytes(long v) {
+      this.memtableFlushSizeBytes = v;
+      return this;
+    }
+
+    public Builder maxCommitLogSizeOnDiskBytes(long v) {
+      this.maxCommitLogSizeOnDiskBytes = v;
+      return this;
+    }
+
+    public Builder commitLogRotationThresholdBytes(long v) {
+      this.commitLogRotationThresholdBytes = v;
+      return this;
+    }
+
+    public Builder numberOfCompactionThreads(int v) {
+      this.numberOfCompactionThreads = v;
+      return this;
+    }
+
+    public Builder compactionThroughputLimitBytesPerSecond(long v) {
+      this.compactionThroughputLimitBytesPerSecond = v;
+      return this;
+    }
+
+    public Builder minorCompactionMinTables(int v) {
+      this.minorCompactionMinTables = v;
+      return this;
+    }
+
+    public Builder minorCompactionMaxTables(int v) {
+      this.minorCompactionMaxTables = v;
+      return this;
+    }
+
+    public Builder tombstoneGracePeriod(Duration v) {
+      this.tombstoneGracePeriod = Objects.requireNonNull(v);
+      return this;
+    }
+
+    public Builder maxKeySizeBytes(int v) {
+      this.maxKeySizeBytes = v;
+      return this;
+    }
+
+    public Builder maxValueSizeBytes(int v) {
+      this.maxValueSizeBytes = v;
+      return this;
+    }
+
+    public Builder sstableBlockSizeBytes(int v) {
+      this.sstableBlockSizeBytes = v;
+      return this;
+    }
+
+    public Builder bloomBitsPerKey(int v) {
+      this.bloomBitsPerKey = v;
+      return this;
+    }
+
+    public Builder blockCacheSizeBytes(long v) {
+      this.blockCacheSizeBytes = v;
+      return this;
+    }
+
+    public Builder skipCorruptCommitLogTail(boolean v) {
+      this.skipCorruptCommitLogTail = v;
+      return this;
+    }
+
+    public LsmConfig build() {
+      if (commitLogDirectories != null && commitLogDirectories.isEmpty()) {
+        throw invalid("commitLogDirectories", "at least one directory", commitLogDirectories);
+      }
+      if (!(flushLargestMemtablesHeapFraction > 0 && flushLargestMemtablesHeapFraction <= 1)) {
+        throw invalid(
+            "flushLargestMemtablesHeapFraction", "in (0, 1]", flushLargestMemtablesHeapFraction);
+      }
+      if (memtableLifetime.isNegative() || memtableLifetime.isZero()) {
+        throw invalid("memtableLifetime", "> 0", memtableLifetime);
+      }
+      positive("minFlushLargestMemtableBytes", minFlushLargestMemtableBytes);
+      positive("memtableFlushSizeBytes", memtableFlushSizeBytes);
+      positive("commitLogRotationThresholdBytes", commitLogRotationThresholdBytes);
+      if (maxCommitLogSizeOnDiskBytes < commitLogRotationThresholdBytes) {
+        throw invalid(
+            "maxCommitLogSizeOnDiskBytes",
+            ">= commitLogRotationThresholdBytes (" + commitLogRotationThresholdBytes + ")",
+            maxCommitLogSizeOnDiskBytes);
+      }
+      if (numberOfCompactionThreads < 1 || numberOfCompactionThreads > 64) {
+        throw invalid("numberOfCompactionThreads", "in [1, 64]", numberOfCompactionThreads);
+      }
+      positive("compactionThroughputLimitBytesPerSecond", compactionThroughputLimitBytesPerSecond);
+      if (minorCompactionMinTables < 2) {
+        throw invalid("minorCompactionMinTables", ">= 2", minorCompactionMinTables);
+      }
+      if (minorCompactionMaxTables < minorCompactionMinTables) {
+        throw invalid(
+            "minorCompactionMaxTables", ">= minorCompactionMinTables", minorCompactionMaxTables);
+      }
+      if (tombstoneGracePeriod.isNegative()) {
+        throw invalid("tombstoneGracePeriod", ">= 0", tombstoneGracePeriod);
+      }
+      if (maxKeySizeBytes < 1 || maxKeySizeBytes > 16 * MIB) {
+        throw invalid("maxKeySizeBytes", "in [1, 16 MiB]", maxKeySizeBytes);
+      }
+      if (maxValueSizeBytes < 0 || maxValueSizeBytes > 64 * MIB) {
+        throw invalid("maxValueSizeBytes", "in [0, 64 MiB]", maxValueSizeBytes);
+      }
+      if (sstableBlockSizeBytes < 512 || sstableBlockSizeBytes > 4 * MIB) {
+        throw invalid("sstableBlockSizeBytes", "in [512, 4 MiB]", sstableBlockSizeBytes);
+      }
+      if (bloomBitsPerKey < 1 || bloomBitsPerKey > 64) {
+        throw invalid("bloomBitsPerKey", "in [1, 64]", bloomBitsPerKey);
+      }
+      if (blockCacheSizeBytes < 0) {
+        throw invalid("blockCacheSizeBytes", ">= 0", blockCacheSizeBytes);
+      }
+      return new LsmConfig(this);
+    }
+
+    private static void positive(String name, long value) {
+      if (value <= 0) {
+        throw invalid(name, "> 0", value);
+      }
+    }
+
+    private static IllegalArgumentException invalid(String name, String rule, Object value) {
+      return new IllegalArgumentException(
+          "invalid LSM config: " + name + " must be " + rule + ", was " + value);
+    }
+  }
+}

@@ -1,0 +1,688 @@
+package io.frsm.lsm;
+
+import io.frsm.lsm.cell.Cell;
+import io.frsm.lsm.cell.CellMerge;
+import io.frsm.lsm.cell.Key;
+import io.frsm.lsm.cell.MergeConflictListener;
+import io.frsm.lsm.commitlog.CommitLog;
+import io.frsm.lsm.commitlog.CommitLogCheckpoint;
+import io.frsm.lsm.commitlog.CommitLogConfig;
+import io.frsm.lsm.compaction.RateLimiter;
+import io.frsm.lsm.compaction.SizeTieredPlanner;
+import io.frsm.lsm.io.FileSystem;
+import io.frsm.lsm.manifest.Manifest;
+import io.frsm.lsm.manifest.ManifestStore;
+import io.frsm.lsm.manifest.TableEntry;
+import io.frsm.lsm.memtable.Memtable;
+import io.frsm.lsm.sstable.BlockCache;
+import io.frsm.lsm.sstable.CellIterator;
+import io.frsm.lsm.sstable.SSTableMetrics;
+import io.frsm.lsm.sstable.SSTableOptions;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.LongSupplier;
+
+/**
+ * The storage engine: one consolidated LSM tree whose cells carry the Paxos clock attribute.
+ *
+ * <p>Write path: a cell is appended to its commit-log stripe (group commit) and, once that stripe
+ * synced, merged into the memtable that was active when it was appended. So reads only ever see
+ * durable state — every reply the consensus layer builds from a read describes durable state.
+ * Memtables are frozen and flushed (by size, age, heap pressure or commit-log size) in order; a
+ * flushed memtable's commit-log segments are then discarded.
+ *
+ * <p>Read path: the merge join over the active memtable, the frozen ones and every live table
+ * (bloom filters skip most). A table failing a checksum is quarantined: reads that may need it fail
+ * with {@link QuarantinedRangeException}, all others go on.
+ *
+ * <p>Thread-safe. Write futures complete on commit-log threads: keep callbacks short.
+ */
+public final class LsmEngine implements AutoCloseable {
+  private static final System.Logger LOG = System.getLogger(LsmEngine.class.getName());
+  static final long MAINTENANCE_PERIOD_MS = 1000;
+
+  private final LsmConfig config;
+  private final FileSystem fs;
+  private final LongSupplier wallClockMillis;
+  private final EngineState state;
+  private final CommitLog commitLog;
+  private final FlushPipeline flushes;
+  private final CompactionManager compactions;
+  private final TableTransfer transfer;
+  private final LsmMetrics metrics;
+  private final MergeConflictListener conflicts;
+  private final ReentrantReadWriteLock switchLock = new ReentrantReadWriteLock();
+  private final AtomicLong memtableIds = new AtomicLong();
+  private final AtomicBoolean sizeFlushRequested = new AtomicBoolean();
+  private final AtomicLong exportCounter = new AtomicLong();
+  private final ScheduledExecutorService flushExecutor;
+  private final ExecutorService compactionExecutor;
+  private final ScheduledExecutorService maintenance;
+  private volatile boolean segregatedFlushes;
+  private volatile boolean closed;
+
+  private LsmEngine(
+      LsmConfig config,
+      FileSystem fs,
+      LongSupplier wallClockMillis,
+      EngineState state,
+      CommitLog commitLog,
+      LsmMetrics metrics,
+      MergeConflictListener conflicts,
+      long firstMemtableId) {
+    this.config = config;
+    this.fs = fs;
+    this.wallClockMillis = wallClockMillis;
+    this.state = state;
+    this.commitLog = commitLog;
+    this.metrics = metrics;
+    this.conflicts = conflicts;
+    this.memtableIds.set(firstMemtableId);
+    SSTableOptions tableOptions =
+        new SSTableOptions(config.sstableBlockSizeBytes(), config.bloomBitsPerKey());
+    this.flushExecutor = Executors.newSingleThreadScheduledExecutor(named("frsm-lsm-flush"));
+    this.compactionExecutor =
+        Executors.newFixedThreadPool(
+            config.numberOfCompactionThreads(), named("frsm-lsm-compaction"));
+    this.maintenance = Executors.newSingleThreadScheduledExecutor(named("frsm-lsm-maintenance"));
+    ImportRanges importing = new ImportRanges();
+    this.compactions =
+        new CompactionManager(
+            fs,
+            state,
+            new SizeTieredPlanner(
+                config.minorCompactionMinTables(), config.minorCompactionMaxTables()),
+            new RateLimiter(config.compactionThroughputLimitBytesPerSecond()),
+            new TombstonePolicy(config.tombstoneGracePeriod(), wallClockMillis, importing),
+            tableOptions,
+            metrics,
+            compactionExecutor);
+    this.flushes =
+        new FlushPipeline(
+            fs, state, commitLog, tableOptions, metrics, flushExecutor, compactions::maybeScheduleMinor);
+    this.transfer = new TableTransfer(fs, state, tableOptions, importing);
+  }
+
+  /** Opens (or creates) the engine in {@code config.dataDirectory()}, replaying the commit log. */
+  public static LsmEngine open(LsmConfig config, FileSystem fs, MeterRegistry registry)
+      throws IOException {
+    return open(config, fs, registry, System::currentTimeMillis);
+  }
+
+  /**
+   * As {@link #open(LsmConfig, FileSystem, MeterRegistry)} with an explicit wall clock (memtable
+   * lifetime and the tombstone grace period are measured with it).
+   */
+  public static LsmEngine open(
+      LsmConfig config, FileSystem fs, MeterRegistry registry, LongSupplier wallClockMillis)
+      throws IOException {
+    Path dataDir = config.dataDirectory();
+    fs.createDirectories(dataDir);
+    ManifestStore manifestStore = new ManifestStore(fs, dataDir);
+    Manifest manifest = manifestStore.load();
+    long orphanFloor = deleteOrphans(fs, dataDir, manifest);
+    LsmMetrics metrics = new LsmMetrics(registry);
+    MergeConflictListener conflicts =
+        (key, kept, dropped) -> {
+          metrics.mergeConflicts.increment();
+          MergeConflictListener.LOG.onConflict(key, kept, dropped);
+        };
+    BlockCache cache =
+        config.blockCacheSizeBytes() > 0
+            ? BlockCache.create(config.blockCacheSizeBytes(), registry)
+            : BlockCache.disabled();
+    EngineState state =
+        new EngineState(
+            fs,
+            dataDir,
+            manifestStore,
+            manifest,
+            cache,
+            SSTableMetrics.create(registry),
+            metrics,
+            orphanFloor);
+    Memtable first = new Memtable(0, wallClockMillis.getAsLong(), conflicts);
+    state.openTables(first);
+    CommitLog commitLog;
+    try {
+      commitLog =
+          CommitLog.open(
+              fs,
+              CommitLogConfig.builder(config.commitLogDirectories())
+                  .segmentSizeBytes(config.commitLogRotationThresholdBytes())
+                  .maxTotalSizeBytes(config.maxCommitLogSizeOnDiskBytes())
+                  .skipCorruptSegmentTail(config.skipCorruptCommitLogTail())
+                  .build(),
+              registry,
+              first::merge);
+    } catch (IOException | RuntimeException e) {
+      state.close();
+      throw e;
+    }
+    LsmEngine engine =
+        new LsmEngine(config, fs, wallClockMillis, state, commitLog, metrics, conflicts, 1);
+    engine.registerGauges(registry);
+    engine.maintenance.scheduleWithFixedDelay(
+        engine::maintenanceTick, MAINTENANCE_PERIOD_MS, MAINTENANCE_PERIOD_MS, TimeUnit.MILLISECONDS);
+    engine.compactions.maybeScheduleMinor();
+    return engine;
+  }
+
+  /**
+   * Deletes table files no manifest names (a crash mid-flush or mid-compaction) and temporary
+   * files. Returns a generation above every file seen, so new tables never reuse a name.
+   */
+  private static long deleteOrphans(FileSystem fs, Path dataDir, Manifest manifest)
+      throws IOException {
+    Set<String> live = new HashSet<>();
+    for (TableEntry t : manifest.tables()) {
+      live.add(t.fileName());
+    }
+    long floor = manifest.nextGeneration();
+    for (Path p : fs.list(dataDir)) {
+      String name = p.getFileName().toString();
+      if (name.startsWith("sst-") && name.endsWith(".db")) {
+        try {
+          floor = Math.max(floor, Long.parseLong(name.substring(4, name.length() - 3)) + 1);
+        } catch (NumberFormatException ignored) {
+          // Not ours: left alone below.
+        }
+        if (!live.contains(name)) {
+          LOG.log(System.Logger.Level.INFO, "deleting orphan table {0}", p);
+          fs.delete(p);
+        }
+      } else if (name.endsWith(".tmp") && !name.startsWith("MANIFEST-")) {
+        LOG.log(System.Logger.Level.INFO, "deleting temporary file {0}", p);
+        fs.delete(p);
+      }
+    }
+    fs.syncDirectory(dataDir);
+    return floor;
+  }
+
+  private void registerGauges(MeterRegistry registry) {
+    Gauge.builder("frsm.lsm.memtable.bytes", this, e -> e.memtableBytes())
+        .baseUnit("bytes")
+        .register(registry);
+    Gauge.builder("frsm.lsm.sstable.count", this, e -> e.state.peek().tables.size())
+        .register(registry);
+    Gauge.builder("frsm.lsm.sstable.quarantined", this, e -> e.state.peek().quarantined.size())
+        .register(registry);
+    Gauge.builder("frsm.lsm.flush.pending", this, e -> e.flushes.queued()).register(registry);
+  }
+
+  private static ThreadFactory named(String prefix) {
+    AtomicInteger n = new AtomicInteger();
+    return r -> {
+      Thread t = new Thread(r, prefix + "-" + n.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    };
+  }
+
+  // ---------------------------------------------------------------- writes
+
+  /**
+   * Durably merges {@code cell} into its key's state. The future completes once the cell is synced
+   * in the commit log and visible to reads; exceptionally with an {@link IOException} if it could
+   * not be made durable (then it may or may not survive a restart, like any unacknowledged write).
+   *
+   * @throws OversizedCellException if the key or value exceeds the configured limits; nothing is
+   *     written
+   * @throws IllegalStateException if the engine is closed
+   */
+  public CompletableFuture<Void> write(Cell cell) {
+    checkSize(cell);
+    Memtable target;
+    CompletableFuture<Void> durable;
+    switchLock.readLock().lock();
+    try {
+      if (closed) {
+        throw new IllegalStateException("the LSM engine is closed");
+      }
+      target = state.peek().active;
+      target.admitWriter();
+      durable = commitLog.append(cell);
+    } finally {
+      switchLock.readLock().unlock();
+    }
+    return durable.handle(
+        (ok, error) -> {
+          try {
+            if (error == null) {
+              target.merge(cell);
+            }
+          } finally {
+            target.releaseWriter();
+          }
+          if (error != null) {
+            metrics.writesRejected.increment();
+            throw error instanceof CompletionException c ? c : new CompletionException(error);
+          }
+          maybeFlushForSize(target);
+          return null;
+        });
+  }
+
+  private void checkSize(Cell cell) {
+    int keyBytes = cell.key().length();
+    if (keyBytes > config.maxKeySizeBytes()) {
+      throw new OversizedCellException("key", keyBytes, config.maxKeySizeBytes(), "maxKeySizeBytes");
+    }
+    if (keyBytes == 0) {
+      throw new IllegalArgumentException("empty key; nothing was written");
+    }
+    if (cell.accepted() != null) {
+      int valueBytes = cell.accepted().valueUnsafe().length;
+      if (valueBytes > config.maxValueSizeBytes()) {
+        throw new OversizedCellException(
+            "value", valueBytes, config.maxValueSizeBytes(), "maxValueSizeBytes");
+      }
+    }
+  }
+
+  private void maybeFlushForSize(Memtable m) {
+    if (m.heapBytes() >= config.memtableFlushSizeBytes()
+        && state.peek().active == m
+        && sizeFlushRequested.compareAndSet(false, true)) {
+      flushAsync(segregatedFlushes);
+    }
+  }
+
+  // ---------------------------------------------------------------- reads
+
+  /**
+   * The key's merged state, or null if this replica holds nothing for it.
+   *
+   * @throws CorruptionException if a table needed for the key failed its checksum (it is
+   *     quarantined at once)
+   * @throws QuarantinedRangeException if a quarantined table may hold the key
+   */
+  public Cell get(Key key) throws IOException {
+    EngineView view = state.acquire();
+    try {
+      QuarantinedTable q = view.quarantinedHolding(key);
+      if (q != null) {
+        throw new QuarantinedRangeException(q.entry, key.toString());
+      }
+      Cell result = view.active.get(key);
+      for (Memtable m : view.frozen) {
+        result = mergeNullable(result, m.get(key));
+      }
+      for (TableHandle t : view.tables) {
+        if (!t.entry().coversToken(key.token())) {
+          continue;
+        }
+        Cell c;
+        try {
+          c = t.reader().get(key);
+        } catch (CorruptionException e) {
+          state.quarantine(t, e);
+          throw e;
+        }
+        result = mergeNullable(result, c);
+      }
+      return result;
+    } finally {
+      view.release();
+    }
+  }
+
+  private Cell mergeNullable(Cell a, Cell b) {
+    if (a == null) {
+      return b;
+    }
+    return b == null ? a : CellMerge.merge(a, b, conflicts);
+  }
+
+  /**
+   * Every key with {@code fromToken <= token <= toToken}, in (token, key) order, merged. The caller
+   * must close the iterator. Sees a consistent set of tables; memtables are read live.
+   *
+   * @throws QuarantinedRangeException if a quarantined table overlaps the range
+   */
+  public CellIterator scan(long fromToken, long toToken) throws IOException {
+    if (fromToken > toToken) {
+      throw new IllegalArgumentException("fromToken " + fromToken + " > toToken " + toToken);
+    }
+    EngineView view = state.acquire();
+    List<CellIterator> sources = new ArrayList<>();
+    try {
+      for (QuarantinedTable q : view.quarantined) {
+        if (q.overlaps(fromToken, toToken)) {
+          throw new QuarantinedRangeException(q.entry, "tokens [" + fromToken + ", " + toToken + "]");
+        }
+      }
+      Key from = Key.lowestWithToken(fromToken);
+      Key to = toToken == Long.MAX_VALUE ? null : Key.lowestWithToken(toToken + 1);
+      sources.add(MergingCellIterator.of(view.active.iterator(from, to)));
+      for (Memtable m : view.frozen) {
+        sources.add(MergingCellIterator.of(m.iterator(from, to)));
+      }
+      for (TableHandle t : view.tables) {
+        if (t.entry().overlapsTokens(fromToken, toToken)) {
+          sources.add(new QuarantiningIterator(t.reader().scanTokens(fromToken, toToken), t));
+        }
+      }
+      return new MergingCellIterator(sources, conflicts, view::release);
+    } catch (IOException | RuntimeException e) {
+      for (CellIterator s : sources) {
+        s.close();
+      }
+      view.release();
+      throw e;
+    }
+  }
+
+  /** Quarantines its table when reading it hits a checksum failure. */
+  private final class QuarantiningIterator implements CellIterator {
+    private final CellIterator delegate;
+    private final TableHandle table;
+
+    QuarantiningIterator(CellIterator delegate, TableHandle table) {
+      this.delegate = delegate;
+      this.table = table;
+    }
+
+    @Override
+    public boolean hasNext() throws IOException {
+      try {
+        return delegate.hasNext();
+      } catch (CorruptionException e) {
+        state.quarantine(table, e);
+        throw e;
+      }
+    }
+
+    @Override
+    public Cell next() throws IOException {
+      try {
+        return delegate.next();
+      } catch (CorruptionException e) {
+        state.quarantine(table, e);
+        throw e;
+      }
+    }
+
+    @Override
+    public void close() {
+      delegate.close();
+    }
+  }
+
+  // ---------------------------------------------------------------- flush and compaction
+
+  /** Flushes everything written so far; completes when it is in SSTables. */
+  public CompletableFuture<Void> flush() {
+    return flushAsync(segregatedFlushes);
+  }
+
+  /**
+   * Freezes the active memtable and queues its flush. If the active memtable is empty, returns the
+   * future of the newest flush already queued (or a completed one).
+   */
+  CompletableFuture<Void> flushAsync(boolean segregated) {
+    switchLock.writeLock().lock();
+    try {
+      if (closed) {
+        return CompletableFuture.failedFuture(new IllegalStateException("the LSM engine is closed"));
+      }
+      Memtable active = state.peek().active;
+      if (active.isEmpty() && active.pendingWriters() == 0) {
+        CompletableFuture<Void> newest = flushes.newestPending();
+        return newest != null ? newest : CompletableFuture.completedFuture(null);
+      }
+      CommitLogCheckpoint checkpoint;
+      try {
+        checkpoint = commitLog.rotate();
+      } catch (IOException e) {
+        return CompletableFuture.failedFuture(e);
+      }
+      Memtable next =
+          new Memtable(memtableIds.getAndIncrement(), wallClockMillis.getAsLong(), conflicts);
+      Memtable frozen = state.switchMemtable(next);
+      frozen.freeze();
+      sizeFlushRequested.set(false);
+      CompletableFuture<Void> published = new CompletableFuture<>();
+      flushes.enqueue(new FlushPipeline.Pending(frozen, checkpoint, segregated, published));
+      return published;
+    } finally {
+      switchLock.writeLock().unlock();
+    }
+  }
+
+  /** Compacts every table that is not segregated into one; drops expired purged deletes. */
+  public CompletableFuture<Void> compactMajor() {
+    return compactions.compactMajor();
+  }
+
+  /** Runs the periodic checks now: memtable lifetime, heap pressure, commit-log size, compaction. */
+  public void runMaintenance() {
+    if (closed) {
+      return;
+    }
+    Memtable active = state.peek().active;
+    boolean nonEmpty = !active.isEmpty();
+    long ageMs = wallClockMillis.getAsLong() - active.createdAtMs();
+    if (nonEmpty && ageMs >= config.memtableLifetime().toMillis()) {
+      LOG.log(System.Logger.Level.DEBUG, "flushing memtable {0}: older than its lifetime", active);
+      flushAsync(segregatedFlushes);
+    } else if (nonEmpty && commitLog.overSizeLimit() && flushes.queued() == 0) {
+      LOG.log(System.Logger.Level.INFO, "flushing memtable {0}: commit log over its size limit", active);
+      flushAsync(segregatedFlushes);
+    } else if (nonEmpty
+        && active.heapBytes() >= config.minFlushLargestMemtableBytes()
+        && heapUsedFraction() >= config.flushLargestMemtablesHeapFraction()) {
+      LOG.log(System.Logger.Level.WARNING, "flushing memtable {0}: heap pressure", active);
+      flushAsync(segregatedFlushes);
+    }
+    compactions.maybeScheduleMinor();
+  }
+
+  private void maintenanceTick() {
+    try {
+      runMaintenance();
+    } catch (RuntimeException e) {
+      LOG.log(System.Logger.Level.ERROR, "LSM maintenance failed", e);
+    }
+  }
+
+  private static double heapUsedFraction() {
+    Runtime rt = Runtime.getRuntime();
+    return (double) (rt.totalMemory() - rt.freeMemory()) / rt.maxMemory();
+  }
+
+  // ---------------------------------------------------------------- segregation and transfer
+
+  /**
+   * While on, every flushed table is segregated: never compacted with other tables, so it can be
+   * shipped as is to a recovering natural leader (DESIGN.md "Ring").
+   */
+  public void setSegregatedFlushes(boolean on) {
+    segregatedFlushes = on;
+  }
+
+  /** The files of every segregated table, oldest first. */
+  public List<Path> segregatedTables() {
+    List<Path> out = new ArrayList<>();
+    for (TableEntry t : state.liveEntries()) {
+      if (t.segregated() && !t.quarantined()) {
+        out.add(state.pathOf(t.generation()));
+      }
+    }
+    out.sort(null);
+    return out;
+  }
+
+  /** Clears the segregated flag of every table; they join compaction from now on. */
+  public void releaseSegregated() throws IOException {
+    List<TableEntry> updated = new ArrayList<>();
+    for (TableEntry t : state.liveEntries()) {
+      if (t.segregated()) {
+        updated.add(t.withSegregated(false));
+      }
+    }
+    if (!updated.isEmpty()) {
+      state.updateEntries(updated);
+      compactions.maybeScheduleMinor();
+    }
+  }
+
+  /**
+   * Writes the merged state of every key with a token in [from, to] as SSTable files into {@code
+   * targetDirectory}, for streaming to another node. Returns the files (none if the range is
+   * empty).
+   */
+  public List<Path> exportRange(long fromToken, long toToken, Path targetDirectory)
+      throws IOException {
+    long expected = 0;
+    for (TableEntry t : state.liveEntries()) {
+      if (t.overlapsTokens(fromToken, toToken)) {
+        expected += t.cellCount();
+      }
+    }
+    expected += state.peek().active.cellCount();
+    String name = String.format("export-%d-%06d.db", wallClockMillis.getAsLong(), exportCounter.incrementAndGet());
+    return transfer.export(scan(fromToken, toToken), Math.max(1, expected), targetDirectory, name);
+  }
+
+  /**
+   * Imports SSTable files exported by another replica of the token range [from, to]: verifies them
+   * block by block, keeps only chosen values and purge marks, and publishes all files at once.
+   *
+   * @throws CorruptionException if a file is damaged; nothing is imported
+   * @throws IllegalArgumentException if a file holds a key outside the range; nothing is imported
+   */
+  public void importTables(List<Path> files, long fromToken, long toToken) throws IOException {
+    transfer.importFiles(files, fromToken, toToken);
+    compactions.maybeScheduleMinor();
+  }
+
+  /** Forgets a quarantined table once the operator repaired this replica's range. */
+  public void releaseQuarantine(long generation) throws IOException {
+    state.releaseQuarantine(generation);
+  }
+
+  // ---------------------------------------------------------------- introspection
+
+  /** Live tables, newest first (excludes quarantined ones). */
+  public List<TableEntry> tables() {
+    List<TableEntry> out = new ArrayList<>();
+    for (TableEntry t : state.liveEntries()) {
+      if (!t.quarantined()) {
+        out.add(t);
+      }
+    }
+    return out;
+  }
+
+  /** Quarantined tables (see {@link #releaseQuarantine(long)}). */
+  public List<TableEntry> quarantinedTables() {
+    return state.liveEntries().stream().filter(TableEntry::quarantined).toList();
+  }
+
+  public long memtableBytes() {
+    EngineView v = state.peek();
+    long bytes = v.active.heapBytes();
+    for (Memtable m : v.frozen) {
+      bytes += m.heapBytes();
+    }
+    return bytes;
+  }
+
+  public long commitLogBytes() {
+    return commitLog.totalSizeBytes();
+  }
+
+  public LsmConfig config() {
+    return config;
+  }
+
+  // ---------------------------------------------------------------- shutdown
+
+  /**
+   * Stops taking writes, flushes the memtables (so the next open replays nothing), waits for
+   * running compactions, and releases every file and thread.
+   */
+  @Override
+  public void close() {
+    CompletableFuture<Void> lastFlush;
+    try {
+      lastFlush = flush();
+    } catch (RuntimeException e) {
+      lastFlush = CompletableFuture.failedFuture(e);
+    }
+    switchLock.writeLock().lock();
+    try {
+      if (closed) {
+        return;
+      }
+      closed = true;
+    } finally {
+      switchLock.writeLock().unlock();
+    }
+    try {
+      lastFlush.get(60, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      LOG.log(System.Logger.Level.WARNING, "final flush did not finish; the commit log keeps the data", e);
+    }
+    shutdown(false);
+  }
+
+  /**
+   * Stops at once, as if the process died: no flush, pending work abandoned. Whatever the commit
+   * log already synced survives. For crash tests and fatal errors.
+   */
+  void kill() {
+    switchLock.writeLock().lock();
+    try {
+      closed = true;
+    } finally {
+      switchLock.writeLock().unlock();
+    }
+    shutdown(true);
+  }
+
+  private void shutdown(boolean now) {
+    maintenance.shutdownNow();
+    if (now) {
+      compactionExecutor.shutdownNow();
+      flushExecutor.shutdownNow();
+    } else {
+      flushExecutor.shutdown();
+      compactionExecutor.shutdown();
+    }
+    awaitQuietly(maintenance);
+    awaitQuietly(flushExecutor);
+    awaitQuietly(compactionExecutor);
+    commitLog.close();
+    state.close();
+  }
+
+  private static void awaitQuietly(ExecutorService executor) {
+    try {
+      if (!executor.awaitTermination(60, TimeUnit.SECONDS)) {
+        LOG.log(System.Logger.Level.WARNING, "LSM threads did not stop within 60 s");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

@@ -1,0 +1,124 @@
+package io.frsm.lsm;
+
+import io.frsm.lsm.cell.Ballot;
+import io.frsm.lsm.cell.Cell;
+import io.frsm.lsm.io.FileSystem;
+import io.frsm.lsm.sstable.BlockCache;
+import io.frsm.lsm.sstable.CellIterator;
+import io.frsm.lsm.sstable.SSTableMetadata;
+import io.frsm.lsm.sstable.SSTableMetrics;
+import io.frsm.lsm.sstable.SSTableOptions;
+import io.frsm.lsm.sstable.SSTableReader;
+import io.frsm.lsm.sstable.SSTableWriter;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Streams a token range between nodes as SSTable files: export writes the merged state of a range;
+ * import verifies foreign files block by block, keeps only what another replica may hand over, and
+ * publishes all of them in one manifest write (all or nothing).
+ *
+ * <p>What import keeps (DESIGN.md "Acceptor rules": cells arriving other than through the protocol
+ * are merged only if chosen): a cell's accepted part only if it is marked chosen, and its purge
+ * mark; never the sender's promise, which is the sender's own acceptor state. A cell left with
+ * nothing is skipped.
+ */
+final class TableTransfer {
+  private final FileSystem fs;
+  private final EngineState state;
+  private final SSTableOptions tableOptions;
+  private final ImportRanges importing;
+
+  TableTransfer(
+      FileSystem fs, EngineState state, SSTableOptions tableOptions, ImportRanges importing) {
+    this.fs = fs;
+    this.state = state;
+    this.tableOptions = tableOptions;
+    this.importing = importing;
+  }
+
+  /** Writes the range's cells to {@code targetDirectory}; returns the files (none if empty). */
+  List<Path> export(CellIterator range, long expectedKeys, Path targetDirectory, String name)
+      throws IOException {
+    fs.createDirectories(targetDirectory);
+    Path target = targetDirectory.resolve(name);
+    try (range;
+        SSTableWriter writer = SSTableWriter.create(fs, target, expectedKeys, tableOptions)) {
+      long cells = 0;
+      while (range.hasNext()) {
+        writer.add(range.next());
+        cells++;
+      }
+      if (cells == 0) {
+        return List.of();
+      }
+      writer.finish();
+    }
+    return List.of(target);
+  }
+
+  /** Imports {@code files} holding only tokens in [from, to]; atomic: all or none are published. */
+  void importFiles(List<Path> files, long fromToken, long toToken) throws IOException {
+    Object guard = importing.begin(fromToken, toToken);
+    List<TableHandle> added = new ArrayList<>();
+    try {
+      for (Path file : files) {
+        TableHandle h = copyFiltered(file, fromToken, toToken);
+        if (h != null) {
+          added.add(h);
+        }
+      }
+      state.publish(null, List.of(), added);
+    } catch (IOException | RuntimeException e) {
+      for (TableHandle h : added) {
+        h.release();
+        fs.delete(h.path());
+      }
+      throw e;
+    } finally {
+      importing.end(guard);
+    }
+  }
+
+  private TableHandle copyFiltered(Path file, long fromToken, long toToken) throws IOException {
+    long generation = state.newGeneration();
+    Path target = state.pathOf(generation);
+    SSTableMetadata meta = null;
+    try (SSTableReader source =
+            SSTableReader.open(fs, file, BlockCache.disabled(), SSTableMetrics.noop());
+        CellIterator cells = source.iterator(null, null);
+        SSTableWriter writer =
+            SSTableWriter.create(fs, target, source.metadata().cellCount(), tableOptions)) {
+      long kept = 0;
+      while (cells.hasNext()) {
+        Cell cell = cells.next();
+        long token = cell.key().token();
+        if (token < fromToken || token > toToken) {
+          throw new IllegalArgumentException(
+              "imported file " + file + " holds key " + cell.key() + " outside the token range ["
+                  + fromToken + ", " + toToken + "]; nothing was imported");
+        }
+        Cell transferable = transferable(cell);
+        if (transferable != null) {
+          writer.add(transferable);
+          kept++;
+        }
+      }
+      if (kept > 0) {
+        meta = writer.finish();
+      }
+    }
+    return meta == null ? null : state.openHandle(EngineState.entryFor(generation, false, meta));
+  }
+
+  static Cell transferable(Cell cell) {
+    boolean chosen = cell.accepted() != null && cell.accepted().chosen();
+    if (!chosen && cell.purge() == null) {
+      return null;
+    }
+    return new Cell(
+        cell.key(), Ballot.NONE, chosen ? cell.accepted() : null, cell.purge(), cell.writeTimeMs());
+  }
+}

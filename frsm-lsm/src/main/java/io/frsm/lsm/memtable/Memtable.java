@@ -1,0 +1,143 @@
+package io.frsm.lsm.memtable;
+
+import io.frsm.lsm.cell.Cell;
+import io.frsm.lsm.cell.CellMerge;
+import io.frsm.lsm.cell.Key;
+import io.frsm.lsm.cell.MergeConflictListener;
+import java.util.Iterator;
+import java.util.NavigableMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The in-memory, sorted, concurrently writable part of the LSM: one cell per key, updated with the
+ * merge join on every write (merge-on-write), so a flush writes exactly one cell per key.
+ *
+ * <p>Lifecycle: ACTIVE (takes writes) → frozen by the engine when it switches memtables (no new
+ * writers can join; writers already admitted finish) → flushed → released. Reads see it until its
+ * SSTable is published. Thread-safe.
+ */
+public final class Memtable {
+  private final long id;
+  private final long createdAtMs;
+  private final ConcurrentSkipListMap<Key, Cell> cells = new ConcurrentSkipListMap<>();
+  private final AtomicLong heapBytes = new AtomicLong();
+  private final AtomicInteger pendingWriters = new AtomicInteger();
+  private final MergeConflictListener conflicts;
+  private final CompletableFuture<Void> drained = new CompletableFuture<>();
+  private volatile boolean frozen;
+
+  public Memtable(long id, long createdAtMs, MergeConflictListener conflicts) {
+    this.id = id;
+    this.createdAtMs = createdAtMs;
+    this.conflicts = conflicts;
+  }
+
+  public long id() {
+    return id;
+  }
+
+  public long createdAtMs() {
+    return createdAtMs;
+  }
+
+  /** Merges {@code cell} into the key's state. Lock-free; retries when it races another writer. */
+  public void merge(Cell cell) {
+    Key key = cell.key();
+    while (true) {
+      Cell old = cells.get(key);
+      if (old == null) {
+        if (cells.putIfAbsent(key, cell) == null) {
+          heapBytes.addAndGet(cell.heapBytes());
+          return;
+        }
+        continue;
+      }
+      Cell merged = CellMerge.merge(old, cell, conflicts);
+      if (merged == old) {
+        return;
+      }
+      if (cells.replace(key, old, merged)) {
+        heapBytes.addAndGet(merged.heapBytes() - old.heapBytes());
+        return;
+      }
+    }
+  }
+
+  /** The key's merged state in this memtable, or null. */
+  public Cell get(Key key) {
+    return cells.get(key);
+  }
+
+  /** Cells with {@code from <= key < to} in key order; null bounds are open. Weakly consistent. */
+  public Iterator<Cell> iterator(Key from, Key to) {
+    NavigableMap<Key, Cell> view = cells;
+    if (from != null && to != null) {
+      view = cells.subMap(from, true, to, false);
+    } else if (from != null) {
+      view = cells.tailMap(from, true);
+    } else if (to != null) {
+      view = cells.headMap(to, false);
+    }
+    return view.values().iterator();
+  }
+
+  /** Estimated heap bytes held. */
+  public long heapBytes() {
+    return heapBytes.get();
+  }
+
+  public int cellCount() {
+    return cells.size();
+  }
+
+  public boolean isEmpty() {
+    return cells.isEmpty();
+  }
+
+  /**
+   * Admits a writer whose commit-log record was appended while this memtable was active; it merges
+   * once the record is durable. REQUIRES: called under the engine's switch lock (read side).
+   */
+  public void admitWriter() {
+    assert !frozen : "writer admitted to a frozen memtable";
+    pendingWriters.incrementAndGet();
+  }
+
+  /** The admitted writer is done (merged, or its record failed). */
+  public void releaseWriter() {
+    int left = pendingWriters.decrementAndGet();
+    assert left >= 0 : "more releases than admissions";
+    if (left == 0 && frozen) {
+      drained.complete(null);
+    }
+  }
+
+  /**
+   * No writer will be admitted any more. REQUIRES: called under the engine's switch lock (write
+   * side), so no admission races it.
+   */
+  public void freeze() {
+    frozen = true;
+    if (pendingWriters.get() == 0) {
+      drained.complete(null);
+    }
+  }
+
+  /** Completes once frozen and every admitted writer has merged: the memtable is final. */
+  public CompletableFuture<Void> drained() {
+    return drained;
+  }
+
+  /** Writers admitted and not yet released: a frozen memtable is flushed only at zero. */
+  public int pendingWriters() {
+    return pendingWriters.get();
+  }
+
+  @Override
+  public String toString() {
+    return "Memtable{id=" + id + ", cells=" + cells.size() + ", bytes=" + heapBytes.get() + "}";
+  }
+}
