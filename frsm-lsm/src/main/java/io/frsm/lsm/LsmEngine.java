@@ -155,7 +155,7 @@ public final class LsmEngine implements AutoCloseable {
             manifestStore,
             manifest,
             cache,
-            SSTableMetrics.create(registry),
+            new SSTableMetrics(registry),
             metrics,
             orphanFloor);
     Memtable first = new Memtable(0, wallClockMillis.getAsLong(), conflicts);
