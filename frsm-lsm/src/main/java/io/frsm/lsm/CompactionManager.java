@@ -122,7 +122,8 @@ final class CompactionManager {
               compact(inputs);
               done.complete(null);
             } catch (CorruptionException e) {
-              LOG.log(System.Logger.Level.ERROR, "compaction of " + inputs + " found corruption", e);
+              LOG.log(
+                  System.Logger.Level.ERROR, "compaction of " + inputs + " found corruption", e);
               quarantineSource(e);
               done.completeExceptionally(e);
             } catch (IOException | RuntimeException e) {
@@ -164,7 +165,8 @@ final class CompactionManager {
       SSTableMetadata meta = null;
       long purged = 0;
       try (MergingCellIterator merged =
-              new MergingCellIterator(sources, (k, a, b) -> metrics.mergeConflicts.increment(), () -> {});
+              new MergingCellIterator(
+                  sources, (k, a, b) -> metrics.mergeConflicts.increment(), () -> {});
           SSTableWriter writer =
               SSTableWriter.create(fs, state.pathOf(generation), expectedKeys, tableOptions)) {
         long written = 0;

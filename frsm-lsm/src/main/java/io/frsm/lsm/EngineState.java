@@ -230,15 +230,21 @@ final class EngineState {
       metrics.corruptionsDetected.increment();
       LOG.log(
           System.Logger.Level.ERROR,
-          "table " + handle.path() + " is corrupt: quarantining it; reads of tokens ["
-              + handle.entry().minToken() + ", " + handle.entry().maxToken() + "] will fail",
+          "table "
+              + handle.path()
+              + " is corrupt: quarantining it; reads of tokens ["
+              + handle.entry().minToken()
+              + ", "
+              + handle.entry().maxToken()
+              + "] will fail",
           cause);
       TableEntry q = handle.entry().withQuarantined(true);
       try {
         writeManifest(manifest.replace(List.of(q)));
         moveAside(handle.entry());
       } catch (IOException e) {
-        LOG.log(System.Logger.Level.ERROR, "could not record the quarantine of " + handle.path(), e);
+        LOG.log(
+            System.Logger.Level.ERROR, "could not record the quarantine of " + handle.path(), e);
       }
       List<TableHandle> tables = new ArrayList<>(v.tables);
       tables.remove(handle);

@@ -13,8 +13,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class EngineView {
   final Memtable active;
+
   /** Frozen memtables, newest first. */
   final List<Memtable> frozen;
+
   /** Live tables, newest generation first. */
   final List<TableHandle> tables;
 

@@ -20,9 +20,9 @@ import java.util.concurrent.TimeUnit;
  * Turns frozen memtables into SSTables, strictly in freeze order, on one thread.
  *
  * <p>Order matters for the commit log: a memtable's checkpoint says which segments hold only its
- * records and older ones, so segments are discarded after a flush only when every older memtable
- * is published too — FIFO makes that automatic. A flush that fails (disk full, I/O error) keeps
- * its memtable frozen and readable and is retried with back-off; nothing is lost.
+ * records and older ones, so segments are discarded after a flush only when every older memtable is
+ * published too — FIFO makes that automatic. A flush that fails (disk full, I/O error) keeps its
+ * memtable frozen and readable and is retried with back-off; nothing is lost.
  */
 final class FlushPipeline {
   private static final System.Logger LOG = System.getLogger(FlushPipeline.class.getName());
@@ -165,8 +165,7 @@ final class FlushPipeline {
       }
       meta = writer.finish();
     }
-    TableHandle handle =
-        state.openHandle(EngineState.entryFor(generation, p.segregated(), meta));
+    TableHandle handle = state.openHandle(EngineState.entryFor(generation, p.segregated(), meta));
     try {
       state.publish(m, List.of(), List.of(handle));
     } catch (IOException | RuntimeException e) {

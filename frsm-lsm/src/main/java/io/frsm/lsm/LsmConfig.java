@@ -10,13 +10,13 @@ import java.util.Objects;
  * where the paper gives one. Units are in the names. Built with {@link #builder(Path)}; immutable.
  *
  * <p>Table 3 maps to: {@code flush_largest_memtables} → {@link #flushLargestMemtablesHeapFraction},
- * {@code default_memtable_lifetime} → {@link #memtableLifetime}, {@code
- * min_flush_largest_memtable} → {@link #minFlushLargestMemtableBytes}, {@code
- * max_commit_log_size_on_disk} → {@link #maxCommitLogSizeOnDiskBytes}, {@code
- * commitlog_rotation_threshold} → {@link #commitLogRotationThresholdBytes}, {@code
- * number_of_compaction_threads} → {@link #numberOfCompactionThreads}, {@code
- * compaction_throughput_limit} → {@link #compactionThroughputLimitBytesPerSecond}. {@code
- * max_heap_size} is the JVM's {@code -Xmx}; the heap-pressure check reads it from the runtime.
+ * {@code default_memtable_lifetime} → {@link #memtableLifetime}, {@code min_flush_largest_memtable}
+ * → {@link #minFlushLargestMemtableBytes}, {@code max_commit_log_size_on_disk} → {@link
+ * #maxCommitLogSizeOnDiskBytes}, {@code commitlog_rotation_threshold} → {@link
+ * #commitLogRotationThresholdBytes}, {@code number_of_compaction_threads} → {@link
+ * #numberOfCompactionThreads}, {@code compaction_throughput_limit} → {@link
+ * #compactionThroughputLimitBytesPerSecond}. {@code max_heap_size} is the JVM's {@code -Xmx}; the
+ * heap-pressure check reads it from the runtime.
  */
 public final class LsmConfig {
   public static final long MIB = 1024L * 1024;
@@ -90,7 +90,9 @@ public final class LsmConfig {
     return memtableLifetime;
   }
 
-  /** Table 3 {@code min_flush_largest_memtable}: heap pressure flushes only memtables ≥ this. 20 MB. */
+  /**
+   * Table 3 {@code min_flush_largest_memtable}: heap pressure flushes only memtables ≥ this. 20 MB.
+   */
   public long minFlushLargestMemtableBytes() {
     return minFlushLargestMemtableBytes;
   }

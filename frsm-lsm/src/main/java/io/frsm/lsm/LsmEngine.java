@@ -116,7 +116,13 @@ public final class LsmEngine implements AutoCloseable {
             compactionExecutor);
     this.flushes =
         new FlushPipeline(
-            fs, state, commitLog, tableOptions, metrics, flushExecutor, compactions::maybeScheduleMinor);
+            fs,
+            state,
+            commitLog,
+            tableOptions,
+            metrics,
+            flushExecutor,
+            compactions::maybeScheduleMinor);
     this.transfer = new TableTransfer(fs, state, tableOptions, importing);
   }
 
@@ -180,7 +186,10 @@ public final class LsmEngine implements AutoCloseable {
         new LsmEngine(config, fs, wallClockMillis, state, commitLog, metrics, conflicts, 1);
     engine.registerGauges(registry);
     engine.maintenance.scheduleWithFixedDelay(
-        engine::maintenanceTick, MAINTENANCE_PERIOD_MS, MAINTENANCE_PERIOD_MS, TimeUnit.MILLISECONDS);
+        engine::maintenanceTick,
+        MAINTENANCE_PERIOD_MS,
+        MAINTENANCE_PERIOD_MS,
+        TimeUnit.MILLISECONDS);
     engine.compactions.maybeScheduleMinor();
     return engine;
   }
@@ -284,7 +293,8 @@ public final class LsmEngine implements AutoCloseable {
   private void checkSize(Cell cell) {
     int keyBytes = cell.key().length();
     if (keyBytes > config.maxKeySizeBytes()) {
-      throw new OversizedCellException("key", keyBytes, config.maxKeySizeBytes(), "maxKeySizeBytes");
+      throw new OversizedCellException(
+          "key", keyBytes, config.maxKeySizeBytes(), "maxKeySizeBytes");
     }
     if (keyBytes == 0) {
       throw new IllegalArgumentException("empty key; nothing was written");
@@ -367,7 +377,8 @@ public final class LsmEngine implements AutoCloseable {
     try {
       for (QuarantinedTable q : view.quarantined) {
         if (q.overlaps(fromToken, toToken)) {
-          throw new QuarantinedRangeException(q.entry, "tokens [" + fromToken + ", " + toToken + "]");
+          throw new QuarantinedRangeException(
+              q.entry, "tokens [" + fromToken + ", " + toToken + "]");
         }
       }
       Key from = Key.lowestWithToken(fromToken);
@@ -442,7 +453,8 @@ public final class LsmEngine implements AutoCloseable {
     switchLock.writeLock().lock();
     try {
       if (closed) {
-        return CompletableFuture.failedFuture(new IllegalStateException("the LSM engine is closed"));
+        return CompletableFuture.failedFuture(
+            new IllegalStateException("the LSM engine is closed"));
       }
       Memtable active = state.peek().active;
       if (active.isEmpty() && active.pendingWriters() == 0) {
@@ -473,7 +485,9 @@ public final class LsmEngine implements AutoCloseable {
     return compactions.compactMajor();
   }
 
-  /** Runs the periodic checks now: memtable lifetime, heap pressure, commit-log size, compaction. */
+  /**
+   * Runs the periodic checks now: memtable lifetime, heap pressure, commit-log size, compaction.
+   */
   public void runMaintenance() {
     if (closed) {
       return;
@@ -485,7 +499,10 @@ public final class LsmEngine implements AutoCloseable {
       LOG.log(System.Logger.Level.DEBUG, "flushing memtable {0}: older than its lifetime", active);
       flushAsync(segregatedFlushes);
     } else if (nonEmpty && commitLog.overSizeLimit() && flushes.queued() == 0) {
-      LOG.log(System.Logger.Level.INFO, "flushing memtable {0}: commit log over its size limit", active);
+      LOG.log(
+          System.Logger.Level.INFO,
+          "flushing memtable {0}: commit log over its size limit",
+          active);
       flushAsync(segregatedFlushes);
     } else if (nonEmpty
         && active.heapBytes() >= config.minFlushLargestMemtableBytes()
@@ -559,7 +576,9 @@ public final class LsmEngine implements AutoCloseable {
       }
     }
     expected += state.peek().active.cellCount();
-    String name = String.format("export-%d-%06d.db", wallClockMillis.getAsLong(), exportCounter.incrementAndGet());
+    String name =
+        String.format(
+            "export-%d-%06d.db", wallClockMillis.getAsLong(), exportCounter.incrementAndGet());
     return transfer.export(scan(fromToken, toToken), Math.max(1, expected), targetDirectory, name);
   }
 
@@ -641,7 +660,10 @@ public final class LsmEngine implements AutoCloseable {
     try {
       lastFlush.get(60, TimeUnit.SECONDS);
     } catch (Exception e) {
-      LOG.log(System.Logger.Level.WARNING, "final flush did not finish; the commit log keeps the data", e);
+      LOG.log(
+          System.Logger.Level.WARNING,
+          "final flush did not finish; the commit log keeps the data",
+          e);
     }
     shutdown(false);
   }

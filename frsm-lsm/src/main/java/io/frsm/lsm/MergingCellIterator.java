@@ -34,8 +34,7 @@ final class MergingCellIterator implements CellIterator {
   private final Runnable onClose;
   private boolean closed;
 
-  MergingCellIterator(
-      List<CellIterator> sources, MergeConflictListener conflicts, Runnable onClose)
+  MergingCellIterator(List<CellIterator> sources, MergeConflictListener conflicts, Runnable onClose)
       throws IOException {
     this.sources = List.copyOf(sources);
     this.conflicts = conflicts;

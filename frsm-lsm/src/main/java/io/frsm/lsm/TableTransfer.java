@@ -97,8 +97,15 @@ final class TableTransfer {
         long token = cell.key().token();
         if (token < fromToken || token > toToken) {
           throw new IllegalArgumentException(
-              "imported file " + file + " holds key " + cell.key() + " outside the token range ["
-                  + fromToken + ", " + toToken + "]; nothing was imported");
+              "imported file "
+                  + file
+                  + " holds key "
+                  + cell.key()
+                  + " outside the token range ["
+                  + fromToken
+                  + ", "
+                  + toToken
+                  + "]; nothing was imported");
         }
         Cell transferable = transferable(cell);
         if (transferable != null) {

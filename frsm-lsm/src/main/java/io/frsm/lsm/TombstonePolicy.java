@@ -18,8 +18,8 @@ import java.util.function.LongSupplier;
  *   <li>the purge mark is older than the grace period (24 h default: far above clock skew, the
  *       bounded delay T and the longest import);
  *   <li>no memtable and no table outside the compaction may hold a cell of the key — such a cell
- *       would resurface once the delete is gone (checked through bloom filters and token ranges;
- *       a false positive only keeps the tombstone a little longer);
+ *       would resurface once the delete is gone (checked through bloom filters and token ranges; a
+ *       false positive only keeps the tombstone a little longer);
  *   <li>no import is running over the key's token range.
  * </ol>
  */

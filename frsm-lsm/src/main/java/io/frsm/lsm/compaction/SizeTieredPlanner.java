@@ -8,14 +8,15 @@ import java.util.Set;
 
 /**
  * Chooses minor compactions: size-tiered, over tables of similar size (paper §2.2; Cassandra's
- * STCS). Tables are sorted by size and grouped into buckets whose members are within [0.5, 1.5]
- * of the bucket's average; the most populous bucket with at least {@code minTables} members wins,
+ * STCS). Tables are sorted by size and grouped into buckets whose members are within [0.5, 1.5] of
+ * the bucket's average; the most populous bucket with at least {@code minTables} members wins,
  * smallest tables first (they are cheapest to merge and most likely to hold overwritten cells).
  * Segregated tables and tables already being compacted are never chosen. Pure and deterministic.
  */
 public final class SizeTieredPlanner {
   static final double BUCKET_LOW = 0.5;
   static final double BUCKET_HIGH = 1.5;
+
   /** Tables under this size all fall in one bucket: tiny flushes merge together quickly. */
   static final long SMALL_TABLE_BYTES = 4L * 1024 * 1024;
 

@@ -127,7 +127,8 @@ public final class ManifestStore {
     for (TableEntry t : m.tables()) {
       buf.putLong(t.generation());
       buf.put(
-          (byte) ((t.segregated() ? FLAG_SEGREGATED : 0) | (t.quarantined() ? FLAG_QUARANTINED : 0)));
+          (byte)
+              ((t.segregated() ? FLAG_SEGREGATED : 0) | (t.quarantined() ? FLAG_QUARANTINED : 0)));
       buf.putLong(t.minToken());
       buf.putLong(t.maxToken());
       buf.putLong(t.fileSizeBytes());
