@@ -86,6 +86,7 @@ public final class ManifestStore {
   /** Writes {@code manifest} durably and atomically, then removes older manifests. */
   public void write(Manifest manifest) throws IOException {
     byte[] bytes = encode(manifest);
+    fs.createDirectories(directory);
     Path target = directory.resolve(fileName(manifest.sequence()));
     Path tmp = directory.resolve(fileName(manifest.sequence()) + TMP_SUFFIX);
     fs.delete(tmp);

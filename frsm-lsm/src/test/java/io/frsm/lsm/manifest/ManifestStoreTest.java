@@ -102,7 +102,7 @@ class ManifestStoreTest {
             + "0000000000000001" // tokens
             + "0000000000001000"
             + "000000000000000c" // size, cells
-            + "4c7b7b3d", // CRC32C
+            + "1a2738de", // CRC32C
         HexFormat.of().formatHex(ManifestStore.encode(m)));
   }
 
