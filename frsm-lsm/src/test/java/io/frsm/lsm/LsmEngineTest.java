@@ -1,0 +1,414 @@
+package io.frsm.lsm;
+
+import static io.frsm.lsm.TestCells.deleted;
+import static io.frsm.lsm.TestCells.key;
+import static io.frsm.lsm.TestCells.live;
+import static io.frsm.lsm.TestCells.promise;
+import static io.frsm.lsm.TestCells.purge;
+import static io.frsm.lsm.TestCells.valueOf;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.frsm.lsm.cell.AcceptedValue;
+import io.frsm.lsm.cell.Ballot;
+import io.frsm.lsm.cell.Cell;
+import io.frsm.lsm.cell.CellMerge;
+import io.frsm.lsm.cell.Key;
+import io.frsm.lsm.io.FaultyFileSystem;
+import io.frsm.lsm.io.FileSystem;
+import io.frsm.lsm.io.NioFileSystem;
+import io.frsm.lsm.manifest.TableEntry;
+import io.frsm.lsm.sstable.CellIterator;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class LsmEngineTest {
+  private static final Path DATA = Path.of("/node/data");
+
+  private final FaultyFileSystem fs = new FaultyFileSystem();
+  private final AtomicLong clockMs = new AtomicLong(1_000_000);
+  private final List<LsmEngine> open = new ArrayList<>();
+
+  private LsmConfig.Builder config() {
+    return LsmConfig.builder(DATA)
+        .commitLogDirectories(List.of(Path.of("/node/cl0"), Path.of("/node/cl1")))
+        .blockCacheSizeBytes(1 << 20);
+  }
+
+  private LsmEngine open(LsmConfig config) throws IOException {
+    return open(config, fs);
+  }
+
+  private LsmEngine open(LsmConfig config, FileSystem fileSystem) throws IOException {
+    LsmEngine e = LsmEngine.open(config, fileSystem, new SimpleMeterRegistry(), clockMs::get);
+    open.add(e);
+    return e;
+  }
+
+  @AfterEach
+  void closeAll() {
+    for (LsmEngine e : open) {
+      e.kill();
+    }
+  }
+
+  private static void await(CompletableFuture<?> f) throws Exception {
+    f.get(30, TimeUnit.SECONDS);
+  }
+
+  @Test
+  void write_isReadableAfterFlushAndReopen() throws Exception {
+    LsmEngine engine = open(config().build());
+    Key k = key("a");
+    await(engine.write(promise(k, 5)));
+    await(engine.write(live(k, 1, 0, "v0", true)));
+    Cell expected = CellMerge.merge(promise(k, 5), live(k, 1, 0, "v0", true));
+    assertEquals(expected, engine.get(k));
+    await(engine.flush());
+    assertEquals(1, engine.tables().size());
+    assertEquals(expected, engine.get(k));
+    engine.close();
+    LsmEngine reopened = open(config().build());
+    assertEquals(expected, reopened.get(k));
+    assertNull(reopened.get(key("missing")));
+  }
+
+  @Test
+  void acknowledgedWrites_surviveACrash_withTheirExactClock() throws Exception {
+    LsmEngine engine = open(config().build());
+    Map<Key, Cell> expected = new HashMap<>();
+    List<CompletableFuture<Void>> acks = new ArrayList<>();
+    for (int i = 0; i < 500; i++) {
+      Key k = key(i % 97);
+      Cell c = live(k, 1, i, "value-" + i, i % 2 == 0);
+      expected.merge(k, c, CellMerge::merge);
+      acks.add(engine.write(c));
+      if (i == 250) {
+        engine.flush();
+      }
+    }
+    for (CompletableFuture<Void> a : acks) {
+      await(a);
+    }
+    engine.kill();
+    fs.crash();
+    LsmEngine reopened = open(config().build());
+    for (Map.Entry<Key, Cell> e : expected.entrySet()) {
+      assertEquals(e.getValue(), reopened.get(e.getKey()));
+    }
+  }
+
+  @Test
+  void oversizedKeyOrValue_isRejectedAndNothingIsWritten() throws Exception {
+    LsmEngine engine = open(config().maxKeySizeBytes(16).maxValueSizeBytes(32).build());
+    long before = engine.commitLogBytes();
+    Key longKey = Key.of(new byte[17]);
+    OversizedCellException e =
+        assertThrows(OversizedCellException.class, () -> engine.write(promise(longKey, 1)));
+    assertTrue(e.getMessage().contains("maxKeySizeBytes"), e.getMessage());
+    Key k = key("k");
+    assertThrows(
+        OversizedCellException.class, () -> engine.write(live(k, 1, 0, "x".repeat(33), false)));
+    assertEquals(before, engine.commitLogBytes());
+    assertNull(engine.get(k));
+    assertNull(engine.get(longKey));
+  }
+
+  @Test
+  void diskFull_failsWrites_keepsAcknowledgedData_andRecovers() throws Exception {
+    LsmEngine engine = open(config().build());
+    Key k = key("k");
+    await(engine.write(live(k, 1, 0, "kept", true)));
+    fs.setCapacityBytes(fs.usedBytes() + 10);
+    ExecutionException failure =
+        assertThrows(
+            ExecutionException.class,
+            () -> await(engine.write(live(key("x"), 1, 0, "lost", true))));
+    assertTrue(failure.getCause() instanceof IOException, failure.toString());
+    assertEquals("kept", valueOf(engine.get(k)));
+    fs.setCapacityBytes(Long.MAX_VALUE);
+    await(engine.write(live(key("y"), 1, 0, "after", true)));
+    assertEquals("after", valueOf(engine.get(key("y"))));
+    engine.kill();
+    fs.crash();
+    LsmEngine reopened = open(config().build());
+    assertEquals("kept", valueOf(reopened.get(k)));
+    assertEquals("after", valueOf(reopened.get(key("y"))));
+  }
+
+  @Test
+  void corruptBlock_isQuarantined_otherTablesKeepServing() throws Exception {
+    LsmEngine engine = open(config().build());
+    Key damaged = key("damaged");
+    await(engine.write(live(damaged, 1, 0, "v", true)));
+    await(engine.flush());
+    Key healthy = key("healthy");
+    await(engine.write(live(healthy, 1, 0, "w", true)));
+    await(engine.flush());
+    TableEntry first =
+        engine.tables().stream().min((a, b) -> Long.compare(a.generation(), b.generation())).get();
+    fs.flipByte(DATA.resolve(first.fileName()), 3);
+    CorruptionException e = assertThrows(CorruptionException.class, () -> engine.get(damaged));
+    assertTrue(e.getMessage().contains(first.fileName()), e.getMessage());
+    assertEquals(1, engine.quarantinedTables().size());
+    // The damaged key can no longer be answered from older state.
+    assertThrows(QuarantinedRangeException.class, () -> engine.get(damaged));
+    assertEquals("w", valueOf(engine.get(healthy)));
+    engine.close();
+    // Across a restart the quarantine holds.
+    LsmEngine reopened = open(config().build());
+    assertThrows(QuarantinedRangeException.class, () -> reopened.get(damaged));
+    assertEquals("w", valueOf(reopened.get(healthy)));
+    reopened.releaseQuarantine(first.generation());
+    assertNull(reopened.get(damaged));
+  }
+
+  @Test
+  void manySmallFlushes_areCompactedBySizeTier_withoutLosingData() throws Exception {
+    LsmEngine engine = open(config().minorCompactionMinTables(4).build());
+    Map<Key, Cell> expected = new HashMap<>();
+    for (int round = 0; round < 8; round++) {
+      for (int i = 0; i < 50; i++) {
+        Key k = key(i);
+        Cell c = live(k, 1, round, "r" + round, round % 2 == 0);
+        expected.merge(k, c, CellMerge::merge);
+        await(engine.write(c));
+      }
+      await(engine.flush());
+    }
+    waitUntil(() -> engine.tables().size() < 4, "minor compaction");
+    for (Map.Entry<Key, Cell> e : expected.entrySet()) {
+      assertEquals(e.getValue(), engine.get(e.getKey()));
+    }
+  }
+
+  @Test
+  void purgedDelete_isDroppedOnlyAfterTheGracePeriod() throws Exception {
+    LsmEngine engine = open(config().tombstoneGracePeriod(Duration.ofHours(24)).build());
+    Key k = key("gone");
+    await(engine.write(live(k, 1, 0, "v", true)));
+    await(engine.write(deleted(k, 1, 1, true)));
+    await(engine.write(purge(k, 1, 1, clockMs.get())));
+    Key other = key("other");
+    await(engine.write(live(other, 1, 0, "stays", true)));
+    await(engine.flush());
+    await(engine.compactMajor());
+    assertTrue(engine.get(k) != null, "within the grace period the tombstone stays");
+    clockMs.addAndGet(Duration.ofHours(24).toMillis());
+    await(engine.compactMajor());
+    assertNull(engine.get(k));
+    assertEquals("stays", valueOf(engine.get(other)));
+  }
+
+  @Test
+  void purgedDelete_staysWhileAnotherTableMayHoldTheKey() throws Exception {
+    LsmEngine engine = open(config().tombstoneGracePeriod(Duration.ZERO).build());
+    Key k = key("k");
+    // An older live cell sits in a segregated table, outside every compaction.
+    engine.setSegregatedFlushes(true);
+    await(engine.write(live(k, 1, 0, "old", true)));
+    await(engine.flush());
+    engine.setSegregatedFlushes(false);
+    await(engine.write(deleted(k, 1, 1, true)));
+    await(engine.write(purge(k, 1, 1, clockMs.get())));
+    await(engine.flush());
+    await(engine.compactMajor());
+    Cell c = engine.get(k);
+    assertTrue(c != null && c.accepted().isDelete(), "delete must not be dropped: " + c);
+    // Once the segregated table is released, a major compaction includes it and drops the key.
+    engine.releaseSegregated();
+    await(engine.compactMajor());
+    assertNull(engine.get(k));
+  }
+
+  @Test
+  void segregatedTables_areNeverCompactedUntilReleased() throws Exception {
+    LsmEngine engine = open(config().minorCompactionMinTables(2).build());
+    engine.setSegregatedFlushes(true);
+    for (int i = 0; i < 3; i++) {
+      await(engine.write(live(key(i), 1, 0, "s" + i, true)));
+      await(engine.flush());
+    }
+    await(engine.compactMajor());
+    assertEquals(3, engine.tables().size());
+    assertEquals(3, engine.segregatedTables().size());
+    engine.releaseSegregated();
+    await(engine.compactMajor());
+    assertEquals(1, engine.tables().size());
+    for (int i = 0; i < 3; i++) {
+      assertEquals("s" + i, valueOf(engine.get(key(i))));
+    }
+  }
+
+  @Test
+  void scan_returnsExactlyTheKeysOfATokenRange_inOrder() throws Exception {
+    LsmEngine engine = open(config().build());
+    List<Key> keys = new ArrayList<>();
+    for (int i = 0; i < 300; i++) {
+      Key k = key(i);
+      keys.add(k);
+      await(engine.write(live(k, 1, 0, "v" + i, true)));
+      if (i % 100 == 99) {
+        await(engine.flush());
+      }
+    }
+    keys.sort(null);
+    long from = keys.get(50).token();
+    long to = keys.get(200).token();
+    List<Key> seen = new ArrayList<>();
+    try (CellIterator it = engine.scan(from, to)) {
+      while (it.hasNext()) {
+        seen.add(it.next().key());
+      }
+    }
+    assertEquals(keys.subList(50, 201), seen);
+    try (CellIterator it = engine.scan(Long.MIN_VALUE, Long.MAX_VALUE)) {
+      int n = 0;
+      while (it.hasNext()) {
+        it.next();
+        n++;
+      }
+      assertEquals(300, n);
+    }
+  }
+
+  @Test
+  void exportImport_movesOnlyChosenStateOfTheRange(@TempDir Path tmp) throws Exception {
+    LsmEngine source = open(config().build());
+    Key chosen = key("chosen");
+    Key notChosen = key("not-chosen");
+    Key promiseOnly = key("promise-only");
+    await(source.write(live(chosen, 1, 3, "c", true)));
+    await(source.write(promise(chosen, 99_999)));
+    await(source.write(live(notChosen, 1, 0, "n", false)));
+    await(source.write(promise(promiseOnly, 7)));
+    List<Path> files = source.exportRange(Long.MIN_VALUE, Long.MAX_VALUE, Path.of("/export"));
+    assertEquals(1, files.size());
+
+    FaultyFileSystem targetFs = fs; // same in-memory disk, different directories
+    LsmEngine target =
+        open(
+            LsmConfig.builder(Path.of("/other/data"))
+                .commitLogDirectories(List.of(Path.of("/other/cl")))
+                .build(),
+            targetFs);
+    target.importTables(files, Long.MIN_VALUE, Long.MAX_VALUE);
+    Cell imported = target.get(chosen);
+    assertEquals("c", valueOf(imported));
+    assertTrue(imported.accepted().chosen());
+    assertEquals(Ballot.NONE, imported.promised(), "the sender's promise is not imported");
+    assertNull(target.get(notChosen));
+    assertNull(target.get(promiseOnly));
+  }
+
+  @Test
+  void importOfAKeyOutsideTheRange_importsNothing() throws Exception {
+    LsmEngine source = open(config().build());
+    List<Key> keys = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      keys.add(key(i));
+      await(source.write(live(key(i), 1, 0, "v", true)));
+    }
+    keys.sort(null);
+    List<Path> files = source.exportRange(Long.MIN_VALUE, Long.MAX_VALUE, Path.of("/export"));
+    LsmEngine target =
+        open(
+            LsmConfig.builder(Path.of("/t/data"))
+                .commitLogDirectories(List.of(Path.of("/t/cl")))
+                .build());
+    long narrowTo = keys.get(5).token();
+    assertThrows(
+        IllegalArgumentException.class, () -> target.importTables(files, Long.MIN_VALUE, narrowTo));
+    assertTrue(target.tables().isEmpty());
+    assertNull(target.get(keys.get(0)));
+  }
+
+  @Test
+  void oldMemtable_isFlushedByLifetime() throws Exception {
+    LsmEngine engine = open(config().memtableLifetime(Duration.ofMinutes(30)).build());
+    await(engine.write(live(key("k"), 1, 0, "v", true)));
+    engine.runMaintenance();
+    assertTrue(engine.tables().isEmpty());
+    clockMs.addAndGet(Duration.ofMinutes(30).toMillis());
+    engine.runMaintenance();
+    waitUntil(() -> engine.tables().size() == 1, "lifetime flush");
+  }
+
+  @Test
+  void commitLogOverItsBound_flushesAndDiscardsSegments() throws Exception {
+    LsmEngine engine =
+        open(
+            config()
+                .commitLogRotationThresholdBytes(4096)
+                .maxCommitLogSizeOnDiskBytes(16 * 1024)
+                .build());
+    for (int i = 0; i < 200; i++) {
+      await(engine.write(live(key(i), 1, 0, "x".repeat(200), true)));
+    }
+    assertTrue(engine.commitLogBytes() > 16 * 1024);
+    engine.runMaintenance();
+    waitUntil(() -> engine.commitLogBytes() < 16 * 1024, "commit-log discard after flush");
+    assertFalse(engine.tables().isEmpty());
+    assertEquals("x".repeat(200), valueOf(engine.get(key(7))));
+  }
+
+  @Test
+  void realDisk_roundTrip(@TempDir Path tmp) throws Exception {
+    LsmEngine engine =
+        open(
+            LsmConfig.builder(tmp.resolve("data"))
+                .commitLogDirectories(List.of(tmp.resolve("cl0"), tmp.resolve("cl1")))
+                .build(),
+            NioFileSystem.INSTANCE);
+    for (int i = 0; i < 1000; i++) {
+      await(
+          engine.write(
+              Cell.accepted(
+                  key(i),
+                  AcceptedValue.live(1, i, new Ballot(i + 1, 0, 0), new byte[512], true),
+                  0)));
+    }
+    await(engine.flush());
+    engine.close();
+    LsmEngine reopened =
+        open(
+            LsmConfig.builder(tmp.resolve("data"))
+                .commitLogDirectories(List.of(tmp.resolve("cl0"), tmp.resolve("cl1")))
+                .build(),
+            NioFileSystem.INSTANCE);
+    for (int i = 0; i < 1000; i++) {
+      assertEquals(i, reopened.get(key(i)).accepted().timestamp());
+    }
+  }
+
+  interface Condition {
+    boolean holds() throws Exception;
+  }
+
+  static void waitUntil(Condition condition, String what) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (!condition.holds()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("timed out waiting for " + what);
+      }
+      Thread.onSpinWait();
+      java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
+    }
+  }
+}
