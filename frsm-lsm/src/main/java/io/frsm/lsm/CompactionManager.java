@@ -11,8 +11,10 @@ import io.frsm.lsm.sstable.SSTableOptions;
 import io.frsm.lsm.sstable.SSTableWriter;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -36,7 +38,9 @@ final class CompactionManager {
   private final SSTableOptions tableOptions;
   private final LsmMetrics metrics;
   private final ExecutorService executor;
-  private final Set<Long> compacting = new HashSet<>();
+
+  /** Tables reserved by a running compaction, with that compaction's completion. */
+  private final Map<Long, CompletableFuture<Void>> compacting = new HashMap<>();
 
   CompactionManager(
       FileSystem fs,
@@ -60,32 +64,43 @@ final class CompactionManager {
   /** Starts a minor compaction if one is due. Never blocks. */
   void maybeScheduleMinor() {
     List<TableEntry> inputs;
+    CompletableFuture<Void> done = new CompletableFuture<>();
     synchronized (compacting) {
-      inputs = planner.plan(compactable(), compacting);
+      inputs = planner.plan(compactable(), compacting.keySet());
       if (inputs.isEmpty()) {
         return;
       }
-      reserve(inputs);
+      reserve(inputs, done);
     }
-    submit(inputs, new CompletableFuture<>());
+    submit(inputs, done);
   }
 
-  /** Compacts every table that is not segregated, quarantined or already being compacted. */
+  /**
+   * Compacts every table that is not segregated or quarantined into one. Compactions already
+   * running finish first; then all tables go into one.
+   */
   CompletableFuture<Void> compactMajor() {
-    List<TableEntry> inputs = new ArrayList<>();
+    List<TableEntry> inputs = compactable();
+    CompletableFuture<Void> done = new CompletableFuture<>();
     synchronized (compacting) {
-      for (TableEntry t : compactable()) {
-        if (!compacting.contains(t.generation())) {
-          inputs.add(t);
+      List<CompletableFuture<Void>> running = new ArrayList<>();
+      for (TableEntry t : inputs) {
+        CompletableFuture<Void> f = compacting.get(t.generation());
+        if (f != null) {
+          running.add(f);
         }
+      }
+      if (!running.isEmpty()) {
+        return CompletableFuture.allOf(running.toArray(CompletableFuture[]::new))
+            .handle((ok, error) -> null)
+            .thenCompose(ignored -> compactMajor());
       }
       // One table still deserves a major compaction: it may hold expired tombstones.
       if (inputs.isEmpty()) {
         return CompletableFuture.completedFuture(null);
       }
-      reserve(inputs);
+      reserve(inputs, done);
     }
-    CompletableFuture<Void> done = new CompletableFuture<>();
     submit(inputs, done);
     return done;
   }
@@ -100,9 +115,9 @@ final class CompactionManager {
     return out;
   }
 
-  private void reserve(List<TableEntry> inputs) {
+  private void reserve(List<TableEntry> inputs, CompletableFuture<Void> done) {
     for (TableEntry t : inputs) {
-      compacting.add(t.generation());
+      compacting.put(t.generation(), done);
     }
   }
 

@@ -77,6 +77,7 @@ public final class LsmEngine implements AutoCloseable {
   private final ScheduledExecutorService maintenance;
   private volatile boolean segregatedFlushes;
   private volatile boolean closed;
+  private final AtomicBoolean shutDown = new AtomicBoolean();
 
   private LsmEngine(
       LsmConfig config,
@@ -683,6 +684,9 @@ public final class LsmEngine implements AutoCloseable {
   }
 
   private void shutdown(boolean now) {
+    if (!shutDown.compareAndSet(false, true)) {
+      return;
+    }
     maintenance.shutdownNow();
     if (now) {
       compactionExecutor.shutdownNow();
