@@ -63,7 +63,7 @@ public final class CommitLog implements AutoCloseable {
     Objects.requireNonNull(replayed, "replayed");
     List<Path> directories = config.stripeDirectories();
     CommitLogReader reader = new CommitLogReader(fs, config.skipCorruptSegmentTail());
-    List<List<CommitLogSegment>> existing = new ArrayList<>();
+    List<StripeReplay> existing = new ArrayList<>();
     for (int i = 0; i < directories.size(); i++) {
       existing.add(replayStripe(fs, reader, i, directories.get(i), replayed));
     }
@@ -71,8 +71,10 @@ public final class CommitLog implements AutoCloseable {
     long[] firstNewIds = new long[stripes.length];
     try {
       for (int i = 0; i < stripes.length; i++) {
+        StripeReplay replay = existing.get(i);
         stripes[i] =
-            new CommitLogStripe(i, directories.get(i), fs, config, registry, existing.get(i));
+            new CommitLogStripe(
+                i, directories.get(i), fs, config, registry, replay.live(), replay.highestId());
         firstNewIds[i] = stripes[i].nextSegmentId();
         stripes[i].start();
       }
@@ -87,17 +89,22 @@ public final class CommitLog implements AutoCloseable {
     return new CommitLog(config, stripes, new CommitLogCheckpoint(firstNewIds));
   }
 
-  private static List<CommitLogSegment> replayStripe(
+  /** The segments replay kept, and the highest id seen, deleted stubs included. */
+  private record StripeReplay(List<CommitLogSegment> live, long highestId) {}
+
+  private static StripeReplay replayStripe(
       FileSystem fs, CommitLogReader reader, int index, Path directory, Consumer<Cell> replayed)
       throws IOException {
     fs.createDirectories(directory);
     List<CommitLogSegment> live = new ArrayList<>();
+    long highestId = 0;
     boolean deletedAny = false;
     for (Path file : fs.list(directory)) { // name order is id order
       long id = CommitLogSegment.parseId(file);
       if (id < 0) {
         continue; // not a segment: leave other files alone
       }
+      highestId = Math.max(highestId, id); // never reuse an id, not even a deleted stub's
       CommitLogReader.Result result = reader.replay(file, id, replayed);
       if (result == null) {
         LOG.log(
@@ -123,7 +130,7 @@ public final class CommitLog implements AutoCloseable {
     if (deletedAny) {
       fs.syncDirectory(directory);
     }
-    return live;
+    return new StripeReplay(live, highestId);
   }
 
   /**

@@ -71,7 +71,8 @@ final class CommitLogStripe {
   private final MeterRegistry registry;
 
   /**
-   * @param existing the segments replay found in {@code directory}; new segments get higher ids
+   * @param existing the segments replay kept in {@code directory}
+   * @param highestExistingId new segments get higher ids than this
    */
   CommitLogStripe(
       int index,
@@ -79,19 +80,19 @@ final class CommitLogStripe {
       FileSystem fs,
       CommitLogConfig config,
       MeterRegistry registry,
-      List<CommitLogSegment> existing) {
+      List<CommitLogSegment> existing,
+      long highestExistingId) {
     this.index = index;
     this.directory = directory;
     this.fs = fs;
     this.segmentSizeBytes = config.segmentSizeBytes();
     this.batchBuffer = ByteBuffer.allocateDirect(config.maxBatchBytes());
-    long highestId = 0;
     for (CommitLogSegment s : existing) {
+      assert s.id() <= highestExistingId;
       segments.put(s.id(), s);
       liveBytes.addAndGet(s.sizeBytes());
-      highestId = Math.max(highestId, s.id());
     }
-    this.nextSegmentId = highestId + 1;
+    this.nextSegmentId = highestExistingId + 1;
     this.registry = registry;
     String stripe = Integer.toString(index);
     this.syncLatency =
