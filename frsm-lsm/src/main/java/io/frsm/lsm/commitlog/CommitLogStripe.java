@@ -227,6 +227,11 @@ final class CommitLogStripe {
           process(queue.close(new IOException("commit log is closed")));
           break;
         } else {
+          if (Thread.interrupted()) {
+            // Nobody should interrupt the writer: a set flag would make park return at once
+            // (a busy loop) and makes NIO close the segment's channel. Clear it and go on.
+            LOG.log(Level.WARNING, "commit-log stripe " + index + " writer was interrupted");
+          }
           LockSupport.park(this);
         }
       }
