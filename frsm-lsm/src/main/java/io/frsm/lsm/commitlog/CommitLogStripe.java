@@ -170,9 +170,9 @@ final class CommitLogStripe {
 
   /**
    * Deletes every segment with an id below {@code checkpointId} except the current one, then syncs
-   * the directory.
+   * the directory. Synchronized so that concurrent discards do not delete or count a segment twice.
    */
-  void discardBefore(long checkpointId) throws IOException {
+  synchronized void discardBefore(long checkpointId) throws IOException {
     List<CommitLogSegment> doomed = new ArrayList<>();
     synchronized (segments) {
       for (CommitLogSegment s : segments.headMap(checkpointId).values()) {
@@ -310,39 +310,47 @@ final class CommitLogStripe {
     batchTail = append;
   }
 
-  /** Writes {@code buffer} (the encoded batch), syncs, then completes the batch. */
+  /**
+   * Writes {@code buffer} (the encoded batch), syncs, then completes the batch. An unchecked
+   * exception leaves the batch linked, for {@link #process} to fail it.
+   */
   private void commitBatch(ByteBuffer buffer) {
     if (batchHead == null) {
       return;
     }
-    try {
-      if (buffer.position() > 0) {
+    if (buffer.position() > 0) {
+      try {
         writeAndSync(buffer);
+      } catch (IOException e) {
+        failedBatches.increment();
+        IOException failure =
+            new IOException(
+                "commit-log write failed on stripe "
+                    + index
+                    + " ("
+                    + current.path()
+                    + "): "
+                    + e.getMessage()
+                    + "; these "
+                    + batchRecords
+                    + " records may or may not be durable",
+                e);
+        LOG.log(Level.ERROR, failure.getMessage() + "; abandoning the segment");
+        failBatch(failure);
+        closeCurrent(); // the next batch goes to a fresh segment, past any partial write
+        resetBatch(buffer);
+        return;
       }
-      completeBatch();
-    } catch (IOException e) {
-      failedBatches.increment();
-      IOException failure =
-          new IOException(
-              "commit-log write failed on stripe "
-                  + index
-                  + " ("
-                  + current.path()
-                  + "): "
-                  + e.getMessage()
-                  + "; these "
-                  + batchRecords
-                  + " records may or may not be durable",
-              e);
-      LOG.log(Level.ERROR, failure.getMessage() + "; abandoning the segment");
-      failBatch(failure);
-      closeCurrent(); // the next batch goes to a fresh segment, past any partial write
-    } finally {
-      buffer.clear();
-      batchHead = null;
-      batchTail = null;
-      batchRecords = 0;
     }
+    completeBatch();
+    resetBatch(buffer);
+  }
+
+  private void resetBatch(ByteBuffer buffer) {
+    buffer.clear();
+    batchHead = null;
+    batchTail = null;
+    batchRecords = 0;
   }
 
   private void writeAndSync(ByteBuffer buffer) throws IOException {

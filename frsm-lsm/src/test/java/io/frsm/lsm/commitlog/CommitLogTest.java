@@ -350,6 +350,19 @@ class CommitLogTest {
   }
 
   @Test
+  void uncheckedExceptionInTheWriter_failsEveryFuture_insteadOfStrandingThem() throws Exception {
+    SyncGateFileSystem buggy = new SyncGateFileSystem(fs);
+    CommitLog log = open(buggy, CommitLogConfig.builder(List.of(DIR0)).build());
+    buggy.throwOnWrite(new IllegalStateException("bug below the commit log"));
+    IOException first = failure(log.append(TestCells.cell(1)));
+    assertInstanceOf(IllegalStateException.class, first.getCause());
+    IOException later = failure(log.append(TestCells.cell(2)));
+    assertTrue(later.getMessage().contains("writer died"), later.getMessage());
+    assertThrows(IOException.class, log::rotate);
+    log.close();
+  }
+
+  @Test
   void appendAfterClose_failsWithIOException() throws Exception {
     CommitLog log = open(fs, CommitLogConfig.builder(List.of(DIR0)).build());
     log.close();

@@ -12,12 +12,14 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Delegates to another file system, except that while closed a file sync blocks until the gate
- * opens: a test holds a stripe's writer inside one sync while more records queue up.
+ * opens (a test holds a stripe's writer inside one sync while more records queue up), and that a
+ * write can be made to throw an unchecked exception (a bug below the commit log).
  */
 final class SyncGateFileSystem implements FileSystem {
   private final FileSystem delegate;
   private volatile CountDownLatch gate = new CountDownLatch(0);
   private final CountDownLatch syncBlocked = new CountDownLatch(1);
+  private volatile RuntimeException writeBug;
 
   SyncGateFileSystem(FileSystem delegate) {
     this.delegate = delegate;
@@ -32,6 +34,11 @@ final class SyncGateFileSystem implements FileSystem {
     gate.countDown();
   }
 
+  /** From now on, every file write throws {@code bug}. */
+  void throwOnWrite(RuntimeException bug) {
+    writeBug = bug;
+  }
+
   /** Waits until a sync is blocked on the closed gate. */
   boolean awaitBlockedSync(long timeout, TimeUnit unit) throws InterruptedException {
     return syncBlocked.await(timeout, unit);
@@ -43,6 +50,10 @@ final class SyncGateFileSystem implements FileSystem {
     return new WritableFile() {
       @Override
       public void write(ByteBuffer src) throws IOException {
+        RuntimeException bug = writeBug;
+        if (bug != null) {
+          throw bug;
+        }
         file.write(src);
       }
 
