@@ -249,9 +249,10 @@ final class CommitLogStripe {
   private void process(StripeRequest<?> chain) {
     segmentCreationFailure = null;
     StripeRequest<?> remaining = chain;
+    StripeRequest<?> request = null; // off the chain, maybe not yet in the batch
     try {
       while (remaining != null) {
-        StripeRequest<?> request = remaining;
+        request = remaining;
         remaining = request.next;
         request.next = null;
         if (request instanceof StripeRequest.Append append) {
@@ -265,6 +266,9 @@ final class CommitLogStripe {
     } catch (Throwable t) {
       IOException cause = new IOException("commit-log stripe " + index + " writer failed", t);
       failBatch(cause);
+      if (request != null) {
+        request.completeExceptionally(cause); // no effect if it already completed
+      }
       failAll(remaining, cause);
       throw t;
     }
