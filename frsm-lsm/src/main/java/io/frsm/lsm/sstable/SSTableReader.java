@@ -122,6 +122,11 @@ public final class SSTableReader implements AutoCloseable {
     return readerId;
   }
 
+  /** For tests that aim damage at one block. */
+  BlockIndex index() {
+    return index;
+  }
+
   /**
    * False if the table certainly does not hold {@code key}: it lies outside the table's key range,
    * or the bloom filter rules it out (counted in {@code frsm.sstable.bloom.negatives}).
