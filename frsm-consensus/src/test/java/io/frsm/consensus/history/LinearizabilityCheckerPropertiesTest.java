@@ -8,8 +8,8 @@ import java.util.Optional;
 import java.util.Random;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
-import net.jqwik.api.statistics.Statistics;
 import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.statistics.Statistics;
 
 class LinearizabilityCheckerPropertiesTest {
   private final LinearizabilityChecker checker = new LinearizabilityChecker();
