@@ -9,6 +9,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.IntStream;
 
 /**
  * The linearizability search for one key: Wing &amp; Gong's depth-first search over linearization
@@ -53,6 +54,9 @@ final class KeySearch {
   private final int[] callEntry;
   private final int[] returnEntry;
 
+  /** Op indices of fences with unknown outcome, ascending (so by call time). */
+  private final int[] unknownFences;
+
   private final BitSet placed;
   private final Set<MemoKey> seen = new HashSet<>();
   private final int[] stackOp;
@@ -75,7 +79,7 @@ final class KeySearch {
    * @param history the key's operations, any order; not-executed operations and gets with unknown
    *     outcome are dropped here (they constrain nothing)
    */
-  KeySearch(Bytes key, List<Operation> history, long stepBudget) {
+  KeySearch(Bytes key, List<Operation> history, long stepBudget, long maxEffectDelayNanos) {
     this.key = key;
     this.stepBudget = stepBudget;
     Map<Bytes, Integer> valueIds = new HashMap<>();
@@ -97,21 +101,31 @@ final class KeySearch {
       known += ops[i].isUnknown() ? 0 : 1;
     }
     this.knownCount = known;
-    int entries = n + known + 1;
+    this.unknownFences =
+        IntStream.range(0, n)
+            .filter(i -> ops[i].isUnknown() && ops[i].kind == OperationKind.FENCE)
+            .toArray();
+    boolean withDeadlines = maxEffectDelayNanos != LinearizabilityChecker.UNBOUNDED_DELAY;
+    int entries = (withDeadlines ? 2 * n : n + known) + 1;
     this.entryOp = new int[entries];
     this.entryIsCall = new boolean[entries];
     this.next = new int[entries];
     this.prev = new int[entries];
     this.callEntry = new int[n];
     this.returnEntry = new int[n];
-    buildEventList(n, entries);
+    buildEventList(n, entries, withDeadlines, maxEffectDelayNanos);
     this.placed = new BitSet(n);
     this.stackOp = new int[n];
     this.stackState = new RegisterState[n];
     this.stackForced = new boolean[n];
   }
 
-  private void buildEventList(int n, int entries) {
+  /**
+   * An unknown-outcome operation has no return event, or with a bounded delay a deadline event at
+   * {@code call + maxEffectDelayNanos} where it is dropped if still unplaced. Both kinds sit in
+   * {@code returnEntry}.
+   */
+  private void buildEventList(int n, int entries, boolean withDeadlines, long maxEffectDelayNanos) {
     // Encoded events: (time, returns after calls at equal time, op index).
     long[][] events = new long[entries - 1][];
     int e = 0;
@@ -120,6 +134,9 @@ final class KeySearch {
       events[e++] = new long[] {op.callNanos(), 0, i};
       if (!ops[i].isUnknown()) {
         events[e++] = new long[] {op.returnNanos(), 1, i};
+      } else if (withDeadlines) {
+        long deadline = op.callNanos() + maxEffectDelayNanos;
+        events[e++] = new long[] {deadline < op.callNanos() ? Long.MAX_VALUE : deadline, 1, i};
       }
     }
     Arrays.sort(
@@ -154,6 +171,22 @@ final class KeySearch {
         return new Outcome(false, true, null, steps);
       }
       assert entry != NIL : "a known operation's return event must stop the walk";
+      if (!entryIsCall[entry] && ops[entryOp[entry]].isUnknown()) {
+        // Its deadline passed unplaced: it can no longer take effect, dropping it is forced.
+        int op = entryOp[entry];
+        placed.set(op);
+        if (seen.add(memoKey(state))) {
+          push(op, true);
+          entry = next[HEAD];
+        } else {
+          placed.clear(op);
+          entry = backtrack();
+          if (entry == NIL) {
+            return new Outcome(false, false, violation(), steps);
+          }
+        }
+        continue;
+      }
       if (!entryIsCall[entry]) {
         noteFailure(entry);
         entry = backtrack();
@@ -164,6 +197,10 @@ final class KeySearch {
       }
       int op = entryOp[entry];
       CompiledOperation candidate = ops[op];
+      if (isInterchangeableWithAnEarlierFence(candidate, op)) {
+        entry = next[entry];
+        continue;
+      }
       RegisterState after;
       boolean forced; // placing it now is as good as any later placement
       if (RegisterModel.cannotTakeEffect(candidate, state)) {
@@ -193,6 +230,24 @@ final class KeySearch {
       entry = next[entry];
     }
     return new Outcome(true, false, null, steps);
+  }
+
+  /**
+   * Unknown fences all have the same effect and no return, so placing a later-called one while an
+   * earlier-called one is unplaced is never needed: swapping the two gives an equivalent order.
+   * Only the earliest unplaced unknown fence is tried, which keeps k of them from multiplying the
+   * search by 2^k.
+   */
+  private boolean isInterchangeableWithAnEarlierFence(CompiledOperation candidate, int op) {
+    if (!candidate.isUnknown() || candidate.kind != OperationKind.FENCE) {
+      return false;
+    }
+    for (int fence : unknownFences) {
+      if (!placed.get(fence)) {
+        return fence != op;
+      }
+    }
+    throw new AssertionError("the candidate fence is unplaced");
   }
 
   private void push(int op, boolean forced) {

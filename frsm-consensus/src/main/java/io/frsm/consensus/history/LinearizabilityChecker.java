@@ -13,7 +13,8 @@ import java.util.Map;
  * own (linearizability is compositional). Every key is assumed to start never created. Operations
  * whose intervals touch (one's return time equals the other's call time) count as concurrent.
  * Session ordering and the bounded delay are stronger guarantees than linearizability and are not
- * checked here: an unknown outcome may take effect arbitrarily late.
+ * checked here: an unknown outcome may take effect arbitrarily late, unless a maximum effect delay
+ * is given.
  *
  * <p>The search is exponential in the worst case; {@code stepBudgetPerKey} bounds it, and a key
  * that exhausts it makes the verdict {@link CheckResult.Verdict#INCONCLUSIVE} rather than a hang.
@@ -23,20 +24,36 @@ public final class LinearizabilityChecker {
   /** Enough for tens of thousands of operations per key at a handful of concurrent clients. */
   public static final long DEFAULT_STEP_BUDGET_PER_KEY = 20_000_000L;
 
-  private final long stepBudgetPerKey;
+  /** No bound on how late an unknown outcome may take effect. */
+  public static final long UNBOUNDED_DELAY = Long.MAX_VALUE;
 
+  private final long stepBudgetPerKey;
+  private final long maxEffectDelayNanos;
+
+  /** The default budget, unknown outcomes unbounded. */
   public LinearizabilityChecker() {
-    this(DEFAULT_STEP_BUDGET_PER_KEY);
+    this(DEFAULT_STEP_BUDGET_PER_KEY, UNBOUNDED_DELAY);
   }
 
   /**
    * @param stepBudgetPerKey the most placements the search tries on one key before giving up
+   * @param maxEffectDelayNanos how long after its call an unknown-outcome operation can still take
+   *     effect, or {@link #UNBOUNDED_DELAY}. The store's bounded delay gives {@code T + 2ε}
+   *     (DESIGN.md "Operations"), but only if the recorder's clock is the one that stamped the
+   *     operation's invocation time (embedded clients, the simulator's virtual clock); otherwise
+   *     add the skew between the two clocks. A bound keeps refuting a bad history with many unknown
+   *     outcomes near linear instead of exponential.
    */
-  public LinearizabilityChecker(long stepBudgetPerKey) {
+  public LinearizabilityChecker(long stepBudgetPerKey, long maxEffectDelayNanos) {
     if (stepBudgetPerKey <= 0) {
       throw new IllegalArgumentException("stepBudgetPerKey must be > 0, was " + stepBudgetPerKey);
     }
+    if (maxEffectDelayNanos < 0) {
+      throw new IllegalArgumentException(
+          "maxEffectDelayNanos must be >= 0, was " + maxEffectDelayNanos);
+    }
     this.stepBudgetPerKey = stepBudgetPerKey;
+    this.maxEffectDelayNanos = maxEffectDelayNanos;
   }
 
   public CheckResult check(List<Operation> history) {
@@ -49,7 +66,7 @@ public final class LinearizabilityChecker {
     long steps = 0;
     for (Map.Entry<Bytes, List<Operation>> key : byKey.entrySet()) {
       KeySearch.Outcome outcome =
-          new KeySearch(key.getKey(), key.getValue(), stepBudgetPerKey).run();
+          new KeySearch(key.getKey(), key.getValue(), stepBudgetPerKey, maxEffectDelayNanos).run();
       steps += outcome.steps();
       if (outcome.exhaustedBudget()) {
         inconclusive.add(key.getKey());

@@ -24,6 +24,19 @@ class LinearizabilityCheckerPropertiesTest {
     assertEquals(CheckResult.Verdict.LINEARIZABLE, result.verdict(), result::explain);
   }
 
+  @Property(tries = 200)
+  void historiesGeneratedFromTheModel_areAcceptedUnderTheirBoundedDelay(
+      @ForAll long seed,
+      @ForAll @IntRange(min = 1, max = 300) int count,
+      @ForAll @IntRange(min = 0, max = 400) int spreadNanos) {
+    List<Operation> history = RandomHistories.linearizable(new Random(seed), count, 5, spreadNanos);
+    // Each operation takes effect within spreadNanos of its call.
+    CheckResult result =
+        new LinearizabilityChecker(LinearizabilityChecker.DEFAULT_STEP_BUDGET_PER_KEY, spreadNanos)
+            .check(history);
+    assertEquals(CheckResult.Verdict.LINEARIZABLE, result.verdict(), result::explain);
+  }
+
   @Property(tries = 1500)
   void tinyHistories_agreeWithBruteForce_beforeAndAfterChangingOneRead(
       @ForAll long seed,

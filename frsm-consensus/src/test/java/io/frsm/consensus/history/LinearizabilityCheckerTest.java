@@ -16,7 +16,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -242,20 +241,32 @@ class LinearizabilityCheckerTest {
 
   @Test
   void searchBudgetExhausted_reportsInconclusive() {
-    // Many concurrent unknown fences: each may or may not have taken effect.
-    List<Operation> history = new ArrayList<>();
-    history.add(create(0, "a", 0, 1, written(0, 0)));
-    for (int client = 1; client <= 30; client++) {
-      history.add(fence(client, 2, 3, Output.UNKNOWN));
-    }
-    history.add(get(99, 4, 5, found("zzz", 0, 0))); // never satisfiable: forces a full search
-    CheckResult result = new LinearizabilityChecker(1_000).check(history);
+    List<Operation> history = RandomHistories.linearizable(new java.util.Random(3), 200, 5, 250);
+    CheckResult result =
+        new LinearizabilityChecker(50, LinearizabilityChecker.UNBOUNDED_DELAY).check(history);
     assertEquals(CheckResult.Verdict.INCONCLUSIVE, result.verdict(), result::explain);
     assertEquals(List.of(Bytes.utf8(Ops.KEY)), result.inconclusiveKeys());
   }
 
   @Test
+  void unknownCasObservedAfterItsDeadline_isRejectedOnlyWithTheBoundedDelay() {
+    Operation[] history = {
+      create(1, "a", 0, 10, written(0, 0)),
+      cas(1, v(0, 0), "b", 20, 30, Output.UNKNOWN),
+      get(2, 600, 700, found("a", 0, 0)), // so the cas took effect after 700 ns
+      get(2, 1000, 1010, found("b", 0, 1))
+    };
+    assertLinearizable(history);
+    CheckResult bounded =
+        new LinearizabilityChecker(LinearizabilityChecker.DEFAULT_STEP_BUDGET_PER_KEY, 500)
+            .check(List.of(history));
+    assertEquals(CheckResult.Verdict.NOT_LINEARIZABLE, bounded.verdict(), bounded::explain);
+  }
+
+  @Test
   void nonPositiveBudget_isRejected() {
-    assertThrows(IllegalArgumentException.class, () -> new LinearizabilityChecker(0));
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> new LinearizabilityChecker(0, LinearizabilityChecker.UNBOUNDED_DELAY));
   }
 }
