@@ -166,6 +166,10 @@ public final class FaultyFileSystem implements FileSystem {
    */
   public synchronized void crash(Random tornWrites) {
     crashes++;
+    for (Node node : files.values()) {
+      // Handles to files whose directory entry the crash loses must fail too, not write to a ghost.
+      node.generation = crashes;
+    }
     files.clear();
     files.putAll(durableFiles);
     for (Node node : files.values()) {

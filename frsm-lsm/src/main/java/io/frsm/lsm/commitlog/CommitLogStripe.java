@@ -1,0 +1,503 @@
+package io.frsm.lsm.commitlog;
+
+import io.frsm.lsm.io.FileSystem;
+import io.frsm.lsm.io.WritableFile;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.zip.CRC32C;
+
+/**
+ * One stripe of the commit log: a directory of segments and the single writer thread that
+ * group-commits into it. The writer takes everything queued, writes it with one {@link
+ * WritableFile#write} per batch of at most {@link CommitLogConfig#maxBatchBytes()}, syncs once, and
+ * only then completes the batch's futures. Appending threads never touch the file.
+ *
+ * <p>After a failed write or sync the stripe abandons the segment (it keeps the records synced
+ * before, and replay treats the failed batch's partial bytes as a torn tail) and opens a new one
+ * for the next batch, so a disk that fills up and frees again costs the failed batch only.
+ *
+ * <p>Thread-safety: {@link #append}, {@link #rotate}, {@link #discardBefore} and the size methods
+ * are safe from any thread; the fields marked "writer thread" are confined to the writer (before
+ * {@link #start} to the opening thread, ordered by {@link Thread#start}).
+ */
+final class CommitLogStripe {
+  private static final System.Logger LOG = System.getLogger(CommitLogStripe.class.getName());
+
+  private final int index;
+  private final Path directory;
+  private final FileSystem fs;
+  private final long segmentSizeBytes;
+  private final StripeQueue queue = new StripeQueue();
+  private final Thread writer;
+  private volatile boolean shutdownRequested;
+
+  // Live segments by id, the current one included. Guarded by itself; changed only when a segment
+  // is created or discarded, never per record.
+  private final TreeMap<Long, CommitLogSegment> segments = new TreeMap<>();
+  private final AtomicLong liveBytes = new AtomicLong();
+  private volatile long currentSegmentId = -1;
+
+  // Writer thread.
+  private final ByteBuffer batchBuffer;
+  private final CRC32C crc = new CRC32C();
+  private volatile long nextSegmentId; // written by the writer only; read by discardBefore
+  private CommitLogSegment current;
+  private WritableFile currentFile;
+  private boolean currentHasRecords;
+  private IOException segmentCreationFailure; // for the rest of one drained chain only
+  private StripeRequest.Append batchHead;
+  private StripeRequest.Append batchTail;
+  private int batchRecords;
+
+  private final Timer syncLatency;
+  private final DistributionSummary batchRecordsSummary;
+  private final Counter bytesWritten;
+  private final Counter failedBatches;
+  private final List<Meter> meters = new ArrayList<>();
+  private final MeterRegistry registry;
+
+  /**
+   * @param existing the segments replay kept in {@code directory}
+   * @param highestExistingId new segments get higher ids than this
+   */
+  CommitLogStripe(
+      int index,
+      Path directory,
+      FileSystem fs,
+      CommitLogConfig config,
+      MeterRegistry registry,
+      List<CommitLogSegment> existing,
+      long highestExistingId) {
+    this.index = index;
+    this.directory = directory;
+    this.fs = fs;
+    this.segmentSizeBytes = config.segmentSizeBytes();
+    this.batchBuffer = ByteBuffer.allocateDirect(config.maxBatchBytes());
+    for (CommitLogSegment s : existing) {
+      assert s.id() <= highestExistingId;
+      segments.put(s.id(), s);
+      liveBytes.addAndGet(s.sizeBytes());
+    }
+    this.nextSegmentId = highestExistingId + 1;
+    this.registry = registry;
+    String stripe = Integer.toString(index);
+    this.syncLatency =
+        register(
+            Timer.builder("frsm.commitlog.sync.latency")
+                .description("Time of one group commit's sync")
+                .tag("stripe", stripe)
+                .register(registry));
+    this.batchRecordsSummary =
+        register(
+            DistributionSummary.builder("frsm.commitlog.batch.records")
+                .description("Records made durable by one sync")
+                .tag("stripe", stripe)
+                .register(registry));
+    this.bytesWritten =
+        register(
+            Counter.builder("frsm.commitlog.bytes.written")
+                .baseUnit("bytes")
+                .tag("stripe", stripe)
+                .register(registry));
+    this.failedBatches =
+        register(
+            Counter.builder("frsm.commitlog.batches.failed")
+                .description("Group commits whose write or sync failed")
+                .tag("stripe", stripe)
+                .register(registry));
+    register(
+        Gauge.builder("frsm.commitlog.size.bytes", this, CommitLogStripe::totalSizeBytes)
+            .description("Bytes of all live segments of the stripe")
+            .baseUnit("bytes")
+            .tag("stripe", stripe)
+            .register(registry));
+    this.writer = new Thread(this::runWriter, "frsm-commitlog-stripe-" + index);
+    this.writer.setDaemon(true);
+  }
+
+  private <M extends Meter> M register(M meter) {
+    meters.add(meter);
+    return meter;
+  }
+
+  /** Opens the first segment (so that an unwritable directory fails the open) and starts. */
+  void start() throws IOException {
+    openSegment();
+    writer.start();
+  }
+
+  int index() {
+    return index;
+  }
+
+  void append(StripeRequest.Append request) {
+    if (queue.push(request)) {
+      LockSupport.unpark(writer);
+    }
+  }
+
+  /** Queues a rotation; completes with this stripe's checkpoint id. */
+  StripeRequest.Rotate rotate() {
+    StripeRequest.Rotate request = new StripeRequest.Rotate();
+    if (queue.push(request)) {
+      LockSupport.unpark(writer);
+    }
+    return request;
+  }
+
+  /** The id the next new segment will get; no segment at or above it exists yet. */
+  long nextSegmentId() {
+    return nextSegmentId;
+  }
+
+  long totalSizeBytes() {
+    return liveBytes.get();
+  }
+
+  /**
+   * Deletes every segment with an id below {@code checkpointId} except the current one, then syncs
+   * the directory. Synchronized so that concurrent discards do not delete or count a segment twice.
+   */
+  synchronized void discardBefore(long checkpointId) throws IOException {
+    List<CommitLogSegment> doomed = new ArrayList<>();
+    synchronized (segments) {
+      for (CommitLogSegment s : segments.headMap(checkpointId).values()) {
+        if (s.id() != currentSegmentId) {
+          doomed.add(s);
+        }
+      }
+    }
+    if (doomed.isEmpty()) {
+      return;
+    }
+    for (CommitLogSegment s : doomed) {
+      fs.delete(s.path());
+      synchronized (segments) {
+        segments.remove(s.id());
+      }
+      liveBytes.addAndGet(-s.sizeBytes());
+    }
+    fs.syncDirectory(directory);
+  }
+
+  /**
+   * Stops the writer after it has written and synced (or failed) every queued request, and closes
+   * the current segment. Later requests fail at once.
+   */
+  void shutdown() {
+    shutdownRequested = true;
+    LockSupport.unpark(writer);
+    boolean interrupted = false;
+    while (writer.isAlive()) {
+      try {
+        writer.join();
+      } catch (InterruptedException e) {
+        interrupted = true; // the writer must finish: futures depend on it
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
+    meters.forEach(registry::remove);
+  }
+
+  // ---------------------------------------------------------------- writer thread
+
+  private void runWriter() {
+    try {
+      while (true) {
+        StripeRequest<?> chain = queue.drain();
+        if (chain != null) {
+          process(chain);
+        } else if (shutdownRequested) {
+          process(queue.close(new IOException("commit log is closed")));
+          break;
+        } else {
+          if (Thread.interrupted()) {
+            // Nobody should interrupt the writer: a set flag would make park return at once
+            // (a busy loop) and makes NIO close the segment's channel. Clear it and go on.
+            LOG.log(Level.WARNING, "commit-log stripe " + index + " writer was interrupted");
+          }
+          LockSupport.park(this);
+        }
+      }
+    } catch (Throwable t) {
+      // A bug, or out of memory: fail everything rather than leave a caller waiting forever.
+      LOG.log(Level.ERROR, "commit-log stripe " + index + " writer died", t);
+      IOException cause = new IOException("commit-log stripe " + index + " writer died", t);
+      failAll(queue.close(cause), cause);
+    } finally {
+      closeCurrent();
+    }
+  }
+
+  /** Writes a drained chain, oldest first, as few batches as the limits allow. */
+  private void process(StripeRequest<?> chain) {
+    segmentCreationFailure = null;
+    StripeRequest<?> remaining = chain;
+    StripeRequest<?> request = null; // off the chain, maybe not yet in the batch
+    try {
+      while (remaining != null) {
+        request = remaining;
+        remaining = request.next;
+        request.next = null;
+        if (request instanceof StripeRequest.Append append) {
+          add(append);
+        } else {
+          commitBatch(batchBuffer); // what was queued before the rotation goes below it
+          ((StripeRequest.Rotate) request).complete(rotateForCheckpoint());
+        }
+      }
+      commitBatch(batchBuffer);
+    } catch (Throwable t) {
+      IOException cause = new IOException("commit-log stripe " + index + " writer failed", t);
+      failBatch(cause);
+      if (request != null) {
+        request.completeExceptionally(cause); // no effect if it already completed
+      }
+      failAll(remaining, cause);
+      throw t;
+    }
+  }
+
+  private void add(StripeRequest.Append append) {
+    if (append.isBarrier()) {
+      link(append); // completes with the batch holding everything queued before it
+      return;
+    }
+    int recordBytes = RecordFormat.recordBytes(append.payloadBytes);
+    boolean alone = recordBytes > batchBuffer.capacity(); // written alone, from its own buffer
+    if (batchRecords > 0
+        && (alone || batchBuffer.position() + recordBytes > batchBuffer.capacity())) {
+      commitBatch(batchBuffer);
+    }
+    if (currentHasRecords
+        && current.sizeBytes() + batchBuffer.position() + recordBytes > segmentSizeBytes) {
+      commitBatch(batchBuffer); // a record never spans segments
+      closeCurrent();
+    }
+    if (current == null && !tryOpenSegment()) {
+      append.release();
+      append.completeExceptionally(segmentCreationFailure);
+      return;
+    }
+    currentHasRecords = true;
+    ByteBuffer target = alone ? ByteBuffer.allocate(recordBytes) : batchBuffer;
+    RecordFormat.encode(append.cell(), append.payloadBytes, target, crc);
+    link(append);
+    batchRecords++;
+    if (alone) {
+      commitBatch(target);
+    }
+  }
+
+  private void link(StripeRequest.Append append) {
+    if (batchHead == null) {
+      batchHead = append;
+    } else {
+      batchTail.next = append;
+    }
+    batchTail = append;
+  }
+
+  /**
+   * Writes {@code buffer} (the encoded batch), syncs, then completes the batch. An unchecked
+   * exception leaves the batch linked, for {@link #process} to fail it.
+   */
+  private void commitBatch(ByteBuffer buffer) {
+    if (batchHead == null) {
+      return;
+    }
+    if (buffer.position() > 0) {
+      try {
+        writeAndSync(buffer);
+      } catch (IOException e) {
+        failedBatches.increment();
+        IOException failure =
+            new IOException(
+                "commit-log write failed on stripe "
+                    + index
+                    + " ("
+                    + current.path()
+                    + "): "
+                    + e.getMessage()
+                    + "; these "
+                    + batchRecords
+                    + " records may or may not be durable",
+                e);
+        LOG.log(Level.ERROR, failure.getMessage() + "; abandoning the segment");
+        failBatch(failure);
+        closeCurrent(); // the next batch goes to a fresh segment, past any partial write
+        resetBatch(buffer);
+        return;
+      }
+    }
+    completeBatch();
+    resetBatch(buffer);
+  }
+
+  private void resetBatch(ByteBuffer buffer) {
+    buffer.clear();
+    batchHead = null;
+    batchTail = null;
+    batchRecords = 0;
+  }
+
+  private void writeAndSync(ByteBuffer buffer) throws IOException {
+    buffer.flip();
+    long before = currentFile.position();
+    try {
+      currentFile.write(buffer);
+    } finally {
+      long written = currentFile.position() - before;
+      current.sizeBytes(current.sizeBytes() + written);
+      liveBytes.addAndGet(written);
+      bytesWritten.increment(written);
+    }
+    long start = System.nanoTime();
+    currentFile.sync();
+    syncLatency.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+    batchRecordsSummary.record(batchRecords);
+  }
+
+  private void completeBatch() {
+    StripeRequest.Append a = batchHead;
+    while (a != null) {
+      StripeRequest.Append next = (StripeRequest.Append) a.next;
+      a.release();
+      a.complete(null);
+      a = next;
+    }
+  }
+
+  private void failBatch(IOException failure) {
+    StripeRequest.Append a = batchHead;
+    while (a != null) {
+      StripeRequest.Append next = (StripeRequest.Append) a.next;
+      a.release();
+      a.completeExceptionally(failure);
+      a = next;
+    }
+    batchHead = null;
+    batchTail = null;
+  }
+
+  private static void failAll(StripeRequest<?> chain, IOException cause) {
+    while (chain != null) {
+      StripeRequest<?> next = chain.next;
+      chain.next = null;
+      chain.completeExceptionally(cause);
+      chain = next;
+    }
+  }
+
+  /**
+   * Closes the current segment if it holds records. Returns the id at or above which segments may
+   * hold records queued after the rotation: the next segment, or the current one if still empty.
+   */
+  private long rotateForCheckpoint() {
+    if (current != null && !currentHasRecords) {
+      return current.id();
+    }
+    closeCurrent();
+    return nextSegmentId; // the next segment, opened lazily by the next append
+  }
+
+  private boolean tryOpenSegment() {
+    if (segmentCreationFailure != null) {
+      return false; // already failed during this drain: do not hammer a full disk per record
+    }
+    try {
+      openSegment();
+      return true;
+    } catch (IOException e) {
+      failedBatches.increment();
+      segmentCreationFailure =
+          new IOException(
+              "commit-log write failed on stripe "
+                  + index
+                  + ": cannot start a new segment in "
+                  + directory
+                  + ": "
+                  + e.getMessage(),
+              e);
+      LOG.log(Level.ERROR, segmentCreationFailure.getMessage());
+      return false;
+    }
+  }
+
+  /** Creates the next segment: header written and synced, directory entry synced. */
+  private void openSegment() throws IOException {
+    assert current == null : "a segment is already open";
+    long id = nextSegmentId++;
+    Path path = directory.resolve(CommitLogSegment.fileName(id));
+    WritableFile file = fs.create(path);
+    CommitLogSegment segment = new CommitLogSegment(id, path, 0);
+    synchronized (segments) {
+      segments.put(id, segment);
+    }
+    try {
+      ByteBuffer header = ByteBuffer.allocate(SegmentHeader.BYTES);
+      new SegmentHeader(index, id).encode(header);
+      header.flip();
+      try {
+        file.write(header);
+      } finally {
+        segment.sizeBytes(file.position());
+        liveBytes.addAndGet(file.position());
+      }
+      file.sync();
+      fs.syncDirectory(directory);
+    } catch (IOException e) {
+      closeQuietly(file);
+      // Best effort: a leftover short file is deleted by the next replay anyway.
+      try {
+        fs.delete(path);
+        synchronized (segments) {
+          segments.remove(id);
+        }
+        liveBytes.addAndGet(-segment.sizeBytes());
+      } catch (IOException suppressed) {
+        e.addSuppressed(suppressed);
+      }
+      throw e;
+    }
+    current = segment;
+    currentFile = file;
+    currentHasRecords = false;
+    currentSegmentId = id;
+  }
+
+  private void closeCurrent() {
+    if (current == null) {
+      return;
+    }
+    closeQuietly(currentFile);
+    current = null;
+    currentFile = null;
+    currentHasRecords = false;
+    currentSegmentId = -1;
+  }
+
+  private void closeQuietly(WritableFile file) {
+    try {
+      file.close(); // everything in it was synced or its failure reported: nothing to lose here
+    } catch (IOException e) {
+      LOG.log(Level.WARNING, "closing a commit-log segment of stripe " + index + " failed", e);
+    }
+  }
+}

@@ -1,0 +1,128 @@
+package io.frsm.lsm.commitlog;
+
+import io.frsm.lsm.io.FileSystem;
+import io.frsm.lsm.io.ReadableFile;
+import io.frsm.lsm.io.WritableFile;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Delegates to another file system, except that while closed a file sync blocks until the gate
+ * opens (a test holds a stripe's writer inside one sync while more records queue up), and that a
+ * write can be made to throw an unchecked exception (a bug below the commit log).
+ */
+final class SyncGateFileSystem implements FileSystem {
+  private final FileSystem delegate;
+  private volatile CountDownLatch gate = new CountDownLatch(0);
+  private final CountDownLatch syncBlocked = new CountDownLatch(1);
+  private volatile RuntimeException writeBug;
+
+  SyncGateFileSystem(FileSystem delegate) {
+    this.delegate = delegate;
+  }
+
+  /** From now on, syncs block until {@link #open()}. */
+  void close() {
+    gate = new CountDownLatch(1);
+  }
+
+  void open() {
+    gate.countDown();
+  }
+
+  /** From now on, every file write throws {@code bug}. */
+  void throwOnWrite(RuntimeException bug) {
+    writeBug = bug;
+  }
+
+  /** Waits until a sync is blocked on the closed gate. */
+  boolean awaitBlockedSync(long timeout, TimeUnit unit) throws InterruptedException {
+    return syncBlocked.await(timeout, unit);
+  }
+
+  @Override
+  public WritableFile create(Path path) throws IOException {
+    WritableFile file = delegate.create(path);
+    return new WritableFile() {
+      @Override
+      public void write(ByteBuffer src) throws IOException {
+        RuntimeException bug = writeBug;
+        if (bug != null) {
+          throw bug;
+        }
+        file.write(src);
+      }
+
+      @Override
+      public void sync() throws IOException {
+        CountDownLatch g = gate;
+        if (g.getCount() > 0) {
+          syncBlocked.countDown();
+          try {
+            if (!g.await(30, TimeUnit.SECONDS)) {
+              throw new IOException("test gate never opened");
+            }
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted at the test gate", e);
+          }
+        }
+        file.sync();
+      }
+
+      @Override
+      public long position() {
+        return file.position();
+      }
+
+      @Override
+      public void close() throws IOException {
+        file.close();
+      }
+    };
+  }
+
+  @Override
+  public ReadableFile openRead(Path path) throws IOException {
+    return delegate.openRead(path);
+  }
+
+  @Override
+  public boolean exists(Path path) {
+    return delegate.exists(path);
+  }
+
+  @Override
+  public long size(Path path) throws IOException {
+    return delegate.size(path);
+  }
+
+  @Override
+  public List<Path> list(Path dir) throws IOException {
+    return delegate.list(dir);
+  }
+
+  @Override
+  public void createDirectories(Path dir) throws IOException {
+    delegate.createDirectories(dir);
+  }
+
+  @Override
+  public void delete(Path path) throws IOException {
+    delegate.delete(path);
+  }
+
+  @Override
+  public void rename(Path source, Path target) throws IOException {
+    delegate.rename(source, target);
+  }
+
+  @Override
+  public void syncDirectory(Path dir) throws IOException {
+    delegate.syncDirectory(dir);
+  }
+}
