@@ -447,10 +447,25 @@ public final class LsmEngine implements AutoCloseable {
   }
 
   /**
-   * Freezes the active memtable and queues its flush. If the active memtable is empty, returns the
-   * future of the newest flush already queued (or a completed one).
+   * Freezes the active memtable and queues its flush, on the maintenance thread: the switch waits
+   * for the commit log to rotate, which must never happen on a commit-log thread (write futures
+   * complete there).
    */
   CompletableFuture<Void> flushAsync(boolean segregated) {
+    try {
+      return CompletableFuture.supplyAsync(() -> switchMemtable(segregated), maintenance)
+          .thenCompose(published -> published);
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      return CompletableFuture.failedFuture(new IllegalStateException("the LSM engine is closed"));
+    }
+  }
+
+  /**
+   * Freezes the active memtable and queues its flush; returns the flush's publish future. If the
+   * active memtable is empty, returns the future of the newest flush already queued (or a completed
+   * one). REQUIRES: not called on a commit-log thread.
+   */
+  private CompletableFuture<Void> switchMemtable(boolean segregated) {
     switchLock.writeLock().lock();
     try {
       if (closed) {
@@ -645,7 +660,7 @@ public final class LsmEngine implements AutoCloseable {
   public void close() {
     CompletableFuture<Void> lastFlush;
     try {
-      lastFlush = flush();
+      lastFlush = switchMemtable(segregatedFlushes);
     } catch (RuntimeException e) {
       lastFlush = CompletableFuture.failedFuture(e);
     }
