@@ -23,6 +23,7 @@ import java.util.SplittableRandom;
  */
 public final class CrashChild {
   static final int WRITERS = 8;
+  static final long NEVER_EXPIRES_MS = 4_000_000_000_000L; // year 2096
 
   public static void main(String[] args) throws Exception {
     Path dir = Path.of(args[0]);
@@ -83,7 +84,7 @@ public final class CrashChild {
           key,
           ballot,
           AcceptedValue.delete(run, seq, ballot, true),
-          new PurgeMark(run, seq, 1),
+          new PurgeMark(run, seq, NEVER_EXPIRES_MS),
           seq);
     }
     return Cell.accepted(key, AcceptedValue.live(run, seq, ballot, value, kind % 2 == 0), seq);

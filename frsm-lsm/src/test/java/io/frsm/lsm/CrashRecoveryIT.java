@@ -66,7 +66,8 @@ class CrashRecoveryIT {
             }
           }
         }
-        child.destroyForcibly(); // SIGKILL on Linux
+        // SIGKILL on Linux; through the handle, so our end of the pipe stays open to drain it.
+        child.toHandle().destroyForcibly();
         assertTrue(child.waitFor(30, TimeUnit.SECONDS), "child did not die");
         // Acks printed before the kill landed may still be buffered in the pipe: they count too.
         while ((line = lines.readLine()) != null) {
@@ -87,6 +88,12 @@ class CrashRecoveryIT {
   private static void verify(Path dir, List<long[]> acked, long seed, int run) throws Exception {
     try (LsmEngine engine =
         LsmEngine.open(CrashChild.config(dir), NioFileSystem.INSTANCE, new SimpleMeterRegistry())) {
+      long newestGeneration =
+          engine.tables().stream().mapToLong(t -> t.generation()).max().orElse(0);
+      System.out.printf(
+          "kill %d: %d acknowledged writes so far, %d live tables (newest generation %d),"
+              + " %d commit-log bytes to replay%n",
+          run, acked.size(), engine.tables().size(), newestGeneration, engine.commitLogBytes());
       for (long[] a : acked) {
         Cell expected = CrashChild.cellFor((int) a[0], (int) a[1], a[2]);
         Cell actual = engine.get(expected.key());
