@@ -40,6 +40,7 @@ public final class LsmConfig {
   private final int bloomBitsPerKey;
   private final long blockCacheSizeBytes;
   private final boolean skipCorruptCommitLogTail;
+  private final int maxFrozenMemtables;
 
   private LsmConfig(Builder b) {
     this.dataDirectory = b.dataDirectory;
@@ -64,6 +65,7 @@ public final class LsmConfig {
     this.bloomBitsPerKey = b.bloomBitsPerKey;
     this.blockCacheSizeBytes = b.blockCacheSizeBytes;
     this.skipCorruptCommitLogTail = b.skipCorruptCommitLogTail;
+    this.maxFrozenMemtables = b.maxFrozenMemtables;
   }
 
   public static Builder builder(Path dataDirectory) {
@@ -168,6 +170,14 @@ public final class LsmConfig {
     return skipCorruptCommitLogTail;
   }
 
+  /**
+   * Write stall bound: while this many frozen memtables wait for their flush (the disk is slow or
+   * full), new writes fail at once with an IOException instead of filling the heap. 4.
+   */
+  public int maxFrozenMemtables() {
+    return maxFrozenMemtables;
+  }
+
   @Override
   public String toString() {
     return "LsmConfig{dataDirectory="
@@ -220,6 +230,7 @@ public final class LsmConfig {
     private int bloomBitsPerKey = 10;
     private long blockCacheSizeBytes = 256 * MIB;
     private boolean skipCorruptCommitLogTail;
+    private int maxFrozenMemtables = 4;
 
     private Builder(Path dataDirectory) {
       this.dataDirectory = Objects.requireNonNull(dataDirectory, "dataDirectory");
@@ -315,6 +326,11 @@ public final class LsmConfig {
       return this;
     }
 
+    public Builder maxFrozenMemtables(int v) {
+      this.maxFrozenMemtables = v;
+      return this;
+    }
+
     public LsmConfig build() {
       if (commitLogDirectories != null && commitLogDirectories.isEmpty()) {
         throw invalid("commitLogDirectories", "at least one directory", commitLogDirectories);
@@ -360,6 +376,9 @@ public final class LsmConfig {
       }
       if (bloomBitsPerKey < 1 || bloomBitsPerKey > 64) {
         throw invalid("bloomBitsPerKey", "in [1, 64]", bloomBitsPerKey);
+      }
+      if (maxFrozenMemtables < 1) {
+        throw invalid("maxFrozenMemtables", ">= 1", maxFrozenMemtables);
       }
       if (blockCacheSizeBytes < 0) {
         throw invalid("blockCacheSizeBytes", ">= 0", blockCacheSizeBytes);

@@ -260,6 +260,16 @@ public final class LsmEngine implements AutoCloseable {
    */
   public CompletableFuture<Void> write(Cell cell) {
     checkSize(cell);
+    int waiting = flushes.queued();
+    if (waiting >= config.maxFrozenMemtables()) {
+      metrics.writesRejected.increment();
+      return CompletableFuture.failedFuture(
+          new IOException(
+              "write stalled: "
+                  + waiting
+                  + " memtables are waiting for their flush (maxFrozenMemtables); the disk is"
+                  + " too slow or failing, see the flush errors in the log"));
+    }
     Memtable target;
     CompletableFuture<Void> durable;
     switchLock.readLock().lock();
@@ -640,6 +650,11 @@ public final class LsmEngine implements AutoCloseable {
       bytes += m.heapBytes();
     }
     return bytes;
+  }
+
+  /** Frozen memtables waiting for (or in) their flush. */
+  public int pendingFlushes() {
+    return flushes.queued();
   }
 
   public long commitLogBytes() {

@@ -153,6 +153,31 @@ class LsmEngineTest {
   }
 
   @Test
+  void failingFlushes_stallWritesWithAClearError_andRecover() throws Exception {
+    LsmEngine engine = open(config().maxFrozenMemtables(2).build());
+    await(engine.write(live(key("a"), 1, 0, "a", true)));
+    // The data device is full, the commit-log devices are not: every flush fails and is retried.
+    fs.setDirectoryFull(DATA, true);
+    CompletableFuture<Void> first = engine.flush();
+    waitUntil(() -> engine.pendingFlushes() == 1, "first flush queued");
+    await(engine.write(live(key("b"), 1, 0, "b", true)));
+    CompletableFuture<Void> second = engine.flush();
+    waitUntil(() -> engine.pendingFlushes() == 2, "two flushes queued");
+    assertFalse(first.isDone());
+    ExecutionException stalled =
+        assertThrows(
+            ExecutionException.class, () -> await(engine.write(live(key("c"), 1, 0, "c", true))));
+    assertTrue(stalled.getCause().getMessage().contains("write stalled"), stalled.toString());
+    // Frozen memtables stay readable while their flush fails.
+    assertEquals("a", valueOf(engine.get(key("a"))));
+    fs.setDirectoryFull(DATA, false);
+    await(first);
+    await(second);
+    await(engine.write(live(key("c"), 1, 0, "c", true)));
+    assertEquals("b", valueOf(engine.get(key("b"))));
+  }
+
+  @Test
   void corruptBlock_isQuarantined_otherTablesKeepServing() throws Exception {
     LsmEngine engine = open(config().build());
     Key damaged = key("damaged");

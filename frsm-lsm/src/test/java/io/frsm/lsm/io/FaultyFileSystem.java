@@ -53,6 +53,7 @@ public final class FaultyFileSystem implements FileSystem {
   private final Set<Path> directories = new HashSet<>();
   private long capacityBytes = Long.MAX_VALUE;
   private boolean failSyncs;
+  private final Set<Path> fullDirectories = new HashSet<>();
   private long crashes;
   private long syncCount;
 
@@ -200,6 +201,18 @@ public final class FaultyFileSystem implements FileSystem {
     this.capacityBytes = capacityBytes;
   }
 
+  /**
+   * Makes the device holding {@code dir} full (or not): writes to files directly in it fail with
+   * "No space left on device", other directories are unaffected (separate devices).
+   */
+  public synchronized void setDirectoryFull(Path dir, boolean full) {
+    if (full) {
+      fullDirectories.add(norm(dir));
+    } else {
+      fullDirectories.remove(norm(dir));
+    }
+  }
+
   public synchronized void setFailSyncs(boolean failSyncs) {
     this.failSyncs = failSyncs;
   }
@@ -248,7 +261,8 @@ public final class FaultyFileSystem implements FileSystem {
     public void write(ByteBuffer src) throws IOException {
       synchronized (FaultyFileSystem.this) {
         check();
-        if (usedBytes() + src.remaining() > capacityBytes) {
+        if (usedBytes() + src.remaining() > capacityBytes
+            || fullDirectories.contains(path.getParent())) {
           throw new IOException("No space left on device (injected) writing " + path);
         }
         node.append(src);
