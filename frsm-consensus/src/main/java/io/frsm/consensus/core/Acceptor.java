@@ -81,10 +81,16 @@ final class Acceptor {
 
   private void process(Now now, int from, Message message, List<Effect> out) {
     Key key = message.key();
+    long writeTimeMs = Math.floorDiv(now.wallMicros(), 1000);
+    if (message instanceof Message.Commit c) {
+      // A blind merge, whatever this replica promised: the join keeps the newer instance and ORs
+      // the chosen flag at the same one, so no read is needed.
+      persist(key, new Cell(key, Ballot.NONE, c.chosen(), null, writeTimeMs), null, out);
+      return;
+    }
     Cell cell = store.get(key);
     Ballot promised = cell == null ? Ballot.NONE : cell.effectivePromise();
     AcceptedValue accepted = cell == null ? null : cell.accepted();
-    long writeTimeMs = Math.floorDiv(now.wallMicros(), 1000);
     if (message instanceof Message.Prepare p) {
       if (p.ballot().compareTo(promised) < 0) {
         out.add(reject(from, key, p.round(), p.ballot(), promised, accepted));
@@ -118,15 +124,6 @@ final class Acceptor {
         out.add(ack); // a duplicate: already durable
       } else {
         persist(key, new Cell(key, a.ballot(), proposal, null, writeTimeMs), ack, out);
-      }
-    } else if (message instanceof Message.Commit c) {
-      // Nothing to learn if this exact value is known chosen, or a newer instance is here already.
-      boolean alreadyKnown =
-          accepted != null
-              && (accepted.compareInstance(c.chosen()) > 0
-                  || (accepted.chosen() && accepted.sameProposal(c.chosen())));
-      if (!alreadyKnown) {
-        persist(key, new Cell(key, Ballot.NONE, c.chosen(), null, writeTimeMs), null, out);
       }
     } else if (message instanceof Message.Read r) {
       out.add(new Effect.Send(from, new Message.ReadReply(key, r.round(), promised, accepted)));
