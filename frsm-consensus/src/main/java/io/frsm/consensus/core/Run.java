@@ -223,8 +223,17 @@ abstract class Run {
         }
       }
       case ACCEPT -> {
-        if (reply instanceof Message.Reject) {
-          roundFailed(now, out);
+        if (reply instanceof Message.Reject j && j.promised().compareTo(r.ballot) > 0) {
+          roundFailed(now, out); // a higher ballot was promised: prepare again
+        } else if (reply instanceof Message.Reject) {
+          // The replica holds a higher instance under a lower ballot: a leftover of a round that
+          // lost (it cannot be chosen, our ballot's prepare quorum would have seen it). It cannot
+          // take this instance; ask the others at once and fail only if they cannot make q.
+          sendTo(replicas, out);
+          r.widened = true;
+          if (r.replies.size() == replicas.size()) {
+            roundFailed(now, out);
+          }
         } else if (r.count(Message.Accepted.class) >= quorum) {
           chosen(now, r, out);
         }
@@ -275,7 +284,7 @@ abstract class Run {
     for (var e : r.replies.entrySet()) {
       Message.Promise p = (Message.Promise) e.getValue();
       who.add(e.getKey());
-      if (p.accepted() != null && (m == null || p.accepted().compareTo(m) > 0)) {
+      if (p.accepted() != null && (m == null || newerProposal(p.accepted(), m))) {
         m = p.accepted();
       }
     }
@@ -287,6 +296,19 @@ abstract class Run {
     lastPromisers = List.copyOf(who);
     round = null;
     decide(now, m, mChosen, out);
+  }
+
+  /**
+   * The proposal order for choosing M: accepted ballot first, then instance. Classic Paxos picks
+   * the highest ballot; the instance only orders the proposals one ballot made on a warm chain.
+   * Ordering by instance first (the merge join's order) is unsafe: a quench or CAS at {@code t+1}
+   * that reached only a minority under ballot b1 may sit above the value a higher ballot b2 chose
+   * at {@code t}; picking it would resurrect the value b2 replaced (simulator seed 28; see
+   * docs/PROTOCOL.md "Where the code differs").
+   */
+  static boolean newerProposal(AcceptedValue a, AcceptedValue b) {
+    int c = a.accepted().compareTo(b.accepted());
+    return c != 0 ? c > 0 : a.compareInstance(b) > 0;
   }
 
   private void chosen(Now now, Round r, List<Effect> out) {

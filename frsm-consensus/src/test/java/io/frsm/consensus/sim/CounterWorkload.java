@@ -147,6 +147,23 @@ public final class CounterWorkload {
     }
   }
 
+  private static String describe(Object o) {
+    if (o instanceof Operation.Cas c) {
+      return "Cas " + c.key() + " " + c.expected() + " -> " + CounterValue.decode(c.value());
+    }
+    if (o instanceof Outcome.ReadResult r) {
+      return "Read " + r.value().map(CounterWorkload::describeValue);
+    }
+    if (o instanceof Outcome.Mismatch m) {
+      return "Mismatch " + m.current().map(CounterWorkload::describeValue);
+    }
+    return String.valueOf(o);
+  }
+
+  private static String describeValue(Versioned v) {
+    return v.version() + "=" + CounterValue.decode(v.value());
+  }
+
   /** One client: at most one operation in flight, resolving unknown outcomes before moving on. */
   private final class Client {
     final int id;
@@ -337,7 +354,19 @@ public final class CounterWorkload {
               ? random.nextInt(sim.nodeCount())
               : Math.floorMod(k, sim.nodeCount());
       boolean[] answered = {false};
-      long id =
+      if (Boolean.getBoolean("frsm.sim.trace")) {
+        System.out.println(
+            sim.nowNanos() / 1000 + " client " + id + " -> n" + node + " " + describe(op));
+        Consumer<Outcome> inner = then;
+        then =
+            o -> {
+              System.out.println(
+                  sim.nowNanos() / 1000 + " client " + id + " <- " + o + " for " + op);
+              inner.accept(o);
+            };
+      }
+      Consumer<Outcome> reply = then;
+      long requestId =
           sim.submit(
               node,
               op,
@@ -345,7 +374,7 @@ public final class CounterWorkload {
                 if (!answered[0]) {
                   answered[0] = true;
                   preferOtherNode = false;
-                  then.accept(o);
+                  reply.accept(o);
                 }
               });
       sim.schedule(
@@ -353,11 +382,11 @@ public final class CounterWorkload {
           () -> {
             if (!answered[0]) {
               answered[0] = true;
-              if (id >= 0) {
-                sim.abandon(id);
+              if (requestId >= 0) {
+                sim.abandon(requestId);
               }
               preferOtherNode = true;
-              then.accept(new Outcome.Unknown("client timeout"));
+              reply.accept(new Outcome.Unknown("client timeout"));
             }
           });
     }

@@ -327,6 +327,9 @@ public final class Simulation {
   }
 
   private void crash(SimNode node) {
+    if (TRACE) {
+      System.out.println(nowNanos / 1000 + " CRASH n" + node.id);
+    }
     node.up = false;
     node.incarnation++; // persists not completed, ticks and self-sends of the old one die
     node.core = null;
@@ -390,7 +393,12 @@ public final class Simulation {
     }
   }
 
+  private static final boolean TRACE = Boolean.getBoolean("frsm.sim.trace");
+
   private void apply(SimNode node, Effect effect) {
+    if (TRACE) {
+      System.out.println(nowNanos / 1000 + " n" + node.id + " " + effect);
+    }
     mix(0x41, node.id, effect.toString().hashCode());
     if (effect instanceof Effect.Persist p) {
       int incarnation = node.incarnation;
