@@ -57,12 +57,12 @@ public record FaultMix(
 
   public static FaultMix partitioned(int nodes) {
     return new FaultMix(
-        "partitioned", nodes, 0.03, 0.01, 100, 3_000, 0, 0, 0, 5, 5_000, 80_000, 1_000, 20, 500);
+        "partitioned", nodes, 0.03, 0.01, 100, 3_000, 0, 0, 0, 4, 5_000, 400_000, 1_000, 20, 500);
   }
 
   public static FaultMix chaos(int nodes) {
     return new FaultMix(
-        "chaos", nodes, 0.05, 0.03, 50, 5_000, 5, 1_000, 40_000, 4, 5_000, 60_000, 2_000, 20,
+        "chaos", nodes, 0.05, 0.03, 50, 5_000, 5, 1_000, 40_000, 4, 5_000, 300_000, 2_000, 20,
         2_000);
   }
 
