@@ -229,9 +229,11 @@ abstract class Run {
           // The replica holds a higher instance under a lower ballot: a leftover of a round that
           // lost (it cannot be chosen, our ballot's prepare quorum would have seen it). It cannot
           // take this instance; ask the others at once and fail only if they cannot make q.
-          sendTo(replicas, out);
-          r.widened = true;
-          if (r.replies.size() == replicas.size()) {
+          if (now.wallMicros() <= deadlineMicros) {
+            sendTo(replicas, out);
+            r.widened = true;
+          }
+          if (r.replies.size() == r.sentTo.size()) {
             roundFailed(now, out);
           }
         } else if (r.count(Message.Accepted.class) >= quorum) {
