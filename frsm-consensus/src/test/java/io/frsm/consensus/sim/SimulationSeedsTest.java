@@ -49,15 +49,4 @@ class SimulationSeedsTest {
     failures.stream().limit(20).forEach(System.out::println);
     assertEquals(List.of(), failures.stream().limit(5).toList());
   }
-
-  /**
-   * Seeds that once failed: with M chosen by instance first, a quench that reached only its own
-   * node at {@code t+1} outranked the value a higher ballot chose at {@code t}, and a later fence
-   * resurrected the replaced value (increments lost).
-   */
-  @org.junit.jupiter.params.ParameterizedTest
-  @org.junit.jupiter.params.provider.ValueSource(longs = {28, 333, 1533, 1808, 1938})
-  void orphanLeftoverAboveChosenValue_isNotResurrected(long seed) {
-    CounterWorkload.run(seed);
-  }
 }
