@@ -1,0 +1,153 @@
+package io.frsm.consensus.core;
+
+import io.frsm.lsm.cell.AcceptedValue;
+import io.frsm.lsm.cell.Ballot;
+import io.frsm.lsm.cell.Cell;
+import io.frsm.lsm.cell.Key;
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The acceptor side of per-key Paxos: the only code that changes consensus state (DESIGN.md
+ * "Acceptor rules"). Comparisons use the effective promise, {@code max(promised, accepted)}.
+ *
+ * <p>Per key, one message is processed at a time: while a persist of key k is in flight, later
+ * messages for k wait in k's lane, so every decision reads the key's latest durable state; other
+ * keys never wait. A reply that describes a persist is held until the driver reports it durable.
+ */
+final class Acceptor {
+  private final CellStore store;
+  private final CoreConfig config;
+  private final Map<Key, Lane> busyLanes = new HashMap<>();
+  private final Map<Long, Lane> lanesByPersist = new HashMap<>();
+  private long nextPersistId;
+
+  /** The messages of one key waiting behind its in-flight persist. */
+  private static final class Lane {
+    final Key key;
+    long persistId;
+    Effect heldReply;
+    final ArrayDeque<Input.Receive> waiting = new ArrayDeque<>();
+
+    Lane(Key key) {
+      this.key = key;
+    }
+  }
+
+  Acceptor(CellStore store, CoreConfig config) {
+    this.store = store;
+    this.config = config;
+  }
+
+  /** REQUIRES: {@code message} is a request or a commit. */
+  void receive(Now now, int from, Message message, List<Effect> out) {
+    Lane lane = busyLanes.get(message.key());
+    if (lane != null) {
+      lane.waiting.add(new Input.Receive(from, message));
+      return;
+    }
+    process(now, from, message, out);
+  }
+
+  /** Returns false if {@code persistId} is not one of this acceptor's persists in flight. */
+  boolean persistDone(Now now, long persistId, List<Effect> out) {
+    Lane lane = lanesByPersist.remove(persistId);
+    if (lane == null) {
+      return false;
+    }
+    if (lane.heldReply != null) {
+      out.add(lane.heldReply);
+    }
+    busyLanes.remove(lane.key);
+    // Drain the key's waiting messages in arrival order until one starts a persist again.
+    while (!lane.waiting.isEmpty()) {
+      Input.Receive next = lane.waiting.poll();
+      process(now, next.from(), next.message(), out);
+      Lane again = busyLanes.get(lane.key);
+      if (again != null) {
+        again.waiting.addAll(lane.waiting);
+        break;
+      }
+    }
+    return true;
+  }
+
+  /** Keys with a persist in flight (diagnostics and tests). */
+  int busyKeys() {
+    return busyLanes.size();
+  }
+
+  private void process(Now now, int from, Message message, List<Effect> out) {
+    Key key = message.key();
+    long writeTimeMs = Math.floorDiv(now.wallMicros(), 1000);
+    if (message instanceof Message.Commit c) {
+      // A blind merge, whatever this replica promised: the join keeps the newer instance and ORs
+      // the chosen flag at the same one, so no read is needed.
+      persist(key, new Cell(key, Ballot.NONE, c.chosen(), null, writeTimeMs), null, out);
+      return;
+    }
+    Cell cell = store.get(key);
+    Ballot promised = cell == null ? Ballot.NONE : cell.effectivePromise();
+    AcceptedValue accepted = cell == null ? null : cell.accepted();
+    if (message instanceof Message.Prepare p) {
+      if (p.ballot().compareTo(promised) < 0) {
+        out.add(reject(from, key, p.round(), p.ballot(), promised, accepted));
+        return;
+      }
+      Effect promise =
+          new Effect.Send(
+              from, new Message.Promise(key, p.round(), p.ballot(), promised, accepted));
+      if (p.ballot().equals(promised)) {
+        out.add(promise); // a duplicate: the promise is durable already
+      } else {
+        persist(key, Cell.promise(key, p.ballot(), writeTimeMs), promise, out);
+      }
+    } else if (message instanceof Message.Accept a) {
+      AcceptedValue proposal = a.proposal();
+      boolean promiseAllows =
+          a.ballot().compareTo(promised) >= 0
+              || config.broken(Sabotage.ACCEPT_WITHOUT_PROMISE_CHECK);
+      // No exact-version check: a replica that missed instances jumps ahead (paper §3.3.2).
+      boolean instanceAllows = accepted == null || proposal.compareInstance(accepted) >= 0;
+      if (!promiseAllows || !instanceAllows) {
+        out.add(reject(from, key, a.round(), a.ballot(), promised, accepted));
+        return;
+      }
+      Effect ack =
+          new Effect.Send(
+              from,
+              new Message.Accepted(
+                  key, a.round(), a.ballot(), proposal.epoch(), proposal.timestamp()));
+      if (accepted != null && accepted.sameProposal(proposal) && promised.equals(a.ballot())) {
+        out.add(ack); // a duplicate: already durable
+      } else {
+        persist(key, new Cell(key, a.ballot(), proposal, null, writeTimeMs), ack, out);
+      }
+    } else if (message instanceof Message.Read r) {
+      out.add(new Effect.Send(from, new Message.ReadReply(key, r.round(), promised, accepted)));
+    } else {
+      throw new IllegalArgumentException("not an acceptor message: " + message);
+    }
+  }
+
+  private static Effect reject(
+      int to, Key key, RoundId round, Ballot ballot, Ballot promised, AcceptedValue accepted) {
+    return new Effect.Send(to, new Message.Reject(key, round, ballot, promised, accepted));
+  }
+
+  private void persist(Key key, Cell delta, Effect reply, List<Effect> out) {
+    long id = nextPersistId++;
+    Lane lane = new Lane(key);
+    lane.persistId = id;
+    out.add(new Effect.Persist(id, delta));
+    if (reply != null && config.broken(Sabotage.ACK_BEFORE_PERSIST)) {
+      out.add(reply);
+    } else {
+      lane.heldReply = reply;
+    }
+    busyLanes.put(key, lane);
+    lanesByPersist.put(id, lane);
+  }
+}

@@ -1,0 +1,99 @@
+package io.frsm.consensus.core;
+
+import io.frsm.api.Version;
+import io.frsm.lsm.cell.AcceptedValue;
+import io.frsm.lsm.cell.Ballot;
+import io.frsm.lsm.cell.Cell;
+import java.util.List;
+
+/**
+ * CAS and delete phase 1 (DESIGN.md "Warm CAS", "Cold CAS", "Delete"): write {@code value} (or a
+ * delete marker) at {@code (e, t+1)} iff the newest chosen version is {@code expected = (e, t)} and
+ * live. A delete's accept goes to all {@code n} replicas and succeeds at {@code q}.
+ */
+final class CasRun extends Run {
+  private final Version expected;
+
+  /** The new value, or null for a delete. */
+  private final byte[] value;
+
+  CasRun(Coordinator coordinator, Input.ClientRequest request) {
+    super(coordinator, request);
+    if (request.operation() instanceof Operation.Cas cas) {
+      this.expected = cas.expected();
+      this.value = cas.value();
+    } else {
+      this.expected = ((Operation.Delete) request.operation()).expected();
+      this.value = null;
+    }
+  }
+
+  @Override
+  void start(Now now, List<Effect> out) {
+    Cell local = readLocal();
+    Coordinator.Warm warm = coordinator.warm(key);
+    // Warm (1 RTT): this incarnation's last round on the key got q acks with ballot b, the own
+    // acceptor still promises b, and its cell is the chosen value of that round at `expected`.
+    if (warm != null
+        && local != null
+        && local.effectivePromise().equals(warm.ballot())
+        && local.accepted() != null
+        && local.accepted().sameTriple(warm.chosen())
+        && !warm.chosen().isDelete()
+        && matchesExpected(warm.chosen())) {
+      propose(now, warm.ballot(), value == null ? replicas : firstQuorum(), out);
+    } else {
+      prepare(now, out);
+    }
+  }
+
+  @Override
+  void decide(Now now, AcceptedValue m, boolean mChosen, List<Effect> out) {
+    Ballot b = preparedBallot();
+    List<Integer> targets = value == null ? replicas : promisers();
+    if (m != null && isOwn(m)) {
+      // Our own earlier proposal survived at its instance: settle it under the new ballot.
+      AcceptedValue own = recommit(m);
+      accept(now, own, true, targets, success(own), out);
+      return;
+    }
+    if (m != null && matchesExpected(m) && !m.isDelete()) {
+      // Accepting (e, t+1) also settles M: nothing chosen can sit above the largest accepted part
+      // of a promise quorum. Our earlier attempts, if any, were never chosen for the same reason.
+      propose(now, b, targets, out);
+      return;
+    }
+    if (!ownProposals.isEmpty()) {
+      // Our value may have been chosen and overwritten, or copied under another ballot: only a
+      // fence can tell now.
+      finish(new Outcome.Unknown("the key moved on after this operation proposed its value"), out);
+      return;
+    }
+    Outcome mismatch = new Outcome.Mismatch(expected, Run.visible(m));
+    if (m == null || mChosen) {
+      // ⊥ at a promise quorum is definite: nothing below this ballot can be chosen any more.
+      finish(mismatch, out);
+    } else {
+      accept(now, recommit(m), false, targets, mismatch, out);
+    }
+  }
+
+  private void propose(Now now, Ballot ballot, List<Integer> targets, List<Effect> out) {
+    long e = expected.epoch();
+    long t = Math.addExact(expected.timestamp(), 1);
+    AcceptedValue proposal =
+        value == null
+            ? AcceptedValue.delete(e, t, ballot, false)
+            : AcceptedValue.live(e, t, ballot, value, false);
+    accept(now, proposal, true, targets, success(proposal), out);
+  }
+
+  private Outcome success(AcceptedValue proposal) {
+    Version v = Run.versionOf(proposal);
+    return value == null ? new Outcome.Deleted(v) : new Outcome.Written(v);
+  }
+
+  private boolean matchesExpected(AcceptedValue a) {
+    return a.epoch() == expected.epoch() && a.timestamp() == expected.timestamp();
+  }
+}

@@ -1,0 +1,16 @@
+package io.frsm.consensus.core;
+
+import io.frsm.lsm.cell.Cell;
+import io.frsm.lsm.cell.Key;
+
+/**
+ * The synchronous read seam between the core and a node's storage. Reads see durable state only:
+ * every persist the core asked for is visible once, and only once, the driver fed back its {@link
+ * Input.PersistDone}. The core never reads a key while a persist of that key is in flight, so a
+ * read always sees the key's latest state.
+ */
+@FunctionalInterface
+public interface CellStore {
+  /** The key's merged durable cell, or null if this replica holds nothing for it. */
+  Cell get(Key key);
+}

@@ -1,0 +1,130 @@
+package io.frsm.consensus.core;
+
+import io.frsm.lsm.cell.AcceptedValue;
+import io.frsm.lsm.cell.Ballot;
+import io.frsm.lsm.cell.Key;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The coordinator (leader) side of one node: a queue of client operations per key, one {@link Run}
+ * active per key at a time (never pipelined: one value per ballot per instance depends on it), and
+ * keys independent of each other. Also holds the warm state, in memory only.
+ */
+final class Coordinator {
+  final int nodeId;
+  final int boot;
+  final CoreConfig config;
+  final CellStore store;
+  final RandomSource random;
+
+  /** Insertion-ordered so ticks visit keys in a reproducible order. */
+  private final Map<Key, KeyOperations> keys = new LinkedHashMap<>();
+
+  private final LinkedHashMap<Key, Warm> warm;
+  private long nextRoundSequence;
+
+  /**
+   * A key whose last round in this incarnation got {@code q} acks: its ballot and the value it
+   * chose. Lost with the process, which only costs a prepare.
+   */
+  record Warm(Ballot ballot, AcceptedValue chosen) {}
+
+  private static final class KeyOperations {
+    final ArrayDeque<Input.ClientRequest> waiting = new ArrayDeque<>();
+    Run active;
+  }
+
+  Coordinator(int nodeId, int boot, CoreConfig config, CellStore store, RandomSource random) {
+    this.nodeId = nodeId;
+    this.boot = boot;
+    this.config = config;
+    this.store = store;
+    this.random = random;
+    int max = config.warmKeysMax();
+    this.warm =
+        new LinkedHashMap<>(16, 0.75f, true) {
+          @Override
+          protected boolean removeEldestEntry(Map.Entry<Key, Warm> eldest) {
+            return size() > max;
+          }
+        };
+  }
+
+  void submit(Now now, Input.ClientRequest request, List<Effect> out) {
+    KeyOperations ops = keys.computeIfAbsent(request.operation().key(), k -> new KeyOperations());
+    ops.waiting.add(request);
+    if (ops.active == null) {
+      advance(now, request.operation().key(), ops, out);
+    }
+  }
+
+  void onReply(Now now, int from, Message.Reply reply, List<Effect> out) {
+    KeyOperations ops = keys.get(reply.key());
+    if (ops == null || ops.active == null) {
+      return; // a late reply to a finished operation
+    }
+    ops.active.onReply(now, from, reply, out);
+    if (ops.active.done()) {
+      advance(now, reply.key(), ops, out);
+    }
+  }
+
+  void tick(Now now, List<Effect> out) {
+    for (var entry : new ArrayList<>(keys.entrySet())) {
+      KeyOperations ops = entry.getValue();
+      ops.active.tick(now, out);
+      if (ops.active.done()) {
+        advance(now, entry.getKey(), ops, out);
+      }
+    }
+  }
+
+  /** Starts the key's next queued operation; forgets the key when none is left. */
+  private void advance(Now now, Key key, KeyOperations ops, List<Effect> out) {
+    while (ops.active == null || ops.active.done()) {
+      Input.ClientRequest next = ops.waiting.poll();
+      if (next == null) {
+        keys.remove(key);
+        return;
+      }
+      ops.active = newRun(next);
+      ops.active.start(now, out);
+    }
+  }
+
+  private Run newRun(Input.ClientRequest request) {
+    Operation op = request.operation();
+    if (op instanceof Operation.Get) {
+      return new GetRun(this, request);
+    } else if (op instanceof Operation.Create) {
+      return new CreateRun(this, request);
+    } else if (op instanceof Operation.Fence) {
+      return new FenceRun(this, request);
+    }
+    return new CasRun(this, request);
+  }
+
+  RoundId newRoundId() {
+    return new RoundId(nodeId, boot, nextRoundSequence++);
+  }
+
+  Warm warm(Key key) {
+    return warm.get(key);
+  }
+
+  void rememberWarm(Key key, Ballot ballot, AcceptedValue chosen) {
+    warm.put(key, new Warm(ballot, chosen));
+  }
+
+  void forgetWarm(Key key) {
+    warm.remove(key);
+  }
+
+  int activeOperations() {
+    return keys.size();
+  }
+}

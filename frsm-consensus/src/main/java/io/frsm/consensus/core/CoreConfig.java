@@ -1,0 +1,93 @@
+package io.frsm.consensus.core;
+
+import io.frsm.lsm.cell.Key;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * The settings of one node's core.
+ *
+ * @param replicas the key's replica set (node ids), in preference order for partial rounds. Every
+ *     key uses the same set in this increment; {@link #replicasOf(Key)} is the seam for ranges.
+ * @param boundedDelayMicros {@code T}: no prepare or accept for an operation starts after {@code τ
+ *     + T} by this node's wall clock.
+ * @param hedgeNanos after this long without a quorum, a round sent to {@code q} replicas is widened
+ *     to all of them.
+ * @param roundTimeoutNanos after this long without a quorum, a round has failed (the key turns
+ *     cold; a prepare or accept is retried after back-off).
+ * @param backoffMaxNanos a failed round waits a uniform random time below this before the next
+ *     prepare, so competing coordinators do not duel forever.
+ * @param warmKeysMax how many keys' warm state (in memory only) a node keeps; the least recently
+ *     used is forgotten first, which only costs a prepare.
+ * @param sabotage deliberate protocol bugs for checker tests; empty in production.
+ */
+public record CoreConfig(
+    List<Integer> replicas,
+    long boundedDelayMicros,
+    long hedgeNanos,
+    long roundTimeoutNanos,
+    long backoffMaxNanos,
+    int warmKeysMax,
+    Set<Sabotage> sabotage) {
+
+  public CoreConfig {
+    replicas = List.copyOf(replicas);
+    if (replicas.isEmpty() || replicas.stream().distinct().count() != replicas.size()) {
+      throw new IllegalArgumentException("replicas must be distinct and non-empty: " + replicas);
+    }
+    if (boundedDelayMicros <= 0
+        || hedgeNanos <= 0
+        || roundTimeoutNanos < hedgeNanos
+        || backoffMaxNanos <= 0
+        || warmKeysMax <= 0) {
+      throw new IllegalArgumentException("bad timing settings: " + this);
+    }
+    sabotage = sabotage.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(sabotage));
+    Objects.requireNonNull(sabotage);
+  }
+
+  /** Defaults for a LAN cluster: T = 5 s, hedge 20 ms, round timeout 200 ms, back-off 50 ms. */
+  public static CoreConfig defaults(List<Integer> replicas) {
+    return new CoreConfig(
+        replicas, 5_000_000L, 20_000_000L, 200_000_000L, 50_000_000L, 1 << 20, Set.of());
+  }
+
+  public CoreConfig withSabotage(Set<Sabotage> broken) {
+    return new CoreConfig(
+        replicas,
+        boundedDelayMicros,
+        hedgeNanos,
+        roundTimeoutNanos,
+        backoffMaxNanos,
+        warmKeysMax,
+        broken);
+  }
+
+  public CoreConfig withTimings(
+      long boundedDelayMicros, long hedgeNanos, long roundTimeoutNanos, long backoffMaxNanos) {
+    return new CoreConfig(
+        replicas,
+        boundedDelayMicros,
+        hedgeNanos,
+        roundTimeoutNanos,
+        backoffMaxNanos,
+        warmKeysMax,
+        sabotage);
+  }
+
+  /** The replica set of {@code key}. */
+  public List<Integer> replicasOf(Key key) {
+    return replicas;
+  }
+
+  /** {@code q = ⌊n/2⌋ + 1}. */
+  public static int quorum(int n) {
+    return n / 2 + 1;
+  }
+
+  public boolean broken(Sabotage s) {
+    return sabotage.contains(s);
+  }
+}

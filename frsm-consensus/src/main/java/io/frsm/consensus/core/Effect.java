@@ -1,0 +1,36 @@
+package io.frsm.consensus.core;
+
+import io.frsm.lsm.cell.Cell;
+import java.util.Objects;
+
+/**
+ * What {@link NodeCore#step} asks the driver to do, in order. A send or reply never describes state
+ * of a persist whose {@link Input.PersistDone} has not been fed back: the core holds it until then.
+ */
+public sealed interface Effect {
+
+  /**
+   * Merge {@code delta} into the key's durable cell (commit log, then memtable), then feed back
+   * {@link Input.PersistDone} with {@code persistId}. The driver may complete persists of different
+   * keys in any order; a crash may lose any persist not yet done.
+   */
+  record Persist(long persistId, Cell delta) implements Effect {
+    public Persist {
+      Objects.requireNonNull(delta);
+    }
+  }
+
+  /** Deliver {@code message} to node {@code to} (possibly this node). May be lost or reordered. */
+  record Send(int to, Message message) implements Effect {
+    public Send {
+      Objects.requireNonNull(message);
+    }
+  }
+
+  /** Answer the client request {@code requestId}. */
+  record Reply(long requestId, Outcome outcome) implements Effect {
+    public Reply {
+      Objects.requireNonNull(outcome);
+    }
+  }
+}

@@ -1,0 +1,88 @@
+package io.frsm.consensus.core;
+
+import io.frsm.lsm.cell.AcceptedValue;
+import io.frsm.lsm.cell.Ballot;
+import io.frsm.lsm.cell.Key;
+import java.util.Objects;
+
+/**
+ * The peer messages of per-key Paxos (docs/PROTOCOL.md "Messages"). Requests go from a coordinator
+ * to the acceptors of the key's replica set, the coordinator's own included; replies go back to the
+ * sender. Every reply describes durable state of the replying acceptor.
+ */
+public sealed interface Message {
+  Key key();
+
+  /** A request that an acceptor answers; {@link #round()} is echoed in the reply. */
+  sealed interface Request extends Message {
+    RoundId round();
+  }
+
+  /** A reply to the coordinator round {@link #round()}. */
+  sealed interface Reply extends Message {
+    RoundId round();
+  }
+
+  /** Phase 1: promise not to accept below {@code ballot}. */
+  record Prepare(Key key, RoundId round, Ballot ballot) implements Request {
+    public Prepare {
+      Objects.requireNonNull(key);
+      if (ballot.isNone()) {
+        throw new IllegalArgumentException("prepare needs a real ballot");
+      }
+    }
+  }
+
+  /** Phase 2: accept {@code proposal}, whose accepted ballot is the proposer's ballot. */
+  record Accept(Key key, RoundId round, AcceptedValue proposal) implements Request {
+    public Accept {
+      Objects.requireNonNull(key);
+      if (proposal.chosen()) {
+        throw new IllegalArgumentException("a proposal is never marked chosen");
+      }
+    }
+
+    public Ballot ballot() {
+      return proposal.accepted();
+    }
+  }
+
+  /** Asks for the replica's clock and value. */
+  record Read(Key key, RoundId round) implements Request {}
+
+  /**
+   * Learn: {@code chosen} is the consensus value of its instance. Merged whatever the replica
+   * promised; never answered (a lost commit costs a later quorum read, not safety).
+   */
+  record Commit(Key key, AcceptedValue chosen) implements Message {
+    public Commit {
+      if (!chosen.chosen()) {
+        throw new IllegalArgumentException("commit carries a chosen value");
+      }
+    }
+  }
+
+  /**
+   * The replica durably promised {@code ballot}. {@code previous} is its promise before (the
+   * effective promise: max of promised and accepted ballot); {@code accepted} its accepted part or
+   * null (⊥).
+   */
+  record Promise(Key key, RoundId round, Ballot ballot, Ballot previous, AcceptedValue accepted)
+      implements Reply {}
+
+  /** The replica durably accepted {@code ballot}'s proposal at {@code (epoch, timestamp)}. */
+  record Accepted(Key key, RoundId round, Ballot ballot, long epoch, long timestamp)
+      implements Reply {}
+
+  /**
+   * The replica refused a prepare or accept for {@code ballot}: it promised {@code promised}
+   * (higher), or it holds a newer instance. Carries its clock and value so the coordinator learns
+   * both.
+   */
+  record Reject(Key key, RoundId round, Ballot ballot, Ballot promised, AcceptedValue accepted)
+      implements Reply {}
+
+  /** The replica's durable clock and value: effective promise and accepted part (or null). */
+  record ReadReply(Key key, RoundId round, Ballot promised, AcceptedValue accepted)
+      implements Reply {}
+}

@@ -1,0 +1,71 @@
+package io.frsm.consensus.core;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * One node's per-key Paxos as a pure, deterministic state machine: {@link #step} takes an input and
+ * returns the effects to carry out, in order (etcd-raft style). No threads, clocks, I/O or
+ * randomness inside: time comes with each input, randomness from the injected {@link RandomSource},
+ * durable state through the synchronous {@link CellStore} read seam.
+ *
+ * <p>The driver must: carry out effects in order; feed {@link Input.PersistDone} once a {@link
+ * Effect.Persist} is durable (never before); deliver {@link Effect.Send}s to this node back as
+ * {@link Input.Receive}; tick regularly (timeouts are only noticed on inputs). After a crash it
+ * builds a new core with a higher {@code boot} (persisted before the node serves), so no ballot of
+ * the old incarnation is reused.
+ *
+ * <p>Not thread-safe: one input at a time.
+ */
+public final class NodeCore {
+  private final Acceptor acceptor;
+  private final Coordinator coordinator;
+  private long lastMonoNanos = Long.MIN_VALUE;
+
+  public NodeCore(int nodeId, int boot, CoreConfig config, CellStore store, RandomSource random) {
+    if (nodeId < 0 || boot < 0) {
+      throw new IllegalArgumentException("nodeId and boot must be >= 0");
+    }
+    Objects.requireNonNull(config);
+    Objects.requireNonNull(store);
+    Objects.requireNonNull(random);
+    this.acceptor = new Acceptor(store, config);
+    this.coordinator = new Coordinator(nodeId, boot, config, store, random);
+  }
+
+  public List<Effect> step(Now now, Input input) {
+    if (now.monoNanos() < lastMonoNanos) {
+      throw new IllegalArgumentException(
+          "monotonic time went backwards: " + now.monoNanos() + " < " + lastMonoNanos);
+    }
+    lastMonoNanos = now.monoNanos();
+    List<Effect> out = new ArrayList<>();
+    if (input instanceof Input.ClientRequest request) {
+      coordinator.submit(now, request, out);
+    } else if (input instanceof Input.Receive receive) {
+      if (receive.message() instanceof Message.Reply reply) {
+        coordinator.onReply(now, receive.from(), reply, out);
+      } else {
+        acceptor.receive(now, receive.from(), receive.message(), out);
+      }
+    } else if (input instanceof Input.Tick) {
+      coordinator.tick(now, out);
+    } else if (input instanceof Input.PersistDone done) {
+      if (!acceptor.persistDone(now, done.persistId(), out)) {
+        throw new IllegalArgumentException("unknown persist id " + done.persistId());
+      }
+    }
+    return out;
+  }
+
+  /** Keys with a client operation queued or running. */
+  public int activeOperations() {
+    return coordinator.activeOperations();
+  }
+
+  /** Keys whose acceptor waits for a persist. */
+  public int keysAwaitingPersist() {
+    return acceptor.busyKeys();
+  }
+}

@@ -1,0 +1,54 @@
+package io.frsm.consensus.core;
+
+import io.frsm.api.Version;
+import io.frsm.lsm.cell.Key;
+import java.util.Objects;
+
+/** A client operation on one key (DESIGN.md "Operations"). Value arrays are owned by the record. */
+public sealed interface Operation {
+  Key key();
+
+  /** Whether the operation may change the key (every kind but {@link Get}). */
+  default boolean mutates() {
+    return !(this instanceof Get);
+  }
+
+  /** Linearizable read: the newest chosen value, or absent. */
+  record Get(Key key) implements Operation {
+    public Get {
+      Objects.requireNonNull(key);
+    }
+  }
+
+  /** Creates an absent key at a new epoch, timestamp 0. */
+  record Create(Key key, byte[] value) implements Operation {
+    public Create {
+      Objects.requireNonNull(key);
+      Objects.requireNonNull(value);
+    }
+  }
+
+  /** Replaces the value iff the newest chosen version is {@code expected} and live. */
+  record Cas(Key key, Version expected, byte[] value) implements Operation {
+    public Cas {
+      Objects.requireNonNull(key);
+      Objects.requireNonNull(expected);
+      Objects.requireNonNull(value);
+    }
+  }
+
+  /** Phase 1 of delete: a CAS to a delete marker. */
+  record Delete(Key key, Version expected) implements Operation {
+    public Delete {
+      Objects.requireNonNull(key);
+      Objects.requireNonNull(expected);
+    }
+  }
+
+  /** A read that always bumps the version (or writes a delete marker at a new epoch). */
+  record Fence(Key key) implements Operation {
+    public Fence {
+      Objects.requireNonNull(key);
+    }
+  }
+}

@@ -1,0 +1,397 @@
+package io.frsm.consensus.core;
+
+import io.frsm.api.Version;
+import io.frsm.api.Versioned;
+import io.frsm.lsm.cell.AcceptedValue;
+import io.frsm.lsm.cell.Ballot;
+import io.frsm.lsm.cell.Cell;
+import io.frsm.lsm.cell.Key;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * One client operation being coordinated: the rounds it runs (read, prepare, accept), their
+ * timeouts, hedging and back-off, and the bounded delay. Subclasses decide what to propose once a
+ * prepare has {@code q} promises ({@link #decide}); the outcome after a proposal is chosen is fixed
+ * when it is proposed.
+ *
+ * <p>Not thread-safe: driven by one {@link Coordinator}, one input at a time.
+ */
+abstract class Run {
+  final Coordinator coordinator;
+  final long requestId;
+  final Key key;
+  final List<Integer> replicas;
+  final int quorum;
+
+  /** {@code τ + T}: no prepare or accept starts after this wall-clock time. */
+  private final long deadlineMicros;
+
+  /** Highest ballot round seen for the key, ignoring this run's own ballots. */
+  long highestRoundSeen;
+
+  /** Highest epoch seen for the key. */
+  long highestEpochSeen;
+
+  private final Set<Ballot> ownBallots = new HashSet<>();
+
+  /** Proposals carrying this operation's own new value that were sent (not re-commits). */
+  final List<AcceptedValue> ownProposals = new ArrayList<>();
+
+  private Round round;
+  private Outcome answerOnChosen;
+  private List<Integer> lastPromisers = List.of();
+  private Ballot lastPreparedBallot = Ballot.NONE;
+  private boolean backingOff;
+  private long resumeAtNanos;
+  private boolean done;
+
+  Run(Coordinator coordinator, Input.ClientRequest request) {
+    this.coordinator = coordinator;
+    this.requestId = request.requestId();
+    this.key = request.operation().key();
+    this.replicas = coordinator.config.replicasOf(key);
+    this.quorum = CoreConfig.quorum(replicas.size());
+    this.deadlineMicros =
+        Math.addExact(request.invokedAtMicros(), coordinator.config.boundedDelayMicros());
+  }
+
+  /** Starts the operation: a read round, a warm accept or a prepare. */
+  abstract void start(Now now, List<Effect> out);
+
+  /**
+   * The current prepare got {@code q} promises. {@code m} is the largest accepted part among them
+   * (null: ⊥); {@code mChosen} says it is known chosen (a promise at its instance carried the
+   * flag). Must propose, prepare again or finish.
+   */
+  abstract void decide(Now now, AcceptedValue m, boolean mChosen, List<Effect> out);
+
+  /** A reply to this run's read round arrived. Only {@link GetRun} reads. */
+  void onReadProgress(Now now, Round read, List<Effect> out) {
+    throw new IllegalStateException("no read round in " + getClass().getSimpleName());
+  }
+
+  /** The read round timed out. Only {@link GetRun} reads. */
+  void onReadTimeout(Now now, Round read, List<Effect> out) {
+    throw new IllegalStateException("no read round in " + getClass().getSimpleName());
+  }
+
+  final boolean done() {
+    return done;
+  }
+
+  // ---- Rounds ----------------------------------------------------------------------------------
+
+  /** Reads this node's durable cell and learns its rounds and epoch. */
+  final Cell readLocal() {
+    Cell local = coordinator.store.get(key);
+    if (local != null) {
+      learn(local.effectivePromise());
+      learn(local.accepted());
+    }
+    return local;
+  }
+
+  final void read(Now now, List<Effect> out) {
+    if (!mayStartRound(now, out)) {
+      return;
+    }
+    round =
+        new Round(coordinator.newRoundId(), Round.Phase.READ, Ballot.NONE, null, now.monoNanos());
+    sendTo(replicas, out);
+  }
+
+  /** Prepares a fresh ballot above every round seen, at {@code q} replicas (self first). */
+  final void prepare(Now now, List<Effect> out) {
+    if (!mayStartRound(now, out)) {
+      return;
+    }
+    long r = Math.max(now.wallMicros(), highestRoundSeen + 1);
+    r = Math.max(r, lastPreparedBallot.round() + 1);
+    Ballot ballot = new Ballot(r, coordinator.nodeId, coordinator.boot);
+    ownBallots.add(ballot);
+    lastPreparedBallot = ballot;
+    round = new Round(coordinator.newRoundId(), Round.Phase.PREPARE, ballot, null, now.monoNanos());
+    sendTo(firstQuorum(), out);
+  }
+
+  /**
+   * Sends {@code proposal} (whose accepted ballot is the round's ballot) to {@code targets}; {@code
+   * own} marks the operation's own new value. Once {@code q} replicas accepted it, the run answers
+   * {@code answer}.
+   */
+  final void accept(
+      Now now,
+      AcceptedValue proposal,
+      boolean own,
+      Collection<Integer> targets,
+      Outcome answer,
+      List<Effect> out) {
+    if (!mayStartRound(now, out)) {
+      return;
+    }
+    if (own) {
+      ownProposals.add(proposal);
+    }
+    answerOnChosen = answer;
+    round =
+        new Round(
+            coordinator.newRoundId(),
+            Round.Phase.ACCEPT,
+            proposal.accepted(),
+            proposal,
+            now.monoNanos());
+    sendTo(targets, out);
+  }
+
+  /** The ballot of the last prepare that got a quorum (what cold proposals carry). */
+  final Ballot preparedBallot() {
+    return lastPreparedBallot;
+  }
+
+  /** The replicas that promised in the last successful prepare. */
+  final List<Integer> promisers() {
+    return lastPromisers;
+  }
+
+  /** This node first, then the others in replica-set order after it: {@code q} of them. */
+  final List<Integer> firstQuorum() {
+    List<Integer> order = new ArrayList<>(replicas.size());
+    int self = replicas.indexOf(coordinator.nodeId);
+    for (int i = 0; i < replicas.size(); i++) {
+      order.add(replicas.get(Math.floorMod(Math.max(self, 0) + i, replicas.size())));
+    }
+    return order.subList(0, quorum);
+  }
+
+  private void sendTo(Collection<Integer> targets, List<Effect> out) {
+    for (int to : targets) {
+      if (round.sentTo.add(to)) {
+        out.add(new Effect.Send(to, request(round)));
+      }
+    }
+  }
+
+  private Message request(Round r) {
+    return switch (r.phase) {
+      case READ -> new Message.Read(key, r.id);
+      case PREPARE -> new Message.Prepare(key, r.id, r.ballot);
+      case ACCEPT -> new Message.Accept(key, r.id, r.proposal);
+    };
+  }
+
+  /** The bounded delay: past {@code τ + T} no round starts and the operation times out. */
+  private boolean mayStartRound(Now now, List<Effect> out) {
+    if (now.wallMicros() <= deadlineMicros) {
+      return true;
+    }
+    finish(
+        ownProposals.isEmpty()
+            ? new Outcome.NotExecuted("bounded delay T expired before the value was proposed")
+            : new Outcome.Unknown("bounded delay T expired after the value was proposed"),
+        out);
+    return false;
+  }
+
+  final void finish(Outcome outcome, List<Effect> out) {
+    assert !done : "finished twice";
+    done = true;
+    round = null;
+    backingOff = false;
+    out.add(new Effect.Reply(requestId, outcome));
+  }
+
+  // ---- Inputs ----------------------------------------------------------------------------------
+
+  final void onReply(Now now, int from, Message.Reply reply, List<Effect> out) {
+    if (done || round == null || !reply.round().equals(round.id) || !round.record(from, reply)) {
+      return; // stale, duplicate or unexpected: replies describe durable state, dropping is safe
+    }
+    learn(reply);
+    Round r = round;
+    switch (r.phase) {
+      case READ -> onReadProgress(now, r, out);
+      case PREPARE -> {
+        if (reply instanceof Message.Reject) {
+          roundFailed(now, out);
+        } else if (r.count(Message.Promise.class) >= quorum) {
+          promised(now, r, out);
+        }
+      }
+      case ACCEPT -> {
+        if (reply instanceof Message.Reject j && j.promised().compareTo(r.ballot) > 0) {
+          roundFailed(now, out); // a higher ballot was promised: prepare again
+        } else if (reply instanceof Message.Reject) {
+          // The replica holds a higher instance under a lower ballot: a leftover of a round that
+          // lost (it cannot be chosen, our ballot's prepare quorum would have seen it). It cannot
+          // take this instance; ask the others at once and fail only if they cannot make q.
+          if (now.wallMicros() <= deadlineMicros) {
+            sendTo(replicas, out);
+            r.widened = true;
+          }
+          if (r.replies.size() == r.sentTo.size()) {
+            roundFailed(now, out);
+          }
+        } else if (r.count(Message.Accepted.class) >= quorum) {
+          chosen(now, r, out);
+        }
+      }
+    }
+  }
+
+  final void tick(Now now, List<Effect> out) {
+    if (done) {
+      return;
+    }
+    if (round != null) {
+      long elapsed = now.monoNanos() - round.startedNanos;
+      if (elapsed >= coordinator.config.roundTimeoutNanos()) {
+        if (round.phase == Round.Phase.READ) {
+          Round r = round;
+          round = null;
+          onReadTimeout(now, r, out);
+        } else {
+          roundFailed(now, out);
+        }
+      } else if (!round.widened
+          && elapsed >= coordinator.config.hedgeNanos()
+          && now.wallMicros() <= deadlineMicros) {
+        // Hedge: a replica is slow or gone; ask the rest of the set in the same round.
+        round.widened = true;
+        sendTo(replicas, out);
+      }
+    } else if (backingOff
+        && (now.monoNanos() >= resumeAtNanos || now.wallMicros() > deadlineMicros)) {
+      backingOff = false;
+      prepare(now, out); // past the deadline this answers the timeout instead
+    }
+  }
+
+  private void roundFailed(Now now, List<Effect> out) {
+    // A round without q acks makes the key cold (DESIGN.md "Warm CAS").
+    coordinator.forgetWarm(key);
+    round = null;
+    backingOff = true;
+    resumeAtNanos =
+        now.monoNanos() + coordinator.random.nextLong(coordinator.config.backoffMaxNanos());
+  }
+
+  private void promised(Now now, Round r, List<Effect> out) {
+    AcceptedValue m = null;
+    List<Integer> who = new ArrayList<>();
+    for (var e : r.replies.entrySet()) {
+      Message.Promise p = (Message.Promise) e.getValue();
+      who.add(e.getKey());
+      if (p.accepted() != null && (m == null || newerProposal(p.accepted(), m))) {
+        m = p.accepted();
+      }
+    }
+    boolean mChosen = false;
+    for (Message.Reply reply : r.replies.values()) {
+      AcceptedValue a = ((Message.Promise) reply).accepted();
+      mChosen |= m != null && a != null && a.sameInstance(m) && a.chosen();
+    }
+    lastPromisers = List.copyOf(who);
+    round = null;
+    decide(now, m, mChosen, out);
+  }
+
+  /**
+   * The proposal order for choosing M: accepted ballot first, then instance. Classic Paxos picks
+   * the highest ballot; the instance only orders the proposals one ballot made on a warm chain.
+   * Ordering by instance first (the merge join's order) is unsafe: a quench or CAS at {@code t+1}
+   * that reached only a minority under ballot b1 may sit above the value a higher ballot b2 chose
+   * at {@code t}; picking it would resurrect the value b2 replaced (simulator seed 28; see
+   * docs/PROTOCOL.md "Where the code differs").
+   */
+  static boolean newerProposal(AcceptedValue a, AcceptedValue b) {
+    int c = a.accepted().compareTo(b.accepted());
+    return c != 0 ? c > 0 : a.compareInstance(b) > 0;
+  }
+
+  private void chosen(Now now, Round r, List<Effect> out) {
+    AcceptedValue value = r.proposal.withChosen(true);
+    coordinator.rememberWarm(key, r.ballot, value);
+    // Learn: asynchronous, off the reply path; a lost commit costs a later quorum read.
+    for (int to : replicas) {
+      out.add(new Effect.Send(to, new Message.Commit(key, value)));
+    }
+    finish(answerOnChosen, out);
+  }
+
+  // ---- Learning from replies -------------------------------------------------------------------
+
+  private void learn(Message.Reply reply) {
+    if (reply instanceof Message.Promise p) {
+      learn(p.previous());
+      learn(p.accepted());
+    } else if (reply instanceof Message.Reject j) {
+      learn(j.promised());
+      learn(j.accepted());
+    } else if (reply instanceof Message.ReadReply rr) {
+      learn(rr.promised());
+      learn(rr.accepted());
+    }
+  }
+
+  private void learn(Ballot b) {
+    if (!b.isNone() && !ownBallots.contains(b)) {
+      highestRoundSeen = Math.max(highestRoundSeen, b.round());
+    }
+  }
+
+  private void learn(AcceptedValue a) {
+    if (a != null) {
+      highestEpochSeen = Math.max(highestEpochSeen, a.epoch());
+      learn(a.accepted());
+    }
+  }
+
+  /**
+   * Whether the last prepared ballot may open a new epoch at {@code (round, 0)}: its round is above
+   * every other round and every epoch seen, so competing creates and fences are ordered by ballot
+   * and a new epoch sits above every old one.
+   */
+  final boolean preparedBallotOpensEpoch() {
+    long r = lastPreparedBallot.round();
+    return r > highestRoundSeen && r > highestEpochSeen;
+  }
+
+  // ---- Helpers for subclasses ------------------------------------------------------------------
+
+  /** {@code value} re-proposed at its own instance under the prepared ballot. */
+  final AcceptedValue recommit(AcceptedValue value) {
+    return AcceptedValue.of(
+        value.epoch(),
+        value.timestamp(),
+        preparedBallot(),
+        value.kind(),
+        value.valueUnsafe(),
+        false);
+  }
+
+  /** Whether {@code m} is one of this operation's own proposals (same instance and ballot). */
+  final boolean isOwn(AcceptedValue m) {
+    for (AcceptedValue own : ownProposals) {
+      if (own.sameTriple(m)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  static Version versionOf(AcceptedValue a) {
+    return new Version(a.epoch(), a.timestamp());
+  }
+
+  /** The client's view of a chosen accepted part: its value, or empty for a delete or ⊥. */
+  static Optional<Versioned> visible(AcceptedValue a) {
+    return a == null || a.isDelete()
+        ? Optional.empty()
+        : Optional.of(new Versioned(a.valueCopy(), versionOf(a)));
+  }
+}

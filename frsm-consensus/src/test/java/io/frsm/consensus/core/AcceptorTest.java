@@ -1,0 +1,140 @@
+package io.frsm.consensus.core;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.frsm.lsm.cell.AcceptedValue;
+import io.frsm.lsm.cell.Ballot;
+import io.frsm.lsm.cell.Cell;
+import io.frsm.lsm.cell.CellMerge;
+import io.frsm.lsm.cell.Key;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The acceptor rules (DESIGN.md "Acceptor rules") through {@link NodeCore#step}. */
+class AcceptorTest {
+  private static final Key K = Key.of("k".getBytes(StandardCharsets.US_ASCII));
+  private static final Key OTHER = Key.of("other".getBytes(StandardCharsets.US_ASCII));
+  private static final RoundId R = new RoundId(1, 1, 0);
+  private static final Now NOW = new Now(1_000_000, 0);
+
+  private final Map<Key, Cell> durable = new HashMap<>();
+  private final NodeCore node =
+      new NodeCore(0, 1, CoreConfig.defaults(List.of(0, 1, 2)), durable::get, bound -> 0);
+
+  private static Ballot ballot(long round) {
+    return new Ballot(round, 1, 1);
+  }
+
+  private static AcceptedValue live(long t, Ballot b, String v) {
+    return AcceptedValue.live(7, t, b, v.getBytes(StandardCharsets.US_ASCII), false);
+  }
+
+  private List<Effect> receive(Message m) {
+    return node.step(NOW, new Input.Receive(1, m));
+  }
+
+  /** Completes every persist in {@code effects} (merging it), returning what that released. */
+  private List<Effect> complete(List<Effect> effects) {
+    List<Effect> released = new java.util.ArrayList<>();
+    for (Effect e : effects) {
+      if (e instanceof Effect.Persist p) {
+        durable.merge(p.delta().key(), p.delta(), CellMerge::merge);
+        List<Effect> more = node.step(NOW, new Input.PersistDone(p.persistId()));
+        released.addAll(more);
+        released.addAll(complete(more));
+      }
+    }
+    return released;
+  }
+
+  private static Message sent(Effect e) {
+    return assertInstanceOf(Effect.Send.class, e).message();
+  }
+
+  @Test
+  void promise_isSentOnlyAfterItsPersistCompletes() {
+    List<Effect> first = receive(new Message.Prepare(K, R, ballot(5)));
+    assertEquals(1, first.size());
+    Effect.Persist p = assertInstanceOf(Effect.Persist.class, first.get(0));
+    assertEquals(ballot(5), p.delta().promised());
+    assertEquals(null, p.delta().accepted()); // a prepare writes the promise and nothing else
+    List<Effect> released = complete(first);
+    Message.Promise promise = assertInstanceOf(Message.Promise.class, sent(released.get(0)));
+    assertEquals(Ballot.NONE, promise.previous());
+  }
+
+  @Test
+  void prepare_belowPromise_isRejectedWithClockAndValue() {
+    complete(receive(new Message.Accept(K, R, live(3, ballot(9), "v"))));
+    List<Effect> out = receive(new Message.Prepare(K, R, ballot(5)));
+    Message.Reject reject = assertInstanceOf(Message.Reject.class, sent(out.get(0)));
+    assertEquals(ballot(9), reject.promised());
+    assertEquals(live(3, ballot(9), "v"), reject.accepted());
+  }
+
+  @Test
+  void accept_jumpsAheadOverMissedInstances() {
+    complete(receive(new Message.Accept(K, R, live(3, ballot(9), "old"))));
+    List<Effect> released = complete(receive(new Message.Accept(K, R, live(7, ballot(9), "new"))));
+    assertInstanceOf(Message.Accepted.class, sent(released.get(0)));
+    assertEquals(7, durable.get(K).accepted().timestamp());
+  }
+
+  @Test
+  void accept_ofOlderInstance_isRejectedWithTheNewerValue() {
+    complete(receive(new Message.Accept(K, R, live(7, ballot(9), "new"))));
+    List<Effect> out = receive(new Message.Accept(K, R, live(6, ballot(10), "late")));
+    Message.Reject reject = assertInstanceOf(Message.Reject.class, sent(out.get(0)));
+    assertEquals(7, reject.accepted().timestamp());
+  }
+
+  @Test
+  void accept_belowPromise_isRejected() {
+    complete(receive(new Message.Prepare(K, R, ballot(9))));
+    List<Effect> out = receive(new Message.Accept(K, R, live(1, ballot(8), "v")));
+    assertInstanceOf(Message.Reject.class, sent(out.get(0)));
+    assertEquals(null, durable.get(K).accepted());
+  }
+
+  @Test
+  void messagesForOneKey_waitBehindItsPersist_otherKeysDoNot() {
+    List<Effect> prepare = receive(new Message.Prepare(K, R, ballot(5)));
+    assertEquals(List.of(), receive(new Message.Read(K, R))); // waits: a persist of K in flight
+    List<Effect> other = receive(new Message.Read(OTHER, R));
+    assertInstanceOf(Message.ReadReply.class, sent(other.get(0)));
+    List<Effect> released = complete(prepare);
+    assertInstanceOf(Message.Promise.class, sent(released.get(0)));
+    Message.ReadReply read = assertInstanceOf(Message.ReadReply.class, sent(released.get(1)));
+    assertEquals(ballot(5), read.promised()); // the read saw the durable promise
+  }
+
+  @Test
+  void commit_mergesAChosenValueWhateverThePromise() {
+    complete(receive(new Message.Prepare(K, R, ballot(50))));
+    complete(receive(new Message.Commit(K, live(4, ballot(9), "v").withChosen(true))));
+    assertTrue(durable.get(K).accepted().chosen());
+    assertEquals(ballot(50), durable.get(K).promised());
+  }
+
+  @Test
+  void requestPastBoundedDelay_isNotExecuted_withoutAnyRound() {
+    long tau = NOW.wallMicros() - CoreConfig.defaults(List.of(0)).boundedDelayMicros() - 1;
+    List<Effect> out = node.step(NOW, new Input.ClientRequest(9, new Operation.Fence(K), tau));
+    assertEquals(1, out.size());
+    Effect.Reply reply = assertInstanceOf(Effect.Reply.class, out.get(0));
+    assertInstanceOf(Outcome.NotExecuted.class, reply.outcome());
+  }
+
+  @Test
+  void proposalOrder_isBallotFirst_soALowerBallotLeftoverAboveIsNotM() {
+    AcceptedValue chosenByHigherBallot = live(15, ballot(20), "y");
+    AcceptedValue leftoverAbove = live(16, ballot(10), "x'");
+    assertTrue(Run.newerProposal(chosenByHigherBallot, leftoverAbove));
+    assertTrue(Run.newerProposal(live(16, ballot(20), "z"), chosenByHigherBallot)); // warm chain
+  }
+}

@@ -1,0 +1,462 @@
+package io.frsm.consensus.sim;
+
+import io.frsm.consensus.core.CoreConfig;
+import io.frsm.consensus.core.Effect;
+import io.frsm.consensus.core.Input;
+import io.frsm.consensus.core.Message;
+import io.frsm.consensus.core.NodeCore;
+import io.frsm.consensus.core.Now;
+import io.frsm.consensus.core.Operation;
+import io.frsm.consensus.core.Outcome;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.PriorityQueue;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+
+/**
+ * A deterministic cluster of {@link NodeCore}s: one thread, one seed, virtual time, a priority
+ * queue of {@code (time, seq, event)}, and forked random streams per node and subsystem. It plays
+ * the network (drop, duplicate, delay and reorder, partitions), the disks (persists complete after
+ * a random latency; a crash loses the ones not completed) and the clocks (wall clocks skewed within
+ * a bound). The {@link SafetyChecker} sees every durable change and every accept sent.
+ *
+ * <p>Any failure is rethrown with the seed and step, and replays from the seed alone.
+ */
+public final class Simulation {
+  /** Virtual wall-clock origin (2023-11-14), so ballot rounds look like real microseconds. */
+  static final long WALL_ORIGIN_MICROS = 1_700_000_000_000_000L;
+
+  private final long seed;
+  private final FaultMix faults;
+  private final CoreConfig coreConfig;
+  private final long tickNanos;
+  private final SimRandom networkRandom;
+  private final SimRandom diskRandom;
+  private final SimRandom faultRandom;
+  private final SimNode[] nodes;
+  private final boolean[][] cut;
+  private final SafetyChecker checker;
+  private final PriorityQueue<Event> queue = new PriorityQueue<>();
+  private final Map<Long, Consumer<Outcome>> awaitingReply = new HashMap<>();
+  private final Map<String, Long> messagesByType = new HashMap<>();
+  private long nextSeq;
+  private long nextRequestId;
+  private long nowNanos;
+  private long steps;
+  private long traceHash;
+  private long pendingNonTicks;
+  private boolean faultsActive;
+  private MessageFilter filter = (from, to, message) -> false;
+
+  /** Scripted message loss for tests: return true to drop. */
+  @FunctionalInterface
+  public interface MessageFilter {
+    boolean drop(int from, int to, Message message);
+  }
+
+  private record Event(long at, long seq, boolean tick, Runnable action)
+      implements Comparable<Event> {
+    @Override
+    public int compareTo(Event o) {
+      int c = Long.compare(at, o.at);
+      return c != 0 ? c : Long.compare(seq, o.seq);
+    }
+  }
+
+  private static final class SimNode {
+    final int id;
+    final SimStore store;
+    final SimRandom random;
+    int boot;
+    int incarnation;
+    boolean up;
+    NodeCore core;
+    long skewMicros;
+
+    SimNode(int id, SimStore store, SimRandom random) {
+      this.id = id;
+      this.store = store;
+      this.random = random;
+    }
+  }
+
+  public Simulation(long seed, FaultMix faults, CoreConfig coreConfig, long tickNanos) {
+    this.seed = seed;
+    this.faults = faults;
+    this.coreConfig = coreConfig;
+    this.tickNanos = tickNanos;
+    this.traceHash = seed;
+    SimRandom root = new SimRandom(seed);
+    this.networkRandom = root.fork();
+    this.diskRandom = root.fork();
+    this.faultRandom = root.fork();
+    int n = faults.nodes();
+    this.checker = new SafetyChecker(CoreConfig.quorum(n));
+    this.nodes = new SimNode[n];
+    this.cut = new boolean[n][n];
+    for (int i = 0; i < n; i++) {
+      nodes[i] = new SimNode(i, new SimStore(i, checker::onDurable), root.fork());
+      start(nodes[i]);
+    }
+  }
+
+  /** Starts the fault phase: crashes, partitions, message loss and duplication. */
+  public void startFaults() {
+    faultsActive = true;
+    if (faults.crashesPerSecond() > 0) {
+      schedule(faultRandom.exponentialNanos(faults.crashesPerSecond()), this::crashSomeNode);
+    }
+    if (faults.partitionsPerSecond() > 0) {
+      schedule(faultRandom.exponentialNanos(faults.partitionsPerSecond()), this::partition);
+    }
+  }
+
+  /** The simulator's settings for a seed: timings scaled so a run covers many rounds. */
+  public static CoreConfig simConfig(int nodes) {
+    List<Integer> replicas = new ArrayList<>();
+    for (int i = 0; i < nodes; i++) {
+      replicas.add(i);
+    }
+    return CoreConfig.defaults(replicas)
+        .withTimings(200_000L, 8_000_000L, 40_000_000L, 20_000_000L);
+  }
+
+  public long seed() {
+    return seed;
+  }
+
+  public FaultMix faults() {
+    return faults;
+  }
+
+  public CoreConfig coreConfig() {
+    return coreConfig;
+  }
+
+  public int nodeCount() {
+    return nodes.length;
+  }
+
+  public long nowNanos() {
+    return nowNanos;
+  }
+
+  public long steps() {
+    return steps;
+  }
+
+  public long traceHash() {
+    return traceHash;
+  }
+
+  public SafetyChecker checker() {
+    return checker;
+  }
+
+  public void setFilter(MessageFilter filter) {
+    this.filter = filter;
+  }
+
+  /** Messages sent so far by type (self-sends included). */
+  public long messages(Class<? extends Message> type) {
+    return messagesByType.getOrDefault(type.getSimpleName(), 0L);
+  }
+
+  public long messagesTotal() {
+    return messagesByType.values().stream().mapToLong(Long::longValue).sum();
+  }
+
+  public long storeReads(int node) {
+    return nodes[node].store.reads;
+  }
+
+  public long storeWrites(int node) {
+    return nodes[node].store.writes;
+  }
+
+  public boolean isUp(int node) {
+    return nodes[node].up;
+  }
+
+  /** The node's wall clock now, as its clients see it (τ). */
+  public long wallMicros(int node) {
+    return WALL_ORIGIN_MICROS + nowNanos / 1000 + nodes[node].skewMicros;
+  }
+
+  // ---- Scheduling ------------------------------------------------------------------------------
+
+  public void schedule(long delayNanos, Runnable action) {
+    pendingNonTicks++;
+    queue.add(new Event(nowNanos + delayNanos, nextSeq++, false, action));
+  }
+
+  private void scheduleTick(SimNode node, int incarnation) {
+    queue.add(
+        new Event(
+            nowNanos + tickNanos,
+            nextSeq++,
+            true,
+            () -> {
+              if (node.up && node.incarnation == incarnation) {
+                stepNode(node, new Input.Tick());
+                scheduleTick(node, incarnation);
+              }
+            }));
+  }
+
+  /**
+   * Hands {@code operation} to node {@code node} now; {@code onReply} runs when it answers. Returns
+   * the request id, or -1 if the node is down (the request is lost; clients time out).
+   */
+  public long submit(int node, Operation operation, Consumer<Outcome> onReply) {
+    SimNode target = nodes[node];
+    long id = nextRequestId++;
+    mix(0x51, node, id);
+    if (!target.up) {
+      return -1;
+    }
+    awaitingReply.put(id, onReply);
+    stepNode(target, new Input.ClientRequest(id, operation, wallMicros(node)));
+    return id;
+  }
+
+  /** Stops waiting for {@code requestId} (a client timed out); a late reply is then ignored. */
+  public void abandon(long requestId) {
+    awaitingReply.remove(requestId);
+  }
+
+  /** Processes one event. Returns false when nothing is left. */
+  public boolean step() {
+    Event e = queue.poll();
+    if (e == null) {
+      return false;
+    }
+    if (!e.tick) {
+      pendingNonTicks--;
+    }
+    nowNanos = e.at;
+    steps++;
+    mix(0x11, e.at, e.seq);
+    try {
+      e.action.run();
+    } catch (SafetyViolation | RuntimeException violation) {
+      throw new AssertionError(failureMessage(violation.getMessage()), violation);
+    } catch (AssertionError error) {
+      if (error.getMessage() != null && error.getMessage().startsWith("seed ")) {
+        throw error;
+      }
+      throw new AssertionError(failureMessage(String.valueOf(error.getMessage())), error);
+    }
+    return true;
+  }
+
+  public String failureMessage(String what) {
+    return "seed "
+        + seed
+        + " ("
+        + faults.name()
+        + ", n="
+        + faults.nodes()
+        + ") step "
+        + steps
+        + " at "
+        + nowNanos / 1000
+        + "µs: "
+        + what
+        + "  [replay: -Dfrsm.sim.seed="
+        + seed
+        + "]";
+  }
+
+  /** Runs until {@code done} holds, or fails if virtual time passes {@code limitNanos}. */
+  public void runUntil(BooleanSupplier done, long limitNanos, String what) {
+    while (!done.getAsBoolean()) {
+      if (nowNanos > limitNanos || !step()) {
+        throw new AssertionError(
+            failureMessage("no progress: " + what + " not reached by " + limitNanos / 1000 + "µs"));
+      }
+    }
+  }
+
+  /** Runs until no event but ticks is pending and no node has work in progress. */
+  public void runUntilQuiet(long limitNanos) {
+    runUntil(this::quiet, limitNanos, "quiescence");
+  }
+
+  private boolean quiet() {
+    if (pendingNonTicks > 0) {
+      return false;
+    }
+    for (SimNode node : nodes) {
+      if (node.up && (node.core.activeOperations() > 0 || node.core.keysAwaitingPersist() > 0)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Ends the fault phase: heals partitions, restarts every node, stops dropping messages. Delays
+   * and clock skew stay.
+   */
+  public void stopFaults() {
+    faultsActive = false;
+    for (boolean[] row : cut) {
+      java.util.Arrays.fill(row, false);
+    }
+    for (SimNode node : nodes) {
+      if (!node.up) {
+        start(node);
+      }
+    }
+  }
+
+  // ---- Nodes -----------------------------------------------------------------------------------
+
+  private void start(SimNode node) {
+    node.boot++; // persisted before the node serves: no ballot of an old incarnation is reused
+    node.incarnation++;
+    node.up = true;
+    node.skewMicros = faultRandom.between(-faults.skewMaxMicros(), faults.skewMaxMicros());
+    node.core = new NodeCore(node.id, node.boot, coreConfig, node.store, node.random.fork());
+    mix(0x21, node.id, node.boot);
+    scheduleTick(node, node.incarnation);
+  }
+
+  private void crash(SimNode node) {
+    if (TRACE) {
+      System.out.println(nowNanos / 1000 + " CRASH n" + node.id);
+    }
+    node.up = false;
+    node.incarnation++; // persists not completed, ticks and self-sends of the old one die
+    node.core = null;
+    mix(0x22, node.id, node.boot);
+  }
+
+  private void crashSomeNode() {
+    if (faultsActive) {
+      SimNode victim = nodes[faultRandom.nextInt(nodes.length)];
+      if (victim.up) {
+        crash(victim);
+        schedule(
+            1000 * faultRandom.between(faults.downMinMicros(), faults.downMaxMicros()),
+            () -> {
+              if (!victim.up) {
+                start(victim);
+              }
+            });
+      }
+      schedule(faultRandom.exponentialNanos(faults.crashesPerSecond()), this::crashSomeNode);
+    }
+  }
+
+  private void partition() {
+    if (!faultsActive) {
+      return;
+    }
+    int n = nodes.length;
+    boolean[] side = new boolean[n];
+    int size = 1 + faultRandom.nextInt(n / 2);
+    for (int chosen = 0; chosen < size; ) {
+      int i = faultRandom.nextInt(n);
+      if (!side[i]) {
+        side[i] = true;
+        chosen++;
+      }
+    }
+    for (int a = 0; a < n; a++) {
+      for (int b = 0; b < n; b++) {
+        cut[a][b] = side[a] != side[b];
+      }
+    }
+    mix(0x31, size, 0);
+    schedule(
+        1000 * faultRandom.between(faults.partitionMinMicros(), faults.partitionMaxMicros()),
+        () -> {
+          for (boolean[] row : cut) {
+            java.util.Arrays.fill(row, false);
+          }
+          if (faultsActive) {
+            schedule(faultRandom.exponentialNanos(faults.partitionsPerSecond()), this::partition);
+          }
+        });
+  }
+
+  private void stepNode(SimNode node, Input input) {
+    Now now = new Now(wallMicros(node.id), nowNanos);
+    List<Effect> effects = node.core.step(now, input);
+    for (Effect effect : effects) {
+      apply(node, effect);
+    }
+  }
+
+  private static final boolean TRACE = Boolean.getBoolean("frsm.sim.trace");
+
+  private void apply(SimNode node, Effect effect) {
+    if (TRACE) {
+      System.out.println(nowNanos / 1000 + " n" + node.id + " " + effect);
+    }
+    mix(0x41, node.id, effect.toString().hashCode());
+    if (effect instanceof Effect.Persist p) {
+      int incarnation = node.incarnation;
+      long latency =
+          1000 * diskRandom.between(faults.persistMinMicros(), faults.persistMaxMicros());
+      schedule(
+          latency,
+          () -> {
+            if (node.up && node.incarnation == incarnation) {
+              node.store.makeDurable(p.delta());
+              stepNode(node, new Input.PersistDone(p.persistId()));
+            }
+          });
+    } else if (effect instanceof Effect.Send s) {
+      send(node, s.to(), s.message());
+    } else if (effect instanceof Effect.Reply r) {
+      Consumer<Outcome> client = awaitingReply.remove(r.requestId());
+      if (client != null) {
+        schedule(0, () -> client.accept(r.outcome()));
+      }
+    }
+  }
+
+  private void send(SimNode from, int to, Message message) {
+    checker.onSend(from.id, message);
+    messagesByType.merge(message.getClass().getSimpleName(), 1L, Long::sum);
+    SimNode target = nodes[to];
+    if (to == from.id) {
+      // Local delivery: not through the network, and gone if the node crashes meanwhile.
+      int incarnation = from.incarnation;
+      schedule(0, () -> deliver(target, incarnation, from.id, message));
+      return;
+    }
+    if (filter.drop(from.id, to, message)) {
+      return;
+    }
+    if (faultsActive && (cut[from.id][to] || networkRandom.chance(faults.dropProbability()))) {
+      return;
+    }
+    int copies = faultsActive && networkRandom.chance(faults.duplicateProbability()) ? 2 : 1;
+    for (int i = 0; i < copies; i++) {
+      long delay = 1000 * networkRandom.between(faults.delayMinMicros(), faults.delayMaxMicros());
+      schedule(delay, () -> deliver(target, -1, from.id, message));
+    }
+  }
+
+  private void deliver(SimNode target, int requiredIncarnation, int from, Message message) {
+    if (!target.up || (requiredIncarnation >= 0 && target.incarnation != requiredIncarnation)) {
+      return;
+    }
+    stepNode(target, new Input.Receive(from, message));
+  }
+
+  private void mix(long a, long b, long c) {
+    long h = traceHash;
+    h = (h ^ a) * 0x9E3779B97F4A7C15L;
+    h = (Long.rotateLeft(h, 29) ^ b) * 0xBF58476D1CE4E5B9L;
+    h = (Long.rotateLeft(h, 31) ^ c) * 0x94D049BB133111EBL;
+    traceHash = h;
+  }
+}
