@@ -226,7 +226,7 @@ public final class LsmConfig {
     private Duration tombstoneGracePeriod = Duration.ofHours(24);
     private int maxKeySizeBytes = 64 * 1024;
     private int maxValueSizeBytes = (int) MIB;
-    private int sstableBlockSizeBytes = 16 * 1024;
+    private int sstableBlockSizeBytes = 4 * 1024;
     private int bloomBitsPerKey = 10;
     private long blockCacheSizeBytes = 256 * MIB;
     private boolean skipCorruptCommitLogTail;
