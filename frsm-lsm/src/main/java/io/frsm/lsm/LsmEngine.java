@@ -76,6 +76,8 @@ public final class LsmEngine implements AutoCloseable {
   private final ExecutorService compactionExecutor;
   private final ScheduledExecutorService maintenance;
   private volatile boolean segregatedFlushes;
+  private volatile java.util.function.DoubleSupplier heapUsedFraction =
+      LsmEngine::runtimeHeapUsedFraction;
   private volatile boolean closed;
   private final AtomicBoolean shutDown = new AtomicBoolean();
 
@@ -532,7 +534,7 @@ public final class LsmEngine implements AutoCloseable {
       flushAsync(segregatedFlushes);
     } else if (nonEmpty
         && active.heapBytes() >= config.minFlushLargestMemtableBytes()
-        && heapUsedFraction() >= config.flushLargestMemtablesHeapFraction()) {
+        && heapUsedFraction.getAsDouble() >= config.flushLargestMemtablesHeapFraction()) {
       LOG.log(System.Logger.Level.WARNING, "flushing memtable {0}: heap pressure", active);
       flushAsync(segregatedFlushes);
     }
@@ -547,7 +549,12 @@ public final class LsmEngine implements AutoCloseable {
     }
   }
 
-  private static double heapUsedFraction() {
+  /** Replaces the heap gauge the pressure check reads (tests simulate pressure with it). */
+  void heapUsedFraction(java.util.function.DoubleSupplier gauge) {
+    this.heapUsedFraction = gauge;
+  }
+
+  private static double runtimeHeapUsedFraction() {
     Runtime rt = Runtime.getRuntime();
     return (double) (rt.totalMemory() - rt.freeMemory()) / rt.maxMemory();
   }

@@ -376,6 +376,52 @@ class LsmEngineTest {
   }
 
   @Test
+  void heapPressure_flushesALargeEnoughMemtable() throws Exception {
+    LsmEngine engine =
+        open(
+            config()
+                .minFlushLargestMemtableBytes(4096)
+                .flushLargestMemtablesHeapFraction(0.9)
+                .build());
+    double[] heap = {0.95};
+    engine.heapUsedFraction(() -> heap[0]);
+    await(engine.write(live(key("small"), 1, 0, "v", true)));
+    engine.runMaintenance();
+    assertTrue(engine.tables().isEmpty(), "below min_flush_largest_memtable: no flush");
+    for (int i = 0; i < 50; i++) {
+      await(engine.write(live(key(i), 1, 0, "x".repeat(200), true)));
+    }
+    heap[0] = 0.5;
+    engine.runMaintenance();
+    assertTrue(engine.tables().isEmpty(), "no pressure: no flush");
+    heap[0] = 0.95;
+    engine.runMaintenance();
+    waitUntil(() -> engine.tables().size() == 1, "heap-pressure flush");
+  }
+
+  @Test
+  void metrics_reportFlushesTablesAndBloomFilters() throws Exception {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    LsmEngine engine = LsmEngine.open(config().build(), fs, registry, clockMs::get);
+    open.add(engine);
+    for (int i = 0; i < 100; i++) {
+      await(engine.write(live(key(i), 1, 0, "v", true)));
+    }
+    await(engine.flush());
+    for (int i = 0; i < 1000; i++) {
+      engine.get(key("absent-" + i));
+    }
+    assertTrue(registry.get("frsm.lsm.flush.bytes").counter().count() > 0);
+    assertEquals(1.0, registry.get("frsm.lsm.sstable.count").gauge().value());
+    double negatives = registry.get("frsm.sstable.bloom.negatives").counter().count();
+    double falsePositives = registry.get("frsm.sstable.bloom.false.positives").counter().count();
+    assertTrue(negatives + falsePositives >= 900, negatives + " + " + falsePositives);
+    assertTrue(falsePositives < 50, "false positives " + falsePositives);
+    assertTrue(
+        registry.get("frsm.commitlog.sync.latency").timers().stream().anyMatch(t -> t.count() > 0));
+  }
+
+  @Test
   void commitLogOverItsBound_flushesAndDiscardsSegments() throws Exception {
     LsmEngine engine =
         open(
