@@ -1,0 +1,112 @@
+package io.frsm.server.zk;
+
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.LongSupplier;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.transaction.CuratorOp;
+import org.apache.curator.framework.api.transaction.CuratorTransactionResult;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
+
+/**
+ * Range terms and lease generations in ZooKeeper (DESIGN.md "Lease invariant" rules 1–2).
+ *
+ * <ul>
+ *   <li>{@link #bumpTerm}: one {@code multi}: set the term znode at its expected version (so two
+ *       racing winners cannot both bump from the same term) and set the lease-generation znode,
+ *       whose version therefore moves with every bump — revoking the predecessor.
+ *   <li>{@link #renew}: one {@code multi(check(leasegen, version))}: succeeds only while no
+ *       successor bumped the generation. The caller computes {@code leaseEnd = sent + L·(1−ρ)} from
+ *       the monotonic time it sent the request, never from when the answer arrived.
+ * </ul>
+ *
+ * Thread-safe (stateless over a Curator client).
+ */
+public final class RangeTermStore {
+  private final CuratorFramework zk;
+  private final ZkLayout layout;
+  private final LongSupplier monotonicNanos;
+
+  public RangeTermStore(CuratorFramework zk, ZkLayout layout, LongSupplier monotonicNanos) {
+    this.zk = zk;
+    this.layout = layout;
+    this.monotonicNanos = monotonicNanos;
+  }
+
+  /** The range's current term and holder, or empty if nobody ever held it. */
+  public Optional<long[]> current(String rangeId) throws Exception {
+    ensure(rangeId);
+    byte[] data = zk.getData().forPath(layout.term(rangeId));
+    if (data.length == 0) {
+      return Optional.empty();
+    }
+    ByteBuffer b = ByteBuffer.wrap(data);
+    return Optional.of(new long[] {b.getLong(), b.getInt()});
+  }
+
+  /**
+   * Bumps the range's term for {@code nodeId}. Returns empty if another node bumped it concurrently
+   * (the caller lost; it must not act as holder).
+   */
+  public Optional<TermGrant> bumpTerm(String rangeId, int nodeId) throws Exception {
+    ensure(rangeId);
+    Stat termStat = new Stat();
+    byte[] data = zk.getData().storingStatIn(termStat).forPath(layout.term(rangeId));
+    long term = data.length == 0 ? 0 : ByteBuffer.wrap(data).getLong();
+    long next = term + 1;
+    byte[] encoded = ByteBuffer.allocate(12).putLong(next).putInt(nodeId).array();
+    long sent = monotonicNanos.getAsLong();
+    CuratorOp setTerm =
+        zk.transactionOp()
+            .setData()
+            .withVersion(termStat.getVersion())
+            .forPath(layout.term(rangeId), encoded);
+    CuratorOp bumpGeneration =
+        zk.transactionOp().setData().forPath(layout.leaseGeneration(rangeId), encoded);
+    try {
+      List<CuratorTransactionResult> results =
+          zk.transaction().forOperations(setTerm, bumpGeneration);
+      int generationVersion = results.get(1).getResultStat().getVersion();
+      return Optional.of(new TermGrant(rangeId, next, nodeId, generationVersion, sent));
+    } catch (KeeperException.BadVersionException e) {
+      return Optional.empty();
+    }
+  }
+
+  /**
+   * Renews a lease: true iff the lease generation is still the one {@code grant} set. {@code
+   * sentNanos[0]} receives the monotonic time the request was sent.
+   */
+  public boolean renew(TermGrant grant, long[] sentNanos) throws Exception {
+    sentNanos[0] = monotonicNanos.getAsLong();
+    try {
+      zk.transaction()
+          .forOperations(
+              zk.transactionOp()
+                  .check()
+                  .withVersion(grant.leaseGenerationVersion())
+                  .forPath(layout.leaseGeneration(grant.rangeId())));
+      return true;
+    } catch (KeeperException.BadVersionException | KeeperException.NoNodeException e) {
+      return false;
+    }
+  }
+
+  private void ensure(String rangeId) throws Exception {
+    for (String path : new String[] {layout.term(rangeId), layout.leaseGeneration(rangeId)}) {
+      if (zk.checkExists().forPath(path) == null) {
+        try {
+          zk.create()
+              .creatingParentsIfNeeded()
+              .withMode(CreateMode.PERSISTENT)
+              .forPath(path, new byte[0]);
+        } catch (KeeperException.NodeExistsException raced) {
+          // Another node created it first: fine.
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,214 @@
+package io.frsm.server.zk;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.frsm.server.ring.NodeInfo;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Membership, range terms and leases against a real (embedded) ZooKeeper on loopback. */
+class ZkCoordinationIT {
+  @TempDir Path dir;
+  private EmbeddedZooKeeper server;
+  private final List<AutoCloseable> closeables = new ArrayList<>();
+  private final ZkLayout layout = new ZkLayout("test-cluster");
+
+  @BeforeEach
+  void start() throws Exception {
+    server = EmbeddedZooKeeper.start(dir);
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    for (int i = closeables.size() - 1; i >= 0; i--) {
+      closeables.get(i).close();
+    }
+    if (server != null) {
+      server.close();
+    }
+  }
+
+  private CuratorFramework client() throws InterruptedException {
+    CuratorFramework c =
+        CuratorFrameworkFactory.builder()
+            .connectString(server.connectString())
+            .sessionTimeoutMs(4000)
+            .connectionTimeoutMs(4000)
+            .retryPolicy(new ExponentialBackoffRetry(50, 3))
+            .build();
+    c.start();
+    assertTrue(c.blockUntilConnected(30, TimeUnit.SECONDS));
+    closeables.add(c);
+    return c;
+  }
+
+  @Test
+  void members_appearAndVanishWithTheirSessions() throws Exception {
+    CuratorFramework a = client();
+    CuratorFramework b = client();
+    MembershipRegistry ra = new MembershipRegistry(a, layout);
+    MembershipRegistry rb = new MembershipRegistry(b, layout);
+    closeables.add(ra);
+    closeables.add(rb);
+    ra.register(new NodeInfo(1, "127.0.0.1", 7001, 9001, "r1"));
+    rb.register(new NodeInfo(2, "127.0.0.1", 7002, 9002, "r2"));
+    assertEquals(List.of(1, 2), ra.members().stream().map(NodeInfo::nodeId).toList());
+    assertEquals("r2", ra.members().get(1).rack());
+    // A second live process with the same id is refused.
+    assertThrows(
+        IllegalStateException.class,
+        () -> ra.register(new NodeInfo(2, "127.0.0.1", 7003, 9003, "r3")));
+    b.close(); // session ends: the ephemeral registration goes with it
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (ra.members().size() != 1) {
+      assertTrue(System.nanoTime() < deadline, "node 2 still registered");
+      Thread.onSpinWait();
+    }
+  }
+
+  @Test
+  void termBump_revokesThePredecessorsLease() throws Exception {
+    RangeTermStore storeA = new RangeTermStore(client(), layout, System::nanoTime);
+    RangeTermStore storeB = new RangeTermStore(client(), layout, System::nanoTime);
+    TermGrant a = storeA.bumpTerm("r0", 1).orElseThrow();
+    assertEquals(1, a.term());
+    long[] sent = new long[1];
+    assertTrue(storeA.renew(a, sent));
+    assertTrue(sent[0] > 0);
+    TermGrant b = storeB.bumpTerm("r0", 2).orElseThrow();
+    assertEquals(2, b.term());
+    assertFalse(storeA.renew(a, sent), "the predecessor's lease must be revoked");
+    assertTrue(storeB.renew(b, sent));
+    assertEquals(Optional.of(2L), storeA.current("r0").map(t -> t[0]));
+    assertEquals(Optional.of(2L), storeA.current("r0").map(t -> t[1]));
+  }
+
+  @Test
+  void concurrentBumps_neverGrantOneTermTwice() throws Exception {
+    int contenders = 6;
+    List<RangeTermStore> stores = new ArrayList<>();
+    for (int i = 0; i < contenders; i++) {
+      stores.add(new RangeTermStore(client(), layout, System::nanoTime));
+    }
+    stores.get(0).bumpTerm("r1", 0).orElseThrow();
+    java.util.concurrent.ExecutorService pool = Executors.newFixedThreadPool(contenders);
+    closeables.add(pool::shutdownNow);
+    java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(contenders);
+    List<java.util.concurrent.Future<List<Long>>> futures = new ArrayList<>();
+    for (int i = 0; i < contenders; i++) {
+      RangeTermStore store = stores.get(i);
+      int node = i + 1;
+      futures.add(
+          pool.submit(
+              () -> {
+                start.await();
+                List<Long> won = new ArrayList<>();
+                for (int attempt = 0; attempt < 20; attempt++) {
+                  store.bumpTerm("r1", node).ifPresent(g -> won.add(g.term()));
+                }
+                return won;
+              }));
+    }
+    List<Long> granted = new ArrayList<>();
+    for (java.util.concurrent.Future<List<Long>> f : futures) {
+      granted.addAll(f.get(60, TimeUnit.SECONDS));
+    }
+    granted.sort(null);
+    // Every grant is a distinct term, and the terms are exactly 2..(1 + grants): no gaps, no
+    // term granted twice — whatever interleaving the race produced.
+    for (int i = 0; i < granted.size(); i++) {
+      assertEquals(i + 2L, granted.get(i));
+    }
+    assertEquals(Optional.of(1L + granted.size()), stores.get(0).current("r1").map(t -> t[0]));
+  }
+
+  @Test
+  void leaseKeeper_renewsUntilASuccessorBumps_thenReportsLost() throws Exception {
+    CuratorFramework c = client();
+    RangeTermStore store = new RangeTermStore(c, layout, System::nanoTime);
+    ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
+    closeables.add(scheduler::shutdownNow);
+    BlockingQueue<String> events = new LinkedBlockingQueue<>();
+    LeaseKeeper keeper =
+        new LeaseKeeper(
+            c,
+            store,
+            Duration.ofMillis(400),
+            scheduler,
+            new LeaseKeeper.Listener() {
+              @Override
+              public void renewed(TermGrant grant, long sentNanos) {
+                events.add("renewed " + grant.term());
+              }
+
+              @Override
+              public void lost(String rangeId, String reason) {
+                events.add("lost " + rangeId);
+              }
+            });
+    closeables.add(keeper);
+    TermGrant grant = store.bumpTerm("r2", 1).orElseThrow();
+    keeper.hold(grant);
+    assertEquals("renewed 1", events.poll(30, TimeUnit.SECONDS));
+    assertEquals("renewed 1", events.poll(30, TimeUnit.SECONDS));
+    new RangeTermStore(client(), layout, System::nanoTime).bumpTerm("r2", 2).orElseThrow();
+    String event;
+    do {
+      event = events.poll(30, TimeUnit.SECONDS);
+    } while ("renewed 1".equals(event));
+    assertEquals("lost r2", event);
+    assertFalse(keeper.holds("r2"));
+  }
+
+  @Test
+  void zooKeeperGone_endsEveryLeaseAtOnce() throws Exception {
+    CuratorFramework c = client();
+    RangeTermStore store = new RangeTermStore(c, layout, System::nanoTime);
+    ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
+    closeables.add(scheduler::shutdownNow);
+    BlockingQueue<String> lost = new LinkedBlockingQueue<>();
+    LeaseKeeper keeper =
+        new LeaseKeeper(
+            c,
+            store,
+            Duration.ofSeconds(20),
+            scheduler,
+            new LeaseKeeper.Listener() {
+              @Override
+              public void renewed(TermGrant grant, long sentNanos) {}
+
+              @Override
+              public void lost(String rangeId, String reason) {
+                lost.add(rangeId);
+              }
+            });
+    closeables.add(keeper);
+    keeper.hold(store.bumpTerm("a", 1).orElseThrow());
+    keeper.hold(store.bumpTerm("b", 1).orElseThrow());
+    server.close();
+    server = null;
+    List<String> ended = new ArrayList<>();
+    ended.add(lost.poll(30, TimeUnit.SECONDS));
+    ended.add(lost.poll(30, TimeUnit.SECONDS));
+    ended.sort(null);
+    assertEquals(List.of("a", "b"), ended);
+  }
+}
