@@ -5,6 +5,7 @@ import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
@@ -29,6 +30,9 @@ import org.openjdk.jmh.annotations.TearDown;
  * <pre>java -jar frsm-bench/target/frsm-bench.jar jmh CompactionBenchmark -f 1 -wi 2 -i 3</pre>
  */
 @State(Scope.Benchmark)
+@Fork(
+    value = 1,
+    jvmArgsAppend = {"-Xms4g", "-Xmx4g"}) // a fixed heap, as a server runs
 @BenchmarkMode(Mode.SingleShotTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
 public class CompactionBenchmark {
