@@ -61,6 +61,36 @@ class MemtableTest {
   }
 
   @Test
+  void concurrentWritersOfNewAndExistingKeys_accountEveryCellOnce() throws Exception {
+    Memtable m = new Memtable(1, 0, MergeConflictListener.LOG);
+    ExecutorService pool = Executors.newFixedThreadPool(4);
+    List<Future<?>> futures = new ArrayList<>();
+    for (int w = 0; w < 4; w++) {
+      int writer = w;
+      futures.add(
+          pool.submit(
+              () -> {
+                // Each writer inserts 500 keys, half of them shared with the next writer.
+                for (int i = 0; i < 500; i++) {
+                  int k = writer * 250 + i;
+                  m.merge(accepted(Key.of(new byte[] {(byte) (k >> 8), (byte) k}), k, writer));
+                }
+              }));
+    }
+    for (Future<?> f : futures) {
+      f.get(30, TimeUnit.SECONDS);
+    }
+    pool.shutdown();
+    assertTrue(pool.awaitTermination(30, TimeUnit.SECONDS));
+    assertEquals(1250, m.cellCount());
+    long held = 0;
+    for (Iterator<Cell> it = m.iterator(null, null); it.hasNext(); ) {
+      held += it.next().heapBytes();
+    }
+    assertEquals(held, m.heapBytes());
+  }
+
+  @Test
   void iterator_returnsKeysInTokenOrderWithinBounds() {
     Memtable m = new Memtable(1, 0, MergeConflictListener.LOG);
     List<Key> keys = new ArrayList<>();
