@@ -6,8 +6,8 @@ import io.frsm.consensus.transport.proto.ClientEnvelope;
 import java.io.IOException;
 
 /**
- * Builds and reads {@code ClientEnvelope}s of one cluster, for one side of the connection: a
- * server reads requests, a client reads responses; anything else is a protocol error. Thread-safe
+ * Builds and reads {@code ClientEnvelope}s of one cluster, for one side of the connection: a server
+ * reads requests, a client reads responses; anything else is a protocol error. Thread-safe
  * (immutable).
  */
 final class ClientCodec implements FrameDecoder.EnvelopeReader {

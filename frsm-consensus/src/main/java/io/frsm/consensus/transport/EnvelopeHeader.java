@@ -4,8 +4,8 @@ import com.google.protobuf.ByteString;
 
 /**
  * The per-frame header check: the protocol version and the cluster id must equal the receiver's.
- * Checked before the body is looked at, so a frame from another cluster or another protocol
- * version changes nothing.
+ * Checked before the body is looked at, so a frame from another cluster or another protocol version
+ * changes nothing.
  */
 final class EnvelopeHeader {
   private final String clusterId;

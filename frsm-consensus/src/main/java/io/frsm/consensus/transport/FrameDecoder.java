@@ -20,8 +20,8 @@ import java.util.List;
  * </pre>
  *
  * A length below 0 or above {@code maxFrameBytes}, or an envelope that does not decode, closes the
- * connection (logged with the peer's address); bytes after it are discarded unread, so nothing of
- * a bad connection reaches the node. Not sharable: one per channel.
+ * connection (logged with the peer's address); bytes after it are discarded unread, so nothing of a
+ * bad connection reaches the node. Not sharable: one per channel.
  */
 final class FrameDecoder extends ByteToMessageDecoder {
   private static final System.Logger LOG = System.getLogger(FrameDecoder.class.getName());
@@ -103,10 +103,7 @@ final class FrameDecoder extends ByteToMessageDecoder {
     failed = true;
     in.skipBytes(in.readableBytes());
     LOG.log(
-        Level.WARNING,
-        "closing connection from {0}: {1}",
-        ctx.channel().remoteAddress(),
-        reason);
+        Level.WARNING, "closing connection from {0}: {1}", ctx.channel().remoteAddress(), reason);
     ctx.close();
   }
 }

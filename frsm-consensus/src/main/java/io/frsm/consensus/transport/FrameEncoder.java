@@ -11,8 +11,8 @@ import java.nio.ByteBuffer;
 
 /**
  * The outbound edge: writes one protobuf envelope as a length-prefixed frame (see {@link
- * FrameDecoder}) into a buffer sized exactly for it. Senders check the size limit before they
- * queue a frame, so this never sees an oversized one.
+ * FrameDecoder}) into a buffer sized exactly for it. Senders check the size limit before they queue
+ * a frame, so this never sees an oversized one.
  */
 @Sharable
 final class FrameEncoder extends MessageToByteEncoder<MessageLite> {

@@ -34,8 +34,8 @@ public final class TransportEventLoops implements AutoCloseable {
   }
 
   /**
-   * {@code threads} event loops; epoll if {@code preferNative} and available, else NIO (logged
-   * with the reason).
+   * {@code threads} event loops; epoll if {@code preferNative} and available, else NIO (logged with
+   * the reason).
    */
   public static TransportEventLoops create(int threads, boolean preferNative) {
     if (threads < 1) {
