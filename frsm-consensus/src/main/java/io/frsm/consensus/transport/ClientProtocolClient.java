@@ -140,7 +140,7 @@ public final class ClientProtocolClient implements AutoCloseable {
     final ClientEnvelope envelope;
     final CompletableFuture<OperationResponse> future = new CompletableFuture<>();
     Channel writtenOn;
-    ScheduledFuture<?> timeout;
+    volatile ScheduledFuture<?> timeout;
 
     Call(long requestId, OperationRequest request, ClientEnvelope envelope) {
       this.requestId = requestId;
