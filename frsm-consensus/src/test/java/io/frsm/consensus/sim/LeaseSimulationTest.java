@@ -59,6 +59,15 @@ class LeaseSimulationTest {
     }
   }
 
+  @Test
+  void withLeases_sameSeedTwice_sameTrace() {
+    for (long seed : new long[] {2, 626}) {
+      assertEquals(
+          CounterWorkload.runWithLeases(seed, FaultMix.forSeed(seed), Set.of()),
+          CounterWorkload.runWithLeases(seed, FaultMix.forSeed(seed), Set.of()));
+    }
+  }
+
   @ParameterizedTest
   @EnumSource(
       value = Sabotage.class,
