@@ -133,7 +133,7 @@ public final class CounterWorkload {
       attempt[0] =
           () ->
               sim.submit(
-                  leaderOf(key),
+                  leaseService == null ? 0 : leaderOf(key),
                   new Operation.Create(keys[key], CounterValue.zero().encode()),
                   o -> {
                     if (o instanceof Outcome.Written) {
@@ -194,7 +194,7 @@ public final class CounterWorkload {
       read[0] =
           () ->
               sim.submit(
-                  leaderOf(key),
+                  leaseService == null ? 0 : leaderOf(key),
                   new Operation.Get(keys[key]),
                   o -> {
                     if (leaseService != null && o instanceof Outcome.NotExecuted) {

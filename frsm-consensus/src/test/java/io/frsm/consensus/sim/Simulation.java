@@ -135,7 +135,7 @@ public final class Simulation {
             case 1 -> rho;
             default -> clockRandom.between(-rho, rho);
           };
-      nodes[i].monoOriginNanos = clockRandom.between(0, 1L << 40);
+      nodes[i].monoOriginNanos = rho == 0 ? 0 : clockRandom.between(0, 1L << 40);
       start(nodes[i]);
     }
   }
