@@ -6,8 +6,10 @@ import io.frsm.lsm.cell.Cell;
 import io.frsm.lsm.cell.Key;
 import java.util.ArrayDeque;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The acceptor side of per-key Paxos: the only code that changes consensus state (DESIGN.md
@@ -22,6 +24,7 @@ final class Acceptor {
   private final CoreConfig config;
   private final Map<Key, Lane> busyLanes = new HashMap<>();
   private final Map<Long, Lane> lanesByPersist = new HashMap<>();
+  private final AcceptorTerms terms;
   private long nextPersistId;
 
   /** The messages of one key waiting behind its in-flight persist. */
@@ -39,6 +42,7 @@ final class Acceptor {
   Acceptor(CellStore store, CoreConfig config) {
     this.store = store;
     this.config = config;
+    this.terms = new AcceptorTerms(store, config.leases());
   }
 
   /** REQUIRES: {@code message} is a request or a commit. */
@@ -57,6 +61,7 @@ final class Acceptor {
     if (lane == null) {
       return false;
     }
+    terms.persistDone(persistId, out);
     if (lane.heldReply != null) {
       out.add(lane.heldReply);
     }
@@ -86,6 +91,18 @@ final class Acceptor {
       // A blind merge, whatever this replica promised: the join keeps the newer instance and ORs
       // the chosen flag at the same one, so no read is needed.
       persist(key, new Cell(key, Ballot.NONE, c.chosen(), null, writeTimeMs), null, out);
+      return;
+    }
+    if (message instanceof Message.TermPersist tp) {
+      persistTerm(from, tp, writeTimeMs, out);
+      return;
+    }
+    Effect stale =
+        message instanceof Message.Prepare p
+            ? terms.refusal(from, p, p.term())
+            : message instanceof Message.Accept a ? terms.refusal(from, a, a.term()) : null;
+    if (stale != null) {
+      out.add(stale); // an old holder's late message dies here (DESIGN.md "Lease invariant" 4)
       return;
     }
     Cell cell = store.get(key);
@@ -132,12 +149,36 @@ final class Acceptor {
     }
   }
 
+  /**
+   * Raises the range's term (persisting it if it went up) and acknowledges once the term and every
+   * persist of the range's keys already in flight (taken under the older term) are durable.
+   */
+  private void persistTerm(int from, Message.TermPersist tp, long writeTimeMs, List<Effect> out) {
+    long known = terms.term(tp.range());
+    if (tp.term() < known) {
+      out.add(new Effect.Send(from, new Message.StaleTerm(tp.key(), tp.round(), known)));
+      return;
+    }
+    Set<Long> waitFor = new HashSet<>();
+    for (var e : lanesByPersist.entrySet()) {
+      if (terms.inRange(e.getValue().key, tp.range())) {
+        waitFor.add(e.getKey());
+      }
+    }
+    if (terms.raise(tp.range(), tp.term())) {
+      waitFor.add(
+          persist(tp.key(), RangeTerm.termCell(tp.range(), tp.term(), writeTimeMs), null, out));
+    }
+    Effect ack = new Effect.Send(from, new Message.TermPersisted(tp.key(), tp.round(), tp.term()));
+    terms.holdUntilDurable(waitFor, ack, out);
+  }
+
   private static Effect reject(
       int to, Key key, RoundId round, Ballot ballot, Ballot promised, AcceptedValue accepted) {
     return new Effect.Send(to, new Message.Reject(key, round, ballot, promised, accepted));
   }
 
-  private void persist(Key key, Cell delta, Effect reply, List<Effect> out) {
+  private long persist(Key key, Cell delta, Effect reply, List<Effect> out) {
     long id = nextPersistId++;
     Lane lane = new Lane(key);
     lane.persistId = id;
@@ -149,5 +190,6 @@ final class Acceptor {
     }
     busyLanes.put(key, lane);
     lanesByPersist.put(id, lane);
+    return id;
   }
 }

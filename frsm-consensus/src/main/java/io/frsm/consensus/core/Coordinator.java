@@ -20,6 +20,8 @@ final class Coordinator {
   final CoreConfig config;
   final CellStore store;
   final RandomSource random;
+  final LeaseState leases;
+  final LeaderReads leaderReads;
 
   /** Insertion-ordered so ticks visit keys in a reproducible order. */
   private final Map<Key, KeyOperations> keys = new LinkedHashMap<>();
@@ -44,6 +46,9 @@ final class Coordinator {
     this.config = config;
     this.store = store;
     this.random = random;
+    this.leases = new LeaseState(this);
+    this.leaderReads =
+        new LeaderReads(leases, store, config.broken(Sabotage.SERVE_READ_WITHOUT_LEASE_CHECK));
     int max = config.warmKeysMax();
     this.warm =
         new LinkedHashMap<>(16, 0.75f, true) {

@@ -22,6 +22,7 @@ import java.util.Set;
  * @param warmKeysMax how many keys' warm state (in memory only) a node keeps; the least recently
  *     used is forgotten first, which only costs a prepare.
  * @param sabotage deliberate protocol bugs for checker tests; empty in production.
+ * @param leases range terms, leases and leader-only reads ({@link LeaseConfig#disabled()}: off).
  */
 public record CoreConfig(
     List<Integer> replicas,
@@ -30,7 +31,8 @@ public record CoreConfig(
     long roundTimeoutNanos,
     long backoffMaxNanos,
     int warmKeysMax,
-    Set<Sabotage> sabotage) {
+    Set<Sabotage> sabotage,
+    LeaseConfig leases) {
 
   public CoreConfig {
     replicas = List.copyOf(replicas);
@@ -46,12 +48,20 @@ public record CoreConfig(
     }
     sabotage = sabotage.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(sabotage));
     Objects.requireNonNull(sabotage);
+    Objects.requireNonNull(leases);
   }
 
   /** Defaults for a LAN cluster: T = 5 s, hedge 20 ms, round timeout 200 ms, back-off 50 ms. */
   public static CoreConfig defaults(List<Integer> replicas) {
     return new CoreConfig(
-        replicas, 5_000_000L, 20_000_000L, 200_000_000L, 50_000_000L, 1 << 20, Set.of());
+        replicas,
+        5_000_000L,
+        20_000_000L,
+        200_000_000L,
+        50_000_000L,
+        1 << 20,
+        Set.of(),
+        LeaseConfig.disabled());
   }
 
   public CoreConfig withSabotage(Set<Sabotage> broken) {
@@ -62,7 +72,8 @@ public record CoreConfig(
         roundTimeoutNanos,
         backoffMaxNanos,
         warmKeysMax,
-        broken);
+        broken,
+        leases);
   }
 
   public CoreConfig withTimings(
@@ -74,7 +85,20 @@ public record CoreConfig(
         roundTimeoutNanos,
         backoffMaxNanos,
         warmKeysMax,
-        sabotage);
+        sabotage,
+        leases);
+  }
+
+  public CoreConfig withLeases(LeaseConfig leaseConfig) {
+    return new CoreConfig(
+        replicas,
+        boundedDelayMicros,
+        hedgeNanos,
+        roundTimeoutNanos,
+        backoffMaxNanos,
+        warmKeysMax,
+        sabotage,
+        leaseConfig);
   }
 
   /** The replica set of {@code key}. */

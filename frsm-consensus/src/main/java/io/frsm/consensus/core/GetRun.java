@@ -19,7 +19,12 @@ final class GetRun extends Run {
 
   @Override
   void start(Now now, List<Effect> out) {
-    read(now, out);
+    Outcome local = coordinator.leaderReads.tryServe(now, key);
+    if (local != null) {
+      finish(local, out); // leader-only read: 0 messages
+    } else {
+      read(now, out);
+    }
   }
 
   @Override
@@ -60,6 +65,7 @@ final class GetRun extends Run {
       if (m != null && !localKnows) {
         // Merge the answer locally as chosen, so the next operation on the key can start warm.
         out.add(new Effect.Send(coordinator.nodeId, new Message.Commit(key, m.withChosen(true))));
+        coordinator.leaderReads.learnedChosen(key, m.withChosen(true), false);
       }
       finish(new Outcome.ReadResult(Run.visible(m)), out);
     } else if (allReplied) {

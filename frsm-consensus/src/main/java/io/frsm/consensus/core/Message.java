@@ -23,29 +23,68 @@ public sealed interface Message {
     RoundId round();
   }
 
-  /** Phase 1: promise not to accept below {@code ballot}. */
-  record Prepare(Key key, RoundId round, Ballot ballot) implements Request {
+  /**
+   * Phase 1: promise not to accept below {@code ballot}. {@code term} is the sender's term for the
+   * key's range (0 with leases off); an acceptor that persisted a higher one refuses.
+   */
+  record Prepare(Key key, RoundId round, Ballot ballot, long term) implements Request {
     public Prepare {
       Objects.requireNonNull(key);
-      if (ballot.isNone()) {
-        throw new IllegalArgumentException("prepare needs a real ballot");
+      if (ballot.isNone() || term < 0) {
+        throw new IllegalArgumentException("prepare needs a real ballot and a term >= 0");
       }
+    }
+
+    /** Without a range term (leases off). */
+    public Prepare(Key key, RoundId round, Ballot ballot) {
+      this(key, round, ballot, 0);
     }
   }
 
-  /** Phase 2: accept {@code proposal}, whose accepted ballot is the proposer's ballot. */
-  record Accept(Key key, RoundId round, AcceptedValue proposal) implements Request {
+  /**
+   * Phase 2: accept {@code proposal}, whose accepted ballot is the proposer's ballot. {@code term}
+   * as in {@link Prepare}.
+   */
+  record Accept(Key key, RoundId round, AcceptedValue proposal, long term) implements Request {
     public Accept {
       Objects.requireNonNull(key);
-      if (proposal.chosen()) {
-        throw new IllegalArgumentException("a proposal is never marked chosen");
+      if (proposal.chosen() || term < 0) {
+        throw new IllegalArgumentException("a proposal is never marked chosen; term >= 0");
       }
+    }
+
+    /** Without a range term (leases off). */
+    public Accept(Key key, RoundId round, AcceptedValue proposal) {
+      this(key, round, proposal, 0);
     }
 
     public Ballot ballot() {
       return proposal.accepted();
     }
   }
+
+  /**
+   * A new range holder persists its term {@code term} for range {@code range} (DESIGN.md "Lease
+   * invariant" rule 4). {@code key} is the range's reserved cell ({@link RangeTerm#cellKey}). The
+   * acceptor answers {@link TermPersisted} once the term is durable and every prepare or accept of
+   * the range it took under an older term is durable too.
+   */
+  record TermPersist(Key key, RoundId round, int range, long term) implements Request {
+    public TermPersist {
+      if (!key.equals(RangeTerm.cellKey(range)) || term < 1) {
+        throw new IllegalArgumentException("term persist for range " + range + " term " + term);
+      }
+    }
+  }
+
+  /** The replica durably holds a term of at least {@code term} for the range of {@code key}. */
+  record TermPersisted(Key key, RoundId round, long term) implements Reply {}
+
+  /**
+   * The replica refused a prepare, accept or term persist: it persisted {@code term} for the range,
+   * above the sender's. The sender's term, and with it its lease, is over.
+   */
+  record StaleTerm(Key key, RoundId round, long term) implements Reply {}
 
   /** Asks for the replica's clock and value. */
   record Read(Key key, RoundId round) implements Request {}

@@ -1,7 +1,10 @@
 package io.frsm.consensus.core;
 
+import io.frsm.lsm.cell.Cell;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -21,6 +24,7 @@ import java.util.Objects;
 public final class NodeCore {
   private final Acceptor acceptor;
   private final Coordinator coordinator;
+  private final Map<Long, Cell> chosenPersists = new HashMap<>();
   private long lastMonoNanos = Long.MIN_VALUE;
 
   public NodeCore(int nodeId, int boot, CoreConfig config, CellStore store, RandomSource random) {
@@ -41,22 +45,65 @@ public final class NodeCore {
     }
     lastMonoNanos = now.monoNanos();
     List<Effect> out = new ArrayList<>();
+    LeaseState leases = coordinator.leases;
     if (input instanceof Input.ClientRequest request) {
+      if (RangeTerm.isReserved(request.operation().key())) {
+        throw new IllegalArgumentException("reserved key: " + request.operation().key());
+      }
       coordinator.submit(now, request, out);
     } else if (input instanceof Input.Receive receive) {
       if (receive.message() instanceof Message.Reply reply) {
-        coordinator.onReply(now, receive.from(), reply, out);
+        if (RangeTerm.isReserved(reply.key())) {
+          leases.onTermReply(now, receive.from(), reply, out);
+        } else {
+          coordinator.onReply(now, receive.from(), reply, out);
+        }
       } else {
         acceptor.receive(now, receive.from(), receive.message(), out);
       }
     } else if (input instanceof Input.Tick) {
+      leases.tick(now, out);
       coordinator.tick(now, out);
     } else if (input instanceof Input.PersistDone done) {
       if (!acceptor.persistDone(now, done.persistId(), out)) {
         throw new IllegalArgumentException("unknown persist id " + done.persistId());
       }
+      Cell chosen = chosenPersists.remove(done.persistId());
+      if (chosen != null) {
+        coordinator.leaderReads.localDurable(chosen.key(), chosen.accepted());
+      }
+    } else if (input instanceof Input.TermGranted granted) {
+      leases.granted(now, granted, out);
+    } else if (input instanceof Input.LeaseRenewed renewed) {
+      leases.renewed(now, renewed);
+    } else if (input instanceof Input.LeaseLost lost) {
+      leases.lost(now, lost);
+    } else if (input instanceof Input.RangeScanned scanned) {
+      leases.scanned(scanned);
+    }
+    if (leases.enabled()) {
+      watchChosenPersists(out);
     }
     return out;
+  }
+
+  /**
+   * Remembers the persists that write a chosen value, so that leader-only reads learn when the
+   * local cell caught up with a value this node learned was chosen ({@link LeaderReads}).
+   */
+  private void watchChosenPersists(List<Effect> out) {
+    for (Effect e : out) {
+      if (e instanceof Effect.Persist p
+          && p.delta().accepted() != null
+          && p.delta().accepted().chosen()) {
+        chosenPersists.put(p.persistId(), p.delta());
+      }
+    }
+  }
+
+  /** Leader-only reads served so far (diagnostics and tests). */
+  public long leaderOnlyReads() {
+    return coordinator.leaderReads.served();
   }
 
   /** Keys with a client operation queued or running. */

@@ -43,6 +43,10 @@ abstract class Run {
   final List<AcceptedValue> ownProposals = new ArrayList<>();
 
   private Round round;
+
+  /** The range term the current round's prepares or accepts carry (fixed when it starts). */
+  private long roundTerm;
+
   private Outcome answerOnChosen;
   private List<Integer> lastPromisers = List.of();
   private Ballot lastPreparedBallot = Ballot.NONE;
@@ -107,7 +111,7 @@ abstract class Run {
 
   /** Prepares a fresh ballot above every round seen, at {@code q} replicas (self first). */
   final void prepare(Now now, List<Effect> out) {
-    if (!mayStartRound(now, out)) {
+    if (!mayStartRound(now, out) || !holdsRange(now)) {
       return;
     }
     long r = Math.max(now.wallMicros(), highestRoundSeen + 1);
@@ -131,12 +135,13 @@ abstract class Run {
       Collection<Integer> targets,
       Outcome answer,
       List<Effect> out) {
-    if (!mayStartRound(now, out)) {
+    if (!mayStartRound(now, out) || !holdsRange(now)) {
       return;
     }
     if (own) {
       ownProposals.add(proposal);
     }
+    coordinator.leaderReads.acceptSent(key);
     answerOnChosen = answer;
     round =
         new Round(
@@ -168,6 +173,23 @@ abstract class Run {
     return order.subList(0, quorum);
   }
 
+  /**
+   * DESIGN.md "Lease invariant" rules 3–4: with leases on, a prepare or accept starts only while
+   * this node holds the range's lease and its term is durable at {@code q} replicas. Otherwise the
+   * operation waits (re-checked every tick) until that holds or the bounded delay answers it.
+   */
+  private boolean holdsRange(Now now) {
+    if (coordinator.leases.mayCoordinate(now, key)) {
+      roundTerm = coordinator.leases.termFor(key);
+      return true;
+    }
+    coordinator.forgetWarm(key);
+    round = null;
+    backingOff = true;
+    resumeAtNanos = now.monoNanos();
+    return false;
+  }
+
   private void sendTo(Collection<Integer> targets, List<Effect> out) {
     for (int to : targets) {
       if (round.sentTo.add(to)) {
@@ -179,8 +201,8 @@ abstract class Run {
   private Message request(Round r) {
     return switch (r.phase) {
       case READ -> new Message.Read(key, r.id);
-      case PREPARE -> new Message.Prepare(key, r.id, r.ballot);
-      case ACCEPT -> new Message.Accept(key, r.id, r.proposal);
+      case PREPARE -> new Message.Prepare(key, r.id, r.ballot, roundTerm);
+      case ACCEPT -> new Message.Accept(key, r.id, r.proposal, roundTerm);
     };
   }
 
@@ -212,6 +234,12 @@ abstract class Run {
       return; // stale, duplicate or unexpected: replies describe durable state, dropping is safe
     }
     learn(reply);
+    if (reply instanceof Message.StaleTerm stale) {
+      // A replica persisted a newer term for the range: another node leads it now.
+      coordinator.leases.superseded(now, key, stale.term());
+      roundFailed(now, out);
+      return;
+    }
     Round r = round;
     switch (r.phase) {
       case READ -> onReadProgress(now, r, out);
@@ -297,6 +325,7 @@ abstract class Run {
     }
     lastPromisers = List.copyOf(who);
     round = null;
+    coordinator.leaderReads.prepared(key);
     decide(now, m, mChosen, out);
   }
 
@@ -316,6 +345,7 @@ abstract class Run {
   private void chosen(Now now, Round r, List<Effect> out) {
     AcceptedValue value = r.proposal.withChosen(true);
     coordinator.rememberWarm(key, r.ballot, value);
+    coordinator.leaderReads.learnedChosen(key, value, true);
     // Learn: asynchronous, off the reply path; a lost commit costs a later quorum read.
     for (int to : replicas) {
       out.add(new Effect.Send(to, new Message.Commit(key, value)));

@@ -10,5 +10,12 @@ public enum Sabotage {
   /** The acceptor replies PROMISE/ACCEPTED as soon as it asks for the persist, not after it. */
   ACK_BEFORE_PERSIST,
   /** Mutating reads and fences answer the newest value without bumping it to {@code t+1}. */
-  SKIP_QUENCH
+  SKIP_QUENCH,
+  /**
+   * A successor sends its term persist, and then accepts, right after its term bump instead of
+   * waiting {@code L·(1+ρ)}: the old holder may still serve leader-only reads.
+   */
+  SKIP_LEASE_WAIT,
+  /** A node in leader-only mode serves local reads without checking {@code now < leaseEnd}. */
+  SERVE_READ_WITHOUT_LEASE_CHECK
 }

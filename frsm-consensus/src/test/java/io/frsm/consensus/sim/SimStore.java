@@ -39,6 +39,13 @@ final class SimStore implements CellStore {
     return durable.get(key);
   }
 
+  /** The client keys this replica holds (reserved range-term cells excluded). */
+  java.util.List<Key> clientKeys() {
+    return durable.keySet().stream()
+        .filter(k -> !io.frsm.consensus.core.RangeTerm.isReserved(k))
+        .toList();
+  }
+
   void makeDurable(Cell delta) {
     writes++;
     Cell before = durable.get(delta.key());

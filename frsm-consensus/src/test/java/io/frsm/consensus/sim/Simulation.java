@@ -50,6 +50,24 @@ public final class Simulation {
   private long pendingNonTicks;
   private boolean faultsActive;
   private MessageFilter filter = (from, to, message) -> false;
+  private final Map<Long, Submitted> submitted = new HashMap<>();
+  private ClientObserver clientObserver = (node, op, invokedNanos, outcome) -> {};
+  private EffectObserver effectObserver = (node, effect) -> {};
+  private long leaderOnlyReadsOfDeadCores;
+
+  /** Sees every client operation's answer, with when it was handed to the node. */
+  @FunctionalInterface
+  public interface ClientObserver {
+    void answered(int node, Operation operation, long invokedNanos, Outcome outcome);
+  }
+
+  /** Sees every effect a node emits (after the simulator carried it out). */
+  @FunctionalInterface
+  public interface EffectObserver {
+    void emitted(int node, Effect effect);
+  }
+
+  private record Submitted(Operation operation, long invokedNanos) {}
 
   /** Scripted message loss for tests: return true to drop. */
   @FunctionalInterface
@@ -76,6 +94,14 @@ public final class Simulation {
     NodeCore core;
     long skewMicros;
 
+    /** The monotonic clock's rate error in parts per million, within ±ρ; its arbitrary origin. */
+    long driftPpm;
+
+    long monoOriginNanos;
+
+    /** A paused process handles nothing until then (GC, SIGSTOP, a stalled VM). */
+    long pausedUntilNanos;
+
     SimNode(int id, SimStore store, SimRandom random) {
       this.id = id;
       this.store = store;
@@ -97,8 +123,19 @@ public final class Simulation {
     this.checker = new SafetyChecker(CoreConfig.quorum(n));
     this.nodes = new SimNode[n];
     this.cut = new boolean[n][n];
+    // Drifting monotonic clocks only with leases on, so that runs without leases keep their traces.
+    SimRandom clockRandom = new SimRandom(seed ^ 0xC10CL);
+    long rho = coreConfig.leases().enabled() ? coreConfig.leases().driftPartsPerMillion() : 0;
     for (int i = 0; i < n; i++) {
       nodes[i] = new SimNode(i, new SimStore(i, checker::onDurable), root.fork());
+      // Often at the bound itself: the lease argument is tight there.
+      nodes[i].driftPpm =
+          switch (clockRandom.nextInt(3)) {
+            case 0 -> -rho;
+            case 1 -> rho;
+            default -> clockRandom.between(-rho, rho);
+          };
+      nodes[i].monoOriginNanos = rho == 0 ? 0 : clockRandom.between(0, 1L << 40);
       start(nodes[i]);
     }
   }
@@ -181,6 +218,90 @@ public final class Simulation {
     return nodes[node].up;
   }
 
+  /** The node's monotonic clock now: real time at a rate within ±ρ, from an arbitrary origin. */
+  public long monoNanos(int node) {
+    SimNode n = nodes[node];
+    return n.monoOriginNanos + nowNanos + Math.multiplyExact(nowNanos, n.driftPpm) / 1_000_000;
+  }
+
+  public boolean isPaused(int node) {
+    return nodes[node].pausedUntilNanos > nowNanos;
+  }
+
+  /** Counts the node's starts; a crash ends an incarnation. */
+  public int incarnation(int node) {
+    return nodes[node].incarnation;
+  }
+
+  /**
+   * Pauses node {@code node}'s process for {@code nanos}: it handles no input until then (its
+   * monotonic clock keeps running, so it resumes with beliefs that may have expired meanwhile).
+   */
+  public void pause(int node, long nanos) {
+    SimNode n = nodes[node];
+    if (n.up) {
+      n.pausedUntilNanos = Math.max(n.pausedUntilNanos, nowNanos + nanos);
+      mix(0x23, node, nanos);
+      if (TRACE) {
+        System.out.println(nowNanos / 1000 + " PAUSE n" + node + " for " + nanos / 1000 + "µs");
+      }
+    }
+  }
+
+  /**
+   * Runs {@code action} in node {@code node}'s process now, or when its pause ends; dropped if the
+   * node is down or restarted meanwhile.
+   */
+  public void onNode(int node, Runnable action) {
+    SimNode n = nodes[node];
+    int incarnation = n.incarnation;
+    if (!n.up) {
+      return;
+    }
+    if (n.pausedUntilNanos > nowNanos) {
+      schedule(
+          n.pausedUntilNanos - nowNanos,
+          () -> {
+            if (n.incarnation == incarnation) {
+              onNode(node, action);
+            }
+          });
+      return;
+    }
+    action.run();
+  }
+
+  /** Feeds {@code input} to node {@code node} (deferred while it is paused). */
+  public void input(int node, Input input) {
+    onNode(node, () -> stepNode(nodes[node], input));
+  }
+
+  public void setClientObserver(ClientObserver observer) {
+    this.clientObserver = observer;
+  }
+
+  public void setEffectObserver(EffectObserver observer) {
+    this.effectObserver = observer;
+  }
+
+  /** Leader-only reads served by every incarnation of every node. */
+  public long leaderOnlyReads() {
+    long total = leaderOnlyReadsOfDeadCores;
+    for (SimNode n : nodes) {
+      total += n.core == null ? 0 : n.core.leaderOnlyReads();
+    }
+    return total;
+  }
+
+  /** Every client key some replica durably holds (what a range scan would list). */
+  public java.util.SortedSet<io.frsm.lsm.cell.Key> storedKeys() {
+    java.util.SortedSet<io.frsm.lsm.cell.Key> keys = new java.util.TreeSet<>();
+    for (SimNode n : nodes) {
+      keys.addAll(n.store.clientKeys());
+    }
+    return keys;
+  }
+
   /** The node's wall clock now, as its clients see it (τ). */
   public long wallMicros(int node) {
     return WALL_ORIGIN_MICROS + nowNanos / 1000 + nodes[node].skewMicros;
@@ -201,7 +322,9 @@ public final class Simulation {
             true,
             () -> {
               if (node.up && node.incarnation == incarnation) {
-                stepNode(node, new Input.Tick());
+                if (node.pausedUntilNanos <= nowNanos) {
+                  stepNode(node, new Input.Tick());
+                }
                 scheduleTick(node, incarnation);
               }
             }));
@@ -219,7 +342,8 @@ public final class Simulation {
       return -1;
     }
     awaitingReply.put(id, onReply);
-    stepNode(target, new Input.ClientRequest(id, operation, wallMicros(node)));
+    submitted.put(id, new Submitted(operation, nowNanos));
+    input(node, new Input.ClientRequest(id, operation, wallMicros(node)));
     return id;
   }
 
@@ -332,6 +456,8 @@ public final class Simulation {
     }
     node.up = false;
     node.incarnation++; // persists not completed, ticks and self-sends of the old one die
+    node.pausedUntilNanos = 0;
+    leaderOnlyReadsOfDeadCores += node.core.leaderOnlyReads();
     node.core = null;
     mix(0x22, node.id, node.boot);
   }
@@ -386,7 +512,11 @@ public final class Simulation {
   }
 
   private void stepNode(SimNode node, Input input) {
-    Now now = new Now(wallMicros(node.id), nowNanos);
+    if (node.pausedUntilNanos > nowNanos) {
+      onNode(node.id, () -> stepNode(node, input));
+      return;
+    }
+    Now now = new Now(wallMicros(node.id), monoNanos(node.id));
     List<Effect> effects = node.core.step(now, input);
     for (Effect effect : effects) {
       apply(node, effect);
@@ -408,18 +538,23 @@ public final class Simulation {
           latency,
           () -> {
             if (node.up && node.incarnation == incarnation) {
-              node.store.makeDurable(p.delta());
+              node.store.makeDurable(p.delta()); // the disk finishes even while the process pauses
               stepNode(node, new Input.PersistDone(p.persistId()));
             }
           });
     } else if (effect instanceof Effect.Send s) {
       send(node, s.to(), s.message());
     } else if (effect instanceof Effect.Reply r) {
+      Submitted asked = submitted.remove(r.requestId());
+      if (asked != null) {
+        clientObserver.answered(node.id, asked.operation(), asked.invokedNanos(), r.outcome());
+      }
       Consumer<Outcome> client = awaitingReply.remove(r.requestId());
       if (client != null) {
         schedule(0, () -> client.accept(r.outcome()));
       }
     }
+    effectObserver.emitted(node.id, effect);
   }
 
   private void send(SimNode from, int to, Message message) {

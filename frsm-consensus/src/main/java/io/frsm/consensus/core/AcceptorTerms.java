@@ -1,0 +1,98 @@
+package io.frsm.consensus.core;
+
+import io.frsm.lsm.cell.Key;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The acceptor's side of range terms (DESIGN.md "Lease invariant" rule 4): the highest term
+ * persisted per range, the check that kills prepares and accepts of an old holder, and the barrier
+ * that holds a {@link Message.TermPersisted} until everything the replica took under an older term
+ * is durable. Without the barrier a replica could acknowledge the new term while an old holder's
+ * accept it already let through is still on its way to disk, and the new holder's scan could miss
+ * that accept.
+ *
+ * <p>Terms are read from the reserved cells once per range per incarnation and then kept in memory;
+ * a raised term is used for the check at once (refusing early is always safe) and acknowledged only
+ * once durable.
+ */
+final class AcceptorTerms {
+  private final CellStore store;
+  private final LeaseConfig leases;
+  private final Map<Integer, Long> termByRange = new HashMap<>();
+  private final List<Barrier> barriers = new ArrayList<>();
+
+  /** A held acknowledgement and the persists it waits for. */
+  private record Barrier(Set<Long> waitingFor, Effect reply) {}
+
+  AcceptorTerms(CellStore store, LeaseConfig leases) {
+    this.store = store;
+    this.leases = leases;
+  }
+
+  boolean enabled() {
+    return leases.enabled();
+  }
+
+  /** The highest term this replica knows it persisted (or is persisting) for {@code range}. */
+  long term(int range) {
+    return termByRange.computeIfAbsent(
+        range, r -> RangeTerm.termOf(store.get(RangeTerm.cellKey(r))));
+  }
+
+  /**
+   * The refusal for a prepare or accept that carries {@code term} below the range's persisted term,
+   * or null if it may proceed.
+   */
+  Effect refusal(int from, Message.Request request, long term) {
+    if (!leases.enabled() || RangeTerm.isReserved(request.key())) {
+      return null;
+    }
+    long persisted = term(leases.rangeOf(request.key()));
+    if (term >= persisted) {
+      return null;
+    }
+    return new Effect.Send(from, new Message.StaleTerm(request.key(), request.round(), persisted));
+  }
+
+  /** Raises the in-memory term; true if it went up (a persist is needed). */
+  boolean raise(int range, long term) {
+    if (term <= term(range)) {
+      return false;
+    }
+    termByRange.put(range, term);
+    return true;
+  }
+
+  /** Holds {@code reply} until every persist in {@code waitingFor} is done. */
+  void holdUntilDurable(Set<Long> waitingFor, Effect reply, List<Effect> out) {
+    if (waitingFor.isEmpty()) {
+      out.add(reply);
+    } else {
+      barriers.add(new Barrier(new HashSet<>(waitingFor), reply));
+    }
+  }
+
+  /** Whether {@code key} is a client key of {@code range} (the barrier's scope). */
+  boolean inRange(Key key, int range) {
+    return !RangeTerm.isReserved(key) && leases.rangeOf(key) == range;
+  }
+
+  /**
+   * Persist {@code persistId} is durable: releases the acknowledgements that waited only for it.
+   */
+  void persistDone(long persistId, List<Effect> out) {
+    for (Iterator<Barrier> it = barriers.iterator(); it.hasNext(); ) {
+      Barrier b = it.next();
+      if (b.waitingFor.remove(persistId) && b.waitingFor.isEmpty()) {
+        it.remove();
+        out.add(b.reply);
+      }
+    }
+  }
+}

@@ -1,0 +1,100 @@
+package io.frsm.consensus.core;
+
+import io.frsm.lsm.cell.AcceptedValue;
+import io.frsm.lsm.cell.Cell;
+import io.frsm.lsm.cell.Key;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Leader-only reads (DESIGN.md "Leader-only read"): 0 messages, one local read. Served only when
+ * the node holds the range's lease, is in leader-only mode for the range in its current term, and
+ * its durable local cell is chosen or absent — and, beyond DESIGN.md, only when the local cell is
+ * known to be up to date with what this node itself learned:
+ *
+ * <ul>
+ *   <li>a value this node's round chose, or a quorum read found chosen, reaches the local cell
+ *       through an asynchronous commit to itself; until that commit is durable the local cell may
+ *       hold the older value, so the key is <em>catching up</em> and reads go to a quorum;
+ *   <li>an accept this node sent whose round failed may still be chosen later without this node
+ *       hearing of it; until a later prepare of this node reaches a quorum (which kills the lower
+ *       ballot) or a later round of this node is chosen, the key has an <em>open accept</em>.
+ * </ul>
+ *
+ * Order: read the cell, then check the lease, then reply. The lease is checked against the step's
+ * {@link Now}, which the driver stamps after the request arrived: the value is current at that
+ * instant, inside the operation's interval.
+ */
+final class LeaderReads {
+  private final LeaseState leases;
+  private final CellStore store;
+  private final boolean skipLeaseCheck;
+  private final Map<Key, AcceptedValue> catchingUp = new HashMap<>();
+  private final Set<Key> openAccepts = new HashSet<>();
+  private long served;
+
+  LeaderReads(LeaseState leases, CellStore store, boolean skipLeaseCheck) {
+    this.leases = leases;
+    this.store = store;
+    this.skipLeaseCheck = skipLeaseCheck;
+  }
+
+  /** The answer from the local cell, or null: the read must go to a quorum. */
+  Outcome tryServe(Now now, Key key) {
+    if (!leases.leaderOnly(key) || catchingUp.containsKey(key) || openAccepts.contains(key)) {
+      return null;
+    }
+    Cell local = store.get(key);
+    AcceptedValue a = local == null ? null : local.accepted();
+    if (a != null && !a.chosen()) {
+      return null;
+    }
+    if (!skipLeaseCheck && !leases.holdsLease(now, key)) {
+      return null; // checked after the read: the value was current while the lease held
+    }
+    served++;
+    return new Outcome.ReadResult(Run.visible(a));
+  }
+
+  long served() {
+    return served;
+  }
+
+  /** This node sent an accept for {@code key}: until its round is settled, the key is open. */
+  void acceptSent(Key key) {
+    if (leases.enabled()) {
+      openAccepts.add(key);
+    }
+  }
+
+  /** A prepare of this node reached a quorum: its own lower-ballot accepts can no longer win. */
+  void prepared(Key key) {
+    openAccepts.remove(key);
+  }
+
+  /** This node learned {@code value} is chosen for {@code key} and commits it to itself. */
+  void learnedChosen(Key key, AcceptedValue value, boolean ownRound) {
+    if (!leases.enabled()) {
+      return;
+    }
+    if (ownRound) {
+      openAccepts.remove(key);
+    }
+    catchingUp.merge(key, value, (old, v) -> v.compareInstance(old) >= 0 ? v : old);
+  }
+
+  /** A chosen value became durable in the local cell of {@code key}. */
+  void localDurable(Key key, AcceptedValue durable) {
+    AcceptedValue waiting = catchingUp.get(key);
+    if (waiting != null && (durable.sameTriple(waiting) || durable.compareInstance(waiting) > 0)) {
+      catchingUp.remove(key);
+    }
+  }
+
+  /** Keys whose chosen value the local cell may still lack (diagnostics and tests). */
+  int keysCatchingUp() {
+    return catchingUp.size();
+  }
+}

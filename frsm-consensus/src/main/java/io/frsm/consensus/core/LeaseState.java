@@ -1,0 +1,198 @@
+package io.frsm.consensus.core;
+
+import io.frsm.lsm.cell.Key;
+import java.util.List;
+
+/**
+ * One node's range leadership (DESIGN.md "Lease invariant" rules 1–5) as the core sees it: the
+ * terms the coordination service granted, the leases its renewals gave, the wait of a successor,
+ * the term persist at {@code q} replicas, and leader-only mode. The coordination service itself
+ * (ZooKeeper) is outside: its answers arrive as inputs.
+ *
+ * <p>The safety argument: a renewal sent at the holder's monotonic time {@code s} succeeded before
+ * the successor's term bump revoked it, so it was sent before the bump in real time; the holder's
+ * lease ends {@code L·(1−ρ)} later by its clock, at most {@code L} later in real time (its clock
+ * runs at least at {@code 1−ρ}). The successor waits {@code L·(1+ρ)} by its own clock from when it
+ * learned of the bump, at least {@code L} in real time (its clock runs at most at {@code 1+ρ}). So
+ * the old lease has ended before the successor's first accept, and the successor's term, durable at
+ * {@code q} replicas before that accept, kills any message of the old holder still in flight.
+ */
+final class LeaseState {
+  private final Coordinator coordinator;
+  private final LeaseConfig config;
+  private final RangeLease[] ranges;
+
+  LeaseState(Coordinator coordinator) {
+    this.coordinator = coordinator;
+    this.config = coordinator.config.leases();
+    this.ranges = new RangeLease[config.rangeCount()];
+    for (int i = 0; i < ranges.length; i++) {
+      ranges[i] = new RangeLease();
+    }
+  }
+
+  boolean enabled() {
+    return config.enabled();
+  }
+
+  int rangeOf(Key key) {
+    return config.rangeOf(key);
+  }
+
+  /** The term prepares and accepts for {@code key} carry (0 with leases off). */
+  long termFor(Key key) {
+    return enabled() ? ranges[rangeOf(key)].term : 0;
+  }
+
+  /**
+   * Rule 3 and 4: this node may start a prepare or accept on {@code key} only while it holds the
+   * range's lease and its term is durable at {@code q} replicas.
+   */
+  boolean mayCoordinate(Now now, Key key) {
+    if (!enabled()) {
+      return true;
+    }
+    RangeLease r = ranges[rangeOf(key)];
+    return r.termPersisted && r.holdsLease(now);
+  }
+
+  /** Rule 5 and 2: leader-only mode in the current term, and the lease held at {@code now}. */
+  boolean leaderOnly(Key key) {
+    return enabled() && ranges[rangeOf(key)].leaderOnly;
+  }
+
+  boolean holdsLease(Now now, Key key) {
+    return enabled() && ranges[rangeOf(key)].holdsLease(now);
+  }
+
+  // ---- Inputs from the coordination service ---------------------------------------------------
+
+  void granted(Now now, Input.TermGranted g, List<Effect> out) {
+    RangeLease r = range(g.range());
+    if (g.term() <= r.term) {
+      return; // a duplicate or a late grant of a term this node already moved past
+    }
+    r.grant(now, g.term());
+    if (coordinator.config.broken(Sabotage.SKIP_LEASE_WAIT)) {
+      sendTermPersist(now, g.range(), r, out);
+    }
+  }
+
+  void renewed(Now now, Input.LeaseRenewed renewal) {
+    RangeLease r = range(renewal.range());
+    long sent = renewal.requestSentMonoNanos();
+    if (sent > now.monoNanos()) {
+      throw new IllegalArgumentException(
+          "renewal sent at " + sent + " is in this node's future " + now.monoNanos());
+    }
+    if (renewal.term() != r.term || sent <= r.lostAtMonoNanos) {
+      return; // for an older term, or sent before the lease was lost
+    }
+    r.leaseEndMonoNanos =
+        Math.max(r.leaseEndMonoNanos, Math.addExact(sent, config.leaseAfterRenewalNanos()));
+  }
+
+  void lost(Now now, Input.LeaseLost lost) {
+    RangeLease r = range(lost.range());
+    r.leaseEndMonoNanos = Long.MIN_VALUE;
+    r.lostAtMonoNanos = now.monoNanos();
+  }
+
+  void scanned(Input.RangeScanned scanned) {
+    RangeLease r = range(scanned.range());
+    if (scanned.term() == r.term && r.termPersisted) {
+      r.leaderOnly = true;
+    }
+  }
+
+  // ---- Term persist -------------------------------------------------------------------------
+
+  /** Starts the term persist once the successor's wait is over; resends it after a timeout. */
+  void tick(Now now, List<Effect> out) {
+    if (!enabled()) {
+      return;
+    }
+    for (int i = 0; i < ranges.length; i++) {
+      RangeLease r = ranges[i];
+      if (r.term == 0 || r.termPersisted) {
+        continue;
+      }
+      if (r.persistRound == null) {
+        boolean waited = now.monoNanos() - r.grantedAtMonoNanos >= config.successorWaitNanos();
+        if (waited) {
+          sendTermPersist(now, i, r, out);
+        }
+      } else if (now.monoNanos() - r.persistSentMonoNanos
+          >= coordinator.config.roundTimeoutNanos()) {
+        sendTermPersist(now, i, r, out);
+      }
+    }
+  }
+
+  private void sendTermPersist(Now now, int range, RangeLease r, List<Effect> out) {
+    r.persistRound = coordinator.newRoundId();
+    r.persistSentMonoNanos = now.monoNanos();
+    r.persistAcks.clear();
+    Key key = RangeTerm.cellKey(range);
+    for (int to : coordinator.config.replicasOf(key)) {
+      out.add(new Effect.Send(to, new Message.TermPersist(key, r.persistRound, range, r.term)));
+    }
+  }
+
+  /** A reply on a reserved range-term key: a term persist acknowledged or refused. */
+  void onTermReply(Now now, int from, Message.Reply reply, List<Effect> out) {
+    int range = rangeOfReserved(reply.key());
+    RangeLease r = range(range);
+    if (reply instanceof Message.StaleTerm stale) {
+      superseded(now, range, stale.term());
+      return;
+    }
+    if (!(reply instanceof Message.TermPersisted ack)
+        || r.persistRound == null
+        || !reply.round().equals(r.persistRound)
+        || ack.term() != r.term) {
+      return; // late or for another term
+    }
+    r.persistAcks.add(from);
+    int quorum = CoreConfig.quorum(coordinator.config.replicasOf(reply.key()).size());
+    if (r.persistAcks.size() >= quorum) {
+      r.termPersisted = true;
+      r.persistRound = null;
+      out.add(new Effect.ScanRange(range, r.term));
+    }
+  }
+
+  /** A replica persisted {@code term} for {@code key}'s range: if above ours, our term is over. */
+  void superseded(Now now, Key key, long term) {
+    superseded(now, rangeOf(key), term);
+  }
+
+  private void superseded(Now now, int range, long term) {
+    RangeLease r = range(range);
+    if (term > r.term) {
+      r.endTerm(now);
+    }
+  }
+
+  private RangeLease range(int range) {
+    if (range < 0 || range >= ranges.length) {
+      throw new IllegalArgumentException(
+          "no range " + range + " (configured: " + ranges.length + ")");
+    }
+    return ranges[range];
+  }
+
+  private int rangeOfReserved(Key key) {
+    for (int i = 0; i < ranges.length; i++) {
+      if (RangeTerm.cellKey(i).equals(key)) {
+        return i;
+      }
+    }
+    throw new IllegalArgumentException("not a range-term key: " + key);
+  }
+
+  @Override
+  public String toString() {
+    return java.util.Arrays.toString(ranges);
+  }
+}

@@ -1,0 +1,76 @@
+package io.frsm.consensus.core;
+
+import java.util.HashSet;
+import java.util.Set;
+
+/**
+ * What one node believes about its leadership of one range (DESIGN.md "Lease invariant"), in memory
+ * only: a restarted node holds no lease and no term until the coordination service grants it one
+ * again. All times are this node's monotonic clock.
+ *
+ * <p>Phases of a term: granted (waiting {@code L·(1+ρ)}, quorum reads only) → persisting the term →
+ * writable (prepares and accepts while the lease holds) → leader-only (after the scan). Losing the
+ * lease stops coordination and leader-only reads at once; a higher term seen anywhere ends the
+ * term.
+ */
+final class RangeLease {
+  /** The highest term granted to this node; 0: never. */
+  long term;
+
+  long grantedAtMonoNanos;
+
+  /** The node may act as holder while {@code now < leaseEndMonoNanos}. */
+  long leaseEndMonoNanos = Long.MIN_VALUE;
+
+  /** Renewals sent before this (by a lost lease) no longer count. */
+  long lostAtMonoNanos = Long.MIN_VALUE;
+
+  /** The term is durable at {@code q} replicas of the range: accepts may start. */
+  boolean termPersisted;
+
+  /** The scan in this term is done: local chosen (or absent) cells may be served. */
+  boolean leaderOnly;
+
+  /** The term persist in flight, if any. */
+  RoundId persistRound;
+
+  long persistSentMonoNanos;
+  final Set<Integer> persistAcks = new HashSet<>();
+
+  boolean holdsLease(Now now) {
+    return term > 0 && now.monoNanos() < leaseEndMonoNanos;
+  }
+
+  /** A new term: nothing of the old one carries over. */
+  void grant(Now now, long newTerm) {
+    term = newTerm;
+    grantedAtMonoNanos = now.monoNanos();
+    leaseEndMonoNanos = Long.MIN_VALUE;
+    lostAtMonoNanos = Long.MIN_VALUE;
+    termPersisted = false;
+    leaderOnly = false;
+    persistRound = null;
+    persistAcks.clear();
+  }
+
+  /** The term is over (a replica persisted a higher one): stop acting as holder. */
+  void endTerm(Now now) {
+    leaseEndMonoNanos = Long.MIN_VALUE;
+    lostAtMonoNanos = now.monoNanos();
+    termPersisted = false;
+    leaderOnly = false;
+    persistRound = null;
+    persistAcks.clear();
+  }
+
+  @Override
+  public String toString() {
+    return "RangeLease{term="
+        + term
+        + " leaseEnd="
+        + leaseEndMonoNanos
+        + (termPersisted ? " persisted" : "")
+        + (leaderOnly ? " leader-only" : "")
+        + "}";
+  }
+}

@@ -1,0 +1,49 @@
+package io.frsm.consensus.core;
+
+import io.frsm.lsm.cell.Ballot;
+import io.frsm.lsm.cell.Cell;
+import io.frsm.lsm.cell.Key;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+
+/**
+ * Where an acceptor keeps the range terms it persisted (DESIGN.md "Lease invariant" rule 4): one
+ * reserved cell per range, written through the normal {@link Effect.Persist} path. The term is the
+ * round of the cell's promised ballot, so the cell merge (max promise) keeps the highest term ever
+ * persisted and a term never goes back, across commit-log replay and compaction alike.
+ *
+ * <p>Reserved keys start with a zero byte and {@code frsm/range-term/}; client operations on them
+ * are refused.
+ */
+public final class RangeTerm {
+  private static final byte[] PREFIX = "\0frsm/range-term/".getBytes(StandardCharsets.US_ASCII);
+
+  private RangeTerm() {}
+
+  /** The reserved key holding range {@code range}'s persisted term. */
+  public static Key cellKey(int range) {
+    byte[] suffix = Integer.toString(range).getBytes(StandardCharsets.US_ASCII);
+    byte[] bytes = Arrays.copyOf(PREFIX, PREFIX.length + suffix.length);
+    System.arraycopy(suffix, 0, bytes, PREFIX.length, suffix.length);
+    return Key.wrap(bytes);
+  }
+
+  public static boolean isReserved(Key key) {
+    byte[] b = key.bytesUnsafe();
+    return b.length >= PREFIX.length
+        && Arrays.equals(b, 0, PREFIX.length, PREFIX, 0, PREFIX.length);
+  }
+
+  /** The delta that persists {@code term} (≥ 1) for {@code range}. */
+  static Cell termCell(int range, long term, long writeTimeMs) {
+    if (term < 1) {
+      throw new IllegalArgumentException("terms start at 1: " + term);
+    }
+    return Cell.promise(cellKey(range), new Ballot(term, 0, 0), writeTimeMs);
+  }
+
+  /** The term a durable reserved cell holds; 0 if none was ever persisted. */
+  static long termOf(Cell cell) {
+    return cell == null ? 0 : cell.promised().round();
+  }
+}

@@ -1,0 +1,176 @@
+package io.frsm.consensus.sim;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.frsm.api.Version;
+import io.frsm.consensus.core.Effect;
+import io.frsm.consensus.core.Input;
+import io.frsm.consensus.core.LeaseConfig;
+import io.frsm.consensus.core.Message;
+import io.frsm.consensus.core.Operation;
+import io.frsm.consensus.core.Outcome;
+import io.frsm.lsm.cell.Key;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Leases and leader-only reads on a fault-free 3-node cluster, with the coordination service's
+ * inputs fed by hand: Table 2's leader-only read (0 messages; leader 1 read, 0 writes; followers
+ * nothing), the successor's wait and term persist before its first accept, and the fall-back to a
+ * quorum read without the lease.
+ */
+class LeaderOnlyReadTest {
+  private static final long DELAY_MICROS = 1_000;
+  private static final Key KEY = Key.of("k".getBytes(StandardCharsets.US_ASCII));
+  private static final LeaseConfig LEASES = LeaseConfig.defaults(List.of()); // L = 2 s, one range
+
+  private Simulation sim;
+  private final List<String> events = new ArrayList<>();
+  private final long[] renewUntil = new long[3];
+
+  @BeforeEach
+  void setUp() {
+    sim =
+        new Simulation(
+            1,
+            FaultMix.exact(3, DELAY_MICROS, 0),
+            Simulation.simConfig(3).withLeases(LEASES),
+            1_000_000);
+    sim.setEffectObserver(
+        (node, effect) -> {
+          if (effect instanceof Effect.ScanRange scan) {
+            events.add("scan n" + node + " term " + scan.term());
+          } else if (effect instanceof Effect.Send s && s.to() != node) {
+            String type = s.message().getClass().getSimpleName();
+            if (type.equals("Accept") || type.equals("TermPersist")) {
+              events.add(type + " n" + node + " @" + sim.monoNanos(node));
+            }
+          }
+        });
+  }
+
+  /** The service grants {@code term} to {@code node}, which then renews every L/4 until told. */
+  private void grant(int node, long term, long renewForNanos) {
+    sim.input(node, new Input.TermGranted(0, term));
+    renewUntil[node] = sim.nowNanos() + renewForNanos;
+    renew(node, term);
+  }
+
+  private void renew(int node, long term) {
+    if (sim.nowNanos() <= renewUntil[node]) {
+      long sent = sim.monoNanos(node);
+      sim.schedule(
+          DELAY_MICROS * 1000, () -> sim.input(node, new Input.LeaseRenewed(0, term, sent)));
+      sim.schedule(LEASES.leaseNanos() / 4, () -> renew(node, term));
+    }
+  }
+
+  private void runFor(long nanos) {
+    long until = sim.nowNanos() + nanos;
+    sim.runUntil(() -> sim.nowNanos() >= until, until + 1, "time to pass");
+  }
+
+  private Outcome run(int node, Operation op) {
+    Outcome[] result = {null};
+    sim.submit(node, op, o -> result[0] = o);
+    sim.runUntil(() -> result[0] != null, sim.nowNanos() + 10_000_000_000L, "reply");
+    return result[0];
+  }
+
+  /** Node 0 holds the range in term 1, has written the key and is in leader-only mode. */
+  private Version leaderWithKey() {
+    grant(0, 1, 60_000_000_000L);
+    sim.runUntil(() -> events.contains("scan n0 term 1"), 10_000_000_000L, "term persisted");
+    Version v =
+        assertInstanceOf(Outcome.Written.class, run(0, new Operation.Create(KEY, b("v0"))))
+            .version();
+    sim.input(0, new Input.RangeScanned(0, 1));
+    runFor(10_000_000); // the commit reaches every replica
+    return v;
+  }
+
+  @Test
+  void leaderOnlyRead_zeroMessages_leaderOneReadNoWrite_followersNothing() {
+    Version v = leaderWithKey();
+    long messages = sim.messagesTotal();
+    long[] reads = {sim.storeReads(0), sim.storeReads(1), sim.storeReads(2)};
+    long[] writes = {sim.storeWrites(0), sim.storeWrites(1), sim.storeWrites(2)};
+    long served = sim.leaderOnlyReads();
+    long start = sim.nowNanos();
+    Outcome.ReadResult r =
+        assertInstanceOf(Outcome.ReadResult.class, run(0, new Operation.Get(KEY)));
+    assertEquals(v, r.value().orElseThrow().version());
+    assertEquals(start, sim.nowNanos(), "0 RTT");
+    assertEquals(0, sim.messagesTotal() - messages);
+    assertEquals(served + 1, sim.leaderOnlyReads());
+    assertEquals(1, sim.storeReads(0) - reads[0]);
+    assertEquals(0, sim.storeWrites(0) - writes[0]);
+    for (int follower = 1; follower <= 2; follower++) {
+      assertEquals(0, sim.storeReads(follower) - reads[follower]);
+      assertEquals(0, sim.storeWrites(follower) - writes[follower]);
+    }
+  }
+
+  @Test
+  void withoutTheLease_orOnAnotherNode_theReadGoesToAQuorum() {
+    leaderWithKey();
+    long messages = sim.messagesTotal();
+    run(1, new Operation.Get(KEY));
+    assertEquals(6, sim.messagesTotal() - messages, "node 1 has no lease: a quorum read");
+
+    renewUntil[0] = 0; // the renewals stop: the lease runs out by node 0's clock
+    runFor(LEASES.leaseNanos());
+    messages = sim.messagesTotal();
+    long served = sim.leaderOnlyReads();
+    assertInstanceOf(Outcome.ReadResult.class, run(0, new Operation.Get(KEY)));
+    assertEquals(served, sim.leaderOnlyReads());
+    assertEquals(6, sim.messagesTotal() - messages);
+  }
+
+  @Test
+  void successor_waitsTheLeaseTimesOnePlusRho_thenPersistsItsTerm_beforeItsFirstAccept() {
+    Version v = leaderWithKey();
+    events.clear();
+    // Two nodes believe they lead: node 1 is granted term 2 while node 0 keeps its lease (as if
+    // its revocation never reached it).
+    long grantedMono = sim.monoNanos(1);
+    grant(1, 2, 60_000_000_000L);
+    sim.runUntil(() -> events.contains("scan n1 term 2"), 10_000_000_000L, "term 2 persisted");
+    Outcome cas = run(1, new Operation.Cas(KEY, v, b("v1")));
+    assertEquals(new Outcome.Written(v.next()), cas);
+    int persistAt = indexOf("TermPersist n1");
+    int acceptAt = indexOf("Accept n1");
+    assertTrue(persistAt >= 0 && persistAt < acceptAt, "term persisted first: " + events);
+    long firstAcceptMono = Long.parseLong(events.get(acceptAt).split("@")[1]);
+    assertTrue(
+        firstAcceptMono - grantedMono >= LEASES.successorWaitNanos(),
+        "first accept " + (firstAcceptMono - grantedMono) + " ns after the grant");
+
+    // Node 0's accepts carry term 1 and die at the replicas that persisted term 2; its term ends.
+    long staleBefore = sim.messages(Message.StaleTerm.class);
+    Outcome late = run(0, new Operation.Cas(KEY, v.next(), b("late")));
+    assertInstanceOf(Outcome.Failure.class, late);
+    assertTrue(sim.messages(Message.StaleTerm.class) > staleBefore);
+    Outcome.ReadResult read =
+        assertInstanceOf(Outcome.ReadResult.class, run(1, new Operation.Get(KEY)));
+    assertEquals(b("v1")[1], read.value().orElseThrow().value()[1]);
+  }
+
+  private int indexOf(String prefix) {
+    for (int i = 0; i < events.size(); i++) {
+      if (events.get(i).startsWith(prefix)) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  private static byte[] b(String s) {
+    return s.getBytes(StandardCharsets.US_ASCII);
+  }
+}

@@ -1,0 +1,108 @@
+package io.frsm.consensus.sim;
+
+/**
+ * The lease faults (DESIGN.md "How it is tested"): process pauses longer than the lease (the node
+ * handles nothing, then resumes with beliefs that expired meanwhile, its monotonic clock having
+ * jumped), forced leader changes that revoke a holder without telling it (so two nodes believe they
+ * lead a range until the old lease runs out), and cuts between a node and the coordination service
+ * (its session expires; a successor is granted).
+ */
+public final class LeaseNemesis {
+  private final Simulation sim;
+  private final LeaseService service;
+  private final SimRandom random;
+  private final long leaseNanos;
+  private final double pausesPerSecond;
+  private final double handoversPerSecond;
+  private final double serviceCutsPerSecond;
+  private boolean active;
+  private long pauses;
+  private long handovers;
+  private long serviceCuts;
+
+  public LeaseNemesis(
+      Simulation sim,
+      LeaseService service,
+      SimRandom random,
+      double pausesPerSecond,
+      double handoversPerSecond,
+      double serviceCutsPerSecond) {
+    this.sim = sim;
+    this.service = service;
+    this.random = random;
+    this.leaseNanos = sim.coreConfig().leases().leaseNanos();
+    this.pausesPerSecond = pausesPerSecond;
+    this.handoversPerSecond = handoversPerSecond;
+    this.serviceCutsPerSecond = serviceCutsPerSecond;
+  }
+
+  public void start() {
+    active = true;
+    if (pausesPerSecond > 0) {
+      sim.schedule(random.exponentialNanos(pausesPerSecond), this::pause);
+    }
+    if (handoversPerSecond > 0) {
+      sim.schedule(random.exponentialNanos(handoversPerSecond), this::handover);
+    }
+    if (serviceCutsPerSecond > 0) {
+      sim.schedule(random.exponentialNanos(serviceCutsPerSecond), this::cutFromService);
+    }
+  }
+
+  /** Stops injecting; heals cuts from the service. */
+  public void stop() {
+    active = false;
+    for (int n = 0; n < sim.nodeCount(); n++) {
+      service.cut(n, false);
+    }
+  }
+
+  public String summary() {
+    return pauses + " pauses, " + handovers + " handovers, " + serviceCuts + " service cuts";
+  }
+
+  private void pause() {
+    if (!active) {
+      return;
+    }
+    // Mostly the holder of a range (the interesting victim), sometimes any node. Long pauses
+    // outlive the lease; medium ones outlive the session but not always the lease, so the node
+    // resumes still holding a lease while a successor was granted meanwhile.
+    int range = random.nextInt(sim.coreConfig().leases().rangeCount());
+    int node = service.holder(range);
+    if (node < 0 || random.chance(0.25)) {
+      node = random.nextInt(sim.nodeCount());
+    }
+    double kind = random.chance(0.4) ? 0 : random.chance(0.67) ? 1 : 2;
+    long length =
+        kind == 0
+            ? random.between(leaseNanos + leaseNanos / 4, 3 * leaseNanos)
+            : kind == 1
+                ? random.between(leaseNanos / 2, leaseNanos)
+                : random.between(leaseNanos / 20, leaseNanos / 2);
+    pauses++;
+    sim.pause(node, length);
+    sim.schedule(random.exponentialNanos(pausesPerSecond), this::pause);
+  }
+
+  private void handover() {
+    if (!active) {
+      return;
+    }
+    int range = random.nextInt(sim.coreConfig().leases().rangeCount());
+    handovers++;
+    service.forceHandover(range, random.nextInt(sim.nodeCount()));
+    sim.schedule(random.exponentialNanos(handoversPerSecond), this::handover);
+  }
+
+  private void cutFromService() {
+    if (!active) {
+      return;
+    }
+    int node = random.nextInt(sim.nodeCount());
+    serviceCuts++;
+    service.cut(node, true);
+    sim.schedule(random.between(leaseNanos / 2, 3 * leaseNanos), () -> service.cut(node, false));
+    sim.schedule(random.exponentialNanos(serviceCutsPerSecond), this::cutFromService);
+  }
+}

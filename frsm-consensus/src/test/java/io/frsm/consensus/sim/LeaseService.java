@@ -1,0 +1,264 @@
+package io.frsm.consensus.sim;
+
+import io.frsm.consensus.core.Input;
+import io.frsm.consensus.core.LeaseConfig;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The coordination service (ZooKeeper with Curator) as the simulator plays it, and each node's
+ * lease agent (the driver thread that talks to it). DESIGN.md "Lease invariant" rules 1–2:
+ *
+ * <ul>
+ *   <li>Each range has a term. When the holder's session expires (no request heard for the session
+ *       timeout) or a nemesis forces a handover, the service grants the range to another live
+ *       session: the term goes up and the predecessor's lease generation is bumped in the same
+ *       step. The winner hears {@link Input.TermGranted} after the reply latency; the predecessor
+ *       is not told.
+ *   <li>Every {@code L/4} each agent sends its renewals ({@code multi(check(generation))}, one per
+ *       range it was granted, stamped with the node's monotonic time at sending) and a session
+ *       heartbeat. A check that holds is answered {@link Input.LeaseRenewed}; a failed one {@link
+ *       Input.LeaseLost}. An agent that heard nothing from the service for a session timeout
+ *       reports {@link Input.LeaseLost} for its ranges (SUSPENDED).
+ *   <li>A node cut from the service ({@link #cut}) neither reaches it nor hears from it.
+ * </ul>
+ *
+ * The agent runs inside the node's process: while the node pauses, it sends nothing, and replies
+ * reach it only after the pause.
+ */
+public final class LeaseService {
+  private final Simulation sim;
+  private final SimRandom random;
+  private final LeaseConfig config;
+  private final long renewEveryNanos;
+  private final long sessionTimeoutNanos;
+  private final int ranges;
+  private final int nodes;
+
+  private final long[] term;
+  private final int[] holder;
+  private final int[] holderIncarnation;
+
+  /** When the holder's check last held: a holder that stopped renewing a range loses it. */
+  private final long[] lastRenewNanos;
+
+  private final long[] lastHeardNanos;
+  private final int[] sessionIncarnation;
+  private final boolean[] cut;
+
+  /** Per node: the incarnation the agent state belongs to, and the terms granted to it. */
+  private final int[] agentIncarnation;
+
+  private final long[][] agentTerms;
+  private final long[] agentLastReplyNanos;
+  private long grants;
+
+  public LeaseService(Simulation sim, SimRandom random) {
+    this.sim = sim;
+    this.random = random;
+    this.config = sim.coreConfig().leases();
+    this.renewEveryNanos = config.leaseNanos() / 4;
+    // Shorter than the lease on purpose: the service may move leadership while the old holder's
+    // lease still runs; only the lease rules, not session timing, may keep reads safe.
+    this.sessionTimeoutNanos = config.leaseNanos() * 3 / 8;
+    this.ranges = config.rangeCount();
+    this.nodes = sim.nodeCount();
+    this.term = new long[ranges];
+    this.holder = new int[ranges];
+    this.holderIncarnation = new int[ranges];
+    Arrays.fill(holder, -1);
+    this.lastRenewNanos = new long[ranges];
+    this.lastHeardNanos = new long[nodes];
+    Arrays.fill(lastHeardNanos, Long.MIN_VALUE / 2);
+    this.sessionIncarnation = new int[nodes];
+    this.cut = new boolean[nodes];
+    this.agentIncarnation = new int[nodes];
+    this.agentTerms = new long[nodes][ranges];
+    this.agentLastReplyNanos = new long[nodes];
+  }
+
+  /** Starts the agents' renewal loops and the service's session checks. */
+  public void start() {
+    for (int n = 0; n < nodes; n++) {
+      int node = n;
+      sim.schedule(random.between(0, renewEveryNanos), () -> agentLoop(node));
+    }
+    sim.schedule(renewEveryNanos / 2, this::sessionCheck);
+  }
+
+  /** The holder the service records for {@code range} (what a client reads), or -1. */
+  public int holder(int range) {
+    return holder[range];
+  }
+
+  public long grants() {
+    return grants;
+  }
+
+  /** Cuts node {@code node} from the service, or heals the cut. */
+  public void cut(int node, boolean isCut) {
+    cut[node] = isCut;
+  }
+
+  /**
+   * Hands range {@code range} to {@code successor} now, as when the natural leader reclaims it: the
+   * old holder is revoked without being told and keeps its lease until it runs out.
+   */
+  public void forceHandover(int range, int successor) {
+    if (sessionAlive(successor) && holder[range] != successor) {
+      grant(range, successor);
+    }
+  }
+
+  private long latencyNanos() {
+    return 1000 * random.between(100, 1_500);
+  }
+
+  private boolean sessionAlive(int node) {
+    return sim.isUp(node)
+        && sessionIncarnation[node] == sim.incarnation(node)
+        && sim.nowNanos() - lastHeardNanos[node] <= sessionTimeoutNanos;
+  }
+
+  // ---- The service -----------------------------------------------------------------------------
+
+  private void sessionCheck() {
+    for (int r = 0; r < ranges; r++) {
+      int h = holder[r];
+      boolean alive =
+          h >= 0
+              && holderIncarnation[r] == sessionIncarnation[h]
+              && sessionAlive(h)
+              && sim.nowNanos() - lastRenewNanos[r] <= sessionTimeoutNanos;
+      if (!alive) {
+        List<Integer> candidates = new ArrayList<>();
+        for (int n = 0; n < nodes; n++) {
+          if (sessionAlive(n)) {
+            candidates.add(n);
+          }
+        }
+        if (!candidates.isEmpty()) {
+          // The natural leader first (paper §5), else any live session.
+          int natural = Math.floorMod(r, nodes);
+          grant(
+              r,
+              candidates.contains(natural)
+                  ? natural
+                  : candidates.get(random.nextInt(candidates.size())));
+        }
+      }
+    }
+    sim.schedule(renewEveryNanos / 2, this::sessionCheck);
+  }
+
+  /** The latch winner's conditional write: term + 1 and the predecessor's generation revoked. */
+  private void grant(int range, int successor) {
+    grants++;
+    term[range]++;
+    holder[range] = successor;
+    holderIncarnation[range] = sessionIncarnation[successor];
+    lastRenewNanos[range] = sim.nowNanos();
+    long granted = term[range];
+    int incarnation = holderIncarnation[range];
+    reply(
+        successor,
+        incarnation,
+        () -> {
+          agentTerms[successor][range] = Math.max(agentTerms[successor][range], granted);
+          sim.input(successor, new Input.TermGranted(range, granted));
+          sendRequest(successor); // a new holder starts renewing at once
+        });
+  }
+
+  /** A request from node {@code node}'s agent reached the service. */
+  private void onRequest(int node, int incarnation, long[] renewTerms, long sentMonoNanos) {
+    if (incarnation < sessionIncarnation[node]) {
+      return; // a request of a dead incarnation
+    }
+    sessionIncarnation[node] = incarnation;
+    lastHeardNanos[node] = sim.nowNanos();
+    for (int r = 0; r < ranges; r++) {
+      if (renewTerms[r] == 0) {
+        continue;
+      }
+      int range = r;
+      long t = renewTerms[r];
+      boolean checkHolds = holder[r] == node && holderIncarnation[r] == incarnation && term[r] == t;
+      if (checkHolds) {
+        lastRenewNanos[r] = sim.nowNanos();
+      }
+      Input answer =
+          checkHolds ? new Input.LeaseRenewed(range, t, sentMonoNanos) : new Input.LeaseLost(range);
+      reply(node, incarnation, () -> sim.input(node, answer));
+    }
+    reply(node, incarnation, () -> {});
+  }
+
+  /** Sends an answer to node {@code node}'s agent; it runs in the node's process on arrival. */
+  private void reply(int node, int incarnation, Runnable onArrival) {
+    if (cut[node]) {
+      return;
+    }
+    sim.schedule(
+        latencyNanos(),
+        () -> {
+          if (!cut[node] && sim.isUp(node) && sim.incarnation(node) == incarnation) {
+            sim.onNode(
+                node,
+                () -> {
+                  agentLastReplyNanos[node] = sim.nowNanos();
+                  onArrival.run();
+                });
+          }
+        });
+  }
+
+  // ---- The agents ------------------------------------------------------------------------------
+
+  private void agentLoop(int node) {
+    sim.schedule(renewEveryNanos, () -> agentLoop(node));
+    if (!sim.isUp(node) || sim.isPaused(node)) {
+      return; // a paused process sends nothing
+    }
+    int incarnation = sim.incarnation(node);
+    if (agentIncarnation[node] != incarnation) {
+      agentIncarnation[node] = incarnation; // a new process: a new session, no terms
+      Arrays.fill(agentTerms[node], 0);
+      agentLastReplyNanos[node] = sim.nowNanos();
+    }
+    if (sim.nowNanos() - agentLastReplyNanos[node] > sessionTimeoutNanos) {
+      for (int r = 0; r < ranges; r++) {
+        if (agentTerms[node][r] > 0) {
+          sim.input(node, new Input.LeaseLost(r)); // SUSPENDED
+        }
+      }
+    }
+    sendRequest(node);
+  }
+
+  /** One request of the agent: a renewal per range it holds, and the session heartbeat. */
+  private void sendRequest(int node) {
+    int incarnation = sim.incarnation(node);
+    long[] renewTerms = agentTerms[node].clone();
+    long sentMono = sim.monoNanos(node);
+    if (!cut[node]) {
+      sim.schedule(
+          latencyNanos(),
+          () -> {
+            if (!cut[node]) {
+              onRequest(node, incarnation, renewTerms, sentMono);
+            }
+          });
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "LeaseService{terms="
+        + Arrays.toString(term)
+        + " holders="
+        + Arrays.toString(holder)
+        + "}";
+  }
+}
