@@ -8,6 +8,8 @@ import io.frsm.consensus.core.NodeCore;
 import io.frsm.consensus.core.Now;
 import io.frsm.consensus.core.Operation;
 import io.frsm.consensus.core.Outcome;
+import io.frsm.lsm.cell.Cell;
+import io.frsm.lsm.cell.Key;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -68,7 +70,7 @@ public final class Simulation {
 
   private static final class SimNode {
     final int id;
-    final SimStore store;
+    final NodeStorage store;
     final SimRandom random;
     int boot;
     int incarnation;
@@ -76,7 +78,7 @@ public final class Simulation {
     NodeCore core;
     long skewMicros;
 
-    SimNode(int id, SimStore store, SimRandom random) {
+    SimNode(int id, NodeStorage store, SimRandom random) {
       this.id = id;
       this.store = store;
       this.random = random;
@@ -84,6 +86,12 @@ public final class Simulation {
   }
 
   public Simulation(long seed, FaultMix faults, CoreConfig coreConfig, long tickNanos) {
+    this(seed, faults, coreConfig, tickNanos, SimStorage.MEMORY);
+  }
+
+  /** As above, each node storing its cells as {@code storage} says. Call {@link #close()}. */
+  public Simulation(
+      long seed, FaultMix faults, CoreConfig coreConfig, long tickNanos, SimStorage storage) {
     this.seed = seed;
     this.faults = faults;
     this.coreConfig = coreConfig;
@@ -98,7 +106,7 @@ public final class Simulation {
     this.nodes = new SimNode[n];
     this.cut = new boolean[n][n];
     for (int i = 0; i < n; i++) {
-      nodes[i] = new SimNode(i, new SimStore(i, checker::onDurable), root.fork());
+      nodes[i] = new SimNode(i, storage.open(i, checker::onDurable), root.fork());
       start(nodes[i]);
     }
   }
@@ -170,11 +178,23 @@ public final class Simulation {
   }
 
   public long storeReads(int node) {
-    return nodes[node].store.reads;
+    return nodes[node].store.reads();
   }
 
   public long storeWrites(int node) {
-    return nodes[node].store.writes;
+    return nodes[node].store.writes();
+  }
+
+  /** Node {@code node}'s durable cell for {@code key} (null: nothing), without counting a read. */
+  public Cell durableCell(int node, Key key) {
+    return nodes[node].store.peek(key);
+  }
+
+  /** Releases the nodes' storage (files and threads of the LSM modes). */
+  public void close() {
+    for (SimNode node : nodes) {
+      node.store.close();
+    }
   }
 
   public boolean isUp(int node) {
@@ -333,6 +353,7 @@ public final class Simulation {
     node.up = false;
     node.incarnation++; // persists not completed, ticks and self-sends of the old one die
     node.core = null;
+    node.store.crash();
     mix(0x22, node.id, node.boot);
   }
 
