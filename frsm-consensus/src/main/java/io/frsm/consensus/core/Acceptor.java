@@ -88,6 +88,11 @@ final class Acceptor {
       persist(key, new Cell(key, Ballot.NONE, c.chosen(), null, writeTimeMs), null, out);
       return;
     }
+    if (message instanceof Message.Purge p) {
+      // Phase 2 of delete: a blind merge of the mark (max), like a commit.
+      persist(key, Cell.purge(key, p.mark(), writeTimeMs), null, out);
+      return;
+    }
     Cell cell = store.get(key);
     Ballot promised = cell == null ? Ballot.NONE : cell.effectivePromise();
     AcceptedValue accepted = cell == null ? null : cell.accepted();

@@ -80,6 +80,9 @@ abstract class Run {
     throw new IllegalStateException("no read round in " + getClass().getSimpleName());
   }
 
+  /** The accept round {@code r} got {@code q} acks: {@code value} is chosen. */
+  void onChosen(Now now, Round r, AcceptedValue value, List<Effect> out) {}
+
   final boolean done() {
     return done;
   }
@@ -320,6 +323,7 @@ abstract class Run {
     for (int to : replicas) {
       out.add(new Effect.Send(to, new Message.Commit(key, value)));
     }
+    onChosen(now, r, value, out);
     finish(answerOnChosen, out);
   }
 

@@ -41,6 +41,7 @@ public final class Simulation {
   private final SimNode[] nodes;
   private final boolean[][] cut;
   private final SafetyChecker checker;
+  private final PurgeChecker purgeChecker;
   private final PriorityQueue<Event> queue = new PriorityQueue<>();
   private final Map<Long, Consumer<Outcome>> awaitingReply = new HashMap<>();
   private final Map<String, Long> messagesByType = new HashMap<>();
@@ -103,10 +104,11 @@ public final class Simulation {
     this.faultRandom = root.fork();
     int n = faults.nodes();
     this.checker = new SafetyChecker(CoreConfig.quorum(n));
+    this.purgeChecker = new PurgeChecker(n);
     this.nodes = new SimNode[n];
     this.cut = new boolean[n][n];
     for (int i = 0; i < n; i++) {
-      nodes[i] = new SimNode(i, storage.open(i, checker::onDurable), root.fork());
+      nodes[i] = new SimNode(i, storage.open(i, this::onDurable), root.fork());
       start(nodes[i]);
     }
   }
@@ -162,6 +164,16 @@ public final class Simulation {
 
   public SafetyChecker checker() {
     return checker;
+  }
+
+  private void onDurable(int node, Cell before, Cell delta, Cell after) {
+    checker.onDurable(node, before, delta, after);
+    purgeChecker.onDurable(node, before, delta, after);
+  }
+
+  /** Purge marks recorded so far (each checked against phase 1). */
+  public long purgesChecked() {
+    return purgeChecker.purgesChecked();
   }
 
   public void setFilter(MessageFilter filter) {
