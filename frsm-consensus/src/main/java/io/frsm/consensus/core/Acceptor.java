@@ -93,7 +93,12 @@ final class Acceptor {
       persist(key, Cell.purge(key, p.mark(), writeTimeMs), null, out);
       return;
     }
-    Cell cell = store.get(key);
+    Cell cell;
+    try {
+      cell = store.get(key);
+    } catch (CellStoreException unreadable) {
+      return; // a local failure: stay silent like a crashed replica (see CellStoreException)
+    }
     Ballot promised = cell == null ? Ballot.NONE : cell.effectivePromise();
     AcceptedValue accepted = cell == null ? null : cell.accepted();
     if (message instanceof Message.Prepare p) {

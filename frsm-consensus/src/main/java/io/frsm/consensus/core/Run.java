@@ -91,7 +91,13 @@ abstract class Run {
 
   /** Reads this node's durable cell and learns its rounds and epoch. */
   final Cell readLocal() {
-    Cell local = coordinator.store.get(key);
+    Cell local;
+    try {
+      local = coordinator.store.get(key);
+    } catch (CellStoreException unreadable) {
+      coordinator.forgetWarm(key); // without the local cell the operation runs cold
+      return null;
+    }
     if (local != null) {
       learn(local.effectivePromise());
       learn(local.accepted());
