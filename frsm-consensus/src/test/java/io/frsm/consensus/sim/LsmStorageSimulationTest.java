@@ -14,8 +14,8 @@ import org.junit.jupiter.api.Test;
  * <p>{@code -Dfrsm.sim.lsmSeeds=N} runs more seeds.
  */
 class LsmStorageSimulationTest {
-  /** About 10 s on the CI machine: the LSM modes are slower (threads, commit-log syncs). */
-  static final int CI_SEEDS = 40;
+  /** About 12 s on the CI machine (with the in-memory twin of every seed). */
+  static final int CI_SEEDS = 80;
 
   @Test
   void lsmBackedNodes_randomOperations_linearizableAndSameTraceAsInMemory() {
