@@ -97,6 +97,11 @@ final class Acceptor {
       persistTerm(from, tp, writeTimeMs, out);
       return;
     }
+    if (message instanceof Message.Purge p) {
+      // Phase 2 of delete: a blind merge of the mark (max), like a commit.
+      persist(key, Cell.purge(key, p.mark(), writeTimeMs), null, out);
+      return;
+    }
     Effect stale =
         message instanceof Message.Prepare p
             ? terms.refusal(from, p, p.term())
@@ -105,7 +110,12 @@ final class Acceptor {
       out.add(stale); // an old holder's late message dies here (DESIGN.md "Lease invariant" 4)
       return;
     }
-    Cell cell = store.get(key);
+    Cell cell;
+    try {
+      cell = store.get(key);
+    } catch (CellStoreException unreadable) {
+      return; // a local failure: stay silent like a crashed replica (see CellStoreException)
+    }
     Ballot promised = cell == null ? Ballot.NONE : cell.effectivePromise();
     AcceptedValue accepted = cell == null ? null : cell.accepted();
     if (message instanceof Message.Prepare p) {

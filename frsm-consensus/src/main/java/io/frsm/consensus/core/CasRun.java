@@ -78,6 +78,13 @@ final class CasRun extends Run {
     }
   }
 
+  @Override
+  void onChosen(Now now, Round r, AcceptedValue value, List<Effect> out) {
+    if (this.value == null && value.isDelete() && isOwn(value)) {
+      coordinator.deletes.deleteChosen(now, key, r, value, out); // phase 1 goes on to all n
+    }
+  }
+
   private void propose(Now now, Ballot ballot, List<Integer> targets, List<Effect> out) {
     long e = expected.epoch();
     long t = Math.addExact(expected.timestamp(), 1);

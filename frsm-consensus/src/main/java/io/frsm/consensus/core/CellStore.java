@@ -11,6 +11,10 @@ import io.frsm.lsm.cell.Key;
  */
 @FunctionalInterface
 public interface CellStore {
-  /** The key's merged durable cell, or null if this replica holds nothing for it. */
+  /**
+   * The key's merged durable cell, or null if this replica holds nothing for it.
+   *
+   * @throws CellStoreException if the key cannot be read; never return null for that
+   */
   Cell get(Key key);
 }

@@ -27,6 +27,10 @@ final class Coordinator {
   private final Map<Key, KeyOperations> keys = new LinkedHashMap<>();
 
   private final LinkedHashMap<Key, Warm> warm;
+
+  /** Deletes whose phase 1 still waits for some replicas, then their purge. */
+  final DeleteCompletion deletes;
+
   private long nextRoundSequence;
 
   /**
@@ -49,6 +53,7 @@ final class Coordinator {
     this.leases = new LeaseState(this);
     this.leaderReads =
         new LeaderReads(leases, store, config.broken(Sabotage.SERVE_READ_WITHOUT_LEASE_CHECK));
+    this.deletes = new DeleteCompletion(this);
     int max = config.warmKeysMax();
     this.warm =
         new LinkedHashMap<>(16, 0.75f, true) {
@@ -68,6 +73,9 @@ final class Coordinator {
   }
 
   void onReply(Now now, int from, Message.Reply reply, List<Effect> out) {
+    if (deletes.onReply(now, from, reply, out)) {
+      return;
+    }
     KeyOperations ops = keys.get(reply.key());
     if (ops == null || ops.active == null) {
       return; // a late reply to a finished operation
@@ -79,6 +87,7 @@ final class Coordinator {
   }
 
   void tick(Now now, List<Effect> out) {
+    deletes.tick(now, out);
     for (var entry : new ArrayList<>(keys.entrySet())) {
       KeyOperations ops = entry.getValue();
       ops.active.tick(now, out);

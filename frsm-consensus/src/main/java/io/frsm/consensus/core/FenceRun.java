@@ -24,6 +24,9 @@ final class FenceRun extends Run {
 
   @Override
   void decide(Now now, AcceptedValue m, boolean mChosen, List<Effect> out) {
+    if (OwnQuench.settle(this, now, m, out)) {
+      return;
+    }
     if (m != null && !m.isDelete()) {
       Quench.liveValue(this, now, m, mChosen, out);
       return;

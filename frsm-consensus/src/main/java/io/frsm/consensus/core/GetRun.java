@@ -80,6 +80,9 @@ final class GetRun extends Run {
 
   @Override
   void decide(Now now, AcceptedValue m, boolean mChosen, List<Effect> out) {
+    if (OwnQuench.settle(this, now, m, out)) {
+      return;
+    }
     if (m == null) {
       finish(new Outcome.ReadResult(Optional.empty()), out);
     } else if (!m.isDelete()) {

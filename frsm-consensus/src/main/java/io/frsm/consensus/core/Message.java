@@ -3,6 +3,7 @@ package io.frsm.consensus.core;
 import io.frsm.lsm.cell.AcceptedValue;
 import io.frsm.lsm.cell.Ballot;
 import io.frsm.lsm.cell.Key;
+import io.frsm.lsm.cell.PurgeMark;
 import java.util.Objects;
 
 /**
@@ -98,6 +99,17 @@ public sealed interface Message {
       if (!chosen.chosen()) {
         throw new IllegalArgumentException("commit carries a chosen value");
       }
+    }
+  }
+
+  /**
+   * Delete phase 2 (docs/PROTOCOL.md "Delete phase 2"): every replica of the key durably holds the
+   * delete named by {@code mark}. Merged (max) whatever the replica promised; never answered.
+   */
+  record Purge(Key key, PurgeMark mark) implements Message {
+    public Purge {
+      Objects.requireNonNull(key);
+      Objects.requireNonNull(mark);
     }
   }
 

@@ -84,6 +84,9 @@ abstract class Run {
     throw new IllegalStateException("no read round in " + getClass().getSimpleName());
   }
 
+  /** The accept round {@code r} got {@code q} acks: {@code value} is chosen. */
+  void onChosen(Now now, Round r, AcceptedValue value, List<Effect> out) {}
+
   final boolean done() {
     return done;
   }
@@ -92,7 +95,13 @@ abstract class Run {
 
   /** Reads this node's durable cell and learns its rounds and epoch. */
   final Cell readLocal() {
-    Cell local = coordinator.store.get(key);
+    Cell local;
+    try {
+      local = coordinator.store.get(key);
+    } catch (CellStoreException unreadable) {
+      coordinator.forgetWarm(key); // without the local cell the operation runs cold
+      return null;
+    }
     if (local != null) {
       learn(local.effectivePromise());
       learn(local.accepted());
@@ -350,6 +359,7 @@ abstract class Run {
     for (int to : replicas) {
       out.add(new Effect.Send(to, new Message.Commit(key, value)));
     }
+    onChosen(now, r, value, out);
     finish(answerOnChosen, out);
   }
 

@@ -76,8 +76,8 @@ final class KeySearch {
       int depth, RegisterState state, int blockingOp, int[] recent, int[] window) {}
 
   /**
-   * @param history the key's operations, any order; not-executed operations and gets with unknown
-   *     outcome are dropped here (they constrain nothing)
+   * @param history the key's operations, any order; not-executed operations are dropped here (they
+   *     constrain nothing)
    */
   KeySearch(Bytes key, List<Operation> history, long stepBudget, long maxEffectDelayNanos) {
     this.key = key;
@@ -86,9 +86,8 @@ final class KeySearch {
     this.values = new ArrayList<>();
     List<Operation> relevant = new ArrayList<>();
     for (Operation op : history) {
-      boolean unknown = op.output() instanceof Output.Unknown;
-      if (!(op.output() instanceof Output.NotExecuted)
-          && !(unknown && op.kind() == OperationKind.GET)) {
+      // A get with an unknown outcome stays: its quench may have bumped the version.
+      if (!(op.output() instanceof Output.NotExecuted)) {
         relevant.add(op);
       }
     }

@@ -20,9 +20,18 @@ final class RegisterModel {
     }
     switch (op.kind) {
       case GET:
-        return op.result == CompiledOperation.Result.FOUND
-            ? holds(state, op.outputValue, op.outputEpoch, op.outputTimestamp)
-            : (state.present ? null : state);
+        if (op.result != CompiledOperation.Result.FOUND) {
+          return state.present ? null : state;
+        }
+        RegisterState read = holds(state, op.outputValue, op.outputEpoch, op.outputTimestamp);
+        if (read != null || op.outputTimestamp == 0) {
+          return read;
+        }
+        // A mutating quorum read quenches: it re-writes the value it read one timestamp on and
+        // answers the new version (DESIGN.md "Mutating quorum read").
+        RegisterState quenched =
+            holds(state, op.outputValue, op.outputEpoch, op.outputTimestamp - 1);
+        return quenched == null ? null : quenched.withTimestamp(op.outputTimestamp);
       case CREATE:
         if (op.result == CompiledOperation.Result.KEY_EXISTS) {
           return holds(state, op.outputValue, op.outputEpoch, op.outputTimestamp);
@@ -101,8 +110,10 @@ final class RegisterModel {
             ? state.withTimestamp(state.timestamp + 1)
             : RegisterState.absent(false, state.newEpochFloor());
       case GET:
+        // The quench of a mutating quorum read; on an absent key a get writes nothing new.
+        return state.present ? state.withTimestamp(state.timestamp + 1) : state;
       default:
-        throw new AssertionError("a get has no effect: " + op.kind);
+        throw new AssertionError(op.kind);
     }
   }
 
@@ -143,6 +154,9 @@ final class RegisterModel {
                     : op.outputTimestamp + ")");
     switch (op.result) {
       case FOUND:
+        return op.kind == OperationKind.GET && op.outputTimestamp > 0
+            ? "needs the key present with " + observed + ", or one timestamp before (a quench)"
+            : "needs the key present with " + observed;
       case KEY_EXISTS:
         return "needs the key present with " + observed;
       case MISMATCH_PRESENT:

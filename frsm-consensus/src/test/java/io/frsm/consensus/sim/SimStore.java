@@ -1,6 +1,5 @@
 package io.frsm.consensus.sim;
 
-import io.frsm.consensus.core.CellStore;
 import io.frsm.lsm.cell.Cell;
 import io.frsm.lsm.cell.CellMerge;
 import io.frsm.lsm.cell.Key;
@@ -12,16 +11,12 @@ import java.util.Map;
  * it ({@link #makeDurable}); a crash loses persists not completed, because they were never merged
  * here. Counts reads and writes, the "LSM reads/writes" of the paper's Table 2.
  */
-final class SimStore implements CellStore {
-  interface DurableListener {
-    void onDurable(int node, Cell before, Cell delta, Cell after);
-  }
-
+final class SimStore implements NodeStorage {
   private final int node;
   private final DurableListener listener;
   private final Map<Key, Cell> durable = new HashMap<>();
-  long reads;
-  long writes;
+  private long reads;
+  private long writes;
 
   SimStore(int node, DurableListener listener) {
     this.node = node;
@@ -34,19 +29,39 @@ final class SimStore implements CellStore {
     return durable.get(key);
   }
 
-  /** The durable cell without counting a read (for checkers and tests). */
-  Cell peek(Key key) {
+  @Override
+  public Cell peek(Key key) {
     return durable.get(key);
   }
 
   /** The client keys this replica holds (reserved range-term cells excluded). */
-  java.util.List<Key> clientKeys() {
+  @Override
+  public java.util.List<Key> clientKeys() {
     return durable.keySet().stream()
         .filter(k -> !io.frsm.consensus.core.RangeTerm.isReserved(k))
         .toList();
   }
 
-  void makeDurable(Cell delta) {
+  @Override
+  public void crash() {
+    // Only completed persists were ever merged here: nothing to lose.
+  }
+
+  @Override
+  public long reads() {
+    return reads;
+  }
+
+  @Override
+  public long writes() {
+    return writes;
+  }
+
+  @Override
+  public void close() {}
+
+  @Override
+  public void makeDurable(Cell delta) {
     writes++;
     Cell before = durable.get(delta.key());
     Cell after =

@@ -8,6 +8,8 @@ import io.frsm.consensus.core.NodeCore;
 import io.frsm.consensus.core.Now;
 import io.frsm.consensus.core.Operation;
 import io.frsm.consensus.core.Outcome;
+import io.frsm.lsm.cell.Cell;
+import io.frsm.lsm.cell.Key;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -39,6 +41,7 @@ public final class Simulation {
   private final SimNode[] nodes;
   private final boolean[][] cut;
   private final SafetyChecker checker;
+  private final PurgeChecker purgeChecker;
   private final PriorityQueue<Event> queue = new PriorityQueue<>();
   private final Map<Long, Consumer<Outcome>> awaitingReply = new HashMap<>();
   private final Map<String, Long> messagesByType = new HashMap<>();
@@ -86,7 +89,7 @@ public final class Simulation {
 
   private static final class SimNode {
     final int id;
-    final SimStore store;
+    final NodeStorage store;
     final SimRandom random;
     int boot;
     int incarnation;
@@ -102,7 +105,7 @@ public final class Simulation {
     /** A paused process handles nothing until then (GC, SIGSTOP, a stalled VM). */
     long pausedUntilNanos;
 
-    SimNode(int id, SimStore store, SimRandom random) {
+    SimNode(int id, NodeStorage store, SimRandom random) {
       this.id = id;
       this.store = store;
       this.random = random;
@@ -110,6 +113,12 @@ public final class Simulation {
   }
 
   public Simulation(long seed, FaultMix faults, CoreConfig coreConfig, long tickNanos) {
+    this(seed, faults, coreConfig, tickNanos, SimStorage.MEMORY);
+  }
+
+  /** As above, each node storing its cells as {@code storage} says. Call {@link #close()}. */
+  public Simulation(
+      long seed, FaultMix faults, CoreConfig coreConfig, long tickNanos, SimStorage storage) {
     this.seed = seed;
     this.faults = faults;
     this.coreConfig = coreConfig;
@@ -121,13 +130,14 @@ public final class Simulation {
     this.faultRandom = root.fork();
     int n = faults.nodes();
     this.checker = new SafetyChecker(CoreConfig.quorum(n));
+    this.purgeChecker = new PurgeChecker(n);
     this.nodes = new SimNode[n];
     this.cut = new boolean[n][n];
     // Drifting monotonic clocks only with leases on, so that runs without leases keep their traces.
     SimRandom clockRandom = new SimRandom(seed ^ 0xC10CL);
     long rho = coreConfig.leases().enabled() ? coreConfig.leases().driftPartsPerMillion() : 0;
     for (int i = 0; i < n; i++) {
-      nodes[i] = new SimNode(i, new SimStore(i, checker::onDurable), root.fork());
+      nodes[i] = new SimNode(i, storage.open(i, this::onDurable), root.fork());
       // Often at the bound itself: the lease argument is tight there.
       nodes[i].driftPpm =
           switch (clockRandom.nextInt(3)) {
@@ -193,6 +203,16 @@ public final class Simulation {
     return checker;
   }
 
+  private void onDurable(int node, Cell before, Cell delta, Cell after) {
+    checker.onDurable(node, before, delta, after);
+    purgeChecker.onDurable(node, before, delta, after);
+  }
+
+  /** Purge marks recorded so far (each checked against phase 1). */
+  public long purgesChecked() {
+    return purgeChecker.purgesChecked();
+  }
+
   public void setFilter(MessageFilter filter) {
     this.filter = filter;
   }
@@ -207,11 +227,23 @@ public final class Simulation {
   }
 
   public long storeReads(int node) {
-    return nodes[node].store.reads;
+    return nodes[node].store.reads();
   }
 
   public long storeWrites(int node) {
-    return nodes[node].store.writes;
+    return nodes[node].store.writes();
+  }
+
+  /** Node {@code node}'s durable cell for {@code key} (null: nothing), without counting a read. */
+  public Cell durableCell(int node, Key key) {
+    return nodes[node].store.peek(key);
+  }
+
+  /** Releases the nodes' storage (files and threads of the LSM modes). */
+  public void close() {
+    for (SimNode node : nodes) {
+      node.store.close();
+    }
   }
 
   public boolean isUp(int node) {
@@ -459,6 +491,7 @@ public final class Simulation {
     node.pausedUntilNanos = 0;
     leaderOnlyReadsOfDeadCores += node.core.leaderOnlyReads();
     node.core = null;
+    node.store.crash();
     mix(0x22, node.id, node.boot);
   }
 

@@ -1,0 +1,182 @@
+package io.frsm.consensus.core;
+
+import io.frsm.lsm.cell.AcceptedValue;
+import io.frsm.lsm.cell.Key;
+import io.frsm.lsm.cell.PurgeMark;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Delete beyond the client's answer (DESIGN.md "Delete", paper appendix A.2). A delete succeeds
+ * once {@code q} replicas durably accepted its marker; <b>phase 1</b> ends only when every replica
+ * of the key's set has durably acked a delete at that instance. Until then the cell stays as it is
+ * (the paper's DeletedCellTombstoned state is this default). Then <b>phase 2</b>: {@link
+ * Message.Purge} to every replica, which records the purge mark {@code (epoch, timestamp,
+ * markTimeMs)} in its cell (merge: max). Compaction may later drop a key only under that mark.
+ *
+ * <p>Late {@link Message.Accepted} replies of the delete's own accept round count as acks. Every
+ * {@code roundTimeoutNanos} the replicas still missing get the chosen delete again ({@link
+ * Message.Commit}, a blind merge) followed by a {@link Message.Read}; a {@link Message.ReadReply}
+ * showing the delete at its instance is an ack (replies describe durable state). A reply showing a
+ * newer instance ends the completion without a purge: the key was re-created or fenced, so the
+ * delete is no longer the newest state and a mark naming it could never let compaction drop
+ * anything.
+ *
+ * <p>In memory only and bounded: a crash, or more than {@code warmKeysMax} pending deletes, drops a
+ * completion, which leaves the key's delete cell in place (space, never safety).
+ */
+final class DeleteCompletion {
+  private final Coordinator coordinator;
+  private final Map<RoundId, Pending> byRound = new HashMap<>();
+  private final LinkedHashMap<Key, Pending> byKey;
+
+  /** One delete whose phase 1 waits for some replicas. */
+  private static final class Pending {
+    final Key key;
+    final AcceptedValue delete;
+    final List<Integer> replicas;
+    final Set<Integer> acked = new HashSet<>();
+    final RoundId acceptRound;
+    RoundId probeRound;
+    long nextProbeNanos;
+
+    Pending(Key key, AcceptedValue delete, List<Integer> replicas, RoundId acceptRound) {
+      this.key = key;
+      this.delete = delete;
+      this.replicas = replicas;
+      this.acceptRound = acceptRound;
+    }
+
+    boolean complete() {
+      return acked.containsAll(replicas);
+    }
+  }
+
+  DeleteCompletion(Coordinator coordinator) {
+    this.coordinator = coordinator;
+    int max = coordinator.config.warmKeysMax();
+    this.byKey =
+        new LinkedHashMap<>(16, 0.75f, false) {
+          @Override
+          protected boolean removeEldestEntry(Map.Entry<Key, Pending> eldest) {
+            if (size() > max) {
+              forgetRounds(eldest.getValue());
+              return true;
+            }
+            return false;
+          }
+        };
+  }
+
+  /**
+   * The delete {@code chosenDelete} of key {@code key} was chosen by the accept round {@code
+   * round}, which went to every replica: purge at once if all of them acked, else wait for them.
+   */
+  void deleteChosen(Now now, Key key, Round round, AcceptedValue chosenDelete, List<Effect> out) {
+    assert chosenDelete.isDelete() && chosenDelete.chosen();
+    Pending pending = new Pending(key, chosenDelete, coordinator.config.replicasOf(key), round.id);
+    for (Map.Entry<Integer, Message.Reply> reply : round.replies.entrySet()) {
+      if (reply.getValue() instanceof Message.Accepted) {
+        pending.acked.add(reply.getKey());
+      }
+    }
+    Pending replaced = byKey.remove(key);
+    if (replaced != null) {
+      forgetRounds(replaced);
+    }
+    if (pending.complete()) {
+      purge(now, pending, out);
+      return;
+    }
+    pending.nextProbeNanos = now.monoNanos() + coordinator.config.roundTimeoutNanos();
+    byKey.put(key, pending);
+    byRound.put(round.id, pending);
+  }
+
+  /** Returns true if {@code reply} belongs to a completion (then it is consumed here). */
+  boolean onReply(Now now, int from, Message.Reply reply, List<Effect> out) {
+    Pending pending = byRound.get(reply.round());
+    if (pending == null) {
+      return false;
+    }
+    if (!pending.replicas.contains(from)) {
+      return true;
+    }
+    if (reply instanceof Message.Accepted a
+        && a.epoch() == pending.delete.epoch()
+        && a.timestamp() == pending.delete.timestamp()) {
+      pending.acked.add(from);
+    } else if (reply instanceof Message.ReadReply r && r.accepted() != null) {
+      AcceptedValue held = r.accepted();
+      if (held.compareInstance(pending.delete) > 0) {
+        end(pending); // the key moved on: the delete is no longer its newest state
+        return true;
+      }
+      if (held.sameInstance(pending.delete) && held.isDelete()) {
+        pending.acked.add(from);
+      }
+    }
+    if (pending.complete()) {
+      end(pending);
+      purge(now, pending, out);
+    }
+    return true;
+  }
+
+  /** Re-drives phase 1 at the replicas still missing, once per round timeout. */
+  void tick(Now now, List<Effect> out) {
+    if (byKey.isEmpty()) {
+      return;
+    }
+    for (Pending pending : new ArrayList<>(byKey.values())) {
+      if (now.monoNanos() < pending.nextProbeNanos) {
+        continue;
+      }
+      pending.nextProbeNanos = now.monoNanos() + coordinator.config.roundTimeoutNanos();
+      if (pending.probeRound != null) {
+        byRound.remove(pending.probeRound);
+      }
+      pending.probeRound = coordinator.newRoundId();
+      byRound.put(pending.probeRound, pending);
+      for (int to : pending.replicas) {
+        if (!pending.acked.contains(to)) {
+          out.add(new Effect.Send(to, new Message.Commit(pending.key, pending.delete)));
+          out.add(new Effect.Send(to, new Message.Read(pending.key, pending.probeRound)));
+        }
+      }
+    }
+  }
+
+  /** Deletes waiting for phase 1 to finish (diagnostics and tests). */
+  int pending() {
+    return byKey.size();
+  }
+
+  private void purge(Now now, Pending pending, List<Effect> out) {
+    PurgeMark mark =
+        new PurgeMark(
+            pending.delete.epoch(),
+            pending.delete.timestamp(),
+            Math.floorDiv(now.wallMicros(), 1000));
+    for (int to : pending.replicas) {
+      out.add(new Effect.Send(to, new Message.Purge(pending.key, mark)));
+    }
+  }
+
+  private void end(Pending pending) {
+    byKey.remove(pending.key, pending);
+    forgetRounds(pending);
+  }
+
+  private void forgetRounds(Pending pending) {
+    byRound.remove(pending.acceptRound);
+    if (pending.probeRound != null) {
+      byRound.remove(pending.probeRound);
+    }
+  }
+}

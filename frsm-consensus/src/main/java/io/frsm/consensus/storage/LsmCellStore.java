@@ -1,0 +1,46 @@
+package io.frsm.consensus.storage;
+
+import io.frsm.consensus.core.CellStore;
+import io.frsm.consensus.core.CellStoreException;
+import io.frsm.lsm.LsmEngine;
+import io.frsm.lsm.cell.Cell;
+import io.frsm.lsm.cell.Key;
+import java.io.IOException;
+import java.util.Objects;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The core's read seam over the real LSM: {@link LsmEngine#get} sees only durable state (a write
+ * reaches the memtable after its commit-log sync), which is what {@link CellStore} requires.
+ *
+ * <p>An {@link IOException} from the engine — a {@link io.frsm.lsm.QuarantinedRangeException} for a
+ * key in a corrupt table's range, or a read error — becomes a {@link CellStoreException} naming the
+ * key and the cause. The core then treats this replica as failed for that input (see {@link
+ * CellStoreException}); {@link #readFailures()} counts them for the node's metrics.
+ *
+ * <p>Thread-safe as the engine is.
+ */
+public final class LsmCellStore implements CellStore {
+  private final LsmEngine engine;
+  private final LongAdder readFailures = new LongAdder();
+
+  public LsmCellStore(LsmEngine engine) {
+    this.engine = Objects.requireNonNull(engine, "engine");
+  }
+
+  @Override
+  public Cell get(Key key) {
+    try {
+      return engine.get(key);
+    } catch (IOException e) {
+      readFailures.increment();
+      throw new CellStoreException(
+          "cannot read key " + key + " from the local LSM: " + e.getMessage(), e);
+    }
+  }
+
+  /** Reads that failed so far. */
+  public long readFailures() {
+    return readFailures.sum();
+  }
+}

@@ -1,0 +1,38 @@
+package io.frsm.consensus.sim;
+
+import io.frsm.consensus.core.CellStore;
+import io.frsm.lsm.cell.Cell;
+import io.frsm.lsm.cell.Key;
+
+/**
+ * One simulated node's durable cells, behind the core's {@link CellStore} read seam. The simulator
+ * calls {@link #makeDurable} when a persist completes and {@link #crash} when the node crashes;
+ * whatever was made durable survives, nothing else.
+ */
+interface NodeStorage extends CellStore {
+  /** Merges {@code delta} durably; visible to {@link #get} on return. */
+  void makeDurable(Cell delta);
+
+  /** The durable cell without counting a read (for checkers and tests). */
+  Cell peek(Key key);
+
+  /** The client keys this replica holds (reserved range-term cells excluded), in key order. */
+  java.util.List<Key> clientKeys();
+
+  /** The node crashed: drop everything not durable and come back with what is. */
+  void crash();
+
+  /** Reads through {@link #get} so far (the "LSM reads" of the paper's Table 2). */
+  long reads();
+
+  /** Persists completed so far (the "LSM writes"). */
+  long writes();
+
+  /** Releases files and threads at the end of a run. */
+  void close();
+
+  /** Called with every durable change, for the checkers. */
+  interface DurableListener {
+    void onDurable(int node, Cell before, Cell delta, Cell after);
+  }
+}
