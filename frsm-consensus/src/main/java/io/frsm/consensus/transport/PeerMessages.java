@@ -13,6 +13,7 @@ import static io.frsm.consensus.transport.WireValues.roundId;
 import io.frsm.consensus.core.Message;
 import io.frsm.consensus.transport.proto.PeerEnvelope;
 import io.frsm.lsm.cell.AcceptedValue;
+import io.frsm.lsm.cell.PurgeMark;
 
 /**
  * Maps the consensus core's {@link Message} records to the body of a {@code PeerEnvelope} and back.
@@ -43,6 +44,14 @@ final class PeerMessages {
       return envelope.setReadReply(readReply(m));
     } else if (message instanceof Message.Commit m) {
       return envelope.setCommit(commit(m));
+    } else if (message instanceof Message.TermPersist m) {
+      return envelope.setTermPersist(termPersist(m));
+    } else if (message instanceof Message.TermPersisted m) {
+      return envelope.setTermPersisted(termPersisted(m));
+    } else if (message instanceof Message.StaleTerm m) {
+      return envelope.setStaleTerm(staleTerm(m));
+    } else if (message instanceof Message.Purge m) {
+      return envelope.setPurge(purge(m));
     }
     throw new IllegalArgumentException(
         "no wire mapping for " + message.getClass().getName() + ": add it to peer.proto");
@@ -60,6 +69,10 @@ final class PeerMessages {
         case READ -> read(envelope.getRead());
         case READ_REPLY -> readReply(envelope.getReadReply());
         case COMMIT -> commit(envelope.getCommit());
+        case TERM_PERSIST -> termPersist(envelope.getTermPersist());
+        case TERM_PERSISTED -> termPersisted(envelope.getTermPersisted());
+        case STALE_TERM -> staleTerm(envelope.getStaleTerm());
+        case PURGE -> purge(envelope.getPurge());
         case BODY_NOT_SET ->
             throw new WireDecodeException("peer envelope without a (known) message body");
       };
@@ -77,6 +90,7 @@ final class PeerMessages {
         .setKey(key(m.key()))
         .setRound(roundId(m.round()))
         .setBallot(ballot(m.ballot()))
+        .setTerm(m.term())
         .build();
   }
 
@@ -85,7 +99,8 @@ final class PeerMessages {
     return new Message.Prepare(
         key(p.getKey(), "prepare"),
         roundId(p.hasRound(), p.getRound(), "prepare"),
-        realBallot(p.hasBallot(), p.getBallot(), "prepare.ballot"));
+        realBallot(p.hasBallot(), p.getBallot(), "prepare.ballot"),
+        instanceField(p.getTerm(), "term", "prepare"));
   }
 
   // ---- Promise
@@ -122,6 +137,7 @@ final class PeerMessages {
         .setKey(key(m.key()))
         .setRound(roundId(m.round()))
         .setProposal(acceptedValue(m.proposal()))
+        .setTerm(m.term())
         .build();
   }
 
@@ -133,7 +149,10 @@ final class PeerMessages {
       throw new WireDecodeException("accept.proposal is marked chosen");
     }
     return new Message.Accept(
-        key(p.getKey(), "accept"), roundId(p.hasRound(), p.getRound(), "accept"), proposal);
+        key(p.getKey(), "accept"),
+        roundId(p.hasRound(), p.getRound(), "accept"),
+        proposal,
+        instanceField(p.getTerm(), "term", "accept"));
   }
 
   // ---- Accepted
@@ -242,5 +261,83 @@ final class PeerMessages {
       throw new WireDecodeException("commit.chosen is not marked chosen");
     }
     return new Message.Commit(key(p.getKey(), "commit"), chosen);
+  }
+
+  // ---- TermPersist, TermPersisted, StaleTerm (range terms: docs/PROTOCOL.md "Leases")
+
+  private static io.frsm.consensus.transport.proto.TermPersist termPersist(Message.TermPersist m) {
+    return io.frsm.consensus.transport.proto.TermPersist.newBuilder()
+        .setKey(key(m.key()))
+        .setRound(roundId(m.round()))
+        .setRange(m.range())
+        .setTerm(m.term())
+        .build();
+  }
+
+  private static Message.TermPersist termPersist(io.frsm.consensus.transport.proto.TermPersist p)
+      throws WireDecodeException {
+    if (p.getRange() < 0) {
+      throw new WireDecodeException(
+          "term_persist: range " + Integer.toUnsignedString(p.getRange()));
+    }
+    return new Message.TermPersist(
+        key(p.getKey(), "term_persist"),
+        roundId(p.hasRound(), p.getRound(), "term_persist"),
+        p.getRange(),
+        instanceField(p.getTerm(), "term", "term_persist"));
+  }
+
+  private static io.frsm.consensus.transport.proto.TermPersisted termPersisted(
+      Message.TermPersisted m) {
+    return io.frsm.consensus.transport.proto.TermPersisted.newBuilder()
+        .setKey(key(m.key()))
+        .setRound(roundId(m.round()))
+        .setTerm(m.term())
+        .build();
+  }
+
+  private static Message.TermPersisted termPersisted(
+      io.frsm.consensus.transport.proto.TermPersisted p) throws WireDecodeException {
+    return new Message.TermPersisted(
+        key(p.getKey(), "term_persisted"),
+        roundId(p.hasRound(), p.getRound(), "term_persisted"),
+        instanceField(p.getTerm(), "term", "term_persisted"));
+  }
+
+  private static io.frsm.consensus.transport.proto.StaleTerm staleTerm(Message.StaleTerm m) {
+    return io.frsm.consensus.transport.proto.StaleTerm.newBuilder()
+        .setKey(key(m.key()))
+        .setRound(roundId(m.round()))
+        .setTerm(m.term())
+        .build();
+  }
+
+  private static Message.StaleTerm staleTerm(io.frsm.consensus.transport.proto.StaleTerm p)
+      throws WireDecodeException {
+    return new Message.StaleTerm(
+        key(p.getKey(), "stale_term"),
+        roundId(p.hasRound(), p.getRound(), "stale_term"),
+        instanceField(p.getTerm(), "term", "stale_term"));
+  }
+
+  // ---- Purge (delete phase 2)
+
+  private static io.frsm.consensus.transport.proto.Purge purge(Message.Purge m) {
+    return io.frsm.consensus.transport.proto.Purge.newBuilder()
+        .setKey(key(m.key()))
+        .setEpoch(m.mark().epoch())
+        .setTimestamp(m.mark().timestamp())
+        .setMarkTimeMs(m.mark().markTimeMs())
+        .build();
+  }
+
+  private static Message.Purge purge(io.frsm.consensus.transport.proto.Purge p)
+      throws WireDecodeException {
+    return new Message.Purge(
+        key(p.getKey(), "purge"),
+        new PurgeMark(
+            instanceField(p.getEpoch(), "epoch", "purge"),
+            instanceField(p.getTimestamp(), "timestamp", "purge"),
+            p.getMarkTimeMs()));
   }
 }

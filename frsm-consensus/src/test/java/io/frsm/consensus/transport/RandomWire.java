@@ -5,10 +5,12 @@ import io.frsm.api.Versioned;
 import io.frsm.consensus.core.Message;
 import io.frsm.consensus.core.Operation;
 import io.frsm.consensus.core.Outcome;
+import io.frsm.consensus.core.RangeTerm;
 import io.frsm.consensus.core.RoundId;
 import io.frsm.lsm.cell.AcceptedValue;
 import io.frsm.lsm.cell.Ballot;
 import io.frsm.lsm.cell.Key;
+import io.frsm.lsm.cell.PurgeMark;
 import java.util.Optional;
 import java.util.Random;
 
@@ -22,16 +24,27 @@ final class RandomWire {
 
   Message message() {
     Key key = key();
-    return switch (random.nextInt(8)) {
-      case 0 -> new Message.Prepare(key, roundId(), realBallot());
+    return switch (random.nextInt(12)) {
+      case 0 -> new Message.Prepare(key, roundId(), realBallot(), term());
       case 1 -> new Message.Promise(key, roundId(), realBallot(), ballot(), acceptedOrNull());
-      case 2 -> new Message.Accept(key, roundId(), accepted(false));
+      case 2 -> new Message.Accept(key, roundId(), accepted(false), term());
       case 3 -> new Message.Accepted(key, roundId(), realBallot(), instance(), instance());
       case 4 -> new Message.Reject(key, roundId(), ballot(), ballot(), acceptedOrNull());
       case 5 -> new Message.Read(key, roundId());
       case 6 -> new Message.ReadReply(key, roundId(), ballot(), acceptedOrNull());
+      case 7 -> {
+        int range = random.nextInt(64);
+        yield new Message.TermPersist(RangeTerm.cellKey(range), roundId(), range, 1 + term());
+      }
+      case 8 -> new Message.TermPersisted(key, roundId(), term());
+      case 9 -> new Message.StaleTerm(key, roundId(), term());
+      case 10 -> new Message.Purge(key, new PurgeMark(instance(), instance(), random.nextLong()));
       default -> new Message.Commit(key, accepted(true));
     };
+  }
+
+  private long term() {
+    return random.nextBoolean() ? 0 : instance() / 2;
   }
 
   OperationRequest request() {
