@@ -109,7 +109,10 @@ class PeerTransportLoopbackTest {
     while (restarted.size() == 0) {
       assertTrue(System.nanoTime() < end, "reconnected in time");
       two.send(1, numbered(2, probe++));
-      Thread.yield();
+      // At most one probe per millisecond: a spinning prober would fill the bounded send queue
+      // (maxQueuedFramesPerConnection) during the reconnect back-off, and the burst below would
+      // then be refused by the fail-fast bound rather than test reconnection.
+      java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
     }
     long first = probe;
     for (long i = first; i < first + 1000; i++) {
