@@ -444,7 +444,6 @@ public final class CounterWorkload {
                 ? random.nextInt(sim.nodeCount())
                 : Math.floorMod(k, sim.nodeCount());
       }
-      boolean[] answered = {false};
       if (Boolean.getBoolean("frsm.sim.trace")) {
         System.out.println(
             sim.nowNanos() / 1000 + " client " + id + " -> n" + node + " " + describe(op));
@@ -457,28 +456,13 @@ public final class CounterWorkload {
             };
       }
       Consumer<Outcome> reply = then;
-      long requestId =
-          sim.submit(
-              node,
-              op,
-              o -> {
-                if (!answered[0]) {
-                  answered[0] = true;
-                  preferOtherNode = false;
-                  reply.accept(o);
-                }
-              });
-      sim.schedule(
+      sim.call(
+          node,
+          op,
           clientTimeoutNanos,
-          () -> {
-            if (!answered[0]) {
-              answered[0] = true;
-              if (requestId >= 0) {
-                sim.abandon(requestId);
-              }
-              preferOtherNode = true;
-              reply.accept(new Outcome.Unknown("client timeout"));
-            }
+          (o, timedOut) -> {
+            preferOtherNode = timedOut;
+            reply.accept(o);
           });
     }
   }

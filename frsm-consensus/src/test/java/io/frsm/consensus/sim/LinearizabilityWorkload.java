@@ -286,7 +286,6 @@ public final class LinearizabilityWorkload {
           preferOtherNode || random.chance(0.2)
               ? random.nextInt(sim.nodeCount())
               : Math.floorMod(k, sim.nodeCount());
-      boolean[] answered = {false};
       HistoryRecorder.Handle handle = recorder.invoke(id, kind, keys[k].toByteArray(), input);
       Consumer<Outcome> reply =
           o -> {
@@ -302,28 +301,13 @@ public final class LinearizabilityWorkload {
             }
             sim.schedule(random.between(0, 3_000_000), this::next);
           };
-      long requestId =
-          sim.submit(
-              node,
-              op,
-              o -> {
-                if (!answered[0]) {
-                  answered[0] = true;
-                  preferOtherNode = false;
-                  reply.accept(o);
-                }
-              });
-      sim.schedule(
+      sim.call(
+          node,
+          op,
           clientTimeoutNanos,
-          () -> {
-            if (!answered[0]) {
-              answered[0] = true;
-              if (requestId >= 0) {
-                sim.abandon(requestId);
-              }
-              preferOtherNode = true;
-              reply.accept(new Outcome.Unknown("client timeout"));
-            }
+          (o, timedOut) -> {
+            preferOtherNode = timedOut;
+            reply.accept(o);
           });
     }
   }

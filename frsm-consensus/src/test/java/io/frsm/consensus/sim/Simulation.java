@@ -379,6 +379,41 @@ public final class Simulation {
     return id;
   }
 
+  /** How a client call with a timeout ended. */
+  public interface CallReply {
+    void accept(Outcome outcome, boolean timedOut);
+  }
+
+  /**
+   * A client call with a timeout: submits {@code operation} at {@code node}; {@code reply} runs
+   * exactly once, with the node's outcome, or with an unknown outcome if none came within {@code
+   * timeoutNanos} (the request is then abandoned and a late reply ignored).
+   */
+  public void call(int node, Operation operation, long timeoutNanos, CallReply reply) {
+    boolean[] answered = {false};
+    long requestId =
+        submit(
+            node,
+            operation,
+            o -> {
+              if (!answered[0]) {
+                answered[0] = true;
+                reply.accept(o, false);
+              }
+            });
+    schedule(
+        timeoutNanos,
+        () -> {
+          if (!answered[0]) {
+            answered[0] = true;
+            if (requestId >= 0) {
+              abandon(requestId);
+            }
+            reply.accept(new Outcome.Unknown("client timeout"), true);
+          }
+        });
+  }
+
   /** Stops waiting for {@code requestId} (a client timed out); a late reply is then ignored. */
   public void abandon(long requestId) {
     awaitingReply.remove(requestId);
