@@ -1,0 +1,110 @@
+package io.frsm.server.config;
+
+import java.time.Duration;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/** Parses sizes ({@code 64MiB}, {@code 512KiB}, {@code 1GiB}, {@code 4096}) and durations. */
+final class Units {
+  private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*(B|KiB|MiB|GiB|TiB)?");
+  private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h|d)");
+
+  private Units() {}
+
+  /** A byte count: a number, or a number with B, KiB, MiB, GiB or TiB (powers of 1024). */
+  static long bytes(String key, Object value) {
+    if (value instanceof Number n) {
+      return n.longValue();
+    }
+    Matcher m = SIZE.matcher(String.valueOf(value).trim());
+    if (!m.matches()) {
+      throw new ConfigException(
+          "config key '"
+              + key
+              + "': '"
+              + value
+              + "' is not a size (e.g. 4096, 512KiB, 64MiB, 1GiB)");
+    }
+    long n = Long.parseLong(m.group(1));
+    String unit = m.group(2) == null ? "B" : m.group(2);
+    long factor =
+        switch (unit) {
+          case "KiB" -> 1L << 10;
+          case "MiB" -> 1L << 20;
+          case "GiB" -> 1L << 30;
+          case "TiB" -> 1L << 40;
+          default -> 1;
+        };
+    try {
+      return Math.multiplyExact(n, factor);
+    } catch (ArithmeticException e) {
+      throw new ConfigException("config key '" + key + "': '" + value + "' is too large");
+    }
+  }
+
+  /** A duration: a number with ms, s, m, h or d. */
+  static Duration duration(String key, Object value) {
+    Matcher m = DURATION.matcher(String.valueOf(value).trim().toLowerCase(Locale.ROOT));
+    if (!m.matches()) {
+      throw new ConfigException(
+          "config key '" + key + "': '" + value + "' is not a duration (e.g. 500ms, 5s, 30m, 24h)");
+    }
+    long n = Long.parseLong(m.group(1));
+    return switch (m.group(2)) {
+      case "ms" -> Duration.ofMillis(n);
+      case "s" -> Duration.ofSeconds(n);
+      case "m" -> Duration.ofMinutes(n);
+      case "h" -> Duration.ofHours(n);
+      default -> Duration.ofDays(n);
+    };
+  }
+
+  static int integer(String key, Object value) {
+    long v = longValue(key, value);
+    if (v < Integer.MIN_VALUE || v > Integer.MAX_VALUE) {
+      throw new ConfigException("config key '" + key + "': " + value + " is out of range");
+    }
+    return (int) v;
+  }
+
+  static long longValue(String key, Object value) {
+    if (value instanceof Number n) {
+      return n.longValue();
+    }
+    try {
+      return Long.parseLong(String.valueOf(value).trim());
+    } catch (NumberFormatException e) {
+      throw new ConfigException("config key '" + key + "': '" + value + "' is not an integer");
+    }
+  }
+
+  static double decimal(String key, Object value) {
+    if (value instanceof Number n) {
+      return n.doubleValue();
+    }
+    try {
+      return Double.parseDouble(String.valueOf(value).trim());
+    } catch (NumberFormatException e) {
+      throw new ConfigException("config key '" + key + "': '" + value + "' is not a number");
+    }
+  }
+
+  static boolean bool(String key, Object value) {
+    if (value instanceof Boolean b) {
+      return b;
+    }
+    String s = String.valueOf(value).trim().toLowerCase(Locale.ROOT);
+    if (s.equals("true") || s.equals("false")) {
+      return Boolean.parseBoolean(s);
+    }
+    throw new ConfigException("config key '" + key + "': '" + value + "' is not true or false");
+  }
+
+  static String text(String key, Object value) {
+    if (value instanceof java.util.Map || value instanceof java.util.List) {
+      throw new ConfigException("config key '" + key + "' must be a single value");
+    }
+    return String.valueOf(value).trim();
+  }
+}
