@@ -1,0 +1,108 @@
+package io.frsm.server.metrics;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+/**
+ * The node's Prometheus scrape endpoint: {@code GET /metrics} in the Prometheus text format, {@code
+ * GET /health} answering 200 while the node serves. Every frsm meter (LSM, commit log, consensus,
+ * transport) registers in {@link #registry()}; JVM meters are bound too. One small HTTP thread.
+ */
+public final class MetricsEndpoint implements AutoCloseable {
+  private final PrometheusMeterRegistry registry;
+  private final HttpServer server;
+  private final ExecutorService executor;
+  private final JvmGcMetrics gcMetrics;
+  private volatile boolean healthy = true;
+
+  private MetricsEndpoint(
+      PrometheusMeterRegistry registry,
+      HttpServer server,
+      ExecutorService executor,
+      JvmGcMetrics gcMetrics) {
+    this.registry = registry;
+    this.server = server;
+    this.executor = executor;
+    this.gcMetrics = gcMetrics;
+  }
+
+  /** Binds {@code address} (port 0 = ephemeral) and starts serving. */
+  public static MetricsEndpoint start(InetSocketAddress address) throws IOException {
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    new JvmMemoryMetrics().bindTo(registry);
+    new JvmThreadMetrics().bindTo(registry);
+    new ClassLoaderMetrics().bindTo(registry);
+    new ProcessorMetrics().bindTo(registry);
+    JvmGcMetrics gc = new JvmGcMetrics();
+    gc.bindTo(registry);
+    HttpServer server = HttpServer.create(address, 16);
+    ExecutorService executor =
+        Executors.newSingleThreadExecutor(
+            r -> {
+              Thread t = new Thread(r, "frsm-metrics-http");
+              t.setDaemon(true);
+              return t;
+            });
+    server.setExecutor(executor);
+    MetricsEndpoint endpoint = new MetricsEndpoint(registry, server, executor, gc);
+    server.createContext("/metrics", endpoint::scrape);
+    server.createContext("/health", endpoint::health);
+    server.start();
+    return endpoint;
+  }
+
+  public PrometheusMeterRegistry registry() {
+    return registry;
+  }
+
+  public InetSocketAddress address() {
+    return server.getAddress();
+  }
+
+  /** While false, {@code /health} answers 503 (draining, starting, lost ZooKeeper). */
+  public void healthy(boolean value) {
+    healthy = value;
+  }
+
+  private void scrape(HttpExchange exchange) throws IOException {
+    if (!"GET".equals(exchange.getRequestMethod())) {
+      respond(exchange, 405, "GET only\n");
+      return;
+    }
+    respond(exchange, 200, registry.scrape());
+  }
+
+  private void health(HttpExchange exchange) throws IOException {
+    respond(exchange, healthy ? 200 : 503, healthy ? "ok\n" : "unavailable\n");
+  }
+
+  private static void respond(HttpExchange exchange, int status, String body) throws IOException {
+    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+    exchange.getResponseHeaders().set("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
+    exchange.sendResponseHeaders(status, bytes.length);
+    try (OutputStream out = exchange.getResponseBody()) {
+      out.write(bytes);
+    }
+  }
+
+  @Override
+  public void close() {
+    server.stop(0);
+    executor.shutdownNow();
+    gcMetrics.close();
+    registry.close();
+  }
+}

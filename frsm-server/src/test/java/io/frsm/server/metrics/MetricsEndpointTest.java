@@ -1,0 +1,61 @@
+package io.frsm.server.metrics;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.frsm.lsm.LsmConfig;
+import io.frsm.lsm.LsmEngine;
+import io.frsm.lsm.cell.Ballot;
+import io.frsm.lsm.cell.Cell;
+import io.frsm.lsm.cell.Key;
+import io.frsm.lsm.io.NioFileSystem;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class MetricsEndpointTest {
+
+  @Test
+  void scrape_exposesTheStorageEnginesMeters_inPrometheusFormat(@TempDir Path dir)
+      throws Exception {
+    try (MetricsEndpoint endpoint =
+            MetricsEndpoint.start(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        LsmEngine engine =
+            LsmEngine.open(
+                LsmConfig.builder(dir).build(), NioFileSystem.INSTANCE, endpoint.registry())) {
+      engine.write(Cell.promise(Key.of(new byte[] {1}), new Ballot(1, 1, 1), 0)).join();
+      HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+      URI base = URI.create("http://127.0.0.1:" + endpoint.address().getPort());
+      HttpResponse<String> metrics =
+          http.send(
+              HttpRequest.newBuilder(base.resolve("/metrics"))
+                  .timeout(Duration.ofSeconds(10))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertEquals(200, metrics.statusCode());
+      assertTrue(
+          metrics.body().contains("frsm_commitlog_sync_latency_seconds_count"), metrics.body());
+      assertTrue(metrics.body().contains("frsm_lsm_memtable_bytes"));
+      assertTrue(metrics.body().contains("jvm_memory_used_bytes"));
+      HttpResponse<String> health =
+          http.send(
+              HttpRequest.newBuilder(base.resolve("/health")).build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertEquals(200, health.statusCode());
+      endpoint.healthy(false);
+      assertEquals(
+          503,
+          http.send(
+                  HttpRequest.newBuilder(base.resolve("/health")).build(),
+                  HttpResponse.BodyHandlers.ofString())
+              .statusCode());
+    }
+  }
+}
