@@ -1,4 +1,4 @@
-package io.frsm.bench.workload;
+package io.frsm.server.workload;
 
 import io.frsm.api.CasMismatchException;
 import io.frsm.api.FrsmClient;

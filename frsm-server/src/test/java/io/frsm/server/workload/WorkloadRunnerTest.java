@@ -1,4 +1,4 @@
-package io.frsm.bench.workload;
+package io.frsm.server.workload;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

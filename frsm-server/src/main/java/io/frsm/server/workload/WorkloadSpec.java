@@ -1,4 +1,4 @@
-package io.frsm.bench.workload;
+package io.frsm.server.workload;
 
 import java.time.Duration;
 
