@@ -206,6 +206,20 @@ public final class LsmConfig {
         + maxKeySizeBytes
         + ", maxValueSizeBytes="
         + maxValueSizeBytes
+        + ", minorCompactionMinTables="
+        + minorCompactionMinTables
+        + ", minorCompactionMaxTables="
+        + minorCompactionMaxTables
+        + ", sstableBlockSizeBytes="
+        + sstableBlockSizeBytes
+        + ", bloomBitsPerKey="
+        + bloomBitsPerKey
+        + ", blockCacheSizeBytes="
+        + blockCacheSizeBytes
+        + ", skipCorruptCommitLogTail="
+        + skipCorruptCommitLogTail
+        + ", maxFrozenMemtables="
+        + maxFrozenMemtables
         + "}";
   }
 
@@ -234,6 +248,29 @@ public final class LsmConfig {
 
     private Builder(Path dataDirectory) {
       this.dataDirectory = Objects.requireNonNull(dataDirectory, "dataDirectory");
+    }
+
+    /** Copies every tunable of {@code other} (not its directories) into this builder. */
+    public Builder tunablesFrom(LsmConfig other) {
+      flushLargestMemtablesHeapFraction = other.flushLargestMemtablesHeapFraction;
+      memtableLifetime = other.memtableLifetime;
+      minFlushLargestMemtableBytes = other.minFlushLargestMemtableBytes;
+      memtableFlushSizeBytes = other.memtableFlushSizeBytes;
+      maxCommitLogSizeOnDiskBytes = other.maxCommitLogSizeOnDiskBytes;
+      commitLogRotationThresholdBytes = other.commitLogRotationThresholdBytes;
+      numberOfCompactionThreads = other.numberOfCompactionThreads;
+      compactionThroughputLimitBytesPerSecond = other.compactionThroughputLimitBytesPerSecond;
+      minorCompactionMinTables = other.minorCompactionMinTables;
+      minorCompactionMaxTables = other.minorCompactionMaxTables;
+      tombstoneGracePeriod = other.tombstoneGracePeriod;
+      maxKeySizeBytes = other.maxKeySizeBytes;
+      maxValueSizeBytes = other.maxValueSizeBytes;
+      sstableBlockSizeBytes = other.sstableBlockSizeBytes;
+      bloomBitsPerKey = other.bloomBitsPerKey;
+      blockCacheSizeBytes = other.blockCacheSizeBytes;
+      skipCorruptCommitLogTail = other.skipCorruptCommitLogTail;
+      maxFrozenMemtables = other.maxFrozenMemtables;
+      return this;
     }
 
     public Builder commitLogDirectories(List<Path> dirs) {

@@ -26,6 +26,24 @@ class LsmConfigTest {
   }
 
   @Test
+  void tunablesFrom_copiesEveryTunableButNotTheDirectories() {
+    LsmConfig source =
+        LsmConfig.builder(Path.of("/a"))
+            .memtableLifetime(Duration.ofMinutes(7))
+            .maxFrozenMemtables(9)
+            .bloomBitsPerKey(12)
+            .skipCorruptCommitLogTail(true)
+            .build();
+    LsmConfig copy = LsmConfig.builder(Path.of("/b")).tunablesFrom(source).build();
+    assertEquals(Path.of("/b"), copy.dataDirectory());
+    // Every tunable equal: compare the descriptions with the directories cut out.
+    assertEquals(source.toString().replace("/a", "/b"), copy.toString());
+    assertEquals(9, copy.maxFrozenMemtables());
+    assertEquals(12, copy.bloomBitsPerKey());
+    assertTrue(copy.skipCorruptCommitLogTail());
+  }
+
+  @Test
   void invalidValue_isRejectedNamingTheKey() {
     IllegalArgumentException e =
         assertThrows(
