@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.curator.framework.recipes.cache.CuratorCache;
 import org.apache.curator.framework.recipes.cache.CuratorCacheListener;
 import org.apache.zookeeper.CreateMode;
@@ -74,6 +75,9 @@ public final class MembershipRegistry implements AutoCloseable {
             CuratorCacheListener.builder()
                 .forAll(
                     (type, oldData, data) -> {
+                      if (zk.getState() != CuratorFrameworkState.STARTED) {
+                        return; // closing: the cache reports its own teardown
+                      }
                       try {
                         onChange.accept(members());
                       } catch (Exception e) {
