@@ -81,6 +81,9 @@ public final class MembershipRegistry implements AutoCloseable {
                       try {
                         onChange.accept(members());
                       } catch (Exception e) {
+                        if (zk.getState() != CuratorFrameworkState.STARTED) {
+                          return; // closed while reading
+                        }
                         System.getLogger(MembershipRegistry.class.getName())
                             .log(System.Logger.Level.WARNING, "could not read members", e);
                       }
