@@ -17,6 +17,15 @@ import java.util.concurrent.CompletableFuture;
  */
 public interface FrsmClient extends AutoCloseable {
 
+  /**
+   * A builder for a thin client that finds the cluster through ZooKeeper. Needs an implementation
+   * on the class path ({@code io.frsm:frsm-server}); an embedded node hands out its own client
+   * instead ({@code FrsmNode.client()}).
+   */
+  static FrsmClientBuilder builder() {
+    return new FrsmClientBuilder();
+  }
+
   /** The key's newest chosen value, or empty if it is absent. Linearizable. */
   default Optional<Versioned> get(byte[] key) {
     return Futures.join(getAsync(key));

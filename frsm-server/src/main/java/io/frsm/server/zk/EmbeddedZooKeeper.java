@@ -27,6 +27,7 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
   }
 
   public static EmbeddedZooKeeper start(Path baseDir, int port) throws Exception {
+    java.nio.file.Files.createDirectories(baseDir);
     Properties p = new Properties();
     p.setProperty("clientPort", Integer.toString(port));
     p.setProperty("clientPortAddress", "127.0.0.1");

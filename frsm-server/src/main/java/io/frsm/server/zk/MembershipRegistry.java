@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.curator.framework.recipes.cache.CuratorCache;
 import org.apache.curator.framework.recipes.cache.CuratorCacheListener;
 import org.apache.zookeeper.CreateMode;
@@ -74,9 +75,15 @@ public final class MembershipRegistry implements AutoCloseable {
             CuratorCacheListener.builder()
                 .forAll(
                     (type, oldData, data) -> {
+                      if (zk.getState() != CuratorFrameworkState.STARTED) {
+                        return; // closing: the cache reports its own teardown
+                      }
                       try {
                         onChange.accept(members());
                       } catch (Exception e) {
+                        if (zk.getState() != CuratorFrameworkState.STARTED) {
+                          return; // closed while reading
+                        }
                         System.getLogger(MembershipRegistry.class.getName())
                             .log(System.Logger.Level.WARNING, "could not read members", e);
                       }

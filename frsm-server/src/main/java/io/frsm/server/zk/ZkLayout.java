@@ -6,6 +6,7 @@ package io.frsm.server.zk;
  *
  * <pre>
  *   /frsm/&lt;cluster&gt;/members/&lt;nodeId&gt;            ephemeral; NodeInfo
+ *   /frsm/&lt;cluster&gt;/shape                       persistent; the replica set and vnodes (ClusterShape)
  *   /frsm/&lt;cluster&gt;/ranges/&lt;rangeId&gt;/term        term (u64) and holder node id (u32)
  *   /frsm/&lt;cluster&gt;/ranges/&lt;rangeId&gt;/leasegen    its version is the lease generation
  *   /frsm/&lt;cluster&gt;/ranges/&lt;rangeId&gt;/latch       Curator LeaderLatch of the range
@@ -32,6 +33,11 @@ public final class ZkLayout {
 
   public String member(int nodeId) {
     return members() + "/" + nodeId;
+  }
+
+  /** The cluster's replica set and vnode count, written once when the cluster first forms. */
+  public String shape() {
+    return root + "/shape";
   }
 
   public String range(String rangeId) {

@@ -1,0 +1,172 @@
+package io.frsm.server.client;
+
+import io.frsm.api.FrsmClient;
+import io.frsm.api.FrsmException;
+import io.frsm.api.Version;
+import io.frsm.api.Versioned;
+import io.frsm.consensus.core.Operation;
+import io.frsm.consensus.core.Outcome;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The part of {@link FrsmClient} that the embedded and the thin client share: argument checks
+ * ({@link RequestLimits}), session ordering per key ({@link KeySessions}), and turning the core's
+ * {@link Outcome}s into results and typed exceptions. Subclasses say how one operation runs.
+ */
+public abstract class SessionClient implements FrsmClient {
+  private static final AtomicInteger CLIENTS = new AtomicInteger();
+
+  private final RequestLimits limits;
+  private final ExecutorService callbackPool;
+  private final ScheduledExecutorService scheduler;
+  private final KeySessions sessions;
+
+  /**
+   * @param createSettleNanos {@code T + 2ε} of the cluster: how long a fence after an unknown
+   *     create waits (see {@link KeySessions})
+   */
+  protected SessionClient(RequestLimits limits, long createSettleNanos) {
+    this.limits = limits;
+    int id = CLIENTS.incrementAndGet();
+    this.callbackPool = Executors.newCachedThreadPool(daemon("frsm-client-" + id + "-callbacks"));
+    this.scheduler =
+        Executors.newSingleThreadScheduledExecutor(daemon("frsm-client-" + id + "-timer"));
+    this.sessions =
+        new KeySessions(this::runOperation, this::deliver, scheduler, createSettleNanos);
+  }
+
+  private static ThreadFactory daemon(String name) {
+    AtomicInteger n = new AtomicInteger();
+    return r -> {
+      Thread t = new Thread(r, name + "-" + n.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    };
+  }
+
+  /** Runs user callbacks off the I/O threads; once closed, inline (late completions only). */
+  private void deliver(Runnable task) {
+    try {
+      callbackPool.execute(task);
+    } catch (RejectedExecutionException closed) {
+      task.run();
+    }
+  }
+
+  /**
+   * Runs one validated operation. Completes with the outcome, or exceptionally with an {@link
+   * FrsmException} (for example a timeout in transit).
+   */
+  protected abstract CompletableFuture<Outcome> runOperation(
+      Operation operation, long invokedAtMicros);
+
+  /** τ for an operation issued now: the caller's wall clock (embedded) or 0 (thin client). */
+  protected abstract long invocationMicros();
+
+  private CompletableFuture<Outcome> submit(Operation operation, long invokedAtMicros) {
+    return sessions.submit(operation, invokedAtMicros);
+  }
+
+  @Override
+  public CompletableFuture<Optional<Versioned>> getAsync(byte[] key) {
+    long tau = invocationMicros();
+    return checked(() -> submit(new Operation.Get(limits.key(key)), tau))
+        .thenApply(SessionClient::readResult);
+  }
+
+  @Override
+  public CompletableFuture<Version> createAsync(byte[] key, byte[] value) {
+    long tau = invocationMicros();
+    return checked(() -> submit(new Operation.Create(limits.key(key), limits.value(value)), tau))
+        .thenApply(SessionClient::written);
+  }
+
+  @Override
+  public CompletableFuture<Version> casAsync(byte[] key, Version expected, byte[] newValue) {
+    long tau = invocationMicros();
+    return checked(
+            () ->
+                submit(
+                    new Operation.Cas(
+                        limits.key(key), RequestLimits.version(expected), limits.value(newValue)),
+                    tau))
+        .thenApply(SessionClient::written);
+  }
+
+  @Override
+  public CompletableFuture<Void> deleteAsync(byte[] key, Version expected) {
+    long tau = invocationMicros();
+    return checked(
+            () ->
+                submit(new Operation.Delete(limits.key(key), RequestLimits.version(expected)), tau))
+        .thenApply(SessionClient::deleted);
+  }
+
+  @Override
+  public CompletableFuture<Optional<Versioned>> fenceAsync(byte[] key) {
+    long tau = invocationMicros();
+    return checked(() -> submit(new Operation.Fence(limits.key(key)), tau))
+        .thenApply(SessionClient::readResult);
+  }
+
+  /** Argument errors fail the returned future (the async contract), not the calling thread. */
+  private static CompletableFuture<Outcome> checked(
+      java.util.function.Supplier<CompletableFuture<Outcome>> submit) {
+    try {
+      return submit.get();
+    } catch (FrsmException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  private static Optional<Versioned> readResult(Outcome outcome) {
+    if (outcome instanceof Outcome.ReadResult r) {
+      return r.value();
+    }
+    throw failure(outcome);
+  }
+
+  private static Version written(Outcome outcome) {
+    if (outcome instanceof Outcome.Written w) {
+      return w.version();
+    }
+    throw failure(outcome);
+  }
+
+  private static Void deleted(Outcome outcome) {
+    if (outcome instanceof Outcome.Deleted) {
+      return null;
+    }
+    throw failure(outcome);
+  }
+
+  private static FrsmException failure(Outcome outcome) {
+    if (outcome instanceof Outcome.Failure f) {
+      return f.toException();
+    }
+    return new FrsmException("unexpected outcome for this operation: " + outcome);
+  }
+
+  /** Stops the client's own threads; subclasses fail their calls in flight first. */
+  protected void closeSessions() {
+    // Delayed fences that never ran now run and fail at once (the runner is closed), so no call
+    // is left without an answer.
+    for (Runnable delayed : scheduler.shutdownNow()) {
+      delayed.run();
+    }
+    callbackPool.shutdown();
+    try {
+      callbackPool.awaitTermination(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

@@ -1,0 +1,226 @@
+package io.frsm.server.client;
+
+import io.frsm.api.FrsmException;
+import io.frsm.api.InvalidRequestException;
+import io.frsm.api.NotExecutedException;
+import io.frsm.api.spi.ClientSettings;
+import io.frsm.consensus.core.Operation;
+import io.frsm.consensus.core.Outcome;
+import io.frsm.consensus.transport.ClientProtocolClient;
+import io.frsm.consensus.transport.OperationRequest;
+import io.frsm.consensus.transport.OperationResponse;
+import io.frsm.consensus.transport.TransportConfig;
+import io.frsm.consensus.transport.TransportEventLoops;
+import io.frsm.server.zk.ClusterShape;
+import io.frsm.server.zk.MembershipRegistry;
+import io.frsm.server.zk.ZkLayout;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+
+/**
+ * The thin client: finds the cluster's members in ZooKeeper (watched), builds the same ring as the
+ * nodes, and sends each key's operation to its natural leader over the client protocol (one
+ * connection per node), falling back to the key's other live replicas.
+ *
+ * <ul>
+ *   <li>τ is left to the first node (its arrival time), as client clocks are not trusted.
+ *   <li>{@code Redirect} answers are followed (at most {@value #MAX_REDIRECTS} times).
+ *   <li>A call that was definitely not executed ({@link NotExecutedException}: never sent, the node
+ *       is down or refused it before running it) is tried on the next candidate node; anything else
+ *       ends the call. A mutation that timed out after it was sent fails {@code
+ *       OutcomeUnknownException}; the key is then fenced before its next operation.
+ * </ul>
+ */
+public final class ThinClient extends SessionClient {
+  static final int MAX_REDIRECTS = 3;
+
+  /** The nodes' default {@code T + 2ε}: how long a fence after an unknown create waits. */
+  static final long CREATE_SETTLE_NANOS = TimeUnit.MILLISECONDS.toNanos(5_000 + 2 * 250);
+
+  private final ZkLayout layout;
+  private final Duration operationTimeout;
+  private final CuratorFramework zk;
+  private final MembershipRegistry registry;
+  private final ClusterMembers members = new ClusterMembers();
+  private final TransportEventLoops loops;
+  private final TransportConfig transportConfig;
+  private final Map<InetSocketAddress, ClientProtocolClient> connections =
+      new ConcurrentHashMap<>();
+  private volatile boolean closed;
+
+  private ThinClient(ClientSettings settings) throws Exception {
+    super(RequestLimits.DEFAULTS, CREATE_SETTLE_NANOS);
+    this.layout = new ZkLayout(settings.clusterId());
+    this.operationTimeout = settings.operationTimeout();
+    this.transportConfig = TransportConfig.builder(settings.clusterId()).build();
+    int sessionMs = (int) settings.zookeeperSessionTimeout().toMillis();
+    this.zk =
+        CuratorFrameworkFactory.builder()
+            .connectString(settings.zookeeper())
+            .sessionTimeoutMs(sessionMs)
+            .connectionTimeoutMs(Math.min(sessionMs, 15_000))
+            .retryPolicy(new ExponentialBackoffRetry(100, 10))
+            .build();
+    zk.start();
+    this.loops = TransportEventLoops.create(1, true);
+    try {
+      if (!zk.blockUntilConnected(sessionMs, TimeUnit.MILLISECONDS)) {
+        throw new FrsmException(
+            "cannot reach ZooKeeper at " + settings.zookeeper() + " within " + sessionMs + " ms");
+      }
+      this.registry = new MembershipRegistry(zk, layout);
+      members.update(registry.members());
+      members.watch(registry, live -> dropConnectionsToDepartedMembers());
+      refreshShape();
+    } catch (Exception | Error e) {
+      loops.close();
+      zk.close();
+      closeSessions();
+      throw e;
+    }
+  }
+
+  /** Connects to the cluster {@code settings} name. */
+  public static ThinClient connect(ClientSettings settings) {
+    try {
+      return new ThinClient(settings);
+    } catch (FrsmException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new FrsmException("cannot connect to cluster " + settings.clusterId() + ": " + e, e);
+    }
+  }
+
+  /** The ring needs the cluster's shape, stored once when the cluster formed. */
+  private void refreshShape() throws Exception {
+    if (members.shape() == null) {
+      ClusterShape shape = ClusterShape.read(zk, layout);
+      if (shape != null) {
+        members.shape(shape);
+      }
+    }
+  }
+
+  @Override
+  protected long invocationMicros() {
+    return 0; // the first node stamps the arrival time
+  }
+
+  @Override
+  protected CompletableFuture<Outcome> runOperation(Operation operation, long invokedAtMicros) {
+    if (closed) {
+      return CompletableFuture.failedFuture(new NotExecutedException("client closed"));
+    }
+    try {
+      refreshShape();
+    } catch (Exception e) {
+      // Routing without the ring still reaches a live member; any node coordinates any key.
+    }
+    List<Integer> candidates = members.route(operation.key());
+    if (candidates.isEmpty()) {
+      return CompletableFuture.failedFuture(
+          new NotExecutedException("no member of the cluster is registered in ZooKeeper"));
+    }
+    return attempt(new OperationRequest(operation, 0), candidates, 0, MAX_REDIRECTS, null);
+  }
+
+  private CompletableFuture<Outcome> attempt(
+      OperationRequest request,
+      List<Integer> candidates,
+      int index,
+      int redirectsLeft,
+      InetSocketAddress redirectedTo) {
+    InetSocketAddress target =
+        redirectedTo != null ? redirectedTo : members.clientAddress(candidates.get(index));
+    return connection(target)
+        .call(request, operationTimeout)
+        .handle(
+            (response, error) -> {
+              if (error != null) {
+                Throwable cause = unwrap(error);
+                if (cause instanceof NotExecutedException && index + 1 < candidates.size()) {
+                  return attempt(request, candidates, index + 1, redirectsLeft, null);
+                }
+                return CompletableFuture.<Outcome>failedFuture(cause);
+              }
+              if (response instanceof OperationResponse.Completed c) {
+                if (c.outcome() instanceof Outcome.NotExecuted && index + 1 < candidates.size()) {
+                  return attempt(request, candidates, index + 1, redirectsLeft, null);
+                }
+                return CompletableFuture.completedFuture(c.outcome());
+              }
+              if (response instanceof OperationResponse.Invalid invalid) {
+                return CompletableFuture.<Outcome>failedFuture(
+                    new InvalidRequestException(invalid.reason()));
+              }
+              OperationResponse.Redirect r = (OperationResponse.Redirect) response;
+              if (redirectsLeft == 0) {
+                return CompletableFuture.<Outcome>failedFuture(
+                    new NotExecutedException("too many redirects, last to " + r));
+              }
+              return attempt(
+                  request,
+                  candidates,
+                  index,
+                  redirectsLeft - 1,
+                  new InetSocketAddress(r.leaderHost(), r.leaderPort()));
+            })
+        .thenCompose(f -> f);
+  }
+
+  private static Throwable unwrap(Throwable error) {
+    return error instanceof CompletionException && error.getCause() != null
+        ? error.getCause()
+        : error;
+  }
+
+  /**
+   * A member that left (or restarted on another port) is no longer worth reconnecting to: its
+   * connection is closed, failing its calls in flight as the transport rules say.
+   */
+  private void dropConnectionsToDepartedMembers() {
+    java.util.Set<InetSocketAddress> live = new java.util.HashSet<>();
+    for (int id : members.live()) {
+      live.add(members.clientAddress(id));
+    }
+    connections
+        .entrySet()
+        .removeIf(
+            e -> {
+              if (live.contains(e.getKey())) {
+                return false;
+              }
+              e.getValue().close();
+              return true;
+            });
+  }
+
+  private ClientProtocolClient connection(InetSocketAddress address) {
+    return connections.computeIfAbsent(
+        address, a -> ClientProtocolClient.connect(a, transportConfig, loops));
+  }
+
+  /** Calls in flight fail (a mutation's outcome is then unknown); threads and sessions end. */
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    connections.values().forEach(ClientProtocolClient::close);
+    connections.clear();
+    registry.close();
+    zk.close();
+    closeSessions();
+    loops.close();
+  }
+}

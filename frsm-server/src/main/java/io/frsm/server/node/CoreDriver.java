@@ -1,0 +1,279 @@
+package io.frsm.server.node;
+
+import io.frsm.consensus.core.CellStore;
+import io.frsm.consensus.core.CoreConfig;
+import io.frsm.consensus.core.Effect;
+import io.frsm.consensus.core.Input;
+import io.frsm.consensus.core.Message;
+import io.frsm.consensus.core.NodeCore;
+import io.frsm.consensus.core.Now;
+import io.frsm.consensus.core.Operation;
+import io.frsm.consensus.core.Outcome;
+import io.frsm.consensus.storage.LsmPersister;
+import io.frsm.consensus.storage.PersistListener;
+import io.frsm.consensus.transport.PeerTransport;
+import io.frsm.lsm.LsmEngine;
+import java.lang.System.Logger.Level;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReadWriteLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.Consumer;
+
+/**
+ * The event loop that owns one node's {@link NodeCore} (docs/PROTOCOL.md "How a production driver
+ * calls it"). One dedicated thread; every input reaches the core through its queue: client
+ * operations, peer messages (a send to this node itself comes back through the queue), persist
+ * completions from the commit-log threads, and a {@link Input.Tick} every {@code tickNanos}.
+ *
+ * <p>Effects are carried out in the order the core returns them, without blocking the loop: {@code
+ * Persist} is handed to the {@link LsmPersister} (whose completion enqueues {@code PersistDone}),
+ * {@code Send} to the peer transport (which queues and returns), {@code Reply} completes the
+ * caller's future.
+ *
+ * <p>A failed persist, or an exception from the core, is fatal: the write may or may not survive,
+ * and the core can no longer describe durable state. The loop then stops, every open operation
+ * fails (mutations with an unknown outcome), and {@code onFatal} is told. Restart the node (a new
+ * boot) to serve again.
+ */
+final class CoreDriver {
+  private static final System.Logger LOG = System.getLogger(CoreDriver.class.getName());
+  private static final int MAX_EVENTS_PER_TURN = 4096;
+
+  private sealed interface Event {}
+
+  private record Submit(
+      Operation operation, long invokedAtMicros, CompletableFuture<Outcome> result)
+      implements Event {}
+
+  private record Step(Input input) implements Event {}
+
+  private record Fatal(Throwable error) implements Event {}
+
+  private final int nodeId;
+  private final NodeCore core;
+  private final LsmPersister persister;
+  private final PeerTransport transport;
+  private final long tickNanos;
+  private final Consumer<Throwable> onFatal;
+  private final LinkedBlockingQueue<Event> queue = new LinkedBlockingQueue<>();
+  private final Thread thread;
+
+  /** Guards the switch to stopped against submits, so no submit is queued after the last drain. */
+  private final ReadWriteLock lifecycle = new ReentrantReadWriteLock();
+
+  private boolean stopped; // guarded by lifecycle
+  private volatile boolean accepting = true;
+  private volatile boolean running = true;
+  private final AtomicInteger openOperations = new AtomicInteger();
+
+  // Loop thread only.
+  private final Map<Long, Submit> pending = new HashMap<>();
+  private long nextRequestId;
+
+  CoreDriver(
+      int nodeId,
+      int boot,
+      CoreConfig config,
+      CellStore store,
+      LsmEngine engine,
+      PersistListener cacheListener,
+      PeerTransport transport,
+      long tickNanos,
+      Consumer<Throwable> onFatal) {
+    this.nodeId = nodeId;
+    SplittableRandom random = new SplittableRandom();
+    this.core = new NodeCore(nodeId, boot, config, store, random::nextLong);
+    this.persister =
+        new LsmPersister(
+            engine, cacheListener, done -> enqueue(new Step(done)), e -> enqueue(new Fatal(e)));
+    this.transport = transport;
+    this.tickNanos = tickNanos;
+    this.onFatal = onFatal;
+    this.thread = new Thread(this::loop, "frsm-node-" + nodeId + "-core");
+    this.thread.setDaemon(true);
+  }
+
+  void start() {
+    thread.start();
+  }
+
+  /**
+   * Submits a client operation with invocation time τ. The future completes with the core's outcome
+   * (on the loop thread: callers must hop off it before running user code).
+   */
+  CompletableFuture<Outcome> submit(Operation operation, long invokedAtMicros) {
+    CompletableFuture<Outcome> result = new CompletableFuture<>();
+    if (!accepting) {
+      result.complete(new Outcome.NotExecuted("node " + nodeId + " is shutting down"));
+      return result;
+    }
+    lifecycle.readLock().lock();
+    try {
+      if (stopped) {
+        result.complete(new Outcome.NotExecuted("node " + nodeId + " is stopped"));
+        return result;
+      }
+      openOperations.incrementAndGet();
+      queue.add(new Submit(operation, invokedAtMicros, result));
+    } finally {
+      lifecycle.readLock().unlock();
+    }
+    return result;
+  }
+
+  /** A peer message (any thread; never blocks). */
+  void receive(int from, Message message) {
+    enqueue(new Step(new Input.Receive(from, message)));
+  }
+
+  private void enqueue(Event event) {
+    queue.add(event);
+  }
+
+  /** Client operations submitted and not yet answered. */
+  int openOperations() {
+    return openOperations.get();
+  }
+
+  /**
+   * From now on new client operations are refused ({@code NotExecuted}); peers are still served.
+   */
+  void stopAccepting() {
+    accepting = false;
+  }
+
+  /**
+   * Stops the loop and waits for its thread. Operations still open fail: those the core never saw
+   * as not executed, the others as their kind allows (a mutation's outcome is unknown).
+   */
+  void stop() {
+    running = false;
+    thread.interrupt();
+    try {
+      thread.join(TimeUnit.SECONDS.toMillis(10));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    lifecycle.writeLock().lock();
+    try {
+      stopped = true;
+    } finally {
+      lifecycle.writeLock().unlock();
+    }
+    failOpen("node " + nodeId + " stopped");
+  }
+
+  private void failOpen(String reason) {
+    // The loop has ended (or is ending on this very thread): nobody else touches pending now.
+    for (Submit s : pending.values()) {
+      s.result().complete(lost(s.operation(), reason + " while the operation was running"));
+    }
+    pending.clear();
+    for (Event e; (e = queue.poll()) != null; ) {
+      if (e instanceof Submit s) {
+        s.result().complete(new Outcome.NotExecuted(reason + " before the operation started"));
+      }
+    }
+    openOperations.set(0);
+  }
+
+  private static Outcome lost(Operation operation, String reason) {
+    return operation.mutates() ? new Outcome.Unknown(reason) : new Outcome.NotExecuted(reason);
+  }
+
+  private void loop() {
+    long nextTick = System.nanoTime();
+    try {
+      while (running) {
+        long wait = nextTick - System.nanoTime();
+        Event event = wait > 0 ? queue.poll(wait, TimeUnit.NANOSECONDS) : queue.poll();
+        for (int handled = 0; event != null && running; ) {
+          handle(event);
+          if (++handled == MAX_EVENTS_PER_TURN) {
+            break;
+          }
+          event = queue.poll();
+        }
+        long now = System.nanoTime();
+        if (running && now - nextTick >= 0) {
+          step(new Input.Tick());
+          nextTick = now + tickNanos;
+        }
+      }
+    } catch (InterruptedException stopping) {
+      // stop() interrupts the poll.
+    } catch (RuntimeException | Error e) {
+      fatal(e);
+    }
+  }
+
+  private void handle(Event event) {
+    if (event instanceof Submit s) {
+      long requestId = ++nextRequestId;
+      pending.put(requestId, s);
+      step(new Input.ClientRequest(requestId, s.operation(), s.invokedAtMicros()));
+    } else if (event instanceof Step s) {
+      step(s.input());
+    } else if (event instanceof Fatal f) {
+      fatal(f.error());
+    }
+  }
+
+  private void fatal(Throwable error) {
+    if (!running) {
+      return;
+    }
+    LOG.log(
+        Level.ERROR,
+        "node "
+            + nodeId
+            + " stops serving: its durable state can no longer be vouched for; restart it",
+        error);
+    running = false;
+    lifecycle.writeLock().lock();
+    try {
+      stopped = true;
+    } finally {
+      lifecycle.writeLock().unlock();
+    }
+    failOpen("node " + nodeId + " failed (" + error + ")");
+    onFatal.accept(error);
+  }
+
+  private void step(Input input) {
+    List<Effect> effects = core.step(now(), input);
+    for (Effect effect : effects) {
+      if (effect instanceof Effect.Persist p) {
+        persister.execute(p);
+      } else if (effect instanceof Effect.Send s) {
+        if (s.to() == nodeId) {
+          enqueue(new Step(new Input.Receive(nodeId, s.message())));
+        } else {
+          transport.send(s.to(), s.message());
+        }
+      } else if (effect instanceof Effect.Reply r) {
+        Submit s = pending.remove(r.requestId());
+        if (s != null) {
+          openOperations.decrementAndGet();
+          s.result().complete(r.outcome());
+        }
+      } else if (effect instanceof Effect.ScanRange scan) {
+        // Only emitted with leases on, which this driver does not enable.
+        throw new IllegalStateException("unexpected range scan request with leases off: " + scan);
+      }
+    }
+  }
+
+  private static Now now() {
+    Instant wall = Instant.now();
+    return new Now(wall.getEpochSecond() * 1_000_000L + wall.getNano() / 1_000, System.nanoTime());
+  }
+}

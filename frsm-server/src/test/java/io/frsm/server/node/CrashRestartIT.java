@@ -1,0 +1,314 @@
+package io.frsm.server.node;
+
+import static java.nio.charset.StandardCharsets.US_ASCII;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import io.frsm.api.CasMismatchException;
+import io.frsm.api.FrsmClient;
+import io.frsm.api.FrsmException;
+import io.frsm.api.NotExecutedException;
+import io.frsm.api.OutcomeUnknownException;
+import io.frsm.api.Version;
+import io.frsm.api.Versioned;
+import io.frsm.consensus.history.Bytes;
+import io.frsm.consensus.history.CheckResult;
+import io.frsm.consensus.history.HistoryJsonWriter;
+import io.frsm.consensus.history.HistoryRecorder;
+import io.frsm.consensus.history.Input;
+import io.frsm.consensus.history.LinearizabilityChecker;
+import io.frsm.consensus.history.OperationKind;
+import io.frsm.consensus.history.Output;
+import java.io.Writer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The paper's Appendix C test on a real three-node cluster: clients CAS-increment counters from
+ * several threads (embedded and thin clients) while one node is killed — no drain, no flush, no
+ * deregistration — and later restarted on its directories. An increment with an unknown outcome is
+ * resolved with {@code fence}: each counter value carries, per client, the sequence number of its
+ * last increment that took effect. At the end every counter equals the increments that took effect
+ * (none lost, none doubled), and the recorded history is linearizable.
+ */
+class CrashRestartIT {
+  private static final int KEYS = 3;
+  private static final long PHASE_INCREMENTS = 40;
+  private static final Duration PHASE_DEADLINE = Duration.ofSeconds(60);
+  private static final Path HISTORY = Path.of("target", "histories", "crash-restart.jsonl");
+
+  private final HistoryRecorder recorder = new HistoryRecorder(System::nanoTime);
+  private final AtomicLongArray tookEffect = new AtomicLongArray(KEYS);
+  private final AtomicLong totalTookEffect = new AtomicLong();
+  private final AtomicLong unknownsResolved = new AtomicLong();
+  private final AtomicBoolean stop = new AtomicBoolean();
+  private final ConcurrentLinkedQueue<Throwable> workerFailures = new ConcurrentLinkedQueue<>();
+
+  @Test
+  void killedNode_restartsOnItsDirectories_andNoIncrementIsLostOrDoubled(@TempDir Path dir)
+      throws Exception {
+    try (TestCluster cluster = new TestCluster(dir)) {
+      FrsmClient setup = cluster.node(1).client();
+      for (int k = 0; k < KEYS; k++) {
+        create(setup, 100, key(k), new Counter(0, new TreeMap<>()).encode());
+      }
+      List<FrsmClient> clients =
+          List.of(
+              cluster.node(1).client(),
+              cluster.node(2).client(),
+              cluster.thinClient(),
+              cluster.thinClient());
+      List<Thread> workers = new ArrayList<>();
+      for (int c = 0; c < clients.size(); c++) {
+        int clientId = c;
+        FrsmClient client = clients.get(c);
+        Thread t =
+            new Thread(
+                () -> {
+                  try {
+                    work(clientId, client);
+                  } catch (Throwable e) {
+                    workerFailures.add(e);
+                  }
+                },
+                "increments-" + c);
+        workers.add(t);
+        t.start();
+      }
+      try {
+        awaitIncrements(PHASE_INCREMENTS);
+
+        int bootBefore = cluster.node(3).boot();
+        cluster.crash(3);
+        long atCrash = totalTookEffect.get();
+        awaitIncrements(atCrash + PHASE_INCREMENTS); // the other two carry on
+
+        FrsmNode restarted = cluster.restart(3);
+        assertEquals(bootBefore + 1, restarted.boot(), "the boot counter moved on");
+        // The restarted node coordinates again: increments through its own embedded client.
+        FrsmClient onRestarted = restarted.client();
+        for (int i = 0; i < 5; i++) {
+          increment(4, onRestarted, i % KEYS, i);
+        }
+        long atRestart = totalTookEffect.get();
+        awaitIncrements(atRestart + PHASE_INCREMENTS);
+      } finally {
+        stop.set(true);
+        for (Thread t : workers) {
+          t.join(TimeUnit.SECONDS.toMillis(30));
+        }
+      }
+      if (!workerFailures.isEmpty()) {
+        AssertionError e = new AssertionError("a client failed", workerFailures.peek());
+        workerFailures.forEach(e::addSuppressed);
+        throw e;
+      }
+
+      FrsmClient reader = cluster.node(3).client();
+      for (int k = 0; k < KEYS; k++) {
+        Counter value = Counter.decode(get(reader, 100, key(k)).orElseThrow().value());
+        assertEquals(
+            tookEffect.get(k),
+            value.count(),
+            "counter " + k + " must equal the increments that took effect");
+      }
+      checkAndWriteHistory();
+      System.out.printf(
+          "crash/restart: %d increments took effect, %d unknown outcomes resolved by fence,"
+              + " %d operations recorded%n",
+          totalTookEffect.get(), unknownsResolved.get(), recorder.history().size());
+    }
+  }
+
+  private void checkAndWriteHistory() throws Exception {
+    var history = recorder.history();
+    Files.createDirectories(HISTORY.getParent());
+    try (Writer out = Files.newBufferedWriter(HISTORY)) {
+      HistoryJsonWriter.write(history, out);
+    }
+    // Thin clients leave τ to the node (arrival): an unknown outcome takes effect at the latest
+    // T after arrival, and a request arrives within the client timeout of its call.
+    long bound =
+        TestCluster.BOUNDED_DELAY
+            .plus(TestCluster.CLIENT_TIMEOUT)
+            .plus(Duration.ofSeconds(1))
+            .toNanos();
+    CheckResult result =
+        new LinearizabilityChecker(LinearizabilityChecker.DEFAULT_STEP_BUDGET_PER_KEY, bound)
+            .check(history);
+    assertTrue(result.isLinearizable(), () -> result.explain() + "\nhistory: " + HISTORY);
+  }
+
+  private void awaitIncrements(long target) {
+    awaitCondition(
+        () -> totalTookEffect.get() >= target || !workerFailures.isEmpty(),
+        PHASE_DEADLINE,
+        "increments to reach " + target + " (at " + totalTookEffect.get() + ")");
+    if (!workerFailures.isEmpty()) {
+      throw new AssertionError("a client failed", workerFailures.peek());
+    }
+  }
+
+  private static void awaitCondition(BooleanSupplier condition, Duration timeout, String what) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() - deadline > 0) {
+        fail("timed out waiting for " + what);
+      }
+      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+    }
+  }
+
+  private void work(int clientId, FrsmClient client) {
+    SplittableRandom random = new SplittableRandom(clientId);
+    for (long seq = 0; !stop.get(); seq++) {
+      increment(clientId, client, random.nextInt(KEYS), seq);
+    }
+  }
+
+  /** One increment, Appendix C style; returns once it took effect or surely never will. */
+  private void increment(int clientId, FrsmClient client, int k, long seq) {
+    byte[] key = key(k);
+    long deadline = System.nanoTime() + PHASE_DEADLINE.toNanos();
+    Versioned current = null;
+    while (System.nanoTime() - deadline < 0) {
+      try {
+        if (current == null) {
+          current = get(client, clientId, key).orElseThrow();
+        }
+        Counter next = Counter.decode(current.value()).increment(clientId, seq);
+        cas(client, clientId, key, current.version(), next.encode());
+        tookEffect(k);
+        return;
+      } catch (CasMismatchException e) {
+        current = e.current().orElseThrow(() -> new AssertionError("counters are never deleted"));
+      } catch (OutcomeUnknownException e) {
+        Versioned fenced = fenceUntilAnswered(client, clientId, key, deadline);
+        unknownsResolved.incrementAndGet();
+        if (Counter.decode(fenced.value()).lastSeq(clientId) == seq) {
+          tookEffect(k);
+          return;
+        }
+        current = fenced; // it never will take effect now: try again
+      } catch (NotExecutedException e) {
+        current = null; // did not take effect: read again and retry
+      }
+    }
+    throw new AssertionError("increment " + seq + " of client " + clientId + " never finished");
+  }
+
+  private void tookEffect(int k) {
+    tookEffect.incrementAndGet(k);
+    totalTookEffect.incrementAndGet();
+  }
+
+  private Versioned fenceUntilAnswered(FrsmClient client, int clientId, byte[] key, long deadline) {
+    while (System.nanoTime() - deadline < 0) {
+      try {
+        return fence(client, clientId, key).orElseThrow();
+      } catch (NotExecutedException | OutcomeUnknownException e) {
+        // The fence itself did not finish: fence again (also idempotent in effect).
+      }
+    }
+    throw new AssertionError("no fence finished before the deadline");
+  }
+
+  // Recorded operations.
+
+  private Optional<Versioned> get(FrsmClient c, int clientId, byte[] key) {
+    HistoryRecorder.Handle h = recorder.invoke(clientId, OperationKind.GET, key, Input.none());
+    try {
+      Optional<Versioned> r = c.get(key);
+      recorder.complete(h, Output.ofRead(r));
+      return r;
+    } catch (FrsmException e) {
+      recorder.complete(h, Output.ofFailure(e));
+      throw e;
+    }
+  }
+
+  private Optional<Versioned> fence(FrsmClient c, int clientId, byte[] key) {
+    HistoryRecorder.Handle h = recorder.invoke(clientId, OperationKind.FENCE, key, Input.none());
+    try {
+      Optional<Versioned> r = c.fence(key);
+      recorder.complete(h, Output.ofRead(r));
+      return r;
+    } catch (FrsmException e) {
+      recorder.complete(h, Output.ofFailure(e));
+      throw e;
+    }
+  }
+
+  private void create(FrsmClient c, int clientId, byte[] key, byte[] value) {
+    HistoryRecorder.Handle h =
+        recorder.invoke(clientId, OperationKind.CREATE, key, Input.create(Bytes.of(value)));
+    try {
+      recorder.complete(h, new Output.Written(c.create(key, value)));
+    } catch (FrsmException e) {
+      recorder.complete(h, Output.ofFailure(e));
+      throw e;
+    }
+  }
+
+  private void cas(FrsmClient c, int clientId, byte[] key, Version expected, byte[] value) {
+    HistoryRecorder.Handle h =
+        recorder.invoke(clientId, OperationKind.CAS, key, Input.cas(expected, Bytes.of(value)));
+    try {
+      recorder.complete(h, new Output.Written(c.cas(key, expected, value)));
+    } catch (FrsmException e) {
+      recorder.complete(h, Output.ofFailure(e));
+      throw e;
+    }
+  }
+
+  private static byte[] key(int k) {
+    return ("counter-" + k).getBytes(US_ASCII);
+  }
+
+  /** A counter and, per client, the sequence number of its last increment that took effect. */
+  private record Counter(long count, TreeMap<Integer, Long> lastSeqByClient) {
+    Counter increment(int client, long seq) {
+      TreeMap<Integer, Long> tags = new TreeMap<>(lastSeqByClient);
+      tags.put(client, seq);
+      return new Counter(count + 1, tags);
+    }
+
+    long lastSeq(int client) {
+      return lastSeqByClient.getOrDefault(client, -1L);
+    }
+
+    byte[] encode() {
+      StringBuilder b = new StringBuilder().append(count);
+      lastSeqByClient.forEach((c, s) -> b.append(' ').append(c).append(':').append(s));
+      return b.toString().getBytes(US_ASCII);
+    }
+
+    static Counter decode(byte[] bytes) {
+      String[] parts = new String(bytes, US_ASCII).split(" ");
+      TreeMap<Integer, Long> tags = new TreeMap<>();
+      for (int i = 1; i < parts.length; i++) {
+        int colon = parts[i].indexOf(':');
+        tags.put(
+            Integer.parseInt(parts[i].substring(0, colon)),
+            Long.parseLong(parts[i].substring(colon + 1)));
+      }
+      return new Counter(Long.parseLong(parts[0]), tags);
+    }
+  }
+}
