@@ -20,7 +20,28 @@ public final class Frsm {
   private Frsm() {}
 
   public static void main(String[] args) {
+    quietLogging(args.length > 0 ? args[0] : "");
     System.exit(run(Arrays.asList(args), System.out, System.err));
+  }
+
+  /**
+   * Interactive commands (demo, cli) print their own output; the library's INFO lines (connections
+   * opening and closing as nodes stop) would bury it. A server keeps INFO. An explicit
+   * java.util.logging configuration always wins.
+   */
+  private static void quietLogging(String command) {
+    if (System.getProperty("java.util.logging.config.file") != null) {
+      return;
+    }
+    java.util.logging.Level level =
+        command.equals("server") || command.equals("local")
+            ? java.util.logging.Level.INFO
+            : java.util.logging.Level.SEVERE;
+    java.util.logging.Logger root = java.util.logging.Logger.getLogger("");
+    root.setLevel(level);
+    for (java.util.logging.Handler h : root.getHandlers()) {
+      h.setLevel(level);
+    }
   }
 
   static int run(List<String> args, PrintStream out, PrintStream err) {

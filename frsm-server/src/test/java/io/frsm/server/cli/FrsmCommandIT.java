@@ -1,0 +1,76 @@
+package io.frsm.server.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The frsm command end to end: demo, cli against a local cluster, and wrong command lines. */
+class FrsmCommandIT {
+
+  private record Run(int exitCode, String out, String err) {}
+
+  private static Run frsm(String... args) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code =
+        Frsm.run(
+            List.of(args),
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8));
+    return new Run(
+        code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void demo_runsTheWorkload_throughANodeStop_andLosesNoIncrement(@TempDir Path dir) {
+    Run r = frsm("demo", "--seconds", "4", "--dir", dir.toString());
+    assertEquals(0, r.exitCode(), r.out() + r.err());
+    assertTrue(r.out().contains(">>> stopping node"), r.out());
+    assertTrue(r.out().contains(">>> node") && r.out().contains("is back"), r.out());
+    assertTrue(r.out().contains("ops/s over"), r.out());
+    assertTrue(r.out().contains("acknowledged increments lost or doubled: 0"), r.out());
+  }
+
+  @Test
+  void cli_operatesOnALocalCluster(@TempDir Path dir) throws Exception {
+    try (LocalCluster cluster = LocalCluster.start(dir, 3)) {
+      String zk = cluster.zookeeperConnect();
+      Run created = frsm("cli", "--zookeeper", zk, "--cluster", "local", "create", "k", "v1");
+      assertEquals(0, created.exitCode(), created.out() + created.err());
+      assertTrue(created.out().startsWith("created at version ("), created.out());
+      Run got = frsm("cli", "--zookeeper", zk, "--cluster", "local", "get", "k");
+      assertTrue(got.out().startsWith("v1  @ version ("), got.out());
+      Run stale = frsm("cli", "--zookeeper", zk, "--cluster", "local", "cas", "k", "1", "0", "x");
+      assertEquals(1, stale.exitCode());
+      assertTrue(stale.out().contains("CasMismatchException"), stale.out());
+      Run ring = frsm("cli", "--zookeeper", zk, "--cluster", "local", "ring");
+      assertEquals(0, ring.exitCode(), ring.out());
+      assertTrue(ring.out().contains("replicas [1, 2, 3]"), ring.out());
+      Run leader = frsm("cli", "--zookeeper", zk, "--cluster", "local", "leader", "k");
+      assertTrue(leader.out().contains("natural leader node"), leader.out());
+    }
+  }
+
+  @Test
+  void wrongCommandLines_printUsage_andExit2() {
+    assertEquals(2, frsm().exitCode());
+    Run unknown = frsm("frobnicate");
+    assertEquals(2, unknown.exitCode());
+    assertTrue(unknown.err().contains("unknown command 'frobnicate'"), unknown.err());
+    Run badOption = frsm("demo", "--secs", "3");
+    assertEquals(2, badOption.exitCode());
+    assertTrue(badOption.err().contains("unknown option --secs"), badOption.err());
+    assertEquals(2, frsm("local", "--nodes", "5").exitCode());
+    Run missing = frsm("cli", "get", "k");
+    assertEquals(2, missing.exitCode());
+    assertTrue(missing.err().contains("--zookeeper is required"), missing.err());
+    assertEquals(0, frsm("help").exitCode());
+  }
+}
