@@ -29,6 +29,17 @@ class CrsmShardCoreSimulationTest {
     }
   }
 
+  /** Heavy loss and long delays: elections time out and compete, and must still agree. */
+  @Test
+  void heavyLossAndLongDelays_replicasStillAgree() {
+    CrsmSimulation.Faults harsh = new CrsmSimulation.Faults(0.3, 0.1, 120);
+    for (long seed = 1; seed <= SEEDS / 2; seed++) {
+      CrsmSimulation sim = new CrsmSimulation(seed, harsh).run(3_000, 15_000);
+      long s = seed;
+      assertEquals(List.of(), sim.check(), () -> "seed " + s);
+    }
+  }
+
   @Test
   void sameSeed_sameTrace() {
     long a = new CrsmSimulation(7, LOSSY).run(4_000, 8_000).traceHash();
