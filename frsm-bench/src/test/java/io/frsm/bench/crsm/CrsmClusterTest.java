@@ -1,0 +1,147 @@
+package io.frsm.bench.crsm;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.frsm.api.CasMismatchException;
+import io.frsm.api.FrsmClient;
+import io.frsm.api.KeyExistsException;
+import io.frsm.api.Version;
+import io.frsm.api.Versioned;
+import io.frsm.lsm.cell.Cell;
+import io.frsm.lsm.cell.Key;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLongArray;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class CrsmClusterTest {
+  @TempDir Path dir;
+
+  @Test
+  void apiSemantics_matchFrsm() throws Exception {
+    try (CrsmCluster cluster = CrsmCluster.start(dir, CrsmConfig.benchmark(64));
+        FrsmClient client = cluster.client()) {
+      byte[] key = "answer".getBytes(StandardCharsets.US_ASCII);
+      assertEquals(Optional.empty(), client.get(key));
+      Version v0 = client.create(key, new byte[] {1});
+      assertThrows(KeyExistsException.class, () -> client.create(key, new byte[] {2}));
+      Version v1 = client.cas(key, v0, new byte[] {3});
+      assertEquals(v0.next(), v1);
+      CasMismatchException mismatch =
+          assertThrows(CasMismatchException.class, () -> client.cas(key, v0, new byte[] {4}));
+      assertEquals(new Versioned(new byte[] {3}, v1), mismatch.current().orElseThrow());
+      Versioned fenced = client.fence(key).orElseThrow();
+      assertEquals(v1.next(), fenced.version());
+      client.delete(key, fenced.version());
+      assertEquals(Optional.empty(), client.get(key));
+      Version again = client.create(key, new byte[] {5});
+      assertTrue(again.epoch() > v0.epoch(), again + " after " + v0);
+    }
+  }
+
+  /**
+   * Linearizability sanity (paper appendix C in miniature): threads CAS-increment a few counters
+   * through read-modify-write; every counter ends equal to the increments that succeeded.
+   */
+  @Test
+  void concurrentCasIncrements_loseNothingAndFormBatches() throws Exception {
+    int counters = 4;
+    int threads = 8;
+    int incrementsPerThread = 150;
+    AtomicLongArray succeeded = new AtomicLongArray(counters);
+    try (CrsmCluster cluster = CrsmCluster.start(dir, CrsmConfig.benchmark(64))) {
+      FrsmClient client = cluster.client();
+      for (int c = 0; c < counters; c++) {
+        client.create(counterKey(c), encode(0));
+      }
+      ExecutorService pool = Executors.newFixedThreadPool(threads);
+      try {
+        List<Future<?>> done = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+          int first = t;
+          done.add(
+              pool.submit(
+                  () -> {
+                    for (int i = 0; i < incrementsPerThread; i++) {
+                      int c = (first + i) % counters;
+                      Versioned current = client.get(counterKey(c)).orElseThrow();
+                      try {
+                        client.cas(counterKey(c), current.version(), encode(decode(current) + 1));
+                        succeeded.incrementAndGet(c);
+                      } catch (CasMismatchException lostRace) {
+                        // Another thread incremented first: nothing happened.
+                      }
+                    }
+                    return null;
+                  }));
+        }
+        for (Future<?> f : done) {
+          f.get(60, TimeUnit.SECONDS);
+        }
+      } finally {
+        pool.shutdownNow();
+        assertTrue(pool.awaitTermination(10, TimeUnit.SECONDS));
+      }
+      long total = 0;
+      for (int c = 0; c < counters; c++) {
+        Versioned v = client.get(counterKey(c)).orElseThrow();
+        assertEquals(succeeded.get(c), decode(v), "counter " + c);
+        assertEquals(succeeded.get(c), v.version().timestamp(), "one version per increment");
+        total += succeeded.get(c);
+      }
+      assertTrue(total > 0, "no increment succeeded");
+      BatchMetrics m = cluster.metrics();
+      assertTrue(
+          m.slotsWithSeveralCommands() > 0,
+          "no slot carried more than one command: " + m.slots() + " slots, " + m.commands());
+      assertTrue(m.largestBatch() <= 64, "batch above maxBatch: " + m.largestBatch());
+    }
+  }
+
+  @Test
+  void everyReplicaLogsTheFirstSlotOfAShardOnDisk() throws Exception {
+    try (CrsmCluster cluster = CrsmCluster.start(dir, CrsmConfig.benchmark(1))) {
+      byte[] key = "durable".getBytes(StandardCharsets.US_ASCII);
+      cluster.client().create(key, new byte[] {42});
+      int shard = CrsmCluster.shardOf(key);
+      // The create is acknowledged after a quorum synced it; the third replica may still be on it.
+      int onDisk = 0;
+      for (int n = 0; n < CrsmCluster.NODES; n++) {
+        Cell cell = cluster.engine(n).get(Key.wrap(LogRecordCodec.slotKey(shard, 0)));
+        if (cell != null) {
+          List<ClientCommand> batch = LogRecordCodec.decodeBatch(cell.accepted().valueUnsafe());
+          assertEquals(1, batch.size());
+          assertFalse(batch.get(0).command() instanceof Command.Get);
+          onDisk++;
+        }
+      }
+      assertTrue(onDisk >= 2, "slot 0 durable on " + onDisk + " replicas");
+      assertNotNull(cluster.engine(shard % 3).get(Key.wrap(LogRecordCodec.promiseKey(shard))));
+    }
+  }
+
+  private static byte[] counterKey(int c) {
+    return ("counter-" + c).getBytes(StandardCharsets.US_ASCII);
+  }
+
+  private static byte[] encode(long n) {
+    return ByteBuffer.allocate(8).putLong(n).array();
+  }
+
+  private static long decode(Versioned v) {
+    return ByteBuffer.wrap(v.value()).getLong();
+  }
+}
