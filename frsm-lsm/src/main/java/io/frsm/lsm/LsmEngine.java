@@ -708,9 +708,10 @@ public final class LsmEngine implements AutoCloseable {
 
   /**
    * Stops at once, as if the process died: no flush, pending work abandoned. Whatever the commit
-   * log already synced survives. For crash tests and fatal errors.
+   * log already synced survives (and is replayed by the next open). For fatal errors and crash
+   * tests; {@link #close()} is the normal way to stop.
    */
-  void kill() {
+  public void kill() {
     switchLock.writeLock().lock();
     try {
       closed = true;

@@ -6,7 +6,6 @@ import io.frsm.consensus.storage.CachingCellStore;
 import io.frsm.consensus.storage.LsmCellStore;
 import io.frsm.consensus.storage.LsmPersister;
 import io.frsm.consensus.storage.PersistListener;
-import io.frsm.lsm.EngineCrash;
 import io.frsm.lsm.LsmConfig;
 import io.frsm.lsm.LsmEngine;
 import io.frsm.lsm.cell.Cell;
@@ -167,7 +166,7 @@ final class LsmNodeStorage implements NodeStorage {
 
   @Override
   public void crash() {
-    EngineCrash.kill(engine);
+    engine.kill();
     fs.crash();
     open();
   }
@@ -184,6 +183,6 @@ final class LsmNodeStorage implements NodeStorage {
 
   @Override
   public void close() {
-    EngineCrash.kill(engine);
+    engine.kill();
   }
 }

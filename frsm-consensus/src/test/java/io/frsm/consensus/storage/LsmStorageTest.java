@@ -11,7 +11,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.frsm.consensus.core.CellStoreException;
 import io.frsm.consensus.core.Effect;
 import io.frsm.consensus.core.Input;
-import io.frsm.lsm.EngineCrash;
 import io.frsm.lsm.LsmConfig;
 import io.frsm.lsm.LsmEngine;
 import io.frsm.lsm.QuarantinedRangeException;
@@ -47,7 +46,7 @@ class LsmStorageTest {
 
   @AfterEach
   void kill() {
-    EngineCrash.kill(engine);
+    engine.kill();
   }
 
   private void await(java.util.concurrent.CompletableFuture<?> f) throws Exception {

@@ -21,9 +21,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * {@code frsm demo}: a local 3-node cluster under the paper's workload (43% reads, 57% CAS,
  * 512-byte values, Zipf 0.99) with a live progress line; a third of the way in, the natural leader
- * of the hottest key's range is stopped, and restarted at two thirds. Meanwhile clients run the
- * paper's Appendix C counter test; the summary shows throughput and latency per operation and
- * whether any acknowledged increment was lost or doubled.
+ * of the hottest key's range is killed (as kill -9 would: no drain, no flush), and restarted on its
+ * directories at two thirds. Meanwhile clients run the paper's Appendix C counter test; the summary
+ * shows throughput and latency per operation and whether any acknowledged increment was lost or
+ * doubled.
  */
 final class DemoCommand {
   static final int KEYS = 10_000;
@@ -52,7 +53,7 @@ final class DemoCommand {
               + seconds
               + " s; node "
               + victim
-              + " (natural leader of the hottest key) stops at "
+              + " (natural leader of the hottest key) is killed at "
               + seconds / 3
               + " s and restarts at "
               + 2 * seconds / 3
@@ -124,8 +125,8 @@ final class DemoCommand {
       LocalCluster cluster, int nodeId, int seconds, PrintStream out) {
     try {
       Thread.sleep(seconds * 1000L / 3); // the demo's timeline, not synchronization
-      out.println(">>> stopping node " + nodeId);
-      cluster.stop(nodeId);
+      out.println(">>> killing node " + nodeId + " (no drain, no flush: as kill -9)");
+      cluster.kill(nodeId);
       Thread.sleep(seconds * 1000L / 3);
       out.println(">>> restarting node " + nodeId);
       cluster.restart(nodeId);

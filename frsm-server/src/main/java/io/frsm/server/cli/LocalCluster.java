@@ -81,12 +81,12 @@ final class LocalCluster implements AutoCloseable {
     return FrsmClient.builder().zookeeper(zookeeper.connectString()).clusterId(CLUSTER_ID).build();
   }
 
-  /** Stops node {@code nodeId}. */
-  void stop(int nodeId) {
+  /** Kills node {@code nodeId} as SIGKILL would: no drain, no flush, no deregistration. */
+  void kill(int nodeId) {
     FrsmNode n = nodes[nodeId - 1];
     nodes[nodeId - 1] = null;
     if (n != null) {
-      n.close();
+      n.kill();
     }
   }
 

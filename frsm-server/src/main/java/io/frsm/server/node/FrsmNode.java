@@ -419,11 +419,12 @@ public final class FrsmNode implements AutoCloseable {
   }
 
   /**
-   * Stops at once as if the process died: no draining, no deregistration (the ZooKeeper session is
-   * simply dropped), and {@code engineKiller} stops the engine without a flush. For crash tests.
+   * Stops at once as if the process were killed with SIGKILL: no draining, no deregistration, no
+   * flush. Everything acknowledged is in the commit log and survives a restart on the same
+   * directories. For failure drills (the demo) and tests.
    */
-  void crash(Consumer<LsmEngine> engineKiller) {
-    shutdown(false, engineKiller);
+  public void kill() {
+    shutdown(false, LsmEngine::kill);
   }
 
   private synchronized void shutdown(boolean graceful, Consumer<LsmEngine> engineKiller) {

@@ -29,10 +29,10 @@ class FrsmCommandIT {
   }
 
   @Test
-  void demo_runsTheWorkload_throughANodeStop_andLosesNoIncrement(@TempDir Path dir) {
+  void demo_runsTheWorkload_throughANodeKill_andLosesNoIncrement(@TempDir Path dir) {
     Run r = frsm("demo", "--seconds", "4", "--dir", dir.toString());
     assertEquals(0, r.exitCode(), r.out() + r.err());
-    assertTrue(r.out().contains(">>> stopping node"), r.out());
+    assertTrue(r.out().contains(">>> killing node"), r.out());
     assertTrue(r.out().contains(">>> node") && r.out().contains("is back"), r.out());
     assertTrue(r.out().contains("ops/s over"), r.out());
     assertTrue(r.out().contains("acknowledged increments lost or doubled: 0"), r.out());

@@ -1,7 +1,6 @@
 package io.frsm.server.node;
 
 import io.frsm.api.FrsmClient;
-import io.frsm.lsm.EngineCrash;
 import io.frsm.server.zk.EmbeddedZooKeeper;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -82,7 +81,7 @@ final class TestCluster implements AutoCloseable {
 
   /** Stops node {@code nodeId} as if its process died: no drain, no flush, no deregistration. */
   void crash(int nodeId) {
-    nodes[nodeId - 1].crash(EngineCrash::kill);
+    nodes[nodeId - 1].kill();
   }
 
   /** Starts node {@code nodeId} again on its directories and waits until it serves. */
