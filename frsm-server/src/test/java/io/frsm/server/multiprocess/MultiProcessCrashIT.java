@@ -74,7 +74,8 @@ class MultiProcessCrashIT {
   @Test
   void killedNodeProcesses_restartOnTheirDirectories_andNoIncrementIsLostOrDoubled(
       @TempDir Path dir) throws Exception {
-    long seed = System.nanoTime();
+    // Replay a failed run's kill choices and workloads with -Dfrsm.multiprocess.seed=<seed>.
+    long seed = Long.getLong("frsm.multiprocess.seed", System.nanoTime());
     SplittableRandom random = new SplittableRandom(seed);
     Thread killAll = new Thread(this::killAll, "multiprocess-it-kill-nodes");
     Runtime.getRuntime().addShutdownHook(killAll);
@@ -167,9 +168,11 @@ class MultiProcessCrashIT {
         }
         throw e;
       } finally {
-        // Workers first, while the nodes still answer their last operations.
+        // Workers first, while the nodes still answer their last operations; then the clients, so
+        // they do not keep dialling the nodes about to die.
         stop.set(true);
         joinWorkers(workers);
+        client.close();
         killAll();
         registry.close();
       }
