@@ -1,0 +1,165 @@
+package io.frsm.server.multiprocess;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One frsm node as a child JVM running {@code frsm server --config <yaml>}: its own data and
+ * commit-log directories (kept across incarnations), listen ports picked by the OS on loopback, and
+ * one output file per incarnation (stdout and stderr merged) under {@code logDir} for diagnosis.
+ * {@link #kill} is {@code kill -9}: no drain, no flush, no deregistration.
+ */
+final class NodeProcess {
+  private final int nodeId;
+  private final Path dataRoot;
+  private final Path logDir;
+  private final String zookeeper;
+  private final String clusterId;
+  private final Duration sessionTimeout;
+  private final Duration boundedDelay;
+  private final List<Process> all;
+  private Process process;
+  private Path log;
+  private int incarnation;
+
+  /**
+   * @param all every process started, so the caller's shutdown hook can kill them all
+   */
+  NodeProcess(
+      int nodeId,
+      Path dataRoot,
+      Path logDir,
+      String zookeeper,
+      String clusterId,
+      Duration sessionTimeout,
+      Duration boundedDelay,
+      List<Process> all) {
+    this.nodeId = nodeId;
+    this.dataRoot = dataRoot;
+    this.logDir = logDir;
+    this.zookeeper = zookeeper;
+    this.clusterId = clusterId;
+    this.sessionTimeout = sessionTimeout;
+    this.boundedDelay = boundedDelay;
+    this.all = all;
+  }
+
+  int nodeId() {
+    return nodeId;
+  }
+
+  /** How many times this node was started; the node's boot counter should say the same. */
+  int incarnation() {
+    return incarnation;
+  }
+
+  /** Starts a new incarnation on the same directories. */
+  synchronized void start() throws IOException {
+    if (process != null && process.isAlive()) {
+      throw new IllegalStateException("node " + nodeId + " still runs");
+    }
+    incarnation++;
+    Files.createDirectories(dataRoot);
+    Files.createDirectories(logDir);
+    Path config = dataRoot.resolve("frsm.yaml");
+    Files.writeString(config, yaml(), StandardCharsets.UTF_8);
+    log = logDir.resolve("node-" + nodeId + "-incarnation-" + incarnation + ".log");
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    List<String> command =
+        List.of(
+            java,
+            "-ea",
+            "-Xmx256m",
+            "-XX:+UseSerialGC",
+            "-XX:TieredStopAtLevel=1",
+            "-cp",
+            System.getProperty("java.class.path"),
+            "io.frsm.server.cli.Frsm",
+            "server",
+            "--config",
+            config.toString());
+    ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
+    pb.redirectOutput(log.toFile());
+    // Configuration comes from the file only: a stray FRSM_* variable must not change the test.
+    pb.environment().keySet().removeIf(k -> k.startsWith("FRSM_"));
+    process = pb.start();
+    all.add(process);
+  }
+
+  private String yaml() {
+    File data = dataRoot.resolve("data").toFile();
+    return String.join(
+        "\n",
+        "cluster:",
+        "  id: " + clusterId,
+        "node:",
+        "  id: " + nodeId,
+        "  rack: rack-" + nodeId,
+        "  dataDirectory: " + data,
+        "  commitLogDirectories:",
+        "    - " + dataRoot.resolve("log-a"),
+        "    - " + dataRoot.resolve("log-b"),
+        "  peerAddress: 127.0.0.1:0",
+        "  clientAddress: 127.0.0.1:0",
+        "  advertisedHost: 127.0.0.1",
+        "zookeeper:",
+        "  connect: " + zookeeper,
+        "  sessionTimeout: " + sessionTimeout.toMillis() + "ms",
+        "consensus:",
+        "  boundedDelay: " + boundedDelay.toMillis() + "ms",
+        "metrics:",
+        "  port: 0",
+        "lsm:",
+        "  memtableFlushSizeBytes: 256KiB",
+        "  blockCacheSizeBytes: 1MiB",
+        "  numberOfCompactionThreads: 1",
+        "");
+  }
+
+  synchronized boolean isAlive() {
+    return process != null && process.isAlive();
+  }
+
+  /** {@code kill -9} and wait until the process is gone. */
+  synchronized void kill(Duration timeout) throws InterruptedException {
+    if (process == null) {
+      return;
+    }
+    process.toHandle().destroyForcibly();
+    if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+      throw new IllegalStateException("node " + nodeId + " survived kill -9 for " + timeout);
+    }
+  }
+
+  /** Whether this incarnation's output contains {@code text}. */
+  synchronized boolean outputContains(String text) {
+    try {
+      return log != null
+          && Files.exists(log)
+          && Files.readString(log, StandardCharsets.ISO_8859_1).contains(text);
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  /** The last {@code lines} lines of this incarnation's output, for a failure report. */
+  synchronized String outputTail(int lines) {
+    if (log == null) {
+      return "(node " + nodeId + " never started)";
+    }
+    try {
+      List<String> all = Files.readAllLines(log, StandardCharsets.ISO_8859_1);
+      List<String> tail = new ArrayList<>(all.subList(Math.max(0, all.size() - lines), all.size()));
+      return "---- " + log + " (last " + tail.size() + " lines)\n" + String.join("\n", tail);
+    } catch (IOException e) {
+      return "---- " + log + ": unreadable: " + e;
+    }
+  }
+}
