@@ -97,7 +97,7 @@ final class DemoCommand {
       total = total.plus(n.coreStats());
     }
     out.printf(
-        "CAS rounds (all nodes): %d warm, %d cold; multi-phase fraction %.1f%%%n",
+        "CAS operations (all running nodes): %d warm, %d cold; multi-phase fraction %.1f%%%n",
         total.casWarm(), total.casCold(), 100 * total.multiPhaseFraction());
     out.printf(
         "reads by mode (all nodes): %d leader-only, %d quorum, %d mutating quorum%n",
