@@ -22,6 +22,7 @@ final class Coordinator {
   final RandomSource random;
   final LeaseState leases;
   final LeaderReads leaderReads;
+  final CoreCounters counters = new CoreCounters();
 
   /** Insertion-ordered so ticks visit keys in a reproducible order. */
   private final Map<Key, KeyOperations> keys = new LinkedHashMap<>();

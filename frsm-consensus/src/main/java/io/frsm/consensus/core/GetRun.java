@@ -21,6 +21,7 @@ final class GetRun extends Run {
   void start(Now now, List<Effect> out) {
     Outcome local = coordinator.leaderReads.tryServe(now, key);
     if (local != null) {
+      servedLocally = true;
       finish(local, out); // leader-only read: 0 messages
     } else {
       read(now, out);

@@ -106,6 +106,11 @@ public final class NodeCore {
     return coordinator.leaderReads.served();
   }
 
+  /** The operation counters so far (a copy: cheap, but not free; publish it, do not poll it). */
+  public CoreStats stats() {
+    return coordinator.counters.snapshot();
+  }
+
   /** Keys with a client operation queued or running. */
   public int activeOperations() {
     return coordinator.activeOperations();

@@ -24,6 +24,7 @@ import java.util.Set;
 abstract class Run {
   final Coordinator coordinator;
   final long requestId;
+  private final Operation operation;
   final Key key;
   final List<Integer> replicas;
   final int quorum;
@@ -54,9 +55,18 @@ abstract class Run {
   private long resumeAtNanos;
   private boolean done;
 
+  /** For the counters: a prepare or an accept of this operation was sent. */
+  private boolean prepareSent;
+
+  private boolean acceptSent;
+
+  /** For the counters: a get answered from the local cell (set just before it finishes). */
+  boolean servedLocally;
+
   Run(Coordinator coordinator, Input.ClientRequest request) {
     this.coordinator = coordinator;
     this.requestId = request.requestId();
+    this.operation = request.operation();
     this.key = request.operation().key();
     this.replicas = coordinator.config.replicasOf(key);
     this.quorum = CoreConfig.quorum(replicas.size());
@@ -203,7 +213,18 @@ abstract class Run {
     for (int to : targets) {
       if (round.sentTo.add(to)) {
         out.add(new Effect.Send(to, request(round)));
+        countSent(round.phase);
       }
+    }
+  }
+
+  private void countSent(Round.Phase phase) {
+    if (phase == Round.Phase.PREPARE) {
+      prepareSent = true;
+      coordinator.counters.prepareSent();
+    } else if (phase == Round.Phase.ACCEPT) {
+      acceptSent = true;
+      coordinator.counters.acceptSent();
     }
   }
 
@@ -233,6 +254,7 @@ abstract class Run {
     done = true;
     round = null;
     backingOff = false;
+    coordinator.counters.finished(operation, outcome, prepareSent, acceptSent, servedLocally);
     out.add(new Effect.Reply(requestId, outcome));
   }
 

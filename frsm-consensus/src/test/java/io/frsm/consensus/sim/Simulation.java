@@ -1,6 +1,7 @@
 package io.frsm.consensus.sim;
 
 import io.frsm.consensus.core.CoreConfig;
+import io.frsm.consensus.core.CoreStats;
 import io.frsm.consensus.core.Effect;
 import io.frsm.consensus.core.Input;
 import io.frsm.consensus.core.Message;
@@ -323,6 +324,12 @@ public final class Simulation {
       total += n.core == null ? 0 : n.core.leaderOnlyReads();
     }
     return total;
+  }
+
+  /** The counters of {@code node}'s running core ({@link CoreStats#ZERO} while it is down). */
+  public CoreStats stats(int node) {
+    NodeCore core = nodes[node].core;
+    return core == null ? CoreStats.ZERO : core.stats();
   }
 
   /** Every client key some replica durably holds (what a range scan would list). */

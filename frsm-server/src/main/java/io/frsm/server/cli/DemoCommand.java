@@ -1,6 +1,7 @@
 package io.frsm.server.cli;
 
 import io.frsm.api.FrsmClient;
+import io.frsm.consensus.core.CoreStats;
 import io.frsm.lsm.cell.Token;
 import io.frsm.server.node.FrsmNode;
 import io.frsm.server.ring.NodeInfo;
@@ -75,6 +76,7 @@ final class DemoCommand {
       }
       out.println();
       out.print(result.summary());
+      printCoreStats(cluster, out);
       List<String> problems = counters.verify();
       out.printf(
           "Appendix C counter check: %d increments took effect, %d unknown outcomes resolved by"
@@ -83,6 +85,24 @@ final class DemoCommand {
       problems.forEach(p -> out.println("  " + p));
       return problems.isEmpty() ? 0 : 1;
     }
+  }
+
+  /**
+   * The consensus counters summed over the running nodes (the restarted node counts from its
+   * restart): how many CAS operations were warm (1 RTT) or cold (prepare first), and how gets were
+   * served.
+   */
+  private static void printCoreStats(LocalCluster cluster, PrintStream out) {
+    CoreStats total = CoreStats.ZERO;
+    for (FrsmNode n : cluster.nodes()) {
+      total = total.plus(n.coreStats());
+    }
+    out.printf(
+        "CAS operations (all running nodes): %d warm, %d cold; multi-phase fraction %.1f%%%n",
+        total.casWarm(), total.casCold(), 100 * total.multiPhaseFraction());
+    out.printf(
+        "reads by mode (all nodes): %d leader-only, %d quorum, %d mutating quorum%n",
+        total.readsLeaderOnly(), total.readsQuorum(), total.readsMutatingQuorum());
   }
 
   private static int naturalLeaderOfHottestKey(LocalCluster cluster) {

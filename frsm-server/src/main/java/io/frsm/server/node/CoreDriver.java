@@ -2,6 +2,7 @@ package io.frsm.server.node;
 
 import io.frsm.consensus.core.CellStore;
 import io.frsm.consensus.core.CoreConfig;
+import io.frsm.consensus.core.CoreStats;
 import io.frsm.consensus.core.Effect;
 import io.frsm.consensus.core.Input;
 import io.frsm.consensus.core.Message;
@@ -63,6 +64,7 @@ final class CoreDriver {
   private final PeerTransport transport;
   private final long tickNanos;
   private final Consumer<Throwable> onFatal;
+  private final PeerMessageCounts peerMessages;
   private final LinkedBlockingQueue<Event> queue = new LinkedBlockingQueue<>();
   private final Thread thread;
 
@@ -73,6 +75,9 @@ final class CoreDriver {
   private volatile boolean accepting = true;
   private volatile boolean running = true;
   private final AtomicInteger openOperations = new AtomicInteger();
+
+  /** The core's counters as of the last tick, for readers on other threads. */
+  private volatile CoreStats published = CoreStats.ZERO;
 
   // Loop thread only.
   private final Map<Long, Submit> pending = new HashMap<>();
@@ -87,6 +92,7 @@ final class CoreDriver {
       PersistListener cacheListener,
       PeerTransport transport,
       long tickNanos,
+      PeerMessageCounts peerMessages,
       Consumer<Throwable> onFatal) {
     this.nodeId = nodeId;
     SplittableRandom random = new SplittableRandom();
@@ -97,6 +103,7 @@ final class CoreDriver {
     this.transport = transport;
     this.tickNanos = tickNanos;
     this.onFatal = onFatal;
+    this.peerMessages = peerMessages;
     this.thread = new Thread(this::loop, "frsm-node-" + nodeId + "-core");
     this.thread.setDaemon(true);
   }
@@ -136,6 +143,19 @@ final class CoreDriver {
 
   private void enqueue(Event event) {
     queue.add(event);
+  }
+
+  /**
+   * The core's counters as of its last tick (at most one tick interval old; after the loop ended,
+   * as it ended).
+   */
+  CoreStats stats() {
+    return published;
+  }
+
+  /** Inputs queued for the loop: a growing value means the core cannot keep up. */
+  int queueDepth() {
+    return queue.size();
   }
 
   /** Client operations submitted and not yet answered. */
@@ -206,12 +226,16 @@ final class CoreDriver {
         if (running && now - nextTick >= 0) {
           step(new Input.Tick());
           nextTick = now + tickNanos;
+          // Once per tick, not per event: a snapshot costs an allocation.
+          published = core.stats();
         }
       }
     } catch (InterruptedException stopping) {
       // stop() interrupts the poll.
     } catch (RuntimeException | Error e) {
       fatal(e);
+    } finally {
+      published = core.stats();
     }
   }
 
@@ -221,6 +245,9 @@ final class CoreDriver {
       pending.put(requestId, s);
       step(new Input.ClientRequest(requestId, s.operation(), s.invokedAtMicros()));
     } else if (event instanceof Step s) {
+      if (s.input() instanceof Input.Receive r && r.from() != nodeId) {
+        peerMessages.received(r.from());
+      }
       step(s.input());
     } else if (event instanceof Fatal f) {
       fatal(f.error());
@@ -257,6 +284,7 @@ final class CoreDriver {
         if (s.to() == nodeId) {
           enqueue(new Step(new Input.Receive(nodeId, s.message())));
         } else {
+          peerMessages.sent(s.to());
           transport.send(s.to(), s.message());
         }
       } else if (effect instanceof Effect.Reply r) {

@@ -2,6 +2,7 @@ package io.frsm.server.node;
 
 import io.frsm.api.FrsmClient;
 import io.frsm.consensus.core.CoreConfig;
+import io.frsm.consensus.core.CoreStats;
 import io.frsm.consensus.core.Operation;
 import io.frsm.consensus.core.Outcome;
 import io.frsm.consensus.storage.CachingCellStore;
@@ -90,6 +91,7 @@ public final class FrsmNode implements AutoCloseable {
   private ClientProtocolServer clientServer;
   private CuratorFramework zk;
   private MembershipRegistry registry;
+  private volatile NodeMetrics metrics;
   private volatile CoreDriver driver;
   private volatile boolean started;
   private volatile boolean stopped;
@@ -120,6 +122,7 @@ public final class FrsmNode implements AutoCloseable {
     try {
       LsmConfig lsmConfig = settings.lsmConfig();
       limits = RequestLimits.of(lsmConfig);
+      metrics = new NodeMetrics(settings.meterRegistry, () -> driver);
       engine = LsmEngine.open(lsmConfig, NioFileSystem.INSTANCE, settings.meterRegistry);
       // After the engine opened (so a damaged directory fails before a boot is spent) and before
       // anything is sent: no ballot of an earlier incarnation can be reused.
@@ -242,6 +245,10 @@ public final class FrsmNode implements AutoCloseable {
                   settings.hedge.toNanos(),
                   settings.roundTimeout.toNanos(),
                   settings.backoffMax.toNanos());
+      PeerMessageCounts peerMessages =
+          new PeerMessageCounts(
+              shape.replicas().stream().filter(id -> id != settings.nodeId).toList());
+      metrics.peersKnown(peerMessages);
       CoreDriver d =
           new CoreDriver(
               settings.nodeId,
@@ -252,6 +259,7 @@ public final class FrsmNode implements AutoCloseable {
               cellStore,
               peerTransport,
               settings.tickInterval.toNanos(),
+              peerMessages,
               this::onFatal);
       d.start();
       driver = d;
@@ -333,7 +341,19 @@ public final class FrsmNode implements AutoCloseable {
     return submit(request.operation(), tau).thenApply(OperationResponse.Completed::new);
   }
 
+  /** Submits to the core and records the operation's latency and outcome once it is answered. */
   private CompletableFuture<Outcome> submit(Operation operation, long invokedAtMicros) {
+    long startNanos = System.nanoTime();
+    return submitToCore(operation, invokedAtMicros)
+        .whenComplete(
+            (outcome, error) -> {
+              if (outcome != null) {
+                metrics.operationEnded(operation, outcome, System.nanoTime() - startNanos);
+              }
+            });
+  }
+
+  private CompletableFuture<Outcome> submitToCore(Operation operation, long invokedAtMicros) {
     CoreDriver d = driver;
     if (d == null) {
       return CompletableFuture.completedFuture(
@@ -403,6 +423,21 @@ public final class FrsmNode implements AutoCloseable {
     return clientServer.localAddress();
   }
 
+  /**
+   * The consensus core's counters (warm/cold CAS, reads by mode, failures), as of its last tick: at
+   * most one tick interval old. Zero before the node serves; they start again at zero with each
+   * start of the node.
+   */
+  public CoreStats coreStats() {
+    NodeMetrics m = metrics;
+    return m == null ? CoreStats.ZERO : m.stats();
+  }
+
+  /** The registry holding this node's and its engine's meters. */
+  public MeterRegistry meterRegistry() {
+    return settings.meterRegistry;
+  }
+
   /** The engine, for operators' tools and tests. */
   public LsmEngine engine() {
     return engine;
@@ -467,6 +502,7 @@ public final class FrsmNode implements AutoCloseable {
     steps.add(() -> close(peerTransport));
     steps.add(() -> close(loops));
     steps.add(() -> clients.forEach(EmbeddedClient::close));
+    steps.add(() -> close(metrics));
     steps.add(
         () -> {
           if (engine != null) {

@@ -1,0 +1,98 @@
+package io.frsm.consensus.core;
+
+/**
+ * The core's running counters: plain fields, bumped on the core's single thread as operations end
+ * and rounds are sent; {@link #snapshot()} copies them for the driver to publish.
+ */
+final class CoreCounters {
+  private long gets;
+  private long creates;
+  private long cases;
+  private long deletes;
+  private long fences;
+  private long casWarm;
+  private long casCold;
+  private long readsLeaderOnly;
+  private long readsQuorum;
+  private long readsMutatingQuorum;
+  private long mismatches;
+  private long keyExists;
+  private long unknownOutcomes;
+  private long notExecuted;
+  private long preparesSent;
+  private long acceptsSent;
+
+  void prepareSent() {
+    preparesSent++;
+  }
+
+  void acceptSent() {
+    acceptsSent++;
+  }
+
+  /**
+   * An operation ended with {@code outcome}. {@code prepared}: it ran a prepare; {@code accepted}:
+   * it sent an accept; {@code leaderOnly}: a get answered from the local cell.
+   */
+  void finished(
+      Operation operation,
+      Outcome outcome,
+      boolean prepared,
+      boolean accepted,
+      boolean leaderOnly) {
+    if (operation instanceof Operation.Get) {
+      gets++;
+      if (outcome instanceof Outcome.ReadResult) {
+        if (leaderOnly) {
+          readsLeaderOnly++;
+        } else if (prepared) {
+          readsMutatingQuorum++;
+        } else {
+          readsQuorum++;
+        }
+      }
+    } else if (operation instanceof Operation.Create) {
+      creates++;
+    } else if (operation instanceof Operation.Cas) {
+      cases++;
+      if (prepared) {
+        casCold++;
+      } else if (accepted) {
+        casWarm++;
+      }
+    } else if (operation instanceof Operation.Delete) {
+      deletes++;
+    } else if (operation instanceof Operation.Fence) {
+      fences++;
+    }
+    if (outcome instanceof Outcome.Mismatch) {
+      mismatches++;
+    } else if (outcome instanceof Outcome.Exists) {
+      keyExists++;
+    } else if (outcome instanceof Outcome.Unknown) {
+      unknownOutcomes++;
+    } else if (outcome instanceof Outcome.NotExecuted) {
+      notExecuted++;
+    }
+  }
+
+  CoreStats snapshot() {
+    return new CoreStats(
+        gets,
+        creates,
+        cases,
+        deletes,
+        fences,
+        casWarm,
+        casCold,
+        readsLeaderOnly,
+        readsQuorum,
+        readsMutatingQuorum,
+        mismatches,
+        keyExists,
+        unknownOutcomes,
+        notExecuted,
+        preparesSent,
+        acceptsSent);
+  }
+}

@@ -1,0 +1,68 @@
+package io.frsm.consensus.core;
+
+/**
+ * A snapshot of one core's operation counters since it was built (a restart starts again at zero).
+ * Counted when an operation ends, so an operation still running is in none of them.
+ *
+ * <p>Operations of each kind ({@code gets} … {@code fences}) count every ending, whatever the
+ * outcome; {@code mismatches}, {@code keyExists}, {@code unknownOutcomes} and {@code notExecuted}
+ * count the failures by kind over all operations.
+ *
+ * <p>Warm and cold count CAS operations (not deletes) that ran at least one round: warm ones got
+ * their answer from accepts alone (1 RTT, DESIGN.md "Warm CAS"), cold ones ran a prepare. {@code
+ * casCold / (casWarm + casCold)} is the paper's multi-phase fraction. Reads by mode count gets that
+ * returned a value or absence: from the local cell under the lease ({@code readsLeaderOnly}), a
+ * quorum read that wrote nothing ({@code readsQuorum}), or one that had to prepare and write
+ * ({@code readsMutatingQuorum}).
+ *
+ * <p>{@code preparesSent} and {@code acceptsSent} count the prepare and accept messages the
+ * operations' rounds sent, the one to this node itself included.
+ */
+public record CoreStats(
+    long gets,
+    long creates,
+    long cases,
+    long deletes,
+    long fences,
+    long casWarm,
+    long casCold,
+    long readsLeaderOnly,
+    long readsQuorum,
+    long readsMutatingQuorum,
+    long mismatches,
+    long keyExists,
+    long unknownOutcomes,
+    long notExecuted,
+    long preparesSent,
+    long acceptsSent) {
+
+  public static final CoreStats ZERO =
+      new CoreStats(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+
+  /** Field-wise sum, for cluster-wide totals. */
+  public CoreStats plus(CoreStats o) {
+    return new CoreStats(
+        gets + o.gets,
+        creates + o.creates,
+        cases + o.cases,
+        deletes + o.deletes,
+        fences + o.fences,
+        casWarm + o.casWarm,
+        casCold + o.casCold,
+        readsLeaderOnly + o.readsLeaderOnly,
+        readsQuorum + o.readsQuorum,
+        readsMutatingQuorum + o.readsMutatingQuorum,
+        mismatches + o.mismatches,
+        keyExists + o.keyExists,
+        unknownOutcomes + o.unknownOutcomes,
+        notExecuted + o.notExecuted,
+        preparesSent + o.preparesSent,
+        acceptsSent + o.acceptsSent);
+  }
+
+  /** Cold CAS operations over all counted ones (0 when none ran). */
+  public double multiPhaseFraction() {
+    long total = casWarm + casCold;
+    return total == 0 ? 0 : (double) casCold / total;
+  }
+}

@@ -1,0 +1,175 @@
+package io.frsm.server.node;
+
+import io.frsm.consensus.core.CoreStats;
+import io.frsm.consensus.core.Operation;
+import io.frsm.consensus.core.Outcome;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Supplier;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * The node's meters (docs/OPERATIONS.md "Metrics", table "Node"). Operation latencies are recorded
+ * as replies complete; everything the core counts is read from the snapshot its loop publishes
+ * ({@link CoreDriver#stats()}), never from the core itself, which belongs to the loop thread. The
+ * meters are removed again on {@link #close()}, so a node restarted in the same JVM and registry
+ * binds fresh ones instead of finding its predecessor's.
+ */
+final class NodeMetrics implements AutoCloseable {
+  /** Tag values of {@code frsm.operations}, in the order of {@link #typeIndex}. */
+  private static final List<String> TYPES = List.of("get", "create", "cas", "delete", "fence");
+
+  /** In the order of {@link #outcomeIndex}. */
+  private static final List<String> OUTCOMES =
+      List.of("ok", "mismatch", "exists", "unknown", "not_executed");
+
+  private final MeterRegistry registry;
+  private final Supplier<CoreDriver> driver;
+  private final List<Meter> meters = new CopyOnWriteArrayList<>();
+  private final Timer[][] operations = new Timer[TYPES.size()][OUTCOMES.size()];
+
+  /** {@code driver} yields null until the cluster formed. */
+  NodeMetrics(MeterRegistry registry, Supplier<CoreDriver> driver) {
+    this.registry = registry;
+    this.driver = driver;
+    for (int t = 0; t < TYPES.size(); t++) {
+      for (int o = 0; o < OUTCOMES.size(); o++) {
+        operations[t][o] =
+            add(
+                Timer.builder("frsm.operations")
+                    .description("client operations from submit to reply")
+                    .tag("type", TYPES.get(t))
+                    .tag("outcome", OUTCOMES.get(o))
+                    .publishPercentileHistogram()
+                    .minimumExpectedValue(Duration.ofNanos(50_000))
+                    .maximumExpectedValue(Duration.ofSeconds(10))
+                    .register(registry));
+      }
+    }
+    coreCounter("frsm.cas.rounds", "mode", "warm", CoreStats::casWarm, "CAS answered by accepts");
+    coreCounter("frsm.cas.rounds", "mode", "cold", CoreStats::casCold, "CAS that ran a prepare");
+    coreCounter(
+        "frsm.reads", "mode", "leader_only", CoreStats::readsLeaderOnly, "gets by how served");
+    coreCounter("frsm.reads", "mode", "quorum", CoreStats::readsQuorum, "gets by how served");
+    coreCounter(
+        "frsm.reads",
+        "mode",
+        "mutating_quorum",
+        CoreStats::readsMutatingQuorum,
+        "gets by how served");
+    coreCounter(
+        "frsm.paxos.messages.sent",
+        "type",
+        "prepare",
+        CoreStats::preparesSent,
+        "prepares and accepts the node's rounds sent");
+    coreCounter(
+        "frsm.paxos.messages.sent",
+        "type",
+        "accept",
+        CoreStats::acceptsSent,
+        "prepares and accepts the node's rounds sent");
+    add(
+        Gauge.builder("frsm.core.queue.depth", this, NodeMetrics::queueDepth)
+            .description("inputs waiting for the core's loop")
+            .register(registry));
+  }
+
+  /** Records one client operation that ended with {@code outcome} after {@code nanos}. */
+  void operationEnded(Operation operation, Outcome outcome, long nanos) {
+    operations[typeIndex(operation)][outcomeIndex(outcome)].record(Duration.ofNanos(nanos));
+  }
+
+  /** Registers the per-peer message counters once the cluster formed. */
+  void peersKnown(PeerMessageCounts counts) {
+    for (int peer : counts.peers()) {
+      peerCounter(counts, peer, "sent", c -> c.sentTo(peer));
+      peerCounter(counts, peer, "received", c -> c.receivedFrom(peer));
+    }
+  }
+
+  private void peerCounter(
+      PeerMessageCounts counts, int peer, String direction, ToDoubleFunction<PeerMessageCounts> f) {
+    add(
+        FunctionCounter.builder("frsm.peer.messages", counts, f)
+            .description("peer protocol messages by peer node and direction")
+            .tag("peer", Integer.toString(peer))
+            .tag("direction", direction)
+            .register(registry));
+  }
+
+  private void coreCounter(
+      String name,
+      String tag,
+      String value,
+      ToDoubleFunction<CoreStats> field,
+      String description) {
+    add(
+        FunctionCounter.builder(name, this, m -> field.applyAsDouble(m.stats()))
+            .description(description)
+            .tag(tag, value)
+            .register(registry));
+  }
+
+  /** The core's latest published counters (zero before the cluster formed). */
+  CoreStats stats() {
+    CoreDriver d = driver.get();
+    return d == null ? CoreStats.ZERO : d.stats();
+  }
+
+  private double queueDepth() {
+    CoreDriver d = driver.get();
+    return d == null ? 0 : d.queueDepth();
+  }
+
+  private <M extends Meter> M add(M meter) {
+    meters.add(meter);
+    return meter;
+  }
+
+  private static int typeIndex(Operation operation) {
+    if (operation instanceof Operation.Get) {
+      return 0;
+    } else if (operation instanceof Operation.Create) {
+      return 1;
+    } else if (operation instanceof Operation.Cas) {
+      return 2;
+    } else if (operation instanceof Operation.Delete) {
+      return 3;
+    } else if (operation instanceof Operation.Fence) {
+      return 4;
+    }
+    throw new IllegalArgumentException("unknown operation " + operation);
+  }
+
+  private static int outcomeIndex(Outcome outcome) {
+    if (outcome instanceof Outcome.Mismatch) {
+      return 1;
+    } else if (outcome instanceof Outcome.Exists) {
+      return 2;
+    } else if (outcome instanceof Outcome.Unknown) {
+      return 3;
+    } else if (outcome instanceof Outcome.NotExecuted) {
+      return 4;
+    } else if (outcome instanceof Outcome.Written
+        || outcome instanceof Outcome.Deleted
+        || outcome instanceof Outcome.ReadResult) {
+      return 0;
+    }
+    throw new IllegalArgumentException("unknown outcome " + outcome);
+  }
+
+  @Override
+  public void close() {
+    for (Meter m : meters) {
+      registry.remove(m);
+    }
+    meters.clear();
+  }
+}

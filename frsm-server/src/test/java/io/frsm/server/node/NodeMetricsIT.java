@@ -1,0 +1,137 @@
+package io.frsm.server.node;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.frsm.api.CasMismatchException;
+import io.frsm.api.FrsmClient;
+import io.frsm.api.KeyExistsException;
+import io.frsm.api.Version;
+import io.frsm.consensus.core.CoreStats;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The node's meters move with real traffic on three real nodes: operations by type and outcome,
+ * warm and cold CAS, reads by mode, per-peer messages, and the core stats the demo sums.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class NodeMetricsIT {
+  private static final int CASES = 10;
+
+  private TestCluster cluster;
+
+  @BeforeAll
+  void start(@TempDir Path dir) throws Exception {
+    cluster = new TestCluster(dir);
+  }
+
+  @AfterAll
+  void stop() {
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  @Test
+  void operationsThroughOneNode_moveItsMeters() {
+    FrsmNode node = cluster.node(1);
+    MeterRegistry registry = node.meterRegistry();
+    try (FrsmClient client = node.client()) {
+      byte[] key = "metrics/k".getBytes(UTF_8);
+      Version v = client.create(key, "0".getBytes(UTF_8));
+      for (int i = 1; i <= CASES; i++) {
+        v = client.cas(key, v, Integer.toString(i).getBytes(UTF_8));
+      }
+      Version stale = v;
+      client.cas(key, v, "x".getBytes(UTF_8));
+      assertThrows(CasMismatchException.class, () -> client.cas(key, stale, "y".getBytes(UTF_8)));
+      assertThrows(KeyExistsException.class, () -> client.create(key, "z".getBytes(UTF_8)));
+      client.get(key);
+      client.get(key);
+      client.fence(key);
+      client.delete(key, client.get(key).orElseThrow().version());
+    }
+
+    assertEquals(CASES + 1, timer(registry, "cas", "ok").count());
+    assertEquals(1, timer(registry, "cas", "mismatch").count());
+    assertEquals(1, timer(registry, "create", "ok").count());
+    assertEquals(1, timer(registry, "create", "exists").count());
+    assertEquals(3, timer(registry, "get", "ok").count());
+    assertEquals(1, timer(registry, "fence", "ok").count());
+    assertEquals(1, timer(registry, "delete", "ok").count());
+    assertTrue(timer(registry, "cas", "ok").totalTime(TimeUnit.NANOSECONDS) > 0);
+
+    // The core's counters are published once per tick: wait for the snapshot to catch up.
+    awaitTrue(
+        () -> node.coreStats().cases() == CASES + 2 && node.coreStats().gets() == 3,
+        "core stats published");
+    double warm = rounds(registry, "warm");
+    double cold = rounds(registry, "cold");
+    assertTrue(warm + cold >= CASES + 2, "every CAS counted warm or cold: " + warm + "/" + cold);
+    // One node coordinates a key nobody else touches: after the first CAS every success is warm.
+    assertTrue(warm >= CASES, "warm CAS rounds " + warm);
+    double reads =
+        reads(registry, "leader_only")
+            + reads(registry, "quorum")
+            + reads(registry, "mutating_quorum");
+    assertEquals(3, reads);
+    assertEquals(0, reads(registry, "leader_only"), "leases are off in this version");
+
+    CoreStats stats = node.coreStats();
+    assertEquals(warm, stats.casWarm());
+    assertEquals(cold, stats.casCold());
+    assertEquals(1, stats.mismatches());
+    assertEquals(1, stats.keyExists());
+
+    for (int peer : new int[] {2, 3}) {
+      assertTrue(peerMessages(registry, peer, "sent") > 0, "messages sent to node " + peer);
+      assertTrue(peerMessages(registry, peer, "received") > 0, "messages from node " + peer);
+    }
+    assertTrue(registry.get("frsm.core.queue.depth").gauge().value() >= 0);
+  }
+
+  private static Timer timer(MeterRegistry registry, String type, String outcome) {
+    return registry.get("frsm.operations").tag("type", type).tag("outcome", outcome).timer();
+  }
+
+  private static double rounds(MeterRegistry registry, String mode) {
+    return registry.get("frsm.cas.rounds").tag("mode", mode).functionCounter().count();
+  }
+
+  private static double reads(MeterRegistry registry, String mode) {
+    return registry.get("frsm.reads").tag("mode", mode).functionCounter().count();
+  }
+
+  private static double peerMessages(MeterRegistry registry, int peer, String direction) {
+    FunctionCounter c =
+        registry
+            .get("frsm.peer.messages")
+            .tag("peer", Integer.toString(peer))
+            .tag("direction", direction)
+            .functionCounter();
+    return c.count();
+  }
+
+  private static void awaitTrue(BooleanSupplier condition, String what) {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() - deadline > 0) {
+        throw new AssertionError("timed out waiting for " + what);
+      }
+      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+    }
+  }
+}
