@@ -55,6 +55,12 @@ final class ServerCommand {
 
   /** The node a config describes. */
   static FrsmNode node(FrsmConfig config, MetricsEndpoint metrics) {
+    if (config.replicationFactor() != 3) {
+      throw new IllegalArgumentException(
+          "config key 'ring.replicationFactor': this version runs 3-node clusters with replication"
+              + " factor 3 only, was "
+              + config.replicationFactor());
+    }
     FrsmNode.Builder b =
         FrsmNode.builder()
             .nodeId(config.nodeId())

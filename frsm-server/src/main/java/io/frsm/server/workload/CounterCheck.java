@@ -24,6 +24,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * a time (session order), which is what makes the per-client sequence tag decisive.
  */
 public final class CounterCheck {
+  static final long RESOLVE_DEADLINE_NANOS = 120_000_000_000L;
+
   private final FrsmClient client;
   private final List<byte[]> counters = new ArrayList<>();
   private final ConcurrentHashMap<Integer, AtomicLong> tookEffect = new ConcurrentHashMap<>();
@@ -70,8 +72,13 @@ public final class CounterCheck {
     }
   }
 
-  /** Fences until it gets an answer; the fenced value says whether the increment took effect. */
+  /**
+   * Fences until it gets an answer (with back-off, for at most {@link #RESOLVE_DEADLINE_NANOS});
+   * the fenced value says whether the increment took effect.
+   */
   private boolean resolve(int index, byte[] key, int clientId, long seq) {
+    long deadline = System.nanoTime() + RESOLVE_DEADLINE_NANOS;
+    long backoffNanos = 10_000_000;
     while (true) {
       try {
         Optional<Versioned> fenced = client.fence(key);
@@ -84,6 +91,12 @@ public final class CounterCheck {
         return effective;
       } catch (FrsmException retry) {
         // The fence itself timed out or found no quorum: try again; the outcome stays pinned.
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException(
+              "could not fence counter " + index + " to resolve an unknown outcome", retry);
+        }
+        java.util.concurrent.locks.LockSupport.parkNanos(backoffNanos);
+        backoffNanos = Math.min(backoffNanos * 2, 1_000_000_000);
       }
     }
   }

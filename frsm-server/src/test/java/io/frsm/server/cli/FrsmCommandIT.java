@@ -36,6 +36,8 @@ class FrsmCommandIT {
     assertTrue(r.out().contains(">>> node") && r.out().contains("is back"), r.out());
     assertTrue(r.out().contains("ops/s over"), r.out());
     assertTrue(r.out().contains("acknowledged increments lost or doubled: 0"), r.out());
+    assertTrue(r.out().contains("multi-phase fraction"), r.out());
+    assertTrue(r.out().contains("reads by mode"), r.out());
   }
 
   @Test
