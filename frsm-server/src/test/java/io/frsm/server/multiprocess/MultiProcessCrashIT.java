@@ -225,17 +225,20 @@ class MultiProcessCrashIT {
    */
   private void awaitServing(NodeProcess n, MembershipRegistry registry) {
     String serves = "node " + n.nodeId() + " serves";
+    // The node may log that it serves (the cluster formed) before start() logs its boot number:
+    // wait for both lines. The boot line names this incarnation, so the counter survived kill -9.
+    String boot = "node " + n.nodeId() + " boot " + n.incarnation() + " started";
     awaitCondition(
         () -> {
           if (!n.isAlive()) {
             fail("node " + n.nodeId() + " exited while starting");
           }
-          return n.outputContains(serves) && live(registry).contains(n.nodeId());
+          return n.outputContains(serves)
+              && n.outputContains(boot)
+              && live(registry).contains(n.nodeId());
         },
         READY_DEADLINE,
-        "node " + n.nodeId() + " to serve");
-    String boot = "node " + n.nodeId() + " boot " + n.incarnation() + " started";
-    assertTrue(n.outputContains(boot), () -> "expected '" + boot + "' in the node's output");
+        "node " + n.nodeId() + " to serve as incarnation " + n.incarnation());
   }
 
   private static Set<Integer> live(MembershipRegistry registry) {
