@@ -37,11 +37,13 @@ import org.openjdk.jmh.infra.Blackhole;
  *   <li>{@code acceptorPrepare}: one prepare on one of 1,024 keys plus its {@code PersistDone} (2
  *       steps an operation): promise check, persist effect, held reply released.
  *   <li>{@code coordinatorQuorumRead}: one get as coordinator of a 3-node set: the client request,
- *       then three {@code ReadReply}s agreeing on a chosen value (4 steps an operation).
+ *       then three {@code ReadReply}s agreeing on a chosen value (4 steps an operation). The
+ *       replies' promises are not the coordinator's ballot, so the answer leaves with the third
+ *       reply (all {@code n} replied), as DESIGN.md's quorum-read rule asks.
  * </ul>
  *
  * Run: {@code ./mvnw -pl frsm-bench -am package -DskipTests && java -jar
- * frsm-bench/target/benchmarks.jar ConsensusCoreBenchmark}. Multiply ops/s by the steps per
+ * frsm-bench/target/frsm-bench.jar jmh ConsensusCoreBenchmark}. Multiply ops/s by the steps per
  * operation for steps/s.
  */
 @State(Scope.Thread)

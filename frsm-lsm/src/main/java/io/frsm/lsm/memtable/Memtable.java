@@ -6,6 +6,7 @@ import io.frsm.lsm.cell.Key;
 import io.frsm.lsm.cell.MergeConflictListener;
 import java.util.Iterator;
 import java.util.NavigableMap;
+import java.util.SortedMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -22,17 +23,42 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class Memtable {
   private final long id;
   private final long createdAtMs;
-  private final ConcurrentSkipListMap<Key, Cell> cells = new ConcurrentSkipListMap<>();
-  private final AtomicLong heapBytes = new AtomicLong();
+  private final ConcurrentSkipListMap<Key, Cell> cells;
+  private final AtomicLong heapBytes;
   private final AtomicInteger pendingWriters = new AtomicInteger();
   private final MergeConflictListener conflicts;
   private final CompletableFuture<Void> drained = new CompletableFuture<>();
   private volatile boolean frozen;
 
   public Memtable(long id, long createdAtMs, MergeConflictListener conflicts) {
+    this(id, createdAtMs, conflicts, new ConcurrentSkipListMap<>(), 0);
+  }
+
+  /**
+   * An active memtable already holding {@code sorted} (distinct keys): the skip list is linked from
+   * the sorted input in one pass. {@code heapBytes} is the sum of the cells' {@link
+   * Cell#heapBytes()}. For {@link MemtableLoader}.
+   */
+  static Memtable ofSorted(
+      long id,
+      long createdAtMs,
+      MergeConflictListener conflicts,
+      SortedMap<Key, Cell> sorted,
+      long heapBytes) {
+    return new Memtable(id, createdAtMs, conflicts, new ConcurrentSkipListMap<>(sorted), heapBytes);
+  }
+
+  private Memtable(
+      long id,
+      long createdAtMs,
+      MergeConflictListener conflicts,
+      ConcurrentSkipListMap<Key, Cell> cells,
+      long heapBytes) {
     this.id = id;
     this.createdAtMs = createdAtMs;
     this.conflicts = conflicts;
+    this.cells = cells;
+    this.heapBytes = new AtomicLong(heapBytes);
   }
 
   public long id() {
