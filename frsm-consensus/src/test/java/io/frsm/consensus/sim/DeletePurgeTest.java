@@ -59,7 +59,8 @@ class DeletePurgeTest {
     assertTrue(
         mark != null && mark.epoch() == deleted.epoch() && mark.timestamp() == deleted.timestamp(),
         "node " + node + " purge mark " + mark);
-    assertEquals(CellKind.DELETED_CELL_TOMBSTONED, cell.kind(), "node " + node);
+    assertEquals(CellKind.DELETE_FOR_CELL, cell.kind(), "node " + node);
+    assertTrue(cell.purgeScheduled(), "node " + node);
   }
 
   @Test
@@ -86,6 +87,9 @@ class DeletePurgeTest {
     for (int node = 0; node < 3; node++) {
       assertNull(sim.durableCell(node, KEY).purge(), "node " + node + " purged early");
     }
+    // The paper's DeletedCellTombstoned: accepted by a quorum, not by every replica, so kept.
+    assertEquals(CellKind.DELETED_CELL_TOMBSTONED, sim.durableCell(0, KEY).kind());
+    assertEquals(CellKind.DELETED_CELL_TOMBSTONED, sim.durableCell(1, KEY).kind());
     assertEquals(CellKind.LIVE, sim.durableCell(2, KEY).kind());
 
     isolateNode2 = false; // node 2 is reachable again: the background completion finishes phase 1

@@ -69,17 +69,23 @@ public final class Cell {
   }
 
   /**
-   * LIVE or DELETE_FOR_CELL as accepted, or DELETED_CELL_TOMBSTONED when the purge mark names the
-   * accepted delete. Null when nothing was accepted.
+   * LIVE; or, for a delete, DELETED_CELL_TOMBSTONED while no purge mark names it (phase 1 not known
+   * complete: keep it) and DELETE_FOR_CELL once one does (every replica holds it; scheduled for
+   * removal). Null when nothing was accepted. See {@link CellKind}.
    */
   public CellKind kind() {
     if (accepted == null) {
       return null;
     }
-    if (accepted.isDelete() && purge != null && purge.names(accepted)) {
+    if (accepted.isDelete() && !purgeScheduled()) {
       return CellKind.DELETED_CELL_TOMBSTONED;
     }
     return accepted.kind();
+  }
+
+  /** The newest accepted value is a delete and the purge mark (phase 2) names it. */
+  public boolean purgeScheduled() {
+    return accepted != null && accepted.isDelete() && purge != null && purge.names(accepted);
   }
 
   /** Approximate heap bytes, for memtable accounting. */

@@ -3,10 +3,14 @@ package io.frsm.lsm.cell;
 /**
  * What a cell's accepted value is.
  *
- * <p>Only {@link #LIVE} and {@link #DELETE_FOR_CELL} are stored in an accepted value. {@link
- * #DELETED_CELL_TOMBSTONED} is the paper's name (appendix A.2) for a delete whose phase 1 finished
- * on every replica: a {@code DELETE_FOR_CELL} cell whose purge mark names its instance. It is
- * derived by {@link Cell#kind()}, never written, so the merge join stays a join.
+ * <p>Only {@link #LIVE} and {@link #DELETE_FOR_CELL} are stored in an accepted value. The paper
+ * (appendix A.2) names the state of a delete that a quorum accepted but that is not known to be on
+ * every replica {@code DeletedCellTombstoned}: the replicas must keep it until the deletion
+ * completes. A replica knows phase 1 completed only through the purge mark (phase 2), so {@link
+ * Cell#kind()} derives: a delete whose purge mark does not name it is {@link
+ * #DELETED_CELL_TOMBSTONED} (kept); a delete named by its purge mark is {@link #DELETE_FOR_CELL}
+ * scheduled for removal ({@link Cell#purgeScheduled()}; compaction drops it after the grace
+ * period). Derived, never written, so the merge join stays a join.
  */
 public enum CellKind {
   LIVE(0),
