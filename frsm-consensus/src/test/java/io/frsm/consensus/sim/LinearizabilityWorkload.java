@@ -39,19 +39,16 @@ import java.util.function.Consumer;
  * uses the last version the client saw, sometimes a stale one on purpose. Keys start never created,
  * as the checker assumes.
  *
- * <p><b>Bounded effect delay.</b> The checker is told that an operation with an unknown outcome
- * takes effect, if at all, within {@link #maxEffectDelayNanos} of its call. Why that holds here:
- * the client stamps τ with the wall clock of the very node that runs the operation, and that node
- * checks {@code τ + T} against the same clock, whose skew is fixed within an incarnation (a restart
- * loses the operation). So the operation's last prepare or accept leaves by {@code call + T} in
- * virtual time; an accept reaches its replica within the mix's largest network delay and is durable
- * within a few persist latencies (the key's acceptor lane may queue it behind others). A value that
- * no quorum accepted by then is a leftover: a later round may still settle it, but only the way a
- * fence would (DESIGN.md "Operations": once a fence returns, nothing expecting an older version
- * takes effect), which is a point inside the bound in every history the protocol can produce. The
- * bound used is {@code T + 2ε} (DESIGN.md) plus that delivery slack, a generous 100 ms. Without the
- * bound the search is exponential in the number of unknown outcomes, and the chaos mixes produce
- * dozens per key.
+ * <p><b>Bounded effect delay, as a fast path only.</b> The checker is first told that an operation
+ * with an unknown outcome takes effect, if at all, within {@link #maxEffectDelayNanos} of its call
+ * ({@code T + 2ε} plus 100 ms of delivery slack): the node that stamps τ stops starting rounds for
+ * the operation at {@code τ + T}. That bound is not a guarantee of the protocol, though: an accept
+ * that reached only a minority leaves a leftover that a later prepare (another client's fence or
+ * read) may adopt and settle arbitrarily later — the operation then takes effect at that point
+ * (seeds 2007 and, with earlier read escalation, 1773 showed it). So a history the bounded check
+ * rejects is checked again without the bound, which is the protocol's real contract; only a
+ * rejection there (or a search that runs out of budget) fails the seed. The bounded pass keeps the
+ * common case fast: without it the search is exponential in the number of unknown outcomes.
  */
 public final class LinearizabilityWorkload {
   private static final int CLIENTS = 5;
@@ -136,6 +133,10 @@ public final class LinearizabilityWorkload {
         new LinearizabilityChecker(
                 LinearizabilityChecker.DEFAULT_STEP_BUDGET_PER_KEY, maxEffectDelayNanos)
             .check(history);
+    if (!check.isLinearizable()) {
+      // Unknown outcomes may take effect later than the bound (adopted leftovers): the real check.
+      check = new LinearizabilityChecker().check(history);
+    }
     if (!check.isLinearizable()) {
       Path written = writeHistory(sim.seed(), history);
       throw new AssertionError(
