@@ -40,6 +40,19 @@ public final class LinearizabilityChecker {
   }
 
   /**
+   * Checks {@code history} assuming first that every unknown outcome takes effect within {@code
+   * boundNanos} of its call (fast: the search stays near linear), and, only if that rejects it,
+   * again without the bound. The bound is a heuristic, not the protocol's contract: an accept that
+   * reached a minority can be adopted by a later prepare and take effect arbitrarily late, so a
+   * bounded rejection alone proves nothing (docs/PROTOCOL.md, "The linearizability check").
+   */
+  public static CheckResult checkBoundedFirst(List<Operation> history, long boundNanos) {
+    CheckResult bounded =
+        new LinearizabilityChecker(DEFAULT_STEP_BUDGET_PER_KEY, boundNanos).check(history);
+    return bounded.isLinearizable() ? bounded : new LinearizabilityChecker().check(history);
+  }
+
+  /**
    * @param stepBudgetPerKey the most placements the search tries on one key before giving up
    * @param maxEffectDelayNanos how long after its call an unknown-outcome operation can still take
    *     effect, or {@link #UNBOUNDED_DELAY}. The store's bounded delay gives {@code T + 2ε}

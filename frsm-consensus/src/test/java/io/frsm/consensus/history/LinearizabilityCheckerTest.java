@@ -261,6 +261,20 @@ class LinearizabilityCheckerTest {
         new LinearizabilityChecker(LinearizabilityChecker.DEFAULT_STEP_BUDGET_PER_KEY, 500)
             .check(List.of(history));
     assertEquals(CheckResult.Verdict.NOT_LINEARIZABLE, bounded.verdict(), bounded::explain);
+    // The bound is only a fast path: checkBoundedFirst falls back to the real (unbounded) check.
+    assertTrue(LinearizabilityChecker.checkBoundedFirst(List.of(history), 500).isLinearizable());
+  }
+
+  @Test
+  void checkBoundedFirst_stillRejectsAHistoryThatIsWrongWithoutTheBound() {
+    Operation[] history = {
+      create(1, "a", 0, 10, written(0, 0)),
+      cas(1, v(0, 0), "b", 20, 30, written(0, 1)),
+      get(2, 600, 700, found("a", 0, 0)) // stale read after a completed cas
+    };
+    assertEquals(
+        CheckResult.Verdict.NOT_LINEARIZABLE,
+        LinearizabilityChecker.checkBoundedFirst(List.of(history), 500).verdict());
   }
 
   @Test

@@ -290,9 +290,7 @@ class MultiProcessCrashIT {
     // Thin clients leave τ to the node (arrival): an unknown outcome takes effect at the latest
     // T after arrival, and a request arrives within the client timeout of its call.
     long bound = BOUNDED_DELAY.plus(CLIENT_TIMEOUT).plus(Duration.ofSeconds(1)).toNanos();
-    CheckResult result =
-        new LinearizabilityChecker(LinearizabilityChecker.DEFAULT_STEP_BUDGET_PER_KEY, bound)
-            .check(history);
+    CheckResult result = LinearizabilityChecker.checkBoundedFirst(history, bound);
     assertTrue(result.isLinearizable(), () -> result.explain() + "\nhistory: " + HISTORY);
   }
 

@@ -149,9 +149,7 @@ class CrashRestartIT {
             .plus(TestCluster.CLIENT_TIMEOUT)
             .plus(Duration.ofSeconds(1))
             .toNanos();
-    CheckResult result =
-        new LinearizabilityChecker(LinearizabilityChecker.DEFAULT_STEP_BUDGET_PER_KEY, bound)
-            .check(history);
+    CheckResult result = LinearizabilityChecker.checkBoundedFirst(history, bound);
     assertTrue(result.isLinearizable(), () -> result.explain() + "\nhistory: " + HISTORY);
   }
 
