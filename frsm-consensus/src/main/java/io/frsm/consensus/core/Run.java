@@ -316,6 +316,16 @@ abstract class Run {
         } else {
           roundFailed(now, out);
         }
+      } else if (round.phase == Round.Phase.READ
+          && elapsed >= coordinator.config.hedgeNanos()
+          && round.replies.size() >= quorum) {
+        // A replica is slow or gone, and the q replies that came could not answer alone
+        // (Algorithm 1 needs all n unless q promised our ballot; onReadProgress already tried):
+        // go to the mutating read now instead of at the round timeout. Liveness only: the same
+        // escalation the timeout makes, earlier.
+        Round r = round;
+        round = null;
+        onReadTimeout(now, r, out);
       } else if (!round.widened
           && elapsed >= coordinator.config.hedgeNanos()
           && now.wallMicros() <= deadlineMicros) {
