@@ -25,9 +25,9 @@ class LeaseSimulationTest {
 
   @Test
   void counterWorkloadWithLeases_everySeed_noStaleRead_noIncrementLostOrDoubled() {
-    String one = System.getProperty("frsm.sim.seed");
-    long first = one != null ? Long.parseLong(one) : 1;
-    long count = one != null ? 1 : Long.getLong("frsm.sim.leaseSeeds", CI_SEEDS);
+    SeedRange seeds = SeedRange.fromSystemProperties("frsm.sim.leaseSeeds", CI_SEEDS);
+    long first = seeds.first();
+    long count = seeds.count();
     long started = System.nanoTime();
     List<String> failures = new ArrayList<>();
     long leaderOnly = 0;
@@ -54,7 +54,7 @@ class LeaseSimulationTest {
         failures.size());
     failures.stream().limit(20).forEach(System.out::println);
     assertEquals(List.of(), failures.stream().limit(5).toList());
-    if (one == null) {
+    if (!seeds.replay()) {
       assertTrue(leaderOnly > readsChecked / 10, "leader-only reads happen: " + leaderOnly);
     }
   }

@@ -21,9 +21,9 @@ class LinearizabilitySeedsTest {
 
   @Test
   void randomOperations_everySeed_historyIsLinearizable() {
-    String one = System.getProperty("frsm.sim.seed");
-    long first = one != null ? Long.parseLong(one) : Long.getLong("frsm.sim.firstSeed", 1);
-    long count = one != null ? 1 : Long.getLong("frsm.sim.linSeeds", CI_SEEDS);
+    SeedRange seeds = SeedRange.fromSystemProperties("frsm.sim.linSeeds", CI_SEEDS);
+    long first = seeds.first();
+    long count = seeds.count();
     long started = System.nanoTime();
     List<String> failures = new ArrayList<>();
     long operations = 0;

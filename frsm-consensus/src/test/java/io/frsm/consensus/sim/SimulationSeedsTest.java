@@ -18,9 +18,9 @@ class SimulationSeedsTest {
 
   @Test
   void counterWorkload_everySeed_noIncrementLostOrDoubled_andSafetyHolds() {
-    String one = System.getProperty("frsm.sim.seed");
-    long first = one != null ? Long.parseLong(one) : Long.getLong("frsm.sim.firstSeed", 1);
-    long count = one != null ? 1 : Long.getLong("frsm.sim.seeds", CI_SEEDS);
+    SeedRange seeds = SeedRange.fromSystemProperties("frsm.sim.seeds", CI_SEEDS);
+    long first = seeds.first();
+    long count = seeds.count();
     long started = System.nanoTime();
     List<String> failures = new ArrayList<>();
     long increments = 0;

@@ -1,6 +1,5 @@
 package io.frsm.lsm.cell;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -101,9 +100,23 @@ class CellCodecTest {
 
   @Test
   void token_matchesMurmur3ReferenceVectors() {
-    // First 64 bits of MurmurHash3_x64_128 (seed 0), as produced by the reference implementation
-    // and by Guava's Hashing.murmur3_128().hashBytes(..).asLong().
+    // First 64 bits (signed) of MurmurHash3_x64_128, seed 0, from an independent implementation
+    // (Python mmh3.hash64(data, 0, signed=True)[0]). Inputs cover the empty key, tails of 1, 5, 14
+    // and 11 bytes, and one full 16-byte block plus a 1-byte tail.
     assertEquals(0L, Token.of(new byte[0]));
-    assertArrayEquals(new byte[] {'k'}, Key.of(new byte[] {'k'}).toByteArray());
+    assertEquals(5303797501861836210L, Token.of(ascii("k")));
+    assertEquals(-3758069500696749310L, Token.of(ascii("hello")));
+    assertEquals(-9156101030449631699L, Token.of(ascii("frsm-vnode:3:1")));
+    assertEquals(
+        -2068352364225029268L, Token.of(ascii("The quick brown fox jumps over the lazy dog")));
+    byte[] seventeen = new byte[17];
+    for (int i = 0; i < seventeen.length; i++) {
+      seventeen[i] = (byte) i;
+    }
+    assertEquals(6662781046685680142L, Token.of(seventeen));
+  }
+
+  private static byte[] ascii(String s) {
+    return s.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
   }
 }
