@@ -42,7 +42,7 @@ final class Acceptor {
   Acceptor(CellStore store, CoreConfig config) {
     this.store = store;
     this.config = config;
-    this.terms = new AcceptorTerms(store, config.leases());
+    this.terms = new AcceptorTerms(store, config.leases(), config.placement());
   }
 
   /** REQUIRES: {@code message} is a request or a commit. */

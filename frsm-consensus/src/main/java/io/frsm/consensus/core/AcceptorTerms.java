@@ -24,15 +24,17 @@ import java.util.Set;
 final class AcceptorTerms {
   private final CellStore store;
   private final LeaseConfig leases;
+  private final Placement placement;
   private final Map<Integer, Long> termByRange = new HashMap<>();
   private final List<Barrier> barriers = new ArrayList<>();
 
   /** A held acknowledgement and the persists it waits for. */
   private record Barrier(Set<Long> waitingFor, Effect reply) {}
 
-  AcceptorTerms(CellStore store, LeaseConfig leases) {
+  AcceptorTerms(CellStore store, LeaseConfig leases, Placement placement) {
     this.store = store;
     this.leases = leases;
+    this.placement = placement;
   }
 
   boolean enabled() {
@@ -53,7 +55,7 @@ final class AcceptorTerms {
     if (!leases.enabled() || RangeTerm.isReserved(request.key())) {
       return null;
     }
-    long persisted = term(leases.rangeOf(request.key()));
+    long persisted = term(placement.rangeOf(request.key()));
     if (term >= persisted) {
       return null;
     }
@@ -80,7 +82,7 @@ final class AcceptorTerms {
 
   /** Whether {@code key} is a client key of {@code range} (the barrier's scope). */
   boolean inRange(Key key, int range) {
-    return !RangeTerm.isReserved(key) && leases.rangeOf(key) == range;
+    return !RangeTerm.isReserved(key) && placement.rangeOf(key) == range;
   }
 
   /**

@@ -9,8 +9,8 @@ import java.util.Set;
 /**
  * The settings of one node's core.
  *
- * @param replicas the key's replica set (node ids), in preference order for partial rounds. Every
- *     key uses the same set in this increment; {@link #replicasOf(Key)} is the seam for ranges.
+ * @param placement the ranges and each range's replica set (node ids, in preference order for
+ *     partial rounds); also the ranges that have terms and leases.
  * @param boundedDelayMicros {@code T}: no prepare or accept for an operation starts after {@code τ
  *     + T} by this node's wall clock.
  * @param hedgeNanos after this long without a quorum, a round sent to {@code q} replicas is widened
@@ -25,7 +25,7 @@ import java.util.Set;
  * @param leases range terms, leases and leader-only reads ({@link LeaseConfig#disabled()}: off).
  */
 public record CoreConfig(
-    List<Integer> replicas,
+    Placement placement,
     long boundedDelayMicros,
     long hedgeNanos,
     long roundTimeoutNanos,
@@ -35,10 +35,7 @@ public record CoreConfig(
     LeaseConfig leases) {
 
   public CoreConfig {
-    replicas = List.copyOf(replicas);
-    if (replicas.isEmpty() || replicas.stream().distinct().count() != replicas.size()) {
-      throw new IllegalArgumentException("replicas must be distinct and non-empty: " + replicas);
-    }
+    Objects.requireNonNull(placement);
     if (boundedDelayMicros <= 0
         || hedgeNanos <= 0
         || roundTimeoutNanos < hedgeNanos
@@ -53,8 +50,13 @@ public record CoreConfig(
 
   /** Defaults for a LAN cluster: T = 5 s, hedge 20 ms, round timeout 200 ms, back-off 50 ms. */
   public static CoreConfig defaults(List<Integer> replicas) {
+    return defaults(Placement.single(replicas));
+  }
+
+  /** {@link #defaults(List)} over several ranges. */
+  public static CoreConfig defaults(Placement placement) {
     return new CoreConfig(
-        replicas,
+        placement,
         5_000_000L,
         20_000_000L,
         200_000_000L,
@@ -66,7 +68,7 @@ public record CoreConfig(
 
   public CoreConfig withSabotage(Set<Sabotage> broken) {
     return new CoreConfig(
-        replicas,
+        placement,
         boundedDelayMicros,
         hedgeNanos,
         roundTimeoutNanos,
@@ -79,7 +81,7 @@ public record CoreConfig(
   public CoreConfig withTimings(
       long boundedDelayMicros, long hedgeNanos, long roundTimeoutNanos, long backoffMaxNanos) {
     return new CoreConfig(
-        replicas,
+        placement,
         boundedDelayMicros,
         hedgeNanos,
         roundTimeoutNanos,
@@ -91,7 +93,7 @@ public record CoreConfig(
 
   public CoreConfig withLeases(LeaseConfig leaseConfig) {
     return new CoreConfig(
-        replicas,
+        placement,
         boundedDelayMicros,
         hedgeNanos,
         roundTimeoutNanos,
@@ -101,9 +103,21 @@ public record CoreConfig(
         leaseConfig);
   }
 
-  /** The replica set of {@code key}. */
+  public CoreConfig withPlacement(Placement newPlacement) {
+    return new CoreConfig(
+        newPlacement,
+        boundedDelayMicros,
+        hedgeNanos,
+        roundTimeoutNanos,
+        backoffMaxNanos,
+        warmKeysMax,
+        sabotage,
+        leases);
+  }
+
+  /** The replica set of {@code key}'s range, natural leader first. */
   public List<Integer> replicasOf(Key key) {
-    return replicas;
+    return placement.replicasOf(key);
   }
 
   /** {@code q = ⌊n/2⌋ + 1}. */

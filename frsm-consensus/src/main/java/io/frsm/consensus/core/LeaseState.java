@@ -20,12 +20,14 @@ import java.util.List;
 final class LeaseState {
   private final Coordinator coordinator;
   private final LeaseConfig config;
+  private final Placement placement;
   private final RangeLease[] ranges;
 
   LeaseState(Coordinator coordinator) {
     this.coordinator = coordinator;
     this.config = coordinator.config.leases();
-    this.ranges = new RangeLease[config.rangeCount()];
+    this.placement = coordinator.config.placement();
+    this.ranges = new RangeLease[placement.rangeCount()];
     for (int i = 0; i < ranges.length; i++) {
       ranges[i] = new RangeLease();
     }
@@ -36,7 +38,7 @@ final class LeaseState {
   }
 
   int rangeOf(Key key) {
-    return config.rangeOf(key);
+    return placement.rangeOf(key);
   }
 
   /** The term prepares and accepts for {@code key} carry (0 with leases off). */
@@ -134,15 +136,18 @@ final class LeaseState {
     r.persistSentMonoNanos = now.monoNanos();
     r.persistAcks.clear();
     Key key = RangeTerm.cellKey(range);
-    for (int to : coordinator.config.replicasOf(key)) {
+    for (int to : placement.replicas(range)) {
       out.add(new Effect.Send(to, new Message.TermPersist(key, r.persistRound, range, r.term)));
     }
   }
 
   /** A reply on a reserved range-term key: a term persist acknowledged or refused. */
   void onTermReply(Now now, int from, Message.Reply reply, List<Effect> out) {
-    int range = rangeOfReserved(reply.key());
-    RangeLease r = range(range);
+    int range = RangeTerm.rangeOf(reply.key());
+    if (range < 0 || range >= ranges.length) {
+      return; // not a range of this placement: nothing of ours to update
+    }
+    RangeLease r = ranges[range];
     if (reply instanceof Message.StaleTerm stale) {
       superseded(now, range, stale.term());
       return;
@@ -154,7 +159,7 @@ final class LeaseState {
       return; // late or for another term
     }
     r.persistAcks.add(from);
-    int quorum = CoreConfig.quorum(coordinator.config.replicasOf(reply.key()).size());
+    int quorum = CoreConfig.quorum(placement.replicas(range).size());
     if (r.persistAcks.size() >= quorum) {
       r.termPersisted = true;
       r.persistRound = null;
@@ -180,15 +185,6 @@ final class LeaseState {
           "no range " + range + " (configured: " + ranges.length + ")");
     }
     return ranges[range];
-  }
-
-  private int rangeOfReserved(Key key) {
-    for (int i = 0; i < ranges.length; i++) {
-      if (RangeTerm.cellKey(i).equals(key)) {
-        return i;
-      }
-    }
-    throw new IllegalArgumentException("not a range-term key: " + key);
   }
 
   @Override

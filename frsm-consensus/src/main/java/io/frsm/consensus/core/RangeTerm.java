@@ -34,6 +34,26 @@ public final class RangeTerm {
         && Arrays.equals(b, 0, PREFIX.length, PREFIX, 0, PREFIX.length);
   }
 
+  /** The range a reserved key names, or -1 if {@code key} is not a well-formed range-term key. */
+  public static int rangeOf(Key key) {
+    if (!isReserved(key)) {
+      return -1;
+    }
+    byte[] b = key.bytesUnsafe();
+    int digits = b.length - PREFIX.length;
+    if (digits < 1 || digits > 9 || (digits > 1 && b[PREFIX.length] == '0')) {
+      return -1;
+    }
+    int range = 0;
+    for (int i = PREFIX.length; i < b.length; i++) {
+      if (b[i] < '0' || b[i] > '9') {
+        return -1;
+      }
+      range = range * 10 + (b[i] - '0');
+    }
+    return range;
+  }
+
   /** The delta that persists {@code term} (≥ 1) for {@code range}. */
   static Cell termCell(int range, long term, long writeTimeMs) {
     if (term < 1) {

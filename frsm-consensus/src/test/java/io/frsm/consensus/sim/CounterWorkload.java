@@ -4,9 +4,11 @@ import io.frsm.api.Versioned;
 import io.frsm.consensus.core.CoreConfig;
 import io.frsm.consensus.core.Operation;
 import io.frsm.consensus.core.Outcome;
+import io.frsm.consensus.core.Placement;
 import io.frsm.consensus.core.Sabotage;
 import io.frsm.lsm.cell.Key;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
@@ -60,7 +62,10 @@ public final class CounterWorkload {
   private CounterWorkload(long seed, FaultMix mix, Set<Sabotage> sabotage, boolean leases) {
     CoreConfig config = Simulation.simConfig(mix.nodes()).withSabotage(sabotage);
     if (leases) {
-      config = config.withLeases(simLeases());
+      config =
+          config
+              .withLeases(simLeases())
+              .withPlacement(Placement.splitAt(List.of(0L), config.placement().replicas(0)));
     }
     this.sim = new Simulation(seed, mix, config, TICK_NANOS);
     if (leases) {
@@ -106,13 +111,13 @@ public final class CounterWorkload {
     return new CounterWorkload(seed, mix, sabotage, true).execute();
   }
 
-  /** L = 40 ms (DESIGN.md's 2 s scaled to the 1 s workload), ρ = 10⁻³, two ranges. */
+  /** L = 40 ms (DESIGN.md's 2 s scaled to the 1 s workload), ρ = 10⁻³. */
   static io.frsm.consensus.core.LeaseConfig simLeases() {
-    return new io.frsm.consensus.core.LeaseConfig(true, 40_000_000L, 1_000, java.util.List.of(0L));
+    return new io.frsm.consensus.core.LeaseConfig(true, 40_000_000L, 1_000);
   }
 
   private int rangeOf(int k) {
-    return sim.coreConfig().leases().rangeOf(keys[k]);
+    return sim.coreConfig().placement().rangeOf(keys[k]);
   }
 
   /** The node a client sends key {@code k} to: the holder it knows of, or the key's home node. */

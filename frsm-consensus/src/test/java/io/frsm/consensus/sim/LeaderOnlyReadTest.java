@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
 class LeaderOnlyReadTest {
   private static final long DELAY_MICROS = 1_000;
   private static final Key KEY = Key.of("k".getBytes(StandardCharsets.US_ASCII));
-  private static final LeaseConfig LEASES = LeaseConfig.defaults(List.of()); // L = 2 s, one range
+  private static final LeaseConfig LEASES = LeaseConfig.defaults(); // L = 2 s, one range
 
   private Simulation sim;
   private final List<String> events = new ArrayList<>();

@@ -68,7 +68,7 @@ public final class LeaseNemesis {
     // Mostly the holder of a range (the interesting victim), sometimes any node. Long pauses
     // outlive the lease; medium ones outlive the session but not always the lease, so the node
     // resumes still holding a lease while a successor was granted meanwhile.
-    int range = random.nextInt(sim.coreConfig().leases().rangeCount());
+    int range = random.nextInt(sim.coreConfig().placement().rangeCount());
     int node = service.holder(range);
     if (node < 0 || random.chance(0.25)) {
       node = random.nextInt(sim.nodeCount());
@@ -89,7 +89,7 @@ public final class LeaseNemesis {
     if (!active) {
       return;
     }
-    int range = random.nextInt(sim.coreConfig().leases().rangeCount());
+    int range = random.nextInt(sim.coreConfig().placement().rangeCount());
     handovers++;
     service.forceHandover(range, random.nextInt(sim.nodeCount()));
     sim.schedule(random.exponentialNanos(handoversPerSecond), this::handover);

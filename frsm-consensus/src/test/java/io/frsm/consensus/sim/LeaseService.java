@@ -62,7 +62,7 @@ public final class LeaseService {
     // Shorter than the lease on purpose: the service may move leadership while the old holder's
     // lease still runs; only the lease rules, not session timing, may keep reads safe.
     this.sessionTimeoutNanos = config.leaseNanos() * 3 / 8;
-    this.ranges = config.rangeCount();
+    this.ranges = sim.coreConfig().placement().rangeCount();
     this.nodes = sim.nodeCount();
     this.term = new long[ranges];
     this.holder = new int[ranges];

@@ -2,9 +2,9 @@ package io.frsm.consensus.sim;
 
 import io.frsm.consensus.core.Effect;
 import io.frsm.consensus.core.Input;
-import io.frsm.consensus.core.LeaseConfig;
 import io.frsm.consensus.core.Operation;
 import io.frsm.consensus.core.Outcome;
+import io.frsm.consensus.core.Placement;
 import io.frsm.lsm.cell.Key;
 import java.util.List;
 
@@ -17,12 +17,12 @@ import java.util.List;
 public final class RangeScanDriver {
   private static final long RETRY_NANOS = 5_000_000L;
   private final Simulation sim;
-  private final LeaseConfig leases;
+  private final Placement placement;
   private long scans;
 
   public RangeScanDriver(Simulation sim) {
     this.sim = sim;
-    this.leases = sim.coreConfig().leases();
+    this.placement = sim.coreConfig().placement();
   }
 
   public void install() {
@@ -44,7 +44,7 @@ public final class RangeScanDriver {
       return;
     }
     List<Key> keys =
-        sim.storedKeys().stream().filter(k -> leases.rangeOf(k) == scan.range()).toList();
+        sim.storedKeys().stream().filter(k -> placement.rangeOf(k) == scan.range()).toList();
     int[] pending = {keys.size()};
     boolean[] failed = {false};
     Runnable finished =
