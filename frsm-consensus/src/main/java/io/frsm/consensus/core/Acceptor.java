@@ -20,6 +20,14 @@ import java.util.Set;
  * keys never wait. A reply that describes a persist is held until the driver reports it durable.
  */
 final class Acceptor {
+  /**
+   * The most keys, and key bytes, one listing returns, whatever the request asks: bounds the work
+   * of one step and keeps the reply far below the frame limit.
+   */
+  static final int MAX_LISTED_KEYS = 1024;
+
+  static final int MAX_LISTED_KEY_BYTES = 4 * 1024 * 1024;
+
   private final CellStore store;
   private final CoreConfig config;
   private final Map<Key, Lane> busyLanes = new HashMap<>();
@@ -94,7 +102,21 @@ final class Acceptor {
       return;
     }
     if (message instanceof Message.TermPersist tp) {
-      persistTerm(from, tp, writeTimeMs, out);
+      Effect ack =
+          new Effect.Send(from, new Message.TermPersisted(tp.key(), tp.round(), tp.term()));
+      persistTerm(from, tp.key(), tp.round(), tp.range(), tp.term(), () -> ack, writeTimeMs, out);
+      return;
+    }
+    if (message instanceof Message.ListKeys lk) {
+      persistTerm(
+          from,
+          lk.key(),
+          lk.round(),
+          lk.range(),
+          lk.term(),
+          () -> listKeys(from, lk),
+          writeTimeMs,
+          out);
       return;
     }
     if (message instanceof Message.Purge p) {
@@ -160,27 +182,57 @@ final class Acceptor {
   }
 
   /**
-   * Raises the range's term (persisting it if it went up) and acknowledges once the term and every
-   * persist of the range's keys already in flight (taken under the older term) are durable.
+   * Raises the range's term (persisting it if it went up) and sends {@code reply} once the term and
+   * every persist of the range's keys already in flight (taken under the older term) are durable. A
+   * term below the one this replica holds is refused with {@link Message.StaleTerm}.
    */
-  private void persistTerm(int from, Message.TermPersist tp, long writeTimeMs, List<Effect> out) {
-    long known = terms.term(tp.range());
-    if (tp.term() < known) {
-      out.add(new Effect.Send(from, new Message.StaleTerm(tp.key(), tp.round(), known)));
+  private void persistTerm(
+      int from,
+      Key key,
+      RoundId round,
+      int range,
+      long term,
+      java.util.function.Supplier<Effect> reply,
+      long writeTimeMs,
+      List<Effect> out) {
+    long known = terms.term(range);
+    if (term < known) {
+      out.add(new Effect.Send(from, new Message.StaleTerm(key, round, known)));
       return;
     }
     Set<Long> waitFor = new HashSet<>();
     for (var e : lanesByPersist.entrySet()) {
-      if (terms.inRange(e.getValue().key, tp.range())) {
+      if (terms.inRange(e.getValue().key, range)) {
         waitFor.add(e.getKey());
       }
     }
-    if (terms.raise(tp.range(), tp.term())) {
-      waitFor.add(
-          persist(tp.key(), RangeTerm.termCell(tp.range(), tp.term(), writeTimeMs), null, out));
+    if (terms.raise(range, term)) {
+      waitFor.add(persist(key, RangeTerm.termCell(range, term, writeTimeMs), null, out));
     }
-    Effect ack = new Effect.Send(from, new Message.TermPersisted(tp.key(), tp.round(), tp.term()));
-    terms.holdUntilDurable(waitFor, ack, out);
+    terms.holdUntilDurable(waitFor, reply, out);
+  }
+
+  /** The listing a {@link Message.ListKeys} asks for, or null if the store cannot be read. */
+  private Effect listKeys(int from, Message.ListKeys lk) {
+    int limit = Math.min(lk.limit(), MAX_LISTED_KEYS);
+    List<Key> keys;
+    try {
+      keys = store.keysInRange(lk.fromToken(), lk.toToken(), lk.after(), limit + 1);
+    } catch (CellStoreException unreadable) {
+      return null; // a local failure: stay silent like a crashed replica
+    }
+    int fit = 0;
+    long bytes = 0;
+    while (fit < Math.min(keys.size(), limit)) {
+      bytes += keys.get(fit).length();
+      if (fit > 0 && bytes > MAX_LISTED_KEY_BYTES) {
+        break;
+      }
+      fit++;
+    }
+    boolean more = keys.size() > fit;
+    List<Key> page = keys.subList(0, fit);
+    return new Effect.Send(from, new Message.KeysListed(lk.key(), lk.round(), page, more));
   }
 
   private static Effect reject(

@@ -8,6 +8,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Supplier;
 
 /**
  * The acceptor's side of range terms (DESIGN.md "Lease invariant" rule 4): the highest term
@@ -28,8 +29,11 @@ final class AcceptorTerms {
   private final Map<Integer, Long> termByRange = new HashMap<>();
   private final List<Barrier> barriers = new ArrayList<>();
 
-  /** A held acknowledgement and the persists it waits for. */
-  private record Barrier(Set<Long> waitingFor, Effect reply) {}
+  /**
+   * A held acknowledgement and the persists it waits for. The reply is made when released, so a key
+   * listing reads the store after those persists are visible.
+   */
+  private record Barrier(Set<Long> waitingFor, Supplier<Effect> reply) {}
 
   AcceptorTerms(CellStore store, LeaseConfig leases, Placement placement) {
     this.store = store;
@@ -71,10 +75,10 @@ final class AcceptorTerms {
     return true;
   }
 
-  /** Holds {@code reply} until every persist in {@code waitingFor} is done. */
-  void holdUntilDurable(Set<Long> waitingFor, Effect reply, List<Effect> out) {
+  /** Makes and sends {@code reply} once every persist in {@code waitingFor} is done. */
+  void holdUntilDurable(Set<Long> waitingFor, Supplier<Effect> reply, List<Effect> out) {
     if (waitingFor.isEmpty()) {
-      out.add(reply);
+      addReply(reply, out);
     } else {
       barriers.add(new Barrier(new HashSet<>(waitingFor), reply));
     }
@@ -93,8 +97,15 @@ final class AcceptorTerms {
       Barrier b = it.next();
       if (b.waitingFor.remove(persistId) && b.waitingFor.isEmpty()) {
         it.remove();
-        out.add(b.reply);
+        addReply(b.reply, out);
       }
+    }
+  }
+
+  private static void addReply(Supplier<Effect> reply, List<Effect> out) {
+    Effect e = reply.get();
+    if (e != null) {
+      out.add(e); // null: the store could not answer; stay silent like a crashed replica
     }
   }
 }

@@ -17,4 +17,18 @@ public interface CellStore {
    * @throws CellStoreException if the key cannot be read; never return null for that
    */
   Cell get(Key key);
+
+  /**
+   * Up to {@code limit} client keys (range-term cells excluded) this replica holds with {@code
+   * fromToken <= token <= toToken}, in (token, key) order, after {@code after} (null: from the
+   * start). Used by a new range holder's scan; sees durable state like {@link #get}.
+   *
+   * <p>The default refuses: a store that cannot list keys answers scans like a crashed replica
+   * (stays silent), so a scan then needs {@code q} other replicas.
+   *
+   * @throws CellStoreException if the keys cannot be read
+   */
+  default java.util.List<Key> keysInRange(long fromToken, long toToken, Key after, int limit) {
+    throw new CellStoreException("this store cannot list keys", null);
+  }
 }

@@ -33,12 +33,4 @@ public sealed interface Effect {
       Objects.requireNonNull(outcome);
     }
   }
-
-  /**
-   * This node persisted its term {@code term} at {@code q} replicas of range {@code range}: read
-   * every key any replica of the range holds through this node (a {@link Operation.Get} each, any
-   * batching), then feed {@link Input.RangeScanned}. Until then reads in the range are quorum
-   * reads.
-   */
-  record ScanRange(int range, long term) implements Effect {}
 }

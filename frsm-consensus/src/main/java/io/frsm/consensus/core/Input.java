@@ -57,11 +57,4 @@ public sealed interface Input {
 
   /** From the coordination service: a failed check, SUSPENDED or LOST. The lease ends now. */
   record LeaseLost(int range) implements Input {}
-
-  /**
-   * The driver finished the scan the core asked for with {@link Effect.ScanRange}: every key any
-   * replica of the range holds was read through this node. Enters leader-only mode for the range in
-   * {@code term} (ignored if the term moved on).
-   */
-  record RangeScanned(int range, long term) implements Input {}
 }

@@ -17,11 +17,17 @@ import java.util.List;
  * the old lease has ended before the successor's first accept, and the successor's term, durable at
  * {@code q} replicas before that accept, kills any message of the old holder still in flight.
  */
-final class LeaseState {
+final class LeaseState implements RangeScan.Host {
   private final Coordinator coordinator;
   private final LeaseConfig config;
   private final Placement placement;
   private final RangeLease[] ranges;
+
+  /** The scan each internal read belongs to; a read of an abandoned scan is ignored. */
+  private final java.util.Map<Long, RangeScan> scanReads = new java.util.HashMap<>();
+
+  private long nextReadId = -1;
+  private long scansCompleted;
 
   LeaseState(Coordinator coordinator) {
     this.coordinator = coordinator;
@@ -100,13 +106,6 @@ final class LeaseState {
     r.lostAtMonoNanos = now.monoNanos();
   }
 
-  void scanned(Input.RangeScanned scanned) {
-    RangeLease r = range(scanned.range());
-    if (scanned.term() == r.term && r.termPersisted) {
-      r.leaderOnly = true;
-    }
-  }
-
   // ---- Term persist -------------------------------------------------------------------------
 
   /** Starts the term persist once the successor's wait is over; resends it after a timeout. */
@@ -116,6 +115,10 @@ final class LeaseState {
     }
     for (int i = 0; i < ranges.length; i++) {
       RangeLease r = ranges[i];
+      if (r.scan != null) {
+        r.scan.tick(now, out);
+        finishScan(r);
+      }
       if (r.term == 0 || r.termPersisted) {
         continue;
       }
@@ -152,6 +155,13 @@ final class LeaseState {
       superseded(now, range, stale.term());
       return;
     }
+    if (reply instanceof Message.KeysListed listed) {
+      if (r.scan != null) {
+        r.scan.onListed(now, from, listed, out);
+        finishScan(r);
+      }
+      return;
+    }
     if (!(reply instanceof Message.TermPersisted ack)
         || r.persistRound == null
         || !reply.round().equals(r.persistRound)
@@ -163,8 +173,66 @@ final class LeaseState {
     if (r.persistAcks.size() >= quorum) {
       r.termPersisted = true;
       r.persistRound = null;
-      out.add(new Effect.ScanRange(range, r.term));
+      if (coordinator.config.broken(Sabotage.SKIP_RANGE_SCAN)) {
+        r.leaderOnly = true;
+        return;
+      }
+      r.scan = new RangeScan(this, placement, range, r.term);
+      r.scan.start(now, out);
     }
+  }
+
+  /** Leader-only mode once the term's scan read every page (rule 5). */
+  private void finishScan(RangeLease r) {
+    if (r.scan != null && r.scan.finished()) {
+      assert r.termPersisted && r.scan.term == r.term : "a scan outlived its term: " + r;
+      r.leaderOnly = true;
+      r.scan = null;
+      scansCompleted++;
+    }
+  }
+
+  // ---- RangeScan.Host -------------------------------------------------------------------------
+
+  @Override
+  public RoundId newRoundId() {
+    return coordinator.newRoundId();
+  }
+
+  @Override
+  public long newReadId() {
+    return nextReadId--;
+  }
+
+  @Override
+  public void read(Now now, long id, Key key, List<Effect> out) {
+    scanReads.put(id, ranges[placement.rangeOf(key)].scan);
+    coordinator.submit(
+        now, new Input.ClientRequest(id, new Operation.Get(key), now.wallMicros()), out);
+  }
+
+  @Override
+  public long roundTimeoutNanos() {
+    return coordinator.config.roundTimeoutNanos();
+  }
+
+  /** An internal read of a scan ended (request id {@code id} < 0). */
+  void scanReadDone(Now now, long id, Outcome outcome, List<Effect> out) {
+    RangeScan scan = scanReads.remove(id);
+    if (scan == null) {
+      throw new IllegalStateException("no scan read " + id);
+    }
+    RangeLease r = ranges[scan.range];
+    if (r.scan != scan) {
+      return; // the scan was abandoned with its term
+    }
+    scan.onRead(now, id, outcome, out);
+    finishScan(r);
+  }
+
+  /** Scans that completed (diagnostics and tests). */
+  long scansCompleted() {
+    return scansCompleted;
   }
 
   /** A replica persisted {@code term} for {@code key}'s range: if above ours, our term is over. */

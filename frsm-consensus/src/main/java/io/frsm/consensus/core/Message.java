@@ -87,6 +87,59 @@ public sealed interface Message {
    */
   record StaleTerm(Key key, RoundId round, long term) implements Reply {}
 
+  /**
+   * A range holder in term {@code term} asks for the client keys the replica holds with {@code
+   * fromToken <= token <= toToken} after {@code after} ((token, key) order; null: from the start),
+   * at most {@code limit} of them (DESIGN.md "Lease invariant" rule 5, the scan). {@code key} is
+   * the range's reserved cell ({@link RangeTerm#cellKey}). The replica first persists {@code term}
+   * exactly as for {@link TermPersist} (refusing with {@link StaleTerm} if it holds a higher one)
+   * and lists only once every persist of the range it took under an older term is durable: the
+   * listings of any {@code q} replicas then hold every key whose value was chosen before.
+   */
+  record ListKeys(
+      Key key,
+      RoundId round,
+      int range,
+      long term,
+      long fromToken,
+      long toToken,
+      Key after,
+      int limit)
+      implements Request {
+    public ListKeys {
+      if (!key.equals(RangeTerm.cellKey(range)) || term < 1 || fromToken > toToken || limit < 1) {
+        throw new IllegalArgumentException(
+            "list keys of range "
+                + range
+                + " term "
+                + term
+                + " tokens ["
+                + fromToken
+                + ", "
+                + toToken
+                + "] limit "
+                + limit);
+      }
+      if (after != null && (after.token() < fromToken || after.token() > toToken)) {
+        throw new IllegalArgumentException("cursor " + after + " outside the listed tokens");
+      }
+    }
+  }
+
+  /**
+   * The replica's answer to {@link ListKeys}: client keys in (token, key) order after the cursor;
+   * {@code more} if it stopped at the limit (the last key is then the next cursor).
+   */
+  record KeysListed(Key key, RoundId round, java.util.List<Key> keys, boolean more)
+      implements Reply {
+    public KeysListed {
+      keys = java.util.List.copyOf(keys);
+      if (more && keys.isEmpty()) {
+        throw new IllegalArgumentException("a listing that stopped early names its last key");
+      }
+    }
+  }
+
   /** Asks for the replica's clock and value. */
   record Read(Key key, RoundId round) implements Request {}
 

@@ -50,6 +50,11 @@ public final class NodeCore {
       if (RangeTerm.isReserved(request.operation().key())) {
         throw new IllegalArgumentException("reserved key: " + request.operation().key());
       }
+      if (request.requestId() < 0) {
+        throw new IllegalArgumentException(
+            "client request ids are >= 0 (negative ones are the core's own): "
+                + request.requestId());
+      }
       coordinator.submit(now, request, out);
     } else if (input instanceof Input.Receive receive) {
       if (receive.message() instanceof Message.Reply reply) {
@@ -78,13 +83,25 @@ public final class NodeCore {
       leases.renewed(now, renewed);
     } else if (input instanceof Input.LeaseLost lost) {
       leases.lost(now, lost);
-    } else if (input instanceof Input.RangeScanned scanned) {
-      leases.scanned(scanned);
     }
     if (leases.enabled()) {
+      takeScanReplies(now, leases, out);
       watchChosenPersists(out);
     }
     return out;
+  }
+
+  /**
+   * Answers of the core's own scan reads (negative request ids) go to the scan, not the driver; the
+   * scan may start more reads, whose answers may come at once, hence the loop.
+   */
+  private static void takeScanReplies(Now now, LeaseState leases, List<Effect> out) {
+    for (int i = 0; i < out.size(); i++) {
+      if (out.get(i) instanceof Effect.Reply reply && reply.requestId() < 0) {
+        out.remove(i--);
+        leases.scanReadDone(now, reply.requestId(), reply.outcome(), out);
+      }
+    }
   }
 
   /**
@@ -104,6 +121,14 @@ public final class NodeCore {
   /** Leader-only reads served so far (diagnostics and tests). */
   public long leaderOnlyReads() {
     return coordinator.leaderReads.served();
+  }
+
+  /**
+   * Range scans this core completed (each puts a range in leader-only mode for its term; lease
+   * holders only; diagnostics and tests).
+   */
+  public long rangeScansCompleted() {
+    return coordinator.leases.scansCompleted();
   }
 
   /** The operation counters so far (a copy: cheap, but not free; publish it, do not poll it). */

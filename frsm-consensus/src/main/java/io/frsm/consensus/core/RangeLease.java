@@ -31,6 +31,9 @@ final class RangeLease {
   /** The scan in this term is done: local chosen (or absent) cells may be served. */
   boolean leaderOnly;
 
+  /** The scan of this term, once the term is persisted; null before and after it. */
+  RangeScan scan;
+
   /** The term persist in flight, if any. */
   RoundId persistRound;
 
@@ -49,6 +52,7 @@ final class RangeLease {
     lostAtMonoNanos = Long.MIN_VALUE;
     termPersisted = false;
     leaderOnly = false;
+    scan = null;
     persistRound = null;
     persistAcks.clear();
   }
@@ -59,6 +63,7 @@ final class RangeLease {
     lostAtMonoNanos = now.monoNanos();
     termPersisted = false;
     leaderOnly = false;
+    scan = null;
     persistRound = null;
     persistAcks.clear();
   }
@@ -70,6 +75,7 @@ final class RangeLease {
         + " leaseEnd="
         + leaseEndMonoNanos
         + (termPersisted ? " persisted" : "")
+        + (scan != null ? " scanning" : "")
         + (leaderOnly ? " leader-only" : "")
         + "}";
   }

@@ -17,5 +17,10 @@ public enum Sabotage {
    */
   SKIP_LEASE_WAIT,
   /** A node in leader-only mode serves local reads without checking {@code now < leaseEnd}. */
-  SERVE_READ_WITHOUT_LEASE_CHECK
+  SERVE_READ_WITHOUT_LEASE_CHECK,
+  /**
+   * A new holder enters leader-only mode as soon as its term is persisted, without scanning the
+   * range: keys chosen under an older term whose value its local cell lacks are read stale.
+   */
+  SKIP_RANGE_SCAN
 }

@@ -94,6 +94,12 @@ public final class CachingCellStore implements CellStore, PersistListener {
     return loaded.cell();
   }
 
+  /** Listings are not cached: a scan reads each page once. */
+  @Override
+  public java.util.List<Key> keysInRange(long fromToken, long toToken, Key after, int limit) {
+    return store.keysInRange(fromToken, toToken, after, limit);
+  }
+
   @Override
   public void persisted(Cell delta) {
     cache

@@ -2,10 +2,14 @@ package io.frsm.consensus.storage;
 
 import io.frsm.consensus.core.CellStore;
 import io.frsm.consensus.core.CellStoreException;
+import io.frsm.consensus.core.RangeTerm;
 import io.frsm.lsm.LsmEngine;
 import io.frsm.lsm.cell.Cell;
 import io.frsm.lsm.cell.Key;
+import io.frsm.lsm.sstable.CellIterator;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -36,6 +40,32 @@ public final class LsmCellStore implements CellStore {
       readFailures.increment();
       throw new CellStoreException(
           "cannot read key " + key + " from the local LSM: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * A range scan's page over the engine's merged view (memtables and tables); reserved range-term
+   * cells are skipped. Reads at most {@code limit} client keys past the cursor.
+   */
+  @Override
+  public List<Key> keysInRange(long fromToken, long toToken, Key after, int limit) {
+    long start = after == null ? fromToken : Math.max(fromToken, after.token());
+    List<Key> keys = new ArrayList<>(Math.min(limit, 1024));
+    if (start > toToken) {
+      return keys;
+    }
+    try (CellIterator it = engine.scan(start, toToken)) {
+      while (keys.size() < limit && it.hasNext()) {
+        Key k = it.next().key();
+        if ((after == null || k.compareTo(after) > 0) && !RangeTerm.isReserved(k)) {
+          keys.add(k);
+        }
+      }
+      return keys;
+    } catch (IOException e) {
+      readFailures.increment();
+      throw new CellStoreException(
+          "cannot list keys in tokens [" + start + ", " + toToken + "]: " + e.getMessage(), e);
     }
   }
 

@@ -52,6 +52,10 @@ final class PeerMessages {
       return envelope.setStaleTerm(staleTerm(m));
     } else if (message instanceof Message.Purge m) {
       return envelope.setPurge(purge(m));
+    } else if (message instanceof Message.ListKeys m) {
+      return envelope.setListKeys(listKeys(m));
+    } else if (message instanceof Message.KeysListed m) {
+      return envelope.setKeysListed(keysListed(m));
     }
     throw new IllegalArgumentException(
         "no wire mapping for " + message.getClass().getName() + ": add it to peer.proto");
@@ -73,6 +77,8 @@ final class PeerMessages {
         case TERM_PERSISTED -> termPersisted(envelope.getTermPersisted());
         case STALE_TERM -> staleTerm(envelope.getStaleTerm());
         case PURGE -> purge(envelope.getPurge());
+        case LIST_KEYS -> listKeys(envelope.getListKeys());
+        case KEYS_LISTED -> keysListed(envelope.getKeysListed());
         case BODY_NOT_SET ->
             throw new WireDecodeException("peer envelope without a (known) message body");
       };
@@ -339,5 +345,68 @@ final class PeerMessages {
             instanceField(p.getEpoch(), "epoch", "purge"),
             instanceField(p.getTimestamp(), "timestamp", "purge"),
             p.getMarkTimeMs()));
+  }
+
+  // ---- ListKeys, KeysListed (a new holder's range scan)
+
+  private static io.frsm.consensus.transport.proto.ListKeys listKeys(Message.ListKeys m) {
+    var b =
+        io.frsm.consensus.transport.proto.ListKeys.newBuilder()
+            .setKey(key(m.key()))
+            .setRound(roundId(m.round()))
+            .setRange(m.range())
+            .setTerm(m.term())
+            .setFromToken(m.fromToken())
+            .setToToken(m.toToken())
+            .setLimit(m.limit());
+    if (m.after() != null) {
+      b.setAfter(key(m.after()));
+    }
+    return b.build();
+  }
+
+  private static Message.ListKeys listKeys(io.frsm.consensus.transport.proto.ListKeys p)
+      throws WireDecodeException {
+    if (p.getRange() < 0 || p.getLimit() <= 0) {
+      throw new WireDecodeException(
+          "list_keys: range "
+              + Integer.toUnsignedString(p.getRange())
+              + ", limit "
+              + Integer.toUnsignedString(p.getLimit()));
+    }
+    return new Message.ListKeys(
+        key(p.getKey(), "list_keys"),
+        roundId(p.hasRound(), p.getRound(), "list_keys"),
+        p.getRange(),
+        instanceField(p.getTerm(), "term", "list_keys"),
+        p.getFromToken(),
+        p.getToToken(),
+        p.getAfter().isEmpty() ? null : key(p.getAfter(), "list_keys.after"),
+        p.getLimit());
+  }
+
+  private static io.frsm.consensus.transport.proto.KeysListed keysListed(Message.KeysListed m) {
+    var b =
+        io.frsm.consensus.transport.proto.KeysListed.newBuilder()
+            .setKey(key(m.key()))
+            .setRound(roundId(m.round()))
+            .setMore(m.more());
+    for (io.frsm.lsm.cell.Key k : m.keys()) {
+      b.addKeys(key(k));
+    }
+    return b.build();
+  }
+
+  private static Message.KeysListed keysListed(io.frsm.consensus.transport.proto.KeysListed p)
+      throws WireDecodeException {
+    java.util.List<io.frsm.lsm.cell.Key> keys = new java.util.ArrayList<>(p.getKeysCount());
+    for (com.google.protobuf.ByteString k : p.getKeysList()) {
+      keys.add(key(k, "keys_listed.keys"));
+    }
+    return new Message.KeysListed(
+        key(p.getKey(), "keys_listed"),
+        roundId(p.hasRound(), p.getRound(), "keys_listed"),
+        keys,
+        p.getMore());
   }
 }

@@ -43,7 +43,6 @@ public final class CounterWorkload {
 
   private final LeaseNemesis leaseNemesis;
   private final ReadChecker readChecker;
-  private final RangeScanDriver scanDriver;
   private static final double READ_PROBABILITY = 0.3;
 
   /** What a run did, for reports and the determinism test. */
@@ -73,14 +72,11 @@ public final class CounterWorkload {
       this.leaseService = new LeaseService(sim, leaseRandom.fork());
       this.leaseNemesis = new LeaseNemesis(sim, leaseService, leaseRandom.fork(), 4, 4, 2);
       this.readChecker = new ReadChecker();
-      this.scanDriver = new RangeScanDriver(sim);
       readChecker.install(sim);
-      scanDriver.install();
     } else {
       this.leaseService = null;
       this.leaseNemesis = null;
       this.readChecker = null;
-      this.scanDriver = null;
     }
     this.clientTimeoutNanos =
         config.boundedDelayMicros() * 1000 + 2 * config.roundTimeoutNanos() + 10_000_000L;

@@ -71,7 +71,7 @@ class LeaseSimulationTest {
   @ParameterizedTest
   @EnumSource(
       value = Sabotage.class,
-      names = {"SKIP_LEASE_WAIT", "SERVE_READ_WITHOUT_LEASE_CHECK"})
+      names = {"SKIP_LEASE_WAIT", "SERVE_READ_WITHOUT_LEASE_CHECK", "SKIP_RANGE_SCAN"})
   void brokenLeaseRule_isCaughtWithinTheCiBudget(Sabotage sabotage) {
     for (long seed = 1; seed <= SimulationSeedsTest.CI_SEEDS; seed++) {
       try {

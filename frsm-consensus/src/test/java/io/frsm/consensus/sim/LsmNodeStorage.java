@@ -100,6 +100,11 @@ final class LsmNodeStorage implements NodeStorage {
   }
 
   @Override
+  public java.util.List<Key> keysInRange(long fromToken, long toToken, Key after, int limit) {
+    return reads.keysInRange(fromToken, toToken, after, limit);
+  }
+
+  @Override
   public Cell peek(Key key) {
     try {
       return engine.get(key);

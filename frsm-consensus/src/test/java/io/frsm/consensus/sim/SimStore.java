@@ -43,6 +43,17 @@ final class SimStore implements NodeStorage {
   }
 
   @Override
+  public java.util.List<Key> keysInRange(long fromToken, long toToken, Key after, int limit) {
+    return durable.keySet().stream()
+        .filter(k -> !io.frsm.consensus.core.RangeTerm.isReserved(k))
+        .filter(k -> k.token() >= fromToken && k.token() <= toToken)
+        .filter(k -> after == null || k.compareTo(after) > 0)
+        .sorted()
+        .limit(limit)
+        .toList();
+  }
+
+  @Override
   public void crash() {
     // Only completed persists were ever merged here: nothing to lose.
   }

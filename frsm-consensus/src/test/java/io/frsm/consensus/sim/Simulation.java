@@ -317,6 +317,12 @@ public final class Simulation {
     this.effectObserver = observer;
   }
 
+  /** Range scans the current incarnation of {@code node} completed (0 while it is down). */
+  public long rangeScansCompleted(int node) {
+    SimNode n = nodes[node];
+    return n.core == null ? 0 : n.core.rangeScansCompleted();
+  }
+
   /** Leader-only reads served by every incarnation of every node. */
   public long leaderOnlyReads() {
     long total = leaderOnlyReadsOfDeadCores;

@@ -24,7 +24,7 @@ final class RandomWire {
 
   Message message() {
     Key key = key();
-    return switch (random.nextInt(12)) {
+    return switch (random.nextInt(14)) {
       case 0 -> new Message.Prepare(key, roundId(), realBallot(), term());
       case 1 -> new Message.Promise(key, roundId(), realBallot(), ballot(), acceptedOrNull());
       case 2 -> new Message.Accept(key, roundId(), accepted(false), term());
@@ -39,6 +39,29 @@ final class RandomWire {
       case 8 -> new Message.TermPersisted(key, roundId(), term());
       case 9 -> new Message.StaleTerm(key, roundId(), term());
       case 10 -> new Message.Purge(key, new PurgeMark(instance(), instance(), random.nextLong()));
+      case 11 -> {
+        int range = random.nextInt(64);
+        Key after = random.nextBoolean() ? null : key();
+        long pivot = after != null ? after.token() : random.nextLong();
+        long from = random.nextBoolean() ? Long.MIN_VALUE : pivot;
+        long to = random.nextBoolean() ? Long.MAX_VALUE : pivot;
+        yield new Message.ListKeys(
+            RangeTerm.cellKey(range),
+            roundId(),
+            range,
+            1 + term(),
+            from,
+            to,
+            after,
+            1 + random.nextInt(2048));
+      }
+      case 12 -> {
+        java.util.List<Key> keys = new java.util.ArrayList<>();
+        for (int i = random.nextInt(5); i > 0; i--) {
+          keys.add(key());
+        }
+        yield new Message.KeysListed(key, roundId(), keys, !keys.isEmpty() && random.nextBoolean());
+      }
       default -> new Message.Commit(key, accepted(true));
     };
   }

@@ -293,9 +293,6 @@ final class CoreDriver {
           openOperations.decrementAndGet();
           s.result().complete(r.outcome());
         }
-      } else if (effect instanceof Effect.ScanRange scan) {
-        // Only emitted with leases on, which this driver does not enable.
-        throw new IllegalStateException("unexpected range scan request with leases off: " + scan);
       }
     }
   }

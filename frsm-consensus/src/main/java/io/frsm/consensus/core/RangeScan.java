@@ -1,0 +1,208 @@
+package io.frsm.consensus.core;
+
+import io.frsm.lsm.cell.Key;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+
+/**
+ * A new range holder's scan (DESIGN.md "Lease invariant" rule 5): after its term is durable at
+ * {@code q} replicas, the holder lists the keys the range's replicas hold, page by page, and reads
+ * each through a quorum (a mutating read where the newest value is not known chosen). When every
+ * page is read, every key whose value was chosen before this term has its chosen value in the
+ * holder's local cell, and the holder may enter leader-only mode.
+ *
+ * <p>Why {@code q} listings suffice: a {@link Message.ListKeys} persists the holder's term at the
+ * replica first and is answered only once the replica's older accepts of the range are durable; a
+ * value chosen under an older term was accepted by {@code q} replicas, and any {@code q} listings
+ * include one of them. Accepts of the old holder that arrive later die at the term check.
+ *
+ * <p>Pages: each replica lists up to {@link #PAGE_KEYS} keys after the cursor, in (token, key)
+ * order. The next cursor is the smallest last key among the listings that stopped early; keys past
+ * it are left for the next page, so no replica's keys are skipped. A wrapping range is scanned as
+ * two token segments.
+ */
+final class RangeScan {
+  static final int PAGE_KEYS = 256;
+  static final int READS_IN_FLIGHT = 32;
+
+  /** What the scan needs from the core around it. */
+  interface Host {
+    RoundId newRoundId();
+
+    /** A fresh internal request id: negative, never a client's. */
+    long newReadId();
+
+    /** Submits an internal quorum read of {@code key} under request id {@code id} (negative). */
+    void read(Now now, long id, Key key, List<Effect> out);
+
+    long roundTimeoutNanos();
+  }
+
+  final int range;
+  final long term;
+  private final Host host;
+  private final List<Integer> replicas;
+  private final int quorum;
+  private final List<long[]> segments;
+  private int segment;
+  private Key cursor;
+
+  private RoundId listRound;
+  private long listSentNanos;
+  private final Map<Integer, Message.KeysListed> listings = new HashMap<>();
+
+  /** The cursor after this page; null: the segment ends with this page. */
+  private Key pageBound;
+
+  private final ArrayDeque<Key> toRead = new ArrayDeque<>();
+  private final List<Key> failed = new ArrayList<>();
+  private long retryAtNanos;
+  private final Map<Long, Key> reading = new HashMap<>();
+  private boolean finished;
+  private long keysRead;
+
+  RangeScan(Host host, Placement placement, int range, long term) {
+    this.host = host;
+    this.range = range;
+    this.term = term;
+    this.replicas = placement.replicas(range);
+    this.quorum = CoreConfig.quorum(replicas.size());
+    this.segments = segments(placement, range);
+  }
+
+  /** The token segments {@code [from, to]} of {@code range}, in scan order. */
+  static List<long[]> segments(Placement placement, int range) {
+    if (placement.rangeCount() == 1) {
+      return List.of(new long[] {Long.MIN_VALUE, Long.MAX_VALUE});
+    }
+    long start = placement.startTokenExclusive(range);
+    long end = placement.endToken(range);
+    if (start < end) {
+      return List.of(new long[] {start + 1, end});
+    }
+    List<long[]> wrapped = new ArrayList<>(2);
+    wrapped.add(new long[] {Long.MIN_VALUE, end});
+    if (start < Long.MAX_VALUE) {
+      wrapped.add(new long[] {start + 1, Long.MAX_VALUE});
+    }
+    return wrapped;
+  }
+
+  void start(Now now, List<Effect> out) {
+    sendListing(now, out);
+  }
+
+  boolean finished() {
+    return finished;
+  }
+
+  long keysRead() {
+    return keysRead;
+  }
+
+  private void sendListing(Now now, List<Effect> out) {
+    listRound = host.newRoundId();
+    listSentNanos = now.monoNanos();
+    listings.clear();
+    long[] seg = segments.get(segment);
+    Key rangeKey = RangeTerm.cellKey(range);
+    for (int to : replicas) {
+      out.add(
+          new Effect.Send(
+              to,
+              new Message.ListKeys(
+                  rangeKey, listRound, range, term, seg[0], seg[1], cursor, PAGE_KEYS)));
+    }
+  }
+
+  /** A listing arrived; with {@code q} of them the page's keys are read. */
+  void onListed(Now now, int from, Message.KeysListed listed, List<Effect> out) {
+    if (finished || listRound == null || !listed.round().equals(listRound)) {
+      return; // late, or a duplicate of a page already taken
+    }
+    listings.put(from, listed);
+    if (listings.size() < quorum) {
+      return;
+    }
+    listRound = null;
+    Key bound = null;
+    for (Message.KeysListed l : listings.values()) {
+      if (l.more()) {
+        Key last = l.keys().get(l.keys().size() - 1);
+        bound = bound == null || last.compareTo(bound) < 0 ? last : bound;
+      }
+    }
+    TreeSet<Key> page = new TreeSet<>();
+    for (Message.KeysListed l : listings.values()) {
+      for (Key k : l.keys()) {
+        if (bound == null || k.compareTo(bound) <= 0) {
+          page.add(k);
+        }
+      }
+    }
+    pageBound = bound;
+    toRead.addAll(page);
+    pump(now, out);
+  }
+
+  /** An internal read ended: a read that did not answer is retried after a round timeout. */
+  void onRead(Now now, long id, Outcome outcome, List<Effect> out) {
+    Key key = reading.remove(id);
+    if (key == null) {
+      return;
+    }
+    if (outcome instanceof Outcome.ReadResult) {
+      keysRead++;
+    } else {
+      if (failed.isEmpty()) {
+        retryAtNanos = now.monoNanos() + host.roundTimeoutNanos();
+      }
+      failed.add(key);
+    }
+    pump(now, out);
+  }
+
+  void tick(Now now, List<Effect> out) {
+    if (finished) {
+      return;
+    }
+    if (listRound != null && now.monoNanos() - listSentNanos >= host.roundTimeoutNanos()) {
+      sendListing(now, out); // fewer than q listings in time: ask again under a new round
+      return;
+    }
+    if (!failed.isEmpty() && now.monoNanos() - retryAtNanos >= 0) {
+      toRead.addAll(failed);
+      failed.clear();
+      pump(now, out);
+    }
+  }
+
+  /** Starts reads up to the window; when the page is fully read, moves to the next page. */
+  private void pump(Now now, List<Effect> out) {
+    while (reading.size() < READS_IN_FLIGHT && !toRead.isEmpty()) {
+      Key key = toRead.poll();
+      long id = host.newReadId();
+      reading.put(id, key);
+      host.read(now, id, key, out);
+    }
+    if (listRound != null || !reading.isEmpty() || !toRead.isEmpty() || !failed.isEmpty()) {
+      return;
+    }
+    if (pageBound != null) {
+      cursor = pageBound;
+    } else {
+      cursor = null;
+      segment++;
+      if (segment == segments.size()) {
+        finished = true;
+        return;
+      }
+    }
+    pageBound = null;
+    sendListing(now, out);
+  }
+}
