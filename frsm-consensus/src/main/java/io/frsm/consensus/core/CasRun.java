@@ -41,7 +41,7 @@ final class CasRun extends Run {
         && local.accepted().sameTriple(warm.chosen())
         && !warm.chosen().isDelete()
         && matchesExpected(warm.chosen())) {
-      propose(now, warm.ballot(), value == null ? replicas : firstQuorum(), out);
+      propose(now, warm.ballot(), value == null ? replicas : firstQuorum(now), out);
     } else {
       prepare(now, out);
     }

@@ -23,6 +23,7 @@ final class Coordinator {
   final LeaseState leases;
   final LeaderReads leaderReads;
   final CoreCounters counters = new CoreCounters();
+  final PeerResponsiveness peers;
 
   /** Insertion-ordered so ticks visit keys in a reproducible order. */
   private final Map<Key, KeyOperations> keys = new LinkedHashMap<>();
@@ -55,6 +56,7 @@ final class Coordinator {
     this.leaderReads =
         new LeaderReads(leases, store, config.broken(Sabotage.SERVE_READ_WITHOUT_LEASE_CHECK));
     this.deletes = new DeleteCompletion(this);
+    this.peers = new PeerResponsiveness(config.hedgeNanos());
     int max = config.warmKeysMax();
     this.warm =
         new LinkedHashMap<>(16, 0.75f, true) {
@@ -74,6 +76,7 @@ final class Coordinator {
   }
 
   void onReply(Now now, int from, Message.Reply reply, List<Effect> out) {
+    peers.heardFrom(from);
     if (deletes.onReply(now, from, reply, out)) {
       return;
     }

@@ -63,8 +63,9 @@ final class GetRun extends Run {
     if (chosen && (promisedToUs >= quorum || allReplied)) {
       AcceptedValue local = own == null ? null : own.accepted();
       boolean localKnows = local != null && local.chosen() && m != null && local.sameTriple(m);
-      if (m != null && !localKnows) {
+      if (m != null && !localKnows && replicas.contains(coordinator.nodeId)) {
         // Merge the answer locally as chosen, so the next operation on the key can start warm.
+        // (Only on a replica: a node outside the key's replica set never stores the key.)
         out.add(new Effect.Send(coordinator.nodeId, new Message.Commit(key, m.withChosen(true))));
         coordinator.leaderReads.learnedChosen(key, m.withChosen(true), false);
       }

@@ -3,9 +3,10 @@ package io.frsm.consensus.core;
 import io.frsm.lsm.cell.Key;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashSet;
+import java.util.Collections;
 import java.util.List;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * Which nodes replicate which keys: the token ring cut into ranges, each with its replica set
@@ -26,9 +27,9 @@ public final class Placement {
   private Placement(long[] endTokens, List<List<Integer>> replicas) {
     this.endTokens = endTokens;
     this.replicas = replicas;
-    LinkedHashSet<Integer> all = new LinkedHashSet<>();
+    TreeSet<Integer> all = new TreeSet<>();
     replicas.forEach(all::addAll);
-    this.nodes = Set.copyOf(all);
+    this.nodes = Collections.unmodifiableSortedSet(all);
   }
 
   /**
@@ -133,7 +134,7 @@ public final class Placement {
     return endTokens[Math.floorMod(range - 1, endTokens.length)];
   }
 
-  /** Every node that replicates some range. */
+  /** Every node that replicates some range, in id order. */
   public Set<Integer> nodes() {
     return nodes;
   }

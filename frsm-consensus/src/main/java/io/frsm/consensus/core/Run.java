@@ -125,7 +125,7 @@ abstract class Run {
     }
     round =
         new Round(coordinator.newRoundId(), Round.Phase.READ, Ballot.NONE, null, now.monoNanos());
-    sendTo(replicas, out);
+    sendTo(now, replicas, out);
   }
 
   /** Prepares a fresh ballot above every round seen, at {@code q} replicas (self first). */
@@ -139,7 +139,7 @@ abstract class Run {
     ownBallots.add(ballot);
     lastPreparedBallot = ballot;
     round = new Round(coordinator.newRoundId(), Round.Phase.PREPARE, ballot, null, now.monoNanos());
-    sendTo(firstQuorum(), out);
+    sendTo(now, firstQuorum(now), out);
   }
 
   /**
@@ -169,7 +169,7 @@ abstract class Run {
             proposal.accepted(),
             proposal,
             now.monoNanos());
-    sendTo(targets, out);
+    sendTo(now, targets, out);
   }
 
   /** The ballot of the last prepare that got a quorum (what cold proposals carry). */
@@ -182,13 +182,25 @@ abstract class Run {
     return lastPromisers;
   }
 
-  /** This node first, then the others in replica-set order after it: {@code q} of them. */
-  final List<Integer> firstQuorum() {
+  /**
+   * {@code q} replicas for a partial round: this node first, then the others in replica-set order
+   * after it, skipping peers that left a request unanswered for longer than the hedge delay (they
+   * come last). A dead follower thus costs one hedge, not one per round. Liveness only: any {@code
+   * q} replicas are a valid quorum.
+   */
+  final List<Integer> firstQuorum(Now now) {
     List<Integer> order = new ArrayList<>(replicas.size());
+    List<Integer> suspected = new ArrayList<>(1);
     int self = replicas.indexOf(coordinator.nodeId);
     for (int i = 0; i < replicas.size(); i++) {
-      order.add(replicas.get(Math.floorMod(Math.max(self, 0) + i, replicas.size())));
+      int node = replicas.get(Math.floorMod(Math.max(self, 0) + i, replicas.size()));
+      if (node != coordinator.nodeId && coordinator.peers.suspected(node, now.monoNanos())) {
+        suspected.add(node);
+      } else {
+        order.add(node);
+      }
     }
+    order.addAll(suspected);
     return order.subList(0, quorum);
   }
 
@@ -209,9 +221,12 @@ abstract class Run {
     return false;
   }
 
-  private void sendTo(Collection<Integer> targets, List<Effect> out) {
+  private void sendTo(Now now, Collection<Integer> targets, List<Effect> out) {
     for (int to : targets) {
       if (round.sentTo.add(to)) {
+        if (to != coordinator.nodeId) {
+          coordinator.peers.requestSent(to, now.monoNanos());
+        }
         out.add(new Effect.Send(to, request(round)));
         countSent(round.phase);
       }
@@ -289,7 +304,7 @@ abstract class Run {
           // lost (it cannot be chosen, our ballot's prepare quorum would have seen it). It cannot
           // take this instance; ask the others at once and fail only if they cannot make q.
           if (now.wallMicros() <= deadlineMicros) {
-            sendTo(replicas, out);
+            sendTo(now, replicas, out);
             r.widened = true;
           }
           if (r.replies.size() == r.sentTo.size()) {
@@ -331,7 +346,7 @@ abstract class Run {
           && now.wallMicros() <= deadlineMicros) {
         // Hedge: a replica is slow or gone; ask the rest of the set in the same round.
         round.widened = true;
-        sendTo(replicas, out);
+        sendTo(now, replicas, out);
       }
     } else if (backingOff
         && (now.monoNanos() >= resumeAtNanos || now.wallMicros() > deadlineMicros)) {

@@ -59,7 +59,9 @@ public final class CounterWorkload {
       long readsChecked) {}
 
   private CounterWorkload(long seed, FaultMix mix, Set<Sabotage> sabotage, boolean leases) {
-    CoreConfig config = Simulation.simConfig(mix.nodes()).withSabotage(sabotage);
+    CoreConfig config =
+        (leases ? Simulation.simConfig(mix.nodes()) : Simulation.simConfig(seed, mix))
+            .withSabotage(sabotage);
     if (leases) {
       config =
           config

@@ -78,7 +78,7 @@ public final class LinearizabilityWorkload {
 
   private LinearizabilityWorkload(
       long seed, FaultMix mix, Set<Sabotage> sabotage, SimStorage storage) {
-    CoreConfig config = Simulation.simConfig(mix.nodes()).withSabotage(sabotage);
+    CoreConfig config = Simulation.simConfig(seed, mix).withSabotage(sabotage);
     this.sim = new Simulation(seed, mix, config, TICK_NANOS, storage);
     this.recorder = new HistoryRecorder(sim::nowNanos);
     this.clientTimeoutNanos =

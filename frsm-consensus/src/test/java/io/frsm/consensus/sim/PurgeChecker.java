@@ -14,11 +14,13 @@ import java.util.Map;
  */
 final class PurgeChecker {
   private final int nodes;
+  private final io.frsm.consensus.core.Placement placement;
   private final Map<Key, Cell[]> durable = new HashMap<>();
   private long purgesChecked;
 
-  PurgeChecker(int nodes) {
+  PurgeChecker(int nodes, io.frsm.consensus.core.Placement placement) {
     this.nodes = nodes;
+    this.placement = placement;
   }
 
   long purgesChecked() {
@@ -33,7 +35,7 @@ final class PurgeChecker {
       return;
     }
     purgesChecked++;
-    for (int other = 0; other < nodes; other++) {
+    for (int other : placement.replicasOf(after.key())) {
       AcceptedValue held = cells[other] == null ? null : cells[other].accepted();
       boolean atOrAbove =
           held != null

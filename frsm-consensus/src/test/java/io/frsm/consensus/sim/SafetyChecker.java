@@ -1,6 +1,9 @@
 package io.frsm.consensus.sim;
 
+import io.frsm.consensus.core.CoreConfig;
 import io.frsm.consensus.core.Message;
+import io.frsm.consensus.core.Placement;
+import io.frsm.consensus.core.RangeTerm;
 import io.frsm.lsm.cell.AcceptedValue;
 import io.frsm.lsm.cell.Ballot;
 import io.frsm.lsm.cell.Cell;
@@ -24,7 +27,7 @@ import java.util.Set;
  * </ol>
  */
 public final class SafetyChecker {
-  private final int quorum;
+  private final Placement placement;
 
   private record Instance(Key key, long epoch, long timestamp) {}
 
@@ -41,8 +44,14 @@ public final class SafetyChecker {
 
   private long checks;
 
-  public SafetyChecker(int quorum) {
-    this.quorum = quorum;
+  public SafetyChecker(Placement placement) {
+    this.placement = placement;
+  }
+
+  /** The replica set of {@code key}: a range-term cell lives on its range's replicas. */
+  private java.util.List<Integer> replicasOf(Key key) {
+    int range = RangeTerm.rangeOf(key);
+    return range >= 0 ? placement.replicas(range) : placement.replicasOf(key);
   }
 
   public long checks() {
@@ -64,6 +73,10 @@ public final class SafetyChecker {
   void onDurable(int node, Cell before, Cell delta, Cell after) {
     checks++;
     Key key = after.key();
+    if (!replicasOf(key).contains(node)) {
+      throw new SafetyViolation(
+          "node " + node + " stored " + key + " outside its replica set " + replicasOf(key));
+    }
     if (before != null) {
       if (after.promised().compareTo(before.promised()) < 0
           || after.effectivePromise().compareTo(before.effectivePromise()) < 0) {
@@ -79,7 +92,7 @@ public final class SafetyChecker {
     boolean voted =
         delta.accepted() != null && !delta.accepted().chosen() && a.sameProposal(delta.accepted());
     Set<Integer> who = acceptors.computeIfAbsent(at, x -> new HashSet<>());
-    if (voted && who.add(node) && who.size() == quorum) {
+    if (voted && who.add(node) && who.size() == CoreConfig.quorum(replicasOf(key).size())) {
       AcceptedValue earlier = quorumValues.putIfAbsent(at.instance(), a);
       if (earlier != null && !sameValue(earlier, a)) {
         throw new SafetyViolation(

@@ -9,6 +9,7 @@ import io.frsm.consensus.core.NodeCore;
 import io.frsm.consensus.core.Now;
 import io.frsm.consensus.core.Operation;
 import io.frsm.consensus.core.Outcome;
+import io.frsm.consensus.core.Placement;
 import io.frsm.lsm.cell.Cell;
 import io.frsm.lsm.cell.Key;
 import java.util.ArrayList;
@@ -130,8 +131,8 @@ public final class Simulation {
     this.diskRandom = root.fork();
     this.faultRandom = root.fork();
     int n = faults.nodes();
-    this.checker = new SafetyChecker(CoreConfig.quorum(n));
-    this.purgeChecker = new PurgeChecker(n);
+    this.checker = new SafetyChecker(coreConfig.placement());
+    this.purgeChecker = new PurgeChecker(n, coreConfig.placement());
     this.nodes = new SimNode[n];
     this.cut = new boolean[n][n];
     // Drifting monotonic clocks only with leases on, so that runs without leases keep their traces.
@@ -170,6 +171,38 @@ public final class Simulation {
     }
     return CoreConfig.defaults(replicas)
         .withTimings(200_000L, 8_000_000L, 40_000_000L, 20_000_000L);
+  }
+
+  /**
+   * The simulator's settings for a seed's mix: every node replicates every key, except in half of
+   * the five-node runs, which place each key on 3 of the 5 nodes ({@link #ringPlacement}), as a
+   * five-node production cluster with replication factor 3 does.
+   */
+  public static CoreConfig simConfig(long seed, FaultMix mix) {
+    CoreConfig config = simConfig(mix.nodes());
+    if (mix.nodes() == 5 && Math.floorMod(seed, 2) == 0) {
+      config = config.withPlacement(ringPlacement(5, 3));
+    }
+    return config;
+  }
+
+  /**
+   * {@code nodes} equal ranges; range {@code i} is replicated on nodes {@code i, i+1, …, i+rf-1}
+   * (mod {@code nodes}), natural leader first: every node leads one range and follows {@code rf-1}.
+   */
+  public static Placement ringPlacement(int nodes, int rf) {
+    long step = Long.divideUnsigned(-1L, nodes);
+    List<Long> ends = new ArrayList<>();
+    List<List<Integer>> sets = new ArrayList<>();
+    for (int i = 0; i < nodes; i++) {
+      ends.add(i == nodes - 1 ? Long.MAX_VALUE : Long.MIN_VALUE + step * (i + 1));
+      List<Integer> set = new ArrayList<>();
+      for (int r = 0; r < rf; r++) {
+        set.add((i + r) % nodes);
+      }
+      sets.add(set);
+    }
+    return Placement.of(ends, sets);
   }
 
   public long seed() {
@@ -306,7 +339,7 @@ public final class Simulation {
 
   /** Feeds {@code input} to node {@code node} (deferred while it is paused). */
   public void input(int node, Input input) {
-    onNode(node, () -> stepNode(nodes[node], input));
+    guarded(() -> onNode(node, () -> stepNode(nodes[node], input)));
   }
 
   public void setClientObserver(ClientObserver observer) {
@@ -444,8 +477,14 @@ public final class Simulation {
     nowNanos = e.at;
     steps++;
     mix(0x11, e.at, e.seq);
+    guarded(e.action);
+    return true;
+  }
+
+  /** Runs {@code action}; a violation or error it throws names the seed, step and time. */
+  private void guarded(Runnable action) {
     try {
-      e.action.run();
+      action.run();
     } catch (SafetyViolation | RuntimeException violation) {
       throw new AssertionError(failureMessage(violation.getMessage()), violation);
     } catch (AssertionError error) {
@@ -454,7 +493,6 @@ public final class Simulation {
       }
       throw new AssertionError(failureMessage(String.valueOf(error.getMessage())), error);
     }
-    return true;
   }
 
   public String failureMessage(String what) {
@@ -464,6 +502,7 @@ public final class Simulation {
         + faults.name()
         + ", n="
         + faults.nodes()
+        + (coreConfig.placement().rangeCount() > 1 ? ", " + coreConfig.placement() : "")
         + ") step "
         + steps
         + " at "
