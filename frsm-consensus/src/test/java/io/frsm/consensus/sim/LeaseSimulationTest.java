@@ -22,6 +22,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 class LeaseSimulationTest {
   static final int CI_SEEDS = 1_000;
+  static final int SABOTAGE_SEEDS = 5_000;
 
   @Test
   void counterWorkloadWithLeases_everySeed_noStaleRead_noIncrementLostOrDoubled() {
@@ -73,7 +74,9 @@ class LeaseSimulationTest {
       value = Sabotage.class,
       names = {"SKIP_LEASE_WAIT", "SERVE_READ_WITHOUT_LEASE_CHECK", "SKIP_RANGE_SCAN"})
   void brokenLeaseRule_isCaughtWithinTheCiBudget(Sabotage sabotage) {
-    for (long seed = 1; seed <= SimulationSeedsTest.CI_SEEDS; seed++) {
+    // Stops at the first catch; the budget is generous because a lease bug needs a rare
+    // interleaving (a pause or handover exactly inside the successor's wait).
+    for (long seed = 1; seed <= SABOTAGE_SEEDS; seed++) {
       try {
         CounterWorkload.runWithLeases(seed, FaultMix.forSeed(seed), Set.of(sabotage));
       } catch (AssertionError caught) {
@@ -82,7 +85,6 @@ class LeaseSimulationTest {
         return;
       }
     }
-    throw new AssertionError(
-        sabotage + " not caught in " + SimulationSeedsTest.CI_SEEDS + " seeds");
+    throw new AssertionError(sabotage + " not caught in " + SABOTAGE_SEEDS + " seeds");
   }
 }

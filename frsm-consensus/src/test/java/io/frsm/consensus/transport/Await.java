@@ -3,7 +3,7 @@ package io.frsm.consensus.transport;
 import java.time.Duration;
 import java.util.function.BooleanSupplier;
 
-/** Waits for a condition with a deadline (no sleeps as synchronization). */
+/** Waits for a condition with a deadline, polling it every 0.1 ms (never a fixed sleep). */
 final class Await {
   private Await() {}
 
@@ -13,8 +13,9 @@ final class Await {
       if (System.nanoTime() > end) {
         throw new AssertionError("timed out after " + deadline + " waiting for " + what);
       }
-      Thread.onSpinWait();
-      Thread.yield();
+      // A short park, not a spin: on a loaded 2-core machine a spinning waiter starves the event
+      // loops it waits for.
+      java.util.concurrent.locks.LockSupport.parkNanos(100_000);
     }
   }
 }
