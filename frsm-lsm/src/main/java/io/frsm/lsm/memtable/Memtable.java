@@ -23,7 +23,7 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class Memtable {
   private final long id;
   private final long createdAtMs;
-  private final ConcurrentSkipListMap<Key, Cell> cells;
+  private final ConcurrentSkipListMap<Key, CellSlot> cells;
   private final AtomicLong heapBytes;
   private final AtomicInteger pendingWriters = new AtomicInteger();
   private final MergeConflictListener conflicts;
@@ -36,15 +36,16 @@ public final class Memtable {
 
   /**
    * An active memtable already holding {@code sorted} (distinct keys): the skip list is linked from
-   * the sorted input in one pass. {@code heapBytes} is the sum of the cells' {@link
+   * the sorted input in one pass. {@code cellHeapBytes} is the sum of the cells' {@link
    * Cell#heapBytes()}. For {@link MemtableLoader}.
    */
   static Memtable ofSorted(
       long id,
       long createdAtMs,
       MergeConflictListener conflicts,
-      SortedMap<Key, Cell> sorted,
-      long heapBytes) {
+      SortedMap<Key, CellSlot> sorted,
+      long cellHeapBytes) {
+    long heapBytes = cellHeapBytes + sorted.size() * CellSlot.HEAP_BYTES;
     return new Memtable(id, createdAtMs, conflicts, new ConcurrentSkipListMap<>(sorted), heapBytes);
   }
 
@@ -52,7 +53,7 @@ public final class Memtable {
       long id,
       long createdAtMs,
       MergeConflictListener conflicts,
-      ConcurrentSkipListMap<Key, Cell> cells,
+      ConcurrentSkipListMap<Key, CellSlot> cells,
       long heapBytes) {
     this.id = id;
     this.createdAtMs = createdAtMs;
@@ -72,38 +73,38 @@ public final class Memtable {
   /**
    * Merges {@code cell} into the key's state. Lock-free; retries when it races another writer.
    *
-   * <p>Starts with {@code putIfAbsent}, not {@code get}: a new key (every record of a commit-log
-   * replay, most writes) then costs one walk down the skip list instead of two, and a present key
-   * still costs one (putIfAbsent returns the current cell).
+   * <p>One walk down the skip list either way: {@code putIfAbsent} inserts a new key's slot (every
+   * record of a commit-log replay, most writes) or returns the present key's slot, whose cell is
+   * then replaced by compare-and-set.
    */
   public void merge(Cell cell) {
-    Key key = cell.key();
-    Cell old = cells.putIfAbsent(key, cell);
+    CellSlot slot = cells.putIfAbsent(cell.key(), new CellSlot(cell));
+    if (slot == null) {
+      heapBytes.addAndGet(cell.heapBytes() + CellSlot.HEAP_BYTES);
+      return;
+    }
     while (true) {
-      if (old == null) {
-        heapBytes.addAndGet(cell.heapBytes());
-        return;
-      }
+      Cell old = slot.cell();
       Cell merged = CellMerge.merge(old, cell, conflicts);
       if (merged == old) {
         return;
       }
-      if (cells.replace(key, old, merged)) {
+      if (slot.compareAndSet(old, merged)) {
         heapBytes.addAndGet(merged.heapBytes() - old.heapBytes());
         return;
       }
-      old = cells.putIfAbsent(key, cell); // another writer changed the key: merge into its cell
     }
   }
 
   /** The key's merged state in this memtable, or null. */
   public Cell get(Key key) {
-    return cells.get(key);
+    CellSlot slot = cells.get(key);
+    return slot == null ? null : slot.cell();
   }
 
   /** Cells with {@code from <= key < to} in key order; null bounds are open. Weakly consistent. */
   public Iterator<Cell> iterator(Key from, Key to) {
-    NavigableMap<Key, Cell> view = cells;
+    NavigableMap<Key, CellSlot> view = cells;
     if (from != null && to != null) {
       view = cells.subMap(from, true, to, false);
     } else if (from != null) {
@@ -111,7 +112,18 @@ public final class Memtable {
     } else if (to != null) {
       view = cells.headMap(to, false);
     }
-    return view.values().iterator();
+    Iterator<CellSlot> slots = view.values().iterator();
+    return new Iterator<>() {
+      @Override
+      public boolean hasNext() {
+        return slots.hasNext();
+      }
+
+      @Override
+      public Cell next() {
+        return slots.next().cell();
+      }
+    };
   }
 
   /** Estimated heap bytes held. */

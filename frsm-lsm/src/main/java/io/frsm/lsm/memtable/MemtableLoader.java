@@ -92,6 +92,6 @@ public final class MemtableLoader {
     tokens = null;
     SortedRun all = sealed;
     sealed = null;
-    return Memtable.ofSorted(id, createdAtMs, conflicts, all.asMap(), all.heapBytes());
+    return Memtable.ofSorted(id, createdAtMs, conflicts, all.asSlotMap(), all.heapBytes());
   }
 }

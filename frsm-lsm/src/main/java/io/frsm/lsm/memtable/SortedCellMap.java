@@ -10,10 +10,12 @@ import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Set;
 import java.util.SortedMap;
+import java.util.function.Function;
 
 /**
- * A read-only {@link SortedMap} from key to cell over a slice of an array of cells with distinct
- * keys in ascending key order.
+ * A read-only {@link SortedMap} from key to a value derived from its cell (the cell itself, or the
+ * memtable's {@link CellSlot} holding it) over a slice of an array of cells with distinct keys in
+ * ascending key order.
  *
  * <p>It exists to be handed to {@link java.util.concurrent.ConcurrentSkipListMap}'s {@code
  * SortedMap} constructor, which links a skip list from sorted input in one linear pass instead of
@@ -24,17 +26,27 @@ import java.util.SortedMap;
  * rejected, as the {@link SortedMap} contract asks; a bound between a slice's edge and its
  * neighbouring cell selects the same cells as the original bound.
  */
-final class SortedCellMap extends AbstractMap<Key, Cell> implements SortedMap<Key, Cell> {
+final class SortedCellMap<V> extends AbstractMap<Key, V> implements SortedMap<Key, V> {
   private final Cell[] cells;
   private final int from;
   private final int to;
+  private final Function<Cell, V> value;
 
-  /** REQUIRES: {@code cells[from .. to-1]} have distinct keys in ascending order. */
-  SortedCellMap(Cell[] cells, int from, int to) {
+  /**
+   * REQUIRES: {@code cells[from .. to-1]} have distinct keys in ascending order. {@code value}
+   * makes a key's value from its cell on every access (a view, not a cache).
+   */
+  SortedCellMap(Cell[] cells, int from, int to, Function<Cell, V> value) {
     assert isStrictlyAscending(cells, from, to) : "cells are not in strictly ascending key order";
     this.cells = cells;
     this.from = from;
     this.to = to;
+    this.value = value;
+  }
+
+  /** The cells themselves as values. */
+  static SortedCellMap<Cell> ofCells(Cell[] cells, int from, int to) {
+    return new SortedCellMap<>(cells, from, to, Function.identity());
   }
 
   private static boolean isStrictlyAscending(Cell[] cells, int from, int to) {
@@ -58,12 +70,12 @@ final class SortedCellMap extends AbstractMap<Key, Cell> implements SortedMap<Ke
   }
 
   @Override
-  public Cell get(Object key) {
+  public V get(Object key) {
     if (!(key instanceof Key k)) {
       return null;
     }
     int at = lowerBound(k);
-    return at < to && cells[at].key().equals(k) ? cells[at] : null;
+    return at < to && cells[at].key().equals(k) ? value.apply(cells[at]) : null;
   }
 
   @Override
@@ -88,21 +100,21 @@ final class SortedCellMap extends AbstractMap<Key, Cell> implements SortedMap<Ke
   }
 
   @Override
-  public SortedMap<Key, Cell> subMap(Key fromKey, Key toKey) {
+  public SortedMap<Key, V> subMap(Key fromKey, Key toKey) {
     if (fromKey.compareTo(toKey) > 0) {
       throw new IllegalArgumentException("fromKey " + fromKey + " > toKey " + toKey);
     }
-    return new SortedCellMap(cells, boundIndex(fromKey), boundIndex(toKey));
+    return new SortedCellMap<>(cells, boundIndex(fromKey), boundIndex(toKey), value);
   }
 
   @Override
-  public SortedMap<Key, Cell> headMap(Key toKey) {
-    return new SortedCellMap(cells, from, boundIndex(toKey));
+  public SortedMap<Key, V> headMap(Key toKey) {
+    return new SortedCellMap<>(cells, from, boundIndex(toKey), value);
   }
 
   @Override
-  public SortedMap<Key, Cell> tailMap(Key fromKey) {
-    return new SortedCellMap(cells, boundIndex(fromKey), to);
+  public SortedMap<Key, V> tailMap(Key fromKey) {
+    return new SortedCellMap<>(cells, boundIndex(fromKey), to, value);
   }
 
   /**
@@ -135,7 +147,7 @@ final class SortedCellMap extends AbstractMap<Key, Cell> implements SortedMap<Ke
   }
 
   @Override
-  public Set<Map.Entry<Key, Cell>> entrySet() {
+  public Set<Map.Entry<Key, V>> entrySet() {
     return new AbstractSet<>() {
       @Override
       public int size() {
@@ -143,7 +155,7 @@ final class SortedCellMap extends AbstractMap<Key, Cell> implements SortedMap<Ke
       }
 
       @Override
-      public Iterator<Map.Entry<Key, Cell>> iterator() {
+      public Iterator<Map.Entry<Key, V>> iterator() {
         return new Iterator<>() {
           private int next = from;
 
@@ -153,12 +165,12 @@ final class SortedCellMap extends AbstractMap<Key, Cell> implements SortedMap<Ke
           }
 
           @Override
-          public Map.Entry<Key, Cell> next() {
+          public Map.Entry<Key, V> next() {
             if (next >= to) {
               throw new NoSuchElementException();
             }
             Cell c = cells[next++];
-            return Map.entry(c.key(), c);
+            return Map.entry(c.key(), value.apply(c));
           }
         };
       }

@@ -132,8 +132,8 @@ final class SortedRun {
     return heapBytes;
   }
 
-  /** A read-only sorted map view of the run. */
-  SortedCellMap asMap() {
-    return new SortedCellMap(cells, 0, size);
+  /** A read-only sorted map view of the run, each cell in a fresh memtable slot. */
+  SortedCellMap<CellSlot> asSlotMap() {
+    return new SortedCellMap<>(cells, 0, size, CellSlot::new);
   }
 }

@@ -41,7 +41,7 @@ class SortedCellMapTest {
 
   @Test
   void behavesLikeATreeMapOfTheSameCells() {
-    SortedCellMap map = new SortedCellMap(cells, 0, cells.length);
+    SortedCellMap<Cell> map = SortedCellMap.ofCells(cells, 0, cells.length);
     assertEquals(reference, map);
     assertEquals(reference.firstKey(), map.firstKey());
     assertEquals(reference.lastKey(), map.lastKey());
@@ -61,7 +61,7 @@ class SortedCellMapTest {
   @Test
   void aSkipListBuiltFromIt_holdsEveryCellInOrder() {
     ConcurrentSkipListMap<Key, Cell> skipList =
-        new ConcurrentSkipListMap<>(new SortedCellMap(cells, 0, cells.length));
+        new ConcurrentSkipListMap<>(SortedCellMap.ofCells(cells, 0, cells.length));
     assertEquals(reference, skipList);
     assertEquals(List.copyOf(reference.values()), List.copyOf(skipList.values()));
   }
@@ -69,17 +69,17 @@ class SortedCellMapTest {
   @Test
   void boundsOutsideASubMap_andReversedBounds_areRejected() {
     SortedMap<Key, Cell> sub =
-        new SortedCellMap(cells, 0, cells.length).subMap(keyAt(5), keyAt(10));
+        SortedCellMap.ofCells(cells, 0, cells.length).subMap(keyAt(5), keyAt(10));
     assertThrows(IllegalArgumentException.class, () -> sub.headMap(keyAt(12)));
     assertThrows(IllegalArgumentException.class, () -> sub.tailMap(keyAt(2)));
     assertThrows(
         IllegalArgumentException.class,
-        () -> new SortedCellMap(cells, 0, cells.length).subMap(keyAt(9), keyAt(3)));
+        () -> SortedCellMap.ofCells(cells, 0, cells.length).subMap(keyAt(9), keyAt(3)));
   }
 
   @Test
   void emptyMap_hasNoFirstOrLastKey() {
-    SortedCellMap empty = new SortedCellMap(cells, 4, 4);
+    SortedCellMap<Cell> empty = SortedCellMap.ofCells(cells, 4, 4);
     assertTrue(empty.isEmpty());
     assertThrows(NoSuchElementException.class, empty::firstKey);
     assertThrows(NoSuchElementException.class, empty::lastKey);
@@ -89,7 +89,7 @@ class SortedCellMapTest {
 
   @Test
   void isReadOnly() {
-    SortedCellMap map = new SortedCellMap(cells, 0, cells.length);
+    SortedCellMap<Cell> map = SortedCellMap.ofCells(cells, 0, cells.length);
     assertThrows(UnsupportedOperationException.class, () -> map.put(keyAt(0), cells[0]));
     assertThrows(UnsupportedOperationException.class, () -> map.remove(keyAt(0)));
   }
