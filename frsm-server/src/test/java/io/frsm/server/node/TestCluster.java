@@ -15,8 +15,14 @@ import java.util.concurrent.CompletableFuture;
  */
 final class TestCluster implements AutoCloseable {
   static final String CLUSTER_ID = "it-cluster";
-  static final Duration BOUNDED_DELAY = Duration.ofSeconds(2);
-  static final Duration CLIENT_TIMEOUT = Duration.ofSeconds(3);
+
+  /**
+   * T: longer than the lease wait L·(1+ρ) of a new range leader (L = 2 s), so an operation that
+   * arrives while its range changes hands waits for the new leader instead of failing.
+   */
+  static final Duration BOUNDED_DELAY = Duration.ofSeconds(4);
+
+  static final Duration CLIENT_TIMEOUT = Duration.ofSeconds(6);
   static final Duration READY_TIMEOUT = Duration.ofSeconds(60);
 
   private final Path dir;
@@ -49,7 +55,7 @@ final class TestCluster implements AutoCloseable {
         .dataDirectory(data.resolve("data"))
         .commitLogDirectories(List.of(data.resolve("log-a"), data.resolve("log-b")))
         .zookeeper(zookeeper.connectString())
-        .zookeeperSessionTimeout(Duration.ofSeconds(4))
+        .zookeeperSessionTimeout(Duration.ofSeconds(3))
         .rack("rack-" + nodeId)
         .boundedDelay(BOUNDED_DELAY)
         .clockSkewBound(Duration.ofMillis(10))
