@@ -647,6 +647,17 @@ public final class FrsmNode implements AutoCloseable {
     return l == null ? 0 : l.rangesHeld();
   }
 
+  /** Whether this node holds the term of ring range {@code range} now. */
+  public boolean leadsRange(int range) {
+    RangeLeadership l = leadership;
+    return l != null && l.holds(range);
+  }
+
+  /** The cluster's ring (fixed with its shape), or null before the cluster formed. */
+  public Ring ring() {
+    return members.ring();
+  }
+
   /**
    * Test hook: makes ZooKeeper expire this node's session as if the node had been cut off for
    * longer than the session timeout. The node must register again and re-enter leadership.
