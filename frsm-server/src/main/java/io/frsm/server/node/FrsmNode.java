@@ -251,11 +251,7 @@ public final class FrsmNode implements AutoCloseable {
       zkChores.execute(
           () -> {
             try {
-              registry.reregister(selfInfo);
-              if (driver != null) {
-                registry.markReady(settings.nodeId);
-              }
-              leadershipView();
+              registerAgain();
             } catch (Exception e) {
               if (!stopped) {
                 LOG.log(Level.ERROR, "node " + settings.nodeId + " could not register again", e);
@@ -264,6 +260,31 @@ public final class FrsmNode implements AutoCloseable {
           });
     } catch (java.util.concurrent.RejectedExecutionException stopping) {
       // Shutting down.
+    }
+  }
+
+  /**
+   * Registers again in a new session. The expired session's records may outlive the client's notice
+   * of the expiry (the server deletes them when it expires the session on its side, which can come
+   * later): retry until they are gone, up to twice the session timeout.
+   */
+  private void registerAgain() throws Exception {
+    long deadline = System.nanoTime() + settings.zookeeperSessionTimeout.toNanos() * 2;
+    while (!stopped) {
+      try {
+        registry.reregister(selfInfo);
+        if (driver != null) {
+          registry.markReady(settings.nodeId);
+        }
+        LOG.log(Level.INFO, "node {0} registered in its new ZooKeeper session", settings.nodeId);
+        leadershipView();
+        return;
+      } catch (IllegalStateException heldByOldSession) {
+        if (System.nanoTime() - deadline > 0) {
+          throw heldByOldSession;
+        }
+        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(200));
+      }
     }
   }
 
@@ -644,13 +665,13 @@ public final class FrsmNode implements AutoCloseable {
   /** Ranges whose term this node holds now (0 before it serves). */
   public int rangesLed() {
     RangeLeadership l = leadership;
-    return l == null ? 0 : l.rangesHeld();
+    return l == null || stopped ? 0 : l.rangesHeld();
   }
 
   /** Whether this node holds the term of ring range {@code range} now. */
   public boolean leadsRange(int range) {
     RangeLeadership l = leadership;
-    return l != null && l.holds(range);
+    return l != null && !stopped && l.holds(range);
   }
 
   /** The cluster's ring (fixed with its shape), or null before the cluster formed. */

@@ -316,6 +316,7 @@ public final class RangeLeadership implements AutoCloseable {
 
   /** Forgets every latch without touching ZooKeeper (the node is killed; its session ends). */
   public void abandon() {
+    held.clear();
     events.shutdownNow();
     renewer.shutdownNow();
     keeper.close();
