@@ -97,12 +97,7 @@ final class CliCommand {
       }
       Map<Integer, NodeInfo> live = new TreeMap<>();
       members.forEach(m -> live.put(m.nodeId(), m));
-      Ring ring =
-          Ring.of(
-              0,
-              members.stream().filter(m -> shape.replicas().contains(m.nodeId())).toList(),
-              shape.vnodes(),
-              Math.min(3, shape.replicas().size()));
+      Ring ring = shape.ring();
       if (p.get(0).equals("leader")) {
         need(p, 2, "leader KEY");
         long token = Token.of(bytes(p.get(1)));
@@ -118,8 +113,15 @@ final class CliCommand {
         return 0;
       }
       out.println(
-          "cluster '" + cluster + "': replicas " + shape.replicas() + ", vnodes " + shape.vnodes());
-      for (int id : shape.replicas()) {
+          "cluster '"
+              + cluster
+              + "': nodes "
+              + shape.nodeIds()
+              + ", vnodes "
+              + shape.vnodes()
+              + ", replication factor "
+              + shape.replicationFactor());
+      for (int id : shape.nodeIds()) {
         NodeInfo n = live.get(id);
         long led = ring.ranges().stream().filter(r -> r.replicas().get(0) == id).count();
         out.println(

@@ -58,6 +58,8 @@ final class LocalCluster implements AutoCloseable {
         .peerAddress(any)
         .clientAddress(any)
         .zookeeper(zookeeper.connectString())
+        // Short sessions: a killed node's ranges move within seconds (docs/OPERATIONS.md).
+        .zookeeperSessionTimeout(Duration.ofSeconds(3))
         .rack("rack" + nodeId)
         .build();
   }

@@ -57,8 +57,7 @@ final class ServerCommand {
   static FrsmNode node(FrsmConfig config, MetricsEndpoint metrics) {
     if (config.replicationFactor() != 3) {
       throw new IllegalArgumentException(
-          "config key 'ring.replicationFactor': this version runs 3-node clusters with replication"
-              + " factor 3 only, was "
+          "config key 'ring.replicationFactor': this version runs replication factor 3 only, was "
               + config.replicationFactor());
     }
     FrsmNode.Builder b =
@@ -72,7 +71,10 @@ final class ServerCommand {
             .clientAddress(resolved(config.clientAddress()))
             .zookeeper(config.zookeeperConnect())
             .zookeeperSessionTimeout(config.zookeeperSessionTimeout())
+            .initialNodes(config.initialNodes())
             .boundedDelay(config.boundedDelay())
+            .lease(config.lease())
+            .clockDriftPpm(config.clockDriftPpm())
             .vnodes(config.vnodes())
             .lsm(lsm -> lsm.tunablesFrom(config.lsm()));
     if (config.advertisedHost() != null) {

@@ -6,7 +6,6 @@ import io.frsm.server.ring.Ring;
 import io.frsm.server.zk.ClusterShape;
 import io.frsm.server.zk.MembershipRegistry;
 import java.net.InetSocketAddress;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
@@ -14,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
+import java.util.function.IntUnaryOperator;
 
 /**
  * What a node or a thin client knows about the cluster's members, kept current by a ZooKeeper
@@ -26,9 +26,10 @@ import java.util.function.Consumer;
 public final class ClusterMembers {
   private volatile Map<Integer, NodeInfo> known = Map.of();
   private volatile Set<Integer> live = Set.of();
+  private volatile Set<Integer> ready = Set.of();
   private volatile Ring ring;
   private volatile ClusterShape shape;
-  private long ringVersion;
+  private volatile IntUnaryOperator leaders = range -> -1;
 
   /** Starts watching {@code registry}; {@code onChange} runs after each update (watch thread). */
   public void watch(MembershipRegistry registry, Consumer<List<NodeInfo>> onChange) {
@@ -37,6 +38,23 @@ public final class ClusterMembers {
           update(members);
           onChange.accept(members);
         });
+  }
+
+  /**
+   * Starts watching the ready markers ({@link MembershipRegistry#markReady}); {@code onChange} runs
+   * after each update (watch thread).
+   */
+  public void watchReady(MembershipRegistry registry, Runnable onChange) {
+    registry.watchReady(
+        nodes -> {
+          ready = Set.copyOf(nodes);
+          onChange.run();
+        });
+  }
+
+  /** Nodes marked ready (their core runs): only they take range leadership. */
+  public Set<Integer> ready() {
+    return ready;
   }
 
   /** Applies a full live member list. */
@@ -64,16 +82,35 @@ public final class ClusterMembers {
 
   private void rebuildRing() {
     ClusterShape s = shape;
-    if (s == null) {
-      return;
+    if (s != null && ring == null) {
+      ring = s.ring(); // the shape never changes once formed, nor does its ring
     }
-    List<NodeInfo> nodes = new ArrayList<>();
-    for (int id : s.replicas()) {
-      // A member not seen yet still owns its vnodes; with one replica set for every key its rack
-      // cannot move the natural leader (the first replica is the range owner).
-      nodes.add(known.getOrDefault(id, new NodeInfo(id, "", 0, 0, "")));
+  }
+
+  /** The ring of the formed cluster, or null before it formed. */
+  public Ring ring() {
+    return ring;
+  }
+
+  /**
+   * Where each range's leader is believed to be: {@code leaders.applyAsInt(range)} is the node id
+   * that last took the range's term, or -1 if unknown ({@link io.frsm.server.zk.RangeLeaders}).
+   */
+  public void leaders(IntUnaryOperator leaders) {
+    this.leaders = leaders;
+  }
+
+  /**
+   * The live node believed to lead {@code key}'s range, or -1 if unknown, not live, or the cluster
+   * has not formed.
+   */
+  public int liveLeaderOf(Key key) {
+    Ring r = ring;
+    if (r == null) {
+      return -1;
     }
-    ring = Ring.of(++ringVersion, nodes, s.vnodes(), s.replicas().size());
+    int leader = leaders.applyAsInt(r.rangeIndexOf(key.token()));
+    return leader >= 0 && live.contains(leader) ? leader : -1;
   }
 
   public Set<Integer> live() {
@@ -97,21 +134,34 @@ public final class ClusterMembers {
   }
 
   /**
-   * Where to send an operation on {@code key}, best first: the key's live replicas in ring order
-   * (natural leader first), then any other live member. Empty if no member is live.
+   * Where to send an operation on {@code key}, best first: the live node believed to lead its
+   * range, then the key's live replicas in ring order (natural leader first; ready ones first),
+   * then any other live member (which redirects). Empty if no member is live.
    */
   public List<Integer> route(Key key) {
     Set<Integer> up = live;
     LinkedHashSet<Integer> order = new LinkedHashSet<>();
     Ring r = ring;
+    int leader = liveLeaderOf(key);
+    if (leader >= 0) {
+      order.add(leader);
+    }
     if (r != null) {
-      for (int id : r.replicasFor(key.token())) {
+      List<Integer> replicas = r.replicasFor(key.token());
+      Set<Integer> serving = ready;
+      for (int id : replicas) {
+        if (up.contains(id) && serving.contains(id)) {
+          order.add(id); // the replica that takes over a leaderless range
+        }
+      }
+      for (int id : replicas) {
         if (up.contains(id)) {
           order.add(id);
         }
       }
     }
-    up.stream().sorted().forEach(order::add);
+    ClusterShape s = shape;
+    up.stream().filter(id -> s == null || s.contains(id)).sorted().forEach(order::add);
     return List.copyOf(order);
   }
 }

@@ -13,6 +13,7 @@ import io.frsm.consensus.transport.TransportConfig;
 import io.frsm.consensus.transport.TransportEventLoops;
 import io.frsm.server.zk.ClusterShape;
 import io.frsm.server.zk.MembershipRegistry;
+import io.frsm.server.zk.RangeLeaders;
 import io.frsm.server.zk.ZkLayout;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -27,9 +28,11 @@ import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 
 /**
- * The thin client: finds the cluster's members in ZooKeeper (watched), builds the same ring as the
- * nodes, and sends each key's operation to its natural leader over the client protocol (one
- * connection per node), falling back to the key's other live replicas.
+ * The thin client: finds the cluster's members, its shape and each range's leader in ZooKeeper
+ * (watched), builds the same ring as the nodes, and sends each key's operation to its range's
+ * current leader over the client protocol (one connection per node), falling back to the key's
+ * other live replicas (natural leader first) when the leader is unknown or down. A node that does
+ * not lead the key answers with a redirect to the one it believes does.
  *
  * <ul>
  *   <li>τ is left to the first node (its arrival time), as client clocks are not trusted.
@@ -50,6 +53,7 @@ public final class ThinClient extends SessionClient {
   private final Duration operationTimeout;
   private final CuratorFramework zk;
   private final MembershipRegistry registry;
+  private RangeLeaders rangeLeaders;
   private final ClusterMembers members = new ClusterMembers();
   private final TransportEventLoops loops;
   private final TransportConfig transportConfig;
@@ -80,6 +84,9 @@ public final class ThinClient extends SessionClient {
       this.registry = new MembershipRegistry(zk, layout);
       members.update(registry.members());
       members.watch(registry, live -> dropConnectionsToDepartedMembers());
+      members.watchReady(registry, () -> {});
+      this.rangeLeaders = RangeLeaders.watch(zk, layout);
+      members.leaders(rangeLeaders::holder);
       refreshShape();
     } catch (Exception | Error e) {
       loops.close();
@@ -123,7 +130,7 @@ public final class ThinClient extends SessionClient {
     try {
       refreshShape();
     } catch (Exception e) {
-      // Routing without the ring still reaches a live member; any node coordinates any key.
+      // Routing without the ring still reaches a live member, which redirects to the leader.
     }
     List<Integer> candidates = members.route(operation.key());
     if (candidates.isEmpty()) {
@@ -219,6 +226,9 @@ public final class ThinClient extends SessionClient {
     connections.values().forEach(ClientProtocolClient::close);
     connections.clear();
     registry.close();
+    if (rangeLeaders != null) {
+      rangeLeaders.close();
+    }
     zk.close();
     closeSessions();
     loops.close();

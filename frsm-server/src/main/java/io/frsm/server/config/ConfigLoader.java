@@ -33,6 +33,9 @@ public final class ConfigLoader {
 
   static {
     KEYS.put("cluster.id", (d, v) -> d.clusterId = Units.text("cluster.id", v));
+    KEYS.put(
+        "cluster.initialNodes",
+        (d, v) -> d.initialNodes = Units.integer("cluster.initialNodes", v));
     KEYS.put("node.id", (d, v) -> d.nodeId = Units.integer("node.id", v));
     KEYS.put("node.rack", (d, v) -> d.rack = Units.text("node.rack", v));
     KEYS.put(
@@ -130,6 +133,7 @@ public final class ConfigLoader {
   /** The draft the keys fill; defaults here are the documented ones. */
   private static final class Draft {
     String clusterId = "frsm";
+    int initialNodes = 3;
     int nodeId = -1;
     String rack = "default";
     Path dataDirectory;
@@ -264,6 +268,11 @@ public final class ConfigLoader {
     if (d.zookeeperConnect == null || d.zookeeperConnect.isBlank()) {
       throw new ConfigException("config key 'zookeeper.connect' is required");
     }
+    if (d.initialNodes < 3 || d.initialNodes > 10_000) {
+      throw new ConfigException(
+          "config key 'cluster.initialNodes' must be in [3, 10000] (replication factor 3), was "
+              + d.initialNodes);
+    }
     if (d.vnodes < 1 || d.vnodes > 4096) {
       throw new ConfigException("config key 'ring.vnodes' must be in [1, 4096], was " + d.vnodes);
     }
@@ -274,8 +283,8 @@ public final class ConfigLoader {
     if (d.boundedDelay.isZero() || d.boundedDelay.isNegative()) {
       throw new ConfigException("config key 'consensus.boundedDelay' must be > 0");
     }
-    if (d.lease.isZero() || d.lease.isNegative()) {
-      throw new ConfigException("config key 'consensus.lease' must be > 0");
+    if (d.lease.toMillis() < 4) {
+      throw new ConfigException("config key 'consensus.lease' must be >= 4ms, was " + d.lease);
     }
     if (d.clockDriftPpm < 0 || d.clockDriftPpm >= 100_000) {
       throw new ConfigException("config key 'consensus.clockDriftPpm' must be in [0, 100000)");
@@ -299,6 +308,7 @@ public final class ConfigLoader {
     }
     return new FrsmConfig(
         d.clusterId,
+        d.initialNodes,
         d.nodeId,
         d.rack,
         d.peerAddress,

@@ -11,6 +11,7 @@ import java.util.List;
  * FRSM_*} environment variables. Every key, its default and its unit: docs/OPERATIONS.md
  * "Configuration file". Immutable.
  *
+ * @param initialNodes how many registered nodes form the cluster (the first ones to register)
  * @param boundedDelay the bounded delay {@code T}: no round for an operation starts later than its
  *     invocation time plus T (DESIGN.md "Operations")
  * @param lease the range lease {@code L}; renewed every L/4
@@ -19,6 +20,7 @@ import java.util.List;
  */
 public record FrsmConfig(
     String clusterId,
+    int initialNodes,
     int nodeId,
     String rack,
     InetSocketAddress peerAddress,

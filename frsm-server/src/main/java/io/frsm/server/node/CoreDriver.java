@@ -136,6 +136,16 @@ final class CoreDriver {
     return result;
   }
 
+  /** An input from the coordination service: term grants and lease changes (any thread). */
+  void input(Input input) {
+    if (!(input instanceof Input.TermGranted
+        || input instanceof Input.LeaseRenewed
+        || input instanceof Input.LeaseLost)) {
+      throw new IllegalArgumentException("not a coordination input: " + input);
+    }
+    enqueue(new Step(input));
+  }
+
   /** A peer message (any thread; never blocks). */
   void receive(int from, Message message) {
     enqueue(new Step(new Input.Receive(from, message)));

@@ -3,10 +3,13 @@ package io.frsm.server.node;
 import io.frsm.api.FrsmClient;
 import io.frsm.consensus.core.CoreConfig;
 import io.frsm.consensus.core.CoreStats;
+import io.frsm.consensus.core.Input;
+import io.frsm.consensus.core.LeaseConfig;
 import io.frsm.consensus.core.Operation;
 import io.frsm.consensus.core.Outcome;
 import io.frsm.consensus.storage.CachingCellStore;
 import io.frsm.consensus.storage.LsmCellStore;
+import io.frsm.consensus.transport.ClientProtocolClient;
 import io.frsm.consensus.transport.ClientProtocolServer;
 import io.frsm.consensus.transport.NettyPeerTransport;
 import io.frsm.consensus.transport.OperationRequest;
@@ -19,8 +22,11 @@ import io.frsm.lsm.io.NioFileSystem;
 import io.frsm.server.client.ClusterMembers;
 import io.frsm.server.client.RequestLimits;
 import io.frsm.server.ring.NodeInfo;
+import io.frsm.server.ring.Ring;
 import io.frsm.server.zk.ClusterShape;
 import io.frsm.server.zk.MembershipRegistry;
+import io.frsm.server.zk.RangeLeaders;
+import io.frsm.server.zk.RangeLeadership;
 import io.frsm.server.zk.ZkLayout;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -32,17 +38,22 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 
 /**
@@ -60,15 +71,28 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
  * FrsmClient client = node.client();
  * }</pre>
  *
- * <p><b>This version runs clusters of exactly three nodes</b> with replication factor 3: every key
- * is replicated on all three, leases are off (every node may coordinate any key; reads are quorum
- * reads), and the ring only tells thin clients which node to prefer for a key. The cluster forms
- * when three nodes are registered; its replica set is then stored in ZooKeeper ({@link
- * ClusterShape}) and a fourth node is refused.
+ * <p><b>Clusters.</b> A cluster forms once {@code initialNodes} nodes (default 3, at least the
+ * replication factor 3) have registered: the first ones to register, with their racks, become the
+ * cluster's {@link ClusterShape}, stored in ZooKeeper and fixed from then on. Every key lives on
+ * the 3 replicas of its ring range (rack-aware, natural leader first); the core gets the ring as
+ * its {@link io.frsm.consensus.core.Placement}. A node outside the shape is refused with an error
+ * naming the shape (this version cannot add or replace nodes).
+ *
+ * <p><b>Leadership.</b> Each range has one leader at a time, elected in ZooKeeper with the natural
+ * leader preferred ({@link RangeLeadership}); it holds a lease renewed every {@code L/4} (leases
+ * are on: {@code L} = 2 s, ρ = 10⁻³ by default) and, after scanning its range, answers reads from
+ * its own store. Only the leader coordinates a range's operations: any other node forwards an
+ * embedded client's operation to it, and answers a thin client with a redirect. A node marks itself
+ * ready (so that it takes leadership) once its commit log is replayed and its core runs.
  */
 public final class FrsmNode implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger(FrsmNode.class.getName());
-  static final int CLUSTER_SIZE = 3;
+
+  /** Replicas per range. */
+  static final int REPLICATION_FACTOR = 3;
+
+  /** Redirects a forwarded operation follows before it gives up (not executed). */
+  private static final int MAX_REDIRECTS = 3;
 
   private final Settings settings;
   private final ZkLayout layout;
@@ -87,12 +111,26 @@ public final class FrsmNode implements AutoCloseable {
   private RequestLimits limits;
   private int boot;
   private TransportEventLoops loops;
+  private TransportConfig transportConfig;
   private NettyPeerTransport peerTransport;
   private ClientProtocolServer clientServer;
   private CuratorFramework zk;
   private MembershipRegistry registry;
   private volatile NodeMetrics metrics;
   private volatile CoreDriver driver;
+  private volatile RangeLeadership leadership;
+  private volatile RangeLeaders rangeLeaders;
+  private volatile RangeRouter router;
+  private volatile NodeInfo selfInfo;
+  private final Map<InetSocketAddress, ClientProtocolClient> forwarding = new ConcurrentHashMap<>();
+  private final ExecutorService zkChores =
+      Executors.newSingleThreadExecutor(
+          r -> {
+            Thread t = new Thread(r, "frsm-node-zk-chores");
+            t.setDaemon(true);
+            return t;
+          });
+  private final ConnectionStateListener sessionWatcher = this::onConnectionState;
   private volatile boolean started;
   private volatile boolean stopped;
 
@@ -122,14 +160,14 @@ public final class FrsmNode implements AutoCloseable {
     try {
       LsmConfig lsmConfig = settings.lsmConfig();
       limits = RequestLimits.of(lsmConfig);
-      metrics = new NodeMetrics(settings.meterRegistry, () -> driver);
+      metrics = new NodeMetrics(settings.meterRegistry, () -> driver, () -> leadership);
       engine = LsmEngine.open(lsmConfig, NioFileSystem.INSTANCE, settings.meterRegistry);
       // After the engine opened (so a damaged directory fails before a boot is spent) and before
       // anything is sent: no ballot of an earlier incarnation can be reused.
       boot = BootCounter.next(settings.dataDirectory);
       cellStore = new CachingCellStore(new LsmCellStore(engine), settings.clockCacheBytes);
       loops = TransportEventLoops.create(settings.transportThreads, true);
-      TransportConfig transportConfig = TransportConfig.builder(settings.clusterId).build();
+      transportConfig = TransportConfig.builder(settings.clusterId).build();
       peerTransport =
           NettyPeerTransport.start(
               settings.nodeId,
@@ -181,8 +219,73 @@ public final class FrsmNode implements AutoCloseable {
       checkMember(formed);
     }
     register();
-    members.watch(registry, live -> tryForm());
+    zk.getConnectionStateListenable().addListener(sessionWatcher);
+    members.watch(
+        registry,
+        live -> {
+          tryForm();
+          leadershipView();
+        });
+    members.watchReady(registry, this::leadershipView);
     tryForm();
+  }
+
+  /** Live members or ready markers changed: the ranges this node should lead may have too. */
+  private void leadershipView() {
+    RangeLeadership l = leadership;
+    if (l != null) {
+      l.membersChanged(members.live(), members.ready());
+    }
+  }
+
+  /**
+   * After ZooKeeper expired this node's session (its registration and ready marker went with it),
+   * register again in the new session; the range latches rejoin by themselves (Curator) and leases
+   * ended at SUSPENDED already ({@link RangeLeadership}).
+   */
+  private void onConnectionState(CuratorFramework client, ConnectionState state) {
+    if (state != ConnectionState.RECONNECTED || stopped) {
+      return;
+    }
+    try {
+      zkChores.execute(
+          () -> {
+            try {
+              registerAgain();
+            } catch (Exception e) {
+              if (!stopped) {
+                LOG.log(Level.ERROR, "node " + settings.nodeId + " could not register again", e);
+              }
+            }
+          });
+    } catch (java.util.concurrent.RejectedExecutionException stopping) {
+      // Shutting down.
+    }
+  }
+
+  /**
+   * Registers again in a new session. The expired session's records may outlive the client's notice
+   * of the expiry (the server deletes them when it expires the session on its side, which can come
+   * later): retry until they are gone, up to twice the session timeout.
+   */
+  private void registerAgain() throws Exception {
+    long deadline = System.nanoTime() + settings.zookeeperSessionTimeout.toNanos() * 2;
+    while (!stopped) {
+      try {
+        registry.reregister(selfInfo);
+        if (driver != null) {
+          registry.markReady(settings.nodeId);
+        }
+        LOG.log(Level.INFO, "node {0} registered in its new ZooKeeper session", settings.nodeId);
+        leadershipView();
+        return;
+      } catch (IllegalStateException heldByOldSession) {
+        if (System.nanoTime() - deadline > 0) {
+          throw heldByOldSession;
+        }
+        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(200));
+      }
+    }
   }
 
   /**
@@ -201,6 +304,7 @@ public final class FrsmNode implements AutoCloseable {
     while (true) {
       try {
         registry.register(self);
+        selfInfo = self;
         return;
       } catch (IllegalStateException taken) {
         if (System.nanoTime() - deadline > 0) {
@@ -225,29 +329,33 @@ public final class FrsmNode implements AutoCloseable {
     try {
       ClusterShape shape = ClusterShape.read(zk, layout);
       if (shape == null) {
-        Set<Integer> live = members.live();
-        if (live.size() < CLUSTER_SIZE) {
+        List<NodeInfo> registered = registry.membersByRegistration();
+        if (registered.size() < settings.initialNodes) {
           return; // wait for more members
         }
-        if (live.size() > CLUSTER_SIZE) {
-          throw new IllegalStateException(unsupportedSize(live.size()));
+        List<ClusterShape.Member> first = new ArrayList<>();
+        for (NodeInfo n : registered.subList(0, settings.initialNodes)) {
+          first.add(new ClusterShape.Member(n.nodeId(), n.rack()));
         }
+        first.sort((a, b) -> Integer.compare(a.nodeId(), b.nodeId()));
         shape =
             ClusterShape.createIfAbsent(
-                zk, layout, new ClusterShape(live.stream().sorted().toList(), settings.vnodes));
+                zk, layout, new ClusterShape(settings.vnodes, REPLICATION_FACTOR, first));
       }
       checkMember(shape);
       members.shape(shape);
+      Ring ring = members.ring();
       CoreConfig config =
-          CoreConfig.defaults(shape.replicas())
+          CoreConfig.defaults(ring.placement())
               .withTimings(
                   settings.boundedDelay.toNanos() / 1_000,
                   settings.hedge.toNanos(),
                   settings.roundTimeout.toNanos(),
-                  settings.backoffMax.toNanos());
+                  settings.backoffMax.toNanos())
+              .withLeases(new LeaseConfig(true, settings.lease.toNanos(), settings.clockDriftPpm));
       PeerMessageCounts peerMessages =
           new PeerMessageCounts(
-              shape.replicas().stream().filter(id -> id != settings.nodeId).toList());
+              shape.nodeIds().stream().filter(id -> id != settings.nodeId).toList());
       metrics.peersKnown(peerMessages);
       CoreDriver d =
           new CoreDriver(
@@ -262,38 +370,76 @@ public final class FrsmNode implements AutoCloseable {
               peerMessages,
               this::onFatal);
       d.start();
+      RangeLeaders named = RangeLeaders.watch(zk, layout);
+      rangeLeaders = named;
+      members.leaders(named::holder);
+      RangeLeadership l =
+          new RangeLeadership(zk, layout, settings.nodeId, ring, settings.lease, leaseSink(d));
+      router = new RangeRouter(settings.nodeId, ring, members, named, l);
       driver = d;
+      leadership = l;
+      // The commit log is replayed (the engine opened) and the core runs: take leadership.
+      registry.markReady(settings.nodeId);
+      leadershipView();
       ready.complete(null);
-      LOG.log(Level.INFO, "node {0} serves; replica set {1}", settings.nodeId, shape.replicas());
+      LOG.log(
+          Level.INFO,
+          "node {0} serves; cluster nodes {1}, {2} ranges, {3} replicated here",
+          settings.nodeId,
+          shape.nodeIds(),
+          ring.rangeCount(),
+          ring.placement().nodes().contains(settings.nodeId)
+              ? ring.ranges().stream().filter(r -> r.replicas().contains(settings.nodeId)).count()
+              : 0);
     } catch (Exception e) {
       LOG.log(Level.ERROR, "node " + settings.nodeId + " cannot join the cluster", e);
       ready.completeExceptionally(e);
+      leaveAfterRefusal();
+    }
+  }
+
+  /** Range leadership feeds the core through its loop (DESIGN.md "Lease invariant"). */
+  private static RangeLeadership.Sink leaseSink(CoreDriver d) {
+    return new RangeLeadership.Sink() {
+      @Override
+      public void granted(int range, long term) {
+        d.input(new Input.TermGranted(range, term));
+      }
+
+      @Override
+      public void renewed(int range, long term, long sentNanos) {
+        d.input(new Input.LeaseRenewed(range, term, sentNanos));
+      }
+
+      @Override
+      public void lost(int range) {
+        d.input(new Input.LeaseLost(range));
+      }
+    };
+  }
+
+  /** A node refused by the cluster must not look like a member to clients. */
+  private void leaveAfterRefusal() {
+    try {
+      registry.deregister(settings.nodeId);
+    } catch (Exception e) {
+      LOG.log(Level.WARNING, "node " + settings.nodeId + " could not deregister", e);
     }
   }
 
   private void checkMember(ClusterShape shape) {
-    if (shape.replicas().size() != CLUSTER_SIZE) {
-      throw new IllegalStateException(unsupportedSize(shape.replicas().size()));
-    }
-    if (!shape.replicas().contains(settings.nodeId)) {
+    if (!shape.contains(settings.nodeId)) {
       throw new IllegalStateException(
           "node "
               + settings.nodeId
               + " is not one of cluster "
               + settings.clusterId
-              + "'s replicas "
-              + shape.replicas()
-              + ": this version runs exactly "
-              + CLUSTER_SIZE
-              + " nodes and cannot add or replace one");
+              + "'s nodes "
+              + shape.nodeIds()
+              + ": the cluster formed from its first "
+              + shape.nodeIds().size()
+              + " registered nodes, and this version cannot add or replace a node");
     }
-  }
-
-  private static String unsupportedSize(int size) {
-    return "this version supports clusters of exactly "
-        + CLUSTER_SIZE
-        + " nodes (replication factor 3, every key on every node); found "
-        + size;
   }
 
   /**
@@ -314,8 +460,8 @@ public final class FrsmNode implements AutoCloseable {
               + ": "
               + members.live().size()
               + " of "
-              + CLUSTER_SIZE
-              + " members registered",
+              + settings.initialNodes
+              + " initial members registered",
           e);
     } catch (ExecutionException e) {
       throw new IllegalStateException(e.getCause().getMessage(), e.getCause());
@@ -337,8 +483,86 @@ public final class FrsmNode implements AutoCloseable {
     if (refusal != null) {
       return CompletableFuture.completedFuture(new OperationResponse.Invalid(refusal));
     }
+    RangeRouter r = router;
+    if (r != null) {
+      int coordinator = r.coordinatorOf(request.operation().key());
+      if (coordinator != settings.nodeId) {
+        InetSocketAddress leader = members.clientAddress(coordinator);
+        if (leader != null && leader.getPort() > 0) {
+          metrics.routed(NodeMetrics.Routed.REDIRECTED);
+          return CompletableFuture.completedFuture(
+              new OperationResponse.Redirect(leader.getHostString(), leader.getPort()));
+        }
+        return CompletableFuture.completedFuture(
+            new OperationResponse.Completed(
+                new Outcome.NotExecuted(
+                    "node " + coordinator + " leads the key's range but its address is unknown")));
+      }
+    }
     long tau = request.invokedAtMicros() == 0 ? nowMicros() : request.invokedAtMicros();
     return submit(request.operation(), tau).thenApply(OperationResponse.Completed::new);
+  }
+
+  /**
+   * An embedded client's operation: run here if this node coordinates the key, else forwarded to
+   * the node that does (following its redirects), with the caller's τ.
+   */
+  private CompletableFuture<Outcome> route(Operation operation, long invokedAtMicros) {
+    RangeRouter r = router;
+    if (r == null) {
+      return submit(operation, invokedAtMicros); // not serving: answered "not executed"
+    }
+    int coordinator = r.coordinatorOf(operation.key());
+    if (coordinator == settings.nodeId) {
+      return submit(operation, invokedAtMicros);
+    }
+    InetSocketAddress target = members.clientAddress(coordinator);
+    if (target == null || target.getPort() == 0) {
+      return CompletableFuture.completedFuture(
+          new Outcome.NotExecuted(
+              "node " + coordinator + " leads the key's range but its address is unknown"));
+    }
+    metrics.routed(NodeMetrics.Routed.FORWARDED);
+    return forward(new OperationRequest(operation, invokedAtMicros), target, MAX_REDIRECTS);
+  }
+
+  private CompletableFuture<Outcome> forward(
+      OperationRequest request, InetSocketAddress target, int redirectsLeft) {
+    if (stopped) {
+      return CompletableFuture.completedFuture(
+          new Outcome.NotExecuted("node " + settings.nodeId + " is stopped"));
+    }
+    ClientProtocolClient connection;
+    try {
+      connection =
+          forwarding.computeIfAbsent(
+              target, a -> ClientProtocolClient.connect(a, transportConfig, loops));
+    } catch (RuntimeException e) {
+      return CompletableFuture.completedFuture(
+          new Outcome.NotExecuted("cannot reach " + target + ": " + e));
+    }
+    Duration timeout = settings.boundedDelay.plus(settings.roundTimeout.multipliedBy(10));
+    return connection
+        .call(request, timeout)
+        .thenCompose(
+            response -> {
+              if (response instanceof OperationResponse.Completed c) {
+                return CompletableFuture.completedFuture(c.outcome());
+              }
+              if (response instanceof OperationResponse.Invalid invalid) {
+                return CompletableFuture.completedFuture(
+                    new Outcome.NotExecuted("refused by " + target + ": " + invalid.reason()));
+              }
+              OperationResponse.Redirect redirect = (OperationResponse.Redirect) response;
+              if (redirectsLeft == 0) {
+                return CompletableFuture.completedFuture(
+                    new Outcome.NotExecuted("too many redirects, last to " + redirect));
+              }
+              return forward(
+                  request,
+                  new InetSocketAddress(redirect.leaderHost(), redirect.leaderPort()),
+                  redirectsLeft - 1);
+            });
   }
 
   /** Submits to the core and records the operation's latency and outcome once it is answered. */
@@ -398,7 +622,7 @@ public final class FrsmNode implements AutoCloseable {
         settings.boundedDelay.plus(settings.clockSkewBound.multipliedBy(2)).toNanos();
     EmbeddedClient[] self = new EmbeddedClient[1];
     EmbeddedClient client =
-        new EmbeddedClient(limits, createSettleNanos, this::submit, () -> clients.remove(self[0]));
+        new EmbeddedClient(limits, createSettleNanos, this::route, () -> clients.remove(self[0]));
     self[0] = client;
     clients.add(client);
     return client;
@@ -436,6 +660,31 @@ public final class FrsmNode implements AutoCloseable {
   /** The registry holding this node's and its engine's meters. */
   public MeterRegistry meterRegistry() {
     return settings.meterRegistry;
+  }
+
+  /** Ranges whose term this node holds now (0 before it serves). */
+  public int rangesLed() {
+    RangeLeadership l = leadership;
+    return l == null || stopped ? 0 : l.rangesHeld();
+  }
+
+  /** Whether this node holds the term of ring range {@code range} now. */
+  public boolean leadsRange(int range) {
+    RangeLeadership l = leadership;
+    return l != null && !stopped && l.holds(range);
+  }
+
+  /** The cluster's ring (fixed with its shape), or null before the cluster formed. */
+  public Ring ring() {
+    return members.ring();
+  }
+
+  /**
+   * Test hook: makes ZooKeeper expire this node's session as if the node had been cut off for
+   * longer than the session timeout. The node must register again and re-enter leadership.
+   */
+  void expireZooKeeperSession() throws Exception {
+    zk.getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
   }
 
   /** The engine, for operators' tools and tests. */
@@ -480,6 +729,17 @@ public final class FrsmNode implements AutoCloseable {
       }
     }
     List<Runnable> steps = new ArrayList<>();
+    RangeLeadership l = leadership;
+    if (l != null) {
+      // Graceful: leave every latch (successors start at once); killed: just stop renewing (the
+      // session's end removes the latch nodes).
+      steps.add(graceful ? l::close : l::abandon);
+    }
+    steps.add(() -> zkChores.shutdownNow());
+    if (zk != null) {
+      steps.add(() -> zk.getConnectionStateListenable().removeListener(sessionWatcher));
+    }
+    steps.add(() -> close(rangeLeaders));
     if (graceful && registry != null) {
       steps.add(
           () -> {
@@ -493,6 +753,11 @@ public final class FrsmNode implements AutoCloseable {
     steps.add(() -> close(registry));
     steps.add(() -> close(zk));
     steps.add(() -> close(clientServer));
+    steps.add(
+        () -> {
+          forwarding.values().forEach(ClientProtocolClient::close);
+          forwarding.clear();
+        });
     steps.add(
         () -> {
           if (d != null) {
@@ -555,6 +820,9 @@ public final class FrsmNode implements AutoCloseable {
     Duration tickInterval;
     Duration drainTimeout;
     int vnodes;
+    int initialNodes;
+    Duration lease;
+    int clockDriftPpm;
     long clockCacheBytes;
     int transportThreads;
     MeterRegistry meterRegistry;
@@ -599,6 +867,9 @@ public final class FrsmNode implements AutoCloseable {
     private Duration tickInterval = Duration.ofMillis(2);
     private Duration drainTimeout = Duration.ofSeconds(10);
     private int vnodes = 16;
+    private int initialNodes = 3;
+    private Duration lease = Duration.ofSeconds(2);
+    private int clockDriftPpm = 1_000;
     private long clockCacheBytes = 64L * 1024 * 1024;
     private int transportThreads = 2;
     private MeterRegistry meterRegistry;
@@ -712,6 +983,31 @@ public final class FrsmNode implements AutoCloseable {
       return this;
     }
 
+    /**
+     * How many registered nodes form the cluster (default 3, at least 3): the first ones to
+     * register. Fixed when the cluster forms; later nodes with other ids are refused.
+     */
+    public Builder initialNodes(int nodes) {
+      this.initialNodes = nodes;
+      return this;
+    }
+
+    /**
+     * {@code L}, the range lease (default 2 s): renewed every L/4; a new leader waits {@code
+     * L·(1+ρ)} before its first write, so this is also most of the fail-over time after the
+     * ZooKeeper session of a dead leader expired.
+     */
+    public Builder lease(Duration lease) {
+      this.lease = lease;
+      return this;
+    }
+
+    /** ρ, the bound on monotonic clock drift in parts per million (default 1000 = 10⁻³). */
+    public Builder clockDriftPpm(int ppm) {
+      this.clockDriftPpm = ppm;
+      return this;
+    }
+
     /** The clock cache's bound (default 64 MiB). */
     public Builder clockCacheBytes(long bytes) {
       this.clockCacheBytes = bytes;
@@ -748,7 +1044,7 @@ public final class FrsmNode implements AutoCloseable {
       }
       s.zookeeper = zookeeper;
       s.zookeeperSessionTimeout = positive(zookeeperSessionTimeout, "zookeeperSessionTimeout");
-      s.rack = Objects.requireNonNull(rack, "rack");
+      s.rack = ClusterShape.checkRack(rack);
       s.lsmTweaks = Objects.requireNonNull(lsmTweaks, "lsm");
       s.boundedDelay = positive(boundedDelay, "boundedDelay");
       s.clockSkewBound = Objects.requireNonNull(clockSkewBound, "clockSkewBound");
@@ -767,6 +1063,23 @@ public final class FrsmNode implements AutoCloseable {
         throw new IllegalArgumentException("vnodes must be >= 1, was " + vnodes);
       }
       s.vnodes = vnodes;
+      if (initialNodes < REPLICATION_FACTOR) {
+        throw new IllegalArgumentException(
+            "initialNodes must be >= the replication factor "
+                + REPLICATION_FACTOR
+                + ", was "
+                + initialNodes);
+      }
+      s.initialNodes = initialNodes;
+      s.lease = positive(lease, "lease");
+      if (lease.toMillis() < 4) {
+        throw new IllegalArgumentException("lease must be >= 4 ms, was " + lease);
+      }
+      if (clockDriftPpm < 0 || clockDriftPpm >= 100_000) {
+        throw new IllegalArgumentException(
+            "clockDriftPpm must be in [0, 100000), was " + clockDriftPpm);
+      }
+      s.clockDriftPpm = clockDriftPpm;
       if (clockCacheBytes < 0) {
         throw new IllegalArgumentException("clockCacheBytes must be >= 0");
       }

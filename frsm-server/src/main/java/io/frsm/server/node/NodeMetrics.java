@@ -3,6 +3,8 @@ package io.frsm.server.node;
 import io.frsm.consensus.core.CoreStats;
 import io.frsm.consensus.core.Operation;
 import io.frsm.consensus.core.Outcome;
+import io.frsm.server.zk.RangeLeadership;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
@@ -33,11 +35,40 @@ final class NodeMetrics implements AutoCloseable {
   private final Supplier<CoreDriver> driver;
   private final List<Meter> meters = new CopyOnWriteArrayList<>();
   private final Timer[][] operations = new Timer[TYPES.size()][OUTCOMES.size()];
+  private final Supplier<RangeLeadership> leadership;
+  private final Counter[] routed = new Counter[Routed.values().length];
 
-  /** {@code driver} yields null until the cluster formed. */
-  NodeMetrics(MeterRegistry registry, Supplier<CoreDriver> driver) {
+  /** How an operation this node did not coordinate left it. */
+  enum Routed {
+    /** An embedded client's operation sent on to the key's leader. */
+    FORWARDED,
+    /** A thin client told to ask the key's leader. */
+    REDIRECTED
+  }
+
+  /** {@code driver} and {@code leadership} yield null until the cluster formed. */
+  NodeMetrics(
+      MeterRegistry registry, Supplier<CoreDriver> driver, Supplier<RangeLeadership> leadership) {
     this.registry = registry;
     this.driver = driver;
+    this.leadership = leadership;
+    for (Routed how : Routed.values()) {
+      routed[how.ordinal()] =
+          add(
+              Counter.builder("frsm.operations.routed")
+                  .description("operations sent to the key's range leader instead of run here")
+                  .tag("how", how.name().toLowerCase(java.util.Locale.ROOT))
+                  .register(registry));
+    }
+    add(
+        Gauge.builder("frsm.ranges.led", this, m -> m.leadership(RangeLeadership::rangesHeld))
+            .description("ranges whose term this node holds")
+            .register(registry));
+    add(
+        FunctionCounter.builder(
+                "frsm.lease.renewals", this, m -> m.leadership(RangeLeadership::renewals))
+            .description("successful range lease renewals (all of a node's in one multi)")
+            .register(registry));
     for (int t = 0; t < TYPES.size(); t++) {
       for (int o = 0; o < OUTCOMES.size(); o++) {
         operations[t][o] =
@@ -84,6 +115,15 @@ final class NodeMetrics implements AutoCloseable {
   /** Records one client operation that ended with {@code outcome} after {@code nanos}. */
   void operationEnded(Operation operation, Outcome outcome, long nanos) {
     operations[typeIndex(operation)][outcomeIndex(outcome)].record(Duration.ofNanos(nanos));
+  }
+
+  void routed(Routed how) {
+    routed[how.ordinal()].increment();
+  }
+
+  private double leadership(ToDoubleFunction<RangeLeadership> f) {
+    RangeLeadership l = leadership.get();
+    return l == null ? 0 : f.applyAsDouble(l);
   }
 
   /** Registers the per-peer message counters once the cluster formed. */

@@ -1,5 +1,6 @@
 package io.frsm.server.ring;
 
+import io.frsm.consensus.core.Placement;
 import io.frsm.lsm.cell.Token;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -144,8 +145,11 @@ public final class Ring {
     return n;
   }
 
-  /** Index of the range holding {@code token}: the first vnode token at or after it, wrapping. */
-  private int rangeIndexOf(long token) {
+  /**
+   * Index of the range holding {@code token}: the first vnode token at or after it, wrapping. The
+   * same index as the range's in {@link #placement()}.
+   */
+  public int rangeIndexOf(long token) {
     int i = Arrays.binarySearch(tokens, token);
     if (i >= 0) {
       return i;
@@ -180,6 +184,29 @@ public final class Ring {
               new TokenRange(start, tokens[i]), Arrays.stream(replicas[i]).boxed().toList()));
     }
     return out;
+  }
+
+  public int rangeCount() {
+    return tokens.length;
+  }
+
+  /** The replicas of range {@code rangeIndex}, natural leader first. */
+  public List<Integer> replicasOfRange(int rangeIndex) {
+    return Arrays.stream(replicas[rangeIndex]).boxed().toList();
+  }
+
+  /**
+   * The consensus core's view of this ring: range {@code i} ends at vnode token {@code i} (range 0
+   * wraps, as on the ring) and is replicated on the same nodes, natural leader first.
+   */
+  public Placement placement() {
+    List<Long> ends = new ArrayList<>(tokens.length);
+    List<List<Integer>> sets = new ArrayList<>(tokens.length);
+    for (int i = 0; i < tokens.length; i++) {
+      ends.add(tokens[i]);
+      sets.add(replicasOfRange(i));
+    }
+    return Placement.of(ends, sets);
   }
 
   /** A range and its replicas, natural leader first. */

@@ -1,5 +1,7 @@
 package io.frsm.server.zk;
 
+import io.frsm.server.ring.NodeInfo;
+import io.frsm.server.ring.Ring;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -7,22 +9,81 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.KeeperException;
 
 /**
- * The replica set every key uses and the ring's vnode count, fixed when the cluster first forms and
- * kept in ZooKeeper ({@link ZkLayout#shape()}). Every node builds its core's replica set from it,
- * so two nodes can never form quorums over different sets (with n = 3, quorums of {1,2,3} and
- * {1,2,4} need not intersect). Clients read it to build the same ring.
+ * The cluster's nodes with their racks, the ring's vnode count and the replication factor, fixed
+ * when the cluster first forms and kept in ZooKeeper ({@link ZkLayout#shape()}). Every node builds
+ * its ring and its core's placement from it, never from the live member list, so two nodes can
+ * never count quorums over different replica sets (with n = 3, quorums of {1,2,3} and {1,2,4} need
+ * not intersect). Racks are part of the shape because rack-aware placement chooses the replicas: a
+ * rack learnt later from a registration must not move a range's replicas. Clients read it to build
+ * the same ring.
  *
- * <p>Znode content: {@code v1|<id>,<id>,<id>|<vnodes>}.
+ * <p>Znode content: {@code v2|<vnodes>|<rf>|<id>:<rack>,<id>:<rack>,...}. A {@code
+ * v1|<id>,<id>,<id>|<vnodes>} shape (written by the three-node version) is still read: its nodes
+ * get the empty rack and replication factor 3, which for three nodes puts every key on all of them
+ * in ring order, as before.
  */
-public record ClusterShape(List<Integer> replicas, int vnodes) {
+public record ClusterShape(int vnodes, int replicationFactor, List<Member> members) {
+
+  /** A node of the shape and its failure domain. */
+  public record Member(int nodeId, String rack) {
+    public Member {
+      if (nodeId < 0) {
+        throw new IllegalArgumentException("node id must be >= 0, was " + nodeId);
+      }
+      checkRack(rack);
+    }
+  }
+
   public ClusterShape {
-    replicas = List.copyOf(replicas);
-    if (replicas.isEmpty() || replicas.stream().distinct().count() != replicas.size()) {
-      throw new IllegalArgumentException("replicas must be distinct and non-empty: " + replicas);
+    members = List.copyOf(members);
+    if (members.isEmpty()
+        || members.stream().map(Member::nodeId).distinct().count() != members.size()) {
+      throw new IllegalArgumentException("node ids must be distinct and non-empty: " + members);
     }
     if (vnodes < 1) {
       throw new IllegalArgumentException("vnodes must be >= 1, was " + vnodes);
     }
+    if (replicationFactor < 1 || replicationFactor > members.size()) {
+      throw new IllegalArgumentException(
+          "replication factor must be in [1, "
+              + members.size()
+              + " nodes], was "
+              + replicationFactor);
+    }
+  }
+
+  /**
+   * Racks end up in the shape's text: they must not contain its separators.
+   *
+   * @throws IllegalArgumentException naming the rack if it does
+   */
+  public static String checkRack(String rack) {
+    if (rack == null || !rack.matches("[A-Za-z0-9_.\\-]{0,64}")) {
+      throw new IllegalArgumentException(
+          "rack must be 0-64 characters of [A-Za-z0-9_.-], was \"" + rack + "\"");
+    }
+    return rack;
+  }
+
+  /** The node ids of the shape, in the order it lists them. */
+  public List<Integer> nodeIds() {
+    return members.stream().map(Member::nodeId).toList();
+  }
+
+  public boolean contains(int nodeId) {
+    return members.stream().anyMatch(m -> m.nodeId() == nodeId);
+  }
+
+  /**
+   * The ring every node and client derives from this shape (member addresses are not part of it:
+   * routing looks them up in the live membership).
+   */
+  public Ring ring() {
+    List<NodeInfo> nodes = new ArrayList<>(members.size());
+    for (Member m : members) {
+      nodes.add(new NodeInfo(m.nodeId(), "", 0, 0, m.rack()));
+    }
+    return Ring.of(1, nodes, vnodes, replicationFactor);
   }
 
   /** The shape stored for the cluster, or null if it has not formed yet. */
@@ -49,23 +110,41 @@ public record ClusterShape(List<Integer> replicas, int vnodes) {
   }
 
   byte[] encode() {
-    StringBuilder b = new StringBuilder("v1|");
-    for (int i = 0; i < replicas.size(); i++) {
-      b.append(i == 0 ? "" : ",").append(replicas.get(i));
+    StringBuilder b = new StringBuilder("v2|");
+    b.append(vnodes).append('|').append(replicationFactor).append('|');
+    for (int i = 0; i < members.size(); i++) {
+      Member m = members.get(i);
+      b.append(i == 0 ? "" : ",").append(m.nodeId()).append(':').append(m.rack());
     }
-    return b.append('|').append(vnodes).toString().getBytes(StandardCharsets.UTF_8);
+    return b.toString().getBytes(StandardCharsets.UTF_8);
   }
 
   static ClusterShape decode(byte[] data) {
     String text = new String(data, StandardCharsets.UTF_8);
     String[] f = text.split("\\|", -1);
-    if (f.length != 3 || !f[0].equals("v1")) {
-      throw new IllegalArgumentException("malformed cluster shape \"" + text + "\"");
+    try {
+      if (f.length == 3 && f[0].equals("v1")) {
+        List<Member> nodes = new ArrayList<>();
+        for (String id : f[1].split(",")) {
+          nodes.add(new Member(Integer.parseInt(id), ""));
+        }
+        return new ClusterShape(Integer.parseInt(f[2]), 3, nodes);
+      }
+      if (f.length == 4 && f[0].equals("v2")) {
+        List<Member> nodes = new ArrayList<>();
+        for (String entry : f[3].split(",")) {
+          int colon = entry.indexOf(':');
+          if (colon < 0) {
+            throw new IllegalArgumentException("member without rack: " + entry);
+          }
+          nodes.add(
+              new Member(Integer.parseInt(entry.substring(0, colon)), entry.substring(colon + 1)));
+        }
+        return new ClusterShape(Integer.parseInt(f[1]), Integer.parseInt(f[2]), nodes);
+      }
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("malformed cluster shape \"" + text + "\": " + e, e);
     }
-    List<Integer> ids = new ArrayList<>();
-    for (String id : f[1].split(",")) {
-      ids.add(Integer.parseInt(id));
-    }
-    return new ClusterShape(ids, Integer.parseInt(f[2]));
+    throw new IllegalArgumentException("malformed cluster shape \"" + text + "\"");
   }
 }

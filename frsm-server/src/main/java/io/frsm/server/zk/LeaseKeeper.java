@@ -1,28 +1,35 @@
 package io.frsm.server.zk;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
 
 /**
- * Keeps the leases of the ranges this node holds (DESIGN.md "Lease invariant" rule 2): renews each
- * every {@code L/4} with a {@code multi(check)} and reports the monotonic send time of every
- * successful renewal, from which the consensus core computes {@code leaseEnd = sent + L·(1−ρ)}. A
- * failed check (a successor bumped the generation), a renewal error, or a SUSPENDED or LOST
- * connection ends the leases at once: {@link Listener#lost} is called and renewal stops; holding
- * the range again needs a new term.
+ * Keeps the leases of the ranges this node holds (DESIGN.md "Lease invariant" rule 2): every {@code
+ * L/4} it renews all of them with one ZooKeeper {@code multi} of checks ({@link
+ * RangeTermStore#renewAll}) and reports the monotonic send time of every successful renewal, from
+ * which the consensus core computes {@code leaseEnd = sent + L·(1−ρ)}. A failed check (a successor
+ * bumped the generation), a renewal error, or a SUSPENDED or LOST connection ends the affected
+ * leases at once: {@link Listener#lost} is called and renewal of that grant stops; holding the
+ * range again needs a new term.
+ *
+ * <p>Listener calls are made under the keeper's lock and only for grants still held, so once {@link
+ * #release} returned no {@link Listener#renewed} for the released grant follows: a caller that ends
+ * a lease itself after {@code release} never sees it extended afterwards.
  */
 public final class LeaseKeeper implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger(LeaseKeeper.class.getName());
 
-  /** Called from the keeper's scheduler thread or Curator's event thread. */
+  /** Called from the keeper's scheduler thread or Curator's event thread, never concurrently. */
   public interface Listener {
     void renewed(TermGrant grant, long sentNanos);
 
@@ -31,11 +38,12 @@ public final class LeaseKeeper implements AutoCloseable {
 
   private final CuratorFramework zk;
   private final RangeTermStore store;
-  private final Duration lease;
-  private final ScheduledExecutorService scheduler;
   private final Listener listener;
-  private final Map<String, ScheduledFuture<?>> held = new ConcurrentHashMap<>();
+  private final Map<String, TermGrant> held = new ConcurrentHashMap<>();
   private final ConnectionStateListener connectionListener = this::onConnectionState;
+  private final ScheduledFuture<?> renewals;
+  private final LongAdder renewed = new LongAdder();
+  private final LongAdder batches = new LongAdder();
 
   public LeaseKeeper(
       CuratorFramework zk,
@@ -45,71 +53,97 @@ public final class LeaseKeeper implements AutoCloseable {
       Listener listener) {
     this.zk = zk;
     this.store = store;
-    this.lease = lease;
-    this.scheduler = scheduler;
     this.listener = listener;
     zk.getConnectionStateListenable().addListener(connectionListener);
-  }
-
-  /** Starts renewing {@code grant}'s lease; the first renewal runs at once. */
-  public void hold(TermGrant grant) {
     long periodNanos = lease.toNanos() / 4;
-    ScheduledFuture<?> task =
-        scheduler.scheduleWithFixedDelay(
-            () -> renewOnce(grant), 0, periodNanos, TimeUnit.NANOSECONDS);
-    ScheduledFuture<?> previous = held.put(grant.rangeId(), task);
-    if (previous != null) {
-      previous.cancel(false);
+    if (periodNanos <= 0) {
+      throw new IllegalArgumentException("lease too short: " + lease);
     }
+    this.renewals =
+        scheduler.scheduleWithFixedDelay(this::renewAll, 0, periodNanos, TimeUnit.NANOSECONDS);
   }
 
-  /** Stops renewing; the lease runs out by itself. */
-  public void release(String rangeId) {
-    ScheduledFuture<?> task = held.remove(rangeId);
-    if (task != null) {
-      task.cancel(false);
-    }
+  /** Starts renewing {@code grant}'s lease (with the next batch, at most {@code L/4} from now). */
+  public synchronized void hold(TermGrant grant) {
+    held.put(grant.rangeId(), grant);
+  }
+
+  /** Stops renewing; the lease runs out by itself (the caller may end it at once). */
+  public synchronized void release(String rangeId) {
+    held.remove(rangeId);
   }
 
   public boolean holds(String rangeId) {
     return held.containsKey(rangeId);
   }
 
-  private void renewOnce(TermGrant grant) {
+  /** Successful renewals of one range's lease so far (one per range per batch). */
+  public long renewals() {
+    return renewed.sum();
+  }
+
+  /** ZooKeeper {@code multi}s sent so far, one per renewal period while any lease is held. */
+  public long renewalBatches() {
+    return batches.sum();
+  }
+
+  private void renewAll() {
+    List<TermGrant> grants = new ArrayList<>(held.values());
+    if (grants.isEmpty()) {
+      return;
+    }
     long[] sent = new long[1];
+    boolean[] ok;
     try {
-      if (store.renew(grant, sent)) {
-        listener.renewed(grant, sent[0]);
-      } else {
-        lose(grant.rangeId(), "lease generation moved: a successor holds term > " + grant.term());
-      }
+      batches.increment();
+      ok = store.renewAll(grants, sent);
     } catch (Exception e) {
-      lose(grant.rangeId(), "renewal failed: " + e);
+      for (TermGrant g : grants) {
+        lose(g, "renewal failed: " + e);
+      }
+      return;
+    } catch (Error e) {
+      LOG.log(System.Logger.Level.ERROR, "lease renewal failed", e);
+      throw e;
+    }
+    synchronized (this) {
+      for (int i = 0; i < grants.size(); i++) {
+        TermGrant g = grants.get(i);
+        if (held.get(g.rangeId()) != g) {
+          continue; // released or replaced while the batch was in flight
+        }
+        if (ok[i]) {
+          renewed.increment();
+          listener.renewed(g, sent[0]);
+        } else {
+          lose(g, "lease generation moved: a successor holds term > " + g.term());
+        }
+      }
     }
   }
 
-  private void lose(String rangeId, String reason) {
-    ScheduledFuture<?> task = held.remove(rangeId);
-    if (task != null) {
-      task.cancel(false);
-      LOG.log(System.Logger.Level.WARNING, "lease of range {0} ended: {1}", rangeId, reason);
-      listener.lost(rangeId, reason);
+  private synchronized void lose(TermGrant grant, String reason) {
+    if (held.remove(grant.rangeId(), grant)) {
+      LOG.log(
+          System.Logger.Level.WARNING, "lease of range {0} ended: {1}", grant.rangeId(), reason);
+      listener.lost(grant.rangeId(), reason);
     }
   }
 
   private void onConnectionState(CuratorFramework client, ConnectionState state) {
     if (state == ConnectionState.SUSPENDED || state == ConnectionState.LOST) {
-      for (String rangeId : List.copyOf(held.keySet())) {
-        lose(rangeId, "ZooKeeper connection " + state);
+      for (TermGrant g : List.copyOf(held.values())) {
+        lose(g, "ZooKeeper connection " + state);
       }
     }
   }
 
   @Override
   public void close() {
+    renewals.cancel(false);
     zk.getConnectionStateListenable().removeListener(connectionListener);
-    for (String rangeId : List.copyOf(held.keySet())) {
-      release(rangeId);
+    synchronized (this) {
+      held.clear();
     }
   }
 }

@@ -9,6 +9,7 @@ import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.curator.framework.api.transaction.CuratorTransactionResult;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.data.Stat;
 
 /**
@@ -18,9 +19,10 @@ import org.apache.zookeeper.data.Stat;
  *   <li>{@link #bumpTerm}: one {@code multi}: set the term znode at its expected version (so two
  *       racing winners cannot both bump from the same term) and set the lease-generation znode,
  *       whose version therefore moves with every bump — revoking the predecessor.
- *   <li>{@link #renew}: one {@code multi(check(leasegen, version))}: succeeds only while no
- *       successor bumped the generation. The caller computes {@code leaseEnd = sent + L·(1−ρ)} from
- *       the monotonic time it sent the request, never from when the answer arrived.
+ *   <li>{@link #renew} / {@link #renewAll}: one {@code multi(check(leasegen, version), ...)}:
+ *       succeeds only while no successor bumped the generation. The caller computes {@code leaseEnd
+ *       = sent + L·(1−ρ)} from the monotonic time it sent the request, never from when the answer
+ *       arrived.
  * </ul>
  *
  * Thread-safe (stateless over a Curator client).
@@ -92,6 +94,63 @@ public final class RangeTermStore {
       return true;
     } catch (KeeperException.BadVersionException | KeeperException.NoNodeException e) {
       return false;
+    }
+  }
+
+  /**
+   * Renews many leases in one ZooKeeper {@code multi} of checks (one round trip per renewal period
+   * for all of a node's ranges). A {@code multi} is all or nothing: when a check fails, the ranges
+   * whose checks failed are reported false and the others are checked again without them, until one
+   * {@code multi} succeeds or none is left. {@code sentNanos[0]} receives the monotonic send time
+   * of the {@code multi} that succeeded (the renewal time of every range reported true).
+   *
+   * @return per grant, in order: whether its lease generation is still the grant's
+   */
+  public boolean[] renewAll(List<TermGrant> grants, long[] sentNanos) throws Exception {
+    boolean[] renewed = new boolean[grants.size()];
+    boolean[] failed = new boolean[grants.size()];
+    while (true) {
+      List<CuratorOp> checks = new java.util.ArrayList<>();
+      List<Integer> index = new java.util.ArrayList<>();
+      for (int i = 0; i < grants.size(); i++) {
+        if (!failed[i]) {
+          TermGrant g = grants.get(i);
+          checks.add(
+              zk.transactionOp()
+                  .check()
+                  .withVersion(g.leaseGenerationVersion())
+                  .forPath(layout.leaseGeneration(g.rangeId())));
+          index.add(i);
+        }
+      }
+      if (checks.isEmpty()) {
+        return renewed;
+      }
+      sentNanos[0] = monotonicNanos.getAsLong();
+      try {
+        zk.transaction().forOperations(checks);
+        for (int i : index) {
+          renewed[i] = true;
+        }
+        return renewed;
+      } catch (KeeperException.BadVersionException | KeeperException.NoNodeException e) {
+        List<OpResult> results = e.getResults();
+        if (results == null || results.size() != checks.size()) {
+          throw new IllegalStateException("a failed multi without per-check results", e);
+        }
+        boolean named = false;
+        for (int k = 0; k < results.size(); k++) {
+          if (results.get(k) instanceof OpResult.ErrorResult err
+              && err.getErr() != KeeperException.Code.OK.intValue()
+              && err.getErr() != KeeperException.Code.RUNTIMEINCONSISTENCY.intValue()) {
+            failed[index.get(k)] = true;
+            named = true;
+          }
+        }
+        if (!named) {
+          throw new IllegalStateException("a failed multi named no failed check", e);
+        }
+      }
     }
   }
 

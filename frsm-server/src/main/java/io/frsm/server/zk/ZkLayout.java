@@ -6,11 +6,15 @@ package io.frsm.server.zk;
  *
  * <pre>
  *   /frsm/&lt;cluster&gt;/members/&lt;nodeId&gt;            ephemeral; NodeInfo
- *   /frsm/&lt;cluster&gt;/shape                       persistent; the replica set and vnodes (ClusterShape)
- *   /frsm/&lt;cluster&gt;/ranges/&lt;rangeId&gt;/term        term (u64) and holder node id (u32)
+ *   /frsm/&lt;cluster&gt;/ready/&lt;nodeId&gt;              ephemeral; the node replayed its log and serves
+ *   /frsm/&lt;cluster&gt;/shape                       persistent; nodes, racks, vnodes, RF (ClusterShape)
+ *   /frsm/&lt;cluster&gt;/ranges/&lt;rangeId&gt;/term        term (u64) and holder node id (u32): the leader
  *   /frsm/&lt;cluster&gt;/ranges/&lt;rangeId&gt;/leasegen    its version is the lease generation
  *   /frsm/&lt;cluster&gt;/ranges/&lt;rangeId&gt;/latch       Curator LeaderLatch of the range
  * </pre>
+ *
+ * A range's id is its index on the ring ({@link io.frsm.server.ring.Ring#rangeIndexOf}) in decimal:
+ * the ring is fixed with the cluster's shape, so the index is too.
  */
 public final class ZkLayout {
   private final String root;
@@ -33,6 +37,28 @@ public final class ZkLayout {
 
   public String member(int nodeId) {
     return members() + "/" + nodeId;
+  }
+
+  /** Ready markers: a node's is present while it serves (its core runs, its log is replayed). */
+  public String ready() {
+    return root + "/ready";
+  }
+
+  public String ready(int nodeId) {
+    return ready() + "/" + nodeId;
+  }
+
+  /** All ranges' term, lease generation and latch znodes live below this path. */
+  public String ranges() {
+    return root + "/ranges";
+  }
+
+  /** The id of ring range {@code rangeIndex} under {@link #ranges()}. */
+  public static String rangeId(int rangeIndex) {
+    if (rangeIndex < 0) {
+      throw new IllegalArgumentException("range index must be >= 0, was " + rangeIndex);
+    }
+    return Integer.toString(rangeIndex);
   }
 
   /** The cluster's replica set and vnode count, written once when the cluster first forms. */

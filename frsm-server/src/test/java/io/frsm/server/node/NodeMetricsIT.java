@@ -50,7 +50,7 @@ class NodeMetricsIT {
     FrsmNode node = cluster.node(1);
     MeterRegistry registry = node.meterRegistry();
     try (FrsmClient client = node.client()) {
-      byte[] key = "metrics/k".getBytes(UTF_8);
+      byte[] key = keyLedBy(1, "metrics/k");
       Version v = client.create(key, "0".getBytes(UTF_8));
       for (int i = 1; i <= CASES; i++) {
         v = client.cas(key, v, Integer.toString(i).getBytes(UTF_8));
@@ -88,7 +88,6 @@ class NodeMetricsIT {
             + reads(registry, "quorum")
             + reads(registry, "mutating_quorum");
     assertEquals(3, reads);
-    assertEquals(0, reads(registry, "leader_only"), "leases are off in this version");
 
     CoreStats stats = node.coreStats();
     assertEquals(warm, stats.casWarm());
@@ -101,6 +100,48 @@ class NodeMetricsIT {
       assertTrue(peerMessages(registry, peer, "received") > 0, "messages from node " + peer);
     }
     assertTrue(registry.get("frsm.core.queue.depth").gauge().value() >= 0);
+  }
+
+  @Test
+  void leadershipMeters_countLedRanges_renewals_forwardsAndLeaderOnlyReads() {
+    FrsmNode node = cluster.node(1);
+    MeterRegistry registry = node.meterRegistry();
+    assertTrue(node.rangesLed() > 0, "node 1 is a natural leader of some ranges");
+    assertEquals(node.rangesLed(), registry.get("frsm.ranges.led").gauge().value());
+    awaitTrue(
+        () -> registry.get("frsm.lease.renewals").functionCounter().count() >= node.rangesLed(),
+        "every led range renewed at least once");
+
+    // A key node 2 leads: node 1's embedded client forwards it there.
+    double forwardedBefore = routed(registry, "forwarded");
+    byte[] elsewhere = keyLedBy(2, "metrics/forwarded");
+    try (FrsmClient client = node.client()) {
+      client.create(elsewhere, "f".getBytes(UTF_8));
+      assertEquals(forwardedBefore + 1, routed(registry, "forwarded"));
+
+      // Steady state: once the leader scanned its range, its gets are answered from its own store.
+      byte[] own = keyLedBy(1, "metrics/leader-only");
+      client.create(own, "l".getBytes(UTF_8));
+      awaitTrue(
+          () -> {
+            client.get(own);
+            return reads(registry, "leader_only") > 0;
+          },
+          "a leader-only read");
+    }
+  }
+
+  private byte[] keyLedBy(int nodeId, String prefix) {
+    for (int i = 0; ; i++) {
+      byte[] key = (prefix + i).getBytes(UTF_8);
+      if (cluster.holdersOf(cluster.rangeOf(key)).equals(java.util.List.of(nodeId))) {
+        return key;
+      }
+    }
+  }
+
+  private static double routed(MeterRegistry registry, String how) {
+    return registry.get("frsm.operations.routed").tag("how", how).counter().count();
   }
 
   private static Timer timer(MeterRegistry registry, String type, String outcome) {
@@ -126,7 +167,7 @@ class NodeMetricsIT {
   }
 
   private static void awaitTrue(BooleanSupplier condition, String what) {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
     while (!condition.getAsBoolean()) {
       if (System.nanoTime() - deadline > 0) {
         throw new AssertionError("timed out waiting for " + what);

@@ -1,6 +1,8 @@
 package io.frsm.server.node;
 
 import io.frsm.api.FrsmClient;
+import io.frsm.lsm.cell.Token;
+import io.frsm.server.ring.Ring;
 import io.frsm.server.zk.EmbeddedZooKeeper;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -9,32 +11,45 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Embedded ZooKeeper plus three {@link FrsmNode}s on loopback with ephemeral ports and their own
- * directories under one temp directory; nodes can be crashed and restarted on the same directories.
- * Closes everything it started.
+ * Embedded ZooKeeper plus {@code n} (default three) {@link FrsmNode}s on loopback with ephemeral
+ * ports and their own directories under one temp directory, all in the cluster's initial shape;
+ * nodes can be crashed and restarted on the same directories. Starting returns once every range has
+ * a leader. Closes everything it started.
  */
 final class TestCluster implements AutoCloseable {
   static final String CLUSTER_ID = "it-cluster";
-  static final Duration BOUNDED_DELAY = Duration.ofSeconds(2);
-  static final Duration CLIENT_TIMEOUT = Duration.ofSeconds(3);
+
+  /**
+   * T: longer than the lease wait L·(1+ρ) of a new range leader (L = 2 s), so an operation that
+   * arrives while its range changes hands waits for the new leader instead of failing.
+   */
+  static final Duration BOUNDED_DELAY = Duration.ofSeconds(4);
+
+  static final Duration CLIENT_TIMEOUT = Duration.ofSeconds(6);
   static final Duration READY_TIMEOUT = Duration.ofSeconds(60);
 
   private final Path dir;
   private final EmbeddedZooKeeper zookeeper;
-  private final FrsmNode[] nodes = new FrsmNode[3];
+  private final FrsmNode[] nodes;
   private final List<FrsmClient> clients = new ArrayList<>();
 
   TestCluster(Path dir) throws Exception {
+    this(dir, 3);
+  }
+
+  TestCluster(Path dir, int n) throws Exception {
     this.dir = dir;
+    this.nodes = new FrsmNode[n];
     this.zookeeper = EmbeddedZooKeeper.start(dir.resolve("zk"));
     try {
-      for (int i = 0; i < 3; i++) {
+      for (int i = 0; i < n; i++) {
         nodes[i] = newNode(i + 1);
         nodes[i].start();
       }
-      for (FrsmNode n : nodes) {
-        n.awaitReady(READY_TIMEOUT);
+      for (FrsmNode node : nodes) {
+        node.awaitReady(READY_TIMEOUT);
       }
+      awaitEveryRangeLed();
     } catch (Exception | Error e) {
       close();
       throw e;
@@ -49,7 +64,8 @@ final class TestCluster implements AutoCloseable {
         .dataDirectory(data.resolve("data"))
         .commitLogDirectories(List.of(data.resolve("log-a"), data.resolve("log-b")))
         .zookeeper(zookeeper.connectString())
-        .zookeeperSessionTimeout(Duration.ofSeconds(4))
+        .zookeeperSessionTimeout(Duration.ofSeconds(3))
+        .initialNodes(nodes.length)
         .rack("rack-" + nodeId)
         .boundedDelay(BOUNDED_DELAY)
         .clockSkewBound(Duration.ofMillis(10))
@@ -59,9 +75,57 @@ final class TestCluster implements AutoCloseable {
         .build();
   }
 
-  /** The node with {@code nodeId} (1-3). */
+  /** The node with {@code nodeId} (1-n). */
   FrsmNode node(int nodeId) {
     return nodes[nodeId - 1];
+  }
+
+  int size() {
+    return nodes.length;
+  }
+
+  Ring ring() {
+    return nodes[0].ring();
+  }
+
+  /** The ring range of {@code key}. */
+  int rangeOf(byte[] key) {
+    return ring().rangeIndexOf(Token.of(key));
+  }
+
+  /** The node ids that hold range {@code range}'s term now (at most one once settled). */
+  List<Integer> holdersOf(int range) {
+    List<Integer> out = new ArrayList<>();
+    for (FrsmNode n : nodes) {
+      if (n != null && n.leadsRange(range)) {
+        out.add(n.nodeId());
+      }
+    }
+    return out;
+  }
+
+  /** Waits until every range of the ring has exactly one holder. */
+  void awaitEveryRangeLed() {
+    Ring ring = ring();
+    Await.until(
+        () -> {
+          for (int r = 0; r < ring.rangeCount(); r++) {
+            if (holdersOf(r).size() != 1) {
+              return false;
+            }
+          }
+          return true;
+        },
+        READY_TIMEOUT,
+        "every range to have one leader");
+  }
+
+  /** Waits until range {@code range} is held by node {@code nodeId} alone. */
+  void awaitLeader(int range, int nodeId, Duration timeout) {
+    Await.until(
+        () -> holdersOf(range).equals(List.of(nodeId)),
+        timeout,
+        "node " + nodeId + " to lead range " + range + " (holders " + holdersOf(range) + ")");
   }
 
   String zookeeperConnectString() {

@@ -1,0 +1,72 @@
+package io.frsm.server.node;
+
+import io.frsm.lsm.cell.Key;
+import io.frsm.server.client.ClusterMembers;
+import io.frsm.server.ring.Ring;
+import io.frsm.server.zk.RangeLeaders;
+import io.frsm.server.zk.RangeLeadership;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Which node should coordinate an operation on a key, as this node sees it: itself when it holds
+ * the key's range, else the range's leader. A node never coordinates a key of a range it does not
+ * replicate.
+ *
+ * <p>The leader named in ZooKeeper ({@link RangeLeaders}) is trusted only while it is live and
+ * still the range's preferred holder (the first live, ready replica): during a hand-back the
+ * stand-in is still named until the natural leader bumps the term, and sending to the natural
+ * leader then (which queues the operation until its grant) avoids two nodes redirecting to each
+ * other. When no leader is known the preferred holder is the answer: it is the replica that takes
+ * the range over.
+ */
+final class RangeRouter {
+  private final int self;
+  private final Ring ring;
+  private final ClusterMembers members;
+  private final RangeLeaders leaders;
+  private final RangeLeadership leadership;
+
+  RangeRouter(
+      int self,
+      Ring ring,
+      ClusterMembers members,
+      RangeLeaders leaders,
+      RangeLeadership leadership) {
+    this.self = self;
+    this.ring = ring;
+    this.members = members;
+    this.leaders = leaders;
+    this.leadership = leadership;
+  }
+
+  /** The node to coordinate {@code key}: this node's id means "run it here". */
+  int coordinatorOf(Key key) {
+    int range = ring.rangeIndexOf(key.token());
+    if (leadership.holds(range)) {
+      return self;
+    }
+    List<Integer> replicas = ring.replicasOfRange(range);
+    Set<Integer> live = members.live();
+    Set<Integer> ready = members.ready();
+    int preferred = RangeLeadership.preferredHolder(replicas, live, ready);
+    int named = leaders.holder(range);
+    if (named >= 0 && named != self && named == preferred) {
+      return named;
+    }
+    if (preferred >= 0) {
+      return preferred;
+    }
+    for (int id : replicas) {
+      if (live.contains(id)) {
+        return id; // live but not ready yet: it will be soon
+      }
+    }
+    return replicas.contains(self) ? self : replicas.get(0);
+  }
+
+  /** The range index of {@code key}. */
+  int rangeOf(Key key) {
+    return ring.rangeIndexOf(key.token());
+  }
+}

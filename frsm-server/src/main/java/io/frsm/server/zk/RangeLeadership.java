@@ -1,0 +1,324 @@
+package io.frsm.server.zk;
+
+import io.frsm.server.ring.Ring;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.recipes.leader.LeaderLatch;
+import org.apache.curator.framework.recipes.leader.LeaderLatchListener;
+
+/**
+ * One node's side of range leadership (DESIGN.md "Ring, leadership, membership"; "Lease
+ * invariant"). Per range it replicates, the node competes in the range's Curator {@link
+ * LeaderLatch} only while it is the range's preferred holder: the first replica, in the range's
+ * order (natural leader first), that is live and ready. So the natural leader holds its ranges
+ * whenever it serves; while it is down the next replica takes over; when it is ready again the
+ * stand-in sees that it is no longer preferred, leaves the latch and ends its lease, and the
+ * natural leader wins the latch: leadership is handed back.
+ *
+ * <p>On winning a latch the node bumps the range's term ({@link RangeTermStore#bumpTerm}, which
+ * revokes the predecessor's lease generation and names this node as the range's leader for routing)
+ * and reports {@link Sink#granted}; the {@link LeaseKeeper} then renews all held ranges in one
+ * {@code multi} per {@code L/4} and reports each renewal. Losing the latch, stepping aside, a
+ * failed renewal check and a SUSPENDED or LOST connection report {@link Sink#lost} at once. After a
+ * new ZooKeeper session the latches rejoin by themselves (Curator resets them) and a won latch
+ * bumps a new term.
+ *
+ * <p>Leadership is advisory: two nodes that both believe they lead cannot break safety (ballots,
+ * terms persisted at a quorum and the lease wait do), it only costs liveness. Latch and membership
+ * events are handled on one thread; ZooKeeper calls never run on Curator's event thread.
+ */
+public final class RangeLeadership implements AutoCloseable {
+  private static final System.Logger LOG = System.getLogger(RangeLeadership.class.getName());
+
+  /** Where the outcome goes: the node's consensus core (through its event loop). */
+  public interface Sink {
+    /** The node won range {@code range} with {@code term} (TermGranted). */
+    void granted(int range, long term);
+
+    /** A renewal of {@code term} sent at monotonic {@code sentNanos} succeeded (LeaseRenewed). */
+    void renewed(int range, long term, long sentNanos);
+
+    /** The lease of {@code range} ends now (LeaseLost). */
+    void lost(int range);
+  }
+
+  private final CuratorFramework zk;
+  private final ZkLayout layout;
+  private final int self;
+  private final Ring ring;
+  private final RangeTermStore terms;
+  private final Sink sink;
+  private final ExecutorService events;
+  private final ScheduledExecutorService renewer;
+  private final LeaseKeeper keeper;
+
+  /** Ranges this node replicates, with their replicas in preference order. */
+  private final Map<Integer, List<Integer>> replicated = new HashMap<>();
+
+  // Event thread only.
+  private final Map<Integer, LeaderLatch> latches = new HashMap<>();
+  private Set<Integer> live = Set.of();
+  private Set<Integer> ready = Set.of();
+  private boolean closed;
+
+  /** The ranges whose term this node holds now (read by routing on other threads). */
+  private final Map<Integer, TermGrant> held = new ConcurrentHashMap<>();
+
+  public RangeLeadership(
+      CuratorFramework zk, ZkLayout layout, int self, Ring ring, Duration lease, Sink sink) {
+    this.zk = zk;
+    this.layout = layout;
+    this.self = self;
+    this.ring = ring;
+    this.sink = sink;
+    this.terms = new RangeTermStore(zk, layout, System::nanoTime);
+    for (int r = 0; r < ring.rangeCount(); r++) {
+      List<Integer> replicas = ring.replicasOfRange(r);
+      if (replicas.contains(self)) {
+        replicated.put(r, replicas);
+      }
+    }
+    this.events = Executors.newSingleThreadExecutor(daemon("frsm-node-" + self + "-leadership"));
+    this.renewer =
+        Executors.newSingleThreadScheduledExecutor(daemon("frsm-node-" + self + "-leases"));
+    this.keeper =
+        new LeaseKeeper(
+            zk,
+            terms,
+            lease,
+            renewer,
+            new LeaseKeeper.Listener() {
+              @Override
+              public void renewed(TermGrant grant, long sentNanos) {
+                sink.renewed(Integer.parseInt(grant.rangeId()), grant.term(), sentNanos);
+              }
+
+              @Override
+              public void lost(String rangeId, String reason) {
+                int range = Integer.parseInt(rangeId);
+                sink.lost(range); // at once, on the caller's thread
+                post(() -> leaseEnded(range));
+              }
+            });
+  }
+
+  private static java.util.concurrent.ThreadFactory daemon(String name) {
+    return r -> {
+      Thread t = new Thread(r, name);
+      t.setDaemon(true);
+      return t;
+    };
+  }
+
+  /**
+   * The live members or the ready markers changed: compete for the ranges where this node is now
+   * the preferred holder, step aside from the others. Any thread.
+   */
+  public void membersChanged(Set<Integer> liveNodes, Set<Integer> readyNodes) {
+    Set<Integer> l = Set.copyOf(liveNodes);
+    Set<Integer> r = Set.copyOf(readyNodes);
+    post(
+        () -> {
+          live = l;
+          ready = r;
+          rebalance();
+        });
+  }
+
+  /** Whether this node holds range {@code range}'s term now (it may still wait for its lease). */
+  public boolean holds(int range) {
+    return held.containsKey(range);
+  }
+
+  /** Ranges whose term this node holds now. */
+  public int rangesHeld() {
+    return held.size();
+  }
+
+  /** Successful range lease renewals so far. */
+  public long renewals() {
+    return keeper.renewals();
+  }
+
+  /** ZooKeeper multis sent to renew leases so far. */
+  public long renewalBatches() {
+    return keeper.renewalBatches();
+  }
+
+  /**
+   * The replica of {@code range} that should hold it given the current view: the first, in the
+   * range's order, that is live and ready; -1 if none is.
+   */
+  public static int preferredHolder(List<Integer> replicas, Set<Integer> live, Set<Integer> ready) {
+    for (int id : replicas) {
+      if (live.contains(id) && ready.contains(id)) {
+        return id;
+      }
+    }
+    return -1;
+  }
+
+  private void post(Runnable task) {
+    try {
+      events.execute(
+          () -> {
+            if (closed) {
+              return;
+            }
+            try {
+              task.run();
+            } catch (RuntimeException e) {
+              LOG.log(System.Logger.Level.WARNING, "node " + self + ": leadership event failed", e);
+            }
+          });
+    } catch (RejectedExecutionException stopping) {
+      // Closed: nothing to lead any more.
+    }
+  }
+
+  private void rebalance() {
+    for (Map.Entry<Integer, List<Integer>> e : replicated.entrySet()) {
+      int range = e.getKey();
+      boolean preferred = preferredHolder(e.getValue(), live, ready) == self;
+      if (preferred && !latches.containsKey(range)) {
+        join(range);
+      } else if (!preferred && latches.containsKey(range)) {
+        leave(range, "replica " + preferredHolder(e.getValue(), live, ready) + " is preferred");
+      }
+    }
+  }
+
+  private void join(int range) {
+    LeaderLatch latch = new LeaderLatch(zk, layout.latch(ZkLayout.rangeId(range)), "" + self);
+    latch.addListener(
+        new LeaderLatchListener() {
+          @Override
+          public void isLeader() {
+            post(() -> won(range, latch));
+          }
+
+          @Override
+          public void notLeader() {
+            post(() -> latchLost(range, latch));
+          }
+        },
+        Runnable::run);
+    latches.put(range, latch);
+    try {
+      latch.start();
+    } catch (Exception e) {
+      latches.remove(range);
+      LOG.log(System.Logger.Level.WARNING, "node " + self + ": cannot join range " + range, e);
+    }
+  }
+
+  private void leave(int range, String why) {
+    LeaderLatch latch = latches.remove(range);
+    stepDown(range, why);
+    if (latch != null) {
+      try {
+        latch.close();
+      } catch (IOException | RuntimeException e) {
+        LOG.log(System.Logger.Level.DEBUG, "closing a latch failed (its session went?)", e);
+      }
+    }
+  }
+
+  /** Won the latch: take a new term, then keep its lease. */
+  private void won(int range, LeaderLatch latch) {
+    if (latches.get(range) != latch || !latch.hasLeadership() || held.containsKey(range)) {
+      return;
+    }
+    String rangeId = ZkLayout.rangeId(range);
+    try {
+      Optional<TermGrant> grant = Optional.empty();
+      for (int attempt = 0; attempt < 5 && grant.isEmpty() && latch.hasLeadership(); attempt++) {
+        grant = terms.bumpTerm(rangeId, self); // empty: a racing bump; read the new term, retry
+      }
+      if (grant.isEmpty() || !latch.hasLeadership()) {
+        return;
+      }
+      TermGrant g = grant.get();
+      held.put(range, g);
+      sink.granted(range, g.term());
+      keeper.hold(g);
+      LOG.log(
+          System.Logger.Level.INFO, "node {0} leads range {1} in term {2}", self, range, g.term());
+    } catch (Exception e) {
+      LOG.log(System.Logger.Level.WARNING, "node " + self + ": term bump of range " + range, e);
+      leave(range, "term bump failed");
+      rejoinLater(range);
+    }
+  }
+
+  private void latchLost(int range, LeaderLatch latch) {
+    if (latches.get(range) == latch) {
+      stepDown(range, "lost the latch");
+    }
+  }
+
+  /** The keeper ended the lease (failed check or connection): the term is over for this node. */
+  private void leaseEnded(int range) {
+    if (held.remove(range) != null && latches.containsKey(range)) {
+      // Still in the latch with a dead term: leave and compete again for a fresh term.
+      leave(range, "lease ended");
+      rejoinLater(range);
+    }
+  }
+
+  private void rejoinLater(int range) {
+    renewer.schedule(() -> post(this::rebalance), 200, TimeUnit.MILLISECONDS);
+  }
+
+  private void stepDown(int range, String why) {
+    TermGrant g = held.remove(range);
+    if (g != null) {
+      keeper.release(g.rangeId());
+      sink.lost(range);
+      LOG.log(System.Logger.Level.INFO, "node {0} leaves range {1}: {2}", self, range, why);
+    }
+  }
+
+  /** Leaves every latch (ending every lease) and stops. */
+  @Override
+  public void close() {
+    java.util.concurrent.CompletableFuture<Void> done =
+        new java.util.concurrent.CompletableFuture<>();
+    post(
+        () -> {
+          for (int range : List.copyOf(latches.keySet())) {
+            leave(range, "node stopping");
+          }
+          closed = true;
+          done.complete(null);
+        });
+    try {
+      done.get(10, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      LOG.log(System.Logger.Level.WARNING, "node " + self + ": leadership did not stop cleanly", e);
+    }
+    keeper.close();
+    events.shutdownNow();
+    renewer.shutdownNow();
+  }
+
+  /** Forgets every latch without touching ZooKeeper (the node is killed; its session ends). */
+  public void abandon() {
+    held.clear();
+    events.shutdownNow();
+    renewer.shutdownNow();
+    keeper.close();
+  }
+}
