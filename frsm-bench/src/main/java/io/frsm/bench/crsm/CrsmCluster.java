@@ -1,56 +1,97 @@
 package io.frsm.bench.crsm;
 
 import io.frsm.api.FrsmClient;
+import io.frsm.consensus.transport.FramedPeerTransport;
+import io.frsm.consensus.transport.TransportConfig;
+import io.frsm.consensus.transport.TransportEventLoops;
 import io.frsm.lsm.LsmConfig;
 import io.frsm.lsm.LsmEngine;
 import io.frsm.lsm.cell.Token;
 import io.frsm.lsm.io.NioFileSystem;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 
 /**
  * The coarse-grained baseline as the paper evaluated it (NSDI '20 §4.3): 3 nodes, 12 shards, each
  * node the leader of 4, every node a replica of every shard, all in this process. Each node has its
- * own {@link LsmEngine} on disk (the shards' logs, with group commit) and one event-loop thread.
- * Nodes talk through an in-JVM bus (messages are handed over as objects: no serialization, no
- * sockets — cheaper than frsm's Netty transport; see docs/CRSM.md).
+ * own {@link LsmEngine} on disk (the shards' logs, with group commit and fsync, configured as
+ * frsm's) and one event-loop thread. Nodes talk over the chosen {@link Network}: frsm's Netty peer
+ * transport (each node its own, on a loopback ephemeral port, with its own event loops), or an
+ * in-JVM bus (no serialization, no sockets; cheaper than any network). See docs/CRSM.md.
  *
  * <p>Keys map to shards by {@code Token.of(key) mod 12}; the client sends each command to the
- * shard's current leader.
+ * shard's current leader (an in-process call: clients do not go through a network).
  */
 public final class CrsmCluster implements AutoCloseable {
   public static final int NODES = 3;
   public static final int SHARDS = 12;
   public static final long TICK_MILLIS = 10;
+
+  /** Netty event-loop threads per node unless given: frsm's default ({@code transportThreads}). */
+  public static final int DEFAULT_TRANSPORT_THREADS = 2;
+
   private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(30);
+  private static final String CLUSTER_ID = "crsm-bench";
 
   private final List<LsmEngine> engines = new ArrayList<>();
   private final List<CrsmNode> nodes = new ArrayList<>();
+  private final List<TransportEventLoops> loops = new ArrayList<>();
+  private final List<FramedPeerTransport<ShardMessage>> transports = new ArrayList<>();
+  private final Map<Integer, InetSocketAddress> peerAddresses = new ConcurrentHashMap<>();
   private final AtomicIntegerArray leaders = new AtomicIntegerArray(SHARDS);
   private final BatchMetrics metrics = new BatchMetrics();
   private final CrsmConfig config;
+  private final Network network;
 
-  private CrsmCluster(CrsmConfig config) {
+  private CrsmCluster(CrsmConfig config, Network network) {
     this.config = config;
+    this.network = network;
     for (int s = 0; s < SHARDS; s++) {
       leaders.set(s, -1);
     }
   }
 
-  /**
-   * Opens one engine per node under {@code directory/node-<i>}, starts the nodes, and waits until
-   * shard {@code s} is led by node {@code s mod 3}.
-   */
+  /** {@link #start(Path, CrsmConfig, Network)} over the in-JVM bus. */
   public static CrsmCluster start(Path directory, CrsmConfig config) throws IOException {
+    return start(directory, config, Network.IN_JVM);
+  }
+
+  /**
+   * {@link #start(Path, CrsmConfig, Network, int)} with {@link #DEFAULT_TRANSPORT_THREADS} Netty
+   * event loops per node.
+   */
+  public static CrsmCluster start(Path directory, CrsmConfig config, Network network)
+      throws IOException {
+    return start(directory, config, network, DEFAULT_TRANSPORT_THREADS);
+  }
+
+  /**
+   * Opens one engine per node under {@code directory/node-<i>}, connects the nodes over {@code
+   * network}, starts them, and waits until shard {@code s} is led by node {@code s mod 3}.
+   *
+   * @param transportThreads Netty event-loop threads of each node (ignored for {@link
+   *     Network#IN_JVM})
+   */
+  public static CrsmCluster start(
+      Path directory, CrsmConfig config, Network network, int transportThreads) throws IOException {
     if (config.nodeCount() != NODES) {
       throw new IllegalArgumentException("the cluster has " + NODES + " nodes");
     }
-    CrsmCluster cluster = new CrsmCluster(config);
+    Objects.requireNonNull(network, "network");
+    if (transportThreads < 1) {
+      throw new IllegalArgumentException("transportThreads must be >= 1, was " + transportThreads);
+    }
+    CrsmCluster cluster = new CrsmCluster(config, network);
     try {
       for (int n = 0; n < NODES; n++) {
         LsmConfig lsm =
@@ -60,7 +101,11 @@ public final class CrsmCluster implements AutoCloseable {
         cluster.engines.add(LsmEngine.open(lsm, NioFileSystem.INSTANCE, new SimpleMeterRegistry()));
       }
       for (int n = 0; n < NODES; n++) {
-        cluster.nodes.add(new CrsmNode(n, cluster, cluster.engines.get(n), config, SHARDS));
+        CrsmNode.Outbox outbox =
+            network == Network.NETTY
+                ? cluster.startTransport(n, transportThreads)
+                : cluster.inJvmOutbox(n);
+        cluster.nodes.add(new CrsmNode(n, cluster, outbox, cluster.engines.get(n), config, SHARDS));
       }
       cluster.nodes.forEach(CrsmNode::start);
       for (int s = 0; s < SHARDS; s++) {
@@ -93,6 +138,32 @@ public final class CrsmCluster implements AutoCloseable {
     }
   }
 
+  /**
+   * Node {@code nodeId}'s own event loops and transport; inbound messages go to its {@link
+   * CrsmNode} (created right after, before any node can send). Returns the node's outbox.
+   */
+  private CrsmNode.Outbox startTransport(int nodeId, int threads) {
+    TransportEventLoops nodeLoops = TransportEventLoops.create(threads, true);
+    loops.add(nodeLoops);
+    FramedPeerTransport<ShardMessage> transport =
+        FramedPeerTransport.start(
+            nodeId,
+            new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
+            peerAddresses::get,
+            CrsmWireCodec.INSTANCE,
+            (from, m) -> nodes.get(nodeId).deliver(m.shard(), from, m.message()),
+            TransportConfig.builder(CLUSTER_ID).build(),
+            nodeLoops);
+    transports.add(transport);
+    peerAddresses.put(nodeId, transport.localAddress());
+    return (to, shard, message) -> transport.send(to, new ShardMessage(shard, message));
+  }
+
+  /** The in-JVM bus: node {@code from}'s messages go as objects into the destination's queue. */
+  private CrsmNode.Outbox inJvmOutbox(int from) {
+    return (to, shard, message) -> nodes.get(to).deliver(shard, from, message);
+  }
+
   /** A client over this cluster (cheap; any number may be used at once). */
   public FrsmClient client() {
     return new CrsmClient(this);
@@ -108,6 +179,26 @@ public final class CrsmCluster implements AutoCloseable {
 
   public CrsmConfig config() {
     return config;
+  }
+
+  public Network network() {
+    return network;
+  }
+
+  /**
+   * Messages the nodes' transports refused or discarded (backlog full, peer unreachable); 0 over
+   * {@link Network#IN_JVM}. The protocol retransmits, but a steady rise means overload.
+   */
+  public long droppedMessages() {
+    return transports.stream().mapToLong(FramedPeerTransport::droppedMessages).sum();
+  }
+
+  /** Node {@code nodeId}'s peer listening address ({@link Network#NETTY} only). */
+  InetSocketAddress peerAddress(int nodeId) {
+    if (network != Network.NETTY) {
+      throw new IllegalStateException("the " + network + " cluster has no sockets");
+    }
+    return peerAddresses.get(nodeId);
   }
 
   /** The node leading {@code shard}, or -1 while none does. */
@@ -132,11 +223,20 @@ public final class CrsmCluster implements AutoCloseable {
     notifyAll();
   }
 
-  /** Stops the nodes (operations in flight end with an unknown outcome), then the engines. */
+  /**
+   * Stops the nodes (operations in flight end with an unknown outcome), then the transports and
+   * their event loops, then the engines.
+   */
   @Override
   public void close() {
     for (CrsmNode n : nodes) {
       n.close();
+    }
+    for (FramedPeerTransport<ShardMessage> t : transports) {
+      t.close();
+    }
+    for (TransportEventLoops l : loops) {
+      l.close();
     }
     for (LsmEngine e : engines) {
       e.close();

@@ -29,8 +29,15 @@ final class CrsmNode implements AutoCloseable {
 
   private record ShardInput(int shard, CrsmInput input) {}
 
+  /** Carries a message to another node's replica of {@code shard}. Must not block. */
+  @FunctionalInterface
+  interface Outbox {
+    void send(int toNode, int shard, CrsmMessage message);
+  }
+
   private final int nodeId;
   private final CrsmCluster cluster;
+  private final Outbox outbox;
   private final LsmEngine engine;
   private final CrsmShardCore[] shards;
   private final LinkedBlockingQueue<ShardInput> inbox = new LinkedBlockingQueue<>();
@@ -39,9 +46,16 @@ final class CrsmNode implements AutoCloseable {
   private final Thread loop;
   private volatile boolean running = true;
 
-  CrsmNode(int nodeId, CrsmCluster cluster, LsmEngine engine, CrsmConfig config, int shardCount) {
+  CrsmNode(
+      int nodeId,
+      CrsmCluster cluster,
+      Outbox outbox,
+      LsmEngine engine,
+      CrsmConfig config,
+      int shardCount) {
     this.nodeId = nodeId;
     this.cluster = cluster;
+    this.outbox = outbox;
     this.engine = engine;
     this.shards = new CrsmShardCore[shardCount];
     SplittableRandom random = new SplittableRandom(nodeId * 7919L + 1);
@@ -70,7 +84,7 @@ final class CrsmNode implements AutoCloseable {
     return f;
   }
 
-  /** The in-JVM bus: a message from replica {@code from} of {@code shard}. */
+  /** A message from replica {@code from} of {@code shard} (any thread; never blocks). */
   void deliver(int shard, int from, CrsmMessage message) {
     if (running) {
       inbox.add(new ShardInput(shard, new CrsmInput.Receive(from, message)));
@@ -120,7 +134,12 @@ final class CrsmNode implements AutoCloseable {
   private void apply(int shard, List<CrsmEffect> effects) {
     for (CrsmEffect e : effects) {
       if (e instanceof CrsmEffect.Send s) {
-        cluster.node(s.to()).deliver(shard, nodeId, s.message());
+        if (s.to() == nodeId) {
+          // As frsm's driver does: a message to this node skips the network.
+          inbox.add(new ShardInput(shard, new CrsmInput.Receive(nodeId, s.message())));
+        } else {
+          outbox.send(s.to(), shard, s.message());
+        }
       } else if (e instanceof CrsmEffect.Persist p) {
         persist(shard, p);
       } else if (e instanceof CrsmEffect.Reply r) {

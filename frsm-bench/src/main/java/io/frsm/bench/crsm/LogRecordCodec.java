@@ -25,6 +25,9 @@ public final class LogRecordCodec {
   private static final byte DELETE = 4;
   private static final byte FENCE = 5;
 
+  /** Shards are numbered 0 ..= this (one byte of the log key). */
+  public static final int MAX_SHARD = 255;
+
   private LogRecordCodec() {}
 
   /** The cell that makes {@code record} of shard {@code shard} durable. */
@@ -58,8 +61,8 @@ public final class LogRecordCodec {
   }
 
   private static void checkShard(int shard) {
-    if (shard < 0 || shard > 255) {
-      throw new IllegalArgumentException("shard must be in [0, 255], was " + shard);
+    if (shard < 0 || shard > MAX_SHARD) {
+      throw new IllegalArgumentException("shard must be in [0, " + MAX_SHARD + "], was " + shard);
     }
   }
 

@@ -11,8 +11,11 @@ import io.frsm.api.FrsmClient;
 import io.frsm.api.KeyExistsException;
 import io.frsm.api.Version;
 import io.frsm.api.Versioned;
+import io.frsm.consensus.transport.NettyLeakCheck;
 import io.frsm.lsm.cell.Cell;
 import io.frsm.lsm.cell.Key;
+import java.net.Socket;
+import java.net.SocketException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -25,14 +28,20 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLongArray;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
+/** The cluster end to end through its {@link FrsmClient}, over both networks. */
+@ExtendWith(NettyLeakCheck.class)
 class CrsmClusterTest {
   @TempDir Path dir;
 
-  @Test
-  void apiSemantics_matchFrsm() throws Exception {
-    try (CrsmCluster cluster = CrsmCluster.start(dir, CrsmConfig.benchmark(64));
+  @ParameterizedTest
+  @EnumSource(Network.class)
+  void apiSemantics_matchFrsm(Network network) throws Exception {
+    try (CrsmCluster cluster = CrsmCluster.start(dir, CrsmConfig.benchmark(64), network);
         FrsmClient client = cluster.client()) {
       byte[] key = "answer".getBytes(StandardCharsets.US_ASCII);
       assertEquals(Optional.empty(), client.get(key));
@@ -56,13 +65,14 @@ class CrsmClusterTest {
    * Linearizability sanity (paper appendix C in miniature): threads CAS-increment a few counters
    * through read-modify-write; every counter ends equal to the increments that succeeded.
    */
-  @Test
-  void concurrentCasIncrements_loseNothingAndFormBatches() throws Exception {
+  @ParameterizedTest
+  @EnumSource(Network.class)
+  void concurrentCasIncrements_loseNothingAndFormBatches(Network network) throws Exception {
     int counters = 4;
     int threads = 8;
     int incrementsPerThread = 150;
     AtomicLongArray succeeded = new AtomicLongArray(counters);
-    try (CrsmCluster cluster = CrsmCluster.start(dir, CrsmConfig.benchmark(64))) {
+    try (CrsmCluster cluster = CrsmCluster.start(dir, CrsmConfig.benchmark(64), network)) {
       FrsmClient client = cluster.client();
       for (int c = 0; c < counters; c++) {
         client.create(counterKey(c), encode(0));
@@ -111,9 +121,10 @@ class CrsmClusterTest {
     }
   }
 
-  @Test
-  void everyReplicaLogsTheFirstSlotOfAShardOnDisk() throws Exception {
-    try (CrsmCluster cluster = CrsmCluster.start(dir, CrsmConfig.benchmark(1))) {
+  @ParameterizedTest
+  @EnumSource(Network.class)
+  void everyReplicaLogsTheFirstSlotOfAShardOnDisk(Network network) throws Exception {
+    try (CrsmCluster cluster = CrsmCluster.start(dir, CrsmConfig.benchmark(1), network)) {
       byte[] key = "durable".getBytes(StandardCharsets.US_ASCII);
       cluster.client().create(key, new byte[] {42});
       int shard = CrsmCluster.shardOf(key);
@@ -130,6 +141,40 @@ class CrsmClusterTest {
       }
       assertTrue(onDisk >= 2, "slot 0 durable on " + onDisk + " replicas");
       assertNotNull(cluster.engine(shard % 3).get(Key.wrap(LogRecordCodec.promiseKey(shard))));
+    }
+  }
+
+  /**
+   * The Netty cluster really listens on sockets, and a connection sending garbage is closed without
+   * disturbing the nodes: operations on every shard still succeed afterwards.
+   */
+  @Test
+  void nettyCluster_closesABadConnection_andKeepsServing() throws Exception {
+    try (CrsmCluster cluster = CrsmCluster.start(dir, CrsmConfig.benchmark(64), Network.NETTY);
+        FrsmClient client = cluster.client()) {
+      for (int n = 0; n < CrsmCluster.NODES; n++) {
+        try (Socket socket = new Socket()) {
+          socket.connect(cluster.peerAddress(n), 5_000);
+          socket.setSoTimeout(30_000);
+          socket.getOutputStream().write(new byte[] {0, 0, 0, 3, (byte) 0xff, (byte) 0xff, 1});
+          assertEquals(-1, socket.getInputStream().read(), "node " + n + " closed on garbage");
+        } catch (SocketException reset) {
+          // A reset is a close too.
+        }
+      }
+      for (int i = 0; i < 48; i++) {
+        byte[] key = ("after-" + i).getBytes(StandardCharsets.US_ASCII);
+        Version v = client.create(key, new byte[] {(byte) i});
+        assertEquals(v, client.get(key).orElseThrow().version());
+      }
+    }
+  }
+
+  @Test
+  void inJvmCluster_hasNoSockets() throws Exception {
+    try (CrsmCluster cluster = CrsmCluster.start(dir, CrsmConfig.benchmark(1), Network.IN_JVM)) {
+      assertThrows(IllegalStateException.class, () -> cluster.peerAddress(0));
+      assertEquals(0, cluster.droppedMessages());
     }
   }
 

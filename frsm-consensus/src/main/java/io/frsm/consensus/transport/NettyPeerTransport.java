@@ -1,85 +1,19 @@
 package io.frsm.consensus.transport;
 
 import io.frsm.consensus.core.Message;
-import io.frsm.consensus.transport.proto.PeerEnvelope;
-import io.netty.bootstrap.ServerBootstrap;
-import io.netty.channel.Channel;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
-import io.netty.channel.group.ChannelGroup;
-import io.netty.channel.group.DefaultChannelGroup;
-import io.netty.channel.socket.SocketChannel;
-import io.netty.util.ReferenceCountUtil;
-import io.netty.util.concurrent.GlobalEventExecutor;
-import java.lang.System.Logger.Level;
 import java.net.InetSocketAddress;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.function.IntFunction;
 
 /**
- * The Netty {@link PeerTransport}: a listening socket for inbound peer connections and one dialed
- * connection per destination node.
- *
- * <p>Each connection carries one direction: a node sends on the connection it dialed and receives
- * on those it accepted, so two nodes talk over two TCP connections. That keeps reconnecting a
- * sender-side concern (no race between two nodes dialing each other at once) and gives
- * per-connection FIFO order for each (sender, receiver) pair. Frames are checked one by one
- * (protocol version, cluster id, sender) in {@link PeerCodec}; a bad frame closes its connection
- * and changes nothing.
- *
- * <p>{@link #send} encodes on the caller's thread and queues the envelope on the destination's
- * {@link CoalescingWriter}: one flush per event-loop turn, bounded backlog, fail fast beyond it.
+ * frsm's {@link PeerTransport}: the consensus core's messages over a {@link FramedPeerTransport}
+ * with frsm's peer protocol ({@code PeerEnvelope}, docs/formats/wire.md). Connections, flushing,
+ * back-pressure, reconnects and frame checks are the framed transport's.
  */
 public final class NettyPeerTransport implements PeerTransport {
-  private static final System.Logger LOG = System.getLogger(NettyPeerTransport.class.getName());
+  private final FramedPeerTransport<Message> transport;
 
-  private final int selfNodeId;
-  private final IntFunction<InetSocketAddress> peerAddresses;
-  private final TransportConfig config;
-  private final TransportEventLoops loops;
-  private final PeerCodec codec;
-  private final Channel serverChannel;
-  private final ChannelGroup acceptedChannels;
-  private final Map<Integer, OutboundConnection> connections = new ConcurrentHashMap<>();
-  private final LongAdder droppedMessages = new LongAdder();
-  private volatile boolean closed;
-
-  private NettyPeerTransport(
-      int selfNodeId,
-      InetSocketAddress listenAddress,
-      IntFunction<InetSocketAddress> peerAddresses,
-      InboundHandler handler,
-      TransportConfig config,
-      TransportEventLoops loops) {
-    this.selfNodeId = selfNodeId;
-    this.peerAddresses = peerAddresses;
-    this.config = config;
-    this.loops = loops;
-    this.codec = new PeerCodec(config.clusterId());
-    this.acceptedChannels = new DefaultChannelGroup("peers-in", GlobalEventExecutor.INSTANCE);
-    ServerBootstrap server =
-        new ServerBootstrap()
-            .group(loops.group())
-            .channel(loops.serverChannel())
-            .option(ChannelOption.SO_REUSEADDR, true)
-            .childOption(ChannelOption.TCP_NODELAY, true)
-            .childOption(ChannelOption.SO_KEEPALIVE, true)
-            .childHandler(
-                new ChannelInitializer<SocketChannel>() {
-                  @Override
-                  protected void initChannel(SocketChannel ch) {
-                    acceptedChannels.add(ch);
-                    ch.pipeline()
-                        .addLast(new FrameDecoder(config.maxFrameBytes(), codec))
-                        .addLast(new PeerInboundHandler(handler));
-                  }
-                });
-    this.serverChannel = Bind.bind(server, listenAddress, "peer transport");
+  private NettyPeerTransport(FramedPeerTransport<Message> transport) {
+    this.transport = transport;
   }
 
   /**
@@ -98,79 +32,33 @@ public final class NettyPeerTransport implements PeerTransport {
       InboundHandler handler,
       TransportConfig config,
       TransportEventLoops loops) {
-    if (selfNodeId < 0) {
-      throw new IllegalArgumentException("node id must be >= 0, was " + selfNodeId);
-    }
-    return new NettyPeerTransport(selfNodeId, listenAddress, peerAddresses, handler, config, loops);
+    return new NettyPeerTransport(
+        FramedPeerTransport.start(
+            selfNodeId,
+            listenAddress,
+            peerAddresses,
+            FrsmPeerWireCodec.INSTANCE,
+            handler::onMessage,
+            config,
+            loops));
   }
 
   public InetSocketAddress localAddress() {
-    return (InetSocketAddress) serverChannel.localAddress();
+    return transport.localAddress();
   }
 
   @Override
   public boolean send(int nodeId, Message message) {
-    if (closed) {
-      return dropped();
-    }
-    PeerEnvelope envelope = codec.encode(selfNodeId, message);
-    if (envelope.getSerializedSize() > config.maxFrameBytes()) {
-      LOG.log(
-          Level.WARNING,
-          "not sending {0} bytes to node {1}: above maxFrameBytes {2} ({3})",
-          envelope.getSerializedSize(),
-          nodeId,
-          config.maxFrameBytes(),
-          message);
-      return dropped();
-    }
-    OutboundConnection connection = connections.computeIfAbsent(nodeId, this::newConnection);
-    return connection.send(envelope) || dropped();
-  }
-
-  private boolean dropped() {
-    droppedMessages.increment();
-    return false;
+    return transport.send(nodeId, message);
   }
 
   /** Messages {@link #send} refused plus queued messages discarded because a peer was down. */
   public long droppedMessages() {
-    return droppedMessages.sum();
-  }
-
-  private OutboundConnection newConnection(int nodeId) {
-    OutboundConnection connection =
-        new OutboundConnection(
-            "peer " + nodeId,
-            () -> peerAddresses.apply(nodeId),
-            loops,
-            config,
-            pipeline -> pipeline.addLast(new RefuseInbound()),
-            closedChannel -> {},
-            droppedMessages::add);
-    connection.connect();
-    return connection;
+    return transport.droppedMessages();
   }
 
   @Override
   public void close() {
-    closed = true;
-    serverChannel.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
-    acceptedChannels.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
-    connections.values().forEach(c -> c.close("peer transport closed"));
-    connections.clear();
-  }
-
-  /** A dialed peer connection only sends: anything the remote end writes is a protocol error. */
-  private static final class RefuseInbound extends ChannelInboundHandlerAdapter {
-    @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-      ReferenceCountUtil.release(msg);
-      LOG.log(
-          Level.WARNING,
-          "closing peer connection to {0}: it sent data on a send-only connection",
-          ctx.channel().remoteAddress());
-      ctx.close();
-    }
+    transport.close();
   }
 }

@@ -8,19 +8,19 @@ import java.lang.System.Logger.Level;
  * Hands decoded peer frames of one accepted connection to the node. The first frame fixes the
  * sender: a later frame naming another node closes the connection unread. Not sharable.
  */
-final class PeerInboundHandler extends SimpleChannelInboundHandler<PeerFrame> {
+final class PeerInboundHandler<M> extends SimpleChannelInboundHandler<SenderFrame<M>> {
   private static final System.Logger LOG = System.getLogger(PeerInboundHandler.class.getName());
   private static final int NO_SENDER = -1;
 
-  private final PeerTransport.InboundHandler handler;
+  private final FramedPeerTransport.InboundHandler<M> handler;
   private int sender = NO_SENDER;
 
-  PeerInboundHandler(PeerTransport.InboundHandler handler) {
+  PeerInboundHandler(FramedPeerTransport.InboundHandler<M> handler) {
     this.handler = handler;
   }
 
   @Override
-  protected void channelRead0(ChannelHandlerContext ctx, PeerFrame frame) {
+  protected void channelRead0(ChannelHandlerContext ctx, SenderFrame<M> frame) {
     if (sender == NO_SENDER) {
       sender = frame.senderNodeId();
     } else if (sender != frame.senderNodeId()) {

@@ -71,8 +71,8 @@ class FrameCodecTest {
       ch.writeInbound(Unpooled.wrappedBuffer(Arrays.copyOfRange(bytes, 0, split)));
       ch.writeInbound(Unpooled.wrappedBuffer(Arrays.copyOfRange(bytes, split, bytes.length)));
       for (int i = 0; i < 2; i++) {
-        PeerFrame frame = ch.readInbound();
-        assertEquals(new PeerFrame(2, PREPARE), frame, "split at " + split);
+        SenderFrame<Message> frame = ch.readInbound();
+        assertEquals(new SenderFrame<>(2, PREPARE), frame, "split at " + split);
       }
       assertNull(ch.readInbound());
       assertTrue(ch.isActive());
@@ -134,7 +134,7 @@ class FrameCodecTest {
       out.writeOutbound(codec.encode(5, m));
       ByteBuf bytes = out.readOutbound();
       in.writeInbound(bytes); // the decoder releases it
-      assertEquals(new PeerFrame(5, m), in.readInbound());
+      assertEquals(new SenderFrame<>(5, m), in.readInbound());
     }
     assertFalse(out.finish());
     assertFalse(in.finish());

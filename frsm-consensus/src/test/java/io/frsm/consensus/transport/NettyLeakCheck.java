@@ -21,9 +21,10 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * io.netty.util.ResourceLeakDetector}; with {@code -Dio.netty.leakDetection.level=paranoid} (set in
  * this module's pom) every buffer is tracked. A leak is only noticed after the garbage collector
  * cleared the buffer and a later allocation polls the detector's queue, so after each test this
- * collects garbage and allocates a few times before looking.
+ * collects garbage and allocates a few times before looking. Public for other modules' transport
+ * tests (frsm-consensus's test jar).
  */
-final class NettyLeakCheck implements BeforeEachCallback, AfterEachCallback {
+public final class NettyLeakCheck implements BeforeEachCallback, AfterEachCallback {
   private static final Logger DETECTOR_LOG = Logger.getLogger(ResourceLeakDetector.class.getName());
 
   private final Handler capture =

@@ -32,7 +32,7 @@ class PeerCodecTest {
     RandomWire random = new RandomWire(seed);
     Message message = random.message();
     int sender = random.nonNegativeInt();
-    PeerFrame decoded = codec.read(body(codec.encode(sender, message)));
+    SenderFrame<Message> decoded = codec.read(body(codec.encode(sender, message)));
     assertEquals(sender, decoded.senderNodeId());
     assertEquals(message, decoded.message());
   }
