@@ -9,6 +9,7 @@ import io.frsm.server.ring.NodeInfo;
 import io.frsm.server.ring.Ring;
 import io.frsm.server.zk.ClusterShape;
 import io.frsm.server.zk.MembershipRegistry;
+import io.frsm.server.zk.RangeTermStore;
 import io.frsm.server.zk.ZkLayout;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -106,7 +107,11 @@ final class CliCommand {
                 + p.get(1)
                 + "' token "
                 + token
-                + ": natural leader node "
+                + ": range "
+                + ring.rangeIndexOf(token)
+                + ", current leader "
+                + currentLeader(zk, layout, ring.rangeIndexOf(token))
+                + ", natural leader node "
                 + ring.naturalLeaderFor(token)
                 + ", replicas "
                 + ring.replicasFor(token));
@@ -121,6 +126,13 @@ final class CliCommand {
               + shape.vnodes()
               + ", replication factor "
               + shape.replicationFactor());
+      RangeTermStore terms = new RangeTermStore(zk, layout, System::nanoTime);
+      Map<Integer, Integer> leading = new TreeMap<>();
+      for (int r = 0; r < ring.rangeCount(); r++) {
+        terms
+            .current(ZkLayout.rangeId(r))
+            .ifPresent(t -> leading.merge((int) t[1], 1, Integer::sum));
+      }
       for (int id : shape.nodeIds()) {
         NodeInfo n = live.get(id);
         long led = ring.ranges().stream().filter(r -> r.replicas().get(0) == id).count();
@@ -141,10 +153,21 @@ final class CliCommand {
                 + led
                 + " of "
                 + ring.ranges().size()
-                + " ranges");
+                + " ranges, named leader of "
+                + (n == null ? 0 : leading.getOrDefault(id, 0))
+                + " now");
       }
       return 0;
     }
+  }
+
+  /** The node that took the range's latest term ("none" if no node ever led it). */
+  private static String currentLeader(CuratorFramework zk, ZkLayout layout, int range)
+      throws Exception {
+    return new RangeTermStore(zk, layout, System::nanoTime)
+        .current(ZkLayout.rangeId(range))
+        .map(t -> "node " + t[1] + " (term " + t[0] + ")")
+        .orElse("none");
   }
 
   private static void need(List<String> p, int n, String usage) {

@@ -4,8 +4,6 @@ import io.frsm.api.FrsmClient;
 import io.frsm.consensus.core.CoreStats;
 import io.frsm.lsm.cell.Token;
 import io.frsm.server.node.FrsmNode;
-import io.frsm.server.ring.NodeInfo;
-import io.frsm.server.ring.Ring;
 import io.frsm.server.workload.CounterCheck;
 import io.frsm.server.workload.WorkloadResult;
 import io.frsm.server.workload.WorkloadRunner;
@@ -106,18 +104,8 @@ final class DemoCommand {
   }
 
   private static int naturalLeaderOfHottestKey(LocalCluster cluster) {
-    List<NodeInfo> members = new ArrayList<>();
-    for (FrsmNode n : cluster.nodes()) {
-      members.add(
-          new NodeInfo(
-              n.nodeId(),
-              "127.0.0.1",
-              n.peerAddress().getPort(),
-              n.clientAddress().getPort(),
-              "r"));
-    }
     // Rank 0 of the Zipf distribution is key index 0 (see ZipfianKeys#next).
-    return Ring.of(0, members, 16, 3).naturalLeaderFor(Token.of(WorkloadRunner.key(0)));
+    return cluster.nodes().get(0).ring().naturalLeaderFor(Token.of(WorkloadRunner.key(0)));
   }
 
   private static List<Thread> startCounterClients(CounterCheck counters, AtomicBoolean running) {

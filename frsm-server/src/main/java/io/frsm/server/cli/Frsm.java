@@ -8,7 +8,7 @@ import java.util.List;
  * The {@code frsm} command.
  *
  * <pre>
- *   frsm local [--nodes 3] [--dir D]        embedded ZooKeeper + nodes on loopback, until Ctrl-C
+ *   frsm local [--nodes N] [--dir D]        embedded ZooKeeper + N nodes (default 3) on loopback, until Ctrl-C
  *   frsm server --config frsm.yaml          one production node
  *   frsm cli --zookeeper H:P [--cluster C] get|create|cas|delete|fence|ring|leader ...
  *   frsm demo [--seconds 30] [--dir D]      a local cluster running the paper's workload
@@ -71,7 +71,7 @@ public final class Frsm {
   static final String USAGE =
       """
       usage:
-        frsm local [--nodes 3] [--dir DIR]       ZooKeeper + a 3-node cluster on loopback (Ctrl-C stops)
+        frsm local [--nodes N] [--dir DIR]       ZooKeeper + an N-node cluster (default 3) on loopback (Ctrl-C stops)
         frsm server --config frsm.yaml           one node; FRSM_* environment variables override the file
         frsm cli --zookeeper HOST:PORT [--cluster ID] COMMAND
             get KEY | create KEY VALUE | cas KEY EPOCH TIMESTAMP VALUE

@@ -60,6 +60,7 @@ final class LocalCluster implements AutoCloseable {
         .zookeeper(zookeeper.connectString())
         // Short sessions: a killed node's ranges move within seconds (docs/OPERATIONS.md).
         .zookeeperSessionTimeout(Duration.ofSeconds(3))
+        .initialNodes(nodes.length)
         .rack("rack" + nodeId)
         .build();
   }

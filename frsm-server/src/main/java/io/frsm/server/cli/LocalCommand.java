@@ -15,8 +15,8 @@ final class LocalCommand {
   static int run(List<String> raw, PrintStream out) throws Exception {
     Args args = Args.parse(raw, Set.of("nodes", "dir"));
     int nodes = args.integer("nodes", 3);
-    if (nodes != 3) {
-      throw new Args.UsageException("this version runs clusters of exactly 3 nodes");
+    if (nodes < 3 || nodes > 32) {
+      throw new Args.UsageException("--nodes must be in [3, 32] (replication factor 3)");
     }
     Path dir =
         args.options.containsKey("dir")

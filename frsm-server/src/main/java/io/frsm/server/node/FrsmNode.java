@@ -225,9 +225,31 @@ public final class FrsmNode implements AutoCloseable {
         live -> {
           tryForm();
           leadershipView();
+          dropForwardingToDepartedMembers();
         });
     members.watchReady(registry, this::leadershipView);
     tryForm();
+  }
+
+  /**
+   * A member that left (or came back on another port) is not worth redialling: its forwarding
+   * connection is closed, failing its calls in flight as the transport rules say.
+   */
+  private void dropForwardingToDepartedMembers() {
+    java.util.Set<InetSocketAddress> live = new java.util.HashSet<>();
+    for (int id : members.live()) {
+      live.add(members.clientAddress(id));
+    }
+    forwarding
+        .entrySet()
+        .removeIf(
+            e -> {
+              if (live.contains(e.getKey())) {
+                return false;
+              }
+              e.getValue().close();
+              return true;
+            });
   }
 
   /** Live members or ready markers changed: the ranges this node should lead may have too. */

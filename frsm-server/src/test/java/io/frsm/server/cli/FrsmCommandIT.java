@@ -54,9 +54,10 @@ class FrsmCommandIT {
       assertTrue(stale.out().contains("CasMismatchException"), stale.out());
       Run ring = frsm("cli", "--zookeeper", zk, "--cluster", "local", "ring");
       assertEquals(0, ring.exitCode(), ring.out());
-      assertTrue(ring.out().contains("replicas [1, 2, 3]"), ring.out());
+      assertTrue(ring.out().contains("nodes [1, 2, 3]"), ring.out());
       Run leader = frsm("cli", "--zookeeper", zk, "--cluster", "local", "leader", "k");
       assertTrue(leader.out().contains("natural leader node"), leader.out());
+      assertTrue(leader.out().contains("current leader node "), leader.out());
     }
   }
 
@@ -69,7 +70,7 @@ class FrsmCommandIT {
     Run badOption = frsm("demo", "--secs", "3");
     assertEquals(2, badOption.exitCode());
     assertTrue(badOption.err().contains("unknown option --secs"), badOption.err());
-    assertEquals(2, frsm("local", "--nodes", "5").exitCode());
+    assertEquals(2, frsm("local", "--nodes", "2").exitCode());
     Run missing = frsm("cli", "get", "k");
     assertEquals(2, missing.exitCode());
     assertTrue(missing.err().contains("--zookeeper is required"), missing.err());

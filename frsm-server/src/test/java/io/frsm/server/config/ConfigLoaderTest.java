@@ -34,6 +34,18 @@ class ConfigLoaderTest {
         c.lsm().compactionThroughputLimitBytesPerSecond());
     assertEquals(defaults.sstableBlockSizeBytes(), c.lsm().sstableBlockSizeBytes());
     assertEquals(7400, c.peerAddress().getPort());
+    assertEquals(3, c.initialNodes());
+    assertEquals(Duration.ofSeconds(2), c.lease());
+    assertEquals(1000, c.clockDriftPpm());
+  }
+
+  @Test
+  void initialNodesAndLease_areRead() {
+    FrsmConfig c =
+        ConfigLoader.parse(
+            MINIMAL + "cluster:\n  initialNodes: 5\nconsensus:\n  lease: 3s\n", "t", Map.of());
+    assertEquals(5, c.initialNodes());
+    assertEquals(Duration.ofSeconds(3), c.lease());
   }
 
   @Test
@@ -64,6 +76,8 @@ class ConfigLoaderTest {
             "lsm:\n  blockCacheSizeBytes: lots\n",
             "lsm:\n  numberOfCompactionThreads: 0\n",
             "ring:\n  vnodes: 0\n",
+            "cluster:\n  initialNodes: 2\n",
+            "consensus:\n  lease: 1ms\n",
             "node:\n  peerAddress: nohostport\n")) {
       String yaml =
           bad.startsWith("node:")

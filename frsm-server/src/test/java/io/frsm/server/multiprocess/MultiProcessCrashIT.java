@@ -17,6 +17,7 @@ import io.frsm.server.workload.CounterCheck;
 import io.frsm.server.zk.ClusterShape;
 import io.frsm.server.zk.EmbeddedZooKeeper;
 import io.frsm.server.zk.MembershipRegistry;
+import io.frsm.server.zk.RangeTermStore;
 import io.frsm.server.zk.ZkLayout;
 import java.io.Writer;
 import java.nio.file.Files;
@@ -43,11 +44,12 @@ import org.junit.jupiter.api.io.TempDir;
  * The paper's Appendix C test against three node processes: an embedded ZooKeeper in this JVM and
  * three child JVMs running {@code frsm server --config <yaml>} on loopback. Thin clients in this
  * JVM CAS-increment a few counters from several threads while the test {@code kill -9}s a node —
- * alternately the natural leader of the hot counter and a follower — lets the survivors carry on,
- * restarts it on its directories and waits until it serves again. {@link CounterCheck} resolves
- * unknown outcomes with {@code fence}. At the end every counter equals the increments that took
- * effect (none lost, none doubled) and the recorded history is linearizable; it is written as JSON
- * lines under {@code target/histories/}. Node output goes to {@code target/multiprocess/}.
+ * alternately the leader of the hot counter's range (the time until another node takes the range is
+ * printed) and a follower — lets the survivors carry on, restarts it on its directories and waits
+ * until it serves again. {@link CounterCheck} resolves unknown outcomes with {@code fence}. At the
+ * end every counter equals the increments that took effect (none lost, none doubled) and the
+ * recorded history is linearizable; it is written as JSON lines under {@code target/histories/}.
+ * Node output goes to {@code target/multiprocess/}.
  */
 class MultiProcessCrashIT {
   private static final String CLUSTER_ID = "mp-cluster";
@@ -127,18 +129,37 @@ class MultiProcessCrashIT {
         int leaderKills = 0;
         for (int round = 0; round < KILLS; round++) {
           awaitIncrements(check, check.incrementsTookEffect() + PHASE_INCREMENTS);
-          int leader = naturalLeader(zk, registry, hotKey());
+          int leader = currentLeader(zk, registry, hotKey());
           NodeProcess victim = round % 2 == 0 ? node(leader) : follower(leader, random);
           if (victim.nodeId() == leader) {
             leaderKills++;
           }
+          long termBefore = term(zk, hotKey())[0];
           victim.kill(Duration.ofSeconds(10));
+          long killedAt = System.nanoTime();
           System.out.printf(
               "round %d: killed node %d (%s of the hot counter) at %d increments%n",
               round,
               victim.nodeId(),
-              victim.nodeId() == leader ? "natural leader" : "follower",
+              victim.nodeId() == leader ? "leader" : "follower",
               check.incrementsTookEffect());
+          if (victim.nodeId() == leader) {
+            // kill -9: the range moves once ZooKeeper expires the dead node's session.
+            awaitCondition(
+                () -> {
+                  long[] t = term(zk, hotKey());
+                  return t[0] > termBefore && t[1] != victim.nodeId();
+                },
+                PHASE_DEADLINE,
+                "another node to take the hot counter's range");
+            System.out.printf(
+                "round %d: node %d took the hot counter's range %d ms after the kill -9"
+                    + " (session timeout %d ms; writes resume L*(1+rho) later)%n",
+                round,
+                term(zk, hotKey())[1],
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt),
+                SESSION_TIMEOUT.toMillis());
+          }
           // The two survivors are a quorum: increments go on while the node is down.
           awaitIncrements(check, check.incrementsTookEffect() + PHASE_INCREMENTS);
           victim.start();
@@ -210,13 +231,33 @@ class MultiProcessCrashIT {
     return followers.get(random.nextInt(followers.size()));
   }
 
-  /** The first live replica of {@code key} in ring order, as thin clients route it. */
-  private static int naturalLeader(CuratorFramework zk, MembershipRegistry registry, byte[] key)
+  /**
+   * The node that holds {@code key}'s range term, if live; else the first live replica in ring
+   * order, as thin clients route it.
+   */
+  private static int currentLeader(CuratorFramework zk, MembershipRegistry registry, byte[] key)
       throws Exception {
+    long[] t = term(zk, key);
+    if (t[0] > 0 && live(registry).contains((int) t[1])) {
+      return (int) t[1];
+    }
     ClusterMembers view = new ClusterMembers();
     view.update(registry.members());
     view.shape(ClusterShape.read(zk, new ZkLayout(CLUSTER_ID)));
     return view.route(Key.of(key)).get(0);
+  }
+
+  /** {@code key}'s range term and its holder in ZooKeeper ({0, -1} before any). */
+  private static long[] term(CuratorFramework zk, byte[] key) {
+    try {
+      ZkLayout layout = new ZkLayout(CLUSTER_ID);
+      int range = ClusterShape.read(zk, layout).ring().rangeIndexOf(Key.of(key).token());
+      return new RangeTermStore(zk, layout, System::nanoTime)
+          .current(ZkLayout.rangeId(range))
+          .orElse(new long[] {0, -1});
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   /**

@@ -111,4 +111,17 @@ class RingTest {
     // Pinned values (MurmurHash3 of "frsm-vnode:<node>:<vnode>", checked against Python mmh3).
     assertEquals(-9156101030449631699L, Ring.vnodeToken(3, 1));
   }
+
+  @Property(tries = 100)
+  void placement_agreesWithTheRing_forEveryToken(
+      @ForAll long token, @ForAll @IntRange(min = 3, max = 9) int nodes) {
+    Ring ring = Ring.of(1, nodes(nodes, 3), 8, 3);
+    io.frsm.consensus.core.Placement placement = ring.placement();
+    assertEquals(ring.rangeCount(), placement.rangeCount());
+    int range = ring.rangeIndexOf(token);
+    assertEquals(range, placement.rangeOf(token));
+    assertEquals(ring.replicasFor(token), placement.replicas(range));
+    assertEquals(ring.naturalLeaderFor(token), placement.replicas(range).get(0));
+    assertTrue(ring.rangeOf(token).contains(token));
+  }
 }

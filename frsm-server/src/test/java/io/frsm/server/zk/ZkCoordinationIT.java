@@ -141,6 +141,28 @@ class ZkCoordinationIT {
   }
 
   @Test
+  void renewAll_isOneMultiForEveryRange_andNamesOnlyTheRevokedOnes() throws Exception {
+    RangeTermStore mine = new RangeTermStore(client(), layout, System::nanoTime);
+    RangeTermStore theirs = new RangeTermStore(client(), layout, System::nanoTime);
+    List<TermGrant> grants = new ArrayList<>();
+    for (String range : List.of("b0", "b1", "b2", "b3")) {
+      grants.add(mine.bumpTerm(range, 1).orElseThrow());
+    }
+    long[] sent = new long[1];
+    assertTrue(
+        java.util.Arrays.equals(
+            new boolean[] {true, true, true, true}, mine.renewAll(grants, sent)));
+    theirs.bumpTerm("b1", 2).orElseThrow();
+    theirs.bumpTerm("b3", 2).orElseThrow();
+    long before = System.nanoTime();
+    boolean[] renewed = mine.renewAll(grants, sent);
+    assertTrue(
+        java.util.Arrays.equals(new boolean[] {true, false, true, false}, renewed),
+        java.util.Arrays.toString(renewed));
+    assertTrue(sent[0] >= before, "the stamp is the successful multi's send time");
+  }
+
+  @Test
   void leaseKeeper_renewsUntilASuccessorBumps_thenReportsLost() throws Exception {
     CuratorFramework c = client();
     RangeTermStore store = new RangeTermStore(c, layout, System::nanoTime);
