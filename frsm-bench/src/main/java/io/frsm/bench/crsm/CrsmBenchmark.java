@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.stream.Stream;
 
 /**
@@ -24,7 +25,10 @@ import java.util.stream.Stream;
  * <pre>
  * java -cp frsm-bench/target/frsm-bench.jar io.frsm.bench.crsm.CrsmBenchmark \
  *     [--seconds=10] [--clients=64] [--keys=100000] [--batches=1,64,128] [--inflight=4] [--uniform]
+ *     [--network=netty|in-jvm] [--transport-threads=2] [--warmup=5]
  * </pre>
+ *
+ * The default network is Netty (frsm's transport): the one to compare frsm with.
  */
 public final class CrsmBenchmark {
 
@@ -32,6 +36,9 @@ public final class CrsmBenchmark {
    * What to run.
    *
    * @param maxSlotsInFlight per shard leader (see {@link CrsmConfig#maxSlotsInFlight()})
+   * @param transportThreads Netty event loops per node (see {@link CrsmCluster#start(Path,
+   *     CrsmConfig, Network, int)})
+   * @param warmup an unrecorded run on a fresh cluster first (JIT warm-up); zero for none
    */
   public record Settings(
       Duration duration,
@@ -39,20 +46,47 @@ public final class CrsmBenchmark {
       long keys,
       List<Integer> batchSizes,
       int maxSlotsInFlight,
-      boolean uniform) {
+      boolean uniform,
+      Network network,
+      int transportThreads,
+      Duration warmup) {
     public Settings {
       batchSizes = List.copyOf(batchSizes);
       if (batchSizes.isEmpty()) {
         throw new IllegalArgumentException("at least one batch size");
       }
+      Objects.requireNonNull(network, "network");
+      if (warmup.isNegative()) {
+        throw new IllegalArgumentException("warmup must be >= 0");
+      }
+    }
+
+    /** Over Netty with {@link CrsmCluster#DEFAULT_TRANSPORT_THREADS}, 5 s of warm-up. */
+    public Settings(
+        Duration duration,
+        int clients,
+        long keys,
+        List<Integer> batchSizes,
+        int maxSlotsInFlight,
+        boolean uniform) {
+      this(
+          duration,
+          clients,
+          keys,
+          batchSizes,
+          maxSlotsInFlight,
+          uniform,
+          Network.NETTY,
+          CrsmCluster.DEFAULT_TRANSPORT_THREADS,
+          Duration.ofSeconds(5));
     }
 
     public static Settings paperDefaults() {
       return new Settings(Duration.ofSeconds(10), 64, 100_000, List.of(1, 64, 128), 4, false);
     }
 
-    WorkloadSpec spec() {
-      WorkloadSpec paper = WorkloadSpec.paper(keys, clients, duration);
+    WorkloadSpec spec(Duration length) {
+      WorkloadSpec paper = WorkloadSpec.paper(keys, clients, length);
       return uniform ? paper.uniform() : paper;
     }
   }
@@ -64,35 +98,15 @@ public final class CrsmBenchmark {
 
   public static List<Row> run(Settings settings, PrintStream out)
       throws IOException, InterruptedException {
+    if (!settings.warmup().isZero()) {
+      // The JIT compiles the hot paths during the first run of a JVM; without this, the first
+      // batch size measured pays for it.
+      out.printf(Locale.ROOT, "warm-up, not recorded: %d s%n", settings.warmup().toSeconds());
+      runOne(settings, settings.batchSizes().get(0), settings.spec(settings.warmup()), out);
+    }
     List<Row> rows = new ArrayList<>();
     for (int batch : settings.batchSizes()) {
-      CrsmConfig config =
-          CrsmConfig.benchmark(batch).withMaxSlotsInFlight(settings.maxSlotsInFlight());
-      Path dir = Files.createTempDirectory("frsm-crsm-bench");
-      try (CrsmCluster cluster = CrsmCluster.start(dir, config);
-          FrsmClient client = cluster.client()) {
-        out.printf(
-            Locale.ROOT,
-            "cRSM batch=%d inflight=%d %s: %d clients, %d keys, %d s%n",
-            batch,
-            settings.maxSlotsInFlight(),
-            settings.uniform() ? "uniform" : "zipf 0.99",
-            settings.clients(),
-            settings.keys(),
-            settings.duration().toSeconds());
-        WorkloadResult r = new WorkloadRunner(client, settings.spec(), out::println).run();
-        BatchMetrics m = cluster.metrics();
-        rows.add(new Row(batch, r, m.meanBatch(), m.largestBatch()));
-        out.print(r.summary());
-        out.printf(
-            Locale.ROOT,
-            "  batches: %d slots, mean %.1f commands, largest %d%n",
-            m.slots(),
-            m.meanBatch(),
-            m.largestBatch());
-      } finally {
-        deleteRecursively(dir);
-      }
+      rows.add(runOne(settings, batch, settings.spec(settings.duration()), out));
     }
     out.println();
     out.println(
@@ -114,6 +128,42 @@ public final class CrsmBenchmark {
     return rows;
   }
 
+  /** One fresh cluster at {@code batch}, the workload {@code spec} against it. */
+  private static Row runOne(Settings settings, int batch, WorkloadSpec spec, PrintStream out)
+      throws IOException, InterruptedException {
+    CrsmConfig config =
+        CrsmConfig.benchmark(batch).withMaxSlotsInFlight(settings.maxSlotsInFlight());
+    Path dir = Files.createTempDirectory("frsm-crsm-bench");
+    try (CrsmCluster cluster =
+            CrsmCluster.start(dir, config, settings.network(), settings.transportThreads());
+        FrsmClient client = cluster.client()) {
+      out.printf(
+          Locale.ROOT,
+          "cRSM batch=%d inflight=%d network=%s threads=%d %s: %d clients, %d keys, %d s%n",
+          batch,
+          settings.maxSlotsInFlight(),
+          settings.network(),
+          settings.transportThreads(),
+          settings.uniform() ? "uniform" : "zipf 0.99",
+          settings.clients(),
+          settings.keys(),
+          spec.duration().toSeconds());
+      WorkloadResult r = new WorkloadRunner(client, spec, out::println).run();
+      BatchMetrics m = cluster.metrics();
+      out.print(r.summary());
+      out.printf(
+          Locale.ROOT,
+          "  batches: %d slots, mean %.1f commands, largest %d; transport dropped %d messages%n",
+          m.slots(),
+          m.meanBatch(),
+          m.largestBatch(),
+          cluster.droppedMessages());
+      return new Row(batch, r, m.meanBatch(), m.largestBatch());
+    } finally {
+      deleteRecursively(dir);
+    }
+  }
+
   public static void main(String[] args) throws Exception {
     Settings d = Settings.paperDefaults();
     long seconds = d.duration().toSeconds();
@@ -122,6 +172,9 @@ public final class CrsmBenchmark {
     List<Integer> batches = d.batchSizes();
     int inflight = d.maxSlotsInFlight();
     boolean uniform = false;
+    Network network = d.network();
+    int transportThreads = d.transportThreads();
+    long warmupSeconds = d.warmup().toSeconds();
     for (String a : args) {
       String value = a.contains("=") ? a.substring(a.indexOf('=') + 1) : "";
       if (a.startsWith("--seconds=")) {
@@ -136,16 +189,34 @@ public final class CrsmBenchmark {
         inflight = Integer.parseInt(value);
       } else if (a.equals("--uniform")) {
         uniform = true;
+      } else if (a.equals("--network=netty")) {
+        network = Network.NETTY;
+      } else if (a.equals("--network=in-jvm")) {
+        network = Network.IN_JVM;
+      } else if (a.startsWith("--transport-threads=")) {
+        transportThreads = Integer.parseInt(value);
+      } else if (a.startsWith("--warmup=")) {
+        warmupSeconds = Long.parseLong(value);
       } else {
         System.err.println(
             "usage: CrsmBenchmark [--seconds=10] [--clients=64] [--keys=100000]"
-                + " [--batches=1,64,128] [--inflight=4] [--uniform]");
+                + " [--batches=1,64,128] [--inflight=4] [--uniform]"
+                + " [--network=netty|in-jvm] [--transport-threads=2] [--warmup=5]");
         System.exit(2);
       }
     }
     List<Row> rows =
         run(
-            new Settings(Duration.ofSeconds(seconds), clients, keys, batches, inflight, uniform),
+            new Settings(
+                Duration.ofSeconds(seconds),
+                clients,
+                keys,
+                batches,
+                inflight,
+                uniform,
+                network,
+                transportThreads,
+                Duration.ofSeconds(warmupSeconds)),
             System.out);
     boolean errors = rows.stream().anyMatch(r -> r.result().errors() > 0);
     System.exit(errors ? 1 : 0);
