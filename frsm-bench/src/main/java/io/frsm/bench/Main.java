@@ -1,5 +1,6 @@
 package io.frsm.bench;
 
+import io.frsm.bench.experiment.ExperimentCommand;
 import io.frsm.bench.quick.QuickWorkload;
 import java.time.Duration;
 import java.util.Arrays;
@@ -10,6 +11,7 @@ import java.util.Arrays;
  * <pre>
  * java -jar frsm-bench/target/frsm-bench.jar quick [--seconds=10] [--threads=32] [--keys=100000]
  * java -jar frsm-bench/target/frsm-bench.jar jmh [JMH arguments]
+ * java -jar frsm-bench/target/frsm-bench.jar experiment <name|all> [--quick] [--out DIR]
  * </pre>
  */
 public final class Main {
@@ -27,6 +29,7 @@ public final class Main {
         System.exit(r.errors() == 0 ? 0 : 1);
       }
       case "jmh" -> org.openjdk.jmh.Main.main(rest);
+      case "experiment" -> System.exit(ExperimentCommand.main(rest, System.out));
       default -> {
         usage();
         System.exit(2);
@@ -56,6 +59,8 @@ public final class Main {
   private static void usage() {
     System.err.println(
         "usage: java -jar frsm-bench.jar quick [--seconds=10] [--threads=32] [--keys=100000]\n"
-            + "       java -jar frsm-bench.jar jmh [JMH arguments, e.g. -f 1 -wi 2 -i 3 -w 2s -r 3s]");
+            + "       java -jar frsm-bench.jar jmh [JMH arguments, e.g. -f 1 -wi 2 -i 3 -w 2s -r 3s]\n"
+            + "       "
+            + ExperimentCommand.usage().substring("usage: ".length()));
   }
 }

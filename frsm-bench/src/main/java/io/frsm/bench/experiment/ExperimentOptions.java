@@ -1,0 +1,48 @@
+package io.frsm.bench.experiment;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.function.Consumer;
+
+/**
+ * What the {@code experiment} command was asked: quick or full, where results go, and optional
+ * overrides of each experiment's step duration and key count.
+ *
+ * @param stepSeconds measured seconds per step, 0 for the experiment's own default
+ * @param keys key count, 0 for the default (10,000 quick, 100,000 full)
+ * @param progress where live progress lines go
+ */
+record ExperimentOptions(
+    boolean quick, Path out, double stepSeconds, long keys, Consumer<String> progress) {
+
+  static final Path DEFAULT_OUT = Path.of("frsm-bench", "target", "experiments");
+
+  ExperimentOptions {
+    if (out == null || progress == null) {
+      throw new IllegalArgumentException("out and progress are required");
+    }
+    if (stepSeconds < 0 || keys < 0) {
+      throw new IllegalArgumentException("--seconds and --keys must be >= 0");
+    }
+  }
+
+  /** A step's measured duration: the override, else {@code quickSeconds} or {@code fullSeconds}. */
+  Duration step(double quickSeconds, double fullSeconds) {
+    double s = stepSeconds > 0 ? stepSeconds : quick ? quickSeconds : fullSeconds;
+    return Duration.ofMillis(Math.round(s * 1000));
+  }
+
+  /** The unmeasured warm-up before each step (hot keys created, caches and JIT warm). */
+  Duration warmup() {
+    return quick ? Duration.ofMillis(300) : Duration.ofSeconds(1);
+  }
+
+  long keyCount() {
+    return keys > 0 ? keys : quick ? 10_000 : 100_000;
+  }
+
+  /** Each experiment's working directory (data of the systems it starts) under the output. */
+  Path dataDir(String experiment) {
+    return out.resolve("data").resolve(experiment);
+  }
+}

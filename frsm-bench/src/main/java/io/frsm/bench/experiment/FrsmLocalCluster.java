@@ -1,0 +1,187 @@
+package io.frsm.bench.experiment;
+
+import io.frsm.api.FrsmClient;
+import io.frsm.consensus.core.CoreStats;
+import io.frsm.lsm.cell.Token;
+import io.frsm.server.node.FrsmNode;
+import io.frsm.server.ring.NodeInfo;
+import io.frsm.server.ring.Ring;
+import io.frsm.server.zk.EmbeddedZooKeeper;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+
+/**
+ * Three frsm nodes on loopback with an embedded ZooKeeper, each node with its own data and commit
+ * log directory (fsync on, the engine's default): the frsm side of every experiment. The one place
+ * that knows how the experiments start frsm, so new node options (leases, range leadership) are
+ * switched on here.
+ */
+final class FrsmLocalCluster implements KvSystem {
+  static final String CLUSTER_ID = "experiment";
+  static final int NODES = 3;
+  private static final Duration READY_TIMEOUT = Duration.ofSeconds(60);
+
+  /** The nodes' ring: FrsmNode's default vnode count, one rack per node. */
+  private static final int VNODES = 16;
+
+  /** How a client reaches the nodes. */
+  enum Access {
+    /**
+     * In-process: each operation goes to the embedded client of the key's natural leader (no client
+     * socket, like the cRSM baseline's client).
+     */
+    EMBEDDED_LEADER,
+    /** The thin client over TCP, finding the nodes through ZooKeeper, like a remote application. */
+    THIN
+  }
+
+  private final Path baseDir;
+  private final EmbeddedZooKeeper zookeeper;
+  private final FrsmNode[] nodes = new FrsmNode[NODES];
+
+  /** 1 at index i once node i + 1 was killed; read by client threads when they route. */
+  private final AtomicIntegerArray killed = new AtomicIntegerArray(NODES);
+
+  private final int transportThreads;
+  private final Ring ring;
+
+  private FrsmLocalCluster(Path baseDir, EmbeddedZooKeeper zookeeper, int transportThreads) {
+    this.baseDir = baseDir;
+    this.zookeeper = zookeeper;
+    this.transportThreads = transportThreads;
+    List<NodeInfo> members = new ArrayList<>();
+    for (int id = 1; id <= NODES; id++) {
+      members.add(new NodeInfo(id, "127.0.0.1", 0, 0, rack(id)));
+    }
+    this.ring = Ring.of(1, members, VNODES, NODES);
+  }
+
+  /** Starts the cluster under {@code baseDir}; {@code transportThreads} Netty loops per node. */
+  static FrsmLocalCluster start(Path baseDir, int transportThreads) throws Exception {
+    FrsmLocalCluster c =
+        new FrsmLocalCluster(
+            baseDir, EmbeddedZooKeeper.start(baseDir.resolve("zookeeper")), transportThreads);
+    try {
+      for (int i = 0; i < NODES; i++) {
+        c.nodes[i] = c.newNode(i + 1);
+        c.nodes[i].start();
+      }
+      for (FrsmNode n : c.nodes) {
+        n.awaitReady(READY_TIMEOUT);
+      }
+      return c;
+    } catch (Exception | Error e) {
+      c.close();
+      throw e;
+    }
+  }
+
+  private FrsmNode newNode(int nodeId) {
+    Path dir = baseDir.resolve("node-" + nodeId);
+    InetSocketAddress any = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
+    return FrsmNode.builder()
+        .nodeId(nodeId)
+        .clusterId(CLUSTER_ID)
+        .dataDirectory(dir.resolve("data"))
+        .commitLogDirectories(List.of(dir.resolve("commitlog")))
+        .peerAddress(any)
+        .clientAddress(any)
+        .zookeeper(zookeeper.connectString())
+        .rack(rack(nodeId))
+        .vnodes(VNODES)
+        .transportThreads(transportThreads)
+        .build();
+  }
+
+  private static String rack(int nodeId) {
+    return "rack" + nodeId;
+  }
+
+  @Override
+  public String name() {
+    return "frsm";
+  }
+
+  @Override
+  public FrsmClient client() {
+    return client(Access.EMBEDDED_LEADER, 0);
+  }
+
+  /**
+   * A client of the given access kind. For {@link Access#EMBEDDED_LEADER}, {@code
+   * nonLeaderFraction} of the calls go to a node other than the key's natural leader (chosen at
+   * random), which makes that node prepare: the multi-phase share of the Figure 16 experiment.
+   */
+  FrsmClient client(Access access, double nonLeaderFraction) {
+    if (access == Access.THIN) {
+      return FrsmClient.builder()
+          .zookeeper(zookeeper.connectString())
+          .clusterId(CLUSTER_ID)
+          .build();
+    }
+    List<FrsmClient> perNode = new ArrayList<>();
+    for (int i = 0; i < NODES; i++) {
+      perNode.add(killed.get(i) == 1 ? null : nodes[i].client());
+    }
+    return new RoutedClient(perNode, this::replicaOrder, nonLeaderFraction);
+  }
+
+  /** The key's replicas as node indexes (0-based), natural leader first, live nodes only. */
+  private int[] replicaOrder(byte[] key) {
+    List<Integer> replicas = ring.replicasFor(Token.of(key));
+    int[] out = new int[replicas.size()];
+    int n = 0;
+    for (int id : replicas) {
+      if (killed.get(id - 1) == 0) {
+        out[n++] = id - 1;
+      }
+    }
+    return Arrays.copyOf(out, n);
+  }
+
+  /** The node id (1-based) that is the natural leader of {@code key}. */
+  int naturalLeader(byte[] key) {
+    return ring.naturalLeaderFor(Token.of(key));
+  }
+
+  /** Kills node {@code nodeId} as SIGKILL would: no drain, no flush, no deregistration. */
+  void kill(int nodeId) {
+    killed.set(nodeId - 1, 1);
+    nodes[nodeId - 1].kill();
+  }
+
+  /** The sum of the live nodes' consensus counters (each at most one tick old). */
+  CoreStats coreStats() {
+    CoreStats sum = CoreStats.ZERO;
+    for (int i = 0; i < NODES; i++) {
+      if (killed.get(i) == 0) {
+        sum = sum.plus(nodes[i].coreStats());
+      }
+    }
+    return sum;
+  }
+
+  int transportThreads() {
+    return transportThreads;
+  }
+
+  @Override
+  public void close() {
+    for (int i = NODES - 1; i >= 0; i--) {
+      if (nodes[i] != null && killed.get(i) == 0) {
+        try {
+          nodes[i].close();
+        } catch (RuntimeException e) {
+          System.err.println("frsm node " + (i + 1) + " did not stop cleanly: " + e);
+        }
+      }
+    }
+    zookeeper.close();
+  }
+}

@@ -1,0 +1,137 @@
+package io.frsm.bench.experiment;
+
+import io.frsm.api.FrsmClient;
+import io.frsm.server.workload.CounterCheck;
+import io.frsm.server.workload.WorkloadRunner;
+import io.frsm.server.workload.WorkloadSpec;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
+
+/**
+ * Runs one step of an experiment: an unmeasured warm-up, then the measured workload with the
+ * Appendix C counter check beside it (two extra client threads incrementing a few counters), then
+ * the check's verification. Every step of every experiment goes through here, so every step checks
+ * that no acknowledged write was lost.
+ */
+final class Measurement {
+  static final int COUNTER_THREADS = 2;
+  static final int COUNTERS = 4;
+  private static final AtomicLong RUNS = new AtomicLong();
+
+  private Measurement() {}
+
+  static Point run(
+      FrsmClient client,
+      FrsmClient checkClient,
+      WorkloadSpec spec,
+      Duration warmup,
+      String label,
+      Consumer<String> progress)
+      throws InterruptedException {
+    return run(client, checkClient, spec, warmup, label, progress, () -> {});
+  }
+
+  /** As above; {@code atMeasuredStart} runs after the warm-up, just before the measured run. */
+  static Point run(
+      FrsmClient client,
+      FrsmClient checkClient,
+      WorkloadSpec spec,
+      Duration warmup,
+      String label,
+      Consumer<String> progress,
+      Runnable atMeasuredStart)
+      throws InterruptedException {
+    LongAdder safeRetries = new LongAdder();
+    client = new SafeRetries(client, safeRetries);
+    if (!warmup.isZero()) {
+      new WorkloadRunner(client, withDuration(spec, warmup), line -> {}).run();
+    }
+    CounterCheck check =
+        new CounterCheck(
+            checkClient,
+            COUNTERS,
+            "run" + RUNS.incrementAndGet() + "-" + ProcessHandle.current().pid());
+    atMeasuredStart.run();
+    AtomicBoolean stop = new AtomicBoolean();
+    List<String> failures = new CopyOnWriteArrayList<>();
+    List<Thread> incrementers = new ArrayList<>();
+    for (int t = 0; t < COUNTER_THREADS; t++) {
+      int clientId = t + 1;
+      Thread th =
+          new Thread(
+              () -> {
+                SplittableRandom random = new SplittableRandom(clientId);
+                try {
+                  for (long seq = 1; !stop.get(); seq++) {
+                    check.incrementOnce(random.nextInt(COUNTERS), clientId, seq);
+                  }
+                } catch (RuntimeException e) {
+                  // CounterCheck handles every outcome the API defines; anything else is a fault.
+                  failures.add("counter client " + clientId + " failed: " + e);
+                }
+              },
+              "counter-check-" + clientId);
+      th.setDaemon(true);
+      incrementers.add(th);
+      th.start();
+    }
+    var result =
+        new WorkloadRunner(client, spec, line -> progress.accept(label + "  " + line)).run();
+    if (result.errors() > 0) {
+      progress.accept(label + ": operations failed; " + result.summary().strip());
+    }
+    stop.set(true);
+    for (Thread th : incrementers) {
+      th.join();
+    }
+    List<String> problems = new ArrayList<>(failures);
+    problems.addAll(check.verify());
+    return new Point(result, check.incrementsTookEffect(), problems, safeRetries.sum());
+  }
+
+  static WorkloadSpec withDuration(WorkloadSpec s, Duration d) {
+    return new WorkloadSpec(
+        s.keyCount(),
+        s.zipfTheta(),
+        s.readFraction(),
+        s.valueSizeBytes(),
+        s.valueSizeMix(),
+        s.clients(),
+        d,
+        s.targetOpsPerSecond(),
+        s.seed());
+  }
+
+  static WorkloadSpec withReadFraction(WorkloadSpec s, double readFraction) {
+    return new WorkloadSpec(
+        s.keyCount(),
+        s.zipfTheta(),
+        readFraction,
+        s.valueSizeBytes(),
+        s.valueSizeMix(),
+        s.clients(),
+        s.duration(),
+        s.targetOpsPerSecond(),
+        s.seed());
+  }
+
+  static WorkloadSpec withValueSize(WorkloadSpec s, int bytes) {
+    return new WorkloadSpec(
+        s.keyCount(),
+        s.zipfTheta(),
+        s.readFraction(),
+        bytes,
+        false,
+        s.clients(),
+        s.duration(),
+        s.targetOpsPerSecond(),
+        s.seed());
+  }
+}

@@ -1,0 +1,97 @@
+package io.frsm.bench.experiment;
+
+import io.frsm.api.FrsmClient;
+import io.frsm.server.workload.WorkloadSpec;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * {@code experiment point --system frsm|crsm [--batch N] [--transport-threads N] --clients N
+ * --seconds S --keys N --data DIR}: one measured step in this JVM, its result printed as one {@code
+ * POINT key=value ...} line. The cores experiment runs it in child JVMs pinned to a set of CPUs.
+ */
+final class PointCommand {
+  static final String NAME = "point";
+  static final String PREFIX = "POINT ";
+
+  private PointCommand() {}
+
+  static int main(String[] args, PrintStream out) throws Exception {
+    Map<String, String> a = new HashMap<>();
+    for (int i = 0; i + 1 < args.length; i += 2) {
+      if (!args[i].startsWith("--")) {
+        throw new IllegalArgumentException("expected --option value, got " + args[i]);
+      }
+      a.put(args[i].substring(2), args[i + 1]);
+    }
+    String systemName = required(a, "system");
+    Path dir = Path.of(required(a, "data"));
+    int clients = Integer.parseInt(required(a, "clients"));
+    Duration step =
+        Duration.ofMillis(Math.round(Double.parseDouble(required(a, "seconds")) * 1000));
+    Duration warmup =
+        Duration.ofMillis(Math.round(Double.parseDouble(a.getOrDefault("warmup", "1")) * 1000));
+    long keys = Long.parseLong(required(a, "keys"));
+    KvSystem system =
+        switch (systemName) {
+          case "frsm" ->
+              FrsmLocalCluster.start(
+                  dir, Integer.parseInt(a.getOrDefault("transport-threads", "2")));
+          case "crsm" -> CrsmSystem.start(dir, Integer.parseInt(a.getOrDefault("batch", "128")));
+          default -> throw new IllegalArgumentException("unknown system " + systemName);
+        };
+    Point p;
+    try (FrsmClient client = system.client();
+        FrsmClient check = system.checkClient()) {
+      p =
+          Measurement.run(
+              client, check, WorkloadSpec.paper(keys, clients, step), warmup, systemName, s -> {});
+    } finally {
+      Systems.stop(system, dir);
+    }
+    out.println(format(p));
+    return 0;
+  }
+
+  private static String required(Map<String, String> a, String key) {
+    String v = a.get(key);
+    if (v == null) {
+      throw new IllegalArgumentException("point needs --" + key);
+    }
+    return v;
+  }
+
+  static String format(Point p) {
+    return String.format(
+        Locale.ROOT,
+        PREFIX
+            + "ops=%.1f get_p50=%.1f get_p99=%.1f cas_p50=%.1f cas_p99=%.1f errors=%d"
+            + " increments=%d lost=%d retries=%d",
+        p.opsPerSecond(),
+        p.getP50Micros(),
+        p.getP99Micros(),
+        p.casP50Micros(),
+        p.casP99Micros(),
+        p.errors(),
+        p.counterIncrements(),
+        p.lostOrDoubled().size(),
+        p.safeRetries());
+  }
+
+  /** The key=value fields of a POINT line. */
+  static Map<String, Double> parse(String line) {
+    if (!line.startsWith(PREFIX)) {
+      throw new IllegalArgumentException("not a POINT line: " + line);
+    }
+    Map<String, Double> fields = new HashMap<>();
+    for (String kv : line.substring(PREFIX.length()).trim().split(" ")) {
+      int eq = kv.indexOf('=');
+      fields.put(kv.substring(0, eq), Double.parseDouble(kv.substring(eq + 1)));
+    }
+    return fields;
+  }
+}

@@ -1,0 +1,136 @@
+package io.frsm.bench.experiment;
+
+import io.frsm.api.FrsmClient;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import org.apache.zookeeper.server.embedded.ExitHandler;
+import org.apache.zookeeper.server.embedded.ZooKeeperServerEmbedded;
+
+/**
+ * A three-server ZooKeeper ensemble in this process on loopback, each quorum peer with its own data
+ * directory and {@code forceSync=yes} (every transaction-log write is fsynced before it is
+ * acknowledged, as frsm's commit log is): the ZooKeeper side of experiment 6.
+ */
+final class ZooKeeperEnsemble implements KvSystem {
+  static final int SERVERS = 3;
+  private static final int START_TIMEOUT_MILLIS = 60_000;
+
+  private final List<ZooKeeperServerEmbedded> servers = new ArrayList<>();
+  private final List<String> clientAddresses = new ArrayList<>();
+  private final int clientSessions;
+
+  private ZooKeeperEnsemble(int clientSessions) {
+    this.clientSessions = clientSessions;
+  }
+
+  /**
+   * Starts the ensemble under {@code baseDir}; the clients it hands out open {@code clientSessions}
+   * sessions spread over the servers.
+   */
+  static ZooKeeperEnsemble start(Path baseDir, int clientSessions) throws Exception {
+    ZooKeeperEnsemble e = new ZooKeeperEnsemble(clientSessions);
+    int[] clientPorts = new int[SERVERS];
+    StringBuilder peers = new StringBuilder();
+    List<String> serverLines = new ArrayList<>();
+    for (int i = 0; i < SERVERS; i++) {
+      clientPorts[i] = freePort();
+      serverLines.add("127.0.0.1:" + freePort() + ":" + freePort());
+      e.clientAddresses.add("127.0.0.1:" + clientPorts[i]);
+    }
+    try {
+      for (int i = 0; i < SERVERS; i++) {
+        Path dir = baseDir.resolve("zk-" + (i + 1));
+        Path data = dir.resolve("data");
+        Files.createDirectories(data);
+        Files.writeString(data.resolve("myid"), Integer.toString(i + 1), StandardCharsets.US_ASCII);
+        Properties p = new Properties();
+        p.setProperty("clientPort", Integer.toString(clientPorts[i]));
+        p.setProperty("clientPortAddress", "127.0.0.1");
+        p.setProperty("dataDir", data.toString());
+        p.setProperty("tickTime", "500");
+        p.setProperty("initLimit", "20");
+        p.setProperty("syncLimit", "10");
+        p.setProperty("forceSync", "yes");
+        p.setProperty("admin.enableServer", "false");
+        p.setProperty("maxClientCnxns", "0");
+        p.setProperty("4lw.commands.whitelist", "srvr,ruok,stat");
+        for (int s = 0; s < SERVERS; s++) {
+          p.setProperty("server." + (s + 1), serverLines.get(s));
+        }
+        e.servers.add(
+            ZooKeeperServerEmbedded.builder()
+                .baseDir(dir)
+                .configuration(p)
+                .exitHandler(ExitHandler.LOG_ONLY)
+                .build());
+      }
+      // A peer's start(timeout) waits until it serves, which needs a quorum: start all, then wait.
+      List<Thread> starters = new ArrayList<>();
+      List<Exception> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
+      for (ZooKeeperServerEmbedded s : e.servers) {
+        Thread t =
+            new Thread(
+                () -> {
+                  try {
+                    s.start(START_TIMEOUT_MILLIS);
+                  } catch (Exception ex) {
+                    failures.add(ex);
+                  }
+                },
+                "zk-ensemble-start");
+        t.start();
+        starters.add(t);
+      }
+      for (Thread t : starters) {
+        t.join();
+      }
+      if (!failures.isEmpty()) {
+        throw new IllegalStateException("ZooKeeper ensemble did not start", failures.get(0));
+      }
+      return e;
+    } catch (Exception | Error ex) {
+      e.close();
+      throw ex;
+    }
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    }
+  }
+
+  @Override
+  public String name() {
+    return "ZooKeeper";
+  }
+
+  @Override
+  public FrsmClient client() {
+    return ZooKeeperKvClient.connect(clientAddresses, clientSessions, false);
+  }
+
+  /** Gets sync with the leader first: linearizable reads, as the counter check needs. */
+  @Override
+  public FrsmClient checkClient() {
+    return ZooKeeperKvClient.connect(clientAddresses, SERVERS, true);
+  }
+
+  @Override
+  public void close() {
+    for (ZooKeeperServerEmbedded s : servers) {
+      try {
+        s.close();
+      } catch (RuntimeException ex) {
+        System.err.println("ZooKeeper server did not stop cleanly: " + ex);
+      }
+    }
+  }
+}

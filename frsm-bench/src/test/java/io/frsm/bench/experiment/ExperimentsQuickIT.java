@@ -1,0 +1,59 @@
+package io.frsm.bench.experiment;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Every paper-evaluation experiment in quick mode, asserting sanity only — every step had
+ * throughput, no operation failed, the counter check found no lost or doubled acknowledged
+ * increment, the result files and charts were written — never speed.
+ */
+class ExperimentsQuickIT {
+  @TempDir Path out;
+
+  static Stream<String> experiments() {
+    return ExperimentCommand.experiments().keySet().stream();
+  }
+
+  @ParameterizedTest
+  @MethodSource("experiments")
+  void quickRunIsSane(String name) throws Exception {
+    ExperimentOptions options = new ExperimentOptions(true, out, 0, 0, line -> {});
+    ExperimentReport r = ExperimentCommand.experiments().get(name).run(options);
+    ExperimentCommand.write(out, r);
+
+    assertTrue(r.table.rowCount() > 0, name + ": no rows");
+    assertTrue(r.minOpsPerSecond > 0, name + ": a step had no throughput: " + r.sanityLine());
+    assertEquals(0, r.errors, name + ": operations failed: " + r.sanityLine());
+    assertEquals(List.of(), r.lostWrites, name + ": acknowledged increments lost or doubled");
+    assertTrue(r.counterIncrements > 0, name + ": the counter check never incremented");
+    assertTrue(ExperimentCommand.sane(r), r.sanityLine());
+    for (String suffix : List.of(".csv", ".json", ".md")) {
+      assertTrue(Files.size(out.resolve(name + suffix)) > 0, name + suffix + " is empty");
+    }
+    assertTrue(!r.files.isEmpty(), name + ": no chart written");
+    for (Path f : r.files) {
+      assertTrue(Files.size(f) > 0, f + " is empty");
+    }
+  }
+
+  @Test
+  void unknownExperimentIsRefusedWithUsage() throws Exception {
+    java.io.ByteArrayOutputStream buf = new java.io.ByteArrayOutputStream();
+    int code =
+        ExperimentCommand.main(
+            new String[] {"no-such-experiment"},
+            new java.io.PrintStream(buf, true, java.nio.charset.StandardCharsets.UTF_8));
+    assertEquals(2, code);
+    assertTrue(buf.toString(java.nio.charset.StandardCharsets.UTF_8).contains("usage:"));
+  }
+}
