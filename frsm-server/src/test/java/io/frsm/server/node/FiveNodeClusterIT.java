@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.frsm.api.FrsmClient;
@@ -149,6 +150,16 @@ class FiveNodeClusterIT {
       assertEquals(cluster.node(leader).clientAddress().getPort(), redirect.leaderPort());
     }
     assertEquals(redirected + 1, routed(node, "redirected"));
+  }
+
+  @Test
+  void aNodeOutsideTheShape_isRefusedWithAClearError() {
+    FrsmNode sixth = cluster.outsider(6);
+    IllegalStateException e = assertThrows(IllegalStateException.class, sixth::start);
+    assertTrue(
+        e.getMessage().contains("node 6 is not one of cluster " + TestCluster.CLUSTER_ID),
+        e.getMessage());
+    assertTrue(e.getMessage().contains("[1, 2, 3, 4, 5]"), e.getMessage());
   }
 
   @Test

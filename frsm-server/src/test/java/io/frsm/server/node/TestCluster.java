@@ -13,8 +13,9 @@ import java.util.concurrent.CompletableFuture;
 /**
  * Embedded ZooKeeper plus {@code n} (default three) {@link FrsmNode}s on loopback with ephemeral
  * ports and their own directories under one temp directory, all in the cluster's initial shape;
- * nodes can be crashed and restarted on the same directories. Starting returns once every range has
- * a leader. Closes everything it started.
+ * nodes can be crashed and restarted on the same directories. Starting returns once every range is
+ * led by its natural leader. A crash closes the node's ZooKeeper session at once (unlike a real
+ * kill -9, whose session lives until it times out). Closes everything it started.
  */
 final class TestCluster implements AutoCloseable {
   static final String CLUSTER_ID = "it-cluster";
@@ -49,7 +50,8 @@ final class TestCluster implements AutoCloseable {
       for (FrsmNode node : nodes) {
         node.awaitReady(READY_TIMEOUT);
       }
-      awaitEveryRangeLed();
+      awaitNaturalLeaders();
+      awaitEveryRangeWritable();
     } catch (Exception | Error e) {
       close();
       throw e;
@@ -73,6 +75,14 @@ final class TestCluster implements AutoCloseable {
         .transportThreads(1)
         .lsm(b -> b.blockCacheSizeBytes(1 << 20).memtableFlushSizeBytes(256 * 1024))
         .build();
+  }
+
+  /** A node with an id outside the cluster's shape, on its own directories; not started. */
+  FrsmNode outsider(int nodeId) {
+    if (nodeId >= 1 && nodeId <= nodes.length) {
+      throw new IllegalArgumentException("node " + nodeId + " is in the cluster");
+    }
+    return newNode(nodeId);
   }
 
   /** The node with {@code nodeId} (1-n). */
@@ -104,20 +114,64 @@ final class TestCluster implements AutoCloseable {
     return out;
   }
 
-  /** Waits until every range of the ring has exactly one holder. */
-  void awaitEveryRangeLed() {
+  /**
+   * Waits until every range is held by its natural leader alone: with all nodes up, where
+   * leadership settles once the nodes that became ready first handed their stand-in ranges back.
+   */
+  void awaitNaturalLeaders() {
     Ring ring = ring();
     Await.until(
         () -> {
           for (int r = 0; r < ring.rangeCount(); r++) {
-            if (holdersOf(r).size() != 1) {
+            if (!holdersOf(r).equals(List.of(ring.replicasOfRange(r).get(0)))) {
               return false;
             }
           }
           return true;
         },
         READY_TIMEOUT,
-        "every range to have one leader");
+        "every range to be led by its natural leader");
+  }
+
+  /**
+   * Waits until every range takes a write: its leader waited out L·(1+ρ), persisted its term and
+   * holds its lease (a held term alone does not say so). One probe key per range is created through
+   * a thin client (so the probes land on the leaders' meters as client-protocol creates); a probe
+   * that did not take effect in time is tried again.
+   */
+  private void awaitEveryRangeWritable() {
+    Ring ring = ring();
+    java.util.Map<Integer, byte[]> probes = new java.util.TreeMap<>();
+    for (int i = 0; probes.size() < ring.rangeCount(); i++) {
+      byte[] key = ("test-cluster-probe/" + i).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+      probes.putIfAbsent(rangeOf(key), key);
+    }
+    FrsmClient client = thinClient();
+    long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
+    while (!probes.isEmpty()) {
+      java.util.Map<Integer, CompletableFuture<?>> writes = new java.util.TreeMap<>();
+      probes.forEach(
+          (range, key) ->
+              writes.put(range, client.createAsync(key, new byte[] {1}).exceptionally(e -> null)));
+      for (var w : writes.entrySet()) {
+        Object done = w.getValue().join();
+        if (done != null || existsAlready(client, probes.get(w.getKey()))) {
+          probes.remove(w.getKey());
+        }
+      }
+      if (!probes.isEmpty() && System.nanoTime() - deadline > 0) {
+        throw new AssertionError("ranges not writable after " + READY_TIMEOUT + ": " + probes);
+      }
+    }
+  }
+
+  /** A probe whose create failed may still have taken effect (unknown outcome) or exist. */
+  private static boolean existsAlready(FrsmClient client, byte[] key) {
+    try {
+      return client.get(key).isPresent();
+    } catch (io.frsm.api.FrsmException e) {
+      return false;
+    }
   }
 
   /** Waits until range {@code range} is held by node {@code nodeId} alone. */
