@@ -25,7 +25,7 @@ import java.util.stream.Stream;
  * <pre>
  * java -cp frsm-bench/target/frsm-bench.jar io.frsm.bench.crsm.CrsmBenchmark \
  *     [--seconds=10] [--clients=64] [--keys=100000] [--batches=1,64,128] [--inflight=4] [--uniform]
- *     [--network=netty|in-jvm] [--transport-threads=2] [--warmup=5]
+ *     [--network=netty|in-jvm] [--transport-threads=2] [--warmup=30]
  * </pre>
  *
  * The default network is Netty (frsm's transport): the one to compare frsm with.
@@ -61,7 +61,7 @@ public final class CrsmBenchmark {
       }
     }
 
-    /** Over Netty with {@link CrsmCluster#DEFAULT_TRANSPORT_THREADS}, 5 s of warm-up. */
+    /** Over Netty with {@link CrsmCluster#DEFAULT_TRANSPORT_THREADS}, 30 s of warm-up. */
     public Settings(
         Duration duration,
         int clients,
@@ -78,7 +78,7 @@ public final class CrsmBenchmark {
           uniform,
           Network.NETTY,
           CrsmCluster.DEFAULT_TRANSPORT_THREADS,
-          Duration.ofSeconds(5));
+          Duration.ofSeconds(30));
     }
 
     public static Settings paperDefaults() {
@@ -99,8 +99,10 @@ public final class CrsmBenchmark {
   public static List<Row> run(Settings settings, PrintStream out)
       throws IOException, InterruptedException {
     if (!settings.warmup().isZero()) {
-      // The JIT compiles the hot paths during the first run of a JVM; without this, the first
-      // batch size measured pays for it.
+      // The first runs of a JVM are slow (JIT compilation of Netty, protobuf, the LSM and the
+      // core, heap sizing): on the loaded 2-core VM five back-to-back 10 s runs at batch 128
+      // gave 36, 1235, 2834, 5379, 5297 ops/s. Without this, the first batch size measured
+      // pays for it and the order of the batch sizes decides the ranking.
       out.printf(Locale.ROOT, "warm-up, not recorded: %d s%n", settings.warmup().toSeconds());
       runOne(settings, settings.batchSizes().get(0), settings.spec(settings.warmup()), out);
     }
@@ -201,7 +203,7 @@ public final class CrsmBenchmark {
         System.err.println(
             "usage: CrsmBenchmark [--seconds=10] [--clients=64] [--keys=100000]"
                 + " [--batches=1,64,128] [--inflight=4] [--uniform]"
-                + " [--network=netty|in-jvm] [--transport-threads=2] [--warmup=5]");
+                + " [--network=netty|in-jvm] [--transport-threads=2] [--warmup=30]");
         System.exit(2);
       }
     }
