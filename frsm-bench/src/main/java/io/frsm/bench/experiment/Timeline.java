@@ -119,6 +119,24 @@ final class Timeline {
     return repaired >= lastWindow - 1 ? -1 : repaired;
   }
 
+  /**
+   * The first window {@code r >= failedWindow} followed by {@code run} windows that all served
+   * calls within {@code sloMicros}: when service first came back and held for a while (later stalls
+   * do not move it, unlike {@link #repairedWindow}). -1 if none.
+   */
+  int firstSettledWindow(int failedWindow, int lastWindow, double sloMicros, int run) {
+    for (int r = failedWindow; r + run < lastWindow; r++) {
+      boolean ok = true;
+      for (int w = r + 1; w <= r + run && ok; w++) {
+        ok = calls(w) > 0 && p99Micros(w) <= sloMicros;
+      }
+      if (ok) {
+        return r;
+      }
+    }
+    return -1;
+  }
+
   /** A client whose every call is recorded here. */
   FrsmClient wrap(FrsmClient delegate) {
     return new FrsmClient() {
