@@ -49,6 +49,12 @@ final class Timeline {
 
   void record(long callStart, Throwable failure) {
     long now = System.nanoTime();
+    recordAt(now, now - callStart, failure);
+  }
+
+  /** Records a call that completed at {@code nowNanos} after {@code latencyNanos}. */
+  void recordAt(long nowNanos, long latencyNanos, Throwable failure) {
+    long now = nowNanos;
     int w = windowOf(now);
     if (w < 0) {
       return;
@@ -62,7 +68,7 @@ final class Timeline {
         || cause instanceof KeyExistsException) {
       Histogram h = windows[w];
       synchronized (h) {
-        h.recordValue(Math.min(Math.max(now - callStart, 1), HIGHEST_NANOS));
+        h.recordValue(Math.min(Math.max(latencyNanos, 1), HIGHEST_NANOS));
       }
     } else if (cause instanceof NotExecutedException || cause instanceof OutcomeUnknownException) {
       retryable.incrementAndGet(w);
