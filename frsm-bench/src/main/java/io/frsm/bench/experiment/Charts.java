@@ -45,8 +45,10 @@ final class Charts {
             .xAxisTitle(xTitle)
             .yAxisTitle(yTitle)
             .build();
-    chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
+    chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
+    chart.getStyler().setLegendLayout(Styler.LegendLayout.Horizontal);
     chart.getStyler().setYAxisLogarithmic(logY && allPositive(series));
+    chart.getStyler().setMarkerSize(4);
     chart.getStyler().setChartTitleFont(chart.getStyler().getChartTitleFont().deriveFont(13f));
     for (Map.Entry<String, List<double[]>> e : series.points.entrySet()) {
       List<double[]> pts = e.getValue();

@@ -8,6 +8,9 @@ import io.frsm.api.Versioned;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 
@@ -17,10 +20,17 @@ import java.util.function.Supplier;
  * (a quorum read or fence that had to write ends so when a concurrent proposal overtakes it; a get
  * changes nothing a client can observe, and a fence may be repeated — the API resolves an unknown
  * outcome by fencing until one answers). A CAS or create with an unknown outcome is not retried:
- * the workload resolves it with a fence. Retries are counted and reported, not hidden.
+ * the workload resolves it with a fence. Retries back off at random and are counted and reported,
+ * not hidden.
  */
 final class SafeRetries implements FrsmClient {
-  static final int MAX_ATTEMPTS = 5;
+  static final int MAX_ATTEMPTS = 8;
+
+  /**
+   * A retry waits a random 0..2^attempt ms (capped at 64 ms): an immediate retry of a read that
+   * lost to a concurrent proposer on a hot key mostly meets the same proposer again.
+   */
+  static final long MAX_BACKOFF_MILLIS = 64;
 
   private final FrsmClient delegate;
   private final LongAdder retries;
@@ -47,7 +57,12 @@ final class SafeRetries implements FrsmClient {
                       || (idempotent && cause instanceof OutcomeUnknownException);
               if (retryable && attempt < MAX_ATTEMPTS) {
                 retries.increment();
-                return attempt(call, idempotent, attempt + 1);
+                long bound = Math.min(1L << attempt, MAX_BACKOFF_MILLIS);
+                Executor later =
+                    CompletableFuture.delayedExecutor(
+                        ThreadLocalRandom.current().nextLong(bound + 1), TimeUnit.MILLISECONDS);
+                return CompletableFuture.supplyAsync(() -> null, later)
+                    .thenCompose(ignored -> attempt(call, idempotent, attempt + 1));
               }
               return CompletableFuture.<T>failedFuture(cause);
             })

@@ -49,6 +49,12 @@ final class Timeline {
 
   void record(long callStart, Throwable failure) {
     long now = System.nanoTime();
+    recordAt(now, now - callStart, failure);
+  }
+
+  /** Records a call that completed at {@code nowNanos} after {@code latencyNanos}. */
+  void recordAt(long nowNanos, long latencyNanos, Throwable failure) {
+    long now = nowNanos;
     int w = windowOf(now);
     if (w < 0) {
       return;
@@ -62,7 +68,7 @@ final class Timeline {
         || cause instanceof KeyExistsException) {
       Histogram h = windows[w];
       synchronized (h) {
-        h.recordValue(Math.min(Math.max(now - callStart, 1), HIGHEST_NANOS));
+        h.recordValue(Math.min(Math.max(latencyNanos, 1), HIGHEST_NANOS));
       }
     } else if (cause instanceof NotExecutedException || cause instanceof OutcomeUnknownException) {
       retryable.incrementAndGet(w);
@@ -117,6 +123,24 @@ final class Timeline {
       }
     }
     return repaired >= lastWindow - 1 ? -1 : repaired;
+  }
+
+  /**
+   * The first window {@code r >= failedWindow} followed by {@code run} windows that all served
+   * calls within {@code sloMicros}: when service first came back and held for a while (later stalls
+   * do not move it, unlike {@link #repairedWindow}). -1 if none.
+   */
+  int firstSettledWindow(int failedWindow, int lastWindow, double sloMicros, int run) {
+    for (int r = failedWindow; r + run < lastWindow; r++) {
+      boolean ok = true;
+      for (int w = r + 1; w <= r + run && ok; w++) {
+        ok = calls(w) > 0 && p99Micros(w) <= sloMicros;
+      }
+      if (ok) {
+        return r;
+      }
+    }
+    return -1;
   }
 
   /** A client whose every call is recorded here. */

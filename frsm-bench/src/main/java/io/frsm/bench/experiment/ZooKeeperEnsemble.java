@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.zookeeper.server.embedded.ExitHandler;
 import org.apache.zookeeper.server.embedded.ZooKeeperServerEmbedded;
 
@@ -37,7 +38,6 @@ final class ZooKeeperEnsemble implements KvSystem {
   static ZooKeeperEnsemble start(Path baseDir, int clientSessions) throws Exception {
     ZooKeeperEnsemble e = new ZooKeeperEnsemble(clientSessions);
     int[] clientPorts = new int[SERVERS];
-    StringBuilder peers = new StringBuilder();
     List<String> serverLines = new ArrayList<>();
     for (int i = 0; i < SERVERS; i++) {
       clientPorts[i] = freePort();
@@ -73,7 +73,7 @@ final class ZooKeeperEnsemble implements KvSystem {
       }
       // A peer's start(timeout) waits until it serves, which needs a quorum: start all, then wait.
       List<Thread> starters = new ArrayList<>();
-      List<Exception> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
+      List<Exception> failures = new CopyOnWriteArrayList<>();
       for (ZooKeeperServerEmbedded s : e.servers) {
         Thread t =
             new Thread(
