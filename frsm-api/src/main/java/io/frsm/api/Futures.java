@@ -5,11 +5,15 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 
-/** Turns an async result into a sync one, rethrowing frsm's own exceptions unwrapped. */
-final class Futures {
+/**
+ * Turns an async result into a sync one, rethrowing frsm's own exceptions unwrapped: how {@link
+ * FrsmClient}'s sync methods wait, for implementations that override them.
+ */
+public final class Futures {
   private Futures() {}
 
-  static <T> T join(CompletableFuture<T> future) {
+  /** Waits for {@code future}; its failure is rethrown as (or wrapped in) an FrsmException. */
+  public static <T> T join(CompletableFuture<T> future) {
     try {
       return future.get();
     } catch (InterruptedException e) {

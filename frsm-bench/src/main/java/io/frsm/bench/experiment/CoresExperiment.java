@@ -16,8 +16,9 @@ import java.util.concurrent.TimeUnit;
  * Experiment 2 (Figures 10/13): throughput and p99 as the cores given to the systems grow. Each
  * configuration runs in a child JVM pinned with {@code taskset} to the first N CPUs (and told N by
  * {@code -XX:ActiveProcessorCount}), so the whole cluster — its three nodes and the clients — share
- * N cores; frsm also varies its Netty event-loop threads per node. The cRSM baseline runs one event
- * loop per node and has no thread knob. This machine has few cores, which bounds the curve.
+ * N cores; frsm also varies its Netty event-loop threads per node. The cRSM baseline runs over the
+ * same Netty transport with one event loop per node. This machine has few cores, which bounds the
+ * curve.
  */
 final class CoresExperiment implements Experiment {
   private static final long CHILD_TIMEOUT_SECONDS = 600;
@@ -60,7 +61,8 @@ final class CoresExperiment implements Experiment {
     ExperimentReport report = new ExperimentReport(name(), table);
     Charts.Series chart = new Charts.Series();
     double seconds = o.step(0.7, 5).toMillis() / 1000.0;
-    double warmup = o.warmup().toMillis() / 1000.0;
+    // Each configuration is a fresh JVM: it gets the start-up warm-up (JIT) before its step.
+    double warmup = Math.max(o.warmup().toMillis(), o.systemWarmup().toMillis()) / 1000.0;
     for (Config c : configs) {
       Path dir = Systems.freshDir(o, name(), c.system() + "-" + c.knob() + "-" + c.cpus());
       List<String> cmd = new ArrayList<>();
@@ -79,8 +81,10 @@ final class CoresExperiment implements Experiment {
               PointCommand.NAME,
               "--system",
               c.system(),
-              c.system().equals("frsm") ? "--transport-threads" : "--batch",
-              Integer.toString(c.knob()),
+              "--transport-threads",
+              c.system().equals("frsm") ? Integer.toString(c.knob()) : "1",
+              "--batch",
+              c.system().equals("frsm") ? "1" : Integer.toString(c.knob()),
               "--clients",
               Integer.toString(CLIENTS),
               "--seconds",

@@ -3,13 +3,14 @@ package io.frsm.bench.experiment;
 import io.frsm.api.FrsmClient;
 import io.frsm.bench.crsm.CrsmCluster;
 import io.frsm.bench.crsm.CrsmConfig;
+import io.frsm.bench.crsm.Network;
 import java.io.IOException;
 import java.nio.file.Path;
 
 /**
  * The coarse-grained baseline (3 nodes, 12 shards, batched Multi-Paxos logs on the same LSM) with a
- * given batch size. The one place that knows how the experiments start it, so the transport option
- * of the {@code crsm} branch is switched on here.
+ * given batch size, over the same Netty transport as frsm's peers (docs/CRSM.md). The one place
+ * that knows how the experiments start it.
  */
 final class CrsmSystem implements KvSystem {
   private final CrsmCluster cluster;
@@ -20,8 +21,16 @@ final class CrsmSystem implements KvSystem {
     this.batch = batch;
   }
 
+  /** Over Netty with frsm's default event-loop count per node, as frsm runs in the experiments. */
   static CrsmSystem start(Path dir, int batch) throws IOException {
-    return new CrsmSystem(CrsmCluster.start(dir, CrsmConfig.benchmark(batch)), batch);
+    return start(dir, batch, CrsmCluster.DEFAULT_TRANSPORT_THREADS);
+  }
+
+  /** Over Netty (frsm's peer transport) with {@code transportThreads} event loops per node. */
+  static CrsmSystem start(Path dir, int batch, int transportThreads) throws IOException {
+    return new CrsmSystem(
+        CrsmCluster.start(dir, CrsmConfig.benchmark(batch), Network.NETTY, transportThreads),
+        batch);
   }
 
   @Override

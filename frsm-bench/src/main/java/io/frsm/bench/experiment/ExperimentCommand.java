@@ -52,9 +52,6 @@ public final class ExperimentCommand {
 
   /** Runs the command; returns the process exit code (0 when every sanity check held). */
   public static int main(String[] args, PrintStream out) throws Exception {
-    if (args.length >= 1 && args[0].equals(PointCommand.NAME)) {
-      return PointCommand.main(java.util.Arrays.copyOfRange(args, 1, args.length), out);
-    }
     if (args.length == 0) {
       out.println(usage());
       return 2;
@@ -62,7 +59,17 @@ public final class ExperimentCommand {
     for (java.util.logging.Logger l : QUIET) {
       l.setLevel(java.util.logging.Level.WARNING);
     }
-    ExperimentOptions options = parse(args);
+    ExperimentOptions options;
+    try {
+      if (args[0].equals(PointCommand.NAME)) {
+        return PointCommand.main(java.util.Arrays.copyOfRange(args, 1, args.length), out);
+      }
+      options = parse(args);
+    } catch (IllegalArgumentException e) { // NumberFormatException included
+      out.println("bad arguments: " + e.getMessage());
+      out.println(args[0].equals(PointCommand.NAME) ? PointCommand.USAGE : usage());
+      return 2;
+    }
     List<Experiment> selected = new ArrayList<>();
     if (args[0].equals("all")) {
       selected.addAll(experiments().values());

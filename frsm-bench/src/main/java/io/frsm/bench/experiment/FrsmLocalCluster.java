@@ -4,6 +4,7 @@ import io.frsm.api.FrsmClient;
 import io.frsm.consensus.core.CoreStats;
 import io.frsm.lsm.cell.Token;
 import io.frsm.server.node.FrsmNode;
+import io.frsm.server.node.NaturalLeaders;
 import io.frsm.server.ring.NodeInfo;
 import io.frsm.server.ring.Ring;
 import io.frsm.server.zk.EmbeddedZooKeeper;
@@ -19,8 +20,8 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
 /**
  * Three frsm nodes on loopback with an embedded ZooKeeper, each node with its own data and commit
  * log directory (fsync on, the engine's default): the frsm side of every experiment. The one place
- * that knows how the experiments start frsm, so new node options (leases, range leadership) are
- * switched on here.
+ * that knows how the experiments start frsm. Range leadership and leases are on (the node's
+ * defaults): start-up returns once every range is led by its natural leader.
  */
 final class FrsmLocalCluster implements KvSystem {
   static final String CLUSTER_ID = "experiment";
@@ -75,6 +76,9 @@ final class FrsmLocalCluster implements KvSystem {
       for (FrsmNode n : c.nodes) {
         n.awaitReady(READY_TIMEOUT);
       }
+      // Measure the steady state: every range led by its natural leader, whose lease makes its
+      // reads leader-only (the first write of each range still waits out L·(1+ρ): warm-up).
+      NaturalLeaders.await(List.of(c.nodes), READY_TIMEOUT);
       return c;
     } catch (Exception | Error e) {
       c.close();
@@ -93,6 +97,10 @@ final class FrsmLocalCluster implements KvSystem {
         .peerAddress(any)
         .clientAddress(any)
         .zookeeper(zookeeper.connectString())
+        // As `frsm local`: a dead leader's ranges move session timeout + L·(1+ρ) after it died
+        // (docs/OPERATIONS.md "Fail-over timing"); the 10 s production default would make that 12
+        // s.
+        .zookeeperSessionTimeout(Duration.ofSeconds(3))
         .rack(rack(nodeId))
         .vnodes(VNODES)
         .transportThreads(transportThreads)

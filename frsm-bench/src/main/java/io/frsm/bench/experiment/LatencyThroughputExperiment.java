@@ -54,6 +54,7 @@ final class LatencyThroughputExperiment implements Experiment {
               : CrsmSystem.start(dir, Integer.parseInt(name.substring("cRSM b".length())));
       try (FrsmClient client = system.client();
           FrsmClient check = system.checkClient()) {
+        Systems.warmUp(client, o, name);
         for (String keys : charts.keySet()) {
           for (int clients : steps) {
             WorkloadSpec spec = WorkloadSpec.paper(o.keyCount(), clients, o.step(0.7, 5));

@@ -41,6 +41,9 @@ final class MultiPhaseExperiment implements Experiment {
     Path dir = Systems.freshDir(o, name(), "frsm");
     FrsmLocalCluster frsm = FrsmLocalCluster.start(dir, 2);
     try (FrsmClient check = frsm.checkClient()) {
+      try (FrsmClient warm = frsm.client()) {
+        Systems.warmUp(warm, o, "frsm");
+      }
       for (double share : o.quick() ? QUICK_FRACTIONS : FULL_FRACTIONS) {
         AtomicReference<CoreStats> before = new AtomicReference<>();
         Point p;
@@ -58,7 +61,7 @@ final class MultiPhaseExperiment implements Experiment {
                   () -> before.set(frsm.coreStats()));
           report.account(label, p);
         }
-        CoreStats d = delta(frsm.coreStats(), before.get());
+        CoreStats d = frsm.coreStats().minus(before.get());
         long rounds = d.casWarm() + d.casCold();
         double cold = d.multiPhaseFraction();
         table.add(
@@ -87,26 +90,5 @@ final class MultiPhaseExperiment implements Experiment {
             chart,
             false));
     return report;
-  }
-
-  /** {@code after - before}, field by field, for the counters this experiment reads. */
-  static CoreStats delta(CoreStats after, CoreStats before) {
-    return new CoreStats(
-        after.gets() - before.gets(),
-        after.creates() - before.creates(),
-        after.cases() - before.cases(),
-        after.deletes() - before.deletes(),
-        after.fences() - before.fences(),
-        after.casWarm() - before.casWarm(),
-        after.casCold() - before.casCold(),
-        after.readsLeaderOnly() - before.readsLeaderOnly(),
-        after.readsQuorum() - before.readsQuorum(),
-        after.readsMutatingQuorum() - before.readsMutatingQuorum(),
-        after.mismatches() - before.mismatches(),
-        after.keyExists() - before.keyExists(),
-        after.unknownOutcomes() - before.unknownOutcomes(),
-        after.notExecuted() - before.notExecuted(),
-        after.preparesSent() - before.preparesSent(),
-        after.acceptsSent() - before.acceptsSent());
   }
 }

@@ -1,6 +1,8 @@
 package io.frsm.bench.experiment;
 
 import io.frsm.api.FrsmClient;
+import io.frsm.bench.crsm.CrsmCluster;
+import io.frsm.consensus.core.CoreStats;
 import io.frsm.server.workload.WorkloadSpec;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -17,6 +19,9 @@ import java.util.Map;
 final class PointCommand {
   static final String NAME = "point";
   static final String PREFIX = "POINT ";
+  static final String USAGE =
+      "usage: java -jar frsm-bench.jar experiment point --system frsm|crsm [--batch N]"
+          + " [--transport-threads N] --clients N --seconds S [--warmup S] --keys N --data DIR";
 
   private PointCommand() {}
 
@@ -41,20 +46,55 @@ final class PointCommand {
           case "frsm" ->
               FrsmLocalCluster.start(
                   dir, Integer.parseInt(a.getOrDefault("transport-threads", "2")));
-          case "crsm" -> CrsmSystem.start(dir, Integer.parseInt(a.getOrDefault("batch", "128")));
-          default -> throw new IllegalArgumentException("unknown system " + systemName);
+          case "crsm" ->
+              CrsmSystem.start(
+                  dir,
+                  Integer.parseInt(a.getOrDefault("batch", "128")),
+                  Integer.parseInt(
+                      a.getOrDefault(
+                          "transport-threads",
+                          Integer.toString(CrsmCluster.DEFAULT_TRANSPORT_THREADS))));
+          default -> throw new IllegalArgumentException("unknown --system " + systemName);
         };
     Point p;
+    java.util.concurrent.atomic.AtomicReference<CoreStats> before =
+        new java.util.concurrent.atomic.AtomicReference<>(CoreStats.ZERO);
+    CoreStats during = null;
     try (FrsmClient client = system.client();
         FrsmClient check = system.checkClient()) {
       p =
           Measurement.run(
-              client, check, WorkloadSpec.paper(keys, clients, step), warmup, systemName, s -> {});
+              client,
+              check,
+              WorkloadSpec.paper(keys, clients, step),
+              warmup,
+              systemName,
+              s -> {},
+              () -> before.set(coreStats(system)));
+      during = coreStats(system).minus(before.get());
     } finally {
       Systems.stop(system, dir);
     }
-    out.println(format(p));
+    out.println(format(p) + (system instanceof FrsmLocalCluster ? modes(during) : ""));
     return 0;
+  }
+
+  private static CoreStats coreStats(KvSystem system) {
+    return system instanceof FrsmLocalCluster frsm ? frsm.coreStats() : CoreStats.ZERO;
+  }
+
+  /** How frsm's nodes served the measured step (the counter check's calls included). */
+  private static String modes(CoreStats d) {
+    return String.format(
+        Locale.ROOT,
+        " leader_only_reads=%d quorum_reads=%d warm_cas=%d cold_cas=%d"
+            + " mismatches=%d leader_only_mismatches=%d",
+        d.readsLeaderOnly(),
+        d.readsQuorum() + d.readsMutatingQuorum(),
+        d.casWarm(),
+        d.casCold(),
+        d.mismatches(),
+        d.mismatchesLeaderOnly());
   }
 
   private static String required(Map<String, String> a, String key) {

@@ -52,6 +52,9 @@ final class ReadModesExperiment implements Experiment {
     FrsmLocalCluster frsm = FrsmLocalCluster.start(dir, 2);
     List<double[]> ratios = new ArrayList<>();
     try (FrsmClient check = frsm.checkClient()) {
+      try (FrsmClient warm = frsm.client()) {
+        Systems.warmUp(warm, o, "frsm");
+      }
       for (int size : o.quick() ? QUICK_SIZES : FULL_SIZES) {
         prefill(check, keys, size);
         double[] p50ByRoute = new double[2];
@@ -79,7 +82,7 @@ final class ReadModesExperiment implements Experiment {
                     () -> before.set(frsm.coreStats()));
             report.account(label, p);
           }
-          CoreStats d = MultiPhaseExperiment.delta(frsm.coreStats(), before.get());
+          CoreStats d = frsm.coreStats().minus(before.get());
           long served = d.readsLeaderOnly() + d.readsQuorum() + d.readsMutatingQuorum();
           leaderOnlyShare[r] = served == 0 ? 0 : (double) d.readsLeaderOnly() / served;
           p50ByRoute[r] = p.getP50Micros();

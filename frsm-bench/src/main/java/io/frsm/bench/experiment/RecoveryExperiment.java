@@ -66,6 +66,7 @@ final class RecoveryExperiment implements Experiment {
     try (FrsmClient check = frsm.checkClient();
         FrsmClient thin = frsm.client(FrsmLocalCluster.Access.THIN, 0)) {
       WorkloadSpec spec = WorkloadSpec.paper(o.keyCount(), CLIENTS, total);
+      Systems.warmUp(thin, o, "frsm");
       new WorkloadRunner(thin, Measurement.withDuration(spec, o.warmup()), line -> {}).run();
       long start = System.nanoTime();
       timeline = new Timeline(start, (int) (total.toNanos() / Timeline.WINDOW_NANOS) + 1);

@@ -50,6 +50,7 @@ final class ZooKeeperExperiment implements Experiment {
       try (FrsmClient client =
               frsm != null ? frsm.client(FrsmLocalCluster.Access.THIN, 0) : system.client();
           FrsmClient check = system.checkClient()) {
+        Systems.warmUp(client, o, name);
         for (int clients : steps) {
           WorkloadSpec spec = WorkloadSpec.paper(o.keyCount(), clients, o.step(0.7, 5));
           String label = String.format(Locale.ROOT, "%s c=%d", name, clients);

@@ -30,6 +30,12 @@ final class CasRun extends Run {
 
   @Override
   void start(Now now, List<Effect> out) {
+    Outcome doomed = coordinator.leaderReads.mismatchFromLocalCell(now, key, expected);
+    if (doomed != null) {
+      servedLocally = true;
+      finish(doomed, out); // leader-only mismatch: 0 messages, like a leader-only read
+      return;
+    }
     Cell local = readLocal();
     Coordinator.Warm warm = coordinator.warm(key);
     // Warm (1 RTT): this incarnation's last round on the key got q acks with ballot b, the own

@@ -21,6 +21,7 @@ final class CoreCounters {
   private long notExecuted;
   private long preparesSent;
   private long acceptsSent;
+  private long mismatchesLeaderOnly;
 
   void prepareSent() {
     preparesSent++;
@@ -32,7 +33,8 @@ final class CoreCounters {
 
   /**
    * An operation ended with {@code outcome}. {@code prepared}: it ran a prepare; {@code accepted}:
-   * it sent an accept; {@code leaderOnly}: a get answered from the local cell.
+   * it sent an accept; {@code leaderOnly}: answered from the local cell under the lease (a get, or
+   * a CAS or delete that failed as a mismatch).
    */
   void finished(
       Operation operation,
@@ -67,6 +69,9 @@ final class CoreCounters {
     }
     if (outcome instanceof Outcome.Mismatch) {
       mismatches++;
+      if (leaderOnly) {
+        mismatchesLeaderOnly++;
+      }
     } else if (outcome instanceof Outcome.Exists) {
       keyExists++;
     } else if (outcome instanceof Outcome.Unknown) {
@@ -93,6 +98,7 @@ final class CoreCounters {
         unknownOutcomes,
         notExecuted,
         preparesSent,
-        acceptsSent);
+        acceptsSent,
+        mismatchesLeaderOnly);
   }
 }

@@ -16,7 +16,9 @@ package io.frsm.consensus.core;
  * ({@code readsMutatingQuorum}).
  *
  * <p>{@code preparesSent} and {@code acceptsSent} count the prepare and accept messages the
- * operations' rounds sent, the one to this node itself included.
+ * operations' rounds sent, the one to this node itself included. {@code mismatchesLeaderOnly}
+ * counts the CAS and delete mismatches (part of {@code mismatches}) answered from the local cell
+ * under the lease, with no round (they are neither warm nor cold).
  */
 public record CoreStats(
     long gets,
@@ -34,30 +36,41 @@ public record CoreStats(
     long unknownOutcomes,
     long notExecuted,
     long preparesSent,
-    long acceptsSent) {
+    long acceptsSent,
+    long mismatchesLeaderOnly) {
 
   public static final CoreStats ZERO =
-      new CoreStats(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+      new CoreStats(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
 
   /** Field-wise sum, for cluster-wide totals. */
   public CoreStats plus(CoreStats o) {
+    return combine(o, 1);
+  }
+
+  /** Field-wise difference: what happened between snapshot {@code earlier} and this one. */
+  public CoreStats minus(CoreStats earlier) {
+    return combine(earlier, -1);
+  }
+
+  private CoreStats combine(CoreStats o, long sign) {
     return new CoreStats(
-        gets + o.gets,
-        creates + o.creates,
-        cases + o.cases,
-        deletes + o.deletes,
-        fences + o.fences,
-        casWarm + o.casWarm,
-        casCold + o.casCold,
-        readsLeaderOnly + o.readsLeaderOnly,
-        readsQuorum + o.readsQuorum,
-        readsMutatingQuorum + o.readsMutatingQuorum,
-        mismatches + o.mismatches,
-        keyExists + o.keyExists,
-        unknownOutcomes + o.unknownOutcomes,
-        notExecuted + o.notExecuted,
-        preparesSent + o.preparesSent,
-        acceptsSent + o.acceptsSent);
+        gets + sign * o.gets,
+        creates + sign * o.creates,
+        cases + sign * o.cases,
+        deletes + sign * o.deletes,
+        fences + sign * o.fences,
+        casWarm + sign * o.casWarm,
+        casCold + sign * o.casCold,
+        readsLeaderOnly + sign * o.readsLeaderOnly,
+        readsQuorum + sign * o.readsQuorum,
+        readsMutatingQuorum + sign * o.readsMutatingQuorum,
+        mismatches + sign * o.mismatches,
+        keyExists + sign * o.keyExists,
+        unknownOutcomes + sign * o.unknownOutcomes,
+        notExecuted + sign * o.notExecuted,
+        preparesSent + sign * o.preparesSent,
+        acceptsSent + sign * o.acceptsSent,
+        mismatchesLeaderOnly + sign * o.mismatchesLeaderOnly);
   }
 
   /** Cold CAS operations over all counted ones (0 when none ran). */

@@ -1,5 +1,6 @@
 package io.frsm.consensus.core;
 
+import io.frsm.api.Version;
 import io.frsm.lsm.cell.AcceptedValue;
 import io.frsm.lsm.cell.Cell;
 import io.frsm.lsm.cell.Key;
@@ -43,6 +44,47 @@ final class LeaderReads {
 
   /** The answer from the local cell, or null: the read must go to a quorum. */
   Outcome tryServe(Now now, Key key) {
+    Authoritative local = authoritative(now, key);
+    if (local == null) {
+      return null;
+    }
+    served++;
+    return new Outcome.ReadResult(Run.visible(local.newest()));
+  }
+
+  /**
+   * A CAS or delete expecting {@code expected}, answered from the local cell when a leader-only
+   * read could be served now and shows a different newest version: it fails as a mismatch with no
+   * round, linearized at this instant exactly as that read would be (a failed CAS changes nothing
+   * and reports what it saw). Null when the local cell matches {@code expected} or cannot answer:
+   * the operation runs its rounds. Without this a doomed CAS on a hot key would prepare to learn
+   * what the leader already knows, and leave the key cold for the next one.
+   */
+  Outcome mismatchFromLocalCell(Now now, Key key, Version expected) {
+    Authoritative local = authoritative(now, key);
+    if (local == null) {
+      return null;
+    }
+    AcceptedValue a = local.newest();
+    if (a != null
+        && !a.isDelete()
+        && a.epoch() == expected.epoch()
+        && a.timestamp() == expected.timestamp()) {
+      return null;
+    }
+    return new Outcome.Mismatch(expected, Run.visible(a));
+  }
+
+  /**
+   * The newest chosen value of a key (null: absent), as the local cell holds it under the lease.
+   */
+  private record Authoritative(AcceptedValue newest) {}
+
+  /**
+   * The local cell's chosen value when it is the key's newest one (see the class comment), or null.
+   * Reads the cell first and checks the lease after, against the step's time.
+   */
+  private Authoritative authoritative(Now now, Key key) {
     if (!leases.leaderOnly(key) || catchingUp.containsKey(key) || openAccepts.contains(key)) {
       return null;
     }
@@ -54,8 +96,7 @@ final class LeaderReads {
     if (!skipLeaseCheck && !leases.holdsLease(now, key)) {
       return null; // checked after the read: the value was current while the lease held
     }
-    served++;
-    return new Outcome.ReadResult(Run.visible(a));
+    return new Authoritative(a);
   }
 
   long served() {

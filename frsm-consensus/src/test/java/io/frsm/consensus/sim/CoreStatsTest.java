@@ -139,6 +139,7 @@ class CoreStatsTest {
   private static final class Expected {
     long gets, creates, cases, deletes, fences, warm, cold, leaderReads, quorumReads;
     long mutatingReads, mismatches, exists, unknown, notExecuted, prepares, accepts;
+    long leaderMismatches;
   }
 
   @SafeVarargs
@@ -163,27 +164,12 @@ class CoreStatsTest {
         e.unknown,
         e.notExecuted,
         e.prepares,
-        e.accepts);
+        e.accepts,
+        e.leaderMismatches);
   }
 
   private static CoreStats minus(CoreStats a, CoreStats b) {
-    return new CoreStats(
-        a.gets() - b.gets(),
-        a.creates() - b.creates(),
-        a.cases() - b.cases(),
-        a.deletes() - b.deletes(),
-        a.fences() - b.fences(),
-        a.casWarm() - b.casWarm(),
-        a.casCold() - b.casCold(),
-        a.readsLeaderOnly() - b.readsLeaderOnly(),
-        a.readsQuorum() - b.readsQuorum(),
-        a.readsMutatingQuorum() - b.readsMutatingQuorum(),
-        a.mismatches() - b.mismatches(),
-        a.keyExists() - b.keyExists(),
-        a.unknownOutcomes() - b.unknownOutcomes(),
-        a.notExecuted() - b.notExecuted(),
-        a.preparesSent() - b.preparesSent(),
-        a.acceptsSent() - b.acceptsSent());
+    return a.minus(b);
   }
 
   private static byte[] bytes(String s) {

@@ -131,6 +131,42 @@ class LeaderOnlyReadTest {
   }
 
   @Test
+  void doomedCas_underTheLease_failsFromTheLocalCell_withNoMessages_withoutTheLeaseIsRefused() {
+    Version v = leaderWithKey();
+    Version stale = v.next(); // not the newest: a mismatch
+    long messages = sim.messagesTotal();
+    long start = sim.nowNanos();
+    long writes = sim.storeWrites(0);
+    long rounds = casRounds(0);
+    Outcome.Mismatch m =
+        assertInstanceOf(Outcome.Mismatch.class, run(0, new Operation.Cas(KEY, stale, b("lost"))));
+    assertEquals(v, m.current().orElseThrow().version(), "reports the newest chosen version");
+    assertEquals(0, sim.messagesTotal() - messages, "0 messages");
+    assertEquals(start, sim.nowNanos(), "0 RTT");
+    assertEquals(writes, sim.storeWrites(0), "nothing written");
+    assertEquals(1, sim.stats(0).mismatchesLeaderOnly());
+    assertEquals(rounds, casRounds(0), "neither a warm nor a cold round");
+    Outcome.Mismatch deleted =
+        assertInstanceOf(Outcome.Mismatch.class, run(0, new Operation.Delete(KEY, stale)));
+    assertEquals(v, deleted.current().orElseThrow().version());
+    assertEquals(2, sim.stats(0).mismatchesLeaderOnly());
+
+    // A CAS that expects the newest version still runs its round and is chosen.
+    assertEquals(new Outcome.Written(v.next()), run(0, new Operation.Cas(KEY, v, b("v1"))));
+
+    // Once the lease ran out the cell is no authority, and without a lease no round may start:
+    // the doomed CAS is refused, not answered from the cell.
+    renewUntil[0] = 0;
+    runFor(LEASES.leaseNanos());
+    assertInstanceOf(Outcome.NotExecuted.class, run(0, new Operation.Cas(KEY, v, b("lost"))));
+    assertEquals(2, sim.stats(0).mismatchesLeaderOnly());
+  }
+
+  private long casRounds(int node) {
+    return sim.stats(node).casWarm() + sim.stats(node).casCold();
+  }
+
+  @Test
   void successor_waitsTheLeaseTimesOnePlusRho_thenPersistsItsTerm_beforeItsFirstAccept() {
     Version v = leaderWithKey();
     events.clear();
@@ -151,8 +187,10 @@ class LeaderOnlyReadTest {
         "first accept " + (firstAcceptMono - grantedMono) + " ns after the grant");
 
     // Node 0's accepts carry term 1 and die at the replicas that persisted term 2; its term ends.
+    // (Its CAS expects what its own cell holds, so it runs a round rather than failing as a
+    // mismatch from the cell, which this impossible double lease would make stale.)
     long staleBefore = sim.messages(Message.StaleTerm.class);
-    Outcome late = run(0, new Operation.Cas(KEY, v.next(), b("late")));
+    Outcome late = run(0, new Operation.Cas(KEY, v, b("late")));
     assertInstanceOf(Outcome.Failure.class, late);
     assertTrue(sim.messages(Message.StaleTerm.class) > staleBefore);
     Outcome.ReadResult read =

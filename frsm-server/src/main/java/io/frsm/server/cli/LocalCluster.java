@@ -2,6 +2,7 @@ package io.frsm.server.cli;
 
 import io.frsm.api.FrsmClient;
 import io.frsm.server.node.FrsmNode;
+import io.frsm.server.node.NaturalLeaders;
 import io.frsm.server.zk.EmbeddedZooKeeper;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -40,6 +41,9 @@ final class LocalCluster implements AutoCloseable {
       for (FrsmNode n : cluster.nodes) {
         n.awaitReady(READY_TIMEOUT);
       }
+      // The steady state (leases, leader-only reads) starts once the early nodes handed their
+      // stand-in ranges back to the natural leaders.
+      NaturalLeaders.await(List.of(cluster.nodes), READY_TIMEOUT);
       return cluster;
     } catch (Exception | Error e) {
       cluster.close();

@@ -73,8 +73,35 @@ public final class KeySessions {
     this.createSettleNanos = createSettleNanos;
   }
 
-  /** Queues {@code operation} behind the key's earlier ones. */
+  /** Queues {@code operation} behind the key's earlier ones; the result arrives on callbacks. */
   public CompletableFuture<Outcome> submit(Operation operation, long invokedAtMicros) {
+    CompletableFuture<Outcome> result = enqueue(operation, invokedAtMicros);
+    CompletableFuture<Outcome> delivered = new CompletableFuture<>();
+    // whenCompleteAsync (unlike thenApplyAsync) uses the executor for failures too.
+    result.whenCompleteAsync(
+        (outcome, error) -> {
+          if (error != null) {
+            delivered.completeExceptionally(error);
+          } else {
+            delivered.complete(outcome);
+          }
+        },
+        callbacks);
+    return delivered;
+  }
+
+  /**
+   * Like {@link #submit}, for a caller that blocks on the result and attaches no code of its own:
+   * the future completes on whichever thread finished the operation (a node's core or event loop),
+   * which then only wakes the waiting caller. Saves the hand-off to {@code callbacks}, a thread
+   * wake-up per call. Never hand this future to user code.
+   */
+  public CompletableFuture<Outcome> submitForBlockingCaller(
+      Operation operation, long invokedAtMicros) {
+    return enqueue(operation, invokedAtMicros);
+  }
+
+  private CompletableFuture<Outcome> enqueue(Operation operation, long invokedAtMicros) {
     Call call = new Call(operation, invokedAtMicros, new CompletableFuture<>());
     boolean start;
     KeyState state;
@@ -87,19 +114,7 @@ public final class KeySessions {
     if (start) {
       runNext(operation.key(), state);
     }
-    CompletableFuture<Outcome> delivered = new CompletableFuture<>();
-    // whenCompleteAsync (unlike thenApplyAsync) uses the executor for failures too.
-    call.result()
-        .whenCompleteAsync(
-            (outcome, error) -> {
-              if (error != null) {
-                delivered.completeExceptionally(error);
-              } else {
-                delivered.complete(outcome);
-              }
-            },
-            callbacks);
-    return delivered;
+    return call.result();
   }
 
   /** Keys with operations queued or running, or waiting for a fence. */
@@ -183,8 +198,21 @@ public final class KeySessions {
             });
   }
 
-  /** Starts the key's next call on another thread, so long queues never deepen the stack. */
+  /**
+   * Starts the key's next call on another thread, so long queues never deepen the stack. With
+   * nothing queued (the common case) the key goes idle here, without that hand-off: a later submit
+   * finds it not running and starts itself.
+   */
   private void continueLater(Key key, KeyState state) {
+    synchronized (this) {
+      if (state.queue.isEmpty()) {
+        state.running = false;
+        if (!state.needsFence) {
+          keys.remove(key);
+        }
+        return;
+      }
+    }
     callbacks.execute(() -> runNext(key, state));
   }
 

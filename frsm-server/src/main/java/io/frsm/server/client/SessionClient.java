@@ -2,6 +2,7 @@ package io.frsm.server.client;
 
 import io.frsm.api.FrsmClient;
 import io.frsm.api.FrsmException;
+import io.frsm.api.Futures;
 import io.frsm.api.Version;
 import io.frsm.api.Versioned;
 import io.frsm.consensus.core.Operation;
@@ -71,60 +72,93 @@ public abstract class SessionClient implements FrsmClient {
   /** τ for an operation issued now: the caller's wall clock (embedded) or 0 (thin client). */
   protected abstract long invocationMicros();
 
-  private CompletableFuture<Outcome> submit(Operation operation, long invokedAtMicros) {
-    return sessions.submit(operation, invokedAtMicros);
+  @Override
+  public CompletableFuture<Optional<Versioned>> getAsync(byte[] key) {
+    return submit(() -> new Operation.Get(limits.key(key)), false)
+        .thenApply(SessionClient::readResult);
   }
 
   @Override
-  public CompletableFuture<Optional<Versioned>> getAsync(byte[] key) {
-    long tau = invocationMicros();
-    return checked(() -> submit(new Operation.Get(limits.key(key)), tau))
-        .thenApply(SessionClient::readResult);
+  public Optional<Versioned> get(byte[] key) {
+    return Futures.join(
+        submit(() -> new Operation.Get(limits.key(key)), true)
+            .thenApply(SessionClient::readResult));
   }
 
   @Override
   public CompletableFuture<Version> createAsync(byte[] key, byte[] value) {
-    long tau = invocationMicros();
-    return checked(() -> submit(new Operation.Create(limits.key(key), limits.value(value)), tau))
-        .thenApply(SessionClient::written);
+    return submit(() -> createOp(key, value), false).thenApply(SessionClient::written);
+  }
+
+  @Override
+  public Version create(byte[] key, byte[] value) {
+    return Futures.join(submit(() -> createOp(key, value), true).thenApply(SessionClient::written));
   }
 
   @Override
   public CompletableFuture<Version> casAsync(byte[] key, Version expected, byte[] newValue) {
-    long tau = invocationMicros();
-    return checked(
-            () ->
-                submit(
-                    new Operation.Cas(
-                        limits.key(key), RequestLimits.version(expected), limits.value(newValue)),
-                    tau))
-        .thenApply(SessionClient::written);
+    return submit(() -> casOp(key, expected, newValue), false).thenApply(SessionClient::written);
+  }
+
+  @Override
+  public Version cas(byte[] key, Version expected, byte[] newValue) {
+    return Futures.join(
+        submit(() -> casOp(key, expected, newValue), true).thenApply(SessionClient::written));
   }
 
   @Override
   public CompletableFuture<Void> deleteAsync(byte[] key, Version expected) {
-    long tau = invocationMicros();
-    return checked(
-            () ->
-                submit(new Operation.Delete(limits.key(key), RequestLimits.version(expected)), tau))
-        .thenApply(SessionClient::deleted);
+    return submit(() -> deleteOp(key, expected), false).thenApply(SessionClient::deleted);
+  }
+
+  @Override
+  public void delete(byte[] key, Version expected) {
+    Futures.join(submit(() -> deleteOp(key, expected), true).thenApply(SessionClient::deleted));
   }
 
   @Override
   public CompletableFuture<Optional<Versioned>> fenceAsync(byte[] key) {
-    long tau = invocationMicros();
-    return checked(() -> submit(new Operation.Fence(limits.key(key)), tau))
+    return submit(() -> new Operation.Fence(limits.key(key)), false)
         .thenApply(SessionClient::readResult);
   }
 
-  /** Argument errors fail the returned future (the async contract), not the calling thread. */
-  private static CompletableFuture<Outcome> checked(
-      java.util.function.Supplier<CompletableFuture<Outcome>> submit) {
+  @Override
+  public Optional<Versioned> fence(byte[] key) {
+    return Futures.join(
+        submit(() -> new Operation.Fence(limits.key(key)), true)
+            .thenApply(SessionClient::readResult));
+  }
+
+  private Operation createOp(byte[] key, byte[] value) {
+    return new Operation.Create(limits.key(key), limits.value(value));
+  }
+
+  private Operation casOp(byte[] key, Version expected, byte[] newValue) {
+    return new Operation.Cas(
+        limits.key(key), RequestLimits.version(expected), limits.value(newValue));
+  }
+
+  private Operation deleteOp(byte[] key, Version expected) {
+    return new Operation.Delete(limits.key(key), RequestLimits.version(expected));
+  }
+
+  /**
+   * Validates and queues an operation; argument errors fail the returned future (the async
+   * contract), not the calling thread. {@code blocking}: the caller waits on the result itself (a
+   * sync method), so the result need not be handed to the callback pool (see {@link
+   * KeySessions#submitForBlockingCaller}); only frsm's own result mapping runs on the completing
+   * thread.
+   */
+  private CompletableFuture<Outcome> submit(
+      java.util.function.Supplier<Operation> operation, boolean blocking) {
+    long tau = invocationMicros();
+    Operation op;
     try {
-      return submit.get();
+      op = operation.get();
     } catch (FrsmException e) {
       return CompletableFuture.failedFuture(e);
     }
+    return blocking ? sessions.submitForBlockingCaller(op, tau) : sessions.submit(op, tau);
   }
 
   private static Optional<Versioned> readResult(Outcome outcome) {

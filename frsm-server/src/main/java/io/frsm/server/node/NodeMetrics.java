@@ -86,6 +86,12 @@ final class NodeMetrics implements AutoCloseable {
     coreCounter("frsm.cas.rounds", "mode", "warm", CoreStats::casWarm, "CAS answered by accepts");
     coreCounter("frsm.cas.rounds", "mode", "cold", CoreStats::casCold, "CAS that ran a prepare");
     coreCounter(
+        "frsm.cas.mismatches",
+        "served",
+        "leader_only",
+        CoreStats::mismatchesLeaderOnly,
+        "CAS and deletes failed as mismatches from the local cell under the lease, no round");
+    coreCounter(
         "frsm.reads", "mode", "leader_only", CoreStats::readsLeaderOnly, "gets by how served");
     coreCounter("frsm.reads", "mode", "quorum", CoreStats::readsQuorum, "gets by how served");
     coreCounter(

@@ -119,18 +119,8 @@ final class TestCluster implements AutoCloseable {
    * leadership settles once the nodes that became ready first handed their stand-in ranges back.
    */
   void awaitNaturalLeaders() {
-    Ring ring = ring();
-    Await.until(
-        () -> {
-          for (int r = 0; r < ring.rangeCount(); r++) {
-            if (!holdersOf(r).equals(List.of(ring.replicasOfRange(r).get(0)))) {
-              return false;
-            }
-          }
-          return true;
-        },
-        READY_TIMEOUT,
-        "every range to be led by its natural leader");
+    NaturalLeaders.await(
+        java.util.Arrays.stream(nodes).filter(java.util.Objects::nonNull).toList(), READY_TIMEOUT);
   }
 
   /**
