@@ -17,8 +17,9 @@ import java.util.Optional;
  * effect, a mismatch or key-exists carrying the current value, or another read). That is the stale
  * read a second leader or an expired lease would produce (DESIGN.md "Lease invariant").
  *
- * <p>Checked for every successful read that returns a value; reads that return absent carry no
- * version and are not checked here (the counter workload's final read covers lost values).
+ * <p>Checked for every successful read that returns a value, and for every CAS or delete mismatch
+ * that reports a current value; answers that show absent carry no version and are not checked here
+ * (the counter workload's final read covers lost values).
  */
 public final class ReadChecker {
   /** Per key, acknowledged versions in time order, each with the newest version up to then. */
@@ -44,12 +45,15 @@ public final class ReadChecker {
     Version v = shown.get().version();
     Key key = op.key();
     List<long[]> acks = acknowledged.computeIfAbsent(key, k -> new ArrayList<>());
-    if (op instanceof Operation.Get) {
+    // A failed CAS or delete is a read too: the current value its mismatch reports must be as new
+    // (leader-only mismatches answer from the local cell, like leader-only reads).
+    boolean mismatch = outcome instanceof Outcome.Mismatch;
+    if (op instanceof Operation.Get || mismatch) {
       readsChecked++;
       long[] newest = newestBefore(acks, invokedNanos);
       if (newest != null && compare(newest[1], newest[2], v) > 0) {
         throw new SafetyViolation(
-            "stale read on node "
+            (mismatch ? "stale mismatch on node " : "stale read on node ")
                 + node
                 + " of "
                 + key

@@ -44,8 +44,23 @@ public final class WorkloadRunner {
 
   /** The key of index {@code i}: {@code key-0000000042}. */
   public static byte[] key(long i) {
-    return String.format(Locale.ROOT, "key-%010d", i).getBytes(StandardCharsets.US_ASCII);
+    if (i < 0 || i > KEY_INDEX_MAX) {
+      throw new IllegalArgumentException("key index out of range: " + i);
+    }
+    // "key-" and ten zero-padded digits, written directly: String.format here cost ~3% of the
+    // benchmark's CPU per operation.
+    byte[] out = new byte[KEY_PREFIX.length + KEY_DIGITS];
+    System.arraycopy(KEY_PREFIX, 0, out, 0, KEY_PREFIX.length);
+    for (int d = out.length - 1; d >= KEY_PREFIX.length; d--) {
+      out[d] = (byte) ('0' + (int) (i % 10));
+      i /= 10;
+    }
+    return out;
   }
+
+  private static final byte[] KEY_PREFIX = "key-".getBytes(StandardCharsets.US_ASCII);
+  private static final int KEY_DIGITS = 10;
+  private static final long KEY_INDEX_MAX = 9_999_999_999L;
 
   public WorkloadResult run() throws InterruptedException {
     long start = System.nanoTime();

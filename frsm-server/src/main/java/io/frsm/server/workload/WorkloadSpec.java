@@ -27,6 +27,10 @@ public record WorkloadSpec(
     if (keyCount < 1 || clients < 1) {
       throw new IllegalArgumentException("keyCount and clients must be >= 1");
     }
+    if (keyCount > 10_000_000_000L) {
+      throw new IllegalArgumentException(
+          "keyCount must be <= 10^10 (keys are named with ten digits), was " + keyCount);
+    }
     if (readFraction < 0 || readFraction > 1) {
       throw new IllegalArgumentException("readFraction must be in [0, 1]");
     }

@@ -1,6 +1,7 @@
 package io.frsm.server.workload;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
@@ -26,6 +27,25 @@ class WorkloadRunnerTest {
     assertTrue(r.toJson().contains("\"operations\":{"), r.toJson());
     assertTrue(r.toCsv().startsWith("operation,count,ops_per_second"), r.toCsv());
     assertTrue(!progress.isEmpty(), "a progress line every second");
+  }
+
+  @Test
+  void keyNames_areTenZeroPaddedDigits_andOutOfRangeIndexesAreRefused() {
+    assertEquals("key-0000000000", ascii(WorkloadRunner.key(0)));
+    assertEquals("key-0000000042", ascii(WorkloadRunner.key(42)));
+    assertEquals("key-9999999999", ascii(WorkloadRunner.key(9_999_999_999L)));
+    assertEquals(
+        String.format(java.util.Locale.ROOT, "key-%010d", 1_234_567L),
+        ascii(WorkloadRunner.key(1_234_567L)));
+    assertThrows(IllegalArgumentException.class, () -> WorkloadRunner.key(-1));
+    assertThrows(IllegalArgumentException.class, () -> WorkloadRunner.key(10_000_000_000L));
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> WorkloadSpec.paper(10_000_000_001L, 1, Duration.ofSeconds(1)));
+  }
+
+  private static String ascii(byte[] b) {
+    return new String(b, java.nio.charset.StandardCharsets.US_ASCII);
   }
 
   @Test
