@@ -31,6 +31,30 @@ final class FrsmLocalCluster implements KvSystem {
   /** The nodes' ring: FrsmNode's default vnode count, one rack per node. */
   private static final int VNODES = 16;
 
+  /**
+   * What the experiments vary in the nodes.
+   *
+   * @param transportThreads Netty event loops per node
+   * @param leaderOnlyReads {@code FrsmNode.Builder.leaderOnlyReads}
+   * @param forcedColdCasShare {@code FrsmNode.Builder.forcedColdCasShare}
+   */
+  record Settings(int transportThreads, boolean leaderOnlyReads, double forcedColdCasShare) {
+    /** As a production node: 2 event loops, leader-only reads, no forced prepares. */
+    static final Settings DEFAULT = new Settings(2, true, 0);
+
+    Settings transportThreads(int threads) {
+      return new Settings(threads, leaderOnlyReads, forcedColdCasShare);
+    }
+
+    Settings leaderOnlyReads(boolean enabled) {
+      return new Settings(transportThreads, enabled, forcedColdCasShare);
+    }
+
+    Settings forcedColdCasShare(double share) {
+      return new Settings(transportThreads, leaderOnlyReads, share);
+    }
+  }
+
   /** How a client reaches the nodes. */
   enum Access {
     /**
@@ -49,13 +73,13 @@ final class FrsmLocalCluster implements KvSystem {
   /** 1 at index i once node i + 1 was killed; read by client threads when they route. */
   private final AtomicIntegerArray killed = new AtomicIntegerArray(NODES);
 
-  private final int transportThreads;
+  private final Settings settings;
   private final Ring ring;
 
-  private FrsmLocalCluster(Path baseDir, EmbeddedZooKeeper zookeeper, int transportThreads) {
+  private FrsmLocalCluster(Path baseDir, EmbeddedZooKeeper zookeeper, Settings settings) {
     this.baseDir = baseDir;
     this.zookeeper = zookeeper;
-    this.transportThreads = transportThreads;
+    this.settings = settings;
     List<NodeInfo> members = new ArrayList<>();
     for (int id = 1; id <= NODES; id++) {
       members.add(new NodeInfo(id, "127.0.0.1", 0, 0, rack(id)));
@@ -65,9 +89,14 @@ final class FrsmLocalCluster implements KvSystem {
 
   /** Starts the cluster under {@code baseDir}; {@code transportThreads} Netty loops per node. */
   static FrsmLocalCluster start(Path baseDir, int transportThreads) throws Exception {
+    return start(baseDir, Settings.DEFAULT.transportThreads(transportThreads));
+  }
+
+  /** Starts the cluster under {@code baseDir} with {@code settings}. */
+  static FrsmLocalCluster start(Path baseDir, Settings settings) throws Exception {
     FrsmLocalCluster c =
         new FrsmLocalCluster(
-            baseDir, EmbeddedZooKeeper.start(baseDir.resolve("zookeeper")), transportThreads);
+            baseDir, EmbeddedZooKeeper.start(baseDir.resolve("zookeeper")), settings);
     try {
       for (int i = 0; i < NODES; i++) {
         c.nodes[i] = c.newNode(i + 1);
@@ -103,7 +132,9 @@ final class FrsmLocalCluster implements KvSystem {
         .zookeeperSessionTimeout(Duration.ofSeconds(3))
         .rack(rack(nodeId))
         .vnodes(VNODES)
-        .transportThreads(transportThreads)
+        .transportThreads(settings.transportThreads())
+        .leaderOnlyReads(settings.leaderOnlyReads())
+        .forcedColdCasShare(settings.forcedColdCasShare())
         .build();
   }
 
@@ -173,10 +204,6 @@ final class FrsmLocalCluster implements KvSystem {
       }
     }
     return sum;
-  }
-
-  int transportThreads() {
-    return transportThreads;
   }
 
   @Override

@@ -46,7 +46,8 @@ final class CasRun extends Run {
         && local.accepted() != null
         && local.accepted().sameTriple(warm.chosen())
         && !warm.chosen().isDelete()
-        && matchesExpected(warm.chosen())) {
+        && matchesExpected(warm.chosen())
+        && !coordinator.forceCold()) {
       propose(now, warm.ballot(), value == null ? replicas : firstQuorum(now), out);
     } else {
       prepare(now, out);

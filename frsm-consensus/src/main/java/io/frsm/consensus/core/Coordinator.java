@@ -54,7 +54,11 @@ final class Coordinator {
     this.random = random;
     this.leases = new LeaseState(this);
     this.leaderReads =
-        new LeaderReads(leases, store, config.broken(Sabotage.SERVE_READ_WITHOUT_LEASE_CHECK));
+        new LeaderReads(
+            leases,
+            store,
+            config.modes().leaderOnlyReads(),
+            config.broken(Sabotage.SERVE_READ_WITHOUT_LEASE_CHECK));
     this.deletes = new DeleteCompletion(this);
     this.peers = new PeerResponsiveness(config.hedgeNanos());
     int max = config.warmKeysMax();
@@ -125,6 +129,17 @@ final class Coordinator {
     }
     return new CasRun(this, request);
   }
+
+  /**
+   * Whether this warm CAS must prepare anyway ({@link CoreConfig.Modes#forcedColdCasShare}). Draws
+   * from the random source only when the share is set, so default runs replay unchanged.
+   */
+  boolean forceCold() {
+    double share = config.modes().forcedColdCasShare();
+    return share > 0 && random.nextLong(FORCE_COLD_SCALE) < Math.round(share * FORCE_COLD_SCALE);
+  }
+
+  private static final long FORCE_COLD_SCALE = 1_000_000;
 
   RoundId newRoundId() {
     return new RoundId(nodeId, boot, nextRoundSequence++);

@@ -23,6 +23,8 @@ import java.util.Set;
  *     used is forgotten first, which only costs a prepare.
  * @param sabotage deliberate protocol bugs for checker tests; empty in production.
  * @param leases range terms, leases and leader-only reads ({@link LeaseConfig#disabled()}: off).
+ * @param modes how a leaseholder answers: leader-only reads on or off, and a forced share of cold
+ *     CAS for experiments ({@link Modes#DEFAULT} in production).
  */
 public record CoreConfig(
     Placement placement,
@@ -32,7 +34,26 @@ public record CoreConfig(
     long backoffMaxNanos,
     int warmKeysMax,
     Set<Sabotage> sabotage,
-    LeaseConfig leases) {
+    LeaseConfig leases,
+    Modes modes) {
+
+  /**
+   * @param leaderOnlyReads whether a leaseholder in leader-only mode answers gets (and doomed CAS)
+   *     from its local cell; false: every read goes to a quorum, leases still order writes
+   * @param forcedColdCasShare the share of CAS that prepare although their key is warm, in {@code
+   *     [0, 1]}: the paper's Figure 16 experiment varies the multi-phase fraction with it. 0 in
+   *     production; a forced prepare costs a round, never safety (any CAS may run cold).
+   */
+  public record Modes(boolean leaderOnlyReads, double forcedColdCasShare) {
+    public static final Modes DEFAULT = new Modes(true, 0);
+
+    public Modes {
+      if (!(forcedColdCasShare >= 0 && forcedColdCasShare <= 1)) {
+        throw new IllegalArgumentException(
+            "forcedColdCasShare must be in [0, 1], was " + forcedColdCasShare);
+      }
+    }
+  }
 
   public CoreConfig {
     Objects.requireNonNull(placement);
@@ -46,6 +67,7 @@ public record CoreConfig(
     sabotage = sabotage.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(sabotage));
     Objects.requireNonNull(sabotage);
     Objects.requireNonNull(leases);
+    Objects.requireNonNull(modes);
   }
 
   /** Defaults for a LAN cluster: T = 5 s, hedge 20 ms, round timeout 200 ms, back-off 50 ms. */
@@ -63,7 +85,8 @@ public record CoreConfig(
         50_000_000L,
         1 << 20,
         Set.of(),
-        LeaseConfig.disabled());
+        LeaseConfig.disabled(),
+        Modes.DEFAULT);
   }
 
   public CoreConfig withSabotage(Set<Sabotage> broken) {
@@ -75,7 +98,8 @@ public record CoreConfig(
         backoffMaxNanos,
         warmKeysMax,
         broken,
-        leases);
+        leases,
+        modes);
   }
 
   public CoreConfig withTimings(
@@ -88,7 +112,8 @@ public record CoreConfig(
         backoffMaxNanos,
         warmKeysMax,
         sabotage,
-        leases);
+        leases,
+        modes);
   }
 
   public CoreConfig withLeases(LeaseConfig leaseConfig) {
@@ -100,7 +125,21 @@ public record CoreConfig(
         backoffMaxNanos,
         warmKeysMax,
         sabotage,
-        leaseConfig);
+        leaseConfig,
+        modes);
+  }
+
+  public CoreConfig withModes(Modes newModes) {
+    return new CoreConfig(
+        placement,
+        boundedDelayMicros,
+        hedgeNanos,
+        roundTimeoutNanos,
+        backoffMaxNanos,
+        warmKeysMax,
+        sabotage,
+        leases,
+        newModes);
   }
 
   public CoreConfig withPlacement(Placement newPlacement) {
@@ -112,7 +151,8 @@ public record CoreConfig(
         backoffMaxNanos,
         warmKeysMax,
         sabotage,
-        leases);
+        leases,
+        modes);
   }
 
   /** The replica set of {@code key}'s range, natural leader first. */

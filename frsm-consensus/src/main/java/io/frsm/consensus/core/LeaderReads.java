@@ -31,14 +31,17 @@ import java.util.Set;
 final class LeaderReads {
   private final LeaseState leases;
   private final CellStore store;
+  private final boolean enabled;
   private final boolean skipLeaseCheck;
   private final Map<Key, AcceptedValue> catchingUp = new HashMap<>();
   private final Set<Key> openAccepts = new HashSet<>();
   private long served;
 
-  LeaderReads(LeaseState leases, CellStore store, boolean skipLeaseCheck) {
+  /** {@code enabled} false: never answer from the local cell (every read goes to a quorum). */
+  LeaderReads(LeaseState leases, CellStore store, boolean enabled, boolean skipLeaseCheck) {
     this.leases = leases;
     this.store = store;
+    this.enabled = enabled;
     this.skipLeaseCheck = skipLeaseCheck;
   }
 
@@ -85,7 +88,10 @@ final class LeaderReads {
    * Reads the cell first and checks the lease after, against the step's time.
    */
   private Authoritative authoritative(Now now, Key key) {
-    if (!leases.leaderOnly(key) || catchingUp.containsKey(key) || openAccepts.contains(key)) {
+    if (!enabled
+        || !leases.leaderOnly(key)
+        || catchingUp.containsKey(key)
+        || openAccepts.contains(key)) {
       return null;
     }
     Cell local = store.get(key);

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.frsm.api.Version;
+import io.frsm.consensus.core.CoreConfig;
 import io.frsm.consensus.core.Effect;
 import io.frsm.consensus.core.Input;
 import io.frsm.consensus.core.LeaseConfig;
@@ -35,11 +36,15 @@ class LeaderOnlyReadTest {
 
   @BeforeEach
   void setUp() {
-    sim =
+    sim = newSimulation(CoreConfig.Modes.DEFAULT);
+  }
+
+  private Simulation newSimulation(CoreConfig.Modes modes) {
+    Simulation sim =
         new Simulation(
             1,
             FaultMix.exact(3, DELAY_MICROS, 0),
-            Simulation.simConfig(3).withLeases(LEASES),
+            Simulation.simConfig(3).withLeases(LEASES).withModes(modes),
             1_000_000);
     sim.setEffectObserver(
         (node, effect) -> {
@@ -50,6 +55,7 @@ class LeaderOnlyReadTest {
             }
           }
         });
+    return sim;
   }
 
   /** The service grants {@code term} to {@code node}, which then renews every L/4 until told. */
@@ -164,6 +170,49 @@ class LeaderOnlyReadTest {
 
   private long casRounds(int node) {
     return sim.stats(node).casWarm() + sim.stats(node).casCold();
+  }
+
+  @Test
+  void leaderOnlyReadsOff_readsAndDoomedCasGoToAQuorum_underTheLease() {
+    sim = newSimulation(new CoreConfig.Modes(false, 0));
+    Version v = leaderWithKey();
+    long messages = sim.messagesTotal();
+    Outcome.ReadResult r =
+        assertInstanceOf(Outcome.ReadResult.class, run(0, new Operation.Get(KEY)));
+    assertEquals(v, r.value().orElseThrow().version());
+    assertEquals(6, sim.messagesTotal() - messages, "a quorum read");
+    assertEquals(0, sim.leaderOnlyReads());
+    messages = sim.messagesTotal();
+    Outcome.Mismatch m =
+        assertInstanceOf(
+            Outcome.Mismatch.class, run(0, new Operation.Cas(KEY, v.next(), b("lost"))));
+    assertEquals(v, m.current().orElseThrow().version());
+    assertTrue(sim.messagesTotal() > messages, "the mismatch was learned from a quorum");
+    assertEquals(0, sim.stats(0).mismatchesLeaderOnly());
+  }
+
+  @Test
+  void forcedColdShare_makesWarmCasPrepare_andTheyStillSucceed() {
+    Version v = leaderWithKey();
+    long warmBefore = sim.stats(0).casWarm();
+    for (int i = 0; i < 5; i++) {
+      v = assertInstanceOf(Outcome.Written.class, run(0, cas(v, i))).version();
+    }
+    assertTrue(sim.stats(0).casWarm() - warmBefore >= 4, "by default a leader's CAS run warm");
+
+    sim = newSimulation(new CoreConfig.Modes(true, 1.0));
+    v = leaderWithKey();
+    long warm = sim.stats(0).casWarm();
+    long cold = sim.stats(0).casCold();
+    for (int i = 0; i < 5; i++) {
+      v = assertInstanceOf(Outcome.Written.class, run(0, cas(v, i))).version();
+    }
+    assertEquals(warm, sim.stats(0).casWarm(), "share 1: no warm CAS");
+    assertEquals(cold + 5, sim.stats(0).casCold());
+  }
+
+  private static Operation cas(Version expected, int i) {
+    return new Operation.Cas(KEY, expected, b("v" + i));
   }
 
   @Test

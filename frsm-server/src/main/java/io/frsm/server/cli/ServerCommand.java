@@ -75,6 +75,7 @@ final class ServerCommand {
             .boundedDelay(config.boundedDelay())
             .lease(config.lease())
             .clockDriftPpm(config.clockDriftPpm())
+            .leaderOnlyReads(config.leaderOnlyReads())
             .vnodes(config.vnodes())
             .lsm(lsm -> lsm.tunablesFrom(config.lsm()));
     if (config.advertisedHost() != null) {

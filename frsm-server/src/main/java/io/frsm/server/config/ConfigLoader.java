@@ -64,6 +64,9 @@ public final class ConfigLoader {
     KEYS.put(
         "consensus.clockDriftPpm",
         (d, v) -> d.clockDriftPpm = Units.integer("consensus.clockDriftPpm", v));
+    KEYS.put(
+        "consensus.leaderOnlyReads",
+        (d, v) -> d.leaderOnlyReads = Units.bool("consensus.leaderOnlyReads", v));
     KEYS.put("metrics.port", (d, v) -> d.metricsPort = Units.integer("metrics.port", v));
     lsm(
         "flushLargestMemtablesHeapFraction",
@@ -148,6 +151,7 @@ public final class ConfigLoader {
     Duration boundedDelay = Duration.ofSeconds(5);
     Duration lease = Duration.ofSeconds(2);
     int clockDriftPpm = 1000;
+    boolean leaderOnlyReads = true;
     int metricsPort = 9404;
     final List<java.util.function.Consumer<LsmConfig.Builder>> lsm = new ArrayList<>();
   }
@@ -321,6 +325,7 @@ public final class ConfigLoader {
         d.boundedDelay,
         d.lease,
         d.clockDriftPpm,
+        d.leaderOnlyReads,
         d.metricsPort,
         lsmConfig);
   }

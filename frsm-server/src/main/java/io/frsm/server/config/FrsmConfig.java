@@ -16,6 +16,7 @@ import java.util.List;
  *     invocation time plus T (DESIGN.md "Operations")
  * @param lease the range lease {@code L}; renewed every L/4
  * @param clockDriftPpm the bound ρ on monotonic clock drift, in parts per million
+ * @param leaderOnlyReads whether range leaders answer reads from their own store under the lease
  * @param metricsPort the Prometheus scrape port; 0 turns the endpoint off
  */
 public record FrsmConfig(
@@ -33,6 +34,7 @@ public record FrsmConfig(
     Duration boundedDelay,
     Duration lease,
     int clockDriftPpm,
+    boolean leaderOnlyReads,
     int metricsPort,
     LsmConfig lsm) {
 

@@ -374,7 +374,8 @@ public final class FrsmNode implements AutoCloseable {
                   settings.hedge.toNanos(),
                   settings.roundTimeout.toNanos(),
                   settings.backoffMax.toNanos())
-              .withLeases(new LeaseConfig(true, settings.lease.toNanos(), settings.clockDriftPpm));
+              .withLeases(new LeaseConfig(true, settings.lease.toNanos(), settings.clockDriftPpm))
+              .withModes(settings.modes);
       PeerMessageCounts peerMessages =
           new PeerMessageCounts(
               shape.nodeIds().stream().filter(id -> id != settings.nodeId).toList());
@@ -845,6 +846,7 @@ public final class FrsmNode implements AutoCloseable {
     int initialNodes;
     Duration lease;
     int clockDriftPpm;
+    CoreConfig.Modes modes;
     long clockCacheBytes;
     int transportThreads;
     MeterRegistry meterRegistry;
@@ -892,6 +894,8 @@ public final class FrsmNode implements AutoCloseable {
     private int initialNodes = 3;
     private Duration lease = Duration.ofSeconds(2);
     private int clockDriftPpm = 1_000;
+    private boolean leaderOnlyReads = true;
+    private double forcedColdCasShare;
     private long clockCacheBytes = 64L * 1024 * 1024;
     private int transportThreads = 2;
     private MeterRegistry meterRegistry;
@@ -1030,6 +1034,27 @@ public final class FrsmNode implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Whether the range leader answers gets (and CAS that must fail) from its own store under its
+     * lease (default true). False makes every read a quorum read (1 RTT) while leases still order
+     * writes: for operators who would rather not rely on the clock-drift bound for reads, and for
+     * the read-mode experiment.
+     */
+    public Builder leaderOnlyReads(boolean enabled) {
+      this.leaderOnlyReads = enabled;
+      return this;
+    }
+
+    /**
+     * Experiments only (default 0): the share of CAS operations that run a prepare although their
+     * key is warm, to vary the multi-phase fraction (the paper's Figure 16). Costs a round per
+     * forced CAS, never safety. Not a configuration key.
+     */
+    public Builder forcedColdCasShare(double share) {
+      this.forcedColdCasShare = share;
+      return this;
+    }
+
     /** The clock cache's bound (default 64 MiB). */
     public Builder clockCacheBytes(long bytes) {
       this.clockCacheBytes = bytes;
@@ -1102,6 +1127,7 @@ public final class FrsmNode implements AutoCloseable {
             "clockDriftPpm must be in [0, 100000), was " + clockDriftPpm);
       }
       s.clockDriftPpm = clockDriftPpm;
+      s.modes = new CoreConfig.Modes(leaderOnlyReads, forcedColdCasShare);
       if (clockCacheBytes < 0) {
         throw new IllegalArgumentException("clockCacheBytes must be >= 0");
       }

@@ -1,6 +1,7 @@
 package io.frsm.server.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -37,6 +38,21 @@ class ConfigLoaderTest {
     assertEquals(3, c.initialNodes());
     assertEquals(Duration.ofSeconds(2), c.lease());
     assertEquals(1000, c.clockDriftPpm());
+    assertTrue(c.leaderOnlyReads());
+  }
+
+  @Test
+  void leaderOnlyReads_canBeTurnedOff_andMustBeABoolean() {
+    FrsmConfig c =
+        ConfigLoader.parse(MINIMAL + "consensus:\n  leaderOnlyReads: false\n", "t", Map.of());
+    assertFalse(c.leaderOnlyReads());
+    ConfigException e =
+        assertThrows(
+            ConfigException.class,
+            () ->
+                ConfigLoader.parse(
+                    MINIMAL + "consensus:\n  leaderOnlyReads: sometimes\n", "t", Map.of()));
+    assertTrue(e.getMessage().contains("consensus.leaderOnlyReads"), e.getMessage());
   }
 
   @Test
