@@ -13,6 +13,7 @@ import io.frsm.api.InvalidRequestException;
 import io.frsm.api.KeyExistsException;
 import io.frsm.api.Version;
 import io.frsm.api.Versioned;
+import io.frsm.consensus.transport.NettyLeakCheck;
 import java.nio.file.Path;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
@@ -20,12 +21,15 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Every operation and every error through the embedded client and the thin client, against three
- * real nodes (Netty on loopback, LSM on disk, embedded ZooKeeper).
+ * real nodes (Netty on loopback, LSM on disk, embedded ZooKeeper). Netty's paranoid leak detector
+ * watches every buffer the nodes' transports and client protocol allocate.
  */
+@ExtendWith(NettyLeakCheck.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ClusterOperationsIT {
   private TestCluster cluster;
