@@ -33,4 +33,13 @@ public sealed interface Effect {
       Objects.requireNonNull(outcome);
     }
   }
+
+  /**
+   * The answer to {@link Input.ReleaseLease}: the core no longer holds {@code term}'s lease of
+   * {@code range} and will not again. {@code clean}: no lease of {@code term} or of any earlier
+   * term can be in force — this node's term started after the successor wait or from a released
+   * predecessor, and is still the node's current term. Only then may the agent write the release
+   * mark, and only while the lease generation is still the one {@code term} set.
+   */
+  record LeaseReleased(int range, long term, boolean clean) implements Effect {}
 }

@@ -33,9 +33,33 @@ public sealed interface Input {
    * {@code term}, revoking the predecessor's lease generation in the same {@code multi}. The node
    * accepts nothing in the range until {@code L·(1+ρ)} after this input, by its monotonic clock,
    * then persists the term at {@code q} replicas.
+   *
+   * <p>{@code predecessorReleased}: the same {@code multi} found the release mark of term {@code
+   * term − 1} (see {@link ReleaseLease}): no lease of any earlier term can be in force, so the node
+   * persists its term at once, without the wait.
    */
-  record TermGranted(int range, long term) implements Input {
+  record TermGranted(int range, long term, boolean predecessorReleased) implements Input {
     public TermGranted {
+      if (range < 0 || term < 1) {
+        throw new IllegalArgumentException("range >= 0, term >= 1: " + range + ", " + term);
+      }
+    }
+
+    /** A grant that found no release mark: the successor waits {@code L·(1+ρ)}. */
+    public TermGranted(int range, long term) {
+      this(range, term, false);
+    }
+  }
+
+  /**
+   * From this node's coordination agent, which stopped renewing {@code term}'s lease of range
+   * {@code range} because it hands the range over on purpose (a stand-in giving the range back to
+   * its natural leader, a graceful stop). The lease ends now and no renewal of {@code term} counts
+   * again; the core answers {@link Effect.LeaseReleased}, whose {@code clean} says whether the
+   * agent may write the range's release mark (letting the successor skip its wait).
+   */
+  record ReleaseLease(int range, long term) implements Input {
+    public ReleaseLease {
       if (range < 0 || term < 1) {
         throw new IllegalArgumentException("range >= 0, term >= 1: " + range + ", " + term);
       }

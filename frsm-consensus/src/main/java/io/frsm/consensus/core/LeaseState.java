@@ -80,10 +80,35 @@ final class LeaseState implements RangeScan.Host {
     if (g.term() <= r.term) {
       return; // a duplicate or a late grant of a term this node already moved past
     }
-    r.grant(now, g.term());
-    if (coordinator.config.broken(Sabotage.SKIP_LEASE_WAIT)) {
+    r.grant(now, g.term(), g.predecessorReleased());
+    if (g.predecessorReleased() || coordinator.config.broken(Sabotage.SKIP_LEASE_WAIT)) {
       sendTermPersist(now, g.range(), r, out);
     }
+  }
+
+  /**
+   * A hand-over on purpose: the lease of {@code term} ends now for good, and the agent learns
+   * whether it may mark the term released. Clean only if no lease of this term (ended here) nor of
+   * an earlier one (ended by the successor wait, or released before this term's grant) can be in
+   * force: a successor that finds the mark skips its own wait, so marking a term whose holder had
+   * not waited would let it overlap a lease two terms back.
+   */
+  void release(Now now, Input.ReleaseLease release, List<Effect> out) {
+    RangeLease r = range(release.range());
+    if (release.term() != r.term) {
+      // Not this node's current term (an older one, or one it never heard of): nothing to end.
+      out.add(new Effect.LeaseReleased(release.range(), release.term(), false));
+      return;
+    }
+    if (!coordinator.config.broken(Sabotage.RELEASE_KEEPS_LEASE)) {
+      r.leaseEndMonoNanos = Long.MIN_VALUE;
+      r.lostAtMonoNanos = now.monoNanos();
+      r.released = true;
+    }
+    boolean clean =
+        coordinator.config.broken(Sabotage.RELEASE_BEFORE_WAIT)
+            || r.predecessorsEnded(now, config.successorWaitNanos());
+    out.add(new Effect.LeaseReleased(release.range(), release.term(), clean));
   }
 
   void renewed(Now now, Input.LeaseRenewed renewal) {
@@ -93,8 +118,8 @@ final class LeaseState implements RangeScan.Host {
       throw new IllegalArgumentException(
           "renewal sent at " + sent + " is in this node's future " + now.monoNanos());
     }
-    if (renewal.term() != r.term || sent <= r.lostAtMonoNanos) {
-      return; // for an older term, or sent before the lease was lost
+    if (renewal.term() != r.term || sent <= r.lostAtMonoNanos || r.released) {
+      return; // for an older term, sent before the lease was lost, or of a released term
     }
     r.leaseEndMonoNanos =
         Math.max(r.leaseEndMonoNanos, Math.addExact(sent, config.leaseAfterRenewalNanos()));
@@ -123,8 +148,7 @@ final class LeaseState implements RangeScan.Host {
         continue;
       }
       if (r.persistRound == null) {
-        boolean waited = now.monoNanos() - r.grantedAtMonoNanos >= config.successorWaitNanos();
-        if (waited) {
+        if (r.predecessorsEnded(now, config.successorWaitNanos())) {
           sendTermPersist(now, i, r, out);
         }
       } else if (now.monoNanos() - r.persistSentMonoNanos

@@ -83,6 +83,8 @@ public final class NodeCore {
       leases.renewed(now, renewed);
     } else if (input instanceof Input.LeaseLost lost) {
       leases.lost(now, lost);
+    } else if (input instanceof Input.ReleaseLease release) {
+      leases.release(now, release, out);
     }
     if (leases.enabled()) {
       takeScanReplies(now, leases, out);

@@ -19,6 +19,12 @@ final class RangeLease {
 
   long grantedAtMonoNanos;
 
+  /** The grant found the predecessor's release mark: no earlier lease can be in force. */
+  boolean predecessorReleased;
+
+  /** The agent released this term on purpose: no renewal of it counts again. */
+  boolean released;
+
   /** The node may act as holder while {@code now < leaseEndMonoNanos}. */
   long leaseEndMonoNanos = Long.MIN_VALUE;
 
@@ -44,10 +50,20 @@ final class RangeLease {
     return term > 0 && now.monoNanos() < leaseEndMonoNanos;
   }
 
+  /**
+   * Whether no lease of this term's predecessors can be in force any more: the grant found their
+   * release mark, or this node has waited {@code successorWaitNanos} since it learned of the grant.
+   */
+  boolean predecessorsEnded(Now now, long successorWaitNanos) {
+    return predecessorReleased || now.monoNanos() - grantedAtMonoNanos >= successorWaitNanos;
+  }
+
   /** A new term: nothing of the old one carries over. */
-  void grant(Now now, long newTerm) {
+  void grant(Now now, long newTerm, boolean afterRelease) {
     term = newTerm;
     grantedAtMonoNanos = now.monoNanos();
+    predecessorReleased = afterRelease;
+    released = false;
     leaseEndMonoNanos = Long.MIN_VALUE;
     lostAtMonoNanos = Long.MIN_VALUE;
     termPersisted = false;
@@ -74,6 +90,8 @@ final class RangeLease {
         + term
         + " leaseEnd="
         + leaseEndMonoNanos
+        + (predecessorReleased ? " after-release" : "")
+        + (released ? " released" : "")
         + (termPersisted ? " persisted" : "")
         + (scan != null ? " scanning" : "")
         + (leaderOnly ? " leader-only" : "")

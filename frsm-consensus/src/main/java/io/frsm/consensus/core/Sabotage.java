@@ -22,5 +22,12 @@ public enum Sabotage {
    * A new holder enters leader-only mode as soon as its term is persisted, without scanning the
    * range: keys chosen under an older term whose value its local cell lacks are read stale.
    */
-  SKIP_RANGE_SCAN
+  SKIP_RANGE_SCAN,
+  /**
+   * A released term is marked clean although its holder never waited out its predecessors' leases:
+   * the next successor skips its wait while a lease two terms back may still be in force.
+   */
+  RELEASE_BEFORE_WAIT,
+  /** A release is reported (and marked) but the holder keeps its lease and serves on. */
+  RELEASE_KEEPS_LEASE
 }

@@ -56,7 +56,8 @@ public final class CounterWorkload {
       long deletes,
       long safetyChecks,
       long leaderOnlyReads,
-      long readsChecked) {}
+      long readsChecked,
+      long grantsAfterRelease) {}
 
   private CounterWorkload(long seed, FaultMix mix, Set<Sabotage> sabotage, boolean leases) {
     CoreConfig config =
@@ -72,7 +73,7 @@ public final class CounterWorkload {
     if (leases) {
       SimRandom leaseRandom = new SimRandom(seed ^ 0x1EA5EL);
       this.leaseService = new LeaseService(sim, leaseRandom.fork());
-      this.leaseNemesis = new LeaseNemesis(sim, leaseService, leaseRandom.fork(), 4, 4, 2);
+      this.leaseNemesis = new LeaseNemesis(sim, leaseService, leaseRandom.fork(), 4, 4, 2, 4);
       this.readChecker = new ReadChecker();
       readChecker.install(sim);
     } else {
@@ -177,7 +178,8 @@ public final class CounterWorkload {
         deletes,
         sim.checker().checks(),
         sim.leaderOnlyReads(),
-        readChecker == null ? 0 : readChecker.readsChecked());
+        readChecker == null ? 0 : readChecker.readsChecked(),
+        leaseService == null ? 0 : leaseService.grantsAfterRelease());
   }
 
   private boolean allClientsFinished() {

@@ -4,8 +4,10 @@ package io.frsm.consensus.sim;
  * The lease faults (DESIGN.md "How it is tested"): process pauses longer than the lease (the node
  * handles nothing, then resumes with beliefs that expired meanwhile, its monotonic clock having
  * jumped), forced leader changes that revoke a holder without telling it (so two nodes believe they
- * lead a range until the old lease runs out), and cuts between a node and the coordination service
- * (its session expires; a successor is granted).
+ * lead a range until the old lease runs out), cuts between a node and the coordination service (its
+ * session expires; a successor is granted), and hand-backs on purpose (the holder releases its
+ * lease and marks the term released; a successor that finds the mark skips its wait), which land
+ * among the forced changes and pauses: a release marked too early lets two leases overlap.
  */
 public final class LeaseNemesis {
   private final Simulation sim;
@@ -15,10 +17,12 @@ public final class LeaseNemesis {
   private final double pausesPerSecond;
   private final double handoversPerSecond;
   private final double serviceCutsPerSecond;
+  private final double handBacksPerSecond;
   private boolean active;
   private long pauses;
   private long handovers;
   private long serviceCuts;
+  private long handBacks;
 
   public LeaseNemesis(
       Simulation sim,
@@ -26,7 +30,8 @@ public final class LeaseNemesis {
       SimRandom random,
       double pausesPerSecond,
       double handoversPerSecond,
-      double serviceCutsPerSecond) {
+      double serviceCutsPerSecond,
+      double handBacksPerSecond) {
     this.sim = sim;
     this.service = service;
     this.random = random;
@@ -34,6 +39,7 @@ public final class LeaseNemesis {
     this.pausesPerSecond = pausesPerSecond;
     this.handoversPerSecond = handoversPerSecond;
     this.serviceCutsPerSecond = serviceCutsPerSecond;
+    this.handBacksPerSecond = handBacksPerSecond;
   }
 
   public void start() {
@@ -47,6 +53,9 @@ public final class LeaseNemesis {
     if (serviceCutsPerSecond > 0) {
       sim.schedule(random.exponentialNanos(serviceCutsPerSecond), this::cutFromService);
     }
+    if (handBacksPerSecond > 0) {
+      sim.schedule(random.exponentialNanos(handBacksPerSecond), this::handBack);
+    }
   }
 
   /** Stops injecting; heals cuts from the service. */
@@ -58,7 +67,14 @@ public final class LeaseNemesis {
   }
 
   public String summary() {
-    return pauses + " pauses, " + handovers + " handovers, " + serviceCuts + " service cuts";
+    return pauses
+        + " pauses, "
+        + handovers
+        + " handovers, "
+        + serviceCuts
+        + " service cuts, "
+        + handBacks
+        + " hand-backs";
   }
 
   private void pause() {
@@ -92,6 +108,18 @@ public final class LeaseNemesis {
     int range = random.nextInt(sim.coreConfig().placement().rangeCount());
     handovers++;
     service.forceHandover(range, random.nextInt(sim.nodeCount()));
+    if (handBacksPerSecond > 0 && random.chance(0.3)) {
+      // The new holder hands the range on while it may still be inside its successor wait: the
+      // case where marking the release clean too early would let the old lease overlap.
+      sim.schedule(
+          random.between(0, leaseNanos / 2),
+          () -> {
+            if (active) {
+              handBacks++;
+              service.handBack(range, random.nextInt(sim.nodeCount()));
+            }
+          });
+    }
     sim.schedule(random.exponentialNanos(handoversPerSecond), this::handover);
   }
 
@@ -104,5 +132,15 @@ public final class LeaseNemesis {
     service.cut(node, true);
     sim.schedule(random.between(leaseNanos / 2, 3 * leaseNanos), () -> service.cut(node, false));
     sim.schedule(random.exponentialNanos(serviceCutsPerSecond), this::cutFromService);
+  }
+
+  private void handBack() {
+    if (!active) {
+      return;
+    }
+    int range = random.nextInt(sim.coreConfig().placement().rangeCount());
+    handBacks++;
+    service.handBack(range, random.nextInt(sim.nodeCount()));
+    sim.schedule(random.exponentialNanos(handBacksPerSecond), this::handBack);
   }
 }

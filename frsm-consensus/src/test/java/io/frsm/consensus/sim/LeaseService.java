@@ -1,5 +1,6 @@
 package io.frsm.consensus.sim;
 
+import io.frsm.consensus.core.Effect;
 import io.frsm.consensus.core.Input;
 import io.frsm.consensus.core.LeaseConfig;
 import java.util.ArrayList;
@@ -22,6 +23,10 @@ import java.util.List;
  *       Input.LeaseLost}. An agent that heard nothing from the service for a session timeout
  *       reports {@link Input.LeaseLost} for its ranges (SUSPENDED).
  *   <li>A node cut from the service ({@link #cut}) neither reaches it nor hears from it.
+ *   <li>A hand-back on purpose ({@link #handBack}): the holder's agent stops renewing, feeds {@link
+ *       Input.ReleaseLease} to its core and, if the core answers clean, marks the term released
+ *       (conditional on the term still being current) before it leaves the latch; the next grant
+ *       tells the successor whether it found the mark ({@code predecessorReleased}).
  * </ul>
  *
  * The agent runs inside the node's process: while the node pauses, it sends nothing, and replies
@@ -37,6 +42,10 @@ public final class LeaseService {
   private final int nodes;
 
   private final long[] term;
+
+  /** Per range: the term whose holder marked it released (0: none). */
+  private final long[] releasedTerm;
+
   private final int[] holder;
   private final int[] holderIncarnation;
 
@@ -53,6 +62,9 @@ public final class LeaseService {
   private final long[][] agentTerms;
   private final long[] agentLastReplyNanos;
   private long grants;
+  private long releases;
+  private long cleanReleases;
+  private long grantsAfterRelease;
 
   public LeaseService(Simulation sim, SimRandom random) {
     this.sim = sim;
@@ -65,6 +77,7 @@ public final class LeaseService {
     this.ranges = sim.coreConfig().placement().rangeCount();
     this.nodes = sim.nodeCount();
     this.term = new long[ranges];
+    this.releasedTerm = new long[ranges];
     this.holder = new int[ranges];
     this.holderIncarnation = new int[ranges];
     Arrays.fill(holder, -1);
@@ -76,6 +89,12 @@ public final class LeaseService {
     this.agentIncarnation = new int[nodes];
     this.agentTerms = new long[nodes][ranges];
     this.agentLastReplyNanos = new long[nodes];
+    sim.setLeaseAgent(
+        (node, effect) -> {
+          if (effect instanceof Effect.LeaseReleased released) {
+            coreReleased(node, released);
+          }
+        });
   }
 
   /** Starts the agents' renewal loops and the service's session checks. */
@@ -94,6 +113,88 @@ public final class LeaseService {
 
   public long grants() {
     return grants;
+  }
+
+  /** Hand-backs whose holder's core answered the release, clean or not. */
+  public long releases() {
+    return releases;
+  }
+
+  /** Releases the core answered clean (the agent then tried to mark them). */
+  public long cleanReleases() {
+    return cleanReleases;
+  }
+
+  /** Grants that found the predecessor's release mark (the successor skipped its wait). */
+  public long grantsAfterRelease() {
+    return grantsAfterRelease;
+  }
+
+  /**
+   * The holder of {@code range} gives it to {@code successor} on purpose, as a stand-in does when
+   * the natural leader is ready again: its agent hears of it after the reply latency, releases the
+   * lease through its core, marks the term released if the core says so, and leaves the latch; the
+   * service then grants the range to {@code successor} (if its session is alive).
+   */
+  public void handBack(int range, int successor) {
+    int h = holder[range];
+    if (h < 0 || h == successor) {
+      return;
+    }
+    int incarnation = holderIncarnation[range];
+    reply(
+        h,
+        incarnation,
+        () -> {
+          long t = agentTerms[h][range];
+          if (t == 0) {
+            return; // the agent no longer holds the range (its lease was lost meanwhile)
+          }
+          agentTerms[h][range] = 0; // stop renewing first: no renewal of t is sent after this
+          pendingHandBack.put(key(h, range), successor);
+          sim.input(h, new Input.ReleaseLease(range, t));
+        });
+  }
+
+  private final java.util.Map<Long, Integer> pendingHandBack = new java.util.HashMap<>();
+
+  private static long key(int node, int range) {
+    return ((long) node << 32) | range;
+  }
+
+  /** The core answered a release: mark it (if clean) and leave the latch, in one request. */
+  private void coreReleased(int node, Effect.LeaseReleased released) {
+    Integer successor = pendingHandBack.remove(key(node, released.range()));
+    if (successor == null) {
+      return;
+    }
+    releases++;
+    if (released.clean()) {
+      cleanReleases++;
+    }
+    int incarnation = sim.incarnation(node);
+    if (cut[node]) {
+      return; // the request never reaches the service; the session will expire instead
+    }
+    sim.schedule(
+        latencyNanos(),
+        () -> {
+          int range = released.range();
+          boolean stillHolder =
+              !cut[node]
+                  && holder[range] == node
+                  && holderIncarnation[range] == incarnation
+                  && term[range] == released.term();
+          if (!stillHolder) {
+            return; // the conditional write fails: a successor bumped meanwhile
+          }
+          if (released.clean()) {
+            releasedTerm[range] = released.term();
+          }
+          if (sessionAlive(successor)) {
+            grant(range, successor);
+          }
+        });
   }
 
   /** Cuts node {@code node} from the service, or heals the cut. */
@@ -155,6 +256,10 @@ public final class LeaseService {
   /** The latch winner's conditional write: term + 1 and the predecessor's generation revoked. */
   private void grant(int range, int successor) {
     grants++;
+    boolean afterRelease = term[range] > 0 && releasedTerm[range] == term[range];
+    if (afterRelease) {
+      grantsAfterRelease++;
+    }
     term[range]++;
     holder[range] = successor;
     holderIncarnation[range] = sessionIncarnation[successor];
@@ -166,7 +271,7 @@ public final class LeaseService {
         incarnation,
         () -> {
           agentTerms[successor][range] = Math.max(agentTerms[successor][range], granted);
-          sim.input(successor, new Input.TermGranted(range, granted));
+          sim.input(successor, new Input.TermGranted(range, granted, afterRelease));
           sendRequest(successor); // a new holder starts renewing at once
         });
   }
@@ -259,6 +364,8 @@ public final class LeaseService {
         + Arrays.toString(term)
         + " holders="
         + Arrays.toString(holder)
+        + " released="
+        + Arrays.toString(releasedTerm)
         + "}";
   }
 }

@@ -34,6 +34,7 @@ class LeaseSimulationTest {
     long leaderOnly = 0;
     long readsChecked = 0;
     long increments = 0;
+    long grantsAfterRelease = 0;
     for (long seed = first; seed < first + count; seed++) {
       try {
         CounterWorkload.Result r =
@@ -41,22 +42,26 @@ class LeaseSimulationTest {
         leaderOnly += r.leaderOnlyReads();
         readsChecked += r.readsChecked();
         increments += r.increments();
+        grantsAfterRelease += r.grantsAfterRelease();
       } catch (AssertionError e) {
         failures.add(e.getMessage());
       }
     }
     System.out.printf(
-        "leases: %d seeds in %d ms: %d increments, %d reads checked, %d leader-only, %d failures%n",
+        "leases: %d seeds in %d ms: %d increments, %d reads checked, %d leader-only, %d grants"
+            + " after a release, %d failures%n",
         count,
         (System.nanoTime() - started) / 1_000_000,
         increments,
         readsChecked,
         leaderOnly,
+        grantsAfterRelease,
         failures.size());
     failures.stream().limit(20).forEach(System.out::println);
     assertEquals(List.of(), failures.stream().limit(5).toList());
     if (!seeds.replay()) {
       assertTrue(leaderOnly > readsChecked / 10, "leader-only reads happen: " + leaderOnly);
+      assertTrue(grantsAfterRelease > count, "successors skip the wait: " + grantsAfterRelease);
     }
   }
 
@@ -72,8 +77,16 @@ class LeaseSimulationTest {
   @ParameterizedTest
   @EnumSource(
       value = Sabotage.class,
-      names = {"SKIP_LEASE_WAIT", "SERVE_READ_WITHOUT_LEASE_CHECK", "SKIP_RANGE_SCAN"})
+      names = {
+        "SKIP_LEASE_WAIT",
+        "SERVE_READ_WITHOUT_LEASE_CHECK",
+        "SKIP_RANGE_SCAN",
+        "RELEASE_KEEPS_LEASE"
+      })
   void brokenLeaseRule_isCaughtWithinTheCiBudget(Sabotage sabotage) {
+    // RELEASE_BEFORE_WAIT needs the old holder cut off from every newer term while a second
+    // hand-over lands inside the first one's wait: too rare for this budget (it was caught once at
+    // seed 4,876); LeaderOnlyReadTest scripts that interleaving instead.
     // Stops at the first catch; the budget is generous because a lease bug needs a rare
     // interleaving (a pause or handover exactly inside the successor's wait).
     for (long seed = 1; seed <= SABOTAGE_SEEDS; seed++) {

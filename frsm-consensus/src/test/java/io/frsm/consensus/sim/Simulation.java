@@ -58,6 +58,7 @@ public final class Simulation {
   private final Map<Long, Submitted> submitted = new HashMap<>();
   private ClientObserver clientObserver = (node, op, invokedNanos, outcome) -> {};
   private EffectObserver effectObserver = (node, effect) -> {};
+  private EffectObserver leaseAgent = (node, effect) -> {};
   private long leaderOnlyReadsOfDeadCores;
 
   /** Sees every client operation's answer, with when it was handed to the node. */
@@ -348,6 +349,11 @@ public final class Simulation {
 
   public void setEffectObserver(EffectObserver observer) {
     this.effectObserver = observer;
+  }
+
+  /** Where {@link Effect.LeaseReleased} goes: the node's coordination agent (LeaseService). */
+  public void setLeaseAgent(EffectObserver agent) {
+    this.leaseAgent = agent;
   }
 
   /** Range scans the current incarnation of {@code node} completed (0 while it is down). */
@@ -673,6 +679,8 @@ public final class Simulation {
       if (client != null) {
         schedule(0, () -> client.accept(r.outcome()));
       }
+    } else if (effect instanceof Effect.LeaseReleased) {
+      leaseAgent.emitted(node.id, effect);
     }
     effectObserver.emitted(node.id, effect);
   }

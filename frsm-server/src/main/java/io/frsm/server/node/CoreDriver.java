@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -146,6 +147,36 @@ final class CoreDriver {
     enqueue(new Step(input));
   }
 
+  /**
+   * Hands range {@code range}'s term {@code term} over on purpose (ReleaseLease; any thread):
+   * completes with the core's answer, whether the term may be marked released; false if the loop
+   * stopped first.
+   */
+  CompletableFuture<Boolean> releaseLease(int range, long term) {
+    CompletableFuture<Boolean> answer = new CompletableFuture<>();
+    ReleaseKey key = new ReleaseKey(range, term);
+    CompletableFuture<Boolean> earlier = releases.putIfAbsent(key, answer);
+    if (earlier != null) {
+      return earlier; // the same release asked twice: one answer
+    }
+    lifecycle.readLock().lock();
+    try {
+      if (stopped) {
+        releases.remove(key, answer);
+        answer.complete(false);
+        return answer;
+      }
+      enqueue(new Step(new Input.ReleaseLease(range, term)));
+    } finally {
+      lifecycle.readLock().unlock();
+    }
+    return answer;
+  }
+
+  private record ReleaseKey(int range, long term) {}
+
+  private final Map<ReleaseKey, CompletableFuture<Boolean>> releases = new ConcurrentHashMap<>();
+
   /** A peer message (any thread; never blocks). */
   void receive(int from, Message message) {
     enqueue(new Step(new Input.Receive(from, message)));
@@ -202,6 +233,9 @@ final class CoreDriver {
   }
 
   private void failOpen(String reason) {
+    // Releases the loop never answered: not clean (the successor waits).
+    releases.values().forEach(a -> a.complete(false));
+    releases.clear();
     // The loop has ended (or is ending on this very thread): nobody else touches pending now.
     for (Submit s : pending.values()) {
       s.result().complete(lost(s.operation(), reason + " while the operation was running"));
@@ -302,6 +336,11 @@ final class CoreDriver {
         if (s != null) {
           openOperations.decrementAndGet();
           s.result().complete(r.outcome());
+        }
+      } else if (effect instanceof Effect.LeaseReleased l) {
+        CompletableFuture<Boolean> answer = releases.remove(new ReleaseKey(l.range(), l.term()));
+        if (answer != null) {
+          answer.complete(l.clean());
         }
       }
     }

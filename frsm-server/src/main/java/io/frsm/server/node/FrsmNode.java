@@ -425,8 +425,13 @@ public final class FrsmNode implements AutoCloseable {
   private static RangeLeadership.Sink leaseSink(CoreDriver d) {
     return new RangeLeadership.Sink() {
       @Override
-      public void granted(int range, long term) {
-        d.input(new Input.TermGranted(range, term));
+      public void granted(int range, long term, boolean predecessorReleased) {
+        d.input(new Input.TermGranted(range, term, predecessorReleased));
+      }
+
+      @Override
+      public CompletableFuture<Boolean> release(int range, long term) {
+        return d.releaseLease(range, term);
       }
 
       @Override
@@ -692,6 +697,15 @@ public final class FrsmNode implements AutoCloseable {
   }
 
   /** Whether this node holds the term of ring range {@code range} now. */
+  /**
+   * Terms this node handed over on purpose and marked released, and terms it won from a released
+   * predecessor without the lease wait (diagnostics and tests; also {@code frsm.lease.handovers}).
+   */
+  public long[] leaseHandovers() {
+    RangeLeadership l = leadership;
+    return l == null ? new long[2] : new long[] {l.releasesMarked(), l.termsAfterRelease()};
+  }
+
   public boolean leadsRange(int range) {
     RangeLeadership l = leadership;
     return l != null && !stopped && l.holds(range);

@@ -69,6 +69,18 @@ final class NodeMetrics implements AutoCloseable {
                 "frsm.lease.renewals", this, m -> m.leadership(RangeLeadership::renewals))
             .description("successful range lease renewals (all of a node's in one multi)")
             .register(registry));
+    add(
+        FunctionCounter.builder(
+                "frsm.lease.handovers", this, m -> m.leadership(RangeLeadership::releasesMarked))
+            .description("terms this node handed over on purpose and marked released")
+            .tag("side", "released")
+            .register(registry));
+    add(
+        FunctionCounter.builder(
+                "frsm.lease.handovers", this, m -> m.leadership(RangeLeadership::termsAfterRelease))
+            .description("terms this node won from a released predecessor, without the wait")
+            .tag("side", "taken_without_wait")
+            .register(registry));
     for (int t = 0; t < TYPES.size(); t++) {
       for (int o = 0; o < OUTCOMES.size(); o++) {
         operations[t][o] =

@@ -27,6 +27,13 @@ import org.apache.curator.framework.recipes.leader.LeaderLatchListener;
  * stand-in sees that it is no longer preferred, leaves the latch and ends its lease, and the
  * natural leader wins the latch: leadership is handed back.
  *
+ * <p>A hand-over on purpose (stepping aside for the preferred holder, a graceful stop) releases the
+ * lease through the core before the latch is left: the core ends the lease for good and says
+ * whether the term is clean (no lease of it or of an earlier term can be in force); if so the node
+ * writes the release mark ({@link RangeTermStore#markReleased}), and the successor's bump, which
+ * finds it, skips the {@code L·(1+ρ)} wait. A lost latch or lease is not a release: the successor
+ * waits.
+ *
  * <p>On winning a latch the node bumps the range's term ({@link RangeTermStore#bumpTerm}, which
  * revokes the predecessor's lease generation and names this node as the range's leader for routing)
  * and reports {@link Sink#granted}; the {@link LeaseKeeper} then renews all held ranges in one
@@ -44,8 +51,17 @@ public final class RangeLeadership implements AutoCloseable {
 
   /** Where the outcome goes: the node's consensus core (through its event loop). */
   public interface Sink {
-    /** The node won range {@code range} with {@code term} (TermGranted). */
-    void granted(int range, long term);
+    /**
+     * The node won range {@code range} with {@code term} (TermGranted); {@code
+     * predecessorReleased}: the bump found the predecessor's release mark.
+     */
+    void granted(int range, long term, boolean predecessorReleased);
+
+    /**
+     * The node hands {@code range} over on purpose: end {@code term}'s lease for good
+     * (ReleaseLease). Completes with the core's answer: whether the term may be marked released.
+     */
+    java.util.concurrent.CompletableFuture<Boolean> release(int range, long term);
 
     /** A renewal of {@code term} sent at monotonic {@code sentNanos} succeeded (LeaseRenewed). */
     void renewed(int range, long term, long sentNanos);
@@ -75,6 +91,14 @@ public final class RangeLeadership implements AutoCloseable {
 
   /** The ranges whose term this node holds now (read by routing on other threads). */
   private final Map<Integer, TermGrant> held = new ConcurrentHashMap<>();
+
+  /** How long a release waits for the core's answer before the latch is left unmarked. */
+  private static final Duration RELEASE_ANSWER_TIMEOUT = Duration.ofSeconds(2);
+
+  private final java.util.concurrent.atomic.LongAdder releasesMarked =
+      new java.util.concurrent.atomic.LongAdder();
+  private final java.util.concurrent.atomic.LongAdder termsAfterRelease =
+      new java.util.concurrent.atomic.LongAdder();
 
   public RangeLeadership(
       CuratorFramework zk, ZkLayout layout, int self, Ring ring, Duration lease, Sink sink) {
@@ -152,6 +176,16 @@ public final class RangeLeadership implements AutoCloseable {
     return keeper.renewals();
   }
 
+  /** Terms this node released on purpose and marked released (a successor may skip its wait). */
+  public long releasesMarked() {
+    return releasesMarked.sum();
+  }
+
+  /** Terms this node won whose bump found the predecessor's release mark (no wait). */
+  public long termsAfterRelease() {
+    return termsAfterRelease.sum();
+  }
+
   /** ZooKeeper multis sent to renew leases so far. */
   public long renewalBatches() {
     return keeper.renewalBatches();
@@ -195,7 +229,8 @@ public final class RangeLeadership implements AutoCloseable {
       if (preferred && !latches.containsKey(range)) {
         join(range);
       } else if (!preferred && latches.containsKey(range)) {
-        leave(range, "replica " + preferredHolder(e.getValue(), live, ready) + " is preferred");
+        leave(
+            range, "replica " + preferredHolder(e.getValue(), live, ready) + " is preferred", true);
       }
     }
   }
@@ -224,9 +259,17 @@ public final class RangeLeadership implements AutoCloseable {
     }
   }
 
-  private void leave(int range, String why) {
+  /**
+   * Leaves the range's latch; {@code onPurpose}: a hand-over (release the lease through the core
+   * and mark it, so the successor need not wait) rather than a lost term.
+   */
+  private void leave(int range, String why, boolean onPurpose) {
     LeaderLatch latch = latches.remove(range);
-    stepDown(range, why);
+    if (onPurpose) {
+      release(range, why);
+    } else {
+      stepDown(range, why);
+    }
     if (latch != null) {
       try {
         latch.close();
@@ -252,13 +295,21 @@ public final class RangeLeadership implements AutoCloseable {
       }
       TermGrant g = grant.get();
       held.put(range, g);
-      sink.granted(range, g.term());
+      if (g.predecessorReleased()) {
+        termsAfterRelease.increment();
+      }
+      sink.granted(range, g.term(), g.predecessorReleased());
       keeper.hold(g);
       LOG.log(
-          System.Logger.Level.INFO, "node {0} leads range {1} in term {2}", self, range, g.term());
+          System.Logger.Level.INFO,
+          "node {0} leads range {1} in term {2}{3}",
+          self,
+          range,
+          g.term(),
+          g.predecessorReleased() ? " (predecessor released: no wait)" : "");
     } catch (Exception e) {
       LOG.log(System.Logger.Level.WARNING, "node " + self + ": term bump of range " + range, e);
-      leave(range, "term bump failed");
+      leave(range, "term bump failed", false);
       rejoinLater(range);
     }
   }
@@ -273,13 +324,56 @@ public final class RangeLeadership implements AutoCloseable {
   private void leaseEnded(int range) {
     if (held.remove(range) != null && latches.containsKey(range)) {
       // Still in the latch with a dead term: leave and compete again for a fresh term.
-      leave(range, "lease ended");
+      leave(range, "lease ended", false);
       rejoinLater(range);
     }
   }
 
   private void rejoinLater(int range) {
     renewer.schedule(() -> post(this::rebalance), 200, TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * Hands the range over on purpose: stop renewing, let the core end the lease for good, and, if it
+   * answers clean, mark the term released before the caller leaves the latch. Runs on the event
+   * thread; the core answers within one turn of its loop.
+   */
+  private void release(int range, String why) {
+    TermGrant g = held.remove(range);
+    if (g == null) {
+      return;
+    }
+    keeper.release(g.rangeId()); // first: no renewal of this term is reported after this
+    boolean clean;
+    try {
+      clean =
+          sink.release(range, g.term())
+              .get(RELEASE_ANSWER_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (Exception e) {
+      // No answer: the core may still hold the lease for a moment; end it the usual way and let
+      // the successor wait.
+      sink.lost(range);
+      clean = false;
+      LOG.log(System.Logger.Level.WARNING, "node " + self + ": release of range " + range, e);
+    }
+    boolean marked = false;
+    if (clean) {
+      try {
+        marked = terms.markReleased(g);
+      } catch (Exception e) {
+        LOG.log(System.Logger.Level.WARNING, "node " + self + ": release mark of " + range, e);
+      }
+    }
+    if (marked) {
+      releasesMarked.increment();
+    }
+    LOG.log(
+        System.Logger.Level.INFO,
+        "node {0} hands range {1} over ({2}){3}",
+        self,
+        range,
+        why,
+        marked ? ": term " + g.term() + " marked released" : "");
   }
 
   private void stepDown(int range, String why) {
@@ -299,7 +393,7 @@ public final class RangeLeadership implements AutoCloseable {
     post(
         () -> {
           for (int range : List.copyOf(latches.keySet())) {
-            leave(range, "node stopping");
+            leave(range, "node stopping", true);
           }
           closed = true;
           done.complete(null);

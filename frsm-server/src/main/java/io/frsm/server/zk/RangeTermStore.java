@@ -17,8 +17,13 @@ import org.apache.zookeeper.data.Stat;
  *
  * <ul>
  *   <li>{@link #bumpTerm}: one {@code multi}: set the term znode at its expected version (so two
- *       racing winners cannot both bump from the same term) and set the lease-generation znode,
- *       whose version therefore moves with every bump — revoking the predecessor.
+ *       racing winners cannot both bump from the same term) and set the lease-generation znode at
+ *       the version read, whose version therefore moves with every bump — revoking the predecessor.
+ *       The generation read also says whether the predecessor marked its term released; the version
+ *       check makes that answer part of the same atomic step.
+ *   <li>{@link #markReleased}: the holder, handing its range over on purpose after its core ended
+ *       the lease, writes the release mark into the lease generation at the version its grant set
+ *       (so only while no successor bumped, and only once: the version moves).
  *   <li>{@link #renew} / {@link #renewAll}: one {@code multi(check(leasegen, version), ...)}:
  *       succeeds only while no successor bumped the generation. The caller computes {@code leaseEnd
  *       = sent + L·(1−ρ)} from the monotonic time it sent the request, never from when the answer
@@ -58,6 +63,10 @@ public final class RangeTermStore {
     Stat termStat = new Stat();
     byte[] data = zk.getData().storingStatIn(termStat).forPath(layout.term(rangeId));
     long term = data.length == 0 ? 0 : ByteBuffer.wrap(data).getLong();
+    Stat generationStat = new Stat();
+    byte[] generation =
+        zk.getData().storingStatIn(generationStat).forPath(layout.leaseGeneration(rangeId));
+    boolean predecessorReleased = term > 0 && releasedTerm(generation) == term;
     long next = term + 1;
     byte[] encoded = ByteBuffer.allocate(12).putLong(next).putInt(nodeId).array();
     long sent = monotonicNanos.getAsLong();
@@ -67,15 +76,52 @@ public final class RangeTermStore {
             .withVersion(termStat.getVersion())
             .forPath(layout.term(rangeId), encoded);
     CuratorOp bumpGeneration =
-        zk.transactionOp().setData().forPath(layout.leaseGeneration(rangeId), encoded);
+        zk.transactionOp()
+            .setData()
+            .withVersion(generationStat.getVersion())
+            .forPath(layout.leaseGeneration(rangeId), encoded);
     try {
       List<CuratorTransactionResult> results =
           zk.transaction().forOperations(setTerm, bumpGeneration);
       int generationVersion = results.get(1).getResultStat().getVersion();
-      return Optional.of(new TermGrant(rangeId, next, nodeId, generationVersion, sent));
+      return Optional.of(
+          new TermGrant(rangeId, next, nodeId, generationVersion, sent, predecessorReleased));
     } catch (KeeperException.BadVersionException e) {
-      return Optional.empty();
+      return Optional.empty(); // a racing bump, or a release mark written since the read
     }
+  }
+
+  /**
+   * Marks {@code grant}'s term released: only the core's clean answer to a release allows it
+   * (Effect.LeaseReleased). False if a successor bumped the generation meanwhile (or this grant
+   * already marked it): the mark is then not written and the next successor waits.
+   */
+  public boolean markReleased(TermGrant grant) throws Exception {
+    byte[] mark =
+        ByteBuffer.allocate(RELEASE_MARK_BYTES)
+            .putLong(grant.term())
+            .putInt(grant.holderNodeId())
+            .put(RELEASED)
+            .array();
+    try {
+      zk.setData()
+          .withVersion(grant.leaseGenerationVersion())
+          .forPath(layout.leaseGeneration(grant.rangeId()), mark);
+      return true;
+    } catch (KeeperException.BadVersionException | KeeperException.NoNodeException e) {
+      return false;
+    }
+  }
+
+  private static final int RELEASE_MARK_BYTES = 13;
+  private static final byte RELEASED = 1;
+
+  /** The term a lease generation's data marks released, or 0 if it carries no release mark. */
+  static long releasedTerm(byte[] generation) {
+    if (generation.length != RELEASE_MARK_BYTES || generation[12] != RELEASED) {
+      return 0;
+    }
+    return ByteBuffer.wrap(generation).getLong();
   }
 
   /**

@@ -9,7 +9,9 @@ package io.frsm.server.zk;
  *   /frsm/&lt;cluster&gt;/ready/&lt;nodeId&gt;              ephemeral; the node replayed its log and serves
  *   /frsm/&lt;cluster&gt;/shape                       persistent; nodes, racks, vnodes, RF (ClusterShape)
  *   /frsm/&lt;cluster&gt;/ranges/&lt;rangeId&gt;/term        term (u64) and holder node id (u32): the leader
- *   /frsm/&lt;cluster&gt;/ranges/&lt;rangeId&gt;/leasegen    its version is the lease generation
+ *   /frsm/&lt;cluster&gt;/ranges/&lt;rangeId&gt;/leasegen    its version is the lease generation; data:
+ *                                               the bump's term and holder, or after a release
+ *                                               on purpose those plus a release flag (13 bytes)
  *   /frsm/&lt;cluster&gt;/ranges/&lt;rangeId&gt;/latch       Curator LeaderLatch of the range
  * </pre>
  *

@@ -102,6 +102,28 @@ class ZkCoordinationIT {
   }
 
   @Test
+  void releaseMark_letsOnlyTheNextBumpSkipTheWait() throws Exception {
+    RangeTermStore storeA = new RangeTermStore(client(), layout, System::nanoTime);
+    RangeTermStore storeB = new RangeTermStore(client(), layout, System::nanoTime);
+    TermGrant a = storeA.bumpTerm("r-release", 1).orElseThrow();
+    assertFalse(a.predecessorReleased(), "the first term has no predecessor");
+    assertTrue(storeA.markReleased(a));
+    assertFalse(storeA.markReleased(a), "a mark moves the generation: once only");
+    long[] sent = new long[1];
+    assertFalse(storeA.renew(a, sent), "a released term renews no more");
+
+    TermGrant b = storeB.bumpTerm("r-release", 2).orElseThrow();
+    assertEquals(2, b.term());
+    assertTrue(b.predecessorReleased(), "the bump found term 1's mark");
+    TermGrant c = storeA.bumpTerm("r-release", 1).orElseThrow();
+    assertFalse(c.predecessorReleased(), "term 2 was revoked, not released");
+    assertFalse(storeB.markReleased(b), "a revoked term cannot be marked afterwards");
+    TermGrant d = storeB.bumpTerm("r-release", 2).orElseThrow();
+    assertFalse(d.predecessorReleased());
+    assertTrue(storeB.renew(d, sent));
+  }
+
+  @Test
   void concurrentBumps_neverGrantOneTermTwice() throws Exception {
     int contenders = 6;
     List<RangeTermStore> stores = new ArrayList<>();
