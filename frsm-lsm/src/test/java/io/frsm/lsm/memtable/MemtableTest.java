@@ -2,6 +2,7 @@ package io.frsm.lsm.memtable;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.frsm.lsm.cell.AcceptedValue;
@@ -57,7 +58,9 @@ class MemtableTest {
     }
     assertEquals(expected, m.get(key));
     assertEquals(1, m.cellCount());
-    assertEquals(expected.heapBytes() + CellSlot.HEAP_BYTES, m.heapBytes());
+    assertEquals(
+        expected.heapBytes() + CellSlot.HEAP_BYTES + Memtable.INDEX_ENTRY_HEAP_BYTES,
+        m.heapBytes());
   }
 
   @Test
@@ -83,11 +86,15 @@ class MemtableTest {
     pool.shutdown();
     assertTrue(pool.awaitTermination(30, TimeUnit.SECONDS));
     assertEquals(1250, m.cellCount());
-    long held = 1250 * CellSlot.HEAP_BYTES; // one slot per key
+    // One slot and one index entry per key.
+    long held = 1250 * (CellSlot.HEAP_BYTES + Memtable.INDEX_ENTRY_HEAP_BYTES);
     for (Iterator<Cell> it = m.iterator(null, null); it.hasNext(); ) {
-      held += it.next().heapBytes();
+      Cell c = it.next();
+      held += c.heapBytes();
+      assertSame(c, m.get(c.key()), "the index and the skip list share the key's slot");
     }
     assertEquals(held, m.heapBytes());
+    assertEquals(1250, m.indexedCount(), "every key indexed once");
   }
 
   @Test

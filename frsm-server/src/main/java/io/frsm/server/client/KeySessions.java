@@ -199,9 +199,12 @@ public final class KeySessions {
   }
 
   /**
-   * Starts the key's next call on another thread, so long queues never deepen the stack. With
-   * nothing queued (the common case) the key goes idle here, without that hand-off: a later submit
-   * finds it not running and starts itself.
+   * Starts the key's next call. With nothing queued (the common case) the key goes idle here: a
+   * later submit finds it not running and starts itself. Otherwise the next call starts on this
+   * thread — the one that completed the previous call (a node's core or an event loop): starting a
+   * call only hands it to a node or a connection and never blocks, and it saves a thread wake-up
+   * per call on a contended key. A call that completes at once would recurse through here, so after
+   * {@link #MAX_INLINE_STARTS} nested starts the next one goes to {@code callbacks}.
    */
   private void continueLater(Key key, KeyState state) {
     synchronized (this) {
@@ -213,8 +216,21 @@ public final class KeySessions {
         return;
       }
     }
-    callbacks.execute(() -> runNext(key, state));
+    int[] depth = INLINE_DEPTH.get();
+    if (depth[0] >= MAX_INLINE_STARTS) {
+      callbacks.execute(() -> runNext(key, state));
+      return;
+    }
+    depth[0]++;
+    try {
+      runNext(key, state);
+    } finally {
+      depth[0]--;
+    }
   }
+
+  private static final int MAX_INLINE_STARTS = 8;
+  private static final ThreadLocal<int[]> INLINE_DEPTH = ThreadLocal.withInitial(() -> new int[1]);
 
   private CompletableFuture<Outcome> run(Operation operation, long invokedAtMicros) {
     try {
