@@ -12,6 +12,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 
 /**
@@ -67,6 +68,58 @@ final class SafeRetries implements FrsmClient {
               return CompletableFuture.<T>failedFuture(cause);
             })
         .thenCompose(f -> f);
+  }
+
+  /**
+   * The sync form of {@link #attempt}, over the delegate's own sync methods (so a client whose sync
+   * calls skip a thread hand-off keeps that advantage). The back-off is a deliberate pause before a
+   * retry, not a wait for a condition.
+   */
+  private <T> T attemptSync(Supplier<T> call, boolean idempotent) {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return call.get();
+      } catch (NotExecutedException | OutcomeUnknownException e) {
+        boolean retryable = e instanceof NotExecutedException || idempotent;
+        if (!retryable || attempt >= MAX_ATTEMPTS) {
+          throw e;
+        }
+        retries.increment();
+        long bound = Math.min(1L << attempt, MAX_BACKOFF_MILLIS);
+        LockSupport.parkNanos(
+            TimeUnit.MILLISECONDS.toNanos(ThreadLocalRandom.current().nextLong(bound + 1)));
+      }
+    }
+  }
+
+  @Override
+  public Optional<Versioned> get(byte[] key) {
+    return attemptSync(() -> delegate.get(key), true);
+  }
+
+  @Override
+  public Version create(byte[] key, byte[] value) {
+    return attemptSync(() -> delegate.create(key, value), false);
+  }
+
+  @Override
+  public Version cas(byte[] key, Version expected, byte[] newValue) {
+    return attemptSync(() -> delegate.cas(key, expected, newValue), false);
+  }
+
+  @Override
+  public void delete(byte[] key, Version expected) {
+    attemptSync(
+        () -> {
+          delegate.delete(key, expected);
+          return null;
+        },
+        false);
+  }
+
+  @Override
+  public Optional<Versioned> fence(byte[] key) {
+    return attemptSync(() -> delegate.fence(key), true);
   }
 
   @Override
