@@ -30,6 +30,7 @@ final class LocalCommand {
                 () -> {
                   out.println("stopping the local cluster ...");
                   cluster.close();
+                  out.println("the local cluster stopped");
                   stopped.countDown();
                 },
                 "frsm-local-shutdown"));
@@ -37,7 +38,12 @@ final class LocalCommand {
     out.println("  zookeeper: " + cluster.zookeeperConnect());
     for (FrsmNode n : cluster.nodes()) {
       out.println(
-          "  node " + n.nodeId() + ": peer " + n.peerAddress() + ", client " + n.clientAddress());
+          "  node "
+              + n.nodeId()
+              + ": peer "
+              + HostPort.of(n.peerAddress())
+              + ", client "
+              + HostPort.of(n.clientAddress()));
     }
     out.println(
         "try: frsm cli --zookeeper "

@@ -45,9 +45,9 @@ final class ServerCommand {
             + " of cluster '"
             + config.clusterId()
             + "' started: peer "
-            + node.peerAddress()
+            + HostPort.of(node.peerAddress())
             + ", client "
-            + node.clientAddress()
+            + HostPort.of(node.clientAddress())
             + (metrics == null ? "" : ", metrics " + metrics.address()));
     stopped.await();
     return 0;
