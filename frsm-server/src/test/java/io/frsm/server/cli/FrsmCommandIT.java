@@ -8,11 +8,15 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The frsm command end to end: demo, cli against a local cluster, and wrong command lines. */
 class FrsmCommandIT {
+
+  private static final Pattern VERSION = Pattern.compile("\\((\\d+), (\\d+)\\)");
 
   private record Run(int exitCode, String out, String err) {}
 
@@ -52,6 +56,31 @@ class FrsmCommandIT {
       Run stale = frsm("cli", "--zookeeper", zk, "--cluster", "local", "cas", "k", "1", "0", "x");
       assertEquals(1, stale.exitCode());
       assertTrue(stale.out().contains("CasMismatchException"), stale.out());
+      String[] v1 = version(created.out());
+      Run written =
+          frsm("cli", "--zookeeper", zk, "--cluster", "local", "cas", "k", v1[0], v1[1], "v2");
+      assertEquals(0, written.exitCode(), written.out() + written.err());
+      assertTrue(written.out().startsWith("written at version ("), written.out());
+      Run fenced = frsm("cli", "--zookeeper", zk, "--cluster", "local", "fence", "k");
+      assertEquals(0, fenced.exitCode(), fenced.out() + fenced.err());
+      assertTrue(fenced.out().startsWith("v2  @ version ("), fenced.out());
+      String[] v3 = version(fenced.out());
+      // The fence moved the version on: the one the cas returned is stale now.
+      String[] v2 = version(written.out());
+      Run staleDelete =
+          frsm("cli", "--zookeeper", zk, "--cluster", "local", "delete", "k", v2[0], v2[1]);
+      assertEquals(1, staleDelete.exitCode(), staleDelete.out());
+      assertTrue(staleDelete.out().contains("CasMismatchException"), staleDelete.out());
+      Run deleted =
+          frsm("cli", "--zookeeper", zk, "--cluster", "local", "delete", "k", v3[0], v3[1]);
+      assertEquals(0, deleted.exitCode(), deleted.out() + deleted.err());
+      assertEquals("deleted", deleted.out().strip());
+      Run gone = frsm("cli", "--zookeeper", zk, "--cluster", "local", "get", "k");
+      assertEquals("(absent)", gone.out().strip());
+      Run badVersion =
+          frsm("cli", "--zookeeper", zk, "--cluster", "local", "delete", "k", "x", "1");
+      assertEquals(2, badVersion.exitCode());
+      assertTrue(badVersion.err().contains("EPOCH TIMESTAMP"), badVersion.err());
       Run ring = frsm("cli", "--zookeeper", zk, "--cluster", "local", "ring");
       assertEquals(0, ring.exitCode(), ring.out());
       assertTrue(ring.out().contains("nodes [1, 2, 3]"), ring.out());
@@ -59,6 +88,13 @@ class FrsmCommandIT {
       assertTrue(leader.out().contains("natural leader node"), leader.out());
       assertTrue(leader.out().contains("current leader node "), leader.out());
     }
+  }
+
+  /** EPOCH and TIMESTAMP from the first "(epoch, timestamp)" in a cli answer. */
+  private static String[] version(String out) {
+    Matcher m = VERSION.matcher(out);
+    assertTrue(m.find(), out);
+    return new String[] {m.group(1), m.group(2)};
   }
 
   @Test
