@@ -34,24 +34,24 @@ final class CoreCounters {
   /**
    * An operation ended with {@code outcome}. {@code prepared}: it ran a prepare; {@code accepted}:
    * it sent an accept; {@code leaderOnly}: answered from the local cell under the lease (a get, or
-   * a CAS or delete that failed as a mismatch).
+   * a CAS or delete that failed as a mismatch); {@code readMode}: how a get that returned a value
+   * or absence was served ({@link ReadMode#of}), else null.
    */
   void finished(
       Operation operation,
       Outcome outcome,
       boolean prepared,
       boolean accepted,
-      boolean leaderOnly) {
+      boolean leaderOnly,
+      ReadMode readMode) {
     if (operation instanceof Operation.Get) {
       gets++;
-      if (outcome instanceof Outcome.ReadResult) {
-        if (leaderOnly) {
-          readsLeaderOnly++;
-        } else if (prepared) {
-          readsMutatingQuorum++;
-        } else {
-          readsQuorum++;
-        }
+      if (readMode == ReadMode.LEADER_ONLY) {
+        readsLeaderOnly++;
+      } else if (readMode == ReadMode.MUTATING_QUORUM) {
+        readsMutatingQuorum++;
+      } else if (readMode == ReadMode.QUORUM) {
+        readsQuorum++;
       }
     } else if (operation instanceof Operation.Create) {
       creates++;

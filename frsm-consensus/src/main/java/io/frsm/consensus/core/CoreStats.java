@@ -2,7 +2,9 @@ package io.frsm.consensus.core;
 
 /**
  * A snapshot of one core's operation counters since it was built (a restart starts again at zero).
- * Counted when an operation ends, so an operation still running is in none of them.
+ * Counted when an operation ends, so an operation still running is in none of them. Only client
+ * operations are counted: the reads a new range holder's scan runs are not (their prepares and
+ * accepts are, in {@code preparesSent} and {@code acceptsSent}).
  *
  * <p>Operations of each kind ({@code gets} … {@code fences}) count every ending, whatever the
  * outcome; {@code mismatches}, {@code keyExists}, {@code unknownOutcomes} and {@code notExecuted}

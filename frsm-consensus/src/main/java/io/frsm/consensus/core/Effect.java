@@ -27,10 +27,21 @@ public sealed interface Effect {
     }
   }
 
-  /** Answer the client request {@code requestId}. */
-  record Reply(long requestId, Outcome outcome) implements Effect {
+  /**
+   * Answer the client request {@code requestId}. {@code readMode} says how a get that returned a
+   * value or absence was served; it is null for every other reply.
+   */
+  record Reply(long requestId, Outcome outcome, ReadMode readMode) implements Effect {
     public Reply {
       Objects.requireNonNull(outcome);
+      if (readMode != null && !(outcome instanceof Outcome.ReadResult)) {
+        throw new IllegalArgumentException("a read mode needs a read result, got " + outcome);
+      }
+    }
+
+    /** A reply that is not a served get. */
+    public Reply(long requestId, Outcome outcome) {
+      this(requestId, outcome, null);
     }
   }
 

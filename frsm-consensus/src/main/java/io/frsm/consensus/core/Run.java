@@ -269,8 +269,14 @@ abstract class Run {
     done = true;
     round = null;
     backingOff = false;
-    coordinator.counters.finished(operation, outcome, prepareSent, acceptSent, servedLocally);
-    out.add(new Effect.Reply(requestId, outcome));
+    ReadMode readMode = ReadMode.of(operation, outcome, prepareSent, servedLocally);
+    if (requestId >= 0) {
+      // A range scan's own reads (negative ids) are no client operations: the counters describe
+      // what clients asked for, and the driver times only replies it hands to clients.
+      coordinator.counters.finished(
+          operation, outcome, prepareSent, acceptSent, servedLocally, readMode);
+    }
+    out.add(new Effect.Reply(requestId, outcome, readMode));
   }
 
   // ---- Inputs ----------------------------------------------------------------------------------

@@ -2,30 +2,49 @@ package io.frsm.consensus.sim;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
 
 import io.frsm.api.Version;
 import io.frsm.consensus.core.CoreStats;
+import io.frsm.consensus.core.Effect;
 import io.frsm.consensus.core.Message;
 import io.frsm.consensus.core.Operation;
 import io.frsm.consensus.core.Outcome;
+import io.frsm.consensus.core.ReadMode;
 import io.frsm.lsm.cell.Key;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
  * The core's counters ({@code NodeCore.stats()}) on scripted runs of single operations (n = 3, no
  * faults, the Table 2 setting): each operation moves exactly the counters that describe it, on the
- * node that coordinated it.
+ * node that coordinated it; a served get's reply names the read mode its counter counted.
  */
 class CoreStatsTest {
   private static final Key KEY = Key.of("k".getBytes(StandardCharsets.US_ASCII));
 
   private Simulation sim;
 
+  /** Every reply the cores emitted, in order. */
+  private final List<Effect.Reply> replies = new ArrayList<>();
+
   @BeforeEach
   void setUp() {
     sim = new Simulation(1, FaultMix.exact(3, 1_000, 0), Simulation.simConfig(3), 1_000_000);
+    sim.setEffectObserver(
+        (node, effect) -> {
+          if (effect instanceof Effect.Reply r) {
+            replies.add(r);
+          }
+        });
+  }
+
+  /** The read mode the last reply carried (null: not a served get). */
+  private ReadMode lastReadMode() {
+    return replies.get(replies.size() - 1).readMode();
   }
 
   private Outcome run(int node, Operation op) {
@@ -52,6 +71,7 @@ class CoreStatsTest {
   void create_countsOneCreateOnePrepareQuorumOneAcceptQuorum() {
     CoreStats d = delta(0, new Operation.Create(KEY, bytes("v0")));
     assertEquals(stats(s -> s.creates = 1, s -> s.prepares = 2, s -> s.accepts = 2), d);
+    assertNull(lastReadMode(), "only a served get carries a read mode");
   }
 
   @Test
@@ -95,6 +115,7 @@ class CoreStatsTest {
     create();
     CoreStats d = delta(0, new Operation.Get(KEY));
     assertEquals(stats(s -> s.gets = 1, s -> s.quorumReads = 1), d);
+    assertEquals(ReadMode.QUORUM, lastReadMode());
   }
 
   @Test
@@ -111,6 +132,7 @@ class CoreStatsTest {
     assertEquals(
         stats(s -> s.gets = 1, s -> s.mutatingReads = 1, s -> s.prepares = 2, s -> s.accepts = 2),
         d);
+    assertEquals(ReadMode.MUTATING_QUORUM, lastReadMode());
   }
 
   @Test

@@ -12,6 +12,7 @@ import io.frsm.consensus.core.LeaseConfig;
 import io.frsm.consensus.core.Message;
 import io.frsm.consensus.core.Operation;
 import io.frsm.consensus.core.Outcome;
+import io.frsm.consensus.core.ReadMode;
 import io.frsm.consensus.core.Sabotage;
 import io.frsm.lsm.cell.Key;
 import java.nio.charset.StandardCharsets;
@@ -36,6 +37,7 @@ class LeaderOnlyReadTest {
   private final List<String> events = new ArrayList<>();
   private final long[] renewUntil = new long[3];
   private final List<Effect.LeaseReleased> releases = new ArrayList<>();
+  private final List<Effect.Reply> replies = new ArrayList<>();
 
   @BeforeEach
   void setUp() {
@@ -56,6 +58,9 @@ class LeaderOnlyReadTest {
     sim.setLeaseAgent((node, effect) -> releases.add((Effect.LeaseReleased) effect));
     sim.setEffectObserver(
         (node, effect) -> {
+          if (effect instanceof Effect.Reply r) {
+            replies.add(r);
+          }
           if (effect instanceof Effect.Send s && s.to() != node) {
             String type = s.message().getClass().getSimpleName();
             if (type.equals("Accept") || type.equals("TermPersist")) {
@@ -103,6 +108,11 @@ class LeaderOnlyReadTest {
     sim.runUntil(() -> sim.nowNanos() >= until, until + 1, "time to pass");
   }
 
+  /** How the last reply says its get was served (null: not a served get). */
+  private ReadMode lastReadMode() {
+    return replies.get(replies.size() - 1).readMode();
+  }
+
   private Outcome run(int node, Operation op) {
     Outcome[] result = {null};
     sim.submit(node, op, o -> result[0] = o);
@@ -136,6 +146,7 @@ class LeaderOnlyReadTest {
     assertEquals(start, sim.nowNanos(), "0 RTT");
     assertEquals(0, sim.messagesTotal() - messages);
     assertEquals(served + 1, sim.leaderOnlyReads());
+    assertEquals(ReadMode.LEADER_ONLY, lastReadMode(), "the reply tells the driver how");
     assertEquals(1, sim.storeReads(0) - reads[0]);
     assertEquals(0, sim.storeWrites(0) - writes[0]);
     for (int follower = 1; follower <= 2; follower++) {
@@ -150,6 +161,7 @@ class LeaderOnlyReadTest {
     long messages = sim.messagesTotal();
     run(1, new Operation.Get(KEY));
     assertEquals(6, sim.messagesTotal() - messages, "node 1 has no lease: a quorum read");
+    assertEquals(ReadMode.QUORUM, lastReadMode());
 
     renewUntil[0] = 0; // the renewals stop: the lease runs out by node 0's clock
     runFor(LEASES.leaseNanos());
@@ -158,6 +170,7 @@ class LeaderOnlyReadTest {
     assertInstanceOf(Outcome.ReadResult.class, run(0, new Operation.Get(KEY)));
     assertEquals(served, sim.leaderOnlyReads());
     assertEquals(6, sim.messagesTotal() - messages);
+    assertEquals(ReadMode.QUORUM, lastReadMode());
   }
 
   @Test

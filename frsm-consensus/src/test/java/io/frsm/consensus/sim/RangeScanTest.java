@@ -93,6 +93,7 @@ class RangeScanTest {
         sim.messages(Message.ListKeys.class) - listingsBefore >= 3 * 3 * 2,
         "two pages or more per range, each sent to the three replicas");
     runFor(10_000_000); // the reads' commits to node 1 itself become durable
+    assertEquals(0, sim.stats(1).gets(), "the scan's own reads are not counted as client gets");
 
     for (var e : written.entrySet()) {
       Cell local = sim.durableCell(1, e.getKey());
@@ -113,6 +114,8 @@ class RangeScanTest {
     }
     assertEquals(messages, sim.messagesTotal(), "served from node 1's own cells");
     assertEquals(served + sample.size(), sim.leaderOnlyReads());
+    assertEquals(sample.size(), sim.stats(1).gets());
+    assertEquals(sample.size(), sim.stats(1).readsLeaderOnly());
   }
 
   @Test

@@ -13,13 +13,16 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.Objects;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.function.BooleanSupplier;
 
 /**
  * The node's Prometheus scrape endpoint: {@code GET /metrics} in the Prometheus text format, {@code
- * GET /health} answering 200 while the node serves. Every frsm meter (LSM, commit log, consensus,
- * transport) registers in {@link #registry()}; JVM meters are bound too. One small HTTP thread.
+ * GET /health} answering 200 while the node serves ({@link #servingCheck}) and 503 otherwise. Every
+ * frsm meter (LSM, commit log, consensus, transport) registers in {@link #registry()}; JVM meters
+ * are bound too. One small HTTP thread.
  */
 public final class MetricsEndpoint implements AutoCloseable {
   private final PrometheusMeterRegistry registry;
@@ -27,6 +30,7 @@ public final class MetricsEndpoint implements AutoCloseable {
   private final ExecutorService executor;
   private final JvmGcMetrics gcMetrics;
   private volatile boolean healthy = true;
+  private volatile BooleanSupplier serving = () -> true;
 
   private MetricsEndpoint(
       PrometheusMeterRegistry registry,
@@ -72,9 +76,20 @@ public final class MetricsEndpoint implements AutoCloseable {
     return server.getAddress();
   }
 
-  /** While false, {@code /health} answers 503 (draining, starting, lost ZooKeeper). */
+  /**
+   * While false, {@code /health} answers 503 whatever the serving check says: set it before a
+   * graceful stop starts draining, so load balancers and orchestrators stop sending work first.
+   */
   public void healthy(boolean value) {
     healthy = value;
+  }
+
+  /**
+   * What {@code /health} asks on every request (cheap, any thread): whether the node serves. Until
+   * set, only {@link #healthy} decides.
+   */
+  public void servingCheck(BooleanSupplier check) {
+    serving = Objects.requireNonNull(check, "check");
   }
 
   private void scrape(HttpExchange exchange) throws IOException {
@@ -86,7 +101,8 @@ public final class MetricsEndpoint implements AutoCloseable {
   }
 
   private void health(HttpExchange exchange) throws IOException {
-    respond(exchange, healthy ? 200 : 503, healthy ? "ok\n" : "unavailable\n");
+    boolean ok = healthy && serving.getAsBoolean();
+    respond(exchange, ok ? 200 : 503, ok ? "ok\n" : "unavailable\n");
   }
 
   private static void respond(HttpExchange exchange, int status, String body) throws IOException {

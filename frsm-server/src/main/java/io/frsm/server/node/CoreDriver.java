@@ -52,7 +52,7 @@ final class CoreDriver {
   private sealed interface Event {}
 
   private record Submit(
-      Operation operation, long invokedAtMicros, CompletableFuture<Outcome> result)
+      Operation operation, long invokedAtMicros, CompletableFuture<CoreAnswer> result)
       implements Event {}
 
   private record Step(Input input) implements Event {}
@@ -115,18 +115,20 @@ final class CoreDriver {
 
   /**
    * Submits a client operation with invocation time τ. The future completes with the core's outcome
-   * (on the loop thread: callers must hop off it before running user code).
+   * and, for a served get, its read mode (on the loop thread: callers must hop off it before
+   * running user code).
    */
-  CompletableFuture<Outcome> submit(Operation operation, long invokedAtMicros) {
-    CompletableFuture<Outcome> result = new CompletableFuture<>();
+  CompletableFuture<CoreAnswer> submit(Operation operation, long invokedAtMicros) {
+    CompletableFuture<CoreAnswer> result = new CompletableFuture<>();
     if (!accepting) {
-      result.complete(new Outcome.NotExecuted("node " + nodeId + " is shutting down"));
+      result.complete(
+          CoreAnswer.of(new Outcome.NotExecuted("node " + nodeId + " is shutting down")));
       return result;
     }
     lifecycle.readLock().lock();
     try {
       if (stopped) {
-        result.complete(new Outcome.NotExecuted("node " + nodeId + " is stopped"));
+        result.complete(CoreAnswer.of(new Outcome.NotExecuted("node " + nodeId + " is stopped")));
         return result;
       }
       openOperations.incrementAndGet();
@@ -199,6 +201,11 @@ final class CoreDriver {
     return queue.size();
   }
 
+  /** Whether the loop runs and takes client operations (false once stopping, stopped or failed). */
+  boolean serving() {
+    return running && accepting;
+  }
+
   /** Client operations submitted and not yet answered. */
   int openOperations() {
     return openOperations.get();
@@ -238,12 +245,16 @@ final class CoreDriver {
     releases.clear();
     // The loop has ended (or is ending on this very thread): nobody else touches pending now.
     for (Submit s : pending.values()) {
-      s.result().complete(lost(s.operation(), reason + " while the operation was running"));
+      s.result()
+          .complete(
+              CoreAnswer.of(lost(s.operation(), reason + " while the operation was running")));
     }
     pending.clear();
     for (Event e; (e = queue.poll()) != null; ) {
       if (e instanceof Submit s) {
-        s.result().complete(new Outcome.NotExecuted(reason + " before the operation started"));
+        s.result()
+            .complete(
+                CoreAnswer.of(new Outcome.NotExecuted(reason + " before the operation started")));
       }
     }
     openOperations.set(0);
@@ -335,7 +346,7 @@ final class CoreDriver {
         Submit s = pending.remove(r.requestId());
         if (s != null) {
           openOperations.decrementAndGet();
-          s.result().complete(r.outcome());
+          s.result().complete(new CoreAnswer(r.outcome(), r.readMode()));
         }
       } else if (effect instanceof Effect.LeaseReleased l) {
         CompletableFuture<Boolean> answer = releases.remove(new ReleaseKey(l.range(), l.term()));

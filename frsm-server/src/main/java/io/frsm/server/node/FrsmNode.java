@@ -551,7 +551,14 @@ public final class FrsmNode implements AutoCloseable {
               "node " + coordinator + " leads the key's range but its address is unknown"));
     }
     metrics.routed(NodeMetrics.Routed.FORWARDED);
-    return forward(new OperationRequest(operation, invokedAtMicros), target, MAX_REDIRECTS);
+    long startNanos = System.nanoTime();
+    return forward(new OperationRequest(operation, invokedAtMicros), target, MAX_REDIRECTS)
+        .whenComplete(
+            (outcome, error) -> {
+              if (outcome != null) {
+                metrics.forwardedEnded(operation, outcome, System.nanoTime() - startNanos);
+              }
+            });
   }
 
   private CompletableFuture<Outcome> forward(
@@ -593,26 +600,32 @@ public final class FrsmNode implements AutoCloseable {
             });
   }
 
-  /** Submits to the core and records the operation's latency and outcome once it is answered. */
+  /**
+   * Submits to the core and records the operation's latency, outcome and (for a served get) read
+   * mode once it is answered.
+   */
   private CompletableFuture<Outcome> submit(Operation operation, long invokedAtMicros) {
     long startNanos = System.nanoTime();
     return submitToCore(operation, invokedAtMicros)
-        .whenComplete(
-            (outcome, error) -> {
-              if (outcome != null) {
-                metrics.operationEnded(operation, outcome, System.nanoTime() - startNanos);
-              }
+        .thenApply(
+            answer -> {
+              metrics.operationEnded(
+                  operation, answer.outcome(), answer.readMode(), System.nanoTime() - startNanos);
+              return answer.outcome();
             });
   }
 
-  private CompletableFuture<Outcome> submitToCore(Operation operation, long invokedAtMicros) {
+  private CompletableFuture<CoreAnswer> submitToCore(Operation operation, long invokedAtMicros) {
     CoreDriver d = driver;
     if (d == null) {
       return CompletableFuture.completedFuture(
-          new Outcome.NotExecuted(
-              stopped
-                  ? "node " + settings.nodeId + " is stopped"
-                  : "node " + settings.nodeId + " does not serve yet: the cluster has not formed"));
+          CoreAnswer.of(
+              new Outcome.NotExecuted(
+                  stopped
+                      ? "node " + settings.nodeId + " is stopped"
+                      : "node "
+                          + settings.nodeId
+                          + " does not serve yet: the cluster has not formed")));
     }
     return d.submit(operation, invokedAtMicros);
   }
@@ -683,6 +696,16 @@ public final class FrsmNode implements AutoCloseable {
   public CoreStats coreStats() {
     NodeMetrics m = metrics;
     return m == null ? CoreStats.ZERO : m.stats();
+  }
+
+  /**
+   * Whether the node serves client operations now: the cluster formed, its core runs, and it is
+   * neither stopping nor stopped after a fatal error. What {@code /health} reports in {@code frsm
+   * server}.
+   */
+  public boolean serving() {
+    CoreDriver d = driver;
+    return !stopped && d != null && d.serving();
   }
 
   /** The registry holding this node's and its engine's meters. */

@@ -3,6 +3,7 @@ package io.frsm.server.node;
 import io.frsm.consensus.core.CoreStats;
 import io.frsm.consensus.core.Operation;
 import io.frsm.consensus.core.Outcome;
+import io.frsm.consensus.core.ReadMode;
 import io.frsm.server.zk.RangeLeadership;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -12,6 +13,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
@@ -35,6 +37,13 @@ final class NodeMetrics implements AutoCloseable {
   private final Supplier<CoreDriver> driver;
   private final List<Meter> meters = new CopyOnWriteArrayList<>();
   private final Timer[][] operations = new Timer[TYPES.size()][OUTCOMES.size()];
+
+  /** {@code frsm.reads.latency} by {@link ReadMode} ordinal. */
+  private final Timer[] readLatency = new Timer[ReadMode.values().length];
+
+  /** {@code frsm.reads.latency{mode=forwarded}}: gets this node sent on to the key's leader. */
+  private final Timer forwardedReadLatency;
+
   private final Supplier<RangeLeadership> leadership;
   private final Counter[] routed = new Counter[Routed.values().length];
 
@@ -57,7 +66,7 @@ final class NodeMetrics implements AutoCloseable {
           add(
               Counter.builder("frsm.operations.routed")
                   .description("operations sent to the key's range leader instead of run here")
-                  .tag("how", how.name().toLowerCase(java.util.Locale.ROOT))
+                  .tag("how", how.name().toLowerCase(Locale.ROOT))
                   .register(registry));
     }
     add(
@@ -95,6 +104,10 @@ final class NodeMetrics implements AutoCloseable {
                     .register(registry));
       }
     }
+    for (ReadMode mode : ReadMode.values()) {
+      readLatency[mode.ordinal()] = add(readTimer(mode.name().toLowerCase(Locale.ROOT)));
+    }
+    forwardedReadLatency = add(readTimer("forwarded"));
     coreCounter("frsm.cas.rounds", "mode", "warm", CoreStats::casWarm, "CAS answered by accepts");
     coreCounter("frsm.cas.rounds", "mode", "cold", CoreStats::casCold, "CAS that ran a prepare");
     coreCounter(
@@ -130,9 +143,43 @@ final class NodeMetrics implements AutoCloseable {
             .register(registry));
   }
 
-  /** Records one client operation that ended with {@code outcome} after {@code nanos}. */
-  void operationEnded(Operation operation, Outcome outcome, long nanos) {
-    operations[typeIndex(operation)][outcomeIndex(outcome)].record(Duration.ofNanos(nanos));
+  /**
+   * One get latency timer per serving mode: the core's modes (the coordinator's view, the same
+   * classification as {@code frsm.reads}) and {@code forwarded} (the forwarding node's view, from
+   * forward to answer; the leader times its part again under its own mode).
+   */
+  private Timer readTimer(String mode) {
+    return Timer.builder("frsm.reads.latency")
+        .description("gets answered with a value or absence, by how they were served")
+        .tag("mode", mode)
+        .publishPercentileHistogram()
+        .minimumExpectedValue(Duration.ofNanos(10_000))
+        .maximumExpectedValue(Duration.ofSeconds(10))
+        .register(registry);
+  }
+
+  /**
+   * Records one client operation this node coordinated that ended with {@code outcome} after {@code
+   * nanos}; {@code readMode} (null unless a get returned a value or absence) says how a get was
+   * served.
+   */
+  void operationEnded(Operation operation, Outcome outcome, ReadMode readMode, long nanos) {
+    Duration latency = Duration.ofNanos(nanos);
+    operations[typeIndex(operation)][outcomeIndex(outcome)].record(latency);
+    if (readMode != null) {
+      readLatency[readMode.ordinal()].record(latency);
+    }
+  }
+
+  /**
+   * Records an embedded client's operation that this node forwarded to the key's leader and that
+   * ended with {@code outcome} after {@code nanos}: only gets answered with a value or absence are
+   * timed (under {@code mode=forwarded}); the leader counts every operation it coordinated.
+   */
+  void forwardedEnded(Operation operation, Outcome outcome, long nanos) {
+    if (operation instanceof Operation.Get && outcome instanceof Outcome.ReadResult) {
+      forwardedReadLatency.record(Duration.ofNanos(nanos));
+    }
   }
 
   void routed(Routed how) {

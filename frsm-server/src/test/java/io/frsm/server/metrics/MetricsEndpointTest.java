@@ -17,6 +17,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -56,6 +57,22 @@ class MetricsEndpointTest {
                   HttpRequest.newBuilder(base.resolve("/health")).build(),
                   HttpResponse.BodyHandlers.ofString())
               .statusCode());
+    }
+  }
+
+  @Test
+  void health_isOk_onlyWhileTheServingCheckHolds_andTheEndpointIsNotDraining() throws Exception {
+    try (MetricsEndpoint endpoint =
+        MetricsEndpoint.start(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))) {
+      AtomicBoolean serving = new AtomicBoolean(false);
+      endpoint.servingCheck(serving::get);
+      assertEquals(503, Scrape.health(endpoint.address()));
+      assertEquals("unavailable\n", Scrape.get(endpoint.address(), "/health").body());
+      serving.set(true);
+      assertEquals(200, Scrape.health(endpoint.address()));
+      assertEquals("ok\n", Scrape.get(endpoint.address(), "/health").body());
+      endpoint.healthy(false); // a graceful stop began: unhealthy while the node still serves
+      assertEquals(503, Scrape.health(endpoint.address()));
     }
   }
 }

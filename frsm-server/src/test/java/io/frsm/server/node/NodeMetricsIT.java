@@ -8,12 +8,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.frsm.api.CasMismatchException;
 import io.frsm.api.FrsmClient;
 import io.frsm.api.KeyExistsException;
+import io.frsm.api.OutcomeUnknownException;
 import io.frsm.api.Version;
 import io.frsm.consensus.core.CoreStats;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
@@ -27,13 +29,16 @@ import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The node's meters move with real traffic on three real nodes: operations by type and outcome,
- * warm and cold CAS, reads by mode, per-peer messages, and the core stats the demo sums.
+ * The node's meters move with real traffic on three real nodes: operations by type and outcome
+ * (unknown outcomes included), warm and cold CAS, reads by mode with their latencies, per-peer
+ * messages, and the core stats the demo sums.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class NodeMetricsIT {
   private static final int CASES = 10;
+  private static final List<String> CORE_READ_MODES =
+      List.of("leader_only", "quorum", "mutating_quorum");
 
   private TestCluster cluster;
 
@@ -121,6 +126,16 @@ class NodeMetricsIT {
       assertTrue(peerMessages(registry, peer, "received") > 0, "messages from node " + peer);
     }
     assertTrue(registry.get("frsm.core.queue.depth").gauge().value() >= 0);
+
+    // Every served get is timed under the mode the core counted it in (the probes of the
+    // cluster's start included); both are published by now (the core stats caught up above).
+    for (String mode : CORE_READ_MODES) {
+      assertEquals(reads(registry, mode), readLatency(registry, mode).count(), "mode " + mode);
+    }
+    assertTrue(
+        readLatency(registry, "quorum").count() + readLatency(registry, "leader_only").count() >= 3,
+        "the three gets above");
+    assertEquals(0, readLatency(registry, "forwarded").count(), "no get left node 1");
   }
 
   @Test
@@ -140,6 +155,12 @@ class NodeMetricsIT {
     try (FrsmClient client = node.client()) {
       client.create(elsewhere, "f".getBytes(UTF_8));
       assertEquals(forwardedBefore + 1, routed(registry, "forwarded"));
+      // A get of it is forwarded too, and timed here as such (the leader times it under its mode).
+      client.get(elsewhere);
+      assertEquals(forwardedBefore + 2, routed(registry, "forwarded"));
+      Timer forwardedGets = readLatency(registry, "forwarded");
+      assertEquals(1, forwardedGets.count());
+      assertTrue(forwardedGets.totalTime(TimeUnit.NANOSECONDS) > 0);
 
       // Steady state: once the leader scanned its range, its gets are answered from its own store.
       byte[] own = keyLedBy(1, "metrics/leader-only");
@@ -150,16 +171,48 @@ class NodeMetricsIT {
             return reads(registry, "leader_only") > 0;
           },
           "a leader-only read");
+      awaitTrue(
+          () -> readLatency(registry, "leader_only").count() == reads(registry, "leader_only"),
+          "leader-only reads timed as counted");
+      assertTrue(readLatency(registry, "leader_only").count() > 0);
     }
+  }
+
+  @Test
+  @Order(3) // last: it crashes nodes 2 and 3
+  void aCasWhoseAcceptsGoUnanswered_endsUnknown_andIsCountedAsSuch() {
+    FrsmNode node = cluster.node(1);
+    MeterRegistry registry = node.meterRegistry();
+    long unknownBefore = node.coreStats().unknownOutcomes();
+    try (FrsmClient client = node.client()) {
+      byte[] key = keyLedBy(1, "metrics/unknown");
+      Version v = client.create(key, "0".getBytes(UTF_8));
+      // One node coordinates the key and the CAS succeeded: the next CAS is warm, so its first
+      // message is already an accept carrying its value.
+      Version warm = client.cas(key, v, "1".getBytes(UTF_8));
+      cluster.crash(2);
+      cluster.crash(3);
+      // No accept can reach a quorum now: past T the value was proposed but nothing says whether
+      // it was chosen.
+      assertThrows(OutcomeUnknownException.class, () -> client.cas(key, warm, "2".getBytes(UTF_8)));
+    }
+    assertEquals(1, timer(registry, "cas", "unknown").count());
+    awaitTrue(
+        () -> node.coreStats().unknownOutcomes() == unknownBefore + 1,
+        "the unknown outcome in the core's stats");
   }
 
   private byte[] keyLedBy(int nodeId, String prefix) {
     for (int i = 0; ; i++) {
       byte[] key = (prefix + i).getBytes(UTF_8);
-      if (cluster.holdersOf(cluster.rangeOf(key)).equals(java.util.List.of(nodeId))) {
+      if (cluster.holdersOf(cluster.rangeOf(key)).equals(List.of(nodeId))) {
         return key;
       }
     }
+  }
+
+  private static Timer readLatency(MeterRegistry registry, String mode) {
+    return registry.get("frsm.reads.latency").tag("mode", mode).timer();
   }
 
   private static double routed(MeterRegistry registry, String how) {
