@@ -4,53 +4,125 @@ import io.frsm.server.config.ConfigLoader;
 import io.frsm.server.config.FrsmConfig;
 import io.frsm.server.metrics.MetricsEndpoint;
 import io.frsm.server.node.FrsmNode;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
 
-/** {@code frsm server --config frsm.yaml}: one production node until SIGTERM. */
+/**
+ * {@code frsm server --config frsm.yaml}: one production node until SIGTERM, with its Prometheus
+ * endpoint when {@code metrics.port} is not 0.
+ */
 final class ServerCommand {
   private ServerCommand() {}
 
   static int run(List<String> raw, PrintStream out) throws Exception {
     Args args = Args.parse(raw, Set.of("config"));
     FrsmConfig config = ConfigLoader.load(Path.of(args.required("config")), System.getenv());
-    MetricsEndpoint metrics =
-        config.metricsPort() == 0
-            ? null
-            : MetricsEndpoint.start(new InetSocketAddress("0.0.0.0", config.metricsPort()));
-    FrsmNode node = node(config, metrics);
-    CountDownLatch stopped = new CountDownLatch(1);
-    Runtime.getRuntime()
-        .addShutdownHook(
-            new Thread(
-                () -> {
-                  if (metrics != null) {
-                    metrics.healthy(false);
-                  }
-                  node.close();
-                  if (metrics != null) {
-                    metrics.close();
-                  }
-                  stopped.countDown();
-                },
-                "frsm-server-shutdown"));
-    node.start();
-    out.println(
-        "frsm node "
-            + config.nodeId()
-            + " of cluster '"
-            + config.clusterId()
-            + "' started: peer "
-            + HostPort.of(node.peerAddress())
-            + ", client "
-            + HostPort.of(node.clientAddress())
-            + (metrics == null ? "" : ", metrics " + metrics.address()));
-    stopped.await();
+    Server server = Server.create(config);
+    Runtime.getRuntime().addShutdownHook(new Thread(server::close, "frsm-server-shutdown"));
+    server.start(out);
+    server.awaitStopped();
     return 0;
+  }
+
+  /**
+   * One node as {@code frsm server} runs it: the node a config describes, and its metrics endpoint
+   * (null when {@code metrics.port} is 0), whose registry holds every meter of the node and its
+   * engine and whose {@code /health} follows {@link FrsmNode#serving()}. {@link #close()} is the
+   * graceful stop SIGTERM triggers.
+   */
+  static final class Server implements AutoCloseable {
+    private final FrsmConfig config;
+    private final MetricsEndpoint metrics;
+    private final FrsmNode node;
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private final CountDownLatch stopped = new CountDownLatch(1);
+
+    private Server(FrsmConfig config, MetricsEndpoint metrics, FrsmNode node) {
+      this.config = config;
+      this.metrics = metrics;
+      this.node = node;
+    }
+
+    /**
+     * Binds the metrics endpoint on the peer address's host (the interface the node's peers reach
+     * it on) and builds the node; nothing runs until {@link #start}.
+     */
+    static Server create(FrsmConfig config) throws IOException {
+      MetricsEndpoint metrics =
+          config.metricsPort() == 0
+              ? null
+              : MetricsEndpoint.start(
+                  new InetSocketAddress(
+                      config.peerAddress().getHostString(), config.metricsPort()));
+      try {
+        FrsmNode node = ServerCommand.node(config, metrics);
+        if (metrics != null) {
+          metrics.servingCheck(node::serving);
+        }
+        return new Server(config, metrics, node);
+      } catch (RuntimeException e) {
+        if (metrics != null) {
+          metrics.close();
+        }
+        throw e;
+      }
+    }
+
+    /** Starts the node (returns once it registered in ZooKeeper) and prints where it listens. */
+    void start(PrintStream out) throws IOException {
+      node.start();
+      out.println(
+          "frsm node "
+              + config.nodeId()
+              + " of cluster '"
+              + config.clusterId()
+              + "' started: peer "
+              + HostPort.of(node.peerAddress())
+              + ", client "
+              + HostPort.of(node.clientAddress())
+              + (metrics == null ? "" : ", metrics " + HostPort.of(metrics.address())));
+    }
+
+    FrsmNode node() {
+      return node;
+    }
+
+    /** The bound metrics endpoint, or null when {@code metrics.port} is 0. */
+    InetSocketAddress metricsAddress() {
+      return metrics == null ? null : metrics.address();
+    }
+
+    void awaitStopped() throws InterruptedException {
+      stopped.await();
+    }
+
+    /**
+     * Graceful stop: {@code /health} turns 503 first (so orchestrators stop routing here), then the
+     * node drains and stops, then the endpoint closes.
+     */
+    @Override
+    public void close() {
+      if (!closed.compareAndSet(false, true)) {
+        return;
+      }
+      try {
+        if (metrics != null) {
+          metrics.healthy(false);
+        }
+        node.close();
+      } finally {
+        if (metrics != null) {
+          metrics.close();
+        }
+        stopped.countDown();
+      }
+    }
   }
 
   /** The node a config describes. */
