@@ -2,7 +2,6 @@ package io.frsm.server.cli;
 
 import io.frsm.api.FrsmClient;
 import io.frsm.consensus.core.CoreStats;
-import io.frsm.lsm.cell.Token;
 import io.frsm.server.node.FrsmNode;
 import io.frsm.server.workload.CounterCheck;
 import io.frsm.server.workload.WorkloadResult;
@@ -19,11 +18,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * {@code frsm demo}: a local 3-node cluster under the paper's workload (43% reads, 57% CAS,
- * 512-byte values, Zipf 0.99) with a live progress line; a third of the way in, the natural leader
- * of the hottest key's range is killed (as kill -9 would: no drain, no flush), and restarted on its
- * directories at two thirds. Meanwhile clients run the paper's Appendix C counter test; the summary
- * shows throughput and latency per operation and whether any acknowledged increment was lost or
- * doubled.
+ * 512-byte values, Zipf 0.99) with a progress line (live on a terminal); a third of the way in, the
+ * node leading the hottest key's range at that moment is killed (as kill -9 would: no drain, no
+ * flush), and restarted on its directories at two thirds ({@link HotRangeNemesis}). Meanwhile
+ * clients run the paper's Appendix C counter test; the summary shows throughput and p50/p99 latency
+ * per operation, warm and cold CAS, reads by mode, and whether any acknowledged increment was lost
+ * or doubled.
  */
 final class DemoCommand {
   static final int KEYS = 10_000;
@@ -46,13 +46,12 @@ final class DemoCommand {
     out.println("starting ZooKeeper and 3 nodes on loopback (data in " + dir + ") ...");
     try (LocalCluster cluster = LocalCluster.start(dir, 3);
         FrsmClient client = cluster.thinClient()) {
-      int victim = naturalLeaderOfHottestKey(cluster);
       out.println(
           "running the paper's workload for "
               + seconds
-              + " s; node "
-              + victim
-              + " (natural leader of the hottest key) is killed at "
+              + " s; the node leading range "
+              + HotRangeNemesis.hotRange(cluster)
+              + " (the hottest key's) is killed at "
               + seconds / 3
               + " s and restarts at "
               + 2 * seconds / 3
@@ -63,15 +62,19 @@ final class DemoCommand {
       CounterCheck counters = new CounterCheck(client, COUNTERS, "demo");
       AtomicBoolean running = new AtomicBoolean(true);
       List<Thread> counterClients = startCounterClients(counters, running);
+      ProgressLine progress = ProgressLine.forOutput(out);
       Thread nemesis =
-          new Thread(() -> stopAndRestart(cluster, victim, seconds, out), "demo-nemesis");
+          new Thread(
+              new HotRangeNemesis(cluster, System.nanoTime(), spec.duration().toNanos(), progress),
+              "demo-nemesis");
       nemesis.start();
-      WorkloadResult result = new WorkloadRunner(client, spec, out::println).run();
+      WorkloadResult result = new WorkloadRunner(client, spec, progress::update).run();
       running.set(false);
       nemesis.join();
       for (Thread t : counterClients) {
         t.join();
       }
+      progress.finish();
       out.println();
       out.print(result.summary());
       printCoreStats(cluster, out);
@@ -99,13 +102,8 @@ final class DemoCommand {
         "CAS operations (all running nodes): %d warm, %d cold; multi-phase fraction %.1f%%%n",
         total.casWarm(), total.casCold(), 100 * total.multiPhaseFraction());
     out.printf(
-        "reads by mode (all nodes): %d leader-only, %d quorum, %d mutating quorum%n",
+        "reads by mode (all running nodes): %d leader-only, %d quorum, %d mutating quorum%n",
         total.readsLeaderOnly(), total.readsQuorum(), total.readsMutatingQuorum());
-  }
-
-  private static int naturalLeaderOfHottestKey(LocalCluster cluster) {
-    // Rank 0 of the Zipf distribution is key index 0 (see ZipfianKeys#next).
-    return cluster.nodes().get(0).ring().naturalLeaderFor(Token.of(WorkloadRunner.key(0)));
   }
 
   private static List<Thread> startCounterClients(CounterCheck counters, AtomicBoolean running) {
@@ -127,20 +125,5 @@ final class DemoCommand {
       threads.add(t);
     }
     return threads;
-  }
-
-  private static void stopAndRestart(
-      LocalCluster cluster, int nodeId, int seconds, PrintStream out) {
-    try {
-      Thread.sleep(seconds * 1000L / 3); // the demo's timeline, not synchronization
-      out.println(">>> killing node " + nodeId + " (no drain, no flush: as kill -9)");
-      cluster.kill(nodeId);
-      Thread.sleep(seconds * 1000L / 3);
-      out.println(">>> restarting node " + nodeId);
-      cluster.restart(nodeId);
-      out.println(">>> node " + nodeId + " is back");
-    } catch (Exception e) {
-      out.println(">>> nemesis failed: " + e);
-    }
   }
 }

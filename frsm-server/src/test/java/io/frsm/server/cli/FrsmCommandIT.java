@@ -35,13 +35,64 @@ class FrsmCommandIT {
   @Test
   void demo_runsTheWorkload_throughANodeKill_andLosesNoIncrement(@TempDir Path dir) {
     Run r = frsm("demo", "--seconds", "4", "--dir", dir.toString());
-    assertEquals(0, r.exitCode(), r.out() + r.err());
-    assertTrue(r.out().contains(">>> killing node"), r.out());
-    assertTrue(r.out().contains(">>> node") && r.out().contains("is back"), r.out());
-    assertTrue(r.out().contains("ops/s over"), r.out());
-    assertTrue(r.out().contains("acknowledged increments lost or doubled: 0"), r.out());
-    assertTrue(r.out().contains("multi-phase fraction"), r.out());
-    assertTrue(r.out().contains("reads by mode"), r.out());
+    String out = r.out();
+    assertEquals(0, r.exitCode(), out + r.err());
+
+    // The node killed is the one that held the hottest key's range at that moment; another node
+    // takes the range over, and the killed node comes back.
+    Matcher killed =
+        Pattern.compile(
+                ">>> killing node (\\d+), which leads range (\\d+) \\(the hottest key's\\) now")
+            .matcher(out);
+    assertTrue(killed.find(), out);
+    String victim = killed.group(1);
+    String range = killed.group(2);
+    assertTrue(out.contains("range " + range + " (the hottest key's) is killed at"), out);
+    Matcher successor =
+        Pattern.compile(">>> node (\\d+) took range " + range + " over \\d+ ms after the kill")
+            .matcher(out);
+    assertTrue(successor.find(), out);
+    assertTrue(!successor.group(1).equals(victim), "the range moved to another node: " + out);
+    assertTrue(out.contains(">>> node " + victim + " is back"), out);
+
+    // Not a terminal: one progress line per second, no carriage returns.
+    assertTrue(Pattern.compile("(?m)^t=\\s*\\d+s\\s+\\d+ ops/s").matcher(out).find(), out);
+    assertTrue(out.indexOf('\r') < 0, "no live line outside a terminal");
+
+    assertTrue(out.contains("ops/s over"), out);
+    for (String type : new String[] {"get", "cas"}) {
+      Matcher latency =
+          Pattern.compile(
+                  "(?m)^\\s+"
+                      + type
+                      + "\\s+(\\d+) ops\\s+p50\\s+([\\d.]+) us\\s+p99\\s+([\\d.]+) us$")
+              .matcher(out);
+      assertTrue(latency.find(), "p50/p99 of " + type + ": " + out);
+      assertTrue(Long.parseLong(latency.group(1)) > 0, out);
+      double p50 = Double.parseDouble(latency.group(2));
+      double p99 = Double.parseDouble(latency.group(3));
+      assertTrue(p50 > 0 && p50 <= p99, type + " p50 " + p50 + " p99 " + p99);
+    }
+    Matcher cas =
+        Pattern.compile(
+                "CAS operations \\(all running nodes\\): (\\d+) warm, (\\d+) cold;"
+                    + " multi-phase fraction [\\d.]+%")
+            .matcher(out);
+    assertTrue(cas.find(), out);
+    assertTrue(Long.parseLong(cas.group(1)) + Long.parseLong(cas.group(2)) > 0, out);
+    Matcher reads =
+        Pattern.compile(
+                "reads by mode \\(all running nodes\\): (\\d+) leader-only, (\\d+) quorum,"
+                    + " (\\d+) mutating quorum")
+            .matcher(out);
+    assertTrue(reads.find(), out);
+    assertTrue(
+        Long.parseLong(reads.group(1))
+                + Long.parseLong(reads.group(2))
+                + Long.parseLong(reads.group(3))
+            > 0,
+        out);
+    assertTrue(out.contains("acknowledged increments lost or doubled: 0"), out);
   }
 
   @Test
