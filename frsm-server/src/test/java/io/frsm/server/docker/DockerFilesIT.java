@@ -17,13 +17,19 @@ import java.util.jar.JarFile;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import org.yaml.snakeyaml.LoaderOptions;
+import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.constructor.SafeConstructor;
 
 /**
  * No Docker engine runs here, so the image cannot be built in CI. This test checks what the image
- * depends on instead: every file the Dockerfile copies exists after {@code package} (the runnable
- * jar included, with its main class), every {@code FRSM_*} variable in the Dockerfile and the
- * compose file is a real config key or launcher variable, the exposed and published ports are the
- * configured ones, and the health check asks the metrics endpoint's {@code /health}.
+ * and the compose file depend on instead: every file the Dockerfile copies exists after {@code
+ * package} (the runnable jar included, with its main class), every {@code FRSM_*} variable in the
+ * Dockerfile and the compose file is a real config key or launcher variable, the exposed and
+ * published ports are the configured ones, the health check asks the metrics endpoint's {@code
+ * /health}; and for each compose node: the config file it mounts exists in the repository and loads
+ * with the node's environment (the loader refuses unknown keys), it dials the compose ZooKeeper
+ * service by its name and port, peers reach it by its service name, and its data lives on a volume.
  */
 class DockerFilesIT {
   private static final Path ROOT = Path.of("..");
@@ -89,11 +95,126 @@ class DockerFilesIT {
           "compose publishes unknown port " + published.group(1));
     }
     assertTrue(
-        dockerfile.contains("/dev/tcp/127.0.0.1/" + config.metricsPort())
+        dockerfile.contains("/dev/tcp/127.0.0.1/${FRSM_METRICS_PORT:-" + config.metricsPort() + "}")
             && dockerfile.contains("GET /health"),
         "the health check asks /health on the metrics port");
     for (int node = 1; node <= 3; node++) {
       assertTrue(compose.contains("FRSM_NODE_ID: \"" + node + "\""), "compose runs node " + node);
     }
+  }
+
+  @Test
+  void composeNodes_loadTheMountedConfig_withTheirEnvironment_andFindTheComposeZooKeeper()
+      throws Exception {
+    Path dockerDir = ROOT.resolve("docker");
+    Map<String, String> imageEnv =
+        dockerfileEnvironment(Files.readString(dockerDir.resolve("Dockerfile")));
+    String configPath = imageEnv.get("FRSM_CONFIG");
+    assertNotNull(configPath, "the image names its config file");
+    Map<String, Object> compose =
+        map(
+            new Yaml(new SafeConstructor(new LoaderOptions()))
+                .load(Files.readString(dockerDir.resolve("docker-compose.yml"))));
+    Map<String, Object> services = map(compose.get("services"));
+    Set<String> namedVolumes = map(compose.get("volumes")).keySet();
+
+    List<String> zookeepers =
+        services.keySet().stream()
+            .filter(n -> String.valueOf(map(services.get(n)).get("image")).startsWith("zookeeper:"))
+            .toList();
+    assertEquals(1, zookeepers.size(), "one ZooKeeper service");
+    String zookeeper = zookeepers.get(0);
+    List<String> zookeeperPorts = strings(map(services.get(zookeeper)).get("expose"));
+    // The official image serves clients on 2181; the compose file says so where the nodes can
+    // be checked against it.
+    assertEquals(List.of("2181"), zookeeperPorts, "the ZooKeeper service exposes its client port");
+    String zookeeperConnect = zookeeper + ":" + zookeeperPorts.get(0);
+
+    List<String> nodes =
+        services.keySet().stream()
+            .filter(n -> String.valueOf(map(services.get(n)).get("image")).startsWith("frsm:"))
+            .toList();
+    assertEquals(3, nodes.size(), "three frsm nodes");
+    Set<Integer> nodeIds = new TreeSet<>();
+    for (String name : nodes) {
+      Map<String, Object> service = map(services.get(name));
+      Map<String, String> env = new HashMap<>(imageEnv);
+      map(service.get("environment")).forEach((k, v) -> env.put(k, String.valueOf(v)));
+
+      Path mountedConfig = null;
+      boolean dataOnVolume = false;
+      for (String volume : strings(service.get("volumes"))) {
+        String[] parts = volume.split(":");
+        assertTrue(parts.length >= 2, name + ": volume " + volume);
+        if (parts[0].startsWith(".") || parts[0].startsWith("/")) {
+          Path host = dockerDir.resolve(parts[0]).normalize();
+          assertTrue(
+              Files.exists(host), name + " mounts " + host + ", which is not in the repository");
+          if (parts[1].equals(configPath)) {
+            mountedConfig = host;
+            assertTrue(
+                parts.length == 3 && parts[2].equals("ro"), name + ": config mounted read-only");
+          }
+        } else {
+          assertTrue(namedVolumes.contains(parts[0]), name + ": volume " + parts[0] + " declared");
+          dataOnVolume |= parts[1].equals("/var/lib/frsm");
+        }
+      }
+      assertNotNull(mountedConfig, name + " mounts a config file at " + configPath);
+      assertTrue(dataOnVolume, name + " keeps /var/lib/frsm on a named volume");
+
+      // Strict: an FRSM_* variable that is no config key, or a bad value, fails here.
+      FrsmConfig config = ConfigLoader.load(mountedConfig, env);
+      assertTrue(nodeIds.add(config.nodeId()), name + ": node id " + config.nodeId() + " unique");
+      assertEquals(
+          zookeeperConnect, config.zookeeperConnect(), name + " dials the ZooKeeper service");
+      assertEquals(name, config.advertisedHost(), name + " is reached by its service name");
+      assertEquals(nodes.size(), config.initialNodes(), "the cluster forms from the compose nodes");
+      assertTrue(config.dataDirectory().startsWith("/var/lib/frsm"), "data on the volume");
+      for (Path log : config.commitLogDirectories()) {
+        assertTrue(log.startsWith("/var/lib/frsm"), "commit log on the volume: " + log);
+      }
+      Set<String> configPorts =
+          Set.of(
+              Integer.toString(config.peerAddress().getPort()),
+              Integer.toString(config.clientAddress().getPort()),
+              Integer.toString(config.metricsPort()));
+      List<String> published = strings(service.get("ports"));
+      for (String port : published) {
+        String container = port.substring(port.lastIndexOf(':') + 1);
+        assertTrue(
+            configPorts.contains(container), name + " publishes " + port + ", not a config port");
+      }
+      assertTrue(
+          published.stream().anyMatch(p -> p.endsWith(":" + config.metricsPort())),
+          name + " publishes its metrics port for Prometheus");
+    }
+    assertEquals(Set.of(1, 2, 3), nodeIds);
+  }
+
+  /** The variables the Dockerfile's ENV instructions set ({@code NAME=value}, quoted or not). */
+  private static Map<String, String> dockerfileEnvironment(String dockerfile) {
+    String joined = dockerfile.replace("\\\n", " ");
+    Map<String, String> env = new HashMap<>();
+    Matcher instruction = Pattern.compile("(?m)^ENV\\s+(.+)$").matcher(joined);
+    while (instruction.find()) {
+      Matcher pair =
+          Pattern.compile("([A-Z_][A-Z0-9_]*)=(\"([^\"]*)\"|\\S+)").matcher(instruction.group(1));
+      while (pair.find()) {
+        env.put(pair.group(1), pair.group(3) != null ? pair.group(3) : pair.group(2));
+      }
+    }
+    return env;
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> map(Object yaml) {
+    assertTrue(yaml instanceof Map, "a mapping: " + yaml);
+    return (Map<String, Object>) yaml;
+  }
+
+  private static List<String> strings(Object yaml) {
+    assertTrue(yaml instanceof List, "a list: " + yaml);
+    return ((List<?>) yaml).stream().map(String::valueOf).toList();
   }
 }
