@@ -20,9 +20,9 @@ import java.util.function.BooleanSupplier;
 
 /**
  * The node's Prometheus scrape endpoint: {@code GET /metrics} in the Prometheus text format, {@code
- * GET /health} answering 200 while the node serves ({@link #servingCheck}) and 503 otherwise. Every
- * frsm meter (LSM, commit log, consensus, transport) registers in {@link #registry()}; JVM meters
- * are bound too. One small HTTP thread.
+ * GET /health} answering 200 while the node serves ({@link #servingCheck}) and 503 otherwise. The
+ * node's and its storage engine's meters register in {@link #registry()} (docs/OPERATIONS.md
+ * "Metrics and health"); JVM meters are bound too. One small HTTP thread.
  */
 public final class MetricsEndpoint implements AutoCloseable {
   private final PrometheusMeterRegistry registry;

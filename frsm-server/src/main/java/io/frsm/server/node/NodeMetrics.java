@@ -19,11 +19,11 @@ import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
 
 /**
- * The node's meters (docs/OPERATIONS.md "Metrics", table "Node"). Operation latencies are recorded
- * as replies complete; everything the core counts is read from the snapshot its loop publishes
- * ({@link CoreDriver#stats()}), never from the core itself, which belongs to the loop thread. The
- * meters are removed again on {@link #close()}, so a node restarted in the same JVM and registry
- * binds fresh ones instead of finding its predecessor's.
+ * The node's meters (docs/OPERATIONS.md "Metrics and health", table "Node"). Operation latencies
+ * are recorded as replies complete; everything the core counts is read from the snapshot its loop
+ * publishes ({@link CoreDriver#stats()}), never from the core itself, which belongs to the loop
+ * thread. The meters are removed again on {@link #close()}, so a node restarted in the same JVM and
+ * registry binds fresh ones instead of finding its predecessor's.
  */
 final class NodeMetrics implements AutoCloseable {
   /** Tag values of {@code frsm.operations}, in the order of {@link #typeIndex}. */
