@@ -664,7 +664,12 @@ public final class Simulation {
           latency,
           () -> {
             if (node.up && node.incarnation == incarnation) {
-              node.store.makeDurable(p.delta()); // the disk finishes even while the process pauses
+              if (p.logged()) {
+                node.store.makeDurable(
+                    p.delta()); // the disk finishes even while the process pauses
+              } else {
+                node.store.makeVisible(p.delta()); // a hint: lost by a crash
+              }
               stepNode(node, new Input.PersistDone(p.persistId()));
             }
           });
