@@ -704,6 +704,15 @@ public final class FrsmNode implements AutoCloseable {
     return m == null ? CoreStats.ZERO : m.stats();
   }
 
+  /**
+   * Gets this node's current incarnation served on the callers' threads (CallerThreadReads), part
+   * of {@link CoreStats#readsLeaderOnly()}; for tests.
+   */
+  long callerThreadReads() {
+    CoreDriver d = driver;
+    return d == null ? 0 : d.callerThreadReads();
+  }
+
   /** The registry holding this node's and its engine's meters. */
   public MeterRegistry meterRegistry() {
     return settings.meterRegistry;
