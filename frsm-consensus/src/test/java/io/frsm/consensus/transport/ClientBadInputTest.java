@@ -31,14 +31,12 @@ import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Bad input on the client port from a raw socket: each case closes that connection and logs why,
  * never reaches the operation handler (so no state changes), and leaves the server answering a
  * well-behaved client afterwards. The peer port's twin is {@link PeerBadInputTest}.
  */
-@ExtendWith(NettyLeakCheck.class)
 class ClientBadInputTest {
   private static final Duration DEADLINE = Duration.ofSeconds(30);
   private static final InetSocketAddress LOOPBACK =

@@ -26,13 +26,11 @@ import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Bad input from a raw socket: each case closes that connection and logs why, delivers nothing, and
  * leaves the server serving a well-behaved peer afterwards.
  */
-@ExtendWith(NettyLeakCheck.class)
 class PeerBadInputTest {
   private static final Duration DEADLINE = Duration.ofSeconds(30);
 

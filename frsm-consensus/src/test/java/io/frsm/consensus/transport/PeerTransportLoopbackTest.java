@@ -18,10 +18,8 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /** Two peer transports on loopback, ephemeral ports, real sockets. */
-@ExtendWith(NettyLeakCheck.class)
 class PeerTransportLoopbackTest {
   private static final Duration DEADLINE = Duration.ofSeconds(20);
   private static final InetSocketAddress ANY_LOOPBACK =
