@@ -264,15 +264,9 @@ public final class LsmEngine implements AutoCloseable {
    */
   public CompletableFuture<Void> write(Cell cell) {
     checkSize(cell);
-    int waiting = flushes.queued();
-    if (waiting >= config.maxFrozenMemtables()) {
-      metrics.writesRejected.increment();
-      return CompletableFuture.failedFuture(
-          new IOException(
-              "write stalled: "
-                  + waiting
-                  + " memtables are waiting for their flush (maxFrozenMemtables); the disk is"
-                  + " too slow or failing, see the flush errors in the log"));
+    CompletableFuture<Void> stalled = stalledByFlushes();
+    if (stalled != null) {
+      return stalled;
     }
     Memtable target;
     CompletableFuture<Void> durable;
@@ -303,6 +297,60 @@ public final class LsmEngine implements AutoCloseable {
           maybeFlushForSize(target);
           return null;
         });
+  }
+
+  /**
+   * Merges {@code cell} into the active memtable <em>without</em> a commit-log record: visible to
+   * reads on return, durable only once its memtable is flushed, lost by a crash before that. For
+   * state a crash may lose without harm — the consensus layer's chosen flag on a triple this
+   * replica durably accepted, which is a hint (docs/PROTOCOL.md "Chosen flags are hints"). No
+   * fsync, no thread hand-off: the returned future is already complete (failed with an {@link
+   * IOException} while flushes stall, as {@link #write} would).
+   *
+   * @throws OversizedCellException if the key or value exceeds the configured limits; nothing is
+   *     written
+   * @throws IllegalStateException if the engine is closed
+   */
+  public CompletableFuture<Void> writeUnlogged(Cell cell) {
+    checkSize(cell);
+    CompletableFuture<Void> stalled = stalledByFlushes();
+    if (stalled != null) {
+      return stalled;
+    }
+    Memtable target;
+    switchLock.readLock().lock();
+    try {
+      if (closed) {
+        throw new IllegalStateException("the LSM engine is closed");
+      }
+      target = state.peek().active;
+      target.admitWriter();
+    } finally {
+      switchLock.readLock().unlock();
+    }
+    try {
+      target.merge(cell);
+    } finally {
+      target.releaseWriter();
+    }
+    metrics.unloggedWrites.increment();
+    maybeFlushForSize(target);
+    return CompletableFuture.completedFuture(null);
+  }
+
+  /** A failed write while too many memtables wait for their flush, else null. */
+  private CompletableFuture<Void> stalledByFlushes() {
+    int waiting = flushes.queued();
+    if (waiting < config.maxFrozenMemtables()) {
+      return null;
+    }
+    metrics.writesRejected.increment();
+    return CompletableFuture.failedFuture(
+        new IOException(
+            "write stalled: "
+                + waiting
+                + " memtables are waiting for their flush (maxFrozenMemtables); the disk is"
+                + " too slow or failing, see the flush errors in the log"));
   }
 
   private void checkSize(Cell cell) {

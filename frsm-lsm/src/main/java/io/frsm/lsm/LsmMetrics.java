@@ -15,6 +15,7 @@ final class LsmMetrics {
   final Counter mergeConflicts;
   final Counter corruptionsDetected;
   final Counter writesRejected;
+  final Counter unloggedWrites;
 
   LsmMetrics(MeterRegistry registry) {
     flushBytes =
@@ -38,5 +39,9 @@ final class LsmMetrics {
             .register(registry);
     corruptionsDetected = Counter.builder("frsm.lsm.corruptions").register(registry);
     writesRejected = Counter.builder("frsm.lsm.writes.rejected").register(registry);
+    unloggedWrites =
+        Counter.builder("frsm.lsm.writes.unlogged")
+            .description("cells merged into the memtable without a commit-log record (hints)")
+            .register(registry);
   }
 }

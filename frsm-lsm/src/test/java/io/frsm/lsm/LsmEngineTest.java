@@ -115,6 +115,56 @@ class LsmEngineTest {
   }
 
   @Test
+  void unloggedWrite_isVisibleAtOnce_lostByACrashBeforeItsFlush_keptAfterIt() throws Exception {
+    LsmEngine engine = open(config().build());
+    Key flushed = key("flushed");
+    Key lost = key("lost");
+    Cell accepted = live(flushed, 1, 0, "v", false);
+    Cell chosenMark = live(flushed, 1, 0, "v", true);
+    await(engine.write(accepted));
+    await(engine.write(live(lost, 1, 0, "w", false)));
+    CompletableFuture<Void> hint = engine.writeUnlogged(chosenMark);
+    assertTrue(hint.isDone() && !hint.isCompletedExceptionally(), "complete on return");
+    assertTrue(engine.get(flushed).accepted().chosen(), "visible at once");
+    await(engine.flush());
+    CompletableFuture<Void> unflushed = engine.writeUnlogged(live(lost, 1, 0, "w", true));
+    assertTrue(unflushed.isDone());
+    assertTrue(engine.get(lost).accepted().chosen());
+    long logged = engine.commitLogBytes();
+    engine.writeUnlogged(live(lost, 1, 0, "w", true));
+    assertEquals(logged, engine.commitLogBytes(), "no commit-log record");
+
+    engine.kill();
+    fs.crash();
+    LsmEngine reopened = open(config().build());
+    assertEquals(chosenMark, reopened.get(flushed), "flushed with its memtable: durable");
+    Cell afterCrash = reopened.get(lost);
+    assertFalse(afterCrash.accepted().chosen(), "not flushed: the crash lost the unlogged mark");
+    assertEquals("w", valueOf(afterCrash), "the logged write stays");
+  }
+
+  @Test
+  void unloggedWrite_whileFlushesStall_failsLikeAWrite_andOversizedIsRefused() throws Exception {
+    LsmEngine engine = open(config().maxFrozenMemtables(1).maxValueSizeBytes(8).build());
+    assertThrows(
+        OversizedCellException.class,
+        () -> engine.writeUnlogged(live(key("big"), 1, 0, "far too large", true)));
+    assertNull(engine.get(key("big")));
+    await(engine.write(live(key("a"), 1, 0, "a", false)));
+    fs.setDirectoryFull(DATA, true);
+    CompletableFuture<Void> flush = engine.flush();
+    waitUntil(() -> engine.pendingFlushes() == 1, "a flush waiting");
+    CompletableFuture<Void> stalled = engine.writeUnlogged(live(key("k"), 1, 0, "v", true));
+    ExecutionException e = assertThrows(ExecutionException.class, () -> stalled.get());
+    assertTrue(e.getCause().getMessage().contains("write stalled"), e.toString());
+    assertNull(engine.get(key("k")), "nothing merged");
+    fs.setDirectoryFull(DATA, false);
+    await(flush);
+    await(engine.writeUnlogged(live(key("k"), 1, 0, "v", true)));
+    assertTrue(engine.get(key("k")).accepted().chosen());
+  }
+
+  @Test
   void replay_ofStripesSharingKeys_isTheMergeOfEveryRecord() throws Exception {
     // A key's records end up in several stripes when the stripe count or order changes between
     // runs; replay must still merge every record of every stripe.

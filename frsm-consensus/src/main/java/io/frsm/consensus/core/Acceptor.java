@@ -96,9 +96,12 @@ final class Acceptor {
     Key key = message.key();
     long writeTimeMs = Math.floorDiv(now.wallMicros(), 1000);
     if (message instanceof Message.Commit c) {
-      // A blind merge, whatever this replica promised: the join keeps the newer instance and ORs
-      // the chosen flag at the same one, so no read is needed.
-      persist(key, new Cell(key, Ballot.NONE, c.chosen(), null, writeTimeMs), null, out);
+      // A merge whatever this replica promised: the join keeps the newer instance and ORs the
+      // chosen flag at the same one. Where this replica already durably holds the very proposal,
+      // the commit only sets its chosen flag: a hint, written without the commit log (PROTOCOL.md
+      // "Chosen flags are hints"); anything else it brings is logged.
+      Cell delta = new Cell(key, Ballot.NONE, c.chosen(), null, writeTimeMs);
+      persist(key, delta, null, out, !holdsProposal(key, c.chosen()));
       return;
     }
     if (message instanceof Message.TermPersist tp) {
@@ -240,11 +243,30 @@ final class Acceptor {
     return new Effect.Send(to, new Message.Reject(key, round, ballot, promised, accepted));
   }
 
+  /**
+   * Whether this replica's cell holds {@code proposal} (triple, kind and bytes) as its accepted
+   * part. Accepted parts only ever come from logged persists, and reads see a persist only once it
+   * is done, so what the store shows here is durable. An unreadable store answers false.
+   */
+  private boolean holdsProposal(Key key, AcceptedValue proposal) {
+    Cell cell;
+    try {
+      cell = store.get(key);
+    } catch (CellStoreException unreadable) {
+      return false;
+    }
+    return cell != null && cell.accepted() != null && cell.accepted().sameProposal(proposal);
+  }
+
   private long persist(Key key, Cell delta, Effect reply, List<Effect> out) {
+    return persist(key, delta, reply, out, true);
+  }
+
+  private long persist(Key key, Cell delta, Effect reply, List<Effect> out, boolean logged) {
     long id = nextPersistId++;
     Lane lane = new Lane(key);
     lane.persistId = id;
-    out.add(new Effect.Persist(id, delta));
+    out.add(new Effect.Persist(id, delta, logged));
     if (reply != null && config.broken(Sabotage.ACK_BEFORE_PERSIST)) {
       out.add(reply);
     } else {

@@ -44,6 +44,11 @@ public record CoreStats(
   public static final CoreStats ZERO =
       new CoreStats(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
 
+  /** {@code n} gets served from the local cell under the lease, and nothing else. */
+  public static CoreStats leaderOnlyReads(long n) {
+    return new CoreStats(n, 0, 0, 0, 0, 0, 0, n, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+  }
+
   /** Field-wise sum, for cluster-wide totals. */
   public CoreStats plus(CoreStats o) {
     return combine(o, 1);

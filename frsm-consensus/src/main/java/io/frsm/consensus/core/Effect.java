@@ -10,13 +10,22 @@ import java.util.Objects;
 public sealed interface Effect {
 
   /**
-   * Merge {@code delta} into the key's durable cell (commit log, then memtable), then feed back
-   * {@link Input.PersistDone} with {@code persistId}. The driver may complete persists of different
-   * keys in any order; a crash may lose any persist not yet done.
+   * Merge {@code delta} into the key's cell, then feed back {@link Input.PersistDone} with {@code
+   * persistId}. {@code logged}: durably (commit log, then memtable) — a crash may lose any such
+   * persist not yet done, none that is done. Not {@code logged}: a <em>hint</em> (docs/PROTOCOL.md
+   * "Chosen flags are hints"), visible to reads once done but lost by a crash until the store
+   * flushes it; the core asks for one only to set the chosen flag on a triple this replica already
+   * holds durably, so losing it loses nothing but the flag. The driver may complete persists of
+   * different keys in any order.
    */
-  record Persist(long persistId, Cell delta) implements Effect {
+  record Persist(long persistId, Cell delta, boolean logged) implements Effect {
     public Persist {
       Objects.requireNonNull(delta);
+    }
+
+    /** A durable persist. */
+    public Persist(long persistId, Cell delta) {
+      this(persistId, delta, true);
     }
   }
 

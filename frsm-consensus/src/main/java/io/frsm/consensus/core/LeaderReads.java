@@ -35,6 +35,7 @@ final class LeaderReads {
   private final boolean skipLeaseCheck;
   private final Map<Key, AcceptedValue> catchingUp = new HashMap<>();
   private final Set<Key> openAccepts = new HashSet<>();
+  private ReadGate gate = ReadGate.NONE;
   private long served;
 
   /** {@code enabled} false: never answer from the local cell (every read goes to a quorum). */
@@ -43,6 +44,24 @@ final class LeaderReads {
     this.store = store;
     this.enabled = enabled;
     this.skipLeaseCheck = skipLeaseCheck;
+  }
+
+  /**
+   * From now on {@code gate} learns which keys are unsettled (catching up or with an open accept),
+   * for reads served outside the core's thread. Only keys that become unsettled from now on are
+   * told: call before the first step.
+   */
+  void publishTo(ReadGate gate) {
+    this.gate = java.util.Objects.requireNonNull(gate);
+  }
+
+  /** Whether reads of the key are served outside the core's thread at all (not sabotaged). */
+  boolean enabledOutsideCore() {
+    return enabled && !skipLeaseCheck;
+  }
+
+  private boolean unsettled(Key key) {
+    return catchingUp.containsKey(key) || openAccepts.contains(key);
   }
 
   /** The answer from the local cell, or null: the read must go to a quorum. */
@@ -112,13 +131,19 @@ final class LeaderReads {
   /** This node sent an accept for {@code key}: until its round is settled, the key is open. */
   void acceptSent(Key key) {
     if (leases.enabled()) {
+      boolean was = unsettled(key);
       openAccepts.add(key);
+      if (!was) {
+        gate.unsettled(key);
+      }
     }
   }
 
   /** A prepare of this node reached a quorum: its own lower-ballot accepts can no longer win. */
   void prepared(Key key) {
-    openAccepts.remove(key);
+    if (openAccepts.remove(key) && !unsettled(key)) {
+      gate.settled(key);
+    }
   }
 
   /** This node learned {@code value} is chosen for {@code key} and commits it to itself. */
@@ -126,17 +151,25 @@ final class LeaderReads {
     if (!leases.enabled()) {
       return;
     }
+    boolean was = unsettled(key);
+    // Catching up before the open accept is closed: the key never looks settled in between.
+    catchingUp.merge(key, value, (old, v) -> v.compareInstance(old) >= 0 ? v : old);
     if (ownRound) {
       openAccepts.remove(key);
     }
-    catchingUp.merge(key, value, (old, v) -> v.compareInstance(old) >= 0 ? v : old);
+    if (!was) {
+      gate.unsettled(key);
+    }
   }
 
-  /** A chosen value became durable in the local cell of {@code key}. */
+  /** A chosen value became visible in the local cell of {@code key}. */
   void localDurable(Key key, AcceptedValue durable) {
     AcceptedValue waiting = catchingUp.get(key);
     if (waiting != null && (durable.sameTriple(waiting) || durable.compareInstance(waiting) > 0)) {
       catchingUp.remove(key);
+      if (!unsettled(key)) {
+        gate.settled(key);
+      }
     }
   }
 

@@ -29,6 +29,14 @@ final class LeaseState implements RangeScan.Host {
   private long nextReadId = -1;
   private long scansCompleted;
 
+  /** Told of every change to a range's servability (reads outside the core's thread). */
+  private ReadGate gate = ReadGate.NONE;
+
+  private long[] publishedUntil;
+  private long[] publishedTerm;
+  private long[] modeEntries;
+  private boolean[] wasLeaderOnly;
+
   LeaseState(Coordinator coordinator) {
     this.coordinator = coordinator;
     this.config = coordinator.config.leases();
@@ -71,6 +79,46 @@ final class LeaseState implements RangeScan.Host {
 
   boolean holdsLease(Now now, Key key) {
     return enabled() && ranges[rangeOf(key)].holdsLease(now);
+  }
+
+  /**
+   * From now on {@code gate} learns, at the end of every step, each range whose servability changed
+   * (see {@link #publish}).
+   */
+  void publishTo(ReadGate gate) {
+    this.gate = java.util.Objects.requireNonNull(gate);
+    publishedUntil = new long[ranges.length];
+    publishedTerm = new long[ranges.length];
+    modeEntries = new long[ranges.length];
+    wasLeaderOnly = new boolean[ranges.length];
+    java.util.Arrays.fill(publishedUntil, Long.MIN_VALUE);
+  }
+
+  /**
+   * Tells the gate each range whose leader-only servability changed since the last call: until when
+   * (the lease's end while in leader-only mode in the current term, else never), in which term and
+   * which entry into leader-only mode. Called at the end of every step, before its effects are
+   * carried out, so a lease lost or released in the step is known to the gate before anything the
+   * step sends (a release's answer above all: its mark lets a successor write at once).
+   */
+  void publish() {
+    if (gate == ReadGate.NONE) {
+      return;
+    }
+    for (int i = 0; i < ranges.length; i++) {
+      RangeLease r = ranges[i];
+      boolean leaderOnly = r.leaderOnly && r.term > 0;
+      if (leaderOnly && !wasLeaderOnly[i]) {
+        modeEntries[i]++; // a new stretch of leader-only mode: values read before it are not ok
+      }
+      wasLeaderOnly[i] = leaderOnly;
+      long until = leaderOnly ? r.leaseEndMonoNanos : Long.MIN_VALUE;
+      if (until != publishedUntil[i] || r.term != publishedTerm[i]) {
+        publishedUntil[i] = until;
+        publishedTerm[i] = r.term;
+        gate.range(i, r.term, modeEntries[i], until);
+      }
+    }
   }
 
   // ---- Inputs from the coordination service ---------------------------------------------------

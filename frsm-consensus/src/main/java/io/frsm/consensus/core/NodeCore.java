@@ -89,8 +89,28 @@ public final class NodeCore {
     if (leases.enabled()) {
       takeScanReplies(now, leases, out);
       watchChosenPersists(out);
+      leases.publish();
     }
     return out;
+  }
+
+  /**
+   * Lets a reader outside the core's thread serve the leader-only reads this core would serve: the
+   * core tells {@code gate} which keys are unsettled and until when each range is servable
+   * (docs/PROTOCOL.md "Leader-only reads on the caller's thread"). Call before the first step.
+   * Returns false, and tells the gate nothing, when this core serves no leader-only reads (leases
+   * off, leader-only reads off, or a sabotage of the lease check in tests).
+   */
+  public boolean publishReadsTo(ReadGate gate) {
+    if (!coordinator.leases.enabled() || !coordinator.leaderReads.enabledOutsideCore()) {
+      return false;
+    }
+    if (lastMonoNanos != Long.MIN_VALUE) {
+      throw new IllegalStateException("publishReadsTo must be called before the first step");
+    }
+    coordinator.leaderReads.publishTo(gate);
+    coordinator.leases.publishTo(gate);
+    return true;
   }
 
   /**

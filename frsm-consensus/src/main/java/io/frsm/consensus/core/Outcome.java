@@ -22,7 +22,12 @@ public sealed interface Outcome {
   record Deleted(Version version) implements Outcome {}
 
   /** A get or fence result: the chosen value at its version, or absent. */
-  record ReadResult(Optional<Versioned> value) implements Outcome {}
+  record ReadResult(Optional<Versioned> value) implements Outcome {
+    /** What a get answers for a chosen accepted part (null: nothing accepted). */
+    public static ReadResult of(io.frsm.lsm.cell.AcceptedValue chosen) {
+      return new ReadResult(Run.visible(chosen));
+    }
+  }
 
   /** A definite failure or an unknown outcome. */
   sealed interface Failure extends Outcome {

@@ -22,8 +22,13 @@ import java.util.function.Consumer;
  * restart with a new boot, as after a crash — the one answer that keeps every reply describing
  * durable state.
  *
- * <p>Thread-safe. {@code done} and {@code fatal} run on commit-log threads: they must only hand the
- * input to the node's event loop (a queue), never step the core there.
+ * <p>A persist that is not {@link Effect.Persist#logged() logged} (a chosen-flag hint) is merged
+ * into the memtable on the calling thread, and {@code done} runs there before {@code execute}
+ * returns.
+ *
+ * <p>Thread-safe. {@code done} and {@code fatal} run on commit-log threads (or, for a hint, on the
+ * caller's): they must only hand the input to the node's event loop (a queue), never step the core
+ * there.
  */
 public final class LsmPersister {
   private final LsmEngine engine;
@@ -49,7 +54,10 @@ public final class LsmPersister {
   public CompletableFuture<Void> execute(Effect.Persist persist) {
     CompletableFuture<Void> written;
     try {
-      written = engine.write(persist.delta());
+      written =
+          persist.logged()
+              ? engine.write(persist.delta())
+              : engine.writeUnlogged(persist.delta()); // already complete: no hand-off
     } catch (RuntimeException e) { // oversized cell, closed engine: nothing was written
       written = CompletableFuture.failedFuture(e);
     }

@@ -53,6 +53,7 @@ public final class FramedPeerTransport<M> implements AutoCloseable {
   private final ChannelGroup acceptedChannels;
   private final Map<Integer, OutboundConnection> connections = new ConcurrentHashMap<>();
   private final LongAdder droppedMessages = new LongAdder();
+  private final LongAdder connectionsAccepted = new LongAdder();
   private volatile boolean closed;
 
   private FramedPeerTransport(
@@ -82,6 +83,7 @@ public final class FramedPeerTransport<M> implements AutoCloseable {
                   @Override
                   protected void initChannel(SocketChannel ch) {
                     acceptedChannels.add(ch);
+                    connectionsAccepted.increment();
                     ch.pipeline()
                         .addLast(new FrameDecoder(config.maxFrameBytes(), framing))
                         .addLast(new PeerInboundHandler<>(handler));
@@ -153,6 +155,14 @@ public final class FramedPeerTransport<M> implements AutoCloseable {
   /** Messages {@link #send} refused plus queued messages discarded because a peer was down. */
   public long droppedMessages() {
     return droppedMessages.sum();
+  }
+
+  /**
+   * Inbound connections accepted since start: each peer that sends to this node dials one and keeps
+   * it, so this stays at the number of such peers plus one per reconnect (tests).
+   */
+  long connectionsAccepted() {
+    return connectionsAccepted.sum();
   }
 
   private OutboundConnection newConnection(int nodeId) {

@@ -57,6 +57,11 @@ public final class NettyPeerTransport implements PeerTransport {
     return transport.droppedMessages();
   }
 
+  /** Inbound connections accepted since start (see {@link FramedPeerTransport}). */
+  long connectionsAccepted() {
+    return transport.connectionsAccepted();
+  }
+
   @Override
   public void close() {
     transport.close();

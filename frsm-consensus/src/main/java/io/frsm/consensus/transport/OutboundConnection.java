@@ -101,6 +101,14 @@ final class OutboundConnection {
     return writer.loop();
   }
 
+  /**
+   * Failed attempts (and lost connections) since the last successful connect: what the next
+   * back-off grows from. Any thread but the loop; waits for the loop to read it.
+   */
+  int failuresSinceConnected() {
+    return loop().submit(backoff::failures).syncUninterruptibly().getNow();
+  }
+
   /** Queues a frame; false if the queue is full (fail fast). Any thread. */
   boolean send(Object frame) {
     return writer.offer(frame);

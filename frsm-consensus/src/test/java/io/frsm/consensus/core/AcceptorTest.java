@@ -137,4 +137,36 @@ class AcceptorTest {
     assertTrue(Run.newerProposal(chosenByHigherBallot, leftoverAbove));
     assertTrue(Run.newerProposal(live(16, ballot(20), "z"), chosenByHigherBallot)); // warm chain
   }
+
+  @Test
+  void commit_ofTheProposalThisReplicaAccepted_isAnUnloggedHint_anythingElseIsLogged() {
+    complete(receive(new Message.Accept(K, R, live(3, ballot(9), "v"))));
+    AcceptedValue chosen = live(3, ballot(9), "v").withChosen(true);
+    List<Effect> hint = receive(new Message.Commit(K, chosen));
+    Effect.Persist flag = assertInstanceOf(Effect.Persist.class, hint.get(0));
+    assertTrue(!flag.logged(), "only the chosen flag of a durable proposal: a hint");
+    complete(hint);
+    assertTrue(durable.get(K).accepted().chosen());
+
+    // A newer instance this replica never accepted, a value it lacks, a store it cannot read:
+    // the commit brings state of its own, so it is logged.
+    List<Effect> newer = receive(new Message.Commit(K, live(4, ballot(11), "w").withChosen(true)));
+    assertTrue(assertInstanceOf(Effect.Persist.class, newer.get(0)).logged());
+    complete(newer);
+    List<Effect> missing =
+        receive(new Message.Commit(OTHER, live(1, ballot(2), "x").withChosen(true)));
+    assertTrue(assertInstanceOf(Effect.Persist.class, missing.get(0)).logged());
+    complete(missing);
+    NodeCore unreadable =
+        new NodeCore(
+            0,
+            1,
+            CoreConfig.defaults(List.of(0, 1, 2)),
+            key -> {
+              throw new CellStoreException("disk gone", null);
+            },
+            bound -> 0);
+    List<Effect> blind = unreadable.step(NOW, new Input.Receive(1, new Message.Commit(K, chosen)));
+    assertTrue(assertInstanceOf(Effect.Persist.class, blind.get(0)).logged());
+  }
 }

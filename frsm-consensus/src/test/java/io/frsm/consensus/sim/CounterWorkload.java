@@ -5,6 +5,7 @@ import io.frsm.consensus.core.CoreConfig;
 import io.frsm.consensus.core.Operation;
 import io.frsm.consensus.core.Outcome;
 import io.frsm.consensus.core.Placement;
+import io.frsm.consensus.core.ReadGate;
 import io.frsm.consensus.core.Sabotage;
 import io.frsm.lsm.cell.Key;
 import java.nio.charset.StandardCharsets;
@@ -57,9 +58,15 @@ public final class CounterWorkload {
       long safetyChecks,
       long leaderOnlyReads,
       long readsChecked,
-      long grantsAfterRelease) {}
+      long grantsAfterRelease,
+      long callerThreadReads) {}
 
-  private CounterWorkload(long seed, FaultMix mix, Set<Sabotage> sabotage, boolean leases) {
+  private CounterWorkload(
+      long seed,
+      FaultMix mix,
+      Set<Sabotage> sabotage,
+      boolean leases,
+      java.util.function.UnaryOperator<ReadGate> tamper) {
     CoreConfig config =
         (leases ? Simulation.simConfig(mix.nodes()) : Simulation.simConfig(seed, mix))
             .withSabotage(sabotage);
@@ -70,6 +77,13 @@ public final class CounterWorkload {
               .withPlacement(Placement.splitAt(List.of(0L), config.placement().replicas(0)));
     }
     this.sim = new Simulation(seed, mix, config, TICK_NANOS);
+    if (tamper != null) {
+      sim.serveReadsOnCallerThreads(tamper);
+    } else if (leases && Math.floorMod(seed, 2) == 1) {
+      // Odd seeds read as the embedded client does: on the caller's thread where the core would
+      // serve the read from its local cell (CallerThreadReads), racing the core's thread.
+      sim.serveReadsOnCallerThreads();
+    }
     if (leases) {
       SimRandom leaseRandom = new SimRandom(seed ^ 0x1EA5EL);
       this.leaseService = new LeaseService(sim, leaseRandom.fork());
@@ -98,7 +112,7 @@ public final class CounterWorkload {
   }
 
   public static Result run(long seed, FaultMix mix, Set<Sabotage> sabotage) {
-    return new CounterWorkload(seed, mix, sabotage, false).execute();
+    return new CounterWorkload(seed, mix, sabotage, false, null).execute();
   }
 
   /**
@@ -107,7 +121,16 @@ public final class CounterWorkload {
    * nemesis pauses processes, forces handovers and cuts nodes from the coordination service.
    */
   public static Result runWithLeases(long seed, FaultMix mix, Set<Sabotage> sabotage) {
-    return new CounterWorkload(seed, mix, sabotage, true).execute();
+    return new CounterWorkload(seed, mix, sabotage, true, null).execute();
+  }
+
+  /**
+   * The workload with leases, every read first tried on the caller's thread through a gate the
+   * cores publish to via {@code tamper} (teeth tests).
+   */
+  static Result runWithTamperedCallerReads(
+      long seed, FaultMix mix, java.util.function.UnaryOperator<ReadGate> tamper) {
+    return new CounterWorkload(seed, mix, Set.of(), true, tamper).execute();
   }
 
   /** L = 40 ms (DESIGN.md's 2 s scaled to the 1 s workload), ρ = 10⁻³. */
@@ -177,9 +200,10 @@ public final class CounterWorkload {
         unknowns,
         deletes,
         sim.checker().checks(),
-        sim.leaderOnlyReads(),
+        sim.leaderOnlyReads() + sim.callerThreadReads(),
         readChecker == null ? 0 : readChecker.readsChecked(),
-        leaseService == null ? 0 : leaseService.grantsAfterRelease());
+        leaseService == null ? 0 : leaseService.grantsAfterRelease(),
+        sim.callerThreadReads());
   }
 
   private boolean allClientsFinished() {

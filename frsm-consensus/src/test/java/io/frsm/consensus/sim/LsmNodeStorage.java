@@ -115,11 +115,20 @@ final class LsmNodeStorage implements NodeStorage {
 
   @Override
   public void makeDurable(Cell delta) {
+    write(delta, true);
+  }
+
+  @Override
+  public void makeVisible(Cell delta) {
+    write(delta, false);
+  }
+
+  private void write(Cell delta, boolean logged) {
     writeCount++;
     Cell before = peek(delta.key());
     try {
       persister
-          .execute(new Effect.Persist(writeCount, delta))
+          .execute(new Effect.Persist(writeCount, delta, logged))
           .get(WRITE_TIMEOUT_SECONDS, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

@@ -13,6 +13,12 @@ interface NodeStorage extends CellStore {
   /** Merges {@code delta} durably; visible to {@link #get} on return. */
   void makeDurable(Cell delta);
 
+  /**
+   * Merges {@code delta} as a hint (an unlogged persist): visible to {@link #get} on return, lost
+   * by {@link #crash} unless the store made it durable meanwhile (a memtable flush).
+   */
+  void makeVisible(Cell delta);
+
   /** The durable cell without counting a read (for checkers and tests). */
   Cell peek(Key key);
 

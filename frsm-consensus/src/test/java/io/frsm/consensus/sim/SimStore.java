@@ -7,14 +7,22 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * One node's durable cells in memory. A persist becomes visible only when the simulator completes
- * it ({@link #makeDurable}); a crash loses persists not completed, because they were never merged
- * here. Counts reads and writes, the "LSM reads/writes" of the paper's Table 2.
+ * One node's cells in memory. A persist becomes visible only when the simulator completes it
+ * ({@link #makeDurable}, {@link #makeVisible}); a crash loses persists not completed, because they
+ * were never merged here, and every hint ({@link #makeVisible}): the adversary's choice, as if no
+ * memtable holding one was ever flushed. Counts reads and writes, the "LSM reads/writes" of the
+ * paper's Table 2.
  */
 final class SimStore implements NodeStorage {
   private final int node;
   private final DurableListener listener;
+
+  /** What reads see: every completed persist, hints included. */
   private final Map<Key, Cell> durable = new HashMap<>();
+
+  /** What a crash leaves: the completed logged persists only. */
+  private final Map<Key, Cell> logged = new HashMap<>();
+
   private long reads;
   private long writes;
 
@@ -55,7 +63,9 @@ final class SimStore implements NodeStorage {
 
   @Override
   public void crash() {
-    // Only completed persists were ever merged here: nothing to lose.
+    // Persists not completed were never merged here; hints are lost.
+    durable.clear();
+    durable.putAll(logged);
   }
 
   @Override
@@ -73,26 +83,39 @@ final class SimStore implements NodeStorage {
 
   @Override
   public void makeDurable(Cell delta) {
+    logged.put(delta.key(), merge(logged.get(delta.key()), delta));
+    apply(delta);
+  }
+
+  @Override
+  public void makeVisible(Cell delta) {
+    apply(delta);
+  }
+
+  private void apply(Cell delta) {
     writes++;
     Cell before = durable.get(delta.key());
-    Cell after =
-        before == null
-            ? delta
-            : CellMerge.merge(
-                before,
-                delta,
-                (k, kept, dropped) -> {
-                  throw new SafetyViolation(
-                      "node "
-                          + node
-                          + " key "
-                          + k
-                          + ": one ballot, one instance, two values: "
-                          + kept
-                          + " / "
-                          + dropped);
-                });
+    Cell after = merge(before, delta);
     durable.put(delta.key(), after);
     listener.onDurable(node, before, delta, after);
+  }
+
+  private Cell merge(Cell before, Cell delta) {
+    return before == null
+        ? delta
+        : CellMerge.merge(
+            before,
+            delta,
+            (k, kept, dropped) -> {
+              throw new SafetyViolation(
+                  "node "
+                      + node
+                      + " key "
+                      + k
+                      + ": one ballot, one instance, two values: "
+                      + kept
+                      + " / "
+                      + dropped);
+            });
   }
 }

@@ -61,6 +61,13 @@ public final class Simulation {
   private EffectObserver leaseAgent = (node, effect) -> {};
   private long leaderOnlyReadsOfDeadCores;
 
+  /** Gets try the caller-thread path first ({@link #serveReadsOnCallerThreads}); null: off. */
+  private SimRandom callerReadRandom;
+
+  private long callerThreadReads;
+
+  private java.util.function.UnaryOperator<io.frsm.consensus.core.ReadGate> gateTamper;
+
   /** Sees every client operation's answer, with when it was handed to the node. */
   @FunctionalInterface
   public interface ClientObserver {
@@ -98,6 +105,10 @@ public final class Simulation {
     int incarnation;
     boolean up;
     NodeCore core;
+
+    /** This incarnation's reads outside the core's thread, when the simulation serves them. */
+    io.frsm.consensus.storage.CallerThreadReads callerReads;
+
     long skewMicros;
 
     /** The monotonic clock's rate error in parts per million, within ±ρ; its arbitrary origin. */
@@ -415,6 +426,49 @@ public final class Simulation {
   }
 
   /**
+   * From now on every get first tries the production caller-thread path ({@link
+   * io.frsm.consensus.storage.CallerThreadReads}) on the node it is sent to, as the node's embedded
+   * client does: the three steps of that path run at random moments a few microseconds apart, with
+   * the node's other events in between (the reader thread racing the core's thread); a read that
+   * path refuses goes to the core. Cores of nodes started from now on publish to it; call before
+   * the nodes take their first step (right after construction).
+   */
+  public void serveReadsOnCallerThreads() {
+    serveReadsOnCallerThreads(gate -> gate);
+  }
+
+  /**
+   * As {@link #serveReadsOnCallerThreads()}, the cores publishing through {@code tamper} (tests of
+   * the checkers' teeth: a gate that forgets what the core tells it must be caught).
+   */
+  public void serveReadsOnCallerThreads(
+      java.util.function.UnaryOperator<io.frsm.consensus.core.ReadGate> tamper) {
+    this.gateTamper = tamper;
+    callerReadRandom = new SimRandom(seed ^ 0x5EADL);
+    for (SimNode node : nodes) {
+      if (node.up) {
+        attachCallerReads(node);
+      }
+    }
+  }
+
+  /** Gets served by the caller-thread path so far (all incarnations). */
+  public long callerThreadReads() {
+    return callerThreadReads;
+  }
+
+  private void attachCallerReads(SimNode node) {
+    node.callerReads = null;
+    if (callerReadRandom != null) {
+      io.frsm.consensus.storage.CallerThreadReads reads =
+          new io.frsm.consensus.storage.CallerThreadReads(coreConfig.placement(), node.store);
+      if (node.core.publishReadsTo(gateTamper.apply(reads))) {
+        node.callerReads = reads;
+      }
+    }
+  }
+
+  /**
    * Hands {@code operation} to node {@code node} now; {@code onReply} runs when it answers. Returns
    * the request id, or -1 if the node is down (the request is lost; clients time out).
    */
@@ -427,8 +481,73 @@ public final class Simulation {
     }
     awaitingReply.put(id, onReply);
     submitted.put(id, new Submitted(operation, nowNanos));
-    input(node, new Input.ClientRequest(id, operation, wallMicros(node)));
+    if (target.callerReads != null && operation instanceof Operation.Get get) {
+      readOnCallerThread(target, target.incarnation, id, get, wallMicros(node));
+    } else {
+      input(node, new Input.ClientRequest(id, operation, wallMicros(node)));
+    }
     return id;
+  }
+
+  /**
+   * The caller-thread path of {@link io.frsm.consensus.storage.CallerThreadReads}: begin, read the
+   * store, finish — each inside the node's process (deferred while it is paused; lost if it
+   * crashes), a few microseconds apart. A refused read is submitted to the core, keeping its
+   * invocation time.
+   */
+  private void readOnCallerThread(
+      SimNode node, int incarnation, long id, Operation.Get get, long tauMicros) {
+    io.frsm.consensus.storage.CallerThreadReads reads = node.callerReads;
+    Runnable toCore = () -> input(node.id, new Input.ClientRequest(id, get, tauMicros));
+    onNode(
+        node.id,
+        () -> {
+          var attempt = reads.begin(get.key());
+          if (attempt == null) {
+            toCore.run();
+            return;
+          }
+          schedule(
+              callerReadRandom.between(0, 30_000),
+              () ->
+                  onNodeIncarnation(
+                      node,
+                      incarnation,
+                      () -> {
+                        Cell cell = node.store.get(get.key());
+                        schedule(
+                            callerReadRandom.between(0, 30_000),
+                            () ->
+                                onNodeIncarnation(
+                                    node,
+                                    incarnation,
+                                    () -> {
+                                      Outcome served =
+                                          reads.finish(attempt, cell, monoNanos(node.id));
+                                      if (served == null) {
+                                        toCore.run();
+                                      } else {
+                                        callerThreadReads++;
+                                        apply(node, new Effect.Reply(id, served));
+                                      }
+                                    }));
+                      }));
+        });
+  }
+
+  /**
+   * Runs {@code action} in {@code node}'s process if it is still incarnation {@code incarnation}.
+   */
+  private void onNodeIncarnation(SimNode node, int incarnation, Runnable action) {
+    if (node.up && node.incarnation == incarnation) {
+      onNode(
+          node.id,
+          () -> {
+            if (node.incarnation == incarnation) {
+              action.run();
+            }
+          });
+    }
   }
 
   /** How a client call with a timeout ended. */
@@ -571,6 +690,7 @@ public final class Simulation {
     node.up = true;
     node.skewMicros = faultRandom.between(-faults.skewMaxMicros(), faults.skewMaxMicros());
     node.core = new NodeCore(node.id, node.boot, coreConfig, node.store, node.random.fork());
+    attachCallerReads(node);
     mix(0x21, node.id, node.boot);
     scheduleTick(node, node.incarnation);
   }
@@ -664,7 +784,12 @@ public final class Simulation {
           latency,
           () -> {
             if (node.up && node.incarnation == incarnation) {
-              node.store.makeDurable(p.delta()); // the disk finishes even while the process pauses
+              if (p.logged()) {
+                node.store.makeDurable(
+                    p.delta()); // the disk finishes even while the process pauses
+              } else {
+                node.store.makeVisible(p.delta()); // a hint: lost by a crash
+              }
               stepNode(node, new Input.PersistDone(p.persistId()));
             }
           });

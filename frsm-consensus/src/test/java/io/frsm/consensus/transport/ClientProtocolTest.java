@@ -24,10 +24,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /** The client protocol over loopback: responses matched by id, timeouts, typed failures. */
-@ExtendWith(NettyLeakCheck.class)
 class ClientProtocolTest {
   private static final Duration LONG = Duration.ofSeconds(10);
   private static final InetSocketAddress LOOPBACK =

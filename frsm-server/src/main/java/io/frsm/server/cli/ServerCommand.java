@@ -125,41 +125,12 @@ final class ServerCommand {
     }
   }
 
-  /** The node a config describes. */
+  /** The node a config describes, its meters on the endpoint's registry if there is one. */
   static FrsmNode node(FrsmConfig config, MetricsEndpoint metrics) {
-    if (config.replicationFactor() != 3) {
-      throw new IllegalArgumentException(
-          "config key 'ring.replicationFactor': this version runs replication factor 3 only, was "
-              + config.replicationFactor());
-    }
-    FrsmNode.Builder b =
-        FrsmNode.builder()
-            .nodeId(config.nodeId())
-            .clusterId(config.clusterId())
-            .rack(config.rack())
-            .dataDirectory(config.dataDirectory())
-            .commitLogDirectories(config.commitLogDirectories())
-            .peerAddress(resolved(config.peerAddress()))
-            .clientAddress(resolved(config.clientAddress()))
-            .zookeeper(config.zookeeperConnect())
-            .zookeeperSessionTimeout(config.zookeeperSessionTimeout())
-            .initialNodes(config.initialNodes())
-            .boundedDelay(config.boundedDelay())
-            .lease(config.lease())
-            .clockDriftPpm(config.clockDriftPpm())
-            .leaderOnlyReads(config.leaderOnlyReads())
-            .vnodes(config.vnodes())
-            .lsm(lsm -> lsm.tunablesFrom(config.lsm()));
-    if (config.advertisedHost() != null) {
-      b.advertisedHost(config.advertisedHost());
-    }
+    FrsmNode.Builder b = FrsmNode.builder().config(config);
     if (metrics != null) {
       b.meterRegistry(metrics.registry());
     }
     return b.build();
-  }
-
-  private static InetSocketAddress resolved(InetSocketAddress a) {
-    return new InetSocketAddress(a.getHostString(), a.getPort());
   }
 }

@@ -7,7 +7,6 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -23,13 +22,14 @@ import org.yaml.snakeyaml.error.YAMLException;
 /**
  * Reads {@link FrsmConfig} from YAML, then applies {@code FRSM_*} environment variables on top (for
  * containers: {@code lsm.memtableFlushSizeBytes} is {@code FRSM_LSM_MEMTABLE_FLUSH_SIZE_BYTES}).
- * Strict: an unknown key, a value of the wrong type or unit, or a missing required key is a {@link
+ * Strict: an unknown key, a value of the wrong type or unit, a missing required key, a value out of
+ * its range or two keys that contradict each other ({@link ConfigValidator}) is a {@link
  * ConfigException} naming the key — a typo never silently falls back to a default.
  */
 public final class ConfigLoader {
 
   /** Every key: its setter on the draft. The table is the single source of the key names. */
-  private static final Map<String, BiConsumer<Draft, Object>> KEYS = new LinkedHashMap<>();
+  private static final Map<String, BiConsumer<ConfigDraft, Object>> KEYS = new LinkedHashMap<>();
 
   static {
     KEYS.put("cluster.id", (d, v) -> d.clusterId = Units.text("cluster.id", v));
@@ -49,6 +49,8 @@ public final class ConfigLoader {
     KEYS.put(
         "node.advertisedHost", (d, v) -> d.advertisedHost = Units.text("node.advertisedHost", v));
     KEYS.put(
+        "node.drainTimeout", (d, v) -> d.drainTimeout = Units.duration("node.drainTimeout", v));
+    KEYS.put(
         "zookeeper.connect", (d, v) -> d.zookeeperConnect = Units.text("zookeeper.connect", v));
     KEYS.put(
         "zookeeper.sessionTimeout",
@@ -60,6 +62,18 @@ public final class ConfigLoader {
     KEYS.put(
         "consensus.boundedDelay",
         (d, v) -> d.boundedDelay = Units.duration("consensus.boundedDelay", v));
+    KEYS.put(
+        "consensus.clockSkewBound",
+        (d, v) -> d.clockSkewBound = Units.duration("consensus.clockSkewBound", v));
+    KEYS.put("consensus.hedge", (d, v) -> d.hedge = Units.duration("consensus.hedge", v));
+    KEYS.put(
+        "consensus.roundTimeout",
+        (d, v) -> d.roundTimeout = Units.duration("consensus.roundTimeout", v));
+    KEYS.put(
+        "consensus.backoffMax", (d, v) -> d.backoffMax = Units.duration("consensus.backoffMax", v));
+    KEYS.put(
+        "consensus.tickInterval",
+        (d, v) -> d.tickInterval = Units.duration("consensus.tickInterval", v));
     KEYS.put("consensus.lease", (d, v) -> d.lease = Units.duration("consensus.lease", v));
     KEYS.put(
         "consensus.clockDriftPpm",
@@ -67,6 +81,38 @@ public final class ConfigLoader {
     KEYS.put(
         "consensus.leaderOnlyReads",
         (d, v) -> d.leaderOnlyReads = Units.bool("consensus.leaderOnlyReads", v));
+    KEYS.put(
+        "consensus.clockCacheBytes",
+        (d, v) -> d.clockCacheBytes = Units.bytes("consensus.clockCacheBytes", v));
+    KEYS.put(
+        "transport.threads", (d, v) -> d.transportThreads = Units.integer("transport.threads", v));
+    KEYS.put(
+        "transport.maxFrameBytes",
+        (d, v) -> d.maxFrameBytes = Units.intBytes("transport.maxFrameBytes", v));
+    KEYS.put(
+        "transport.maxQueuedFramesPerConnection",
+        (d, v) ->
+            d.maxQueuedFramesPerConnection =
+                Units.integer("transport.maxQueuedFramesPerConnection", v));
+    KEYS.put(
+        "transport.writeBufferLowWaterMarkBytes",
+        (d, v) ->
+            d.writeBufferLowWaterMarkBytes =
+                Units.intBytes("transport.writeBufferLowWaterMarkBytes", v));
+    KEYS.put(
+        "transport.writeBufferHighWaterMarkBytes",
+        (d, v) ->
+            d.writeBufferHighWaterMarkBytes =
+                Units.intBytes("transport.writeBufferHighWaterMarkBytes", v));
+    KEYS.put(
+        "transport.connectTimeout",
+        (d, v) -> d.connectTimeout = Units.duration("transport.connectTimeout", v));
+    KEYS.put(
+        "transport.reconnectBackoffMin",
+        (d, v) -> d.reconnectBackoffMin = Units.duration("transport.reconnectBackoffMin", v));
+    KEYS.put(
+        "transport.reconnectBackoffMax",
+        (d, v) -> d.reconnectBackoffMax = Units.duration("transport.reconnectBackoffMax", v));
     KEYS.put("metrics.port", (d, v) -> d.metricsPort = Units.integer("metrics.port", v));
     lsm(
         "flushLargestMemtablesHeapFraction",
@@ -108,18 +154,16 @@ public final class ConfigLoader {
     lsm(
         "tombstoneGracePeriod",
         (b, v) -> b.tombstoneGracePeriod(Units.duration("lsm.tombstoneGracePeriod", v)));
-    lsm(
-        "maxKeySizeBytes",
-        (b, v) -> b.maxKeySizeBytes((int) Units.bytes("lsm.maxKeySizeBytes", v)));
+    lsm("maxKeySizeBytes", (b, v) -> b.maxKeySizeBytes(Units.intBytes("lsm.maxKeySizeBytes", v)));
     lsm(
         "maxValueSizeBytes",
-        (b, v) -> b.maxValueSizeBytes((int) Units.bytes("lsm.maxValueSizeBytes", v)));
+        (b, v) -> b.maxValueSizeBytes(Units.intBytes("lsm.maxValueSizeBytes", v)));
     lsm(
         "maxFrozenMemtables",
         (b, v) -> b.maxFrozenMemtables(Units.integer("lsm.maxFrozenMemtables", v)));
     lsm(
         "sstableBlockSizeBytes",
-        (b, v) -> b.sstableBlockSizeBytes((int) Units.bytes("lsm.sstableBlockSizeBytes", v)));
+        (b, v) -> b.sstableBlockSizeBytes(Units.intBytes("lsm.sstableBlockSizeBytes", v)));
     lsm("bloomBitsPerKey", (b, v) -> b.bloomBitsPerKey(Units.integer("lsm.bloomBitsPerKey", v)));
     lsm(
         "blockCacheSizeBytes",
@@ -131,29 +175,6 @@ public final class ConfigLoader {
 
   private static void lsm(String name, BiConsumer<LsmConfig.Builder, Object> apply) {
     KEYS.put("lsm." + name, (d, v) -> d.lsm.add(b -> apply.accept(b, v)));
-  }
-
-  /** The draft the keys fill; defaults here are the documented ones. */
-  private static final class Draft {
-    String clusterId = "frsm";
-    int initialNodes = 3;
-    int nodeId = -1;
-    String rack = "default";
-    Path dataDirectory;
-    List<Path> commitLogDirectories;
-    InetSocketAddress peerAddress = new InetSocketAddress("0.0.0.0", 7400);
-    InetSocketAddress clientAddress = new InetSocketAddress("0.0.0.0", 7500);
-    String advertisedHost;
-    String zookeeperConnect;
-    Duration zookeeperSessionTimeout = Duration.ofSeconds(10);
-    int vnodes = 16;
-    int replicationFactor = 3;
-    Duration boundedDelay = Duration.ofSeconds(5);
-    Duration lease = Duration.ofSeconds(2);
-    int clockDriftPpm = 1000;
-    boolean leaderOnlyReads = true;
-    int metricsPort = 9404;
-    final List<java.util.function.Consumer<LsmConfig.Builder>> lsm = new ArrayList<>();
   }
 
   /** Read by the launcher script, not config keys. */
@@ -199,7 +220,10 @@ public final class ConfigLoader {
   static FrsmConfig parse(String yaml, String source, Map<String, String> environment) {
     Object root;
     try {
-      root = new Yaml(new SafeConstructor(new LoaderOptions())).load(yaml);
+      // A repeated section or key would silently drop the earlier one's values.
+      LoaderOptions options = new LoaderOptions();
+      options.setAllowDuplicateKeys(false);
+      root = new Yaml(new SafeConstructor(options)).load(yaml);
     } catch (YAMLException e) {
       throw new ConfigException("config " + source + " is not valid YAML: " + e.getMessage(), e);
     }
@@ -210,9 +234,9 @@ public final class ConfigLoader {
       }
       flatten("", map, flat, source);
     }
-    Draft draft = new Draft();
+    ConfigDraft draft = new ConfigDraft();
     for (Map.Entry<String, Object> e : flat.entrySet()) {
-      BiConsumer<Draft, Object> setter = KEYS.get(e.getKey());
+      BiConsumer<ConfigDraft, Object> setter = KEYS.get(e.getKey());
       if (setter == null) {
         throw new ConfigException(
             "unknown config key '"
@@ -226,7 +250,7 @@ public final class ConfigLoader {
         setter.accept(draft, e.getValue());
       }
     }
-    for (Map.Entry<String, BiConsumer<Draft, Object>> k : KEYS.entrySet()) {
+    for (Map.Entry<String, BiConsumer<ConfigDraft, Object>> k : KEYS.entrySet()) {
       String value = environment.get(environmentName(k.getKey()));
       if (value != null) {
         k.getValue().accept(draft, value);
@@ -239,7 +263,7 @@ public final class ConfigLoader {
         throw new ConfigException("unknown environment variable " + name + " (not a config key)");
       }
     }
-    return build(draft, source);
+    return ConfigValidator.validate(draft, source);
   }
 
   private static void flatten(
@@ -259,75 +283,6 @@ public final class ConfigLoader {
         out.put(key, e.getValue());
       }
     }
-  }
-
-  private static FrsmConfig build(Draft d, String source) {
-    if (d.nodeId < 0) {
-      throw new ConfigException(
-          "config key 'node.id' is required (in " + source + " or FRSM_NODE_ID)");
-    }
-    if (d.dataDirectory == null) {
-      throw new ConfigException("config key 'node.dataDirectory' is required");
-    }
-    if (d.zookeeperConnect == null || d.zookeeperConnect.isBlank()) {
-      throw new ConfigException("config key 'zookeeper.connect' is required");
-    }
-    if (d.initialNodes < 3 || d.initialNodes > 10_000) {
-      throw new ConfigException(
-          "config key 'cluster.initialNodes' must be in [3, 10000] (replication factor 3), was "
-              + d.initialNodes);
-    }
-    if (d.vnodes < 1 || d.vnodes > 4096) {
-      throw new ConfigException("config key 'ring.vnodes' must be in [1, 4096], was " + d.vnodes);
-    }
-    if (d.replicationFactor < 1 || d.replicationFactor > 9) {
-      throw new ConfigException(
-          "config key 'ring.replicationFactor' must be in [1, 9], was " + d.replicationFactor);
-    }
-    if (d.boundedDelay.isZero() || d.boundedDelay.isNegative()) {
-      throw new ConfigException("config key 'consensus.boundedDelay' must be > 0");
-    }
-    if (d.lease.toMillis() < 4) {
-      throw new ConfigException("config key 'consensus.lease' must be >= 4ms, was " + d.lease);
-    }
-    if (d.clockDriftPpm < 0 || d.clockDriftPpm >= 100_000) {
-      throw new ConfigException("config key 'consensus.clockDriftPpm' must be in [0, 100000)");
-    }
-    if (d.metricsPort < 0 || d.metricsPort > 65535) {
-      throw new ConfigException("config key 'metrics.port' must be in [0, 65535]");
-    }
-    LsmConfig.Builder lsm = LsmConfig.builder(d.dataDirectory);
-    if (d.commitLogDirectories != null) {
-      lsm.commitLogDirectories(d.commitLogDirectories);
-    }
-    for (var apply : d.lsm) {
-      apply.accept(lsm);
-    }
-    LsmConfig lsmConfig;
-    try {
-      lsmConfig = lsm.build();
-    } catch (IllegalArgumentException e) {
-      // LsmConfig names its own key (e.g. "numberOfCompactionThreads"); give it its section.
-      throw new ConfigException("config section 'lsm': " + e.getMessage(), e);
-    }
-    return new FrsmConfig(
-        d.clusterId,
-        d.initialNodes,
-        d.nodeId,
-        d.rack,
-        d.peerAddress,
-        d.clientAddress,
-        d.advertisedHost,
-        d.zookeeperConnect,
-        d.zookeeperSessionTimeout,
-        d.vnodes,
-        d.replicationFactor,
-        d.boundedDelay,
-        d.lease,
-        d.clockDriftPpm,
-        d.leaderOnlyReads,
-        d.metricsPort,
-        lsmConfig);
   }
 
   private static List<Path> paths(String key, Object value) {

@@ -1,5 +1,6 @@
 package io.frsm.server.config;
 
+import io.frsm.consensus.transport.TransportConfig;
 import io.frsm.lsm.LsmConfig;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -8,16 +9,31 @@ import java.util.List;
 
 /**
  * A node's whole configuration, as read by {@link ConfigLoader} from {@code frsm.yaml} and {@code
- * FRSM_*} environment variables. Every key, its default and its unit: docs/OPERATIONS.md
- * "Configuration file". Immutable.
+ * FRSM_*} environment variables; {@code FrsmNode.Builder.config} turns it into a node. Every key,
+ * its default and its unit: docs/OPERATIONS.md "Configuration file". Immutable; the loader checked
+ * every value and the rules between them.
  *
- * @param initialNodes how many registered nodes form the cluster (the first ones to register)
+ * @param initialNodes how many registered nodes form the cluster (the first ones to register); at
+ *     least {@code replicationFactor}
+ * @param drainTimeout how long a graceful stop waits for running operations
+ * @param replicationFactor replicas per range, fixed when the cluster forms
  * @param boundedDelay the bounded delay {@code T}: no round for an operation starts later than its
  *     invocation time plus T (DESIGN.md "Operations")
+ * @param clockSkewBound ε, the wall-clock skew bound between nodes; a fence after a create whose
+ *     outcome is unknown waits {@code T + 2ε}
+ * @param hedge after this long without a quorum a round is widened to every replica
+ * @param roundTimeout after this long without a quorum a round has failed (above {@code hedge})
+ * @param backoffMax a failed round waits a random time below this before it is retried
+ * @param tickInterval how often the core checks its timers (at most {@code hedge})
  * @param lease the range lease {@code L}; renewed every L/4
  * @param clockDriftPpm the bound ρ on monotonic clock drift, in parts per million
  * @param leaderOnlyReads whether range leaders answer reads from their own store under the lease
- * @param metricsPort the Prometheus scrape port; 0 turns the endpoint off
+ * @param clockCacheBytes the bound of the clock cache over the LSM
+ * @param transportThreads Netty event-loop threads (peer and client protocol share them)
+ * @param transport frame limit, write-buffer water marks, per-connection queue bound, connect
+ *     timeout and reconnect back-off of both protocols
+ * @param metricsPort the Prometheus scrape port; 0 turns the endpoint off (the server command runs
+ *     the endpoint, not the node)
  */
 public record FrsmConfig(
     String clusterId,
@@ -27,16 +43,34 @@ public record FrsmConfig(
     InetSocketAddress peerAddress,
     InetSocketAddress clientAddress,
     String advertisedHost,
+    Duration drainTimeout,
     String zookeeperConnect,
     Duration zookeeperSessionTimeout,
     int vnodes,
     int replicationFactor,
     Duration boundedDelay,
+    Duration clockSkewBound,
+    Duration hedge,
+    Duration roundTimeout,
+    Duration backoffMax,
+    Duration tickInterval,
     Duration lease,
     int clockDriftPpm,
     boolean leaderOnlyReads,
+    long clockCacheBytes,
+    int transportThreads,
+    TransportConfig transport,
     int metricsPort,
     LsmConfig lsm) {
+
+  /** Replicas per range unless configured otherwise. */
+  public static final int DEFAULT_REPLICATION_FACTOR = 3;
+
+  /**
+   * The largest replication factor accepted: every round of a range goes to up to this many nodes,
+   * and larger replica sets have never been run.
+   */
+  public static final int MAX_REPLICATION_FACTOR = 9;
 
   public Path dataDirectory() {
     return lsm.dataDirectory();

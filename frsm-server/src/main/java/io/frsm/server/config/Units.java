@@ -14,8 +14,12 @@ final class Units {
 
   /** A byte count: a number, or a number with B, KiB, MiB, GiB or TiB (powers of 1024). */
   static long bytes(String key, Object value) {
-    if (value instanceof Number n) {
-      return n.longValue();
+    if (value instanceof Number) {
+      long n = longValue(key, value);
+      if (n < 0) {
+        throw new ConfigException("config key '" + key + "': " + value + " is negative");
+      }
+      return n;
     }
     Matcher m = SIZE.matcher(String.valueOf(value).trim());
     if (!m.matches()) {
@@ -26,7 +30,7 @@ final class Units {
               + value
               + "' is not a size (e.g. 4096, 512KiB, 64MiB, 1GiB)");
     }
-    long n = Long.parseLong(m.group(1));
+    long n = number(key, value, m.group(1));
     String unit = m.group(2) == null ? "B" : m.group(2);
     long factor =
         switch (unit) {
@@ -50,14 +54,55 @@ final class Units {
       throw new ConfigException(
           "config key '" + key + "': '" + value + "' is not a duration (e.g. 500ms, 5s, 30m, 24h)");
     }
-    long n = Long.parseLong(m.group(1));
-    return switch (m.group(2)) {
-      case "ms" -> Duration.ofMillis(n);
-      case "s" -> Duration.ofSeconds(n);
-      case "m" -> Duration.ofMinutes(n);
-      case "h" -> Duration.ofHours(n);
-      default -> Duration.ofDays(n);
-    };
+    long n = number(key, value, m.group(1));
+    try {
+      return switch (m.group(2)) {
+        case "ms" -> Duration.ofMillis(n);
+        case "s" -> Duration.ofSeconds(n);
+        case "m" -> Duration.ofMinutes(n);
+        case "h" -> Duration.ofHours(n);
+        default -> Duration.ofDays(n);
+      };
+    } catch (ArithmeticException e) {
+      throw new ConfigException("config key '" + key + "': '" + value + "' is too long");
+    }
+  }
+
+  /**
+   * A byte count that must fit an {@code int} (sizes the engine or transport keep in one buffer or
+   * array): a larger value is an error naming the key, never a silent wrap-around.
+   */
+  static int intBytes(String key, Object value) {
+    long n = bytes(key, value);
+    if (n > Integer.MAX_VALUE) {
+      throw new ConfigException(
+          "config key '" + key + "': '" + value + "' is too large (at most 2GiB - 1 byte)");
+    }
+    return (int) n;
+  }
+
+  /** {@code d} as the file would write it: 20ms, 5s, 30m, 24h. */
+  static String format(Duration d) {
+    long ms = d.toMillis();
+    if (ms != 0 && ms % 3_600_000 == 0) {
+      return ms / 3_600_000 + "h";
+    }
+    if (ms != 0 && ms % 60_000 == 0) {
+      return ms / 60_000 + "m";
+    }
+    if (ms != 0 && ms % 1_000 == 0) {
+      return ms / 1_000 + "s";
+    }
+    return ms + "ms";
+  }
+
+  /** The digits of a size or duration; more than a long holds is an error naming the key. */
+  private static long number(String key, Object value, String digits) {
+    try {
+      return Long.parseLong(digits);
+    } catch (NumberFormatException e) {
+      throw new ConfigException("config key '" + key + "': '" + value + "' is too large");
+    }
   }
 
   static int integer(String key, Object value) {
@@ -69,8 +114,11 @@ final class Units {
   }
 
   static long longValue(String key, Object value) {
-    if (value instanceof Number n) {
-      return n.longValue();
+    if (value instanceof Integer || value instanceof Long) {
+      return ((Number) value).longValue();
+    }
+    if (value instanceof java.math.BigInteger) {
+      throw new ConfigException("config key '" + key + "': " + value + " is out of range");
     }
     try {
       return Long.parseLong(String.valueOf(value).trim());

@@ -6,6 +6,7 @@ import io.frsm.api.Version;
 import io.frsm.api.Versioned;
 import io.frsm.server.node.FrsmNode;
 import io.frsm.server.zk.EmbeddedZooKeeper;
+import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,70 +15,126 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Embedding frsm: an in-process ZooKeeper and a three-node cluster in one JVM, a few operations
- * through a node's embedded client and through a thin client, then a clean shutdown.
+ * Embedding frsm: a three-node cluster in one JVM, a few operations through a node's embedded
+ * client and through a thin client, then a clean shutdown. Against the ZooKeeper given with {@code
+ * --zookeeper}, or one it starts in the data directory when none is given.
  *
- * <p>Run: {@code ./mvnw -pl frsm-server -am -q install -DskipTests && java -cp "$(./mvnw -q -pl
- * frsm-server dependency:build-classpath -Dmdep.outputFile=/dev/stdout):frsm-server/target/classes"
- * io.frsm.server.examples.EmbeddedExample [directory]}
+ * <p>Run (from the repository root; {@code EmbeddedExampleIT} runs the same {@link #run}):
+ *
+ * <pre>{@code
+ * ./mvnw -B -q -ntp -pl frsm-server -am package -DskipTests
+ * java -cp frsm-server/target/frsm.jar io.frsm.server.examples.EmbeddedExample \
+ *     [--zookeeper HOST:PORT] [--dir DIR] [--cluster ID]
+ * }</pre>
+ *
+ * {@code --dir} holds the nodes' data (default: a new temporary directory); running again with the
+ * same directory, ZooKeeper and cluster id restarts the same cluster. {@code --cluster} (default
+ * {@code example}) keeps it apart from other clusters on a shared ZooKeeper.
  */
 public final class EmbeddedExample {
+  private static final int NODES = 3;
+
   private EmbeddedExample() {}
 
   public static void main(String[] args) throws Exception {
-    Path dir = args.length > 0 ? Path.of(args[0]) : Files.createTempDirectory("frsm-example");
-    List<FrsmNode> nodes = new ArrayList<>();
-    try (EmbeddedZooKeeper zookeeper = EmbeddedZooKeeper.start(dir.resolve("zookeeper"))) {
-      try {
-        for (int id = 1; id <= 3; id++) {
-          FrsmNode node =
-              FrsmNode.builder()
-                  .nodeId(id)
-                  .clusterId("example")
-                  .dataDirectory(dir.resolve("node-" + id))
-                  .zookeeper(zookeeper.connectString())
-                  .build();
-          node.start(); // returns once registered; the cluster forms with the third node
-          nodes.add(node);
-        }
-        for (FrsmNode node : nodes) {
-          node.awaitReady(Duration.ofSeconds(30));
-          System.out.printf(
-              "node %d (boot %d): peers at %s, clients at %s%n",
-              node.nodeId(), node.boot(), node.peerAddress(), node.clientAddress());
-        }
+    try {
+      run(args, System.out);
+    } catch (IllegalArgumentException usage) {
+      System.err.println(usage.getMessage());
+      System.err.println(
+          "usage: EmbeddedExample [--zookeeper HOST:PORT] [--dir DIR] [--cluster ID]");
+      System.exit(2);
+    }
+  }
 
-        byte[] key = utf8("greeting");
-        try (FrsmClient embedded = nodes.get(0).client()) {
-          Version v1 = embedded.create(key, utf8("hello"));
-          Version v2 = embedded.cas(key, v1, utf8("hello, world"));
-          System.out.println("created at " + v1 + ", replaced at " + v2);
-          try {
-            embedded.cas(key, v1, utf8("stale"));
-          } catch (CasMismatchException e) {
-            System.out.println("stale CAS refused; the key is at " + e.current().orElseThrow());
-          }
-        }
-        try (FrsmClient thin =
-            FrsmClient.builder()
-                .zookeeper(zookeeper.connectString())
-                .clusterId("example")
-                .build()) {
-          Versioned read = thin.get(key).orElseThrow();
-          System.out.println(
-              "thin client reads \""
-                  + new String(read.value(), StandardCharsets.UTF_8)
-                  + "\" at "
-                  + read.version());
-          thin.delete(key, read.version());
-          System.out.println("deleted; present now: " + thin.get(key).isPresent());
-        }
-      } finally {
-        for (FrsmNode node : nodes) {
-          node.close(); // drains, deregisters, stops the transports, flushes the engine
-        }
+  /** The example, printing to {@code out}; returns once every node is closed. */
+  public static void run(String[] args, PrintStream out) throws Exception {
+    String zookeeperConnect = null;
+    Path dir = null;
+    String clusterId = "example";
+    for (int i = 0; i < args.length; i++) {
+      if (i + 1 == args.length) {
+        throw new IllegalArgumentException("missing value after " + args[i]);
+      }
+      switch (args[i]) {
+        case "--zookeeper" -> zookeeperConnect = args[++i];
+        case "--dir" -> dir = Path.of(args[++i]);
+        case "--cluster" -> clusterId = args[++i];
+        default -> throw new IllegalArgumentException("unknown argument " + args[i]);
       }
     }
+    if (dir == null) {
+      dir = Files.createTempDirectory("frsm-example");
+    }
+    out.println("data in " + dir);
+    if (zookeeperConnect != null) {
+      runCluster(zookeeperConnect, clusterId, dir, out);
+      return;
+    }
+    try (EmbeddedZooKeeper zookeeper = EmbeddedZooKeeper.start(dir.resolve("zookeeper"))) {
+      out.println("started ZooKeeper at " + zookeeper.connectString());
+      runCluster(zookeeper.connectString(), clusterId, dir, out);
+    }
+  }
+
+  private static void runCluster(String zookeeper, String clusterId, Path dir, PrintStream out)
+      throws Exception {
+    List<FrsmNode> nodes = new ArrayList<>();
+    try {
+      for (int id = 1; id <= NODES; id++) {
+        FrsmNode node =
+            FrsmNode.builder()
+                .nodeId(id)
+                .clusterId(clusterId)
+                .dataDirectory(dir.resolve("node-" + id))
+                .zookeeper(zookeeper)
+                .build();
+        nodes.add(node);
+        node.start(); // returns once registered; the cluster forms with the third node
+      }
+      for (FrsmNode node : nodes) {
+        node.awaitReady(Duration.ofSeconds(60));
+        out.printf(
+            "node %d (boot %d): peers at %s, clients at %s%n",
+            node.nodeId(),
+            node.boot(),
+            hostPort(node.peerAddress()),
+            hostPort(node.clientAddress()));
+      }
+
+      byte[] key = utf8("greeting");
+      try (FrsmClient embedded = nodes.get(0).client()) {
+        Version v1 = embedded.create(key, utf8("hello"));
+        Version v2 = embedded.cas(key, v1, utf8("hello, world"));
+        out.println("created at " + v1 + ", replaced at " + v2);
+        try {
+          embedded.cas(key, v1, utf8("stale"));
+          out.println("stale CAS succeeded: this must not happen");
+        } catch (CasMismatchException e) {
+          out.println("stale CAS refused; the key is at " + e.current().orElseThrow().version());
+        }
+      }
+      try (FrsmClient thin =
+          FrsmClient.builder().zookeeper(zookeeper).clusterId(clusterId).build()) {
+        Versioned read = thin.get(key).orElseThrow();
+        out.println(
+            "thin client reads \""
+                + new String(read.value(), StandardCharsets.UTF_8)
+                + "\" at "
+                + read.version());
+        thin.delete(key, read.version());
+        out.println("deleted; present now: " + thin.get(key).isPresent());
+      }
+    } finally {
+      for (FrsmNode node : nodes) {
+        node.close(); // drains, deregisters, stops the transports, flushes the engine
+      }
+      out.println("stopped " + nodes.size() + " nodes");
+    }
+  }
+
+  private static String hostPort(java.net.InetSocketAddress address) {
+    return address.getHostString() + ":" + address.getPort();
   }
 
   private static byte[] utf8(String s) {

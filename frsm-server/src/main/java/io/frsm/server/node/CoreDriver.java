@@ -10,6 +10,8 @@ import io.frsm.consensus.core.NodeCore;
 import io.frsm.consensus.core.Now;
 import io.frsm.consensus.core.Operation;
 import io.frsm.consensus.core.Outcome;
+import io.frsm.consensus.core.ReadMode;
+import io.frsm.consensus.storage.CallerThreadReads;
 import io.frsm.consensus.storage.LsmPersister;
 import io.frsm.consensus.storage.PersistListener;
 import io.frsm.consensus.transport.PeerTransport;
@@ -69,6 +71,9 @@ final class CoreDriver {
   private final LinkedBlockingQueue<Event> queue = new LinkedBlockingQueue<>();
   private final Thread thread;
 
+  /** Leader-only reads on the caller's thread; null when the core serves none. */
+  private final CallerThreadReads callerReads;
+
   /** Guards the switch to stopped against submits, so no submit is queued after the last drain. */
   private final ReadWriteLock lifecycle = new ReentrantReadWriteLock();
 
@@ -98,6 +103,8 @@ final class CoreDriver {
     this.nodeId = nodeId;
     SplittableRandom random = new SplittableRandom();
     this.core = new NodeCore(nodeId, boot, config, store, random::nextLong);
+    CallerThreadReads reads = new CallerThreadReads(config.placement(), store);
+    this.callerReads = core.publishReadsTo(reads) ? reads : null;
     this.persister =
         new LsmPersister(
             engine, cacheListener, done -> enqueue(new Step(done)), e -> enqueue(new Fatal(e)));
@@ -116,7 +123,9 @@ final class CoreDriver {
   /**
    * Submits a client operation with invocation time τ. The future completes with the core's outcome
    * and, for a served get, its read mode (on the loop thread: callers must hop off it before
-   * running user code).
+   * running user code) — or, for a get the core would answer from its local cell under the lease,
+   * completes at once on the calling thread ({@link CallerThreadReads}: no hand-off to the loop and
+   * back), as a leader-only read.
    */
   CompletableFuture<CoreAnswer> submit(Operation operation, long invokedAtMicros) {
     CompletableFuture<CoreAnswer> result = new CompletableFuture<>();
@@ -124,6 +133,13 @@ final class CoreDriver {
       result.complete(
           CoreAnswer.of(new Outcome.NotExecuted("node " + nodeId + " is shutting down")));
       return result;
+    }
+    if (callerReads != null && running && operation instanceof Operation.Get get) {
+      Outcome local = callerReads.tryRead(get.key(), System::nanoTime);
+      if (local != null) {
+        result.complete(new CoreAnswer(local, ReadMode.LEADER_ONLY));
+        return result;
+      }
     }
     lifecycle.readLock().lock();
     try {
@@ -193,7 +209,14 @@ final class CoreDriver {
    * as it ended).
    */
   CoreStats stats() {
-    return published;
+    CoreStats core = published;
+    long onCallers = callerReads == null ? 0 : callerReads.served();
+    return onCallers == 0 ? core : core.plus(CoreStats.leaderOnlyReads(onCallers));
+  }
+
+  /** Gets answered on the callers' threads so far. */
+  long callerThreadReads() {
+    return callerReads == null ? 0 : callerReads.served();
   }
 
   /** Inputs queued for the loop: a growing value means the core cannot keep up. */

@@ -21,6 +21,7 @@ import io.frsm.lsm.LsmEngine;
 import io.frsm.lsm.io.NioFileSystem;
 import io.frsm.server.client.ClusterMembers;
 import io.frsm.server.client.RequestLimits;
+import io.frsm.server.config.FrsmConfig;
 import io.frsm.server.ring.NodeInfo;
 import io.frsm.server.ring.Ring;
 import io.frsm.server.zk.ClusterShape;
@@ -29,7 +30,6 @@ import io.frsm.server.zk.RangeLeaders;
 import io.frsm.server.zk.RangeLeadership;
 import io.frsm.server.zk.ZkLayout;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.net.InetSocketAddress;
@@ -72,11 +72,13 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
  * }</pre>
  *
  * <p><b>Clusters.</b> A cluster forms once {@code initialNodes} nodes (default 3, at least the
- * replication factor 3) have registered: the first ones to register, with their racks, become the
- * cluster's {@link ClusterShape}, stored in ZooKeeper and fixed from then on. Every key lives on
- * the 3 replicas of its ring range (rack-aware, natural leader first); the core gets the ring as
- * its {@link io.frsm.consensus.core.Placement}. A node outside the shape is refused with an error
- * naming the shape (this version cannot add or replace nodes).
+ * replication factor, default 3) have registered: the first ones to register, with their racks,
+ * become the cluster's {@link ClusterShape}, stored in ZooKeeper with the replication factor of the
+ * node that formed it and fixed from then on. Every key lives on the replication factor's replicas
+ * of its ring range (rack-aware, natural leader first) and needs a majority of them; the core gets
+ * the ring as its {@link io.frsm.consensus.core.Placement}. A node outside the shape, or configured
+ * with another replication factor than the shape's, is refused with an error saying so (this
+ * version cannot add or replace nodes).
  *
  * <p><b>Leadership.</b> Each range has one leader at a time, elected in ZooKeeper with the natural
  * leader preferred ({@link RangeLeadership}); it holds a lease renewed every {@code L/4} (leases
@@ -88,13 +90,10 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
 public final class FrsmNode implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger(FrsmNode.class.getName());
 
-  /** Replicas per range. */
-  static final int REPLICATION_FACTOR = 3;
-
   /** Redirects a forwarded operation follows before it gives up (not executed). */
   private static final int MAX_REDIRECTS = 3;
 
-  private final Settings settings;
+  private final NodeSettings settings;
   private final ZkLayout layout;
   private final ClusterMembers members = new ClusterMembers();
   private final CompletableFuture<Void> ready = new CompletableFuture<>();
@@ -134,7 +133,7 @@ public final class FrsmNode implements AutoCloseable {
   private volatile boolean started;
   private volatile boolean stopped;
 
-  private FrsmNode(Settings settings) {
+  private FrsmNode(NodeSettings settings) {
     this.settings = settings;
     this.layout = new ZkLayout(settings.clusterId);
   }
@@ -167,7 +166,7 @@ public final class FrsmNode implements AutoCloseable {
       boot = BootCounter.next(settings.dataDirectory);
       cellStore = new CachingCellStore(new LsmCellStore(engine), settings.clockCacheBytes);
       loops = TransportEventLoops.create(settings.transportThreads, true);
-      transportConfig = TransportConfig.builder(settings.clusterId).build();
+      transportConfig = settings.transportConfig();
       peerTransport =
           NettyPeerTransport.start(
               settings.nodeId,
@@ -216,7 +215,7 @@ public final class FrsmNode implements AutoCloseable {
     registry = new MembershipRegistry(zk, layout);
     ClusterShape formed = ClusterShape.read(zk, layout);
     if (formed != null) {
-      checkMember(formed);
+      checkMember(formed); // before registering: a refused node never shows up as a member
     }
     register();
     zk.getConnectionStateListenable().addListener(sessionWatcher);
@@ -362,7 +361,7 @@ public final class FrsmNode implements AutoCloseable {
         first.sort((a, b) -> Integer.compare(a.nodeId(), b.nodeId()));
         shape =
             ClusterShape.createIfAbsent(
-                zk, layout, new ClusterShape(settings.vnodes, REPLICATION_FACTOR, first));
+                zk, layout, new ClusterShape(settings.vnodes, settings.replicationFactor, first));
       }
       checkMember(shape);
       members.shape(shape);
@@ -375,7 +374,7 @@ public final class FrsmNode implements AutoCloseable {
                   settings.roundTimeout.toNanos(),
                   settings.backoffMax.toNanos())
               .withLeases(new LeaseConfig(true, settings.lease.toNanos(), settings.clockDriftPpm))
-              .withModes(settings.modes);
+              .withModes(settings.modes());
       PeerMessageCounts peerMessages =
           new PeerMessageCounts(
               shape.nodeIds().stream().filter(id -> id != settings.nodeId).toList());
@@ -455,7 +454,27 @@ public final class FrsmNode implements AutoCloseable {
     }
   }
 
+  /**
+   * Refuses to serve in a cluster this node's configuration does not describe: an id outside the
+   * shape, or another replication factor. The replication factor is fixed when the cluster forms
+   * (the ring's replica sets, and so every quorum, follow from it); a node configured otherwise is
+   * refused rather than silently following the shape, because its operator believes keys have
+   * another number of copies than they have, and a warning in a log is easily missed.
+   */
   private void checkMember(ClusterShape shape) {
+    if (shape.replicationFactor() != settings.replicationFactor) {
+      throw new IllegalStateException(
+          "node "
+              + settings.nodeId
+              + " is configured with replication factor "
+              + settings.replicationFactor
+              + " (config key ring.replicationFactor, builder replicationFactor) but cluster "
+              + settings.clusterId
+              + " formed with replication factor "
+              + shape.replicationFactor()
+              + ", fixed since: set ring.replicationFactor to "
+              + shape.replicationFactor());
+    }
     if (!shape.contains(settings.nodeId)) {
       throw new IllegalStateException(
           "node "
@@ -708,6 +727,15 @@ public final class FrsmNode implements AutoCloseable {
     return !stopped && d != null && d.serving();
   }
 
+  /**
+   * Gets this node's current incarnation served on the callers' threads (CallerThreadReads), part
+   * of {@link CoreStats#readsLeaderOnly()}; for tests.
+   */
+  long callerThreadReads() {
+    CoreDriver d = driver;
+    return d == null ? 0 : d.callerThreadReads();
+  }
+
   /** The registry holding this node's and its engine's meters. */
   public MeterRegistry meterRegistry() {
     return settings.meterRegistry;
@@ -859,149 +887,154 @@ public final class FrsmNode implements AutoCloseable {
     }
   }
 
-  /** Validated settings. */
-  private static final class Settings {
-    int nodeId;
-    String clusterId;
-    Path dataDirectory;
-    List<Path> commitLogDirectories;
-    InetSocketAddress peerAddress;
-    InetSocketAddress clientAddress;
-    String advertisedHost;
-    String zookeeper;
-    Duration zookeeperSessionTimeout;
-    String rack;
-    Consumer<LsmConfig.Builder> lsmTweaks;
-    Duration boundedDelay;
-    Duration clockSkewBound;
-    Duration hedge;
-    Duration roundTimeout;
-    Duration backoffMax;
-    Duration tickInterval;
-    Duration drainTimeout;
-    int vnodes;
-    int initialNodes;
-    Duration lease;
-    int clockDriftPpm;
-    CoreConfig.Modes modes;
-    long clockCacheBytes;
-    int transportThreads;
-    MeterRegistry meterRegistry;
-
-    LsmConfig lsmConfig() {
-      LsmConfig.Builder b = LsmConfig.builder(dataDirectory);
-      if (commitLogDirectories != null) {
-        b.commitLogDirectories(commitLogDirectories);
-      }
-      lsmTweaks.accept(b);
-      return b.build();
-    }
-
-    String advertisedHost() {
-      if (advertisedHost != null) {
-        return advertisedHost;
-      }
-      return peerAddress.getAddress() != null && !peerAddress.getAddress().isAnyLocalAddress()
-          ? peerAddress.getAddress().getHostAddress()
-          : peerAddress.getHostString();
-    }
+  /** The validated settings this node runs with (tests check the builder's mapping here). */
+  NodeSettings settings() {
+    return settings;
   }
 
-  /** Builder; {@link #build()} checks every setting and names the one that is wrong. */
+  /**
+   * Builder; {@link #build()} checks every setting and names the one that is wrong. Each setter
+   * replaces its setting, so settings made after {@link #config} override the file's; {@link #lsm}
+   * and {@link #transport} adjustments add up.
+   */
   public static final class Builder {
-    private Integer nodeId;
-    private String clusterId;
-    private Path dataDirectory;
-    private List<Path> commitLogDirectories;
-    private InetSocketAddress peerAddress = new InetSocketAddress("127.0.0.1", 0);
-    private InetSocketAddress clientAddress = new InetSocketAddress("127.0.0.1", 0);
-    private String advertisedHost;
-    private String zookeeper;
-    private Duration zookeeperSessionTimeout = Duration.ofSeconds(10);
-    private String rack = "default";
-    private Consumer<LsmConfig.Builder> lsmTweaks = b -> {};
-    private Duration boundedDelay = Duration.ofSeconds(5);
-    private Duration clockSkewBound = Duration.ofMillis(250);
-    private Duration hedge = Duration.ofMillis(20);
-    private Duration roundTimeout = Duration.ofMillis(200);
-    private Duration backoffMax = Duration.ofMillis(50);
-    private Duration tickInterval = Duration.ofMillis(2);
-    private Duration drainTimeout = Duration.ofSeconds(10);
-    private int vnodes = 16;
-    private int initialNodes = 3;
-    private Duration lease = Duration.ofSeconds(2);
-    private int clockDriftPpm = 1_000;
-    private boolean leaderOnlyReads = true;
-    private double forcedColdCasShare;
-    private long clockCacheBytes = 64L * 1024 * 1024;
-    private int transportThreads = 2;
-    private MeterRegistry meterRegistry;
+    private final NodeSettings draft = new NodeSettings();
 
     private Builder() {}
 
+    /**
+     * Every setting a configuration file holds (docs/OPERATIONS.md "Configuration file"): embedders
+     * load the same {@code frsm.yaml} as {@code frsm server} with {@link
+     * io.frsm.server.config.ConfigLoader} and start the node it describes. Replaces each setting it
+     * covers, including the {@link #lsm} and {@link #transport} adjustments made before; later
+     * calls override it. {@code metrics.port} is not a node setting: the server command runs the
+     * endpoint and passes its registry to {@link #meterRegistry}. Host names in the addresses are
+     * resolved here.
+     */
+    public Builder config(FrsmConfig config) {
+      Objects.requireNonNull(config, "config");
+      nodeId(config.nodeId());
+      clusterId(config.clusterId());
+      rack(config.rack());
+      dataDirectory(config.dataDirectory());
+      commitLogDirectories(config.commitLogDirectories());
+      peerAddress(resolved(config.peerAddress()));
+      clientAddress(resolved(config.clientAddress()));
+      draft.advertisedHost = config.advertisedHost();
+      drainTimeout(config.drainTimeout());
+      zookeeper(config.zookeeperConnect());
+      zookeeperSessionTimeout(config.zookeeperSessionTimeout());
+      initialNodes(config.initialNodes());
+      vnodes(config.vnodes());
+      replicationFactor(config.replicationFactor());
+      boundedDelay(config.boundedDelay());
+      clockSkewBound(config.clockSkewBound());
+      roundTimings(config.hedge(), config.roundTimeout(), config.backoffMax());
+      tickInterval(config.tickInterval());
+      lease(config.lease());
+      clockDriftPpm(config.clockDriftPpm());
+      leaderOnlyReads(config.leaderOnlyReads());
+      clockCacheBytes(config.clockCacheBytes());
+      transportThreads(config.transportThreads());
+      TransportConfig t = config.transport();
+      draft.transportTweaks =
+          b ->
+              b.maxFrameBytes(t.maxFrameBytes())
+                  .maxQueuedFramesPerConnection(t.maxQueuedFramesPerConnection())
+                  .writeBufferWaterMarksBytes(
+                      t.writeBufferLowWaterMarkBytes(), t.writeBufferHighWaterMarkBytes())
+                  .connectTimeoutMillis(t.connectTimeoutMillis())
+                  .reconnectBackoffMillis(
+                      t.reconnectBackoffMinMillis(), t.reconnectBackoffMaxMillis());
+      LsmConfig lsm = config.lsm();
+      draft.lsmTweaks = b -> b.tunablesFrom(lsm);
+      return this;
+    }
+
+    /** An address as the configuration wrote it (unresolved), resolved for binding. */
+    private static InetSocketAddress resolved(InetSocketAddress a) {
+      return new InetSocketAddress(a.getHostString(), a.getPort());
+    }
+
     /** Required. Unique in the cluster and stable across restarts (it is in every ballot). */
     public Builder nodeId(int id) {
-      this.nodeId = id;
+      draft.nodeId = id;
       return this;
     }
 
     /** Required: 1-64 characters of [A-Za-z0-9_.-]; equal on every node and client. */
     public Builder clusterId(String id) {
-      this.clusterId = id;
+      draft.clusterId = id;
       return this;
     }
 
     /** Required: SSTables, manifest and the boot counter. */
     public Builder dataDirectory(Path dir) {
-      this.dataDirectory = dir;
+      draft.dataDirectory = dir;
       return this;
     }
 
     /** One directory per commit-log stripe (default {@code <data>/commitlog}). */
     public Builder commitLogDirectories(List<Path> dirs) {
-      this.commitLogDirectories = List.copyOf(dirs);
+      draft.commitLogDirectories = List.copyOf(dirs);
       return this;
     }
 
     /** Where peers connect (default 127.0.0.1, port 0 = any free port). */
     public Builder peerAddress(InetSocketAddress address) {
-      this.peerAddress = address;
+      draft.peerAddress = address;
       return this;
     }
 
     /** Where thin clients connect (default 127.0.0.1, port 0 = any free port). */
     public Builder clientAddress(InetSocketAddress address) {
-      this.clientAddress = address;
+      draft.clientAddress = address;
       return this;
     }
 
     /** The host others reach this node at (default: the peer address's host). */
     public Builder advertisedHost(String host) {
-      this.advertisedHost = host;
+      draft.advertisedHost = host;
       return this;
     }
 
     /** Required: the ZooKeeper connect string. */
     public Builder zookeeper(String connectString) {
-      this.zookeeper = connectString;
+      draft.zookeeper = connectString;
       return this;
     }
 
     /** Default 10 s. Membership ends this long after the node stops answering ZooKeeper. */
     public Builder zookeeperSessionTimeout(Duration timeout) {
-      this.zookeeperSessionTimeout = timeout;
+      draft.zookeeperSessionTimeout = timeout;
       return this;
     }
 
     /** The failure domain (default "default"). */
     public Builder rack(String rack) {
-      this.rack = rack;
+      draft.rack = rack;
       return this;
     }
 
-    /** Adjusts the storage engine's settings (docs/OPERATIONS.md); data and log dirs are set. */
+    /**
+     * Adjusts the storage engine's settings (docs/OPERATIONS.md); data and log dirs are set. Runs
+     * after the adjustments given before (and after {@link #config}'s).
+     */
     public Builder lsm(Consumer<LsmConfig.Builder> tweaks) {
-      this.lsmTweaks = tweaks;
+      Objects.requireNonNull(tweaks, "lsm");
+      draft.lsmTweaks = draft.lsmTweaks.andThen(tweaks);
+      return this;
+    }
+
+    /**
+     * Adjusts the transport's settings, peer and client protocol alike: frame limit, write-buffer
+     * water marks, per-connection queue bound, connect timeout, reconnect back-off (defaults:
+     * {@link TransportConfig.Builder}). The cluster id is this node's. Runs after the adjustments
+     * given before (and after {@link #config}'s).
+     */
+    public Builder transport(Consumer<TransportConfig.Builder> tweaks) {
+      Objects.requireNonNull(tweaks, "transport");
+      draft.transportTweaks = draft.transportTweaks.andThen(tweaks);
       return this;
     }
 
@@ -1010,48 +1043,63 @@ public final class FrsmNode implements AutoCloseable {
      * invocation; it then ends with an unknown outcome or not executed.
      */
     public Builder boundedDelay(Duration t) {
-      this.boundedDelay = t;
+      draft.boundedDelay = t;
       return this;
     }
 
     /** ε, the wall-clock skew bound between nodes (default 250 ms). */
     public Builder clockSkewBound(Duration epsilon) {
-      this.clockSkewBound = epsilon;
+      draft.clockSkewBound = epsilon;
       return this;
     }
 
-    /** Round timings: hedge (20 ms), round timeout (200 ms), maximum back-off (50 ms). */
+    /**
+     * Round timings: hedge (20 ms), round timeout (200 ms), maximum back-off (50 ms). The hedge
+     * must be below the round timeout.
+     */
     public Builder roundTimings(Duration hedge, Duration roundTimeout, Duration backoffMax) {
-      this.hedge = hedge;
-      this.roundTimeout = roundTimeout;
-      this.backoffMax = backoffMax;
+      draft.hedge = hedge;
+      draft.roundTimeout = roundTimeout;
+      draft.backoffMax = backoffMax;
       return this;
     }
 
-    /** How often the core checks its timers (default 2 ms; 1-5 ms is sensible). */
+    /**
+     * How often the core checks its timers (default 2 ms, at most the hedge; 1-5 ms is sensible).
+     */
     public Builder tickInterval(Duration interval) {
-      this.tickInterval = interval;
+      draft.tickInterval = interval;
       return this;
     }
 
     /** How long close() waits for running operations (default 10 s). */
     public Builder drainTimeout(Duration timeout) {
-      this.drainTimeout = timeout;
+      draft.drainTimeout = timeout;
       return this;
     }
 
     /** Virtual nodes per node on the ring (default 16); fixed when the cluster forms. */
     public Builder vnodes(int vnodes) {
-      this.vnodes = vnodes;
+      draft.vnodes = vnodes;
       return this;
     }
 
     /**
-     * How many registered nodes form the cluster (default 3, at least 3): the first ones to
-     * register. Fixed when the cluster forms; later nodes with other ids are refused.
+     * Replicas per range (default 3, at most {@value FrsmConfig#MAX_REPLICATION_FACTOR}); an
+     * operation needs a majority of them. Stored in the cluster's shape by the node that forms the
+     * cluster and fixed from then on: a node configured with another value is refused at start.
+     */
+    public Builder replicationFactor(int replicas) {
+      draft.replicationFactor = replicas;
+      return this;
+    }
+
+    /**
+     * How many registered nodes form the cluster (default 3, at least the replication factor): the
+     * first ones to register. Fixed when the cluster forms; later nodes with other ids are refused.
      */
     public Builder initialNodes(int nodes) {
-      this.initialNodes = nodes;
+      draft.initialNodes = nodes;
       return this;
     }
 
@@ -1061,13 +1109,13 @@ public final class FrsmNode implements AutoCloseable {
      * ZooKeeper session of a dead leader expired.
      */
     public Builder lease(Duration lease) {
-      this.lease = lease;
+      draft.lease = lease;
       return this;
     }
 
     /** ρ, the bound on monotonic clock drift in parts per million (default 1000 = 10⁻³). */
     public Builder clockDriftPpm(int ppm) {
-      this.clockDriftPpm = ppm;
+      draft.clockDriftPpm = ppm;
       return this;
     }
 
@@ -1078,7 +1126,7 @@ public final class FrsmNode implements AutoCloseable {
      * the read-mode experiment.
      */
     public Builder leaderOnlyReads(boolean enabled) {
-      this.leaderOnlyReads = enabled;
+      draft.leaderOnlyReads = enabled;
       return this;
     }
 
@@ -1088,102 +1136,36 @@ public final class FrsmNode implements AutoCloseable {
      * forced CAS, never safety. Not a configuration key.
      */
     public Builder forcedColdCasShare(double share) {
-      this.forcedColdCasShare = share;
+      draft.forcedColdCasShare = share;
       return this;
     }
 
     /** The clock cache's bound (default 64 MiB). */
     public Builder clockCacheBytes(long bytes) {
-      this.clockCacheBytes = bytes;
+      draft.clockCacheBytes = bytes;
       return this;
     }
 
     /** Netty event-loop threads (default 2). */
     public Builder transportThreads(int threads) {
-      this.transportThreads = threads;
+      draft.transportThreads = threads;
       return this;
     }
 
     /** Where the engine's meters go (default: a private SimpleMeterRegistry). */
     public Builder meterRegistry(MeterRegistry registry) {
-      this.meterRegistry = registry;
+      draft.meterRegistry = registry;
       return this;
     }
 
+    /**
+     * A node with these settings, not started.
+     *
+     * @throws IllegalArgumentException naming the setting that is missing or out of range, or the
+     *     settings that contradict each other
+     */
     public FrsmNode build() {
-      Settings s = new Settings();
-      if (nodeId == null || nodeId < 0) {
-        throw new IllegalArgumentException("nodeId is required and must be >= 0, was " + nodeId);
-      }
-      s.nodeId = nodeId;
-      new ZkLayout(clusterId); // validates the cluster id and names it in the message
-      s.clusterId = clusterId;
-      s.dataDirectory = Objects.requireNonNull(dataDirectory, "dataDirectory is required");
-      s.commitLogDirectories = commitLogDirectories;
-      s.peerAddress = Objects.requireNonNull(peerAddress, "peerAddress");
-      s.clientAddress = Objects.requireNonNull(clientAddress, "clientAddress");
-      s.advertisedHost = advertisedHost;
-      if (zookeeper == null || zookeeper.isBlank()) {
-        throw new IllegalArgumentException("zookeeper connect string is required");
-      }
-      s.zookeeper = zookeeper;
-      s.zookeeperSessionTimeout = positive(zookeeperSessionTimeout, "zookeeperSessionTimeout");
-      s.rack = ClusterShape.checkRack(rack);
-      s.lsmTweaks = Objects.requireNonNull(lsmTweaks, "lsm");
-      s.boundedDelay = positive(boundedDelay, "boundedDelay");
-      s.clockSkewBound = Objects.requireNonNull(clockSkewBound, "clockSkewBound");
-      if (clockSkewBound.isNegative()) {
-        throw new IllegalArgumentException("clockSkewBound must be >= 0, was " + clockSkewBound);
-      }
-      s.hedge = positive(hedge, "hedge");
-      s.roundTimeout = positive(roundTimeout, "roundTimeout");
-      s.backoffMax = positive(backoffMax, "backoffMax");
-      if (roundTimeout.compareTo(hedge) < 0) {
-        throw new IllegalArgumentException("roundTimeout must be >= hedge");
-      }
-      s.tickInterval = positive(tickInterval, "tickInterval");
-      s.drainTimeout = Objects.requireNonNull(drainTimeout, "drainTimeout");
-      if (vnodes < 1) {
-        throw new IllegalArgumentException("vnodes must be >= 1, was " + vnodes);
-      }
-      s.vnodes = vnodes;
-      if (initialNodes < REPLICATION_FACTOR) {
-        throw new IllegalArgumentException(
-            "initialNodes must be >= the replication factor "
-                + REPLICATION_FACTOR
-                + ", was "
-                + initialNodes);
-      }
-      s.initialNodes = initialNodes;
-      s.lease = positive(lease, "lease");
-      if (lease.toMillis() < 4) {
-        throw new IllegalArgumentException("lease must be >= 4 ms, was " + lease);
-      }
-      if (clockDriftPpm < 0 || clockDriftPpm >= 100_000) {
-        throw new IllegalArgumentException(
-            "clockDriftPpm must be in [0, 100000), was " + clockDriftPpm);
-      }
-      s.clockDriftPpm = clockDriftPpm;
-      s.modes = new CoreConfig.Modes(leaderOnlyReads, forcedColdCasShare);
-      if (clockCacheBytes < 0) {
-        throw new IllegalArgumentException("clockCacheBytes must be >= 0");
-      }
-      s.clockCacheBytes = clockCacheBytes;
-      if (transportThreads < 1) {
-        throw new IllegalArgumentException("transportThreads must be >= 1");
-      }
-      s.transportThreads = transportThreads;
-      s.meterRegistry = meterRegistry != null ? meterRegistry : new SimpleMeterRegistry();
-      s.lsmConfig(); // fail at build, naming the bad LSM key
-      return new FrsmNode(s);
-    }
-
-    private static Duration positive(Duration d, String name) {
-      Objects.requireNonNull(d, name);
-      if (d.isNegative() || d.isZero()) {
-        throw new IllegalArgumentException(name + " must be positive, was " + d);
-      }
-      return d;
+      return new FrsmNode(draft.validated());
     }
   }
 }

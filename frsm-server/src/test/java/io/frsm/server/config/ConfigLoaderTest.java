@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.frsm.consensus.transport.TransportConfig;
 import io.frsm.lsm.LsmConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -39,6 +40,259 @@ class ConfigLoaderTest {
     assertEquals(Duration.ofSeconds(2), c.lease());
     assertEquals(1000, c.clockDriftPpm());
     assertTrue(c.leaderOnlyReads());
+    assertEquals(3, c.replicationFactor());
+    assertEquals(16, c.vnodes());
+    assertEquals(Duration.ofSeconds(10), c.drainTimeout());
+    assertEquals(Duration.ofMillis(250), c.clockSkewBound());
+    assertEquals(Duration.ofMillis(20), c.hedge());
+    assertEquals(Duration.ofMillis(200), c.roundTimeout());
+    assertEquals(Duration.ofMillis(50), c.backoffMax());
+    assertEquals(Duration.ofMillis(2), c.tickInterval());
+    assertEquals(64L << 20, c.clockCacheBytes());
+    assertEquals(2, c.transportThreads());
+    TransportConfig transport = TransportConfig.builder("frsm").build();
+    assertEquals(transport.maxFrameBytes(), c.transport().maxFrameBytes());
+    assertEquals(
+        transport.maxQueuedFramesPerConnection(), c.transport().maxQueuedFramesPerConnection());
+    assertEquals(
+        transport.writeBufferLowWaterMarkBytes(), c.transport().writeBufferLowWaterMarkBytes());
+    assertEquals(
+        transport.writeBufferHighWaterMarkBytes(), c.transport().writeBufferHighWaterMarkBytes());
+    assertEquals(transport.connectTimeoutMillis(), c.transport().connectTimeoutMillis());
+    assertEquals(transport.reconnectBackoffMinMillis(), c.transport().reconnectBackoffMinMillis());
+    assertEquals(transport.reconnectBackoffMaxMillis(), c.transport().reconnectBackoffMaxMillis());
+  }
+
+  @Test
+  void shippedExample_equalsTheDefaults() {
+    // The example documents the defaults: loading it must give what an empty file gives.
+    FrsmConfig example = ConfigLoader.load(EXAMPLE, Map.of());
+    FrsmConfig defaults =
+        ConfigLoader.parse(
+            "node:\n  id: 1\n  rack: rack1\n  dataDirectory: /var/lib/frsm/data\n"
+                + "  commitLogDirectories: [/var/lib/frsm/commitlog]\n"
+                + "zookeeper:\n  connect: localhost:2181\n",
+            "t",
+            Map.of());
+    for (java.lang.reflect.RecordComponent field : FrsmConfig.class.getRecordComponents()) {
+      assertEquals(
+          comparable(invoke(field, defaults)),
+          comparable(invoke(field, example)),
+          "config/frsm.yaml sets " + field.getName() + " to another value than its default");
+    }
+  }
+
+  /** LsmConfig prints every setting; TransportConfig has neither equals nor toString. */
+  private static Object comparable(Object value) {
+    if (value instanceof TransportConfig t) {
+      return List.of(
+          t.clusterId(),
+          t.maxFrameBytes(),
+          t.maxQueuedFramesPerConnection(),
+          t.writeBufferLowWaterMarkBytes(),
+          t.writeBufferHighWaterMarkBytes(),
+          t.connectTimeoutMillis(),
+          t.reconnectBackoffMinMillis(),
+          t.reconnectBackoffMaxMillis());
+    }
+    return value instanceof LsmConfig ? value.toString() : value;
+  }
+
+  private static Object invoke(java.lang.reflect.RecordComponent field, FrsmConfig config) {
+    try {
+      return field.getAccessor().invoke(config);
+    } catch (ReflectiveOperationException e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  @Test
+  void everyTimingAndTransportKey_isRead_fromTheFileAndTheEnvironment() {
+    FrsmConfig c =
+        ConfigLoader.parse(
+            MINIMAL
+                + "consensus:\n  hedge: 30ms\n  roundTimeout: 300ms\n  backoffMax: 70ms\n"
+                + "  tickInterval: 3ms\n  clockSkewBound: 0ms\n  clockCacheBytes: 1MiB\n"
+                + "transport:\n  threads: 3\n  maxFrameBytes: 20MiB\n"
+                + "  maxQueuedFramesPerConnection: 99\n  writeBufferLowWaterMarkBytes: 1KiB\n"
+                + "  writeBufferHighWaterMarkBytes: 2KiB\n  connectTimeout: 5s\n"
+                + "  reconnectBackoffMin: 1ms\n  reconnectBackoffMax: 9s\n",
+            "t",
+            Map.of(
+                "FRSM_NODE_DRAIN_TIMEOUT", "0s",
+                "FRSM_CONSENSUS_ROUND_TIMEOUT", "400ms",
+                "FRSM_TRANSPORT_MAX_QUEUED_FRAMES_PER_CONNECTION", "7",
+                "FRSM_RING_REPLICATION_FACTOR", "5",
+                "FRSM_CLUSTER_INITIAL_NODES", "5"));
+    assertEquals(Duration.ofMillis(30), c.hedge());
+    assertEquals(Duration.ofMillis(400), c.roundTimeout(), "the environment wins");
+    assertEquals(Duration.ofMillis(70), c.backoffMax());
+    assertEquals(Duration.ofMillis(3), c.tickInterval());
+    assertEquals(Duration.ZERO, c.clockSkewBound());
+    assertEquals(Duration.ZERO, c.drainTimeout());
+    assertEquals(1L << 20, c.clockCacheBytes());
+    assertEquals(3, c.transportThreads());
+    assertEquals(20 << 20, c.transport().maxFrameBytes());
+    assertEquals(7, c.transport().maxQueuedFramesPerConnection());
+    assertEquals(1024, c.transport().writeBufferLowWaterMarkBytes());
+    assertEquals(2048, c.transport().writeBufferHighWaterMarkBytes());
+    assertEquals(5_000, c.transport().connectTimeoutMillis());
+    assertEquals(1, c.transport().reconnectBackoffMinMillis());
+    assertEquals(9_000, c.transport().reconnectBackoffMaxMillis());
+    assertEquals(5, c.replicationFactor());
+    assertEquals(5, c.initialNodes());
+  }
+
+  @Test
+  void everyKey_hasItsOwnEnvironmentVariable() {
+    java.util.Set<String> names = new java.util.HashSet<>();
+    for (String key : ConfigLoader.keys()) {
+      assertTrue(names.add(ConfigLoader.environmentName(key)), key);
+    }
+  }
+
+  @Test
+  void replicationFactor_fromOneToNine_withAtLeastAsManyInitialNodes() {
+    FrsmConfig one =
+        ConfigLoader.parse(
+            MINIMAL + "ring:\n  replicationFactor: 1\ncluster:\n  initialNodes: 1\n",
+            "t",
+            Map.of());
+    assertEquals(1, one.replicationFactor());
+    assertEquals(1, one.initialNodes());
+    FrsmConfig five =
+        ConfigLoader.parse(
+            MINIMAL + "ring:\n  replicationFactor: 5\ncluster:\n  initialNodes: 5\n",
+            "t",
+            Map.of());
+    assertEquals(5, five.replicationFactor());
+    ConfigException tooFew =
+        assertThrows(
+            ConfigException.class,
+            () ->
+                ConfigLoader.parse(
+                    MINIMAL + "ring:\n  replicationFactor: 5\ncluster:\n  initialNodes: 4\n",
+                    "t",
+                    Map.of()));
+    assertTrue(tooFew.getMessage().contains("'cluster.initialNodes'"), tooFew.getMessage());
+    assertTrue(tooFew.getMessage().contains("ring.replicationFactor"), tooFew.getMessage());
+  }
+
+  @Test
+  void outOfRangeValues_areErrorsNamingTheFullKey() {
+    Map<String, String> bad = new java.util.LinkedHashMap<>();
+    bad.put("ring:\n  replicationFactor: 0\n", "ring.replicationFactor");
+    bad.put("ring:\n  replicationFactor: 10\n", "ring.replicationFactor");
+    bad.put("ring:\n  vnodes: 5000\n", "ring.vnodes");
+    bad.put("node:\n  drainTimeout: 2h\n", "node.drainTimeout");
+    bad.put("zookeeper:\n  sessionTimeout: 0s\n", "zookeeper.sessionTimeout");
+    bad.put("consensus:\n  boundedDelay: 0ms\n", "consensus.boundedDelay");
+    bad.put("consensus:\n  boundedDelay: 2h\n", "consensus.boundedDelay");
+    bad.put("consensus:\n  clockSkewBound: 61m\n", "consensus.clockSkewBound");
+    bad.put("consensus:\n  hedge: 0ms\n", "consensus.hedge");
+    bad.put("consensus:\n  backoffMax: 0ms\n", "consensus.backoffMax");
+    bad.put("consensus:\n  tickInterval: 0ms\n", "consensus.tickInterval");
+    bad.put("consensus:\n  clockDriftPpm: 100000\n", "consensus.clockDriftPpm");
+    bad.put("consensus:\n  clockCacheBytes: -1\n", "consensus.clockCacheBytes");
+    bad.put("transport:\n  threads: 0\n", "transport.threads");
+    bad.put("transport:\n  maxFrameBytes: 2GiB\n", "transport.maxFrameBytes");
+    bad.put(
+        "transport:\n  maxQueuedFramesPerConnection: 0\n",
+        "transport.maxQueuedFramesPerConnection");
+    bad.put(
+        "transport:\n  writeBufferLowWaterMarkBytes: 0\n",
+        "transport.writeBufferLowWaterMarkBytes");
+    bad.put("transport:\n  connectTimeout: 0ms\n", "transport.connectTimeout");
+    bad.put("transport:\n  reconnectBackoffMax: 2h\n", "transport.reconnectBackoffMax");
+    bad.put("metrics:\n  port: 70000\n", "metrics.port");
+    bad.put("cluster:\n  id: has space\n", "cluster.id");
+    bad.put("lsm:\n  maxValueSizeBytes: 3GiB\n", "lsm.maxValueSizeBytes");
+    bad.put("lsm:\n  blockCacheSizeBytes: 99999999999999999999\n", "lsm.blockCacheSizeBytes");
+    bad.put("lsm:\n  memtableLifetime: 99999999999999999999d\n", "lsm.memtableLifetime");
+    bad.put("lsm:\n  bloomBitsPerKey: 1.5\n", "lsm.bloomBitsPerKey");
+    for (Map.Entry<String, String> e : bad.entrySet()) {
+      ConfigException error =
+          assertThrows(
+              ConfigException.class,
+              () -> ConfigLoader.parse(withMinimal(e.getKey()), "t", Map.of()),
+              e.getKey());
+      assertTrue(
+          error.getMessage().contains("'" + e.getValue() + "'"),
+          error.getMessage() + " should name '" + e.getValue() + "'");
+    }
+    ConfigException rack =
+        assertThrows(
+            ConfigException.class,
+            () ->
+                ConfigLoader.parse(
+                    "node:\n  id: 1\n  dataDirectory: /d\n  rack: \"a|b\"\n"
+                        + "zookeeper:\n  connect: z:1\n",
+                    "t",
+                    Map.of()));
+    assertTrue(rack.getMessage().contains("'node.rack'"), rack.getMessage());
+  }
+
+  /** {@code section} (one section's keys) added to MINIMAL, merged if MINIMAL has the section. */
+  private static String withMinimal(String section) {
+    if (section.startsWith("node:")) {
+      return section + "  id: 3\n  dataDirectory: /d\nzookeeper:\n  connect: zk:2181\n";
+    }
+    if (section.startsWith("zookeeper:")) {
+      return section + "  connect: zk:2181\nnode:\n  id: 3\n  dataDirectory: /d\n";
+    }
+    return MINIMAL + section;
+  }
+
+  @Test
+  void aRepeatedSectionOrKey_isAnError_notASilentOverride() {
+    ConfigException e =
+        assertThrows(
+            ConfigException.class,
+            () -> ConfigLoader.parse(MINIMAL + "node:\n  rack: r2\n", "t", Map.of()));
+    assertTrue(e.getMessage().contains("duplicate key node"), e.getMessage());
+    assertThrows(
+        ConfigException.class,
+        () -> ConfigLoader.parse(MINIMAL + "ring:\n  vnodes: 8\n  vnodes: 16\n", "t", Map.of()));
+  }
+
+  @Test
+  void keysThatContradictEachOther_areErrorsNamingBoth() {
+    Map<String, List<String>> bad = new java.util.LinkedHashMap<>();
+    bad.put(
+        "consensus:\n  hedge: 200ms\n  roundTimeout: 200ms\n",
+        List.of("consensus.hedge", "consensus.roundTimeout"));
+    bad.put(
+        "consensus:\n  tickInterval: 30ms\n", List.of("consensus.tickInterval", "consensus.hedge"));
+    bad.put(
+        "transport:\n  writeBufferLowWaterMarkBytes: 8MiB\n",
+        List.of(
+            "transport.writeBufferLowWaterMarkBytes", "transport.writeBufferHighWaterMarkBytes"));
+    bad.put(
+        "transport:\n  reconnectBackoffMin: 3s\n",
+        List.of("transport.reconnectBackoffMin", "transport.reconnectBackoffMax"));
+    bad.put(
+        "lsm:\n  maxValueSizeBytes: 17MiB\n",
+        List.of("transport.maxFrameBytes", "lsm.maxValueSizeBytes", "lsm.maxKeySizeBytes"));
+    bad.put(
+        "transport:\n  maxFrameBytes: 4MiB\n",
+        List.of("transport.maxFrameBytes", "lsm.maxValueSizeBytes"));
+    for (Map.Entry<String, List<String>> e : bad.entrySet()) {
+      ConfigException error =
+          assertThrows(
+              ConfigException.class,
+              () -> ConfigLoader.parse(MINIMAL + e.getKey(), "t", Map.of()),
+              e.getKey());
+      for (String key : e.getValue()) {
+        assertTrue(error.getMessage().contains("'" + key + "'"), error.getMessage() + " / " + key);
+      }
+    }
+    // The frame limit follows the value limit: raising both together is accepted.
+    FrsmConfig big =
+        ConfigLoader.parse(
+            MINIMAL + "lsm:\n  maxValueSizeBytes: 32MiB\ntransport:\n  maxFrameBytes: 33MiB\n",
+            "t",
+            Map.of());
+    assertEquals(33 << 20, big.transport().maxFrameBytes());
   }
 
   @Test

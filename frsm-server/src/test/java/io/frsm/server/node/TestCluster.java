@@ -32,6 +32,10 @@ final class TestCluster implements AutoCloseable {
   private final Path dir;
   private final EmbeddedZooKeeper zookeeper;
   private final FrsmNode[] nodes;
+
+  /** Replicas per range, or 0 to leave the builder's default (3). */
+  private final int replicationFactor;
+
   private final List<FrsmClient> clients = new ArrayList<>();
 
   TestCluster(Path dir) throws Exception {
@@ -39,8 +43,14 @@ final class TestCluster implements AutoCloseable {
   }
 
   TestCluster(Path dir, int n) throws Exception {
+    this(dir, n, 0);
+  }
+
+  /** {@code n} nodes with {@code replicationFactor} replicas per range (0: the default). */
+  TestCluster(Path dir, int n, int replicationFactor) throws Exception {
     this.dir = dir;
     this.nodes = new FrsmNode[n];
+    this.replicationFactor = replicationFactor;
     this.zookeeper = EmbeddedZooKeeper.start(dir.resolve("zk"));
     try {
       for (int i = 0; i < n; i++) {
@@ -60,7 +70,11 @@ final class TestCluster implements AutoCloseable {
 
   private FrsmNode newNode(int nodeId) {
     Path data = dir.resolve("node-" + nodeId);
-    return FrsmNode.builder()
+    FrsmNode.Builder builder = FrsmNode.builder();
+    if (replicationFactor > 0) {
+      builder.replicationFactor(replicationFactor);
+    }
+    return builder
         .nodeId(nodeId)
         .clusterId(CLUSTER_ID)
         .dataDirectory(data.resolve("data"))

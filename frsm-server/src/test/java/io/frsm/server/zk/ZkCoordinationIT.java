@@ -6,12 +6,17 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.frsm.server.ring.NodeInfo;
+import io.frsm.server.ring.Ring;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
@@ -222,37 +227,178 @@ class ZkCoordinationIT {
     assertFalse(keeper.holds("r2"));
   }
 
-  @Test
-  void zooKeeperGone_endsEveryLeaseAtOnce() throws Exception {
-    CuratorFramework c = client();
-    RangeTermStore store = new RangeTermStore(c, layout, System::nanoTime);
+  /**
+   * A lease so long ({@code L} = 10 min, renewals every 2.5 min) that no renewal can fall inside
+   * this test: only the connection-state listener can end the leases in time.
+   */
+  private static final Duration LONG_LEASE = Duration.ofMinutes(10);
+
+  /**
+   * How soon a lost connection must end the leases: Curator notices a closed socket at once and a
+   * silent one within 2/3 of the 4 s session timeout; the rest is margin for a loaded machine.
+   * Still five times shorter than the first renewal ({@code L/4} = 150 s).
+   */
+  private static final Duration LOSS_BOUND = Duration.ofSeconds(30);
+
+  /** What a {@link LeaseKeeper} reported: renewals counted, losses as "range: reason". */
+  private static final class RecordingListener implements LeaseKeeper.Listener {
+    final BlockingQueue<String> lost = new LinkedBlockingQueue<>();
+
+    @Override
+    public void renewed(TermGrant grant, long sentNanos) {}
+
+    @Override
+    public void lost(String rangeId, String reason) {
+      lost.add(rangeId + ": " + reason);
+    }
+
+    /** The next {@code count} losses, each within what is left of {@code bound} from {@code t0}. */
+    List<String> awaitLosses(int count, long t0, Duration bound) throws InterruptedException {
+      List<String> out = new ArrayList<>();
+      while (out.size() < count) {
+        long left = t0 + bound.toNanos() - System.nanoTime();
+        String next = lost.poll(Math.max(0, left), TimeUnit.NANOSECONDS);
+        if (next == null) {
+          throw new AssertionError(
+              "only " + out + " of " + count + " leases ended within " + bound);
+        }
+        out.add(next);
+      }
+      out.sort(null);
+      return out;
+    }
+  }
+
+  /**
+   * A keeper whose initial (empty) renewal pass has run: its next pass is {@code L/4} away, so
+   * whatever ends a lease before then is not a renewal.
+   */
+  private LeaseKeeper keeperWithNoRenewalDue(
+      CuratorFramework c, RangeTermStore store, LeaseKeeper.Listener listener) throws Exception {
     ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
     closeables.add(scheduler::shutdownNow);
-    BlockingQueue<String> lost = new LinkedBlockingQueue<>();
-    LeaseKeeper keeper =
-        new LeaseKeeper(
-            c,
-            store,
-            Duration.ofSeconds(20),
-            scheduler,
-            new LeaseKeeper.Listener() {
-              @Override
-              public void renewed(TermGrant grant, long sentNanos) {}
-
-              @Override
-              public void lost(String rangeId, String reason) {
-                lost.add(rangeId);
-              }
-            });
+    LeaseKeeper keeper = new LeaseKeeper(c, store, LONG_LEASE, scheduler, listener);
     closeables.add(keeper);
-    keeper.hold(store.bumpTerm("a", 1).orElseThrow());
-    keeper.hold(store.bumpTerm("b", 1).orElseThrow());
+    // One thread, tasks due at once run in submission order: this runs after the first pass.
+    scheduler.submit(() -> {}).get(30, TimeUnit.SECONDS);
+    assertEquals(0, keeper.renewalBatches(), "the first pass had nothing to renew");
+    return keeper;
+  }
+
+  @Test
+  void connectionSuspended_endsEveryLease_longBeforeARenewalCouldFail() throws Exception {
+    CuratorFramework c = client();
+    RangeTermStore store = new RangeTermStore(c, layout, System::nanoTime);
+    RecordingListener listener = new RecordingListener();
+    LeaseKeeper keeper = keeperWithNoRenewalDue(c, store, listener);
+    List<String> ranges = List.of("a", "b", "c");
+    for (String range : ranges) {
+      keeper.hold(store.bumpTerm(range, 1).orElseThrow());
+    }
+
+    long stopped = System.nanoTime();
     server.close();
     server = null;
-    List<String> ended = new ArrayList<>();
-    ended.add(lost.poll(30, TimeUnit.SECONDS));
-    ended.add(lost.poll(30, TimeUnit.SECONDS));
-    ended.sort(null);
-    assertEquals(List.of("a", "b"), ended);
+    List<String> ended = listener.awaitLosses(ranges.size(), stopped, LOSS_BOUND);
+
+    assertEquals(
+        List.of(
+            "a: ZooKeeper connection SUSPENDED",
+            "b: ZooKeeper connection SUSPENDED",
+            "c: ZooKeeper connection SUSPENDED"),
+        ended);
+    assertEquals(0, keeper.renewalBatches(), "no renewal ran: the connection listener ended them");
+    for (String range : ranges) {
+      assertFalse(keeper.holds(range));
+    }
+  }
+
+  @Test
+  void sessionExpired_endsEveryLease_asLost() throws Exception {
+    CuratorFramework c = client();
+    List<String> states = new java.util.concurrent.CopyOnWriteArrayList<>();
+    c.getConnectionStateListenable().addListener((client, state) -> states.add(state.name()));
+    RangeTermStore store = new RangeTermStore(c, layout, System::nanoTime);
+    RecordingListener listener = new RecordingListener();
+    LeaseKeeper keeper = keeperWithNoRenewalDue(c, store, listener);
+    keeper.hold(store.bumpTerm("x", 1).orElseThrow());
+    keeper.hold(store.bumpTerm("y", 1).orElseThrow());
+
+    // The server ends the session while the connection itself stays up.
+    long expired = System.nanoTime();
+    c.getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
+    List<String> ended = listener.awaitLosses(2, expired, LOSS_BOUND);
+
+    assertEquals(List.of("x: ZooKeeper connection LOST", "y: ZooKeeper connection LOST"), ended);
+    assertFalse(states.contains("SUSPENDED"), "LOST came without SUSPENDED first: " + states);
+    assertEquals(0, keeper.renewalBatches(), "no renewal ran: the connection listener ended them");
+  }
+
+  /**
+   * The whole path on one node: range leadership wins its ranges, then ZooKeeper goes away, and the
+   * sink the node's core listens on hears LeaseLost for every range it held, long before a renewal
+   * could have failed.
+   */
+  @Test
+  void zooKeeperGone_leaseLostReachesTheCoreForEveryHeldRange() throws Exception {
+    CuratorFramework c = client();
+    List<NodeInfo> nodes =
+        List.of(
+            new NodeInfo(1, "127.0.0.1", 7001, 9001, "r1"),
+            new NodeInfo(2, "127.0.0.1", 7002, 9002, "r2"),
+            new NodeInfo(3, "127.0.0.1", 7003, 9003, "r3"));
+    Ring ring = Ring.of(1, nodes, 4, 3); // three nodes, RF 3: node 1 replicates every range
+    Map<Integer, Long> granted = new ConcurrentHashMap<>();
+    Set<Integer> lost = ConcurrentHashMap.newKeySet();
+    RangeLeadership.Sink sink =
+        new RangeLeadership.Sink() {
+          @Override
+          public void granted(int range, long term, boolean predecessorReleased) {
+            granted.put(range, term);
+          }
+
+          @Override
+          public CompletableFuture<Boolean> release(int range, long term) {
+            return CompletableFuture.completedFuture(false);
+          }
+
+          @Override
+          public void renewed(int range, long term, long sentNanos) {}
+
+          @Override
+          public void lost(int range) {
+            lost.add(range);
+          }
+        };
+    RangeLeadership leadership = new RangeLeadership(c, layout, 1, ring, LONG_LEASE, sink);
+    closeables.add(leadership);
+    // Only node 1 is ready: it is every range's preferred holder.
+    leadership.membersChanged(Set.of(1, 2, 3), Set.of(1));
+    int ranges = ring.rangeCount();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (granted.size() < ranges || leadership.rangesHeld() < ranges) {
+      assertTrue(System.nanoTime() < deadline, "node 1 won " + granted.keySet() + " in time");
+      java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
+    }
+    assertEquals(Set.of(), lost, "nothing lost while ZooKeeper is up");
+    long batchesBefore = leadership.renewalBatches();
+
+    long stopped = System.nanoTime();
+    server.close();
+    server = null;
+    while (lost.size() < ranges) {
+      assertTrue(
+          System.nanoTime() - stopped < LOSS_BOUND.toNanos(),
+          "LeaseLost reached the core for "
+              + lost
+              + " of "
+              + ranges
+              + " ranges within "
+              + LOSS_BOUND);
+      java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
+    }
+    assertEquals(granted.keySet(), lost, "every held range");
+    assertEquals(
+        batchesBefore, leadership.renewalBatches(), "no renewal ran after ZooKeeper went away");
   }
 }

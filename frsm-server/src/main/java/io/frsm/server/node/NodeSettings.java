@@ -1,0 +1,216 @@
+package io.frsm.server.node;
+
+import io.frsm.consensus.core.CoreConfig;
+import io.frsm.consensus.transport.TransportConfig;
+import io.frsm.lsm.LsmConfig;
+import io.frsm.server.config.FrameBudget;
+import io.frsm.server.config.FrsmConfig;
+import io.frsm.server.zk.ClusterShape;
+import io.frsm.server.zk.ZkLayout;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Consumer;
+
+/**
+ * Everything a node is configured with: {@link FrsmNode.Builder} fills a draft whose initial values
+ * are the documented defaults (docs/OPERATIONS.md "Running a node"; the YAML loader's are the
+ * same), and {@link #validated()} checks a copy of it, naming the builder option at fault. The
+ * bounds are the YAML loader's, so a file it accepted always builds a node.
+ *
+ * <p>Not thread-safe while a draft; the validated copy is never changed again.
+ */
+final class NodeSettings implements Cloneable {
+  /** Longest accepted timing; keeps nanosecond and millisecond arithmetic far from overflow. */
+  private static final Duration MAX_TIMING = Duration.ofHours(1);
+
+  private static final Duration ONE_MS = Duration.ofMillis(1);
+
+  int nodeId = -1;
+  String clusterId;
+  Path dataDirectory;
+  List<Path> commitLogDirectories;
+  InetSocketAddress peerAddress = new InetSocketAddress("127.0.0.1", 0);
+  InetSocketAddress clientAddress = new InetSocketAddress("127.0.0.1", 0);
+  String advertisedHost;
+  String zookeeper;
+  Duration zookeeperSessionTimeout = Duration.ofSeconds(10);
+  String rack = "default";
+  Consumer<LsmConfig.Builder> lsmTweaks = b -> {};
+  Consumer<TransportConfig.Builder> transportTweaks = b -> {};
+  Duration boundedDelay = Duration.ofSeconds(5);
+  Duration clockSkewBound = Duration.ofMillis(250);
+  Duration hedge = Duration.ofMillis(20);
+  Duration roundTimeout = Duration.ofMillis(200);
+  Duration backoffMax = Duration.ofMillis(50);
+  Duration tickInterval = Duration.ofMillis(2);
+  Duration drainTimeout = Duration.ofSeconds(10);
+  int vnodes = 16;
+  int replicationFactor = FrsmConfig.DEFAULT_REPLICATION_FACTOR;
+  int initialNodes = 3;
+  Duration lease = Duration.ofSeconds(2);
+  int clockDriftPpm = 1_000;
+  boolean leaderOnlyReads = true;
+  double forcedColdCasShare;
+  long clockCacheBytes = 64L * 1024 * 1024;
+  int transportThreads = 2;
+  MeterRegistry meterRegistry;
+
+  /**
+   * A checked copy: the builder may go on changing its draft without touching a built node.
+   *
+   * @throws IllegalArgumentException naming the option whose value is missing or out of range, or
+   *     the options that contradict each other
+   */
+  NodeSettings validated() {
+    NodeSettings s = copy();
+    s.check();
+    if (s.meterRegistry == null) {
+      s.meterRegistry = new SimpleMeterRegistry();
+    }
+    return s;
+  }
+
+  private void check() {
+    if (nodeId < 0) {
+      throw new IllegalArgumentException("nodeId is required and must be >= 0, was " + nodeId);
+    }
+    new ZkLayout(clusterId); // validates the cluster id and names it in the message
+    Objects.requireNonNull(dataDirectory, "dataDirectory is required");
+    Objects.requireNonNull(peerAddress, "peerAddress");
+    Objects.requireNonNull(clientAddress, "clientAddress");
+    if (zookeeper == null || zookeeper.isBlank()) {
+      throw new IllegalArgumentException("zookeeper connect string is required");
+    }
+    within("zookeeperSessionTimeout", zookeeperSessionTimeout, ONE_MS, MAX_TIMING);
+    ClusterShape.checkRack(rack);
+    Objects.requireNonNull(lsmTweaks, "lsm");
+    Objects.requireNonNull(transportTweaks, "transport");
+    checkRing();
+    checkTimings();
+    if (clockDriftPpm < 0 || clockDriftPpm >= 100_000) {
+      throw new IllegalArgumentException(
+          "clockDriftPpm must be in [0, 100000), was " + clockDriftPpm);
+    }
+    modes(); // validates forcedColdCasShare
+    if (clockCacheBytes < 0) {
+      throw new IllegalArgumentException("clockCacheBytes must be >= 0, was " + clockCacheBytes);
+    }
+    if (transportThreads < 1 || transportThreads > 1024) {
+      throw new IllegalArgumentException(
+          "transportThreads must be in [1, 1024], was " + transportThreads);
+    }
+    LsmConfig lsm = lsmConfig(); // names the bad storage-engine key
+    TransportConfig transport = transportConfig(); // names the bad transport key
+    long frameNeeded =
+        FrameBudget.minimumFrameBytes(lsm.maxKeySizeBytes(), lsm.maxValueSizeBytes());
+    if (transport.maxFrameBytes() < frameNeeded) {
+      throw new IllegalArgumentException(
+          "transport maxFrameBytes "
+              + transport.maxFrameBytes()
+              + " cannot carry the largest key and value the lsm accepts: it must be at least "
+              + frameNeeded
+              + " = maxKeySizeBytes + max(maxValueSizeBytes, 4 MiB key listing) + 64 KiB");
+    }
+  }
+
+  private void checkRing() {
+    if (vnodes < 1 || vnodes > 4096) {
+      throw new IllegalArgumentException("vnodes must be in [1, 4096], was " + vnodes);
+    }
+    if (replicationFactor < 1 || replicationFactor > FrsmConfig.MAX_REPLICATION_FACTOR) {
+      throw new IllegalArgumentException(
+          "replicationFactor must be in [1, "
+              + FrsmConfig.MAX_REPLICATION_FACTOR
+              + "], was "
+              + replicationFactor);
+    }
+    // Every range needs replicationFactor distinct nodes, so the cluster cannot form with fewer.
+    if (initialNodes < replicationFactor || initialNodes > 10_000) {
+      throw new IllegalArgumentException(
+          "initialNodes must be in [replicationFactor = "
+              + replicationFactor
+              + ", 10000], was "
+              + initialNodes);
+    }
+  }
+
+  private void checkTimings() {
+    within("boundedDelay", boundedDelay, ONE_MS, MAX_TIMING);
+    within("clockSkewBound", clockSkewBound, Duration.ZERO, MAX_TIMING);
+    within("hedge", hedge, ONE_MS, MAX_TIMING);
+    within("roundTimeout", roundTimeout, ONE_MS, MAX_TIMING);
+    // A hedge at or after the timeout never widens a round: the round fails instead.
+    if (hedge.compareTo(roundTimeout) >= 0) {
+      throw new IllegalArgumentException(
+          "hedge ("
+              + format(hedge)
+              + ") must be below roundTimeout ("
+              + format(roundTimeout)
+              + ")");
+    }
+    within("backoffMax", backoffMax, ONE_MS, MAX_TIMING);
+    // Timers fire on ticks: a longer tick would delay every hedge past its setting.
+    within("tickInterval", tickInterval, Duration.ofNanos(1), hedge);
+    within("drainTimeout", drainTimeout, Duration.ZERO, MAX_TIMING);
+    // Renewals run every L/4, which must be at least a millisecond.
+    within("lease", lease, Duration.ofMillis(4), MAX_TIMING);
+  }
+
+  LsmConfig lsmConfig() {
+    LsmConfig.Builder b = LsmConfig.builder(dataDirectory);
+    if (commitLogDirectories != null) {
+      b.commitLogDirectories(commitLogDirectories);
+    }
+    lsmTweaks.accept(b);
+    return b.build();
+  }
+
+  TransportConfig transportConfig() {
+    TransportConfig.Builder b = TransportConfig.builder(clusterId);
+    transportTweaks.accept(b);
+    return b.build();
+  }
+
+  CoreConfig.Modes modes() {
+    return new CoreConfig.Modes(leaderOnlyReads, forcedColdCasShare);
+  }
+
+  String advertisedHost() {
+    if (advertisedHost != null) {
+      return advertisedHost;
+    }
+    return peerAddress.getAddress() != null && !peerAddress.getAddress().isAnyLocalAddress()
+        ? peerAddress.getAddress().getHostAddress()
+        : peerAddress.getHostString();
+  }
+
+  /** Every field is immutable or replaced as a whole by the builder: a shallow copy suffices. */
+  private NodeSettings copy() {
+    try {
+      return (NodeSettings) clone();
+    } catch (CloneNotSupportedException e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  private static void within(String name, Duration value, Duration min, Duration max) {
+    Objects.requireNonNull(value, name);
+    if (value.compareTo(min) < 0 || value.compareTo(max) > 0) {
+      throw new IllegalArgumentException(
+          name + " must be in [" + format(min) + ", " + format(max) + "], was " + format(value));
+    }
+  }
+
+  private static String format(Duration d) {
+    try {
+      return d.toNanos() % 1_000_000 == 0 ? d.toMillis() + " ms" : d.toNanos() + " ns";
+    } catch (ArithmeticException beyondNanos) {
+      return d.toString();
+    }
+  }
+}
