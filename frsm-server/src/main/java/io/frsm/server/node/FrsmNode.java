@@ -24,6 +24,7 @@ import io.frsm.server.client.RequestLimits;
 import io.frsm.server.ring.NodeInfo;
 import io.frsm.server.ring.Ring;
 import io.frsm.server.zk.ClusterShape;
+import io.frsm.server.zk.ClusterTiming;
 import io.frsm.server.zk.MembershipRegistry;
 import io.frsm.server.zk.RangeLeaders;
 import io.frsm.server.zk.RangeLeadership;
@@ -214,7 +215,7 @@ public final class FrsmNode implements AutoCloseable {
           "cannot reach ZooKeeper at " + settings.zookeeper + " within " + sessionMs + " ms");
     }
     registry = new MembershipRegistry(zk, layout);
-    ClusterShape formed = ClusterShape.read(zk, layout);
+    ClusterShape formed = ClusterShape.publishTimingIfAbsent(zk, layout, settings.timing());
     if (formed != null) {
       checkMember(formed);
     }
@@ -362,7 +363,12 @@ public final class FrsmNode implements AutoCloseable {
         first.sort((a, b) -> Integer.compare(a.nodeId(), b.nodeId()));
         shape =
             ClusterShape.createIfAbsent(
-                zk, layout, new ClusterShape(settings.vnodes, REPLICATION_FACTOR, first));
+                zk,
+                layout,
+                new ClusterShape(settings.vnodes, REPLICATION_FACTOR, first, settings.timing()));
+      }
+      if (shape.timing() == null) {
+        shape = ClusterShape.publishTimingIfAbsent(zk, layout, settings.timing());
       }
       checkMember(shape);
       members.shape(shape);
@@ -467,6 +473,21 @@ public final class FrsmNode implements AutoCloseable {
               + ": the cluster formed from its first "
               + shape.nodeIds().size()
               + " registered nodes, and this version cannot add or replace a node");
+    }
+    if (!settings.timing().equals(shape.timing())) {
+      // Clients time the fence after an unknown create with the published T and ε: a node that
+      // ran a longer T could let such a create take effect after that fence.
+      throw new IllegalStateException(
+          "node "
+              + settings.nodeId
+              + " is configured with "
+              + settings.timing()
+              + " but cluster "
+              + settings.clusterId
+              + " runs with "
+              + shape.timing()
+              + " (published when it formed): set consensus.boundedDelay and the clock skew"
+              + " bound to the cluster's values");
     }
   }
 
@@ -872,6 +893,11 @@ public final class FrsmNode implements AutoCloseable {
       }
       lsmTweaks.accept(b);
       return b.build();
+    }
+
+    /** T and ε as the cluster's shape publishes them. */
+    ClusterTiming timing() {
+      return new ClusterTiming(boundedDelay, clockSkewBound);
     }
 
     String advertisedHost() {
