@@ -745,6 +745,15 @@ public final class FrsmNode implements AutoCloseable {
     zk.getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
   }
 
+  /**
+   * Test hook: client operations this node's core holds now (admitted, not yet answered), e.g.
+   * waiting for the range's lease. Lets a test act while an operation is in flight, not before.
+   */
+  int openOperations() {
+    CoreDriver d = driver;
+    return d == null ? 0 : d.openOperations();
+  }
+
   /** The engine, for operators' tools and tests. */
   public LsmEngine engine() {
     return engine;

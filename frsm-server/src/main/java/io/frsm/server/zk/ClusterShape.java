@@ -23,12 +23,12 @@ import org.apache.zookeeper.data.Stat;
  * <p>The shape also carries the cluster's {@link ClusterTiming} ({@code T} and ε): nodes must all
  * run with it, and thin clients need it to time the fence after an unknown create.
  *
- * <p>Znode content: {@code v3|<vnodes>|<rf>|<T µs>|<ε µs>|<id>:<rack>,<id>:<rack>,...}. Older
- * shapes are still read, without timing ({@link #timing()} is null): {@code
- * v2|<vnodes>|<rf>|<id>:<rack>,...}, and {@code v1|<id>,<id>,<id>|<vnodes>} (the three-node
- * version), whose nodes get the empty rack and replication factor 3, which for three nodes puts
- * every key on all of them in ring order, as before. The first node of this version that starts
- * into such a cluster publishes its timing there ({@link #publishTimingIfAbsent}).
+ * <p>Znode content (docs/FORMATS.md "ZooKeeper layout"): {@code v3|<vnodes>|<rf>|<T µs>|<ε
+ * µs>|<id>:<rack>,<id>:<rack>,...}. Older shapes are still read, without timing ({@link #timing()}
+ * is null): {@code v2|<vnodes>|<rf>|<id>:<rack>,...}, and {@code v1|<id>,<id>,<id>|<vnodes>} (the
+ * three-node version), whose nodes get the empty rack and replication factor 3, which for three
+ * nodes puts every key on all of them in ring order, as before. The first node of this version that
+ * starts into such a cluster publishes its timing there ({@link #publishTimingIfAbsent}).
  *
  * @param timing the cluster's T and ε; null only in a shape written before v3
  */

@@ -196,25 +196,31 @@ final class TestCluster implements AutoCloseable {
    * (with back-off); until then it gets no replies, and its rounds wait for them.
    */
   void awaitHeardFromEveryPeer(int nodeId) {
+    int[] peers =
+        java.util.stream.IntStream.rangeClosed(1, nodes.length).filter(p -> p != nodeId).toArray();
+    awaitHeardFrom(nodeId, peers);
+  }
+
+  /** Like {@link #awaitHeardFromEveryPeer}, for the running {@code peers} only. */
+  void awaitHeardFrom(int nodeId, int... peers) {
     FrsmNode n = node(nodeId);
     Await.until(
         () -> {
-          for (int peer = 1; peer <= nodes.length; peer++) {
-            if (peer != nodeId
-                && n.meterRegistry()
-                        .get("frsm.peer.messages")
-                        .tag("peer", Integer.toString(peer))
-                        .tag("direction", "received")
-                        .functionCounter()
-                        .count()
-                    == 0) {
+          for (int peer : peers) {
+            if (n.meterRegistry()
+                    .get("frsm.peer.messages")
+                    .tag("peer", Integer.toString(peer))
+                    .tag("direction", "received")
+                    .functionCounter()
+                    .count()
+                == 0) {
               return false;
             }
           }
           return true;
         },
         READY_TIMEOUT,
-        "node " + nodeId + " to hear from every peer");
+        "node " + nodeId + " to hear from nodes " + java.util.Arrays.toString(peers));
   }
 
   String zookeeperConnectString() {

@@ -1,6 +1,7 @@
 package io.frsm.server.node;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
+import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -21,6 +22,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -134,6 +136,58 @@ class ThinClientFailoverIT {
       // Settled for good: a CAS expecting the version before the unknown one cannot succeed now.
       assertThrows(CasMismatchException.class, () -> client.cas(s.key, v, bytes("late")));
       assertEquals(Optional.of(fenced), client.get(s.key));
+    }
+  }
+
+  @Test
+  void aCasWhoseNodeIsKilledInFlight_isUnknown_isNeverSentElsewhere_andTheFenceSettlesIt(
+      @TempDir Path dir) throws Exception {
+    try (TestCluster cluster = new TestCluster(dir)) {
+      Scenario s = Scenario.of(cluster, "killed-cas/");
+      FrsmClient client = cluster.thinClient(); // 6 s: the answer is lost, not late
+      Version v = client.create(s.key, bytes("0"));
+      client.get(s.keyLedBy(s.next)); // the client's connection to the next leader is up
+
+      FrsmNode third = cluster.node(s.third);
+      long casOnThird = coordinated(third, "cas");
+      double redirectsByThird = routed(third, "redirected");
+      try (RangeLatchBlocker blocker =
+          new RangeLatchBlocker(cluster.zookeeperConnectString(), s.range)) {
+        cluster.node(s.natural).close();
+        blocker.awaitHolding(WAIT);
+        blocker.awaitParticipant(s.next, WAIT);
+
+        // The CAS reaches the next replica, whose core holds it until it gets the range's lease;
+        // the node is killed meanwhile, so the client's connection drops with the call open.
+        FrsmNode next = cluster.node(s.next);
+        var cas = client.casAsync(s.key, v, bytes("1"));
+        Await.until(() -> next.openOperations() > 0, WAIT, "the CAS to wait in the node's core");
+        next.kill();
+        ExecutionException lost =
+            assertThrows(ExecutionException.class, () -> cas.get(WAIT.toSeconds(), SECONDS));
+        assertInstanceOf(OutcomeUnknownException.class, lost.getCause());
+
+        // The natural leader comes back (its replica and the third make a quorum) and, once the
+        // blocker leaves, takes its range.
+        FrsmNode restarted = cluster.restart(s.natural);
+        blocker.awaitParticipant(s.natural, WAIT);
+        // Not resent: the one live replica never held a CAS (it would wait there for its lease,
+        // up to T, longer than the restart took) nor redirected one.
+        assertEquals(0, third.openOperations(), "a CAS waits in the third replica's core");
+        assertEquals(redirectsByThird, routed(third, "redirected"), "a retry was redirected");
+        cluster.awaitHeardFrom(s.natural, s.third);
+        blocker.close();
+        cluster.awaitLeader(s.range, s.natural, WAIT);
+
+        // The fence settles it: the killed node never ran a round for the CAS, so it never took
+        // effect, and no CAS ran anywhere else.
+        Versioned fenced = client.fence(s.key).orElseThrow();
+        assertArrayEquals(bytes("0"), fenced.value(), "the CAS never took effect");
+        assertTrue(fenced.version().compareTo(v) > 0, "the fence bumped the version: " + fenced);
+        assertEquals(0, coordinated(restarted, "cas"), "no CAS reached the restarted node");
+        assertEquals(casOnThird, coordinated(third, "cas"), "no CAS reached the third replica");
+        assertThrows(CasMismatchException.class, () -> client.cas(s.key, v, bytes("late")));
+      }
     }
   }
 
