@@ -61,7 +61,7 @@ public final class ThinClient extends SessionClient {
   private final MembershipRegistry registry;
   private RangeLeaders rangeLeaders;
   private final ClusterMembers members;
-  private volatile long nextShapeReadNanos;
+  private volatile long nextShapeReadNanos = System.nanoTime();
   private final TransportEventLoops loops;
   private final TransportConfig transportConfig;
   private final Map<InetSocketAddress, ClientProtocolClient> connections =
@@ -118,21 +118,26 @@ public final class ThinClient extends SessionClient {
   /**
    * The ring needs the cluster's shape, stored once when the cluster formed; read until found. A
    * shape without timing may still get one (the first node of this version publishes it): read
-   * again at most once per {@link #SHAPE_REREAD_NANOS}.
+   * again at most once per {@link #SHAPE_REREAD_NANOS}, in the background, since the caller may be
+   * a connection's event loop (a session starts a key's next call on the thread that ended the
+   * previous one).
    */
   private void refreshShape() throws Exception {
     ClusterShape known = members.shape();
     if (known != null && known.timing() != null) {
       return;
     }
-    long now = System.nanoTime();
-    if (known != null && now - nextShapeReadNanos < 0) {
+    if (known == null) {
+      ClusterShape shape = ClusterShape.read(zk, layout);
+      if (shape != null) {
+        members.shape(shape);
+      }
       return;
     }
-    nextShapeReadNanos = now + SHAPE_REREAD_NANOS;
-    ClusterShape shape = ClusterShape.read(zk, layout);
-    if (shape != null) {
-      members.shape(shape);
+    long now = System.nanoTime();
+    if (now - nextShapeReadNanos >= 0) {
+      nextShapeReadNanos = now + SHAPE_REREAD_NANOS;
+      ClusterShape.readInBackground(zk, layout, members::shape);
     }
   }
 

@@ -117,6 +117,23 @@ public record ClusterShape(
   }
 
   /**
+   * Reads the stored shape without blocking the caller: {@code found} gets it on a ZooKeeper thread
+   * if there is one and it decodes; nothing happens otherwise (the caller reads again later).
+   */
+  public static void readInBackground(
+      CuratorFramework zk, ZkLayout layout, java.util.function.Consumer<ClusterShape> found)
+      throws Exception {
+    zk.getData()
+        .inBackground(
+            (client, event) -> {
+              if (event.getResultCode() == KeeperException.Code.OK.intValue()) {
+                found.accept(decode(event.getData()));
+              }
+            })
+        .forPath(layout.shape());
+  }
+
+  /**
    * Stores {@code proposed} unless a shape is stored already; returns the one that holds (the first
    * writer wins).
    */
