@@ -13,6 +13,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 
 /**
  * Session ordering (DESIGN.md "Operations"): a client's operations on one key take effect in the
@@ -45,7 +46,7 @@ public final class KeySessions {
   private final OperationRunner runner;
   private final Executor callbacks;
   private final ScheduledExecutorService scheduler;
-  private final long createSettleNanos;
+  private final LongSupplier createSettleNanos;
   private final Map<Key, KeyState> keys = new HashMap<>(); // guarded by this
 
   private static final class KeyState {
@@ -67,6 +68,19 @@ public final class KeySessions {
       Executor callbacks,
       ScheduledExecutorService scheduler,
       long createSettleNanos) {
+    this(runner, callbacks, scheduler, () -> createSettleNanos);
+  }
+
+  /**
+   * @param createSettleNanos {@code T + 2ε} of the cluster, asked each time a create ends with an
+   *     unknown outcome (a thin client learns it from ZooKeeper after it was built); must not block
+   * @param scheduler delays such fences; owned by the caller
+   */
+  public KeySessions(
+      OperationRunner runner,
+      Executor callbacks,
+      ScheduledExecutorService scheduler,
+      LongSupplier createSettleNanos) {
     this.runner = runner;
     this.callbacks = callbacks;
     this.scheduler = scheduler;
@@ -182,7 +196,7 @@ public final class KeySessions {
                   state.needsFence = true;
                   state.fenceNotBeforeNanos =
                       call.operation() instanceof Operation.Create
-                          ? System.nanoTime() + createSettleNanos
+                          ? System.nanoTime() + createSettleNanos.getAsLong()
                           : System.nanoTime();
                 } else if (call.operation() instanceof Operation.Fence
                     && outcome instanceof Outcome.ReadResult) {

@@ -16,6 +16,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongSupplier;
 
 /**
  * The part of {@link FrsmClient} that the embedded and the thin client share: argument checks
@@ -35,6 +36,14 @@ public abstract class SessionClient implements FrsmClient {
    *     create waits (see {@link KeySessions})
    */
   protected SessionClient(RequestLimits limits, long createSettleNanos) {
+    this(limits, () -> createSettleNanos);
+  }
+
+  /**
+   * @param createSettleNanos {@code T + 2ε} of the cluster, asked when a create ends with an
+   *     unknown outcome (see {@link KeySessions}); must not block
+   */
+  protected SessionClient(RequestLimits limits, LongSupplier createSettleNanos) {
     this.limits = limits;
     int id = CLIENTS.incrementAndGet();
     this.callbackPool = Executors.newCachedThreadPool(daemon("frsm-client-" + id + "-callbacks"));

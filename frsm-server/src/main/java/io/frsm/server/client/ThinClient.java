@@ -12,6 +12,7 @@ import io.frsm.consensus.transport.OperationResponse;
 import io.frsm.consensus.transport.TransportConfig;
 import io.frsm.consensus.transport.TransportEventLoops;
 import io.frsm.server.zk.ClusterShape;
+import io.frsm.server.zk.ClusterTiming;
 import io.frsm.server.zk.MembershipRegistry;
 import io.frsm.server.zk.RangeLeaders;
 import io.frsm.server.zk.ZkLayout;
@@ -40,29 +41,36 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
  *   <li>A call that was definitely not executed ({@link NotExecutedException}: never sent, the node
  *       is down or refused it before running it) is tried on the next candidate node; anything else
  *       ends the call. A mutation that timed out after it was sent fails {@code
- *       OutcomeUnknownException}; the key is then fenced before its next operation.
+ *       OutcomeUnknownException}; the key is then fenced before its next operation. It is never
+ *       sent to another node: that could apply it twice.
+ *   <li>The fence after a create with an unknown outcome waits {@code T + 2ε} of the cluster, read
+ *       from its shape ({@link ClusterTiming}); only a cluster formed before the shape carried them
+ *       (and not yet joined by a node of this version, which publishes its own) leaves the client
+ *       with the nodes' defaults.
  * </ul>
  */
 public final class ThinClient extends SessionClient {
   static final int MAX_REDIRECTS = 3;
 
-  /** The nodes' default {@code T + 2ε}: how long a fence after an unknown create waits. */
-  static final long CREATE_SETTLE_NANOS = TimeUnit.MILLISECONDS.toNanos(5_000 + 2 * 250);
+  /** How often a shape without timing (written before v3) is read again, in case it got one. */
+  private static final long SHAPE_REREAD_NANOS = TimeUnit.SECONDS.toNanos(1);
 
   private final ZkLayout layout;
   private final Duration operationTimeout;
   private final CuratorFramework zk;
   private final MembershipRegistry registry;
   private RangeLeaders rangeLeaders;
-  private final ClusterMembers members = new ClusterMembers();
+  private final ClusterMembers members;
+  private volatile long nextShapeReadNanos = System.nanoTime();
   private final TransportEventLoops loops;
   private final TransportConfig transportConfig;
   private final Map<InetSocketAddress, ClientProtocolClient> connections =
       new ConcurrentHashMap<>();
   private volatile boolean closed;
 
-  private ThinClient(ClientSettings settings) throws Exception {
-    super(RequestLimits.DEFAULTS, CREATE_SETTLE_NANOS);
+  private ThinClient(ClientSettings settings, ClusterMembers members) throws Exception {
+    super(RequestLimits.DEFAULTS, () -> timingOf(members).createSettle().toNanos());
+    this.members = members;
     this.layout = new ZkLayout(settings.clusterId());
     this.operationTimeout = settings.operationTimeout();
     this.transportConfig = TransportConfig.builder(settings.clusterId()).build();
@@ -99,7 +107,7 @@ public final class ThinClient extends SessionClient {
   /** Connects to the cluster {@code settings} name. */
   public static ThinClient connect(ClientSettings settings) {
     try {
-      return new ThinClient(settings);
+      return new ThinClient(settings, new ClusterMembers());
     } catch (FrsmException e) {
       throw e;
     } catch (Exception e) {
@@ -107,14 +115,43 @@ public final class ThinClient extends SessionClient {
     }
   }
 
-  /** The ring needs the cluster's shape, stored once when the cluster formed. */
+  /**
+   * The ring needs the cluster's shape, stored once when the cluster formed; read until found. A
+   * shape without timing may still get one (the first node of this version publishes it): read
+   * again at most once per {@link #SHAPE_REREAD_NANOS}, in the background, since the caller may be
+   * a connection's event loop (a session starts a key's next call on the thread that ended the
+   * previous one).
+   */
   private void refreshShape() throws Exception {
-    if (members.shape() == null) {
+    ClusterShape known = members.shape();
+    if (known != null && known.timing() != null) {
+      return;
+    }
+    if (known == null) {
       ClusterShape shape = ClusterShape.read(zk, layout);
       if (shape != null) {
         members.shape(shape);
       }
+      return;
     }
+    long now = System.nanoTime();
+    if (now - nextShapeReadNanos >= 0) {
+      nextShapeReadNanos = now + SHAPE_REREAD_NANOS;
+      ClusterShape.readInBackground(zk, layout, members::shape);
+    }
+  }
+
+  /**
+   * The T and ε this client times the fence after an unknown create with: the cluster's, once its
+   * shape is known; the nodes' defaults before, or for a cluster whose shape carries none.
+   */
+  public ClusterTiming clusterTiming() {
+    return timingOf(members);
+  }
+
+  private static ClusterTiming timingOf(ClusterMembers members) {
+    ClusterShape shape = members.shape();
+    return shape != null && shape.timing() != null ? shape.timing() : ClusterTiming.DEFAULTS;
   }
 
   @Override

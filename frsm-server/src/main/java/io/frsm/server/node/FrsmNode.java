@@ -213,7 +213,7 @@ public final class FrsmNode implements AutoCloseable {
           "cannot reach ZooKeeper at " + settings.zookeeper + " within " + sessionMs + " ms");
     }
     registry = new MembershipRegistry(zk, layout);
-    ClusterShape formed = ClusterShape.read(zk, layout);
+    ClusterShape formed = ClusterShape.publishTimingIfAbsent(zk, layout, settings.timing());
     if (formed != null) {
       checkMember(formed); // before registering: a refused node never shows up as a member
     }
@@ -361,7 +361,13 @@ public final class FrsmNode implements AutoCloseable {
         first.sort((a, b) -> Integer.compare(a.nodeId(), b.nodeId()));
         shape =
             ClusterShape.createIfAbsent(
-                zk, layout, new ClusterShape(settings.vnodes, settings.replicationFactor, first));
+                zk,
+                layout,
+                new ClusterShape(
+                    settings.vnodes, settings.replicationFactor, first, settings.timing()));
+      }
+      if (shape.timing() == null) {
+        shape = ClusterShape.publishTimingIfAbsent(zk, layout, settings.timing());
       }
       checkMember(shape);
       members.shape(shape);
@@ -486,6 +492,21 @@ public final class FrsmNode implements AutoCloseable {
               + ": the cluster formed from its first "
               + shape.nodeIds().size()
               + " registered nodes, and this version cannot add or replace a node");
+    }
+    if (!settings.timing().equals(shape.timing())) {
+      // Clients time the fence after an unknown create with the published T and ε: a node that
+      // ran a longer T could let such a create take effect after that fence.
+      throw new IllegalStateException(
+          "node "
+              + settings.nodeId
+              + " is configured with "
+              + settings.timing()
+              + " but cluster "
+              + settings.clusterId
+              + " runs with "
+              + shape.timing()
+              + " (published when it formed): set consensus.boundedDelay and the clock skew"
+              + " bound to the cluster's values");
     }
   }
 
@@ -773,6 +794,15 @@ public final class FrsmNode implements AutoCloseable {
    */
   void expireZooKeeperSession() throws Exception {
     zk.getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
+  }
+
+  /**
+   * Test hook: client operations this node's core holds now (admitted, not yet answered), e.g.
+   * waiting for the range's lease. Lets a test act while an operation is in flight, not before.
+   */
+  int openOperations() {
+    CoreDriver d = driver;
+    return d == null ? 0 : d.openOperations();
   }
 
   /** The engine, for operators' tools and tests. */

@@ -161,6 +161,11 @@ final class NodeSettings implements Cloneable {
     within("lease", lease, Duration.ofMillis(4), MAX_TIMING);
   }
 
+  /** T and ε as the cluster's shape publishes them. */
+  io.frsm.server.zk.ClusterTiming timing() {
+    return new io.frsm.server.zk.ClusterTiming(boundedDelay, clockSkewBound);
+  }
+
   LsmConfig lsmConfig() {
     LsmConfig.Builder b = LsmConfig.builder(dataDirectory);
     if (commitLogDirectories != null) {

@@ -3,10 +3,13 @@ package io.frsm.server.zk;
 import io.frsm.server.ring.NodeInfo;
 import io.frsm.server.ring.Ring;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
 
 /**
  * The cluster's nodes with their racks, the ring's vnode count and the replication factor, fixed
@@ -17,12 +20,20 @@ import org.apache.zookeeper.KeeperException;
  * rack learnt later from a registration must not move a range's replicas. Clients read it to build
  * the same ring.
  *
- * <p>Znode content: {@code v2|<vnodes>|<rf>|<id>:<rack>,<id>:<rack>,...}. A {@code
- * v1|<id>,<id>,<id>|<vnodes>} shape (written by the three-node version) is still read: its nodes
- * get the empty rack and replication factor 3, which for three nodes puts every key on all of them
- * in ring order, as before.
+ * <p>The shape also carries the cluster's {@link ClusterTiming} ({@code T} and ε): nodes must all
+ * run with it, and thin clients need it to time the fence after an unknown create.
+ *
+ * <p>Znode content (docs/FORMATS.md "ZooKeeper layout"): {@code v3|<vnodes>|<rf>|<T µs>|<ε
+ * µs>|<id>:<rack>,<id>:<rack>,...}. Older shapes are still read, without timing ({@link #timing()}
+ * is null): {@code v2|<vnodes>|<rf>|<id>:<rack>,...}, and {@code v1|<id>,<id>,<id>|<vnodes>} (the
+ * three-node version), whose nodes get the empty rack and replication factor 3, which for three
+ * nodes puts every key on all of them in ring order, as before. The first node of this version that
+ * starts into such a cluster publishes its timing there ({@link #publishTimingIfAbsent}).
+ *
+ * @param timing the cluster's T and ε; null only in a shape written before v3
  */
-public record ClusterShape(int vnodes, int replicationFactor, List<Member> members) {
+public record ClusterShape(
+    int vnodes, int replicationFactor, List<Member> members, ClusterTiming timing) {
 
   /** A node of the shape and its failure domain. */
   public record Member(int nodeId, String rack) {
@@ -32,6 +43,11 @@ public record ClusterShape(int vnodes, int replicationFactor, List<Member> membe
       }
       checkRack(rack);
     }
+  }
+
+  /** A shape without timing, as written before v3. */
+  public ClusterShape(int vnodes, int replicationFactor, List<Member> members) {
+    this(vnodes, replicationFactor, members, null);
   }
 
   public ClusterShape {
@@ -65,6 +81,11 @@ public record ClusterShape(int vnodes, int replicationFactor, List<Member> membe
     return rack;
   }
 
+  /** This shape with {@code published} as its timing. */
+  public ClusterShape withTiming(ClusterTiming published) {
+    return new ClusterShape(vnodes, replicationFactor, members, published);
+  }
+
   /** The node ids of the shape, in the order it lists them. */
   public List<Integer> nodeIds() {
     return members.stream().map(Member::nodeId).toList();
@@ -96,6 +117,23 @@ public record ClusterShape(int vnodes, int replicationFactor, List<Member> membe
   }
 
   /**
+   * Reads the stored shape without blocking the caller: {@code found} gets it on a ZooKeeper thread
+   * if there is one and it decodes; nothing happens otherwise (the caller reads again later).
+   */
+  public static void readInBackground(
+      CuratorFramework zk, ZkLayout layout, java.util.function.Consumer<ClusterShape> found)
+      throws Exception {
+    zk.getData()
+        .inBackground(
+            (client, event) -> {
+              if (event.getResultCode() == KeeperException.Code.OK.intValue()) {
+                found.accept(decode(event.getData()));
+              }
+            })
+        .forPath(layout.shape());
+  }
+
+  /**
    * Stores {@code proposed} unless a shape is stored already; returns the one that holds (the first
    * writer wins).
    */
@@ -109,14 +147,52 @@ public record ClusterShape(int vnodes, int replicationFactor, List<Member> membe
     }
   }
 
+  /**
+   * The stored shape, with a timing: a shape written before v3 has none, and then {@code timing} is
+   * published into it. The write is conditional on the version read, so when two nodes race the
+   * first one's timing holds and the other gets the shape carrying it. Null if the cluster has not
+   * formed.
+   */
+  public static ClusterShape publishTimingIfAbsent(
+      CuratorFramework zk, ZkLayout layout, ClusterTiming timing) throws Exception {
+    while (true) {
+      Stat stat = new Stat();
+      ClusterShape stored;
+      try {
+        stored = decode(zk.getData().storingStatIn(stat).forPath(layout.shape()));
+      } catch (KeeperException.NoNodeException notFormed) {
+        return null;
+      }
+      if (stored.timing() != null) {
+        return stored;
+      }
+      ClusterShape published = stored.withTiming(timing);
+      try {
+        zk.setData().withVersion(stat.getVersion()).forPath(layout.shape(), published.encode());
+        return published;
+      } catch (KeeperException.BadVersionException raced) {
+        // Another node published first: read its timing (only timing is ever added).
+      }
+    }
+  }
+
   byte[] encode() {
-    StringBuilder b = new StringBuilder("v2|");
+    if (timing == null) {
+      throw new IllegalStateException("a shape is written with its timing (v3): " + this);
+    }
+    StringBuilder b = new StringBuilder("v3|");
     b.append(vnodes).append('|').append(replicationFactor).append('|');
+    b.append(micros(timing.boundedDelay())).append('|');
+    b.append(micros(timing.clockSkewBound())).append('|');
     for (int i = 0; i < members.size(); i++) {
       Member m = members.get(i);
       b.append(i == 0 ? "" : ",").append(m.nodeId()).append(':').append(m.rack());
     }
     return b.toString().getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static long micros(Duration d) {
+    return d.toNanos() / 1_000;
   }
 
   static ClusterShape decode(byte[] data) {
@@ -131,20 +207,33 @@ public record ClusterShape(int vnodes, int replicationFactor, List<Member> membe
         return new ClusterShape(Integer.parseInt(f[2]), 3, nodes);
       }
       if (f.length == 4 && f[0].equals("v2")) {
-        List<Member> nodes = new ArrayList<>();
-        for (String entry : f[3].split(",")) {
-          int colon = entry.indexOf(':');
-          if (colon < 0) {
-            throw new IllegalArgumentException("member without rack: " + entry);
-          }
-          nodes.add(
-              new Member(Integer.parseInt(entry.substring(0, colon)), entry.substring(colon + 1)));
-        }
-        return new ClusterShape(Integer.parseInt(f[1]), Integer.parseInt(f[2]), nodes);
+        return new ClusterShape(
+            Integer.parseInt(f[1]), Integer.parseInt(f[2]), decodeMembers(f[3]), null);
+      }
+      if (f.length == 6 && f[0].equals("v3")) {
+        ClusterTiming timing =
+            new ClusterTiming(
+                Duration.of(Long.parseLong(f[3]), ChronoUnit.MICROS),
+                Duration.of(Long.parseLong(f[4]), ChronoUnit.MICROS));
+        return new ClusterShape(
+            Integer.parseInt(f[1]), Integer.parseInt(f[2]), decodeMembers(f[5]), timing);
       }
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException("malformed cluster shape \"" + text + "\": " + e, e);
     }
     throw new IllegalArgumentException("malformed cluster shape \"" + text + "\"");
+  }
+
+  private static List<Member> decodeMembers(String field) {
+    List<Member> nodes = new ArrayList<>();
+    for (String entry : field.split(",")) {
+      int colon = entry.indexOf(':');
+      if (colon < 0) {
+        throw new IllegalArgumentException("member without rack: " + entry);
+      }
+      nodes.add(
+          new Member(Integer.parseInt(entry.substring(0, colon)), entry.substring(colon + 1)));
+    }
+    return nodes;
   }
 }

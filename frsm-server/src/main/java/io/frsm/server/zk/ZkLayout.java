@@ -7,7 +7,8 @@ package io.frsm.server.zk;
  * <pre>
  *   /frsm/&lt;cluster&gt;/members/&lt;nodeId&gt;            ephemeral; NodeInfo
  *   /frsm/&lt;cluster&gt;/ready/&lt;nodeId&gt;              ephemeral; the node replayed its log and serves
- *   /frsm/&lt;cluster&gt;/shape                       persistent; nodes, racks, vnodes, RF (ClusterShape)
+ *   /frsm/&lt;cluster&gt;/shape                       persistent; nodes, racks, vnodes, RF, T, ε
+ *                                               (ClusterShape)
  *   /frsm/&lt;cluster&gt;/ranges/&lt;rangeId&gt;/term        term (u64) and holder node id (u32): the leader
  *   /frsm/&lt;cluster&gt;/ranges/&lt;rangeId&gt;/leasegen    its version is the lease generation; data:
  *                                               the bump's term and holder, or after a release
@@ -63,7 +64,7 @@ public final class ZkLayout {
     return Integer.toString(rangeIndex);
   }
 
-  /** The cluster's replica set and vnode count, written once when the cluster first forms. */
+  /** The cluster's {@link ClusterShape}, written once when the cluster first forms. */
   public String shape() {
     return root + "/shape";
   }

@@ -43,13 +43,20 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The paper's Appendix C test against three node processes: an embedded ZooKeeper in this JVM and
  * three child JVMs running {@code frsm server --config <yaml>} on loopback. Thin clients in this
- * JVM CAS-increment a few counters from several threads while the test {@code kill -9}s a node —
- * alternately the leader of the hot counter's range (the time until another node takes the range is
- * printed) and a follower — lets the survivors carry on, restarts it on its directories and waits
- * until it serves again. {@link CounterCheck} resolves unknown outcomes with {@code fence}. At the
- * end every counter equals the increments that took effect (none lost, none doubled) and the
- * recorded history is linearizable; it is written as JSON lines under {@code target/histories/}.
- * Node output goes to {@code target/multiprocess/}.
+ * JVM CAS-increment a few counters from several threads while the test {@code kill -9}s a node,
+ * lets the survivors carry on, restarts it on its directories and waits until it serves again.
+ *
+ * <p>The fault schedule comes from one seed, printed at the start and settable with {@code
+ * -Dfrsm.multiprocess.seed=<seed>}: in each round the victim is the leader of the hot counter's
+ * range or one of its followers, at random, and how long the cluster runs before the kill and how
+ * long the victim stays down are drawn at random too. (The workload's own timing is not replayed:
+ * the same seed gives the same schedule, not the same interleaving.)
+ *
+ * <p>{@link CounterCheck} resolves unknown outcomes with {@code fence}. At the end every counter
+ * equals the increments that took effect (none lost, none doubled) and the recorded history is
+ * linearizable. The history is written as JSON lines under {@code target/histories/} before either
+ * is checked, and also when the run fails earlier, so a failing run leaves its evidence. Node
+ * output goes to {@code target/multiprocess/}.
  */
 class MultiProcessCrashIT {
   private static final String CLUSTER_ID = "mp-cluster";
@@ -59,6 +66,21 @@ class MultiProcessCrashIT {
   private static final int WORKERS = 4;
   private static final int KILLS = 4;
   private static final long PHASE_INCREMENTS = 25;
+
+  /** How long the cluster runs before a kill, drawn per round (after the last victim serves). */
+  private static final Duration UP_MIN = Duration.ofMillis(500);
+
+  private static final Duration UP_MAX = Duration.ofMillis(2_500);
+
+  /**
+   * How long a victim stays down, drawn per round: shorter than its session timeout (it restarts
+   * before the cluster noticed, and registers once its old session expired) or longer (a dead
+   * leader's range moves to another node first).
+   */
+  private static final Duration DOWN_MIN = Duration.ofMillis(500);
+
+  private static final Duration DOWN_MAX = Duration.ofMillis(6_000);
+
   private static final Duration SESSION_TIMEOUT = Duration.ofSeconds(3);
   private static final Duration BOUNDED_DELAY = Duration.ofSeconds(2);
   private static final Duration CLIENT_TIMEOUT = Duration.ofSeconds(3);
@@ -72,13 +94,17 @@ class MultiProcessCrashIT {
   private final List<NodeProcess> nodes = new ArrayList<>();
   private final AtomicBoolean stop = new AtomicBoolean();
   private final ConcurrentLinkedQueue<Throwable> workerFailures = new ConcurrentLinkedQueue<>();
+  private volatile boolean historyWritten;
 
   @Test
   void killedNodeProcesses_restartOnTheirDirectories_andNoIncrementIsLostOrDoubled(
       @TempDir Path dir) throws Exception {
-    // Replay a failed run's kill choices and workloads with -Dfrsm.multiprocess.seed=<seed>.
+    // Replay a failed run's fault schedule with -Dfrsm.multiprocess.seed=<seed>.
     long seed = Long.getLong("frsm.multiprocess.seed", System.nanoTime());
-    SplittableRandom random = new SplittableRandom(seed);
+    SplittableRandom schedule = new SplittableRandom(seed);
+    System.out.printf(
+        "multi-process crash: seed %d (replay the schedule with -Dfrsm.multiprocess.seed=%d)%n",
+        seed, seed);
     Thread killAll = new Thread(this::killAll, "multiprocess-it-kill-nodes");
     Runtime.getRuntime().addShutdownHook(killAll);
     List<Thread> workers = new ArrayList<>();
@@ -128,51 +154,72 @@ class MultiProcessCrashIT {
 
         int leaderKills = 0;
         for (int round = 0; round < KILLS; round++) {
-          awaitIncrements(check, check.incrementsTookEffect() + PHASE_INCREMENTS);
+          Duration up = between(schedule, UP_MIN, UP_MAX);
+          boolean killLeader = schedule.nextBoolean();
+          Duration down = between(schedule, DOWN_MIN, DOWN_MAX);
+          runFor(up, () -> {});
           int leader = currentLeader(zk, registry, hotKey());
-          NodeProcess victim = round % 2 == 0 ? node(leader) : follower(leader, random);
-          if (victim.nodeId() == leader) {
+          NodeProcess victim = killLeader ? node(leader) : follower(leader, schedule);
+          if (killLeader) {
             leaderKills++;
           }
           long termBefore = term(zk, hotKey())[0];
           victim.kill(Duration.ofSeconds(10));
           long killedAt = System.nanoTime();
+          long atKill = check.incrementsTookEffect();
           System.out.printf(
-              "round %d: killed node %d (%s of the hot counter) at %d increments%n",
+              "round %d: killed node %d (%s of the hot counter) after %d ms up, at %d increments;"
+                  + " down for %d ms%n",
               round,
               victim.nodeId(),
-              victim.nodeId() == leader ? "leader" : "follower",
-              check.incrementsTookEffect());
-          if (victim.nodeId() == leader) {
-            // kill -9: the range moves once ZooKeeper expires the dead node's session.
-            awaitCondition(
-                () -> {
+              killLeader ? "leader" : "follower",
+              up.toMillis(),
+              atKill,
+              down.toMillis());
+          // The two survivors are a quorum: increments go on while the node is down (on the hot
+          // counter once ZooKeeper expired a dead leader's session and its successor waited out
+          // the lease).
+          long[] moved = {-1, -1}; // when (ms after the kill) and to which node the range moved
+          runFor(
+              down,
+              () -> {
+                if (killLeader && moved[0] < 0) {
                   long[] t = term(zk, hotKey());
-                  return t[0] > termBefore && t[1] != victim.nodeId();
-                },
-                PHASE_DEADLINE,
-                "another node to take the hot counter's range");
-            System.out.printf(
-                "round %d: node %d took the hot counter's range %d ms after the kill -9"
-                    + " (session timeout %d ms; writes resume L*(1+rho) later)%n",
-                round,
-                term(zk, hotKey())[1],
-                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt),
-                SESSION_TIMEOUT.toMillis());
+                  if (t[0] > termBefore && t[1] != victim.nodeId()) {
+                    moved[0] = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt);
+                    moved[1] = t[1];
+                  }
+                }
+              });
+          if (killLeader) {
+            System.out.println(
+                moved[0] >= 0
+                    ? String.format(
+                        "round %d: node %d took the hot counter's range %d ms after the kill -9"
+                            + " (session timeout %d ms; writes resume L*(1+rho) later)",
+                        round, moved[1], moved[0], SESSION_TIMEOUT.toMillis())
+                    : String.format(
+                        "round %d: the hot counter's range had not moved when the node restarted"
+                            + " (its session outlived the downtime)",
+                        round));
           }
-          // The two survivors are a quorum: increments go on while the node is down.
-          awaitIncrements(check, check.incrementsTookEffect() + PHASE_INCREMENTS);
           victim.start();
           awaitServing(victim, registry);
+          System.out.printf(
+              "round %d: node %d serves again; %d increments took effect while it was down or"
+                  + " restarting%n",
+              round, victim.nodeId(), check.incrementsTookEffect() - atKill);
         }
+        // Whatever the schedule did, the cluster must recover and carry on.
         awaitIncrements(check, check.incrementsTookEffect() + PHASE_INCREMENTS);
         stopWorkers(workers);
 
         List<String> problems = check.verify();
-        assertTrue(problems.isEmpty(), () -> "counters disagree: " + problems);
-        checkAndWriteHistory();
+        writeHistory(); // the evidence first: a failing check below leaves it behind
+        assertTrue(problems.isEmpty(), () -> "counters disagree: " + problems + "; " + evidence());
+        checkHistory();
         System.out.printf(
-            "multi-process crash (seed %d): %d kills (%d of the hot counter's natural leader),"
+            "multi-process crash (seed %d): %d kills (%d of the hot counter's leader),"
                 + " %d increments took effect, %d unknown outcomes resolved by fence,"
                 + " %d not executed, %d operations recorded%n",
             seed,
@@ -183,7 +230,19 @@ class MultiProcessCrashIT {
             check.notExecuted(),
             recorder.history().size());
       } catch (Throwable e) {
-        System.err.println("multi-process crash test failed (seed " + seed + "); node output:");
+        if (!historyWritten) {
+          try {
+            writeHistory(); // what was recorded up to the failure; open operations as unknown
+          } catch (Exception | Error writeFailed) {
+            e.addSuppressed(writeFailed);
+          }
+        }
+        System.err.println(
+            "multi-process crash test failed (seed "
+                + seed
+                + "; "
+                + evidence()
+                + "); node output:");
         for (NodeProcess n : nodes) {
           System.err.println(n.outputTail(40));
         }
@@ -322,17 +381,46 @@ class MultiProcessCrashIT {
     }
   }
 
-  private void checkAndWriteHistory() throws Exception {
-    var history = recorder.history();
+  private void writeHistory() throws Exception {
     Files.createDirectories(HISTORY.getParent());
     try (Writer out = Files.newBufferedWriter(HISTORY)) {
-      HistoryJsonWriter.write(history, out);
+      HistoryJsonWriter.write(recorder.history(), out);
     }
+    historyWritten = true;
+  }
+
+  private static String evidence() {
+    return "history: " + HISTORY.toAbsolutePath();
+  }
+
+  private void checkHistory() {
+    var history = recorder.history();
     // Thin clients leave τ to the node (arrival): an unknown outcome takes effect at the latest
     // T after arrival, and a request arrives within the client timeout of its call.
     long bound = BOUNDED_DELAY.plus(CLIENT_TIMEOUT).plus(Duration.ofSeconds(1)).toNanos();
     CheckResult result = LinearizabilityChecker.checkBoundedFirst(history, bound);
-    assertTrue(result.isLinearizable(), () -> result.explain() + "\nhistory: " + HISTORY);
+    assertTrue(result.isLinearizable(), () -> result.explain() + "\n" + evidence());
+  }
+
+  /**
+   * Lets the workload run for {@code d} (a point of the fault schedule, not a synchronization),
+   * calling {@code observe} at each poll.
+   */
+  private void runFor(Duration d, Runnable observe) {
+    long until = System.nanoTime() + d.toNanos();
+    awaitCondition(
+        () -> {
+          observe.run();
+          return System.nanoTime() - until >= 0 || !workerFailures.isEmpty();
+        },
+        d.plus(PHASE_DEADLINE),
+        "the end of a " + d.toMillis() + " ms phase");
+    throwWorkerFailures();
+  }
+
+  /** A duration drawn uniformly from [{@code min}, {@code max}], in milliseconds. */
+  private static Duration between(SplittableRandom random, Duration min, Duration max) {
+    return Duration.ofMillis(random.nextLong(min.toMillis(), max.toMillis() + 1));
   }
 
   private void killAll() {

@@ -18,6 +18,7 @@ import io.frsm.lsm.cell.Key;
 import io.frsm.lsm.cell.Token;
 import io.frsm.server.ring.Ring;
 import io.frsm.server.zk.ClusterShape;
+import io.frsm.server.zk.ClusterTiming;
 import io.frsm.server.zk.EmbeddedZooKeeper;
 import io.frsm.server.zk.ZkLayout;
 import java.nio.file.Path;
@@ -146,7 +147,9 @@ class ReplicationFactorIT {
       for (int id = 1; id <= 3; id++) {
         members.add(new ClusterShape.Member(id, "rack-" + id));
       }
-      ClusterShape.createIfAbsent(zk, layout, new ClusterShape(16, 3, members));
+      // T and ε as the nodes below run them (the builder's defaults), so only the RF differs.
+      ClusterTiming timing = new ClusterTiming(Duration.ofSeconds(5), Duration.ofMillis(250));
+      ClusterShape.createIfAbsent(zk, layout, new ClusterShape(16, 3, members, timing));
 
       FrsmNode misconfigured = node(dir, zookeeper, clusterId, 2);
       IllegalStateException e = assertThrows(IllegalStateException.class, misconfigured::start);

@@ -26,10 +26,15 @@ final class TestCluster implements AutoCloseable {
    */
   static final Duration BOUNDED_DELAY = Duration.ofSeconds(4);
 
+  /** ε: the nodes share one clock here. */
+  static final Duration CLOCK_SKEW_BOUND = Duration.ofMillis(10);
+
   static final Duration CLIENT_TIMEOUT = Duration.ofSeconds(6);
   static final Duration READY_TIMEOUT = Duration.ofSeconds(60);
 
   private final Path dir;
+  private final Duration boundedDelay;
+  private final Duration clockSkewBound;
   private final EmbeddedZooKeeper zookeeper;
   private final FrsmNode[] nodes;
 
@@ -43,12 +48,25 @@ final class TestCluster implements AutoCloseable {
   }
 
   TestCluster(Path dir, int n) throws Exception {
-    this(dir, n, 0);
+    this(dir, n, 0, BOUNDED_DELAY, CLOCK_SKEW_BOUND);
   }
 
   /** {@code n} nodes with {@code replicationFactor} replicas per range (0: the default). */
   TestCluster(Path dir, int n, int replicationFactor) throws Exception {
+    this(dir, n, replicationFactor, BOUNDED_DELAY, CLOCK_SKEW_BOUND);
+  }
+
+  /** With the cluster's T and ε (every node runs them; the shape publishes them to clients). */
+  TestCluster(Path dir, int n, Duration boundedDelay, Duration clockSkewBound) throws Exception {
+    this(dir, n, 0, boundedDelay, clockSkewBound);
+  }
+
+  private TestCluster(
+      Path dir, int n, int replicationFactor, Duration boundedDelay, Duration clockSkewBound)
+      throws Exception {
     this.dir = dir;
+    this.boundedDelay = boundedDelay;
+    this.clockSkewBound = clockSkewBound;
     this.nodes = new FrsmNode[n];
     this.replicationFactor = replicationFactor;
     this.zookeeper = EmbeddedZooKeeper.start(dir.resolve("zk"));
@@ -69,7 +87,14 @@ final class TestCluster implements AutoCloseable {
   }
 
   private FrsmNode newNode(int nodeId) {
-    Path data = dir.resolve("node-" + nodeId);
+    return nodeBuilder(nodeId, dir.resolve("node-" + nodeId)).build();
+  }
+
+  /**
+   * The settings of this cluster's node {@code nodeId}, on directories under {@code data}; a test
+   * may change some before it builds the node.
+   */
+  FrsmNode.Builder nodeBuilder(int nodeId, Path data) {
     FrsmNode.Builder builder = FrsmNode.builder();
     if (replicationFactor > 0) {
       builder.replicationFactor(replicationFactor);
@@ -83,12 +108,11 @@ final class TestCluster implements AutoCloseable {
         .zookeeperSessionTimeout(Duration.ofSeconds(3))
         .initialNodes(nodes.length)
         .rack("rack-" + nodeId)
-        .boundedDelay(BOUNDED_DELAY)
-        .clockSkewBound(Duration.ofMillis(10))
+        .boundedDelay(boundedDelay)
+        .clockSkewBound(clockSkewBound)
         .drainTimeout(Duration.ofSeconds(5))
         .transportThreads(1)
-        .lsm(b -> b.blockCacheSizeBytes(1 << 20).memtableFlushSizeBytes(256 * 1024))
-        .build();
+        .lsm(b -> b.blockCacheSizeBytes(1 << 20).memtableFlushSizeBytes(256 * 1024));
   }
 
   /** A node with an id outside the cluster's shape, on its own directories; not started. */
@@ -186,16 +210,54 @@ final class TestCluster implements AutoCloseable {
         "node " + nodeId + " to lead range " + range + " (holders " + holdersOf(range) + ")");
   }
 
+  /**
+   * Waits until node {@code nodeId} has received messages from every other node since it started. A
+   * node restarted on a new port is reached by its peers only once they redialled its new address
+   * (with back-off); until then it gets no replies, and its rounds wait for them.
+   */
+  void awaitHeardFromEveryPeer(int nodeId) {
+    int[] peers =
+        java.util.stream.IntStream.rangeClosed(1, nodes.length).filter(p -> p != nodeId).toArray();
+    awaitHeardFrom(nodeId, peers);
+  }
+
+  /** Like {@link #awaitHeardFromEveryPeer}, for the running {@code peers} only. */
+  void awaitHeardFrom(int nodeId, int... peers) {
+    FrsmNode n = node(nodeId);
+    Await.until(
+        () -> {
+          for (int peer : peers) {
+            if (n.meterRegistry()
+                    .get("frsm.peer.messages")
+                    .tag("peer", Integer.toString(peer))
+                    .tag("direction", "received")
+                    .functionCounter()
+                    .count()
+                == 0) {
+              return false;
+            }
+          }
+          return true;
+        },
+        READY_TIMEOUT,
+        "node " + nodeId + " to hear from nodes " + java.util.Arrays.toString(peers));
+  }
+
   String zookeeperConnectString() {
     return zookeeper.connectString();
   }
 
   FrsmClient thinClient() {
+    return thinClient(CLIENT_TIMEOUT);
+  }
+
+  /** A thin client whose calls give up after {@code operationTimeout}; closed with the cluster. */
+  FrsmClient thinClient(Duration operationTimeout) {
     FrsmClient c =
         FrsmClient.builder()
             .zookeeper(zookeeper.connectString())
             .clusterId(CLUSTER_ID)
-            .operationTimeout(CLIENT_TIMEOUT)
+            .operationTimeout(operationTimeout)
             .build();
     clients.add(c);
     return c;
