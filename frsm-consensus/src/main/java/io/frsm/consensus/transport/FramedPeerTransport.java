@@ -147,6 +147,18 @@ public final class FramedPeerTransport<M> implements AutoCloseable {
     return connection.send(envelope) || dropped();
   }
 
+  /**
+   * Node {@code nodeId} (re)appeared — restarted, or reachable again: a connection to it that waits
+   * out its reconnect back-off dials now. Without this a restarted peer hears from this node only
+   * after up to {@code reconnectBackoffMax}. Any thread; a node never sent to is left alone.
+   */
+  public void redial(int nodeId) {
+    OutboundConnection connection = connections.get(nodeId);
+    if (connection != null && !closed) {
+      connection.redialNow();
+    }
+  }
+
   private boolean dropped() {
     droppedMessages.increment();
     return false;

@@ -52,6 +52,13 @@ public final class NettyPeerTransport implements PeerTransport {
     return transport.send(nodeId, message);
   }
 
+  /**
+   * Node {@code nodeId} (re)appeared: stop waiting out a back-off to it (see FramedPeerTransport).
+   */
+  public void redial(int nodeId) {
+    transport.redial(nodeId);
+  }
+
   /** Messages {@link #send} refused plus queued messages discarded because a peer was down. */
   public long droppedMessages() {
     return transport.droppedMessages();

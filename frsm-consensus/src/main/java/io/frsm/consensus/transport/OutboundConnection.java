@@ -119,6 +119,21 @@ final class OutboundConnection {
     loop().execute(this::connectIfIdle);
   }
 
+  /**
+   * The peer (re)appeared, perhaps restarted: if this connection waits out a back-off, dial now
+   * from a fresh back-off instead. Any thread.
+   */
+  void redialNow() {
+    loop()
+        .execute(
+            () -> {
+              if (state == State.WAITING_TO_RECONNECT) {
+                backoff.reset();
+                dial(); // the scheduled retry finds the state changed and does nothing
+              }
+            });
+  }
+
   private void connectIfIdle() {
     if (state == State.IDLE) {
       dial();

@@ -57,4 +57,24 @@ class OutboundConnectionTest {
       }
     }
   }
+
+  @Test
+  void redialNow_skipsTheBackoffWait_whenThePeerReappears() throws Exception {
+    // A back-off so long that only redialNow can connect within the deadline.
+    TransportConfig slow =
+        TransportConfig.builder(CLUSTER).reconnectBackoffMillis(600_000, 600_000).build();
+    connection =
+        new OutboundConnection(
+            "restarted peer", target::get, loops, slow, p -> {}, c -> {}, n -> {});
+    connection.connect();
+    Await.until(() -> connection.failuresSinceConnected() >= 1, DEADLINE, "a failed attempt");
+    try (ServerSocket listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      listener.setSoTimeout((int) DEADLINE.toMillis());
+      target.set((InetSocketAddress) listener.getLocalSocketAddress());
+      connection.redialNow();
+      try (Socket accepted = listener.accept()) {
+        Await.until(() -> connection.failuresSinceConnected() == 0, DEADLINE, "connected");
+      }
+    }
+  }
 }

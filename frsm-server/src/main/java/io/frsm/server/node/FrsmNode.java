@@ -225,6 +225,7 @@ public final class FrsmNode implements AutoCloseable {
           tryForm();
           leadershipView();
           dropForwardingToDepartedMembers();
+          redialReappearedPeers();
         });
     members.watchReady(registry, this::leadershipView);
     tryForm();
@@ -249,6 +250,27 @@ public final class FrsmNode implements AutoCloseable {
               e.getValue().close();
               return true;
             });
+  }
+
+  /** The live members as of the last membership change (watch thread). */
+  private java.util.Set<Integer> lastLive = java.util.Set.of();
+
+  /**
+   * A member that (re)registered — typically a node restarted after a crash — is dialled now rather
+   * than after this node's reconnect back-off to it, so its first rounds as the natural leader that
+   * takes its ranges back find its peers listening.
+   */
+  private synchronized void redialReappearedPeers() {
+    java.util.Set<Integer> live = java.util.Set.copyOf(members.live());
+    NettyPeerTransport t = peerTransport;
+    if (t != null) {
+      for (int id : live) {
+        if (id != settings.nodeId && !lastLive.contains(id)) {
+          t.redial(id);
+        }
+      }
+    }
+    lastLive = live;
   }
 
   /** Live members or ready markers changed: the ranges this node should lead may have too. */
