@@ -13,7 +13,17 @@ import java.util.function.Consumer;
  * @param progress where live progress lines go
  */
 record ExperimentOptions(
-    boolean quick, Path out, double stepSeconds, long keys, Consumer<String> progress) {
+    boolean quick,
+    Path out,
+    double stepSeconds,
+    long keys,
+    double systemWarmupSeconds,
+    Consumer<String> progress) {
+
+  /** The defaults' options with an output directory: what the tests run. */
+  ExperimentOptions(boolean quick, Path out, double stepSeconds, long keys, Consumer<String> p) {
+    this(quick, out, stepSeconds, keys, -1, p);
+  }
 
   static final Path DEFAULT_OUT = Path.of("frsm-bench", "target", "experiments");
 
@@ -23,6 +33,9 @@ record ExperimentOptions(
     }
     if (stepSeconds < 0 || keys < 0) {
       throw new IllegalArgumentException("--seconds and --keys must be >= 0");
+    }
+    if (systemWarmupSeconds < 0 && systemWarmupSeconds != -1) {
+      throw new IllegalArgumentException("--system-warmup must be >= 0");
     }
   }
 
@@ -39,15 +52,20 @@ record ExperimentOptions(
 
   /**
    * The unmeasured run of the paper workload on a system just started, before its first step (none
-   * in quick mode). On this 2-core machine the JIT compilers take most of a core for the first ~20
-   * s of a run (seen with per-thread CPU times), so a step measured right after start-up measures
-   * compilation; each system gets the same warm-up.
+   * in quick mode unless {@code --system-warmup} says so). On this 2-core machine the JIT compilers
+   * take most of a core for the first ~20 s of a run, and frsm's (more code: the ZooKeeper server
+   * and Curator run in the same JVM, with lease renewals) still took 25% of the CPU at 25 s and 12%
+   * at 65 s, against 8% for the cRSM at 25 s (perf, 2026-11-25): a step measured soon after
+   * start-up measures compilation. Each system gets the same warm-up.
    */
   Duration systemWarmup() {
+    if (systemWarmupSeconds >= 0) {
+      return Duration.ofMillis(Math.round(systemWarmupSeconds * 1000));
+    }
     return quick ? Duration.ZERO : SYSTEM_WARMUP;
   }
 
-  static final Duration SYSTEM_WARMUP = Duration.ofSeconds(20);
+  static final Duration SYSTEM_WARMUP = Duration.ofSeconds(60);
 
   long keyCount() {
     return keys > 0 ? keys : quick ? 10_000 : 100_000;
