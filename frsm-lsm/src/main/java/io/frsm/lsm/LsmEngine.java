@@ -268,35 +268,26 @@ public final class LsmEngine implements AutoCloseable {
     if (stalled != null) {
       return stalled;
     }
-    Memtable target;
-    CompletableFuture<Void> durable;
-    switchLock.readLock().lock();
-    try {
-      if (closed) {
-        throw new IllegalStateException("the LSM engine is closed");
-      }
-      target = state.peek().active;
-      target.admitWriter();
-      durable = commitLog.append(cell);
-    } finally {
-      switchLock.readLock().unlock();
-    }
-    return durable.handle(
-        (ok, error) -> {
-          try {
-            if (error == null) {
-              target.merge(cell);
-            }
-          } finally {
-            target.releaseWriter();
-          }
-          if (error != null) {
-            metrics.writesRejected.increment();
-            throw error instanceof CompletionException c ? c : new CompletionException(error);
-          }
-          maybeFlushForSize(target);
-          return null;
-        });
+    Admitted admitted = admitToActiveMemtable(cell, true);
+    Memtable target = admitted.memtable();
+    return admitted
+        .logged()
+        .handle(
+            (ok, error) -> {
+              try {
+                if (error == null) {
+                  target.merge(cell);
+                }
+              } finally {
+                target.releaseWriter();
+              }
+              if (error != null) {
+                metrics.writesRejected.increment();
+                throw error instanceof CompletionException c ? c : new CompletionException(error);
+              }
+              maybeFlushForSize(target);
+              return null;
+            });
   }
 
   /**
@@ -317,17 +308,7 @@ public final class LsmEngine implements AutoCloseable {
     if (stalled != null) {
       return stalled;
     }
-    Memtable target;
-    switchLock.readLock().lock();
-    try {
-      if (closed) {
-        throw new IllegalStateException("the LSM engine is closed");
-      }
-      target = state.peek().active;
-      target.admitWriter();
-    } finally {
-      switchLock.readLock().unlock();
-    }
+    Memtable target = admitToActiveMemtable(cell, false).memtable();
     try {
       target.merge(cell);
     } finally {
@@ -336,6 +317,28 @@ public final class LsmEngine implements AutoCloseable {
     metrics.unloggedWrites.increment();
     maybeFlushForSize(target);
     return CompletableFuture.completedFuture(null);
+  }
+
+  /** The memtable a writer was admitted to, and its commit-log record's future (null: none). */
+  private record Admitted(Memtable memtable, CompletableFuture<Void> logged) {}
+
+  /**
+   * Admits a writer of {@code cell} to the active memtable under the switch lock, appending its
+   * commit-log record there too when {@code log} (so the record belongs to that memtable's
+   * segments).
+   */
+  private Admitted admitToActiveMemtable(Cell cell, boolean log) {
+    switchLock.readLock().lock();
+    try {
+      if (closed) {
+        throw new IllegalStateException("the LSM engine is closed");
+      }
+      Memtable target = state.peek().active;
+      target.admitWriter();
+      return new Admitted(target, log ? commitLog.append(cell) : null);
+    } finally {
+      switchLock.readLock().unlock();
+    }
   }
 
   /** A failed write while too many memtables wait for their flush, else null. */

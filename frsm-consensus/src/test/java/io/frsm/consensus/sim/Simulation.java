@@ -507,32 +507,30 @@ public final class Simulation {
             toCore.run();
             return;
           }
-          schedule(
-              callerReadRandom.between(0, 30_000),
-              () ->
-                  onNodeIncarnation(
-                      node,
-                      incarnation,
-                      () -> {
-                        Cell cell = node.store.get(get.key());
-                        schedule(
-                            callerReadRandom.between(0, 30_000),
-                            () ->
-                                onNodeIncarnation(
-                                    node,
-                                    incarnation,
-                                    () -> {
-                                      Outcome served =
-                                          reads.finish(attempt, cell, monoNanos(node.id));
-                                      if (served == null) {
-                                        toCore.run();
-                                      } else {
-                                        callerThreadReads++;
-                                        apply(node, new Effect.Reply(id, served));
-                                      }
-                                    }));
-                      }));
+          afterCallerDelay(
+              node,
+              incarnation,
+              () -> {
+                Cell cell = node.store.get(get.key());
+                afterCallerDelay(
+                    node,
+                    incarnation,
+                    () -> {
+                      Outcome served = reads.finish(attempt, cell, monoNanos(node.id));
+                      if (served == null) {
+                        toCore.run();
+                      } else {
+                        callerThreadReads++;
+                        apply(node, new Effect.Reply(id, served));
+                      }
+                    });
+              });
         });
+  }
+
+  /** The reader thread's next step, a few microseconds on, inside the same node incarnation. */
+  private void afterCallerDelay(SimNode node, int incarnation, Runnable step) {
+    schedule(callerReadRandom.between(0, 30_000), () -> onNodeIncarnation(node, incarnation, step));
   }
 
   /**
