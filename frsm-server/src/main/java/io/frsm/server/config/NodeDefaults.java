@@ -1,0 +1,27 @@
+package io.frsm.server.config;
+
+import java.time.Duration;
+
+/**
+ * The node's defaults, one place for both ways of setting a node up: the YAML file (an absent key)
+ * and {@code FrsmNode.Builder} (an option never set). docs/OPERATIONS.md and config/frsm.yaml list
+ * the same values; {@code ConfigLoaderTest} and {@code FrsmNodeConfigTest} check they agree.
+ */
+public final class NodeDefaults {
+  private NodeDefaults() {}
+
+  public static final Duration ZOOKEEPER_SESSION_TIMEOUT = Duration.ofSeconds(10);
+  public static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(10);
+  public static final int VNODES = 16;
+  public static final Duration BOUNDED_DELAY = Duration.ofSeconds(5);
+  public static final Duration CLOCK_SKEW_BOUND = Duration.ofMillis(250);
+  public static final Duration HEDGE = Duration.ofMillis(20);
+  public static final Duration ROUND_TIMEOUT = Duration.ofMillis(200);
+  public static final Duration BACKOFF_MAX = Duration.ofMillis(50);
+  public static final Duration TICK_INTERVAL = Duration.ofMillis(2);
+  public static final Duration LEASE = Duration.ofSeconds(2);
+  public static final int CLOCK_DRIFT_PPM = 1_000;
+  public static final boolean LEADER_ONLY_READS = true;
+  public static final long CLOCK_CACHE_BYTES = 64L * 1024 * 1024;
+  public static final int TRANSPORT_THREADS = 2;
+}
