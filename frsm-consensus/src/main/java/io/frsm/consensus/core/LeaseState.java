@@ -32,6 +32,14 @@ final class LeaseState implements RangeScan.Host {
   /** Told of every change to a range's servability (reads outside the core's thread). */
   private ReadGate gate = ReadGate.NONE;
 
+  /** A write that decides a range's servability happened since the last publication. */
+  private boolean servabilityChanged;
+
+  /** Publications skipped for want of a change; every {@link #FULL_CHECK_EVERY}th runs anyway. */
+  private long publishesSkipped;
+
+  private static final int FULL_CHECK_EVERY = 1024;
+
   private long[] publishedUntil;
   private long[] publishedTerm;
   private long[] modeEntries;
@@ -105,6 +113,11 @@ final class LeaseState implements RangeScan.Host {
     if (gate == ReadGate.NONE) {
       return;
     }
+    if (!servabilityChanged && ++publishesSkipped % FULL_CHECK_EVERY != 0) {
+      return; // nothing that decides servability was written since the last publication
+    }
+    boolean expectChange = servabilityChanged;
+    servabilityChanged = false;
     for (int i = 0; i < ranges.length; i++) {
       RangeLease r = ranges[i];
       boolean leaderOnly = r.leaderOnly && r.term > 0;
@@ -114,11 +127,22 @@ final class LeaseState implements RangeScan.Host {
       wasLeaderOnly[i] = leaderOnly;
       long until = leaderOnly ? r.leaseEndMonoNanos : Long.MIN_VALUE;
       if (until != publishedUntil[i] || r.term != publishedTerm[i]) {
+        // Every write of term, lease end or leader-only mode marks a change; a difference found
+        // without one is a write site that forgot to (the gate would have served on stale state).
+        if (!expectChange) {
+          throw new IllegalStateException(
+              "range " + i + " changed servability without servabilityChanged(): " + r);
+        }
         publishedUntil[i] = until;
         publishedTerm[i] = r.term;
         gate.range(i, r.term, modeEntries[i], until);
       }
     }
+  }
+
+  /** Marks that a range's term, lease end or leader-only mode was just written. */
+  private void servabilityChanged() {
+    servabilityChanged = true;
   }
 
   // ---- Inputs from the coordination service ---------------------------------------------------
@@ -129,6 +153,7 @@ final class LeaseState implements RangeScan.Host {
       return; // a duplicate or a late grant of a term this node already moved past
     }
     r.grant(now, g.term(), g.predecessorReleased());
+    servabilityChanged();
     if (g.predecessorReleased() || coordinator.config.broken(Sabotage.SKIP_LEASE_WAIT)) {
       sendTermPersist(now, g.range(), r, out);
     }
@@ -152,6 +177,7 @@ final class LeaseState implements RangeScan.Host {
       r.leaseEndMonoNanos = Long.MIN_VALUE;
       r.lostAtMonoNanos = now.monoNanos();
       r.released = true;
+      servabilityChanged();
     }
     boolean clean =
         coordinator.config.broken(Sabotage.RELEASE_BEFORE_WAIT)
@@ -171,12 +197,14 @@ final class LeaseState implements RangeScan.Host {
     }
     r.leaseEndMonoNanos =
         Math.max(r.leaseEndMonoNanos, Math.addExact(sent, config.leaseAfterRenewalNanos()));
+    servabilityChanged();
   }
 
   void lost(Now now, Input.LeaseLost lost) {
     RangeLease r = range(lost.range());
     r.leaseEndMonoNanos = Long.MIN_VALUE;
     r.lostAtMonoNanos = now.monoNanos();
+    servabilityChanged();
   }
 
   // ---- Term persist -------------------------------------------------------------------------
@@ -247,6 +275,7 @@ final class LeaseState implements RangeScan.Host {
       r.persistRound = null;
       if (coordinator.config.broken(Sabotage.SKIP_RANGE_SCAN)) {
         r.leaderOnly = true;
+        servabilityChanged();
         return;
       }
       r.scan = new RangeScan(this, placement, range, r.term);
@@ -259,6 +288,7 @@ final class LeaseState implements RangeScan.Host {
     if (r.scan != null && r.scan.finished()) {
       assert r.termPersisted && r.scan.term == r.term : "a scan outlived its term: " + r;
       r.leaderOnly = true;
+      servabilityChanged();
       r.scan = null;
       scansCompleted++;
     }
@@ -316,6 +346,7 @@ final class LeaseState implements RangeScan.Host {
     RangeLease r = range(range);
     if (term > r.term) {
       r.endTerm(now);
+      servabilityChanged();
     }
   }
 
