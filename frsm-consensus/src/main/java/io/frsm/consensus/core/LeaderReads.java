@@ -36,6 +36,14 @@ final class LeaderReads {
   private final Map<Key, AcceptedValue> catchingUp = new HashMap<>();
   private final Set<Key> openAccepts = new HashSet<>();
   private ReadGate gate = ReadGate.NONE;
+
+  /**
+   * Keys that became settled during the current step: the gate hears of them only at its end
+   * ({@link #endOfStep}), so a key settled and unsettled again within one step (a prepare quorum
+   * closes an open accept, then the same step sends a new accept) never looks settled to a reader.
+   */
+  private final java.util.List<Key> settledThisStep = new java.util.ArrayList<>();
+
   private long served;
 
   /** {@code enabled} false: never answer from the local cell (every read goes to a quorum). */
@@ -142,7 +150,7 @@ final class LeaderReads {
   /** A prepare of this node reached a quorum: its own lower-ballot accepts can no longer win. */
   void prepared(Key key) {
     if (openAccepts.remove(key) && !unsettled(key)) {
-      gate.settled(key);
+      settledThisStep.add(key);
     }
   }
 
@@ -168,9 +176,22 @@ final class LeaderReads {
     if (waiting != null && (durable.sameTriple(waiting) || durable.compareInstance(waiting) > 0)) {
       catchingUp.remove(key);
       if (!unsettled(key)) {
+        settledThisStep.add(key);
+      }
+    }
+  }
+
+  /** Tells the gate the keys settled in this step that are still settled at its end. */
+  void endOfStep() {
+    if (settledThisStep.isEmpty()) {
+      return;
+    }
+    for (Key key : settledThisStep) {
+      if (!unsettled(key)) {
         gate.settled(key);
       }
     }
+    settledThisStep.clear();
   }
 
   /** Keys whose chosen value the local cell may still lack (diagnostics and tests). */

@@ -89,6 +89,7 @@ public final class NodeCore {
     if (leases.enabled()) {
       takeScanReplies(now, leases, out);
       watchChosenPersists(out);
+      coordinator.leaderReads.endOfStep();
       leases.publish();
     }
     return out;

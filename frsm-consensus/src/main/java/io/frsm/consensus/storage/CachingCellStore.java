@@ -10,8 +10,8 @@ import java.util.Objects;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * The clock cache (DESIGN.md "LSM"): a Caffeine cache of each key's merged durable cell (its clock
- * and value, or "nothing stored") in front of a {@link CellStore}, bounded by weight in bytes.
+ * The clock cache (DESIGN.md "LSM"): a Caffeine cache of each key's merged cell (its clock and
+ * value, or "nothing stored") in front of a {@link CellStore}, bounded by weight in bytes.
  *
  * <p><b>Coherence.</b> Every persist the node completes passes through {@link #persisted} before
  * the core hears of it (see {@link LsmPersister}), and merges the delta into the cached cell with
@@ -30,8 +30,12 @@ import java.util.concurrent.atomic.LongAdder;
  * its grace period), a cached cell may still show the delete and its promise. That is the state the
  * drop forgot, so the core behaves as if the drop had not happened yet.
  *
- * <p>Thread-safe. Eviction runs on the calling thread, so a single-threaded driver stays
- * deterministic.
+ * <p>Cached cells include the chosen-flag hints the node persisted without a commit-log record
+ * (docs/PROTOCOL.md "Chosen flags are hints"), exactly as the store's memtable does.
+ *
+ * <p>Thread-safe: the core's thread reads and loads, commit-log threads merge persisted deltas,
+ * callers' threads read hits only ({@link #getIfCached}). Eviction runs on the calling thread (no
+ * executor of Caffeine's own), so a single-threaded driver — the simulator — stays deterministic.
  */
 public final class CachingCellStore implements CellStore, PersistListener {
   /** Approximate bytes of a cache entry besides key and cell (node, record, references). */
@@ -92,6 +96,24 @@ public final class CachingCellStore implements CellStore, PersistListener {
                         ? old
                         : new Clock(store.get(k), current));
     return loaded.cell();
+  }
+
+  /**
+   * The cached cell of {@code key} ({@code null}: cached as "nothing stored"), or {@code notCached}
+   * if the cache does not hold it (or is bypassed): never reads the store, so never waits for a
+   * disk. For readers that must not block (CallerThreadReads on Netty event loops).
+   */
+  public Cell getIfCached(Key key, Cell notCached) {
+    if (bypass) {
+      return notCached;
+    }
+    long current = generation;
+    Clock cached = cache.getIfPresent(key);
+    if (cached != null && cached.generation() == current) {
+      hits.increment();
+      return cached.cell();
+    }
+    return notCached;
   }
 
   /** Listings are not cached: a scan reads each page once. */

@@ -1,7 +1,5 @@
 package io.frsm.consensus.storage;
 
-import io.frsm.consensus.core.CellStore;
-import io.frsm.consensus.core.CellStoreException;
 import io.frsm.consensus.core.Outcome;
 import io.frsm.consensus.core.Placement;
 import io.frsm.consensus.core.RangeTerm;
@@ -26,7 +24,8 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <ol>
  *   <li>{@link #begin}: the range is in leader-only mode (term, mode entry) and the key is settled;
- *   <li>the caller reads the local cell ({@link CellStore#get});
+ *   <li>the caller reads the local cell from memory ({@link MemoryReads}: the clock cache in a
+ *       node; a miss goes to the core);
  *   <li>{@link #finish}: the cell is chosen or absent, and the range is still in the same stretch
  *       of leader-only mode with the lease held at the caller's monotonic clock, read now.
  * </ol>
@@ -45,8 +44,24 @@ import java.util.concurrent.atomic.LongAdder;
  * core hears they are done, so what a reader finds published implies what it finds stored.
  */
 public final class CallerThreadReads implements ReadGate {
+  /**
+   * What stands in for a cell the memory reads do not hold (distinct from {@code null}, "nothing
+   * stored"); compared by identity.
+   */
+  public static final Cell NOT_IN_MEMORY =
+      new Cell(Key.of(new byte[] {0}), io.frsm.lsm.cell.Ballot.NONE, null, null, 0);
+
+  /**
+   * Reads a key's cell without waiting for a disk: the cell, {@code null} if nothing is stored, or
+   * {@link #NOT_IN_MEMORY}. Safe from any thread.
+   */
+  @FunctionalInterface
+  public interface MemoryReads {
+    Cell get(Key key);
+  }
+
   private final Placement placement;
-  private final CellStore store;
+  private final MemoryReads memory;
   private final Set<Key> unsettled = ConcurrentHashMap.newKeySet();
   private final AtomicReferenceArray<RangeView> ranges;
   private final LongAdder served = new LongAdder();
@@ -65,9 +80,9 @@ public final class CallerThreadReads implements ReadGate {
     }
   }
 
-  public CallerThreadReads(Placement placement, CellStore store) {
+  public CallerThreadReads(Placement placement, MemoryReads memory) {
     this.placement = Objects.requireNonNull(placement, "placement");
-    this.store = Objects.requireNonNull(store, "store");
+    this.memory = Objects.requireNonNull(memory, "memory");
     this.ranges = new AtomicReferenceArray<>(placement.rangeCount());
   }
 
@@ -92,7 +107,8 @@ public final class CallerThreadReads implements ReadGate {
 
   /**
    * Serves a get of {@code key} here if the core would serve it from its local cell now: the
-   * answer, or null (submit the read to the core). {@code nowMonoNanos} supplies the caller's
+   * answer, or null (submit the read to the core). Reads the cell from memory only ({@link
+   * MemoryReads}): the caller may be an event loop. {@code nowMonoNanos} supplies the caller's
    * monotonic clock ({@link System#nanoTime}), read after the cell.
    */
   public Outcome tryRead(Key key, java.util.function.LongSupplier nowMonoNanos) {
@@ -100,11 +116,9 @@ public final class CallerThreadReads implements ReadGate {
     if (attempt == null) {
       return null;
     }
-    Cell cell;
-    try {
-      cell = store.get(key);
-    } catch (CellStoreException unreadable) {
-      return null; // the core decides what an unreadable key means
+    Cell cell = memory.get(key);
+    if (cell == NOT_IN_MEMORY) {
+      return null; // the core reads it from the store (and caches it for the next read)
     }
     return finish(attempt, cell, nowMonoNanos.getAsLong());
   }

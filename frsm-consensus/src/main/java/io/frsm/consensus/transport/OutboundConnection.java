@@ -48,6 +48,10 @@ final class OutboundConnection {
   private final Consumer<Channel> onChannelClosed;
   private final Consumer<Integer> onDiscarded;
   private State state = State.IDLE;
+
+  /** The pending reconnect timer, if any (loop only): a redial cancels it. */
+  private io.netty.util.concurrent.ScheduledFuture<?> reconnectTimer;
+
   private Channel channel;
   private boolean lastAttemptFailed;
 
@@ -128,8 +132,12 @@ final class OutboundConnection {
         .execute(
             () -> {
               if (state == State.WAITING_TO_RECONNECT) {
+                if (reconnectTimer != null) {
+                  reconnectTimer.cancel(false); // one chain of attempts, not two
+                  reconnectTimer = null;
+                }
                 backoff.reset();
-                dial(); // the scheduled retry finds the state changed and does nothing
+                dial();
               }
             });
   }
@@ -196,15 +204,17 @@ final class OutboundConnection {
 
   private void scheduleReconnect() {
     state = State.WAITING_TO_RECONNECT;
-    loop()
-        .schedule(
-            () -> {
-              if (state == State.WAITING_TO_RECONNECT) {
-                dial();
-              }
-            },
-            backoff.nextDelayMillis(),
-            TimeUnit.MILLISECONDS);
+    reconnectTimer =
+        loop()
+            .schedule(
+                () -> {
+                  reconnectTimer = null;
+                  if (state == State.WAITING_TO_RECONNECT) {
+                    dial();
+                  }
+                },
+                backoff.nextDelayMillis(),
+                TimeUnit.MILLISECONDS);
   }
 
   /**

@@ -43,6 +43,7 @@ class RangeScanTest {
 
   private Simulation sim;
   private boolean isolateNode1;
+  private boolean isolateNode2;
   private final long[] renewUntil = new long[3];
 
   @BeforeEach
@@ -53,7 +54,9 @@ class RangeScanTest {
             FaultMix.exact(3, DELAY_MICROS, 0),
             Simulation.simConfig(3).withLeases(LEASES).withPlacement(PLACEMENT),
             1_000_000);
-    sim.setFilter((from, to, m) -> isolateNode1 && (from == 1 || to == 1));
+    sim.setFilter(
+        (from, to, m) ->
+            isolateNode1 && (from == 1 || to == 1) || isolateNode2 && (from == 2 || to == 2));
   }
 
   @Test
@@ -116,6 +119,58 @@ class RangeScanTest {
     assertEquals(served + sample.size(), sim.leaderOnlyReads());
     assertEquals(sample.size(), sim.stats(1).gets());
     assertEquals(sample.size(), sim.stats(1).readsLeaderOnly());
+  }
+
+  /**
+   * A scan that cannot hear from every replica prepares (Algorithm 1's promise condition is not
+   * met) but never quenches: each key keeps the version its last write gave it. A quench would be a
+   * write no client asked for, moving versions under the clients (MultiProcessCrashIT's
+   * linearizability check found one after a leader kill).
+   */
+  @Test
+  void scanWithAReplicaDown_preparesButKeepsEveryKeysVersion() {
+    for (int range = 0; range < 3; range++) {
+      grant(0, range, 1);
+    }
+    sim.runUntil(() -> sim.rangeScansCompleted(0) == 3, 10_000_000_000L, "node 0 scanned");
+    Map<Key, Version> written = new HashMap<>();
+    for (int i = 0; i < 300; i++) {
+      Key key = key(i);
+      Outcome o = run(0, new Operation.Create(key, ("v" + i).getBytes(StandardCharsets.US_ASCII)));
+      Version v = assertInstanceOf(Outcome.Written.class, o).version();
+      o = run(0, new Operation.Cas(key, v, ("w" + i).getBytes(StandardCharsets.US_ASCII)));
+      written.put(key, assertInstanceOf(Outcome.Written.class, o).version());
+    }
+    runFor(10_000_000);
+
+    isolateNode2 = true;
+    renewUntil[0] = 0;
+    long preparesBefore = sim.messages(Message.Prepare.class);
+    long acceptsBefore = sim.messages(Message.Accept.class);
+    for (int range = 0; range < 3; range++) {
+      grant(1, range, 2);
+    }
+    sim.runUntil(() -> sim.rangeScansCompleted(1) == 3, 60_000_000_000L, "node 1 scanned");
+    runFor(10_000_000);
+    assertTrue(
+        sim.messages(Message.Prepare.class) > preparesBefore,
+        "without node 2's answers the scan's reads must prepare");
+    assertEquals(
+        acceptsBefore,
+        sim.messages(Message.Accept.class),
+        "every value was known chosen: the scan wrote nothing");
+    for (var e : written.entrySet()) {
+      for (int node : new int[] {0, 1}) {
+        Cell cell = sim.durableCell(node, e.getKey());
+        assertEquals(
+            e.getValue().timestamp(),
+            cell.accepted().timestamp(),
+            "node " + node + " holds " + e.getKey() + " at its written version: " + cell);
+      }
+      Outcome.ReadResult r =
+          assertInstanceOf(Outcome.ReadResult.class, run(1, new Operation.Get(e.getKey())));
+      assertEquals(e.getValue(), r.value().orElseThrow().version());
+    }
   }
 
   @Test

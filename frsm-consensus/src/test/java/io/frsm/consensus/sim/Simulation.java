@@ -461,7 +461,7 @@ public final class Simulation {
     node.callerReads = null;
     if (callerReadRandom != null) {
       io.frsm.consensus.storage.CallerThreadReads reads =
-          new io.frsm.consensus.storage.CallerThreadReads(coreConfig.placement(), node.store);
+          new io.frsm.consensus.storage.CallerThreadReads(coreConfig.placement(), node.store::get);
       if (node.core.publishReadsTo(gateTamper.apply(reads))) {
         node.callerReads = reads;
       }

@@ -40,7 +40,9 @@ public final class ConfigLoader {
     KEYS.put("node.rack", (d, v) -> d.rack = Units.text("node.rack", v));
     KEYS.put(
         "node.dataDirectory",
-        (d, v) -> d.dataDirectory = Path.of(Units.text("node.dataDirectory", v)));
+        (d, v) ->
+            d.dataDirectory =
+                Units.path("node.dataDirectory", Units.text("node.dataDirectory", v)));
     KEYS.put(
         "node.commitLogDirectories",
         (d, v) -> d.commitLogDirectories = paths("node.commitLogDirectories", v));
@@ -289,12 +291,12 @@ public final class ConfigLoader {
     List<Path> out = new ArrayList<>();
     if (value instanceof List<?> list) {
       for (Object o : list) {
-        out.add(Path.of(Units.text(key, o)));
+        out.add(Units.path(key, Units.text(key, o)));
       }
     } else {
       for (String s : Units.text(key, value).split(",")) {
         if (!s.isBlank()) {
-          out.add(Path.of(s.trim()));
+          out.add(Units.path(key, s.trim()));
         }
       }
     }

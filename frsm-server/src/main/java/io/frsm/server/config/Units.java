@@ -153,6 +153,21 @@ final class Units {
     if (value instanceof java.util.Map || value instanceof java.util.List) {
       throw new ConfigException("config key '" + key + "' must be a single value");
     }
-    return String.valueOf(value).trim();
+    String text = value == null ? "" : String.valueOf(value).trim();
+    if (text.isEmpty()) {
+      // An empty host, id or directory never means a default: leave the key out for that.
+      throw new ConfigException("config key '" + key + "' must not be empty");
+    }
+    return text;
+  }
+
+  /** A file-system path, or an error naming the key (a character the file system refuses). */
+  static java.nio.file.Path path(String key, String text) {
+    try {
+      return java.nio.file.Path.of(text);
+    } catch (java.nio.file.InvalidPathException e) {
+      throw new ConfigException(
+          "config key '" + key + "' is not a valid path: '" + text + "' (" + e.getReason() + ")");
+    }
   }
 }

@@ -1,6 +1,5 @@
 package io.frsm.server.node;
 
-import io.frsm.consensus.core.CellStore;
 import io.frsm.consensus.core.CoreConfig;
 import io.frsm.consensus.core.CoreStats;
 import io.frsm.consensus.core.Effect;
@@ -11,9 +10,9 @@ import io.frsm.consensus.core.Now;
 import io.frsm.consensus.core.Operation;
 import io.frsm.consensus.core.Outcome;
 import io.frsm.consensus.core.ReadMode;
+import io.frsm.consensus.storage.CachingCellStore;
 import io.frsm.consensus.storage.CallerThreadReads;
 import io.frsm.consensus.storage.LsmPersister;
-import io.frsm.consensus.storage.PersistListener;
 import io.frsm.consensus.transport.PeerTransport;
 import io.frsm.lsm.LsmEngine;
 import java.lang.System.Logger.Level;
@@ -93,9 +92,8 @@ final class CoreDriver {
       int nodeId,
       int boot,
       CoreConfig config,
-      CellStore store,
+      CachingCellStore store,
       LsmEngine engine,
-      PersistListener cacheListener,
       PeerTransport transport,
       long tickNanos,
       PeerMessageCounts peerMessages,
@@ -103,11 +101,15 @@ final class CoreDriver {
     this.nodeId = nodeId;
     SplittableRandom random = new SplittableRandom();
     this.core = new NodeCore(nodeId, boot, config, store, random::nextLong);
-    CallerThreadReads reads = new CallerThreadReads(config.placement(), store);
+    // Callers are user threads and Netty event loops: they read the clock cache only, never the
+    // LSM (a miss goes to the core, which loads the key into the cache for the next read).
+    CallerThreadReads reads =
+        new CallerThreadReads(
+            config.placement(), key -> store.getIfCached(key, CallerThreadReads.NOT_IN_MEMORY));
     this.callerReads = core.publishReadsTo(reads) ? reads : null;
     this.persister =
         new LsmPersister(
-            engine, cacheListener, done -> enqueue(new Step(done)), e -> enqueue(new Fatal(e)));
+            engine, store, done -> enqueue(new Step(done)), e -> enqueue(new Fatal(e)));
     this.transport = transport;
     this.tickNanos = tickNanos;
     this.onFatal = onFatal;

@@ -213,9 +213,11 @@ public final class FrsmNode implements AutoCloseable {
           "cannot reach ZooKeeper at " + settings.zookeeper + " within " + sessionMs + " ms");
     }
     registry = new MembershipRegistry(zk, layout);
-    ClusterShape formed = ClusterShape.publishTimingIfAbsent(zk, layout, settings.timing());
+    ClusterShape formed = ClusterShape.read(zk, layout);
     if (formed != null) {
-      checkMember(formed); // before registering: a refused node never shows up as a member
+      // Before registering: a refused node never shows up as a member. Placement first, so a node
+      // that is refused anyway never publishes its T and ε into a shape written before v3.
+      withTiming(formed);
     }
     register();
     zk.getConnectionStateListenable().addListener(sessionWatcher);
@@ -252,25 +254,28 @@ public final class FrsmNode implements AutoCloseable {
             });
   }
 
-  /** The live members as of the last membership change (watch thread). */
-  private java.util.Set<Integer> lastLive = java.util.Set.of();
+  /** The live members as of the last membership change; guarded by itself. */
+  private final java.util.Set<Integer> lastLive = new java.util.HashSet<>();
 
   /**
    * A member that (re)registered — typically a node restarted after a crash — is dialled now rather
    * than after this node's reconnect back-off to it, so its first rounds as the natural leader that
    * takes its ranges back find its peers listening.
    */
-  private synchronized void redialReappearedPeers() {
+  private void redialReappearedPeers() {
     java.util.Set<Integer> live = java.util.Set.copyOf(members.live());
     NettyPeerTransport t = peerTransport;
-    if (t != null) {
-      for (int id : live) {
-        if (id != settings.nodeId && !lastLive.contains(id)) {
-          t.redial(id);
+    synchronized (lastLive) { // not the node's monitor: start and shutdown hold that one long
+      if (t != null) {
+        for (int id : live) {
+          if (id != settings.nodeId && !lastLive.contains(id)) {
+            t.redial(id);
+          }
         }
       }
+      lastLive.clear();
+      lastLive.addAll(live);
     }
-    lastLive = live;
   }
 
   /** Live members or ready markers changed: the ranges this node should lead may have too. */
@@ -388,10 +393,7 @@ public final class FrsmNode implements AutoCloseable {
                 new ClusterShape(
                     settings.vnodes, settings.replicationFactor, first, settings.timing()));
       }
-      if (shape.timing() == null) {
-        shape = ClusterShape.publishTimingIfAbsent(zk, layout, settings.timing());
-      }
-      checkMember(shape);
+      shape = withTiming(shape);
       members.shape(shape);
       Ring ring = members.ring();
       CoreConfig config =
@@ -414,7 +416,6 @@ public final class FrsmNode implements AutoCloseable {
               config,
               cellStore,
               engine,
-              cellStore,
               peerTransport,
               settings.tickInterval.toNanos(),
               peerMessages,
@@ -489,7 +490,21 @@ public final class FrsmNode implements AutoCloseable {
    * refused rather than silently following the shape, because its operator believes keys have
    * another number of copies than they have, and a warning in a log is easily missed.
    */
-  private void checkMember(ClusterShape shape) {
+  /**
+   * Checks this node belongs to {@code shape} as configured, publishes its T and ε into a shape
+   * written before v3 (the first node of this version to start does), and checks them against the
+   * shape's; returns the shape with its timing.
+   */
+  private ClusterShape withTiming(ClusterShape shape) throws Exception {
+    checkPlacement(shape);
+    if (shape.timing() == null) {
+      shape = ClusterShape.publishTimingIfAbsent(zk, layout, settings.timing());
+    }
+    checkTiming(shape);
+    return shape;
+  }
+
+  private void checkPlacement(ClusterShape shape) {
     if (shape.replicationFactor() != settings.replicationFactor) {
       throw new IllegalStateException(
           "node "
@@ -515,6 +530,9 @@ public final class FrsmNode implements AutoCloseable {
               + shape.nodeIds().size()
               + " registered nodes, and this version cannot add or replace a node");
     }
+  }
+
+  private void checkTiming(ClusterShape shape) {
     if (!settings.timing().equals(shape.timing())) {
       // Clients time the fence after an unknown create with the published T and ε: a node that
       // ran a longer T could let such a create take effect after that fence.
@@ -527,8 +545,9 @@ public final class FrsmNode implements AutoCloseable {
               + settings.clusterId
               + " runs with "
               + shape.timing()
-              + " (published when it formed): set consensus.boundedDelay and the clock skew"
-              + " bound to the cluster's values");
+              + " (published when it formed): set consensus.boundedDelay and"
+              + " consensus.clockSkewBound (builder boundedDelay, clockSkewBound) to the"
+              + " cluster's values");
     }
   }
 

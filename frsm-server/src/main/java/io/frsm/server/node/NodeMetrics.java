@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
 
@@ -99,7 +100,7 @@ final class NodeMetrics implements AutoCloseable {
                     .tag("type", TYPES.get(t))
                     .tag("outcome", OUTCOMES.get(o))
                     .publishPercentileHistogram()
-                    .minimumExpectedValue(Duration.ofNanos(50_000))
+                    .minimumExpectedValue(Duration.ofNanos(500))
                     .maximumExpectedValue(Duration.ofSeconds(10))
                     .register(registry));
       }
@@ -153,7 +154,7 @@ final class NodeMetrics implements AutoCloseable {
         .description("gets answered with a value or absence, by how they were served")
         .tag("mode", mode)
         .publishPercentileHistogram()
-        .minimumExpectedValue(Duration.ofNanos(10_000))
+        .minimumExpectedValue(Duration.ofNanos(500))
         .maximumExpectedValue(Duration.ofSeconds(10))
         .register(registry);
   }
@@ -164,10 +165,9 @@ final class NodeMetrics implements AutoCloseable {
    * served.
    */
   void operationEnded(Operation operation, Outcome outcome, ReadMode readMode, long nanos) {
-    Duration latency = Duration.ofNanos(nanos);
-    operations[typeIndex(operation)][outcomeIndex(outcome)].record(latency);
+    operations[typeIndex(operation)][outcomeIndex(outcome)].record(nanos, TimeUnit.NANOSECONDS);
     if (readMode != null) {
-      readLatency[readMode.ordinal()].record(latency);
+      readLatency[readMode.ordinal()].record(nanos, TimeUnit.NANOSECONDS);
     }
   }
 
@@ -178,7 +178,7 @@ final class NodeMetrics implements AutoCloseable {
    */
   void forwardedEnded(Operation operation, Outcome outcome, long nanos) {
     if (operation instanceof Operation.Get && outcome instanceof Outcome.ReadResult) {
-      forwardedReadLatency.record(Duration.ofNanos(nanos));
+      forwardedReadLatency.record(nanos, TimeUnit.NANOSECONDS);
     }
   }
 

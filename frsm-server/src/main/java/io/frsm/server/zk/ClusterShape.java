@@ -127,7 +127,19 @@ public record ClusterShape(
         .inBackground(
             (client, event) -> {
               if (event.getResultCode() == KeeperException.Code.OK.intValue()) {
-                found.accept(decode(event.getData()));
+                ClusterShape shape;
+                try {
+                  shape = decode(event.getData());
+                } catch (RuntimeException unreadable) {
+                  // Not on Curator's event thread: the caller reads again and sees the error.
+                  System.getLogger(ClusterShape.class.getName())
+                      .log(
+                          System.Logger.Level.WARNING,
+                          "cannot read the cluster shape at " + layout.shape(),
+                          unreadable);
+                  return;
+                }
+                found.accept(shape);
               }
             })
         .forPath(layout.shape());

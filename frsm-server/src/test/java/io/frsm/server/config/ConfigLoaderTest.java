@@ -361,6 +361,34 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void emptyTextOrAnInvalidPath_isAnErrorNamingTheKey() {
+    String zookeeper = "zookeeper:\n  connect: z:1\n";
+    String node = "node:\n  id: 1\n  dataDirectory: /d\n";
+    for (String[] bad :
+        List.of(
+            new String[] {node + "  advertisedHost: ''\n" + zookeeper, "node.advertisedHost"},
+            new String[] {
+              "node:\n  id: 1\n  dataDirectory: ''\n" + zookeeper, "node.dataDirectory"
+            },
+            new String[] {
+              "node:\n  id: 1\n  dataDirectory: \"/d\\0x\"\n" + zookeeper, "node.dataDirectory"
+            },
+            new String[] {node + "zookeeper:\n  connect: ' '\n", "zookeeper.connect"},
+            new String[] {node + zookeeper + "cluster:\n  id: ''\n", "cluster.id"})) {
+      ConfigException e =
+          assertThrows(
+              ConfigException.class, () -> ConfigLoader.parse(bad[0], "t", Map.of()), bad[0]);
+      assertTrue(e.getMessage().contains(bad[1]), e.getMessage() + " should name " + bad[1]);
+    }
+    ConfigException fromEnvironment =
+        assertThrows(
+            ConfigException.class,
+            () ->
+                ConfigLoader.parse(node + zookeeper, "t", Map.of("FRSM_NODE_ADVERTISED_HOST", "")));
+    assertTrue(fromEnvironment.getMessage().contains("node.advertisedHost"));
+  }
+
+  @Test
   void missingRequiredKey_isAnError() {
     ConfigException e =
         assertThrows(

@@ -51,8 +51,8 @@ class RestartCatchUpIT {
 
       cluster.crash(natural);
       cluster.awaitLeader(range, standIn, WAIT);
-      // The stand-in's own scan of the range quenches (re-writes one version up) the keys it
-      // cannot read at all three replicas: wait until it is done, so the versions below hold.
+      // Wait for the stand-in's own scan of the range (it never moves a key's version, even with
+      // the natural leader down: docs/PROTOCOL.md rule 5).
       FrsmNode standInNode = cluster.node(standIn);
       long standInLeaderOnly = standInNode.coreStats().readsLeaderOnly();
       Await.until(
@@ -63,6 +63,9 @@ class RestartCatchUpIT {
           WAIT,
           "the stand-in to finish its scan and read from its own store");
       // Acknowledged while the natural leader is down: an update and keys it never saw.
+      // A get of this test that reached the stand-in before its scan ended may have been a
+      // mutating quorum read (the natural leader silent), which answers one version up: a client
+      // operation, unlike the scan's own reads, which never move a version.
       Version current = thin.get(key).orElseThrow().version();
       assertTrue(current.compareTo(before) >= 0);
       Version whileDown = thin.cas(key, current, bytes("while down"));
@@ -124,9 +127,8 @@ class RestartCatchUpIT {
       // 6. Leader-only mode follows the scan: reads of the range come from its own store, with no
       // message, and return what was acknowledged while it was down. (Only this test's reads of
       // the range run on the node, and a leader-only read is never a scan's; core counters are
-      // published once per tick, hence the waits. Versions are not compared from here on: the
-      // scan quenches — re-writes one version up — a key whose three replicas did not all
-      // answer its read in time.)
+      // published once per tick, hence the waits. The scan keeps every version; a get of this
+      // test that a replica answered too late is a mutating read, which may move it on.)
       try (FrsmClient onRestarted = restarted.client()) {
         long leaderOnlyBefore = restarted.coreStats().readsLeaderOnly();
         Await.until(
