@@ -9,7 +9,6 @@ import io.frsm.consensus.storage.PersistListener;
 import io.frsm.lsm.LsmConfig;
 import io.frsm.lsm.LsmEngine;
 import io.frsm.lsm.cell.Cell;
-import io.frsm.lsm.cell.CellMerge;
 import io.frsm.lsm.cell.Key;
 import io.frsm.lsm.io.FaultyFileSystem;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -137,16 +136,7 @@ final class LsmNodeStorage implements NodeStorage {
       throw new SafetyViolation("node " + node + ": LSM write did not complete: " + e);
     }
     Cell after = peek(delta.key());
-    Cell expected =
-        before == null
-            ? delta
-            : CellMerge.merge(
-                before,
-                delta,
-                (k, kept, dropped) -> {
-                  throw new SafetyViolation(
-                      "node " + node + " key " + k + ": one ballot, one instance, two values");
-                });
+    Cell expected = NodeStorage.merged(node, before, delta);
     if (!sameState(expected, after)) {
       throw new SafetyViolation(
           "node " + node + ": the LSM holds " + after + " after merging, expected " + expected);

@@ -37,6 +37,29 @@ interface NodeStorage extends CellStore {
   /** Releases files and threads at the end of a run. */
   void close();
 
+  /**
+   * {@code before} joined with {@code delta} (the store's merge); a second value at one ballot and
+   * instance is a {@link SafetyViolation} naming node {@code node}.
+   */
+  static Cell merged(int node, Cell before, Cell delta) {
+    return before == null
+        ? delta
+        : io.frsm.lsm.cell.CellMerge.merge(
+            before,
+            delta,
+            (k, kept, dropped) -> {
+              throw new SafetyViolation(
+                  "node "
+                      + node
+                      + " key "
+                      + k
+                      + ": one ballot, one instance, two values: "
+                      + kept
+                      + " / "
+                      + dropped);
+            });
+  }
+
   /** Called with every durable change, for the checkers. */
   interface DurableListener {
     void onDurable(int node, Cell before, Cell delta, Cell after);

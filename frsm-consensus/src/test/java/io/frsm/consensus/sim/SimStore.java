@@ -1,7 +1,6 @@
 package io.frsm.consensus.sim;
 
 import io.frsm.lsm.cell.Cell;
-import io.frsm.lsm.cell.CellMerge;
 import io.frsm.lsm.cell.Key;
 import java.util.HashMap;
 import java.util.Map;
@@ -101,21 +100,6 @@ final class SimStore implements NodeStorage {
   }
 
   private Cell merge(Cell before, Cell delta) {
-    return before == null
-        ? delta
-        : CellMerge.merge(
-            before,
-            delta,
-            (k, kept, dropped) -> {
-              throw new SafetyViolation(
-                  "node "
-                      + node
-                      + " key "
-                      + k
-                      + ": one ballot, one instance, two values: "
-                      + kept
-                      + " / "
-                      + dropped);
-            });
+    return NodeStorage.merged(node, before, delta);
   }
 }

@@ -166,6 +166,39 @@ class ReplicationFactorIT {
     }
   }
 
+  /**
+   * A node refused for its replication factor, in a cluster whose shape an earlier version wrote
+   * (v2: no T and ε yet), is refused before it publishes its T and ε there: a misconfigured node
+   * must not fix the cluster's timing for every node after it.
+   */
+  @Test
+  void aRefusedNode_neverPublishesItsTimingIntoAnOldShape(@TempDir Path dir) throws Exception {
+    String clusterId = "rf-old-shape";
+    try (EmbeddedZooKeeper zookeeper = EmbeddedZooKeeper.start(dir.resolve("zk"));
+        CuratorFramework zk =
+            CuratorFrameworkFactory.newClient(zookeeper.connectString(), new RetryOneTime(100))) {
+      zk.start();
+      ZkLayout layout = new ZkLayout(clusterId);
+      zk.create()
+          .creatingParentContainersIfNeeded()
+          .forPath(layout.shape(), "v2|16|3|1:rack-1,2:rack-2,3:rack-3".getBytes(UTF_8));
+
+      FrsmNode misconfigured = node(dir, zookeeper, clusterId, 2);
+      IllegalStateException e = assertThrows(IllegalStateException.class, misconfigured::start);
+      misconfigured.close();
+      assertTrue(e.getMessage().contains("ring.replicationFactor"), e.getMessage());
+      assertNull(ClusterShape.read(zk, layout).timing(), "the refused node published nothing");
+
+      try (FrsmNode matching = node(dir, zookeeper, clusterId, 3)) {
+        matching.start();
+        assertEquals(
+            new ClusterTiming(Duration.ofSeconds(5), Duration.ofMillis(250)),
+            ClusterShape.read(zk, layout).timing(),
+            "the first node that belongs publishes its T and ε");
+      }
+    }
+  }
+
   private static FrsmNode node(
       Path dir, EmbeddedZooKeeper zookeeper, String clusterId, int replicationFactor) {
     return FrsmNode.builder()

@@ -37,16 +37,11 @@ class ClusterShapeTimingIT {
   void aShapeWithoutTiming_getsTheFirstPublishersTiming_andKeepsIt(@TempDir Path dir)
       throws Exception {
     try (EmbeddedZooKeeper zookeeper = EmbeddedZooKeeper.start(dir);
-        CuratorFramework zk =
-            CuratorFrameworkFactory.newClient(
-                zookeeper.connectString(), new ExponentialBackoffRetry(100, 5))) {
-      zk.start();
-      assertTrue(zk.blockUntilConnected(30, TimeUnit.SECONDS));
+        CuratorFramework zk = connected(zookeeper)) {
       assertNull(ClusterShape.publishTimingIfAbsent(zk, LAYOUT, FIRST), "not formed: nothing");
 
       // As the previous version left it.
-      String v2 = "v2|16|3|1:a,2:b,3:c";
-      zk.create().creatingParentContainersIfNeeded().forPath(LAYOUT.shape(), v2.getBytes(UTF_8));
+      storeV2Shape(zk);
       assertNull(ClusterShape.read(zk, LAYOUT).timing());
 
       ClusterShape published = ClusterShape.publishTimingIfAbsent(zk, LAYOUT, FIRST);
@@ -66,14 +61,8 @@ class ClusterShapeTimingIT {
   void aThinClient_usesTheDefaultsForAShapeWithoutTiming_untilOneIsPublished(@TempDir Path dir)
       throws Exception {
     try (EmbeddedZooKeeper zookeeper = EmbeddedZooKeeper.start(dir);
-        CuratorFramework zk =
-            CuratorFrameworkFactory.newClient(
-                zookeeper.connectString(), new ExponentialBackoffRetry(100, 5))) {
-      zk.start();
-      assertTrue(zk.blockUntilConnected(30, TimeUnit.SECONDS));
-      zk.create()
-          .creatingParentContainersIfNeeded()
-          .forPath(LAYOUT.shape(), "v2|16|3|1:a,2:b,3:c".getBytes(UTF_8));
+        CuratorFramework zk = connected(zookeeper)) {
+      storeV2Shape(zk);
       try (ThinClient client =
           (ThinClient)
               FrsmClient.builder()
@@ -98,14 +87,8 @@ class ClusterShapeTimingIT {
   @Test
   void racingPublishers_allEndWithOneTiming(@TempDir Path dir) throws Exception {
     try (EmbeddedZooKeeper zookeeper = EmbeddedZooKeeper.start(dir);
-        CuratorFramework zk =
-            CuratorFrameworkFactory.newClient(
-                zookeeper.connectString(), new ExponentialBackoffRetry(100, 5))) {
-      zk.start();
-      assertTrue(zk.blockUntilConnected(30, TimeUnit.SECONDS));
-      zk.create()
-          .creatingParentContainersIfNeeded()
-          .forPath(LAYOUT.shape(), "v2|16|3|1:a,2:b,3:c".getBytes(UTF_8));
+        CuratorFramework zk = connected(zookeeper)) {
+      storeV2Shape(zk);
       List<ClusterTiming> candidates =
           List.of(
               FIRST,
@@ -129,5 +112,22 @@ class ClusterShapeTimingIT {
         assertEquals(stored, t, "every publisher ends with the stored timing");
       }
     }
+  }
+
+  private static CuratorFramework connected(EmbeddedZooKeeper zookeeper)
+      throws InterruptedException {
+    CuratorFramework zk =
+        CuratorFrameworkFactory.newClient(
+            zookeeper.connectString(), new ExponentialBackoffRetry(100, 5));
+    zk.start();
+    assertTrue(zk.blockUntilConnected(30, TimeUnit.SECONDS));
+    return zk;
+  }
+
+  /** The shape as the previous version (v2, no timing) left it: nodes 1-3 on racks a-c. */
+  static void storeV2Shape(CuratorFramework zk) throws Exception {
+    zk.create()
+        .creatingParentContainersIfNeeded()
+        .forPath(LAYOUT.shape(), "v2|16|3|1:a,2:b,3:c".getBytes(UTF_8));
   }
 }
