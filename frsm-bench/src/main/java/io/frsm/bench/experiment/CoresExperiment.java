@@ -57,7 +57,15 @@ final class CoresExperiment implements Experiment {
     }
     ResultTable table =
         new ResultTable(
-            "system", "cpus", "clients", "ops_per_s", "get_p99_us", "cas_p50_us", "cas_p99_us");
+            "system",
+            "cpus",
+            "clients",
+            "ops_per_s",
+            "get_p99_us",
+            "cas_p50_us",
+            "cas_p99_us",
+            "cpu_us_per_op",
+            "cpus_busy");
     ExperimentReport report = new ExperimentReport(name(), table);
     Charts.Series chart = new Charts.Series();
     double seconds = o.step(0.7, 5).toMillis() / 1000.0;
@@ -104,7 +112,9 @@ final class CoresExperiment implements Experiment {
           point.get("ops"),
           point.get("get_p99"),
           point.get("cas_p50"),
-          point.get("cas_p99"));
+          point.get("cas_p99"),
+          point.get("cpu_us_per_op"),
+          point.get("cpus_busy"));
       chart.add(c.label(), c.cpus(), point.get("ops"));
       report.minOpsPerSecond = Math.min(report.minOpsPerSecond, point.get("ops"));
       report.errors += Math.round(point.get("errors"));
@@ -120,6 +130,9 @@ final class CoresExperiment implements Experiment {
             + " CPUs (a shared VM): the curve stops there; clients and all three nodes share the"
             + " CPUs given"
             + (taskset ? " (taskset)" : " (no taskset here: only -XX:ActiveProcessorCount)"));
+    report.note(
+        "cpu_us_per_op and cpus_busy are each child JVM's own (its three nodes, clients, JIT and"
+            + " GC) over its measured step; cpus_busy cannot exceed the CPUs given");
     report.files.add(
         Charts.line(
             o.out().resolve("paper-cores.png"),

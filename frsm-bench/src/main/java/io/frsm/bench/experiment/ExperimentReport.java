@@ -40,6 +40,25 @@ final class ExperimentReport {
     notes.add(text);
   }
 
+  /**
+   * Notes the CPU per operation of two systems, each at its peak step: on a CPU-bound machine their
+   * throughput ratio is about the inverse of this one.
+   */
+  void noteCpuPerOpAtPeak(String prefix, String nameA, Point peakA, String nameB, Point peakB) {
+    double a = peakA == null ? Double.NaN : peakA.cpuMicrosPerOp();
+    double b = peakB == null ? Double.NaN : peakB.cpuMicrosPerOp();
+    note(
+        String.format(
+            java.util.Locale.ROOT,
+            "%sCPU per op at peak, %s %.0f µs vs %s %.0f µs (%.2fx)",
+            prefix,
+            nameA,
+            a,
+            nameB,
+            b,
+            b > 0 ? a / b : Double.NaN));
+  }
+
   String sanityLine() {
     return String.format(
         java.util.Locale.ROOT,

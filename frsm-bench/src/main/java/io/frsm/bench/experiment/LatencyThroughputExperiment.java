@@ -35,13 +35,15 @@ final class LatencyThroughputExperiment implements Experiment {
             "get_p99_us",
             "cas_p50_us",
             "cas_p99_us",
-            "cas_mismatches");
+            "cas_mismatches",
+            "cpu_us_per_op",
+            "cpus_busy");
     ExperimentReport report = new ExperimentReport(name(), table);
     int[] steps = o.quick() ? QUICK_CLIENTS : FULL_CLIENTS;
     Map<String, Charts.Series> charts = new LinkedHashMap<>();
     charts.put("zipf", new Charts.Series());
     charts.put("uniform", new Charts.Series());
-    Map<String, Double> peak = new LinkedHashMap<>();
+    Map<String, Point> peak = new LinkedHashMap<>(); // "keys/system" -> its fastest step
     List<String> systems = new ArrayList<>(List.of("frsm"));
     for (int b : Systems.CRSM_BATCHES) {
       systems.add("cRSM b" + b);
@@ -73,9 +75,11 @@ final class LatencyThroughputExperiment implements Experiment {
                 p.getP99Micros(),
                 p.casP50Micros(),
                 p.casP99Micros(),
-                p.result().casMismatches());
+                p.result().casMismatches(),
+                p.cpuMicrosPerOp(),
+                p.cpusBusy());
             charts.get(keys).add(name, p.opsPerSecond(), p.casP50Micros() / 1000.0);
-            peak.merge(keys + "/" + name, p.opsPerSecond(), Math::max);
+            peak.merge(keys + "/" + name, p, Point::faster);
           }
         }
       } finally {
@@ -83,8 +87,10 @@ final class LatencyThroughputExperiment implements Experiment {
       }
     }
     for (String keys : charts.keySet()) {
-      double frsm = peak.getOrDefault(keys + "/frsm", 0.0);
-      double crsm = peak.getOrDefault(keys + "/cRSM b128", 0.0);
+      Point frsmPeak = peak.get(keys + "/frsm");
+      Point crsmPeak = peak.get(keys + "/cRSM b128");
+      double frsm = frsmPeak == null ? 0 : frsmPeak.opsPerSecond();
+      double crsm = crsmPeak == null ? 0 : crsmPeak.opsPerSecond();
       double target = keys.equals("zipf") ? 5.6 : 2.3;
       report.note(
           String.format(
@@ -95,6 +101,7 @@ final class LatencyThroughputExperiment implements Experiment {
               crsm,
               crsm > 0 ? frsm / crsm : Double.NaN,
               target));
+      report.noteCpuPerOpAtPeak(keys + ": ", "frsm", frsmPeak, "cRSM b128", crsmPeak);
       report.files.add(
           Charts.line(
               o.out().resolve("paper-latency-throughput-" + keys + ".png"),

@@ -18,7 +18,8 @@ import java.util.function.Consumer;
  * Runs one step of an experiment: an unmeasured warm-up, then the measured workload with the
  * Appendix C counter check beside it (two extra client threads incrementing a few counters), then
  * the check's verification. Every step of every experiment goes through here, so every step checks
- * that no acknowledged write was lost.
+ * that no acknowledged write was lost, and every step reports the CPU the JVM spent over its
+ * measured run ({@link CpuClock}).
  */
 final class Measurement {
   static final int COUNTER_THREADS = 2;
@@ -82,8 +83,12 @@ final class Measurement {
       incrementers.add(th);
       th.start();
     }
+    // The CPU window is the workload's run, the window its ops/s is counted over; the counter
+    // check's threads run across it, so their CPU is in it (as it is in every system's figure).
+    CpuClock.Window cpuWindow = CpuClock.ofThisJvm().start();
     var result =
         new WorkloadRunner(client, spec, line -> progress.accept(label + "  " + line)).run();
+    CpuClock.CpuUse cpu = cpuWindow.stop();
     if (result.errors() > 0) {
       progress.accept(label + ": operations failed; " + result.summary().strip());
     }
@@ -93,7 +98,7 @@ final class Measurement {
     }
     List<String> problems = new ArrayList<>(failures);
     problems.addAll(check.verify());
-    return new Point(result, check.incrementsTookEffect(), problems, safeRetries.sum());
+    return new Point(result, check.incrementsTookEffect(), problems, safeRetries.sum(), cpu);
   }
 
   static WorkloadSpec withDuration(WorkloadSpec s, Duration d) {

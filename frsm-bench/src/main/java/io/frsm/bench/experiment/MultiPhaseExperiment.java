@@ -38,7 +38,9 @@ final class MultiPhaseExperiment implements Experiment {
             "cas_p99_us",
             "warm_cas",
             "cold_cas",
-            "prepares_per_cas");
+            "prepares_per_cas",
+            "cpu_us_per_op",
+            "cpus_busy");
     ExperimentReport report = new ExperimentReport(name(), table);
     Charts.Series chart = new Charts.Series();
     boolean first = true;
@@ -76,7 +78,9 @@ final class MultiPhaseExperiment implements Experiment {
             p.casP99Micros(),
             d.casWarm(),
             d.casCold(),
-            rounds == 0 ? 0.0 : (double) d.preparesSent() / rounds);
+            rounds == 0 ? 0.0 : (double) d.preparesSent() / rounds,
+            p.cpuMicrosPerOp(),
+            p.cpusBusy());
         chart.add("frsm", cold * 100, p.opsPerSecond());
       } finally {
         Systems.stop(frsm, dir);

@@ -6,12 +6,25 @@ import java.util.List;
 /**
  * One measured run: the workload's result plus the counter check that ran beside it.
  *
+ * <p>An operation, in {@link #opsPerSecond} and {@link #cpuMicrosPerOp}, is one the workload
+ * completed ({@link WorkloadResult#totalOperations}): a get, or a write — a read-modify-write (its
+ * get and its CAS or create) counts as one, won or lost to a race; a fence resolving a CAS with an
+ * unknown outcome counts as one more; a failed call and the counter check's increments count as
+ * none. Both figures share that count and the measured run, so {@code cpuMicrosPerOp} ≈ 10⁶ ×
+ * {@code cpusBusy / opsPerSecond}.
+ *
  * @param counterIncrements increments the check saw take effect
  * @param lostOrDoubled the check's discrepancies (empty: no acknowledged increment lost or doubled)
  * @param safeRetries operations retried as the API allows ({@link SafeRetries})
+ * @param cpu the JVM's CPU over the measured window ({@link CpuClock}): the workload, not the
+ *     warm-up
  */
 record Point(
-    WorkloadResult result, long counterIncrements, List<String> lostOrDoubled, long safeRetries) {
+    WorkloadResult result,
+    long counterIncrements,
+    List<String> lostOrDoubled,
+    long safeRetries,
+    CpuClock.CpuUse cpu) {
 
   double opsPerSecond() {
     return result.opsPerSecond();
@@ -32,6 +45,21 @@ record Point(
 
   double casP50Micros() {
     return result.latencyMicros("cas", 50);
+  }
+
+  /** CPU microseconds of the whole JVM per operation; NaN when the JVM does not report its CPU. */
+  double cpuMicrosPerOp() {
+    return cpu.microsPerOp(result.totalOperations());
+  }
+
+  /** CPUs the whole JVM kept busy on average over the window; NaN when unknown. */
+  double cpusBusy() {
+    return cpu.cpusBusy();
+  }
+
+  /** The step of higher throughput (the first on a tie): a system's peak, for the notes. */
+  static Point faster(Point a, Point b) {
+    return b.opsPerSecond() > a.opsPerSecond() ? b : a;
   }
 
   long errors() {

@@ -110,7 +110,7 @@ final class PointCommand {
         Locale.ROOT,
         PREFIX
             + "ops=%.1f get_p50=%.1f get_p99=%.1f cas_p50=%.1f cas_p99=%.1f errors=%d"
-            + " increments=%d lost=%d retries=%d",
+            + " increments=%d lost=%d retries=%d cpu_us_per_op=%.1f cpus_busy=%.3f",
         p.opsPerSecond(),
         p.getP50Micros(),
         p.getP99Micros(),
@@ -119,7 +119,9 @@ final class PointCommand {
         p.errors(),
         p.counterIncrements(),
         p.lostOrDoubled().size(),
-        p.safeRetries());
+        p.safeRetries(),
+        p.cpuMicrosPerOp(),
+        p.cpusBusy());
   }
 
   /** The key=value fields of a POINT line. */

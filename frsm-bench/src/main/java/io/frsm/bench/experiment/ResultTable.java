@@ -21,6 +21,10 @@ final class ResultTable {
     rows.add(List.of(cells));
   }
 
+  List<String> columns() {
+    return columns;
+  }
+
   List<List<Object>> rows() {
     return rows;
   }

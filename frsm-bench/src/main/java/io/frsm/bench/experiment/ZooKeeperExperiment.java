@@ -32,10 +32,13 @@ final class ZooKeeperExperiment implements Experiment {
             "get_p99_us",
             "cas_p50_us",
             "cas_p99_us",
-            "cas_mismatches");
+            "cas_mismatches",
+            "cpu_us_per_op",
+            "cpus_busy");
     ExperimentReport report = new ExperimentReport(name(), table);
     int[] steps = o.quick() ? QUICK_CLIENTS : FULL_CLIENTS;
     Map<String, Map<Integer, Double>> throughput = new LinkedHashMap<>();
+    Map<String, Point> peak = new LinkedHashMap<>(); // system -> its fastest step
     Charts.Series chart = new Charts.Series();
     for (String name : new String[] {"frsm", "ZooKeeper"}) {
       Path dir = Systems.freshDir(o, name(), name);
@@ -64,7 +67,10 @@ final class ZooKeeperExperiment implements Experiment {
               p.getP99Micros(),
               p.casP50Micros(),
               p.casP99Micros(),
-              p.result().casMismatches());
+              p.result().casMismatches(),
+              p.cpuMicrosPerOp(),
+              p.cpusBusy());
+          peak.merge(name, p, Point::faster);
           throughput
               .computeIfAbsent(name, n -> new LinkedHashMap<>())
               .put(clients, p.opsPerSecond());
@@ -86,6 +92,7 @@ final class ZooKeeperExperiment implements Experiment {
               z,
               z > 0 ? f / z : Double.NaN));
     }
+    report.noteCpuPerOpAtPeak("", "frsm", peak.get("frsm"), "ZooKeeper", peak.get("ZooKeeper"));
     report.note(
         "both fsync every acknowledged write (ZooKeeper forceSync=yes; frsm's commit log group"
             + " commit); ZooKeeper reads are served by the session's server without a sync"

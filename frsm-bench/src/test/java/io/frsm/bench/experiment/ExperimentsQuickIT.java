@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Set;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -37,12 +38,39 @@ class ExperimentsQuickIT {
     assertEquals(List.of(), r.lostWrites, name + ": acknowledged increments lost or doubled");
     assertTrue(r.counterIncrements > 0, name + ": the counter check never incremented");
     assertTrue(ExperimentCommand.sane(r), r.sanityLine());
+    assertCpuFigures(name, r);
     for (String suffix : List.of(".csv", ".json", ".md")) {
       assertTrue(Files.size(out.resolve(name + suffix)) > 0, name + suffix + " is empty");
     }
     assertTrue(!r.files.isEmpty(), name + ": no chart written");
     for (Path f : r.files) {
       assertTrue(Files.size(f) > 0, f + " is empty");
+    }
+  }
+
+  /** The experiments whose tables show the JVM's CPU per step, and those that note it at peak. */
+  static final Set<String> CPU_COLUMNS =
+      Set.of("latency-throughput", "zookeeper", "multiphase", "cores");
+
+  static final Set<String> CPU_NOTES = Set.of("latency-throughput", "zookeeper");
+
+  private static void assertCpuFigures(String name, ExperimentReport r) {
+    if (!CPU_COLUMNS.contains(name)) {
+      return;
+    }
+    for (String column : List.of("cpu_us_per_op", "cpus_busy")) {
+      int c = r.table.columns().indexOf(column);
+      assertTrue(c >= 0, name + ": no " + column + " column");
+      for (List<Object> row : r.table.rows()) {
+        double v = ((Number) row.get(c)).doubleValue();
+        // NaN only where the JVM does not report its CPU; never negative or infinite.
+        assertTrue(Double.isNaN(v) || (v >= 0 && v < Double.POSITIVE_INFINITY), name + ": " + row);
+      }
+    }
+    if (CPU_NOTES.contains(name)) {
+      assertTrue(
+          r.notes.stream().anyMatch(n -> n.contains("CPU per op at peak")),
+          name + ": no CPU-per-op note: " + r.notes);
     }
   }
 
