@@ -37,21 +37,30 @@ final class FrsmLocalCluster implements KvSystem {
    * @param transportThreads Netty event loops per node
    * @param leaderOnlyReads {@code FrsmNode.Builder.leaderOnlyReads}
    * @param forcedColdCasShare {@code FrsmNode.Builder.forcedColdCasShare}
+   * @param coreThreads {@code FrsmNode.Builder.coreThreads} (0: the node's default)
    */
-  record Settings(int transportThreads, boolean leaderOnlyReads, double forcedColdCasShare) {
-    /** As a production node: 2 event loops, leader-only reads, no forced prepares. */
-    static final Settings DEFAULT = new Settings(2, true, 0);
+  record Settings(
+      int transportThreads, boolean leaderOnlyReads, double forcedColdCasShare, int coreThreads) {
+    /**
+     * As a production node: 2 event loops, leader-only reads, no forced prepares, the default core
+     * shards.
+     */
+    static final Settings DEFAULT = new Settings(2, true, 0, 0);
 
     Settings transportThreads(int threads) {
-      return new Settings(threads, leaderOnlyReads, forcedColdCasShare);
+      return new Settings(threads, leaderOnlyReads, forcedColdCasShare, coreThreads);
     }
 
     Settings leaderOnlyReads(boolean enabled) {
-      return new Settings(transportThreads, enabled, forcedColdCasShare);
+      return new Settings(transportThreads, enabled, forcedColdCasShare, coreThreads);
     }
 
     Settings forcedColdCasShare(double share) {
-      return new Settings(transportThreads, leaderOnlyReads, share);
+      return new Settings(transportThreads, leaderOnlyReads, share, coreThreads);
+    }
+
+    Settings coreThreads(int threads) {
+      return new Settings(transportThreads, leaderOnlyReads, forcedColdCasShare, threads);
     }
   }
 
@@ -135,6 +144,7 @@ final class FrsmLocalCluster implements KvSystem {
         .transportThreads(settings.transportThreads())
         .leaderOnlyReads(settings.leaderOnlyReads())
         .forcedColdCasShare(settings.forcedColdCasShare())
+        .coreThreads(settings.coreThreads())
         .build();
   }
 

@@ -12,16 +12,18 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * {@code experiment point --system frsm|crsm [--batch N] [--transport-threads N] --clients N
- * --seconds S --keys N --data DIR}: one measured step in this JVM, its result printed as one {@code
- * POINT key=value ...} line. The cores experiment runs it in child JVMs pinned to a set of CPUs.
+ * {@code experiment point --system frsm|crsm [--batch N] [--transport-threads N] [--core-threads N]
+ * --clients N --seconds S --keys N --data DIR}: one measured step in this JVM, its result printed
+ * as one {@code POINT key=value ...} line. The cores experiment runs it in child JVMs pinned to a
+ * set of CPUs.
  */
 final class PointCommand {
   static final String NAME = "point";
   static final String PREFIX = "POINT ";
   static final String USAGE =
       "usage: java -jar frsm-bench.jar experiment point --system frsm|crsm [--batch N]"
-          + " [--transport-threads N] --clients N --seconds S [--warmup S] --keys N --data DIR";
+          + " [--transport-threads N] [--core-threads N] --clients N --seconds S [--warmup S]"
+          + " --keys N --data DIR";
 
   private PointCommand() {}
 
@@ -45,7 +47,10 @@ final class PointCommand {
         switch (systemName) {
           case "frsm" ->
               FrsmLocalCluster.start(
-                  dir, Integer.parseInt(a.getOrDefault("transport-threads", "2")));
+                  dir,
+                  FrsmLocalCluster.Settings.DEFAULT
+                      .transportThreads(Integer.parseInt(a.getOrDefault("transport-threads", "2")))
+                      .coreThreads(Integer.parseInt(a.getOrDefault("core-threads", "0"))));
           case "crsm" ->
               CrsmSystem.start(
                   dir,

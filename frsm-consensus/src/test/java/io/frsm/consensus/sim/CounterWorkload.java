@@ -66,7 +66,8 @@ public final class CounterWorkload {
       FaultMix mix,
       Set<Sabotage> sabotage,
       boolean leases,
-      java.util.function.UnaryOperator<ReadGate> tamper) {
+      java.util.function.UnaryOperator<ReadGate> tamper,
+      int coreShards) {
     CoreConfig config =
         (leases ? Simulation.simConfig(mix.nodes()) : Simulation.simConfig(seed, mix))
             .withSabotage(sabotage);
@@ -76,7 +77,7 @@ public final class CounterWorkload {
               .withLeases(simLeases())
               .withPlacement(Placement.splitAt(List.of(0L), config.placement().replicas(0)));
     }
-    this.sim = new Simulation(seed, mix, config, TICK_NANOS);
+    this.sim = new Simulation(seed, mix, config, TICK_NANOS, SimStorage.MEMORY, coreShards);
     if (tamper != null) {
       sim.serveReadsOnCallerThreads(tamper);
     } else if (leases && Math.floorMod(seed, 2) == 1) {
@@ -112,7 +113,7 @@ public final class CounterWorkload {
   }
 
   public static Result run(long seed, FaultMix mix, Set<Sabotage> sabotage) {
-    return new CounterWorkload(seed, mix, sabotage, false, null).execute();
+    return new CounterWorkload(seed, mix, sabotage, false, null, 1).execute();
   }
 
   /**
@@ -121,7 +122,16 @@ public final class CounterWorkload {
    * nemesis pauses processes, forces handovers and cuts nodes from the coordination service.
    */
   public static Result runWithLeases(long seed, FaultMix mix, Set<Sabotage> sabotage) {
-    return new CounterWorkload(seed, mix, sabotage, true, null).execute();
+    return runWithLeases(seed, mix, sabotage, 1);
+  }
+
+  /**
+   * The workload with leases, every node running {@code coreShards} core shards over the two ranges
+   * (with two or more, each range's keys, term and lease live in their own core).
+   */
+  public static Result runWithLeases(
+      long seed, FaultMix mix, Set<Sabotage> sabotage, int coreShards) {
+    return new CounterWorkload(seed, mix, sabotage, true, null, coreShards).execute();
   }
 
   /**
@@ -130,7 +140,7 @@ public final class CounterWorkload {
    */
   static Result runWithTamperedCallerReads(
       long seed, FaultMix mix, java.util.function.UnaryOperator<ReadGate> tamper) {
-    return new CounterWorkload(seed, mix, Set.of(), true, tamper).execute();
+    return new CounterWorkload(seed, mix, Set.of(), true, tamper, 1).execute();
   }
 
   /** L = 40 ms (DESIGN.md's 2 s scaled to the 1 s workload), ρ = 10⁻³. */

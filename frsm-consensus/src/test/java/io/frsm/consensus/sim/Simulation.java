@@ -10,6 +10,7 @@ import io.frsm.consensus.core.Now;
 import io.frsm.consensus.core.Operation;
 import io.frsm.consensus.core.Outcome;
 import io.frsm.consensus.core.Placement;
+import io.frsm.consensus.core.ShardRouting;
 import io.frsm.lsm.cell.Cell;
 import io.frsm.lsm.cell.Key;
 import java.util.ArrayList;
@@ -68,6 +69,9 @@ public final class Simulation {
 
   private java.util.function.UnaryOperator<io.frsm.consensus.core.ReadGate> gateTamper;
 
+  /** How each node splits its inputs between its core shards. */
+  private final ShardRouting routing;
+
   /** Sees every client operation's answer, with when it was handed to the node. */
   @FunctionalInterface
   public interface ClientObserver {
@@ -104,10 +108,15 @@ public final class Simulation {
     int boot;
     int incarnation;
     boolean up;
-    NodeCore core;
 
-    /** This incarnation's reads outside the core's thread, when the simulation serves them. */
-    io.frsm.consensus.storage.CallerThreadReads callerReads;
+    /** This incarnation's core shards ({@link ShardRouting}); null while the node is down. */
+    NodeCore[] cores;
+
+    /**
+     * This incarnation's reads outside the cores' threads, one per shard, when the simulation
+     * serves them (else null).
+     */
+    io.frsm.consensus.storage.CallerThreadReads[] callerReads;
 
     long skewMicros;
 
@@ -133,6 +142,21 @@ public final class Simulation {
   /** As above, each node storing its cells as {@code storage} says. Call {@link #close()}. */
   public Simulation(
       long seed, FaultMix faults, CoreConfig coreConfig, long tickNanos, SimStorage storage) {
+    this(seed, faults, coreConfig, tickNanos, storage, 1);
+  }
+
+  /**
+   * As above, every node running {@code coreShards} cores that split the ranges between them, as a
+   * production node with {@code consensus.coreThreads} does ({@link ShardRouting}).
+   */
+  public Simulation(
+      long seed,
+      FaultMix faults,
+      CoreConfig coreConfig,
+      long tickNanos,
+      SimStorage storage,
+      int coreShards) {
+    this.routing = new ShardRouting(coreConfig.placement(), coreShards);
     this.seed = seed;
     this.faults = faults;
     this.coreConfig = coreConfig;
@@ -370,22 +394,29 @@ public final class Simulation {
   /** Range scans the current incarnation of {@code node} completed (0 while it is down). */
   public long rangeScansCompleted(int node) {
     SimNode n = nodes[node];
-    return n.core == null ? 0 : n.core.rangeScansCompleted();
+    long total = 0;
+    for (NodeCore core : n.cores == null ? new NodeCore[0] : n.cores) {
+      total += core.rangeScansCompleted();
+    }
+    return total;
   }
 
   /** Leader-only reads served by every incarnation of every node. */
   public long leaderOnlyReads() {
     long total = leaderOnlyReadsOfDeadCores;
     for (SimNode n : nodes) {
-      total += n.core == null ? 0 : n.core.leaderOnlyReads();
+      total += leaderOnlyReads(n);
     }
     return total;
   }
 
   /** The counters of {@code node}'s running core ({@link CoreStats#ZERO} while it is down). */
   public CoreStats stats(int node) {
-    NodeCore core = nodes[node].core;
-    return core == null ? CoreStats.ZERO : core.stats();
+    CoreStats total = CoreStats.ZERO;
+    for (NodeCore core : nodes[node].cores == null ? new NodeCore[0] : nodes[node].cores) {
+      total = total.plus(core.stats());
+    }
+    return total;
   }
 
   /** Every client key some replica durably holds (what a range scan would list). */
@@ -460,11 +491,16 @@ public final class Simulation {
   private void attachCallerReads(SimNode node) {
     node.callerReads = null;
     if (callerReadRandom != null) {
-      io.frsm.consensus.storage.CallerThreadReads reads =
-          new io.frsm.consensus.storage.CallerThreadReads(coreConfig.placement(), node.store::get);
-      if (node.core.publishReadsTo(gateTamper.apply(reads))) {
-        node.callerReads = reads;
+      var readers = new io.frsm.consensus.storage.CallerThreadReads[node.cores.length];
+      for (int s = 0; s < readers.length; s++) {
+        readers[s] =
+            new io.frsm.consensus.storage.CallerThreadReads(
+                coreConfig.placement(), node.store::get);
+        if (!node.cores[s].publishReadsTo(gateTamper.apply(readers[s]))) {
+          return; // every shard has the same settings: none serves outside its core
+        }
       }
+      node.callerReads = readers;
     }
   }
 
@@ -497,7 +533,8 @@ public final class Simulation {
    */
   private void readOnCallerThread(
       SimNode node, int incarnation, long id, Operation.Get get, long tauMicros) {
-    io.frsm.consensus.storage.CallerThreadReads reads = node.callerReads;
+    // The reader of the shard owning the key: only that shard's core publishes its range's lease.
+    io.frsm.consensus.storage.CallerThreadReads reads = node.callerReads[routing.ofKey(get.key())];
     Runnable toCore = () -> input(node.id, new Input.ClientRequest(id, get, tauMicros));
     onNode(
         node.id,
@@ -521,7 +558,7 @@ public final class Simulation {
                         toCore.run();
                       } else {
                         callerThreadReads++;
-                        apply(node, new Effect.Reply(id, served));
+                        apply(node, -1, new Effect.Reply(id, served));
                       }
                     });
               });
@@ -657,8 +694,12 @@ public final class Simulation {
       return false;
     }
     for (SimNode node : nodes) {
-      if (node.up && (node.core.activeOperations() > 0 || node.core.keysAwaitingPersist() > 0)) {
-        return false;
+      if (node.up) {
+        for (NodeCore core : node.cores) {
+          if (core.activeOperations() > 0 || core.keysAwaitingPersist() > 0) {
+            return false;
+          }
+        }
       }
     }
     return true;
@@ -687,7 +728,12 @@ public final class Simulation {
     node.incarnation++;
     node.up = true;
     node.skewMicros = faultRandom.between(-faults.skewMaxMicros(), faults.skewMaxMicros());
-    node.core = new NodeCore(node.id, node.boot, coreConfig, node.store, node.random.fork());
+    node.cores = new NodeCore[routing.shards()];
+    for (int s = 0; s < node.cores.length; s++) {
+      // One shard: the node's random stream exactly as before shards existed (same traces).
+      SimRandom random = node.random.fork();
+      node.cores[s] = new NodeCore(node.id, node.boot, coreConfig, node.store, random);
+    }
     attachCallerReads(node);
     mix(0x21, node.id, node.boot);
     scheduleTick(node, node.incarnation);
@@ -700,8 +746,8 @@ public final class Simulation {
     node.up = false;
     node.incarnation++; // persists not completed, ticks and self-sends of the old one die
     node.pausedUntilNanos = 0;
-    leaderOnlyReadsOfDeadCores += node.core.leaderOnlyReads();
-    node.core = null;
+    leaderOnlyReadsOfDeadCores += leaderOnlyReads(node);
+    node.cores = null;
     node.store.crash();
     mix(0x22, node.id, node.boot);
   }
@@ -755,21 +801,45 @@ public final class Simulation {
         });
   }
 
+  private static long leaderOnlyReads(SimNode node) {
+    long total = 0;
+    for (NodeCore core : node.cores == null ? new NodeCore[0] : node.cores) {
+      total += core.leaderOnlyReads();
+    }
+    return total;
+  }
+
+  /** Steps the shard owning {@code input}; a tick steps every shard, in shard order. */
   private void stepNode(SimNode node, Input input) {
+    if (input instanceof Input.Tick) {
+      stepShard(node, -1, input);
+    } else {
+      stepShard(node, routing.of(input), input);
+    }
+  }
+
+  /** Steps shard {@code shard} of {@code node} (-1: every shard, for a tick). */
+  private void stepShard(SimNode node, int shard, Input input) {
     if (node.pausedUntilNanos > nowNanos) {
-      onNode(node.id, () -> stepNode(node, input));
+      onNode(node.id, () -> stepShard(node, shard, input));
+      return;
+    }
+    if (shard < 0) {
+      for (int s = 0; s < node.cores.length; s++) {
+        stepShard(node, s, input);
+      }
       return;
     }
     Now now = new Now(wallMicros(node.id), monoNanos(node.id));
-    List<Effect> effects = node.core.step(now, input);
+    List<Effect> effects = node.cores[shard].step(now, input);
     for (Effect effect : effects) {
-      apply(node, effect);
+      apply(node, shard, effect);
     }
   }
 
   private static final boolean TRACE = Boolean.getBoolean("frsm.sim.trace");
 
-  private void apply(SimNode node, Effect effect) {
+  private void apply(SimNode node, int shard, Effect effect) {
     if (TRACE) {
       System.out.println(nowNanos / 1000 + " n" + node.id + " " + effect);
     }
@@ -788,7 +858,7 @@ public final class Simulation {
               } else {
                 node.store.makeVisible(p.delta()); // a hint: lost by a crash
               }
-              stepNode(node, new Input.PersistDone(p.persistId()));
+              stepShard(node, shard, new Input.PersistDone(p.persistId()));
             }
           });
     } else if (effect instanceof Effect.Send s) {

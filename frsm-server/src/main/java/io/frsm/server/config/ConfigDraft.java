@@ -42,6 +42,7 @@ final class ConfigDraft {
   Duration lease = NodeDefaults.LEASE;
   int clockDriftPpm = NodeDefaults.CLOCK_DRIFT_PPM;
   boolean leaderOnlyReads = NodeDefaults.LEADER_ONLY_READS;
+  int coreThreads = NodeDefaults.CORE_THREADS;
   long clockCacheBytes = NodeDefaults.CLOCK_CACHE_BYTES;
   int transportThreads = NodeDefaults.TRANSPORT_THREADS;
   int maxFrameBytes = TRANSPORT_DEFAULTS.maxFrameBytes();

@@ -84,6 +84,9 @@ public final class ConfigLoader {
         "consensus.leaderOnlyReads",
         (d, v) -> d.leaderOnlyReads = Units.bool("consensus.leaderOnlyReads", v));
     KEYS.put(
+        "consensus.coreThreads",
+        (d, v) -> d.coreThreads = Units.integer("consensus.coreThreads", v));
+    KEYS.put(
         "consensus.clockCacheBytes",
         (d, v) -> d.clockCacheBytes = Units.bytes("consensus.clockCacheBytes", v));
     KEYS.put(

@@ -71,6 +71,7 @@ final class ConfigValidator {
         d.lease,
         d.clockDriftPpm,
         d.leaderOnlyReads,
+        d.coreThreads,
         d.clockCacheBytes,
         d.transportThreads,
         transport,
@@ -149,6 +150,13 @@ final class ConfigValidator {
   }
 
   private static TransportConfig transport(ConfigDraft d, LsmConfig lsm) {
+    if (d.coreThreads < 0 || d.coreThreads > io.frsm.consensus.core.ShardRouting.MAX_SHARDS) {
+      throw new ConfigException(
+          "config key 'consensus.coreThreads' must be in [0, "
+              + io.frsm.consensus.core.ShardRouting.MAX_SHARDS
+              + "] (0: a quarter of the CPUs), was "
+              + d.coreThreads);
+    }
     if (d.transportThreads < 1 || d.transportThreads > 1024) {
       throw new ConfigException(
           "config key 'transport.threads' must be in [1, 1024], was " + d.transportThreads);

@@ -28,6 +28,8 @@ import java.util.List;
  * @param lease the range lease {@code L}; renewed every L/4
  * @param clockDriftPpm the bound ρ on monotonic clock drift, in parts per million
  * @param leaderOnlyReads whether range leaders answer reads from their own store under the lease
+ * @param coreThreads consensus core shards, each a thread owning every n-th range; 0 picks a
+ *     quarter of the CPUs (docs/PROTOCOL.md "Core shards")
  * @param clockCacheBytes the bound of the clock cache over the LSM
  * @param transportThreads Netty event-loop threads (peer and client protocol share them)
  * @param transport frame limit, write-buffer water marks, per-connection queue bound, connect
@@ -57,6 +59,7 @@ public record FrsmConfig(
     Duration lease,
     int clockDriftPpm,
     boolean leaderOnlyReads,
+    int coreThreads,
     long clockCacheBytes,
     int transportThreads,
     TransportConfig transport,

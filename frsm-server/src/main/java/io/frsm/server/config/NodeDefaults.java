@@ -24,4 +24,16 @@ public final class NodeDefaults {
   public static final boolean LEADER_ONLY_READS = true;
   public static final long CLOCK_CACHE_BYTES = 64L * 1024 * 1024;
   public static final int TRANSPORT_THREADS = 2;
+
+  /** {@code consensus.coreThreads}: 0 picks {@link #coreThreads(int)} of the machine's CPUs. */
+  public static final int CORE_THREADS = 0;
+
+  /**
+   * The core shards a node runs when {@code consensus.coreThreads} is 0: a quarter of its CPUs, at
+   * least one — the rest serve the transport, the commit log, compaction and the caller threads.
+   */
+  public static int coreThreads(int availableProcessors) {
+    return Math.max(
+        1, Math.min(io.frsm.consensus.core.ShardRouting.MAX_SHARDS, availableProcessors / 4));
+  }
 }

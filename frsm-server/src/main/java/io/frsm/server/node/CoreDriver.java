@@ -10,6 +10,7 @@ import io.frsm.consensus.core.Now;
 import io.frsm.consensus.core.Operation;
 import io.frsm.consensus.core.Outcome;
 import io.frsm.consensus.core.ReadMode;
+import io.frsm.consensus.core.ShardRouting;
 import io.frsm.consensus.storage.CachingCellStore;
 import io.frsm.consensus.storage.CallerThreadReads;
 import io.frsm.consensus.storage.LsmPersister;
@@ -31,10 +32,11 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Consumer;
 
 /**
- * The event loop that owns one node's {@link NodeCore} (docs/PROTOCOL.md "How a production driver
- * calls it"). One dedicated thread; every input reaches the core through its queue: client
- * operations, peer messages (a send to this node itself comes back through the queue), persist
- * completions from the commit-log threads, and a {@link Input.Tick} every {@code tickNanos}.
+ * The event loop that owns one of a node's {@link NodeCore}s — its only one, or one shard of {@link
+ * CoreShards} (docs/PROTOCOL.md "How a production driver calls it", "Core shards"). One dedicated
+ * thread; every input reaches the core through its queue: client operations, peer messages (a send
+ * to this node itself comes back through the queue), persist completions from the commit-log
+ * threads, and a {@link Input.Tick} every {@code tickNanos}.
  *
  * <p>Effects are carried out in the order the core returns them, without blocking the loop: {@code
  * Persist} is handed to the {@link LsmPersister} (whose completion enqueues {@code PersistDone}),
@@ -61,6 +63,8 @@ final class CoreDriver {
   private record Fatal(Throwable error) implements Event {}
 
   private final int nodeId;
+  private final ShardRouting routing;
+  private final int shard;
   private final NodeCore core;
   private final LsmPersister persister;
   private final PeerTransport transport;
@@ -88,8 +92,14 @@ final class CoreDriver {
   private final Map<Long, Submit> pending = new HashMap<>();
   private long nextRequestId;
 
+  /**
+   * @param routing how the node splits its inputs between shards; this driver is shard {@code
+   *     shard} and receives only inputs {@code routing} gives it
+   */
   CoreDriver(
       int nodeId,
+      ShardRouting routing,
+      int shard,
       int boot,
       CoreConfig config,
       CachingCellStore store,
@@ -99,6 +109,11 @@ final class CoreDriver {
       PeerMessageCounts peerMessages,
       Consumer<Throwable> onFatal) {
     this.nodeId = nodeId;
+    this.routing = routing;
+    this.shard = shard;
+    if (shard < 0 || shard >= routing.shards()) {
+      throw new IllegalArgumentException("no shard " + shard + " of " + routing.shards());
+    }
     SplittableRandom random = new SplittableRandom();
     this.core = new NodeCore(nodeId, boot, config, store, random::nextLong);
     // Callers are user threads and Netty event loops: they read the clock cache only, never the
@@ -114,7 +129,10 @@ final class CoreDriver {
     this.tickNanos = tickNanos;
     this.onFatal = onFatal;
     this.peerMessages = peerMessages;
-    this.thread = new Thread(this::loop, "frsm-node-" + nodeId + "-core");
+    this.thread =
+        new Thread(
+            this::loop,
+            "frsm-node-" + nodeId + "-core" + (routing.shards() == 1 ? "" : "-" + shard));
     this.thread.setDaemon(true);
   }
 
@@ -247,7 +265,7 @@ final class CoreDriver {
    * Stops the loop and waits for its thread. Operations still open fail: those the core never saw
    * as not executed, the others as their kind allows (a mutation's outcome is unknown).
    */
-  void stop() {
+  synchronized void stop() { // the node and CoreShards' stopper may both stop a shard
     running = false;
     thread.interrupt();
     try {
@@ -362,6 +380,11 @@ final class CoreDriver {
         persister.execute(p);
       } else if (effect instanceof Effect.Send s) {
         if (s.to() == nodeId) {
+          // A core only ever speaks of its own ranges' keys, so its own messages come back to it.
+          if (routing.ofKey(s.message().key()) != shard) {
+            throw new IllegalStateException(
+                "shard " + shard + " sent itself a message owned by another shard: " + s.message());
+          }
           enqueue(new Step(new Input.Receive(nodeId, s.message())));
         } else {
           peerMessages.sent(s.to());

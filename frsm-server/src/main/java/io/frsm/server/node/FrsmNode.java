@@ -22,6 +22,7 @@ import io.frsm.lsm.io.NioFileSystem;
 import io.frsm.server.client.ClusterMembers;
 import io.frsm.server.client.RequestLimits;
 import io.frsm.server.config.FrsmConfig;
+import io.frsm.server.config.NodeDefaults;
 import io.frsm.server.ring.NodeInfo;
 import io.frsm.server.ring.Ring;
 import io.frsm.server.zk.ClusterShape;
@@ -57,7 +58,7 @@ import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 
 /**
- * One frsm node: the LSM engine, the consensus core on its own event loop ({@link CoreDriver}), the
+ * One frsm node: the LSM engine, the consensus cores on their own threads ({@link CoreShards}), the
  * Netty peer transport and client protocol server, and membership in ZooKeeper.
  *
  * <pre>{@code
@@ -116,7 +117,7 @@ public final class FrsmNode implements AutoCloseable {
   private CuratorFramework zk;
   private MembershipRegistry registry;
   private volatile NodeMetrics metrics;
-  private volatile CoreDriver driver;
+  private volatile CoreShards driver;
   private volatile RangeLeadership leadership;
   private volatile RangeLeaders rangeLeaders;
   private volatile RangeRouter router;
@@ -409,11 +410,14 @@ public final class FrsmNode implements AutoCloseable {
           new PeerMessageCounts(
               shape.nodeIds().stream().filter(id -> id != settings.nodeId).toList());
       metrics.peersKnown(peerMessages);
-      CoreDriver d =
-          new CoreDriver(
+      CoreShards d =
+          new CoreShards(
               settings.nodeId,
               boot,
               config,
+              settings.coreThreads == 0
+                  ? NodeDefaults.coreThreads(Runtime.getRuntime().availableProcessors())
+                  : settings.coreThreads,
               cellStore,
               engine,
               peerTransport,
@@ -450,7 +454,7 @@ public final class FrsmNode implements AutoCloseable {
   }
 
   /** Range leadership feeds the core through its loop (DESIGN.md "Lease invariant"). */
-  private static RangeLeadership.Sink leaseSink(CoreDriver d) {
+  private static RangeLeadership.Sink leaseSink(CoreShards d) {
     return new RangeLeadership.Sink() {
       @Override
       public void granted(int range, long term, boolean predecessorReleased) {
@@ -581,7 +585,7 @@ public final class FrsmNode implements AutoCloseable {
   }
 
   private void onPeerMessage(int from, io.frsm.consensus.core.Message message) {
-    CoreDriver d = driver;
+    CoreShards d = driver;
     if (d != null) {
       d.receive(from, message); // before the cluster formed, drop: Paxos tolerates lost messages
     }
@@ -697,7 +701,7 @@ public final class FrsmNode implements AutoCloseable {
   }
 
   private CompletableFuture<CoreAnswer> submitToCore(Operation operation, long invokedAtMicros) {
-    CoreDriver d = driver;
+    CoreShards d = driver;
     if (d == null) {
       return CompletableFuture.completedFuture(
           CoreAnswer.of(
@@ -785,7 +789,7 @@ public final class FrsmNode implements AutoCloseable {
    * server}.
    */
   public boolean serving() {
-    CoreDriver d = driver;
+    CoreShards d = driver;
     return !stopped && d != null && d.serving();
   }
 
@@ -794,7 +798,7 @@ public final class FrsmNode implements AutoCloseable {
    * of {@link CoreStats#readsLeaderOnly()}; for tests.
    */
   long callerThreadReads() {
-    CoreDriver d = driver;
+    CoreShards d = driver;
     return d == null ? 0 : d.callerThreadReads();
   }
 
@@ -842,7 +846,7 @@ public final class FrsmNode implements AutoCloseable {
    * waiting for the range's lease. Lets a test act while an operation is in flight, not before.
    */
   int openOperations() {
-    CoreDriver d = driver;
+    CoreShards d = driver;
     return d == null ? 0 : d.openOperations();
   }
 
@@ -871,7 +875,7 @@ public final class FrsmNode implements AutoCloseable {
   }
 
   private synchronized void shutdown(boolean graceful, Consumer<LsmEngine> engineKiller) {
-    CoreDriver d;
+    CoreShards d;
     synchronized (formLock) {
       if (stopped) {
         return;
@@ -1005,6 +1009,7 @@ public final class FrsmNode implements AutoCloseable {
       lease(config.lease());
       clockDriftPpm(config.clockDriftPpm());
       leaderOnlyReads(config.leaderOnlyReads());
+      coreThreads(config.coreThreads());
       clockCacheBytes(config.clockCacheBytes());
       transportThreads(config.transportThreads());
       TransportConfig t = config.transport();
@@ -1198,6 +1203,17 @@ public final class FrsmNode implements AutoCloseable {
      */
     public Builder leaderOnlyReads(boolean enabled) {
       draft.leaderOnlyReads = enabled;
+      return this;
+    }
+
+    /**
+     * Consensus core shards (default 0: a quarter of the CPUs, at least one): each a thread owning
+     * every n-th range of the ring, so a node's consensus work spreads over that many CPUs
+     * (docs/PROTOCOL.md "Core shards"). At most {@link
+     * io.frsm.consensus.core.ShardRouting#MAX_SHARDS}.
+     */
+    public Builder coreThreads(int threads) {
+      draft.coreThreads = threads;
       return this;
     }
 

@@ -22,7 +22,7 @@ import java.util.function.ToDoubleFunction;
 /**
  * The node's meters (docs/OPERATIONS.md "Metrics and health", table "Node"). Operation latencies
  * are recorded as replies complete; everything the core counts is read from the snapshot its loop
- * publishes ({@link CoreDriver#stats()}), never from the core itself, which belongs to the loop
+ * publishes ({@link CoreShards#stats()}), never from the core itself, which belongs to the loop
  * thread. The meters are removed again on {@link #close()}, so a node restarted in the same JVM and
  * registry binds fresh ones instead of finding its predecessor's.
  */
@@ -35,7 +35,7 @@ final class NodeMetrics implements AutoCloseable {
       List.of("ok", "mismatch", "exists", "unknown", "not_executed");
 
   private final MeterRegistry registry;
-  private final Supplier<CoreDriver> driver;
+  private final Supplier<CoreShards> driver;
   private final List<Meter> meters = new CopyOnWriteArrayList<>();
   private final Timer[][] operations = new Timer[TYPES.size()][OUTCOMES.size()];
 
@@ -58,7 +58,7 @@ final class NodeMetrics implements AutoCloseable {
 
   /** {@code driver} and {@code leadership} yield null until the cluster formed. */
   NodeMetrics(
-      MeterRegistry registry, Supplier<CoreDriver> driver, Supplier<RangeLeadership> leadership) {
+      MeterRegistry registry, Supplier<CoreShards> driver, Supplier<RangeLeadership> leadership) {
     this.registry = registry;
     this.driver = driver;
     this.leadership = leadership;
@@ -224,12 +224,12 @@ final class NodeMetrics implements AutoCloseable {
 
   /** The core's latest published counters (zero before the cluster formed). */
   CoreStats stats() {
-    CoreDriver d = driver.get();
+    CoreShards d = driver.get();
     return d == null ? CoreStats.ZERO : d.stats();
   }
 
   private double queueDepth() {
-    CoreDriver d = driver.get();
+    CoreShards d = driver.get();
     return d == null ? 0 : d.queueDepth();
   }
 

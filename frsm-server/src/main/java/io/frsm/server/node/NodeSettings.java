@@ -56,6 +56,7 @@ final class NodeSettings implements Cloneable {
   Duration lease = NodeDefaults.LEASE;
   int clockDriftPpm = NodeDefaults.CLOCK_DRIFT_PPM;
   boolean leaderOnlyReads = NodeDefaults.LEADER_ONLY_READS;
+  int coreThreads = NodeDefaults.CORE_THREADS;
   double forcedColdCasShare;
   long clockCacheBytes = NodeDefaults.CLOCK_CACHE_BYTES;
   int transportThreads = NodeDefaults.TRANSPORT_THREADS;
@@ -100,6 +101,13 @@ final class NodeSettings implements Cloneable {
     modes(); // validates forcedColdCasShare
     if (clockCacheBytes < 0) {
       throw new IllegalArgumentException("clockCacheBytes must be >= 0, was " + clockCacheBytes);
+    }
+    if (coreThreads < 0 || coreThreads > io.frsm.consensus.core.ShardRouting.MAX_SHARDS) {
+      throw new IllegalArgumentException(
+          "coreThreads must be in [0, "
+              + io.frsm.consensus.core.ShardRouting.MAX_SHARDS
+              + "] (0: a quarter of the CPUs), was "
+              + coreThreads);
     }
     if (transportThreads < 1 || transportThreads > 1024) {
       throw new IllegalArgumentException(

@@ -194,6 +194,8 @@ class ConfigLoaderTest {
     bad.put("consensus:\n  tickInterval: 0ms\n", "consensus.tickInterval");
     bad.put("consensus:\n  clockDriftPpm: 100000\n", "consensus.clockDriftPpm");
     bad.put("consensus:\n  clockCacheBytes: -1\n", "consensus.clockCacheBytes");
+    bad.put("consensus:\n  coreThreads: -1\n", "consensus.coreThreads");
+    bad.put("consensus:\n  coreThreads: 65\n", "consensus.coreThreads");
     bad.put("transport:\n  threads: 0\n", "transport.threads");
     bad.put("transport:\n  maxFrameBytes: 2GiB\n", "transport.maxFrameBytes");
     bad.put(

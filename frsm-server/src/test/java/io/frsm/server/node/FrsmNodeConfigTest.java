@@ -63,6 +63,7 @@ class FrsmNodeConfigTest {
         lease: 3s
         clockDriftPpm: 500
         leaderOnlyReads: false
+        coreThreads: 3
         clockCacheBytes: 32MiB
       transport:
         threads: 3
@@ -214,6 +215,8 @@ class FrsmNodeConfigTest {
     bad.put("boundedDelay", b -> b.boundedDelay(Duration.ofHours(2)));
     bad.put("drainTimeout", b -> b.drainTimeout(Duration.ofMillis(-1)));
     bad.put("transportThreads", b -> b.transportThreads(0));
+    bad.put("coreThreads", b -> b.coreThreads(65));
+    bad.put("coreThreads ", b -> b.coreThreads(-1));
     bad.put(
         "writeBufferLowWaterMarkBytes", b -> b.transport(t -> t.writeBufferWaterMarksBytes(9, 8)));
     bad.put("maxFrameBytes", b -> b.lsm(l -> l.maxValueSizeBytes(17 * 1024 * 1024)));

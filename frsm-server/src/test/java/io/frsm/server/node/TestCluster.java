@@ -41,6 +41,9 @@ final class TestCluster implements AutoCloseable {
   /** Replicas per range, or 0 to leave the builder's default (3). */
   private final int replicationFactor;
 
+  /** Core shards per node, or 0 to leave the builder's default. */
+  private final int coreThreads;
+
   private final List<FrsmClient> clients = new ArrayList<>();
 
   TestCluster(Path dir) throws Exception {
@@ -48,22 +51,33 @@ final class TestCluster implements AutoCloseable {
   }
 
   TestCluster(Path dir, int n) throws Exception {
-    this(dir, n, 0, BOUNDED_DELAY, CLOCK_SKEW_BOUND);
+    this(dir, n, 0, BOUNDED_DELAY, CLOCK_SKEW_BOUND, 0);
+  }
+
+  /** Three nodes, each running {@code coreThreads} core shards. */
+  static TestCluster withCoreThreads(Path dir, int coreThreads) throws Exception {
+    return new TestCluster(dir, 3, 0, BOUNDED_DELAY, CLOCK_SKEW_BOUND, coreThreads);
   }
 
   /** {@code n} nodes with {@code replicationFactor} replicas per range (0: the default). */
   TestCluster(Path dir, int n, int replicationFactor) throws Exception {
-    this(dir, n, replicationFactor, BOUNDED_DELAY, CLOCK_SKEW_BOUND);
+    this(dir, n, replicationFactor, BOUNDED_DELAY, CLOCK_SKEW_BOUND, 0);
   }
 
   /** With the cluster's T and ε (every node runs them; the shape publishes them to clients). */
   TestCluster(Path dir, int n, Duration boundedDelay, Duration clockSkewBound) throws Exception {
-    this(dir, n, 0, boundedDelay, clockSkewBound);
+    this(dir, n, 0, boundedDelay, clockSkewBound, 0);
   }
 
   private TestCluster(
-      Path dir, int n, int replicationFactor, Duration boundedDelay, Duration clockSkewBound)
+      Path dir,
+      int n,
+      int replicationFactor,
+      Duration boundedDelay,
+      Duration clockSkewBound,
+      int coreThreads)
       throws Exception {
+    this.coreThreads = coreThreads;
     this.dir = dir;
     this.boundedDelay = boundedDelay;
     this.clockSkewBound = clockSkewBound;
@@ -98,6 +112,9 @@ final class TestCluster implements AutoCloseable {
     FrsmNode.Builder builder = FrsmNode.builder();
     if (replicationFactor > 0) {
       builder.replicationFactor(replicationFactor);
+    }
+    if (coreThreads > 0) {
+      builder.coreThreads(coreThreads);
     }
     return builder
         .nodeId(nodeId)

@@ -1,0 +1,171 @@
+package io.frsm.server.node;
+
+import io.frsm.consensus.core.CoreConfig;
+import io.frsm.consensus.core.CoreStats;
+import io.frsm.consensus.core.Input;
+import io.frsm.consensus.core.Message;
+import io.frsm.consensus.core.Operation;
+import io.frsm.consensus.core.ShardRouting;
+import io.frsm.consensus.storage.CachingCellStore;
+import io.frsm.consensus.transport.PeerTransport;
+import io.frsm.lsm.LsmEngine;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+
+/**
+ * A node's consensus cores: {@code consensus.coreThreads} {@link CoreDriver}s, each a {@link
+ * io.frsm.consensus.core.NodeCore} on its own thread owning every {@code n}-th range of the ring
+ * ({@link ShardRouting}, docs/PROTOCOL.md "Core shards"). Per-key Paxos needs no order between
+ * keys, so a node's keys can be served by as many threads as it has CPUs to give; the ranges are
+ * the unit because a range's term, lease and scan span its keys.
+ *
+ * <p>Every input goes to the shard owning its key or range, so a shard never sees another's state:
+ * the drivers share the node id, boot, clock cache, engine and transport, nothing else. They fail
+ * together: the first shard that stops on a fatal error stops the others (the node's durable state
+ * can no longer be vouched for), then the node is told once.
+ *
+ * <p>Thread-safety: every method may be called from any thread.
+ */
+final class CoreShards {
+  private final ShardRouting routing;
+  private final CoreDriver[] drivers;
+  private final AtomicBoolean failed = new AtomicBoolean();
+
+  CoreShards(
+      int nodeId,
+      int boot,
+      CoreConfig config,
+      int shards,
+      CachingCellStore store,
+      LsmEngine engine,
+      PeerTransport transport,
+      long tickNanos,
+      PeerMessageCounts peerMessages,
+      Consumer<Throwable> onFatal) {
+    this.routing = new ShardRouting(config.placement(), shards);
+    this.drivers = new CoreDriver[shards];
+    Consumer<Throwable> together = error -> failTogether(nodeId, error, onFatal);
+    for (int s = 0; s < shards; s++) {
+      drivers[s] =
+          new CoreDriver(
+              nodeId,
+              routing,
+              s,
+              boot,
+              config,
+              store,
+              engine,
+              transport,
+              tickNanos,
+              peerMessages,
+              together);
+    }
+  }
+
+  /** Stops every shard after the first fatal error (off the failing loop: stop joins threads). */
+  private void failTogether(int nodeId, Throwable error, Consumer<Throwable> onFatal) {
+    if (!failed.compareAndSet(false, true)) {
+      return;
+    }
+    if (drivers.length > 1) {
+      Thread stopper =
+          new Thread(
+              () -> {
+                for (CoreDriver d : drivers) {
+                  d.stop(); // the failed one already ended; stop is then a no-op join
+                }
+              },
+              "frsm-node-" + nodeId + "-core-stop");
+      stopper.setDaemon(true);
+      stopper.start();
+    }
+    onFatal.accept(error);
+  }
+
+  int shards() {
+    return drivers.length;
+  }
+
+  void start() {
+    for (CoreDriver d : drivers) {
+      d.start();
+    }
+  }
+
+  /** {@link CoreDriver#submit} on the shard owning the operation's key. */
+  CompletableFuture<CoreAnswer> submit(Operation operation, long invokedAtMicros) {
+    return drivers[routing.ofKey(operation.key())].submit(operation, invokedAtMicros);
+  }
+
+  /** A coordination input, to the shard owning its range. */
+  void input(Input input) {
+    drivers[routing.of(input)].input(input);
+  }
+
+  /** {@link CoreDriver#releaseLease} on the shard owning the range. */
+  CompletableFuture<Boolean> releaseLease(int range, long term) {
+    return drivers[routing.ofRange(range)].releaseLease(range, term);
+  }
+
+  /** A peer message, to the shard owning its key (any thread; never blocks). */
+  void receive(int from, Message message) {
+    drivers[routing.ofKey(message.key())].receive(from, message);
+  }
+
+  /** The shards' counters summed, each as of its last tick. */
+  CoreStats stats() {
+    CoreStats total = CoreStats.ZERO;
+    for (CoreDriver d : drivers) {
+      total = total.plus(d.stats());
+    }
+    return total;
+  }
+
+  long callerThreadReads() {
+    long total = 0;
+    for (CoreDriver d : drivers) {
+      total += d.callerThreadReads();
+    }
+    return total;
+  }
+
+  /** Inputs queued for all shards. */
+  int queueDepth() {
+    int total = 0;
+    for (CoreDriver d : drivers) {
+      total += d.queueDepth();
+    }
+    return total;
+  }
+
+  /** Whether every shard runs and takes client operations. */
+  boolean serving() {
+    for (CoreDriver d : drivers) {
+      if (!d.serving()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  int openOperations() {
+    int total = 0;
+    for (CoreDriver d : drivers) {
+      total += d.openOperations();
+    }
+    return total;
+  }
+
+  void stopAccepting() {
+    for (CoreDriver d : drivers) {
+      d.stopAccepting();
+    }
+  }
+
+  void stop() {
+    for (CoreDriver d : drivers) {
+      d.stop();
+    }
+  }
+}
