@@ -16,7 +16,8 @@ import java.util.concurrent.TimeUnit;
  * Experiment 2 (Figures 10/13): throughput and p99 as the cores given to the systems grow. Each
  * configuration runs in a child JVM pinned with {@code taskset} to the first N CPUs (and told N by
  * {@code -XX:ActiveProcessorCount}), so the whole cluster — its three nodes and the clients — share
- * N cores; frsm also varies its Netty event-loop threads per node. The cRSM baseline runs over the
+ * N cores; frsm also varies its Netty event-loop threads per node and its core shards per node
+ * ({@code consensus.coreThreads}: 1, or 2 with one event loop). The cRSM baseline runs over the
  * same Netty transport with one event loop per node. This machine has few cores, which bounds the
  * curve.
  */
@@ -24,10 +25,23 @@ final class CoresExperiment implements Experiment {
   private static final long CHILD_TIMEOUT_SECONDS = 600;
   static final int CLIENTS = 32;
 
-  /** One configuration: the system, its batch or transport threads, and the CPUs it gets. */
-  record Config(String system, int knob, int cpus) {
+  /**
+   * One configuration: the system, its batch or transport threads, frsm's core shards per node, and
+   * the CPUs it gets.
+   */
+  record Config(String system, int knob, int coreThreads, int cpus) {
+    Config(String system, int knob, int cpus) {
+      this(system, knob, 1, cpus);
+    }
+
     String label() {
-      return system.equals("frsm") ? "frsm, " + knob + " event loops/node" : "cRSM b" + knob;
+      if (!system.equals("frsm")) {
+        return "cRSM b" + knob;
+      }
+      return "frsm, "
+          + knob
+          + " event loops/node"
+          + (coreThreads == 1 ? "" : ", " + coreThreads + " core threads/node");
     }
   }
 
@@ -49,6 +63,7 @@ final class CoresExperiment implements Experiment {
         configs.add(new Config("frsm", 1, cpus));
         configs.add(new Config("frsm", 2, cpus));
         configs.add(new Config("frsm", 4, cpus));
+        configs.add(new Config("frsm", 1, 2, cpus));
         configs.add(new Config("crsm", 128, cpus));
       }
     }
@@ -72,7 +87,9 @@ final class CoresExperiment implements Experiment {
     // Each configuration is a fresh JVM: it gets the start-up warm-up (JIT) before its step.
     double warmup = Math.max(o.warmup().toMillis(), o.systemWarmup().toMillis()) / 1000.0;
     for (Config c : configs) {
-      Path dir = Systems.freshDir(o, name(), c.system() + "-" + c.knob() + "-" + c.cpus());
+      Path dir =
+          Systems.freshDir(
+              o, name(), c.system() + "-" + c.knob() + "-" + c.coreThreads() + "-" + c.cpus());
       List<String> cmd = new ArrayList<>();
       if (taskset) {
         cmd.addAll(List.of("taskset", "-c", c.cpus() == 1 ? "0" : "0-" + (c.cpus() - 1)));
@@ -93,6 +110,8 @@ final class CoresExperiment implements Experiment {
               c.system().equals("frsm") ? Integer.toString(c.knob()) : "1",
               "--batch",
               c.system().equals("frsm") ? "1" : Integer.toString(c.knob()),
+              "--core-threads",
+              Integer.toString(c.coreThreads()),
               "--clients",
               Integer.toString(CLIENTS),
               "--seconds",
