@@ -39,6 +39,9 @@ final class EngineState {
   private Manifest manifest;
   private volatile EngineView view;
 
+  /** Set once by {@link #close()}: the current view is then released and never replaced. */
+  private volatile boolean closed;
+
   EngineState(
       FileSystem fs,
       Path dataDirectory,
@@ -132,13 +135,22 @@ final class EngineState {
         meta.cellCount());
   }
 
-  /** The current view, retained: the caller must {@link EngineView#release()} it. */
+  /**
+   * The current view, retained: the caller must {@link EngineView#release()} it.
+   *
+   * @throws IllegalStateException once the engine closed (its last view is released for good: a
+   *     reader would otherwise retry forever)
+   */
   EngineView acquire() {
     while (true) {
       EngineView v = view;
       if (v.tryRetain()) {
         return v;
       }
+      if (closed) {
+        throw new IllegalStateException("the LSM engine is closed");
+      }
+      // A view swapped out under us: load the new one.
     }
   }
 
@@ -308,6 +320,7 @@ final class EngineState {
   /** Releases the current view (engine shutdown). */
   void close() {
     synchronized (lock) {
+      closed = true; // before the release: a reader that then fails to retain sees it
       for (QuarantinedTable q : view.quarantined) {
         q.close();
       }

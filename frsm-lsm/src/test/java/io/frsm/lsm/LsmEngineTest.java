@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.frsm.lsm.cell.AcceptedValue;
@@ -87,6 +88,33 @@ class LsmEngineTest {
     LsmEngine reopened = open(config().build());
     assertEquals(expected, reopened.get(k));
     assertNull(reopened.get(key("missing")));
+  }
+
+  @Test
+  void readsOfAClosedOrKilledEngine_failAtOnce_insteadOfSpinning() throws Exception {
+    // Found by CoreShardsIT: a get after kill() spun forever (100% of a CPU) retrying a view
+    // whose last reference the shutdown had released.
+    for (boolean kill : new boolean[] {false, true}) {
+      LsmEngine engine = open(config().build());
+      Key k = key("a");
+      await(engine.write(live(k, 1, 0, "v0", true)));
+      await(engine.flush()); // a table in the view too
+      if (kill) {
+        engine.kill();
+      } else {
+        engine.close();
+      }
+      assertTimeoutPreemptively(
+          java.time.Duration.ofSeconds(10),
+          () -> {
+            IllegalStateException get =
+                assertThrows(IllegalStateException.class, () -> engine.get(k));
+            assertTrue(get.getMessage().contains("closed"), get.getMessage());
+            assertThrows(
+                IllegalStateException.class, () -> engine.scan(Long.MIN_VALUE, Long.MAX_VALUE));
+          },
+          kill ? "after kill()" : "after close()");
+    }
   }
 
   @Test

@@ -10,6 +10,7 @@ import io.frsm.api.OutcomeUnknownException;
 import io.frsm.api.Versioned;
 import io.frsm.consensus.core.CoreStats;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
@@ -60,6 +61,37 @@ class CoreShardsIT {
       assertCounters(restarted, keys, acknowledged);
       incrementEverywhere(cluster, keys, acknowledged, List.of(1, 2, 3), 5);
       assertCounters(cluster.node(3), keys, acknowledged);
+    }
+  }
+
+  @Test
+  void aFatalErrorInOneShard_stopsEveryShardOfTheNode(@TempDir Path dir) throws Exception {
+    try (TestCluster cluster = TestCluster.withCoreThreads(dir, SHARDS)) {
+      FrsmNode node = cluster.node(1);
+      byte[] key = null;
+      for (int i = 0; key == null; i++) {
+        byte[] candidate = ("fatal/" + i).getBytes(UTF_8);
+        int range = cluster.rangeOf(candidate);
+        if (range % SHARDS == 1 && cluster.holdersOf(range).equals(List.of(1))) {
+          key = candidate;
+        }
+      }
+      // Every later persist or read of node 1's engine fails: the shard that meets it first can
+      // no longer vouch for its durable state and stops; the other shards must stop with it.
+      node.engine().kill();
+      try (FrsmClient client = node.client()) {
+        try {
+          client.create(key, encode(0));
+        } catch (io.frsm.api.FrsmException expected) {
+          // not executed, or an unknown outcome: the shard failed under it
+        }
+      }
+      Await.until(() -> !node.serving(), Duration.ofSeconds(30), "node 1 to stop serving");
+      Await.until(
+          () -> coreThreadsOf(1).isEmpty(),
+          Duration.ofSeconds(30),
+          "every core thread of node 1 to end (left: " + coreThreadsOf(1) + ")");
+      assertEquals(0, node.openOperations(), "no operation is left hanging on a stopped shard");
     }
   }
 
