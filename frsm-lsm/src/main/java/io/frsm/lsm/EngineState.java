@@ -150,6 +150,11 @@ final class EngineState {
       if (closed) {
         throw new IllegalStateException("the LSM engine is closed");
       }
+      if (view == v) {
+        // swap() publishes the next view before it releases the old one, so a current view
+        // without references was released once too often: fail loudly rather than spin forever.
+        throw new IllegalStateException("the LSM engine's current view was released too often");
+      }
       // A view swapped out under us: load the new one.
     }
   }

@@ -458,7 +458,6 @@ public final class LsmEngine implements AutoCloseable {
           sources.add(new QuarantiningIterator(t.reader().scanTokens(fromToken, toToken), t));
         }
       }
-      return new MergingCellIterator(sources, conflicts, view::release);
     } catch (IOException | RuntimeException e) {
       for (CellIterator s : sources) {
         s.close();
@@ -466,6 +465,9 @@ public final class LsmEngine implements AutoCloseable {
       view.release();
       throw e;
     }
+    // From here the iterator owns the sources and the view: if its first reads fail, it closes
+    // them itself, once.
+    return new MergingCellIterator(sources, conflicts, view::release);
   }
 
   /** Quarantines its table when reading it hits a checksum failure. */

@@ -32,6 +32,11 @@ public final class LsmCellStore implements CellStore {
     this.engine = Objects.requireNonNull(engine, "engine");
   }
 
+  /**
+   * A read failure is a {@link CellStoreException} (counted). A closed engine is not a read
+   * failure: its {@link IllegalStateException} passes through and stops the core for good, as it
+   * should — nothing this node stores can be read any more.
+   */
   @Override
   public Cell get(Key key) {
     try {

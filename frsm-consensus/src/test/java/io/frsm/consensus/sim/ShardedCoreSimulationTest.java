@@ -37,6 +37,14 @@ class ShardedCoreSimulationTest {
       shards.add(routing.ofKey(Key.of(("counter-" + k).getBytes(StandardCharsets.US_ASCII))));
     }
     assertEquals(Set.of(0, 1), shards);
+    // Some range's term cell has a token in the other range: routing it by token would be wrong.
+    boolean someCellElsewhere = false;
+    for (int range = 0; range < 2; range++) {
+      Key cell = io.frsm.consensus.core.RangeTerm.cellKey(range);
+      someCellElsewhere |= twoRanges.rangeOf(cell) != range;
+      assertEquals(range, routing.ofKey(cell), "range " + range + "'s term cell");
+    }
+    assertTrue(someCellElsewhere, "a term cell whose token lies in the other shard's range");
   }
 
   @Test

@@ -862,6 +862,18 @@ public final class Simulation {
             }
           });
     } else if (effect instanceof Effect.Send s) {
+      if (s.to() == node.id && shard >= 0 && routing.ofKey(s.message().key()) != shard) {
+        // The production driver stops the node here (CoreDriver): a core speaks only of its own
+        // ranges, so what it sends itself must come back to it.
+        throw new AssertionError(
+            failureMessage(
+                "node "
+                    + node.id
+                    + " shard "
+                    + shard
+                    + " sent itself a message another shard owns: "
+                    + s.message()));
+      }
       send(node, s.to(), s.message());
     } else if (effect instanceof Effect.Reply r) {
       Submitted asked = submitted.remove(r.requestId());

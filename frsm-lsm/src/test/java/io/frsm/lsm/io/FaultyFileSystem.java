@@ -54,6 +54,7 @@ public final class FaultyFileSystem implements FileSystem {
   private long capacityBytes = Long.MAX_VALUE;
   private boolean failSyncs;
   private final Set<Path> fullDirectories = new HashSet<>();
+  private final Set<Node> unreadable = new HashSet<>();
   private long crashes;
   private long syncCount;
 
@@ -213,6 +214,19 @@ public final class FaultyFileSystem implements FileSystem {
     }
   }
 
+  /** Makes every read of {@code path} fail with an I/O error (or read again), as a bad sector. */
+  public synchronized void setReadsFail(Path path, boolean fail) throws IOException {
+    Node node = files.get(norm(path));
+    if (node == null) {
+      throw new NoSuchFileException(path.toString());
+    }
+    if (fail) {
+      unreadable.add(node);
+    } else {
+      unreadable.remove(node);
+    }
+  }
+
   public synchronized void setFailSyncs(boolean failSyncs) {
     this.failSyncs = failSyncs;
   }
@@ -306,6 +320,9 @@ public final class FaultyFileSystem implements FileSystem {
     @Override
     public void readFully(ByteBuffer dst, long position) throws IOException {
       synchronized (FaultyFileSystem.this) {
+        if (unreadable.contains(node)) {
+          throw new IOException("Input/output error (injected)");
+        }
         int n = dst.remaining();
         if (position < 0 || position + n > node.length) {
           throw new EOFException(

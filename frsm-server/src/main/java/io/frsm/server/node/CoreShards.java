@@ -76,7 +76,7 @@ final class CoreShards {
                   d.stop(); // the failed one already ended; stop is then a no-op join
                 }
               },
-              "frsm-node-" + nodeId + "-core-stop");
+              "frsm-node-" + nodeId + "-shard-stopper");
       stopper.setDaemon(true);
       stopper.start();
     }

@@ -134,6 +134,13 @@ public final class FrsmNode implements AutoCloseable {
   private volatile boolean started;
   private volatile boolean stopped;
 
+  /** Set once the cores stopped on a fatal error: the node never registers or leads again. */
+  private volatile boolean failed;
+
+  /** Whether range leadership was closed or abandoned (by a stop, or after a fatal error). */
+  private final java.util.concurrent.atomic.AtomicBoolean leadershipEnded =
+      new java.util.concurrent.atomic.AtomicBoolean();
+
   private FrsmNode(NodeSettings settings) {
     this.settings = settings;
     this.layout = new ZkLayout(settings.clusterId);
@@ -320,9 +327,13 @@ public final class FrsmNode implements AutoCloseable {
   private void registerAgain() throws Exception {
     long deadline = System.nanoTime() + settings.zookeeperSessionTimeout.toNanos() * 2;
     while (!stopped) {
+      if (failed) {
+        return; // its cores stopped on a fatal error: it stays out until restarted
+      }
       try {
         registry.reregister(selfInfo);
-        if (driver != null) {
+        CoreShards d = driver;
+        if (d != null && d.serving()) {
           registry.markReady(settings.nodeId);
         }
         LOG.log(Level.INFO, "node {0} registered in its new ZooKeeper session", settings.nodeId);
@@ -721,7 +732,10 @@ public final class FrsmNode implements AutoCloseable {
   }
 
   private void onFatal(Throwable error) {
-    // Leave the cluster so clients route elsewhere; not on the core's thread (ZooKeeper I/O).
+    failed = true;
+    // Leave the cluster so clients route elsewhere, and every range latch so successors take the
+    // ranges over (after the lease wait: the stopped cores mark no release clean); not on the
+    // core's thread (ZooKeeper I/O).
     Thread leave =
         new Thread(
             () -> {
@@ -729,6 +743,10 @@ public final class FrsmNode implements AutoCloseable {
                 registry.deregister(settings.nodeId);
               } catch (Exception e) {
                 LOG.log(Level.WARNING, "could not deregister after a fatal error", e);
+              }
+              RangeLeadership l = leadership;
+              if (l != null && leadershipEnded.compareAndSet(false, true)) {
+                l.close();
               }
             },
             "frsm-node-" + settings.nodeId + "-leave");
@@ -896,7 +914,16 @@ public final class FrsmNode implements AutoCloseable {
     if (l != null) {
       // Graceful: leave every latch (successors start at once); killed: just stop renewing (the
       // session's end removes the latch nodes).
-      steps.add(graceful ? l::close : l::abandon);
+      steps.add(
+          () -> {
+            if (leadershipEnded.compareAndSet(false, true)) { // a fatal error may have ended it
+              if (graceful) {
+                l.close();
+              } else {
+                l.abandon();
+              }
+            }
+          });
     }
     steps.add(() -> zkChores.shutdownNow());
     if (zk != null) {

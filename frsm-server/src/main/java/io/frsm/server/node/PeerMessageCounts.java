@@ -6,9 +6,9 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Peer messages sent to and received from each other node, counted by the core's loop thread as
- * {@code Send} effects leave and {@code Receive} inputs arrive, and read by the meter registry from
- * any thread. The peers are fixed when the cluster forms; a message from any other node id is not
+ * Peer messages sent to and received from each other node, counted by the core threads as {@code
+ * Send} effects leave and {@code Receive} inputs arrive, and read by the meter registry from any
+ * thread. The peers are fixed when the cluster forms; a message from any other node id is not
  * counted (the transport has no such peer address, so it cannot occur in a formed cluster).
  */
 final class PeerMessageCounts {

@@ -92,6 +92,24 @@ class CoreShardsIT {
           Duration.ofSeconds(30),
           "every core thread of node 1 to end (left: " + coreThreadsOf(1) + ")");
       assertEquals(0, node.openOperations(), "no operation is left hanging on a stopped shard");
+      // It leaves its ranges, and the other nodes take them over and serve its keys.
+      Await.until(() -> node.rangesLed() == 0, Duration.ofSeconds(30), "node 1 to lead nothing");
+      byte[] orphan = key;
+      try (FrsmClient other = cluster.node(2).client()) {
+        Await.until(
+            () -> {
+              try {
+                other.create(orphan, encode(7));
+                return true;
+              } catch (io.frsm.api.KeyExistsException created) {
+                return true; // an earlier attempt took effect
+              } catch (io.frsm.api.FrsmException notYet) {
+                return false; // its range is still changing hands
+              }
+            },
+            Duration.ofSeconds(60),
+            "a key of node 1's failed shard to be writable through node 2");
+      }
     }
   }
 
