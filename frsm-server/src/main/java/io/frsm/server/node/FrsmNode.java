@@ -426,9 +426,7 @@ public final class FrsmNode implements AutoCloseable {
               settings.nodeId,
               boot,
               config,
-              settings.coreThreads == 0
-                  ? NodeDefaults.coreThreads(Runtime.getRuntime().availableProcessors())
-                  : settings.coreThreads,
+              coreShards(ring.rangeCount()),
               cellStore,
               engine,
               peerTransport,
@@ -462,6 +460,27 @@ public final class FrsmNode implements AutoCloseable {
       ready.completeExceptionally(e);
       leaveAfterRefusal();
     }
+  }
+
+  /**
+   * The core shards to run: as configured (0: a quarter of the CPUs), at most one per range of the
+   * ring — a shard owning no range would only tick.
+   */
+  private int coreShards(int ranges) {
+    int wanted =
+        settings.coreThreads == 0
+            ? NodeDefaults.coreThreads(Runtime.getRuntime().availableProcessors())
+            : settings.coreThreads;
+    if (wanted > ranges) {
+      LOG.log(
+          Level.WARNING,
+          "node {0}: {1} core threads asked for, but the ring has {2} ranges; running {2}",
+          settings.nodeId,
+          wanted,
+          ranges);
+      return ranges;
+    }
+    return wanted;
   }
 
   /** Range leadership feeds the core through its loop (DESIGN.md "Lease invariant"). */

@@ -65,6 +65,20 @@ class CoreShardsIT {
   }
 
   @Test
+  void moreCoreThreadsThanRanges_runOneShardPerRange(@TempDir Path dir) throws Exception {
+    try (TestCluster cluster = TestCluster.withCoreThreads(dir, 64)) {
+      int ranges = cluster.node(1).ring().rangeCount();
+      assertTrue(ranges < 64, "the test needs fewer ranges than core threads: " + ranges);
+      assertEquals(ranges, coreThreadsOf(1).size(), "one core thread per range, no idle ones");
+      try (FrsmClient client = cluster.node(2).client()) {
+        byte[] key = "many-shards".getBytes(UTF_8);
+        client.create(key, encode(1));
+        assertEquals(1, decode(client.get(key).orElseThrow().value()));
+      }
+    }
+  }
+
+  @Test
   void aFatalErrorInOneShard_stopsEveryShardOfTheNode(@TempDir Path dir) throws Exception {
     try (TestCluster cluster = TestCluster.withCoreThreads(dir, SHARDS)) {
       FrsmNode node = cluster.node(1);
