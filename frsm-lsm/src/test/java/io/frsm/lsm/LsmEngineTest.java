@@ -69,6 +69,18 @@ class LsmEngineTest {
     }
   }
 
+  /** How many keys a scan of the whole token space returns. */
+  private static int countAll(LsmEngine engine) throws IOException {
+    int n = 0;
+    try (CellIterator it = engine.scan(Long.MIN_VALUE, Long.MAX_VALUE)) {
+      while (it.hasNext()) {
+        it.next();
+        n++;
+      }
+    }
+    return n;
+  }
+
   private static void await(CompletableFuture<?> f) throws Exception {
     f.get(30, TimeUnit.SECONDS);
   }
@@ -138,14 +150,7 @@ class LsmEngineTest {
           assertEquals("m", valueOf(engine.get(inMemtable)));
           fs.setReadsFail(table, false);
           assertEquals("t", valueOf(engine.get(inTable)));
-          try (CellIterator all = engine.scan(Long.MIN_VALUE, Long.MAX_VALUE)) {
-            int n = 0;
-            while (all.hasNext()) {
-              all.next();
-              n++;
-            }
-            assertEquals(2, n);
-          }
+          assertEquals(2, countAll(engine));
         },
         "reads after the failed scan");
     assertTrue(engine.quarantinedTables().isEmpty(), "an I/O error is not corruption");
@@ -455,14 +460,7 @@ class LsmEngineTest {
       }
     }
     assertEquals(keys.subList(50, 201), seen);
-    try (CellIterator it = engine.scan(Long.MIN_VALUE, Long.MAX_VALUE)) {
-      int n = 0;
-      while (it.hasNext()) {
-        it.next();
-        n++;
-      }
-      assertEquals(300, n);
-    }
+    assertEquals(300, countAll(engine));
   }
 
   @Test

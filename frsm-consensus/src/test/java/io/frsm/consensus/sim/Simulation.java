@@ -395,7 +395,7 @@ public final class Simulation {
   public long rangeScansCompleted(int node) {
     SimNode n = nodes[node];
     long total = 0;
-    for (NodeCore core : n.cores == null ? new NodeCore[0] : n.cores) {
+    for (NodeCore core : coresOf(n)) {
       total += core.rangeScansCompleted();
     }
     return total;
@@ -413,7 +413,7 @@ public final class Simulation {
   /** The counters of {@code node}'s running core ({@link CoreStats#ZERO} while it is down). */
   public CoreStats stats(int node) {
     CoreStats total = CoreStats.ZERO;
-    for (NodeCore core : nodes[node].cores == null ? new NodeCore[0] : nodes[node].cores) {
+    for (NodeCore core : coresOf(nodes[node])) {
       total = total.plus(core.stats());
     }
     return total;
@@ -801,9 +801,16 @@ public final class Simulation {
         });
   }
 
+  private static final NodeCore[] NO_CORES = new NodeCore[0];
+
+  /** The node's running cores; none while it is down. */
+  private static NodeCore[] coresOf(SimNode node) {
+    return node.cores == null ? NO_CORES : node.cores;
+  }
+
   private static long leaderOnlyReads(SimNode node) {
     long total = 0;
-    for (NodeCore core : node.cores == null ? new NodeCore[0] : node.cores) {
+    for (NodeCore core : coresOf(node)) {
       total += core.leaderOnlyReads();
     }
     return total;
