@@ -293,8 +293,8 @@ public final class LsmEngine implements AutoCloseable {
   /**
    * Merges {@code cell} into the active memtable <em>without</em> a commit-log record: visible to
    * reads on return, durable only once its memtable is flushed, lost by a crash before that. For
-   * state a crash may lose without harm — the consensus layer's chosen flag on a triple this
-   * replica durably accepted, which is a hint (docs/PROTOCOL.md "Chosen flags are hints"). No
+   * state a crash may lose without harm — the consensus layer's commits of chosen values, already
+   * durable at a quorum of replicas, which are hints (docs/PROTOCOL.md "Commits are hints"). No
    * fsync, no thread hand-off: the returned future is already complete (failed with an {@link
    * IOException} while flushes stall, as {@link #write} would).
    *

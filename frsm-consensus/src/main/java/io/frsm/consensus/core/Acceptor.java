@@ -97,11 +97,13 @@ final class Acceptor {
     long writeTimeMs = Math.floorDiv(now.wallMicros(), 1000);
     if (message instanceof Message.Commit c) {
       // A merge whatever this replica promised: the join keeps the newer instance and ORs the
-      // chosen flag at the same one. Where this replica already durably holds the very proposal,
-      // the commit only sets its chosen flag: a hint, written without the commit log (PROTOCOL.md
-      // "Chosen flags are hints"); anything else it brings is logged.
+      // chosen flag at the same one. A chosen live value is a hint wherever it lands, written
+      // without the commit log: it is durable at the quorum that chose it, and a replica that
+      // loses it is a replica the commit never reached (PROTOCOL.md "Commits are hints"). A
+      // delete this replica does not hold yet is logged: delete phase 1 counts it.
       Cell delta = new Cell(key, Ballot.NONE, c.chosen(), null, writeTimeMs);
-      persist(key, delta, null, out, !holdsProposal(key, c.chosen()));
+      boolean logged = c.chosen().isDelete() && !holdsProposal(key, c.chosen());
+      persist(key, delta, null, out, logged);
       return;
     }
     if (message instanceof Message.TermPersist tp) {
@@ -245,8 +247,9 @@ final class Acceptor {
 
   /**
    * Whether this replica's cell holds {@code proposal} (triple, kind and bytes) as its accepted
-   * part. Accepted parts only ever come from logged persists, and reads see a persist only once it
-   * is done, so what the store shows here is durable. An unreadable store answers false.
+   * part. Asked for deletes only: a delete reaches an accepted part only through logged persists
+   * (accepts, and commits that bring it), and reads see a persist only once it is done, so a delete
+   * the store shows here is durable. An unreadable store answers false.
    */
   private boolean holdsProposal(Key key, AcceptedValue proposal) {
     Cell cell;

@@ -13,9 +13,9 @@ public sealed interface Effect {
    * Merge {@code delta} into the key's cell, then feed back {@link Input.PersistDone} with {@code
    * persistId}. {@code logged}: durably (commit log, then memtable) — a crash may lose any such
    * persist not yet done, none that is done. Not {@code logged}: a <em>hint</em> (docs/PROTOCOL.md
-   * "Chosen flags are hints"), visible to reads once done but lost by a crash until the store
-   * flushes it; the core asks for one only to set the chosen flag on a triple this replica already
-   * holds durably, so losing it loses nothing but the flag. The driver may complete persists of
+   * "Commits are hints"), visible to reads once done but lost by a crash until the store flushes
+   * it; the core asks for one only for a commit of a live value, chosen and so already durable at a
+   * quorum, so losing it is losing the commit message. The driver may complete persists of
    * different keys in any order.
    */
   record Persist(long persistId, Cell delta, boolean logged) implements Effect {

@@ -30,8 +30,8 @@ import java.util.concurrent.atomic.LongAdder;
  * its grace period), a cached cell may still show the delete and its promise. That is the state the
  * drop forgot, so the core behaves as if the drop had not happened yet.
  *
- * <p>Cached cells include the chosen-flag hints the node persisted without a commit-log record
- * (docs/PROTOCOL.md "Chosen flags are hints"), exactly as the store's memtable does.
+ * <p>Cached cells include the commits' hints the node persisted without a commit-log record
+ * (docs/PROTOCOL.md "Commits are hints"), exactly as the store's memtable does.
  *
  * <p>Thread-safe: the core's thread reads and loads, commit-log threads merge persisted deltas,
  * callers' threads read hits only ({@link #getIfCached}). Eviction runs on the calling thread (no

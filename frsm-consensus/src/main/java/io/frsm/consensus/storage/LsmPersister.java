@@ -22,9 +22,8 @@ import java.util.function.Consumer;
  * restart with a new boot, as after a crash — the one answer that keeps every reply describing
  * durable state.
  *
- * <p>A persist that is not {@link Effect.Persist#logged() logged} (a chosen-flag hint) is merged
- * into the memtable on the calling thread, and {@code done} runs there before {@code execute}
- * returns.
+ * <p>A persist that is not {@link Effect.Persist#logged() logged} (a commit's hint) is merged into
+ * the memtable on the calling thread, and {@code done} runs there before {@code execute} returns.
  *
  * <p>Thread-safe. {@code done} and {@code fatal} run on commit-log threads (or, for a hint, on the
  * caller's): they must only hand the input to the node's event loop (a queue), never step the core

@@ -139,7 +139,7 @@ class AcceptorTest {
   }
 
   @Test
-  void commit_ofTheProposalThisReplicaAccepted_isAnUnloggedHint_anythingElseIsLogged() {
+  void commit_ofALiveValue_isAnUnloggedHint_aDeleteTheReplicaLacks_isLogged() {
     complete(receive(new Message.Accept(K, R, live(3, ballot(9), "v"))));
     AcceptedValue chosen = live(3, ballot(9), "v").withChosen(true);
     List<Effect> hint = receive(new Message.Commit(K, chosen));
@@ -148,15 +148,29 @@ class AcceptorTest {
     complete(hint);
     assertTrue(durable.get(K).accepted().chosen());
 
-    // A newer instance this replica never accepted, a value it lacks, a store it cannot read:
-    // the commit brings state of its own, so it is logged.
+    // A newer instance this replica never accepted, a value it lacks: durable at the quorum that
+    // chose it, so a hint here too.
     List<Effect> newer = receive(new Message.Commit(K, live(4, ballot(11), "w").withChosen(true)));
-    assertTrue(assertInstanceOf(Effect.Persist.class, newer.get(0)).logged());
+    assertTrue(!assertInstanceOf(Effect.Persist.class, newer.get(0)).logged());
     complete(newer);
+    assertEquals(4, durable.get(K).accepted().timestamp());
     List<Effect> missing =
         receive(new Message.Commit(OTHER, live(1, ballot(2), "x").withChosen(true)));
-    assertTrue(assertInstanceOf(Effect.Persist.class, missing.get(0)).logged());
+    assertTrue(!assertInstanceOf(Effect.Persist.class, missing.get(0)).logged());
     complete(missing);
+
+    // A delete the replica lacks is logged (delete phase 1 counts replicas holding it durably);
+    // one it durably accepted only gets its flag, a hint.
+    AcceptedValue gone = AcceptedValue.delete(7, 5, ballot(12), true);
+    List<Effect> lacked = receive(new Message.Commit(K, gone));
+    assertTrue(assertInstanceOf(Effect.Persist.class, lacked.get(0)).logged());
+    complete(lacked);
+    AcceptedValue accepted = AcceptedValue.delete(7, 6, ballot(13), false);
+    complete(receive(new Message.Accept(OTHER, R, accepted)));
+    List<Effect> held = receive(new Message.Commit(OTHER, accepted.withChosen(true)));
+    assertTrue(!assertInstanceOf(Effect.Persist.class, held.get(0)).logged());
+
+    // A store it cannot read: a live commit is still a hint, a delete is logged.
     NodeCore unreadable =
         new NodeCore(
             0,
@@ -167,6 +181,9 @@ class AcceptorTest {
             },
             bound -> 0);
     List<Effect> blind = unreadable.step(NOW, new Input.Receive(1, new Message.Commit(K, chosen)));
-    assertTrue(assertInstanceOf(Effect.Persist.class, blind.get(0)).logged());
+    assertTrue(!assertInstanceOf(Effect.Persist.class, blind.get(0)).logged());
+    List<Effect> blindDelete =
+        unreadable.step(NOW, new Input.Receive(1, new Message.Commit(OTHER, gone)));
+    assertTrue(assertInstanceOf(Effect.Persist.class, blindDelete.get(0)).logged());
   }
 }
