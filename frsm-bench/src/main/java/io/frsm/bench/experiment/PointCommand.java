@@ -13,16 +13,18 @@ import java.util.Map;
 
 /**
  * {@code experiment point --system frsm|crsm [--batch N] [--transport-threads N] [--core-threads N]
- * --clients N --seconds S --keys N --data DIR}: one measured step in this JVM, its result printed
- * as one {@code POINT key=value ...} line. The cores experiment runs it in child JVMs pinned to a
- * set of CPUs.
+ * [--client embedded|thin] --clients N --seconds S --keys N --data DIR}: one measured step in this
+ * JVM (frsm's client: embedded at the key's leader, or the thin client over TCP), its result
+ * printed as one {@code POINT key=value ...} line. The cores experiment runs it in child JVMs
+ * pinned to a set of CPUs.
  */
 final class PointCommand {
   static final String NAME = "point";
   static final String PREFIX = "POINT ";
   static final String USAGE =
       "usage: java -jar frsm-bench.jar experiment point --system frsm|crsm [--batch N]"
-          + " [--transport-threads N] [--core-threads N] --clients N --seconds S [--warmup S]"
+          + " [--transport-threads N] [--core-threads N] [--client embedded|thin] --clients N"
+          + " --seconds S [--warmup S]"
           + " --keys N --data DIR";
 
   private PointCommand() {}
@@ -43,6 +45,15 @@ final class PointCommand {
     Duration warmup =
         Duration.ofMillis(Math.round(Double.parseDouble(a.getOrDefault("warmup", "1")) * 1000));
     long keys = Long.parseLong(required(a, "keys"));
+    boolean thin =
+        switch (a.getOrDefault("client", "embedded")) {
+          case "embedded" -> false;
+          case "thin" -> true;
+          default -> throw new IllegalArgumentException("--client is embedded or thin");
+        };
+    if (thin && !systemName.equals("frsm")) {
+      throw new IllegalArgumentException("--client thin needs --system frsm");
+    }
     KvSystem system =
         switch (systemName) {
           case "frsm" ->
@@ -65,7 +76,10 @@ final class PointCommand {
     java.util.concurrent.atomic.AtomicReference<CoreStats> before =
         new java.util.concurrent.atomic.AtomicReference<>(CoreStats.ZERO);
     CoreStats during = null;
-    try (FrsmClient client = system.client();
+    try (FrsmClient client =
+            thin
+                ? ((FrsmLocalCluster) system).client(FrsmLocalCluster.Access.THIN, 0)
+                : system.client();
         FrsmClient check = system.checkClient()) {
       p =
           Measurement.run(

@@ -133,6 +133,14 @@ final class CoreShards {
     return (int) sum(CoreDriver::queueDepth);
   }
 
+  /**
+   * Inputs queued for the busiest shard: what the sum hides when one hot range saturates its shard
+   * while the others idle.
+   */
+  int deepestQueue() {
+    return Arrays.stream(drivers).mapToInt(CoreDriver::queueDepth).max().orElse(0);
+  }
+
   /** Whether every shard runs and takes client operations. */
   boolean serving() {
     return Arrays.stream(drivers).allMatch(CoreDriver::serving);

@@ -142,6 +142,10 @@ final class NodeMetrics implements AutoCloseable {
         Gauge.builder("frsm.core.queue.depth", this, NodeMetrics::queueDepth)
             .description("inputs waiting for the core's loop")
             .register(registry));
+    add(
+        Gauge.builder("frsm.core.queue.depth.max", this, NodeMetrics::deepestQueue)
+            .description("inputs waiting for the busiest core shard")
+            .register(registry));
   }
 
   /**
@@ -231,6 +235,11 @@ final class NodeMetrics implements AutoCloseable {
   private double queueDepth() {
     CoreShards d = driver.get();
     return d == null ? 0 : d.queueDepth();
+  }
+
+  private double deepestQueue() {
+    CoreShards d = driver.get();
+    return d == null ? 0 : d.deepestQueue();
   }
 
   private <M extends Meter> M add(M meter) {

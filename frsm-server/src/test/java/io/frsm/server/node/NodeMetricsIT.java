@@ -126,6 +126,7 @@ class NodeMetricsIT {
       assertTrue(peerMessages(registry, peer, "received") > 0, "messages from node " + peer);
     }
     assertTrue(registry.get("frsm.core.queue.depth").gauge().value() >= 0);
+    assertTrue(registry.get("frsm.core.queue.depth.max").gauge().value() >= 0);
 
     // Every served get is timed under the mode the core counted it in (the probes of the
     // cluster's start included); both are published by now (the core stats caught up above).

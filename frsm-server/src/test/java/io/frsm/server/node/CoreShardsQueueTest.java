@@ -1,0 +1,102 @@
+package io.frsm.server.node;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+
+import io.frsm.consensus.core.CoreConfig;
+import io.frsm.consensus.core.Message;
+import io.frsm.consensus.core.Operation;
+import io.frsm.consensus.core.Outcome;
+import io.frsm.consensus.core.Placement;
+import io.frsm.consensus.core.ShardRouting;
+import io.frsm.consensus.storage.CachingCellStore;
+import io.frsm.consensus.storage.LsmCellStore;
+import io.frsm.consensus.transport.PeerTransport;
+import io.frsm.lsm.LsmConfig;
+import io.frsm.lsm.LsmEngine;
+import io.frsm.lsm.cell.Key;
+import io.frsm.lsm.io.NioFileSystem;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The queue-depth figures of {@link CoreShards}: the sum over the shards, and the busiest shard's
+ * depth, which shows one saturated shard the sum hides. The shards are never started, so what is
+ * submitted stays queued until {@link CoreShards#stop()} fails it.
+ */
+class CoreShardsQueueTest {
+  private static final List<Integer> REPLICAS = List.of(1, 2, 3);
+
+  @TempDir Path dir;
+  private LsmEngine engine;
+
+  @AfterEach
+  void closeEngine() {
+    if (engine != null) {
+      engine.kill();
+    }
+  }
+
+  @Test
+  void deepestQueue_isTheBusiestShards_whileTheSumCountsThemAll() throws Exception {
+    Placement placement = Placement.splitAt(List.of(-(1L << 62), 0L, 1L << 62), REPLICAS);
+    engine =
+        LsmEngine.open(
+            LsmConfig.builder(dir).build(), NioFileSystem.INSTANCE, new SimpleMeterRegistry());
+    CoreShards shards =
+        new CoreShards(
+            1,
+            1,
+            CoreConfig.defaults(placement),
+            2,
+            new CachingCellStore(new LsmCellStore(engine), 1 << 20),
+            engine,
+            new DroppingTransport(),
+            1_000_000,
+            new PeerMessageCounts(List.of(2, 3)),
+            error -> {});
+    assertEquals(0, shards.queueDepth());
+    assertEquals(0, shards.deepestQueue());
+
+    ShardRouting routing = new ShardRouting(placement, 2);
+    List<CompletableFuture<CoreAnswer>> answers = new ArrayList<>();
+    int[] perShard = new int[2];
+    for (int i = 0; perShard[0] < 5 || perShard[1] < 1; i++) {
+      Key key = Key.of(("key-" + i).getBytes(StandardCharsets.US_ASCII));
+      int shard = routing.ofKey(key);
+      if (shard == 1 && perShard[1] == 1) {
+        continue; // five on shard 0, one on shard 1
+      }
+      perShard[shard]++;
+      answers.add(shards.submit(new Operation.Create(key, new byte[] {1}), 0));
+    }
+    assertEquals(6, shards.queueDepth());
+    assertEquals(5, shards.deepestQueue());
+
+    shards.stop();
+    for (CompletableFuture<CoreAnswer> answer : answers) {
+      assertInstanceOf(Outcome.NotExecuted.class, answer.get(10, TimeUnit.SECONDS).outcome());
+    }
+    assertEquals(0, shards.queueDepth());
+    assertEquals(0, shards.deepestQueue());
+  }
+
+  /** The shards never run, so nothing is sent; a send would be dropped. */
+  private static final class DroppingTransport implements PeerTransport {
+    @Override
+    public boolean send(int nodeId, Message message) {
+      return false;
+    }
+
+    @Override
+    public void close() {}
+  }
+}
