@@ -14,13 +14,13 @@ import java.util.function.Consumer;
  * node.
  */
 final class ConfigValidator {
-  /**
-   * No timing setting needs more; the bound also keeps every duration far from overflowing the
-   * nanosecond and millisecond arithmetic of the node, the core and ZooKeeper.
-   */
-  static final Duration MAX_TIMING = Duration.ofHours(1);
 
-  private static final Duration ONE_MS = Duration.ofMillis(1);
+  /**
+   * The transport's timings: the builder of {@code TransportConfig} checks its own, in
+   * milliseconds; the file bounds them like every other timing.
+   */
+  private static final SettingBounds.Span TRANSPORT_TIMING =
+      new SettingBounds.Span(SettingBounds.ONE_MS, SettingBounds.MAX_TIMING);
 
   private ConfigValidator() {}
 
@@ -41,8 +41,11 @@ final class ConfigValidator {
     named("cluster.id", () -> new ZkLayout(d.clusterId));
     named("node.rack", () -> ClusterShape.checkRack(d.rack));
     checkCluster(d);
-    within("node.drainTimeout", d.drainTimeout, Duration.ZERO, MAX_TIMING);
-    within("zookeeper.sessionTimeout", d.zookeeperSessionTimeout, ONE_MS, MAX_TIMING);
+    within("node.drainTimeout", d.drainTimeout, SettingBounds.DRAIN_TIMEOUT);
+    within(
+        "zookeeper.sessionTimeout",
+        d.zookeeperSessionTimeout,
+        SettingBounds.ZOOKEEPER_SESSION_TIMEOUT);
     checkConsensus(d);
     if (d.metricsPort < 0 || d.metricsPort > 65535) {
       throw new ConfigException("config key 'metrics.port' must be in [0, 65535]");
@@ -80,31 +83,25 @@ final class ConfigValidator {
   }
 
   private static void checkCluster(ConfigDraft d) {
-    if (d.replicationFactor < 1 || d.replicationFactor > FrsmConfig.MAX_REPLICATION_FACTOR) {
-      throw new ConfigException(
-          "config key 'ring.replicationFactor' must be in [1, "
-              + FrsmConfig.MAX_REPLICATION_FACTOR
-              + "], was "
-              + d.replicationFactor);
-    }
+    within("ring.replicationFactor", d.replicationFactor, SettingBounds.REPLICATION_FACTOR);
     // Every range needs replicationFactor distinct nodes, so the cluster cannot form with fewer.
-    if (d.initialNodes < d.replicationFactor || d.initialNodes > 10_000) {
+    if (d.initialNodes < d.replicationFactor || d.initialNodes > SettingBounds.MAX_INITIAL_NODES) {
       throw new ConfigException(
           "config key 'cluster.initialNodes' must be in [ring.replicationFactor = "
               + d.replicationFactor
-              + ", 10000], was "
+              + ", "
+              + SettingBounds.MAX_INITIAL_NODES
+              + "], was "
               + d.initialNodes);
     }
-    if (d.vnodes < 1 || d.vnodes > 4096) {
-      throw new ConfigException("config key 'ring.vnodes' must be in [1, 4096], was " + d.vnodes);
-    }
+    within("ring.vnodes", d.vnodes, SettingBounds.VNODES);
   }
 
   private static void checkConsensus(ConfigDraft d) {
-    within("consensus.boundedDelay", d.boundedDelay, ONE_MS, MAX_TIMING);
-    within("consensus.clockSkewBound", d.clockSkewBound, Duration.ZERO, MAX_TIMING);
-    within("consensus.hedge", d.hedge, ONE_MS, MAX_TIMING);
-    within("consensus.roundTimeout", d.roundTimeout, ONE_MS, MAX_TIMING);
+    within("consensus.boundedDelay", d.boundedDelay, SettingBounds.BOUNDED_DELAY);
+    within("consensus.clockSkewBound", d.clockSkewBound, SettingBounds.CLOCK_SKEW_BOUND);
+    within("consensus.hedge", d.hedge, SettingBounds.HEDGE);
+    within("consensus.roundTimeout", d.roundTimeout, SettingBounds.ROUND_TIMEOUT);
     // A hedge at or after the timeout never widens a round: it would fail instead.
     if (d.hedge.compareTo(d.roundTimeout) >= 0) {
       throw new ConfigException(
@@ -114,9 +111,9 @@ final class ConfigValidator {
               + Units.format(d.roundTimeout)
               + ")");
     }
-    within("consensus.backoffMax", d.backoffMax, ONE_MS, MAX_TIMING);
+    within("consensus.backoffMax", d.backoffMax, SettingBounds.BACKOFF_MAX);
     // Timers fire on ticks: a longer tick would delay every hedge past its setting.
-    within("consensus.tickInterval", d.tickInterval, ONE_MS, MAX_TIMING);
+    within("consensus.tickInterval", d.tickInterval, SettingBounds.TICK_INTERVAL);
     if (d.tickInterval.compareTo(d.hedge) > 0) {
       throw new ConfigException(
           "config key 'consensus.tickInterval' ("
@@ -125,12 +122,9 @@ final class ConfigValidator {
               + Units.format(d.hedge)
               + ")");
     }
-    // Renewals run every L/4, which must be at least a millisecond.
-    within("consensus.lease", d.lease, Duration.ofMillis(4), MAX_TIMING);
-    if (d.clockDriftPpm < 0 || d.clockDriftPpm >= 100_000) {
-      throw new ConfigException(
-          "config key 'consensus.clockDriftPpm' must be in [0, 100000), was " + d.clockDriftPpm);
-    }
+    within("consensus.lease", d.lease, SettingBounds.LEASE);
+    within("consensus.clockDriftPpm", d.clockDriftPpm, SettingBounds.CLOCK_DRIFT_PPM);
+    within("consensus.clockCacheBytes", d.clockCacheBytes, SettingBounds.CLOCK_CACHE_BYTES);
   }
 
   private static LsmConfig lsm(ConfigDraft d) {
@@ -150,17 +144,8 @@ final class ConfigValidator {
   }
 
   private static TransportConfig transport(ConfigDraft d, LsmConfig lsm) {
-    if (d.coreThreads < 0 || d.coreThreads > io.frsm.consensus.core.ShardRouting.MAX_SHARDS) {
-      throw new ConfigException(
-          "config key 'consensus.coreThreads' must be in [0, "
-              + io.frsm.consensus.core.ShardRouting.MAX_SHARDS
-              + "] (0: a quarter of the CPUs), was "
-              + d.coreThreads);
-    }
-    if (d.transportThreads < 1 || d.transportThreads > 1024) {
-      throw new ConfigException(
-          "config key 'transport.threads' must be in [1, 1024], was " + d.transportThreads);
-    }
+    within("consensus.coreThreads", d.coreThreads, SettingBounds.CORE_THREADS);
+    within("transport.threads", d.transportThreads, SettingBounds.TRANSPORT_THREADS);
     atLeastOne("transport.maxFrameBytes", d.maxFrameBytes);
     atLeastOne("transport.maxQueuedFramesPerConnection", d.maxQueuedFramesPerConnection);
     atLeastOne("transport.writeBufferLowWaterMarkBytes", d.writeBufferLowWaterMarkBytes);
@@ -170,9 +155,9 @@ final class ConfigValidator {
           "config key 'transport.writeBufferLowWaterMarkBytes' must not exceed"
               + " 'transport.writeBufferHighWaterMarkBytes'");
     }
-    within("transport.connectTimeout", d.connectTimeout, ONE_MS, MAX_TIMING);
-    within("transport.reconnectBackoffMin", d.reconnectBackoffMin, ONE_MS, MAX_TIMING);
-    within("transport.reconnectBackoffMax", d.reconnectBackoffMax, ONE_MS, MAX_TIMING);
+    within("transport.connectTimeout", d.connectTimeout, TRANSPORT_TIMING);
+    within("transport.reconnectBackoffMin", d.reconnectBackoffMin, TRANSPORT_TIMING);
+    within("transport.reconnectBackoffMax", d.reconnectBackoffMax, TRANSPORT_TIMING);
     if (d.reconnectBackoffMin.compareTo(d.reconnectBackoffMax) > 0) {
       throw new ConfigException(
           "config key 'transport.reconnectBackoffMin' must not exceed"
@@ -203,17 +188,16 @@ final class ConfigValidator {
     }
   }
 
-  private static void within(String key, Duration value, Duration min, Duration max) {
-    if (value.compareTo(min) < 0 || value.compareTo(max) > 0) {
+  private static void within(String key, Duration value, SettingBounds.Span bounds) {
+    if (!bounds.contains(value)) {
       throw new ConfigException(
-          "config key '"
-              + key
-              + "' must be in ["
-              + Units.format(min)
-              + ", "
-              + Units.format(max)
-              + "], was "
-              + Units.format(value));
+          "config key '" + key + "' must be in " + bounds + ", was " + Units.format(value));
+    }
+  }
+
+  private static void within(String key, long value, SettingBounds.Whole bounds) {
+    if (!bounds.contains(value)) {
+      throw new ConfigException("config key '" + key + "' must be in " + bounds + ", was " + value);
     }
   }
 

@@ -6,6 +6,7 @@ import io.frsm.lsm.LsmConfig;
 import io.frsm.server.config.FrameBudget;
 import io.frsm.server.config.FrsmConfig;
 import io.frsm.server.config.NodeDefaults;
+import io.frsm.server.config.SettingBounds;
 import io.frsm.server.zk.ClusterShape;
 import io.frsm.server.zk.ZkLayout;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -26,11 +27,6 @@ import java.util.function.Consumer;
  * <p>Not thread-safe while a draft; the validated copy is never changed again.
  */
 final class NodeSettings implements Cloneable {
-  /** Longest accepted timing; keeps nanosecond and millisecond arithmetic far from overflow. */
-  private static final Duration MAX_TIMING = Duration.ofHours(1);
-
-  private static final Duration ONE_MS = Duration.ofMillis(1);
-
   int nodeId = -1;
   String clusterId;
   Path dataDirectory;
@@ -88,31 +84,20 @@ final class NodeSettings implements Cloneable {
     if (zookeeper == null || zookeeper.isBlank()) {
       throw new IllegalArgumentException("zookeeper connect string is required");
     }
-    within("zookeeperSessionTimeout", zookeeperSessionTimeout, ONE_MS, MAX_TIMING);
+    within(
+        "zookeeperSessionTimeout",
+        zookeeperSessionTimeout,
+        SettingBounds.ZOOKEEPER_SESSION_TIMEOUT);
     ClusterShape.checkRack(rack);
     Objects.requireNonNull(lsmTweaks, "lsm");
     Objects.requireNonNull(transportTweaks, "transport");
     checkRing();
     checkTimings();
-    if (clockDriftPpm < 0 || clockDriftPpm >= 100_000) {
-      throw new IllegalArgumentException(
-          "clockDriftPpm must be in [0, 100000), was " + clockDriftPpm);
-    }
+    within("clockDriftPpm", clockDriftPpm, SettingBounds.CLOCK_DRIFT_PPM);
     modes(); // validates forcedColdCasShare
-    if (clockCacheBytes < 0) {
-      throw new IllegalArgumentException("clockCacheBytes must be >= 0, was " + clockCacheBytes);
-    }
-    if (coreThreads < 0 || coreThreads > io.frsm.consensus.core.ShardRouting.MAX_SHARDS) {
-      throw new IllegalArgumentException(
-          "coreThreads must be in [0, "
-              + io.frsm.consensus.core.ShardRouting.MAX_SHARDS
-              + "] (0: a quarter of the CPUs), was "
-              + coreThreads);
-    }
-    if (transportThreads < 1 || transportThreads > 1024) {
-      throw new IllegalArgumentException(
-          "transportThreads must be in [1, 1024], was " + transportThreads);
-    }
+    within("clockCacheBytes", clockCacheBytes, SettingBounds.CLOCK_CACHE_BYTES);
+    within("coreThreads", coreThreads, SettingBounds.CORE_THREADS);
+    within("transportThreads", transportThreads, SettingBounds.TRANSPORT_THREADS);
     LsmConfig lsm = lsmConfig(); // names the bad storage-engine key
     TransportConfig transport = transportConfig(); // names the bad transport key
     long frameNeeded =
@@ -128,31 +113,25 @@ final class NodeSettings implements Cloneable {
   }
 
   private void checkRing() {
-    if (vnodes < 1 || vnodes > 4096) {
-      throw new IllegalArgumentException("vnodes must be in [1, 4096], was " + vnodes);
-    }
-    if (replicationFactor < 1 || replicationFactor > FrsmConfig.MAX_REPLICATION_FACTOR) {
-      throw new IllegalArgumentException(
-          "replicationFactor must be in [1, "
-              + FrsmConfig.MAX_REPLICATION_FACTOR
-              + "], was "
-              + replicationFactor);
-    }
+    within("vnodes", vnodes, SettingBounds.VNODES);
+    within("replicationFactor", replicationFactor, SettingBounds.REPLICATION_FACTOR);
     // Every range needs replicationFactor distinct nodes, so the cluster cannot form with fewer.
-    if (initialNodes < replicationFactor || initialNodes > 10_000) {
+    if (initialNodes < replicationFactor || initialNodes > SettingBounds.MAX_INITIAL_NODES) {
       throw new IllegalArgumentException(
           "initialNodes must be in [replicationFactor = "
               + replicationFactor
-              + ", 10000], was "
+              + ", "
+              + SettingBounds.MAX_INITIAL_NODES
+              + "], was "
               + initialNodes);
     }
   }
 
   private void checkTimings() {
-    within("boundedDelay", boundedDelay, ONE_MS, MAX_TIMING);
-    within("clockSkewBound", clockSkewBound, Duration.ZERO, MAX_TIMING);
-    within("hedge", hedge, ONE_MS, MAX_TIMING);
-    within("roundTimeout", roundTimeout, ONE_MS, MAX_TIMING);
+    within("boundedDelay", boundedDelay, SettingBounds.BOUNDED_DELAY);
+    within("clockSkewBound", clockSkewBound, SettingBounds.CLOCK_SKEW_BOUND);
+    within("hedge", hedge, SettingBounds.HEDGE);
+    within("roundTimeout", roundTimeout, SettingBounds.ROUND_TIMEOUT);
     // A hedge at or after the timeout never widens a round: the round fails instead.
     if (hedge.compareTo(roundTimeout) >= 0) {
       throw new IllegalArgumentException(
@@ -162,12 +141,19 @@ final class NodeSettings implements Cloneable {
               + format(roundTimeout)
               + ")");
     }
-    within("backoffMax", backoffMax, ONE_MS, MAX_TIMING);
+    within("backoffMax", backoffMax, SettingBounds.BACKOFF_MAX);
     // Timers fire on ticks: a longer tick would delay every hedge past its setting.
-    within("tickInterval", tickInterval, Duration.ofNanos(1), hedge);
-    within("drainTimeout", drainTimeout, Duration.ZERO, MAX_TIMING);
-    // Renewals run every L/4, which must be at least a millisecond.
-    within("lease", lease, Duration.ofMillis(4), MAX_TIMING);
+    within("tickInterval", tickInterval, SettingBounds.TICK_INTERVAL);
+    if (tickInterval.compareTo(hedge) > 0) {
+      throw new IllegalArgumentException(
+          "tickInterval ("
+              + format(tickInterval)
+              + ") must not exceed hedge ("
+              + format(hedge)
+              + ")");
+    }
+    within("drainTimeout", drainTimeout, SettingBounds.DRAIN_TIMEOUT);
+    within("lease", lease, SettingBounds.LEASE);
   }
 
   /** T and ε as the cluster's shape publishes them. */
@@ -212,11 +198,16 @@ final class NodeSettings implements Cloneable {
     }
   }
 
-  private static void within(String name, Duration value, Duration min, Duration max) {
+  private static void within(String name, Duration value, SettingBounds.Span bounds) {
     Objects.requireNonNull(value, name);
-    if (value.compareTo(min) < 0 || value.compareTo(max) > 0) {
-      throw new IllegalArgumentException(
-          name + " must be in [" + format(min) + ", " + format(max) + "], was " + format(value));
+    if (!bounds.contains(value)) {
+      throw new IllegalArgumentException(name + " must be in " + bounds + ", was " + format(value));
+    }
+  }
+
+  private static void within(String name, long value, SettingBounds.Whole bounds) {
+    if (!bounds.contains(value)) {
+      throw new IllegalArgumentException(name + " must be in " + bounds + ", was " + value);
     }
   }
 
