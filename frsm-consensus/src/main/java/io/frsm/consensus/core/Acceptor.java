@@ -102,7 +102,10 @@ final class Acceptor {
       // loses it is a replica the commit never reached (PROTOCOL.md "Commits are hints"). A
       // delete this replica does not hold yet is logged: delete phase 1 counts it.
       Cell delta = new Cell(key, Ballot.NONE, c.chosen(), null, writeTimeMs);
-      boolean logged = c.chosen().isDelete() && !holdsProposal(key, c.chosen());
+      boolean logged =
+          c.chosen().isDelete()
+              && !holdsProposal(key, c.chosen())
+              && !config.broken(Sabotage.DELETE_COMMIT_AS_HINT);
       persist(key, delta, null, out, logged);
       return;
     }

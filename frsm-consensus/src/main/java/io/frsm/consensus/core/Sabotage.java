@@ -29,5 +29,10 @@ public enum Sabotage {
    */
   RELEASE_BEFORE_WAIT,
   /** A release is reported (and marked) but the holder keeps its lease and serves on. */
-  RELEASE_KEEPS_LEASE
+  RELEASE_KEEPS_LEASE,
+  /**
+   * A commit that brings a replica a delete it lacks is an unlogged hint like a live value's:
+   * delete phase 1 may count a replica whose delete a crash can still take back.
+   */
+  DELETE_COMMIT_AS_HINT
 }

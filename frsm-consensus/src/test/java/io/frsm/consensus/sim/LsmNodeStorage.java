@@ -141,7 +141,7 @@ final class LsmNodeStorage implements NodeStorage {
       throw new SafetyViolation(
           "node " + node + ": the LSM holds " + after + " after merging, expected " + expected);
     }
-    listener.onDurable(node, before, delta, after);
+    listener.onDurable(node, before, delta, after, logged);
   }
 
   /** Equal consensus state; the diagnostic write time may differ. */

@@ -60,8 +60,11 @@ interface NodeStorage extends CellStore {
             });
   }
 
-  /** Called with every durable change, for the checkers. */
+  /**
+   * Called with every completed persist, for the checkers: {@code logged} false for a hint, which
+   * reads see at once but a crash may lose.
+   */
   interface DurableListener {
-    void onDurable(int node, Cell before, Cell delta, Cell after);
+    void onDurable(int node, Cell before, Cell delta, Cell after, boolean logged);
   }
 }

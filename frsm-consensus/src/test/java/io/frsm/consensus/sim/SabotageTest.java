@@ -16,7 +16,12 @@ class SabotageTest {
   @ParameterizedTest
   @EnumSource(
       value = Sabotage.class,
-      names = {"ACCEPT_WITHOUT_PROMISE_CHECK", "ACK_BEFORE_PERSIST", "SKIP_QUENCH"})
+      names = {
+        "ACCEPT_WITHOUT_PROMISE_CHECK",
+        "ACK_BEFORE_PERSIST",
+        "SKIP_QUENCH",
+        "DELETE_COMMIT_AS_HINT"
+      })
   void brokenProtocol_isCaughtWithinTheCiBudget(Sabotage sabotage) {
     for (long seed = 1; seed <= SimulationSeedsTest.CI_SEEDS; seed++) {
       try {

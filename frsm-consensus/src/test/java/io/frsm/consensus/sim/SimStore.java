@@ -83,20 +83,20 @@ final class SimStore implements NodeStorage {
   @Override
   public void makeDurable(Cell delta) {
     logged.put(delta.key(), merge(logged.get(delta.key()), delta));
-    apply(delta);
+    apply(delta, true);
   }
 
   @Override
   public void makeVisible(Cell delta) {
-    apply(delta);
+    apply(delta, false);
   }
 
-  private void apply(Cell delta) {
+  private void apply(Cell delta, boolean isLogged) {
     writes++;
     Cell before = durable.get(delta.key());
     Cell after = merge(before, delta);
     durable.put(delta.key(), after);
-    listener.onDurable(node, before, delta, after);
+    listener.onDurable(node, before, delta, after, isLogged);
   }
 
   private Cell merge(Cell before, Cell delta) {

@@ -273,9 +273,9 @@ public final class Simulation {
     return checker;
   }
 
-  private void onDurable(int node, Cell before, Cell delta, Cell after) {
+  private void onDurable(int node, Cell before, Cell delta, Cell after, boolean logged) {
     checker.onDurable(node, before, delta, after);
-    purgeChecker.onDurable(node, before, delta, after);
+    purgeChecker.onDurable(node, delta, logged);
   }
 
   /** Purge marks recorded so far (each checked against phase 1). */
