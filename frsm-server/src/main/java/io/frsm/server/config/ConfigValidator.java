@@ -14,7 +14,6 @@ import java.util.function.Consumer;
  * node.
  */
 final class ConfigValidator {
-
   /**
    * The transport's timings: the builder of {@code TransportConfig} checks its own, in
    * milliseconds; the file bounds them like every other timing.
