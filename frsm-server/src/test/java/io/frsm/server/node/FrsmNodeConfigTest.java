@@ -240,7 +240,8 @@ class FrsmNodeConfigTest {
         .build();
   }
 
-  private static FrsmNode.Builder minimal() {
+  /** The options every builder needs, nothing else (also for SettingBoundsTest). */
+  static FrsmNode.Builder minimal() {
     return FrsmNode.builder()
         .nodeId(1)
         .clusterId("c")

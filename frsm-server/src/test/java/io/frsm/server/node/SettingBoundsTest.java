@@ -8,7 +8,6 @@ import io.frsm.server.config.ConfigException;
 import io.frsm.server.config.ConfigLoader;
 import io.frsm.server.config.SettingBounds;
 import java.io.StringReader;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -28,11 +27,7 @@ class SettingBoundsTest {
       String section, String key, Function<Long, FrsmNode.Builder> builder, long min, long max) {}
 
   private static FrsmNode.Builder minimal() {
-    return FrsmNode.builder()
-        .nodeId(1)
-        .clusterId("c")
-        .dataDirectory(Path.of("/d"))
-        .zookeeper("z:1");
+    return FrsmNodeConfigTest.minimal();
   }
 
   private static List<Setting> wholeSettings() {
