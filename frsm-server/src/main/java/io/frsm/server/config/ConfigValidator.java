@@ -14,13 +14,6 @@ import java.util.function.Consumer;
  * node.
  */
 final class ConfigValidator {
-  /**
-   * The transport's timings: the builder of {@code TransportConfig} checks its own, in
-   * milliseconds; the file bounds them like every other timing.
-   */
-  private static final SettingBounds.Span TRANSPORT_TIMING =
-      new SettingBounds.Span(SettingBounds.ONE_MS, SettingBounds.MAX_TIMING);
-
   private ConfigValidator() {}
 
   static FrsmConfig validate(ConfigDraft d, String source) {
@@ -154,9 +147,9 @@ final class ConfigValidator {
           "config key 'transport.writeBufferLowWaterMarkBytes' must not exceed"
               + " 'transport.writeBufferHighWaterMarkBytes'");
     }
-    within("transport.connectTimeout", d.connectTimeout, TRANSPORT_TIMING);
-    within("transport.reconnectBackoffMin", d.reconnectBackoffMin, TRANSPORT_TIMING);
-    within("transport.reconnectBackoffMax", d.reconnectBackoffMax, TRANSPORT_TIMING);
+    within("transport.connectTimeout", d.connectTimeout, SettingBounds.TRANSPORT_TIMING);
+    within("transport.reconnectBackoffMin", d.reconnectBackoffMin, SettingBounds.TRANSPORT_TIMING);
+    within("transport.reconnectBackoffMax", d.reconnectBackoffMax, SettingBounds.TRANSPORT_TIMING);
     if (d.reconnectBackoffMin.compareTo(d.reconnectBackoffMax) > 0) {
       throw new ConfigException(
           "config key 'transport.reconnectBackoffMin' must not exceed"

@@ -89,5 +89,11 @@ public final class SettingBounds {
   public static final Span DRAIN_TIMEOUT = new Span(Duration.ZERO, MAX_TIMING);
   public static final Span ZOOKEEPER_SESSION_TIMEOUT = new Span(ONE_MS, MAX_TIMING);
 
+  /**
+   * The transport's connect timeout and reconnect back-off, in the file; through the builder,
+   * {@code TransportConfig} checks its own (in milliseconds).
+   */
+  public static final Span TRANSPORT_TIMING = new Span(ONE_MS, MAX_TIMING);
+
   private SettingBounds() {}
 }

@@ -49,6 +49,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import org.apache.curator.framework.CuratorFramework;
@@ -138,8 +139,7 @@ public final class FrsmNode implements AutoCloseable {
   private volatile boolean failed;
 
   /** Whether range leadership was closed or abandoned (by a stop, or after a fatal error). */
-  private final java.util.concurrent.atomic.AtomicBoolean leadershipEnded =
-      new java.util.concurrent.atomic.AtomicBoolean();
+  private final AtomicBoolean leadershipEnded = new AtomicBoolean();
 
   private FrsmNode(NodeSettings settings) {
     this.settings = settings;
