@@ -34,11 +34,12 @@ public sealed interface Input {
    * accepts nothing in the range until {@code L·(1+ρ)} after this input, by its monotonic clock,
    * then persists the term at {@code q} replicas.
    *
-   * <p>{@code predecessorReleased}: the same {@code multi} found the release mark of term {@code
-   * term − 1} (see {@link ReleaseLease}): no lease of any earlier term can be in force, so the node
-   * persists its term at once, without the wait.
+   * <p>{@code noEarlierLease}: no lease of any earlier term can be in force, so the node persists
+   * its term at once, without the wait. Either the same {@code multi} found the release mark of
+   * term {@code term − 1} (see {@link ReleaseLease}), or {@code term} is the range's first (term 1:
+   * no node ever held a lease of the range).
    */
-  record TermGranted(int range, long term, boolean predecessorReleased) implements Input {
+  record TermGranted(int range, long term, boolean noEarlierLease) implements Input {
     public TermGranted {
       if (range < 0 || term < 1) {
         throw new IllegalArgumentException("range >= 0, term >= 1: " + range + ", " + term);

@@ -85,6 +85,14 @@ final class LeaseState implements RangeScan.Host {
     return enabled() && ranges[rangeOf(key)].leaderOnly;
   }
 
+  /**
+   * Whether this node gave {@code key}'s range up for good in its current term (see {@link
+   * RangeLease#givenUp}): an operation waiting here for the range's lease would wait in vain.
+   */
+  boolean givenUp(Key key) {
+    return enabled() && ranges[rangeOf(key)].givenUp();
+  }
+
   boolean holdsLease(Now now, Key key) {
     return enabled() && ranges[rangeOf(key)].holdsLease(now);
   }
@@ -152,9 +160,9 @@ final class LeaseState implements RangeScan.Host {
     if (g.term() <= r.term) {
       return; // a duplicate or a late grant of a term this node already moved past
     }
-    r.grant(now, g.term(), g.predecessorReleased());
+    r.grant(now, g.term(), g.noEarlierLease());
     servabilityChanged();
-    if (g.predecessorReleased() || coordinator.config.broken(Sabotage.SKIP_LEASE_WAIT)) {
+    if (g.noEarlierLease() || coordinator.config.broken(Sabotage.SKIP_LEASE_WAIT)) {
       sendTermPersist(now, g.range(), r, out);
     }
   }
@@ -177,6 +185,9 @@ final class LeaseState implements RangeScan.Host {
       r.leaseEndMonoNanos = Long.MIN_VALUE;
       r.lostAtMonoNanos = now.monoNanos();
       r.released = true;
+      // Nothing of the term is needed any more: its persist and its scan would only cost reads.
+      r.persistRound = null;
+      r.scan = null;
       servabilityChanged();
     }
     boolean clean =
@@ -220,7 +231,7 @@ final class LeaseState implements RangeScan.Host {
         r.scan.tick(now, out);
         finishScan(r);
       }
-      if (r.term == 0 || r.termPersisted) {
+      if (r.term == 0 || r.termPersisted || r.givenUp()) {
         continue;
       }
       if (r.persistRound == null) {

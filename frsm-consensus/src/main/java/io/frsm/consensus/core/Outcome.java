@@ -58,8 +58,20 @@ public sealed interface Outcome {
     }
   }
 
-  /** The operation's own value was never proposed: it did not and will not take effect. */
-  record NotExecuted(String reason) implements Failure {
+  /**
+   * The operation's own value was never proposed: it did not and will not take effect.
+   *
+   * <p>{@code rangeMoved}: it was waiting at this node for the key's range lease when this node
+   * gave the range up for good in its term (handed it over, or a replica holds a newer term), so
+   * another node coordinates the key now. Only the node that ran it sees the flag: it routes the
+   * operation again instead of answering (the wire carries the reason only).
+   */
+  record NotExecuted(String reason, boolean rangeMoved) implements Failure {
+    /** Not executed for any other reason: routing it again would end the same way. */
+    public NotExecuted(String reason) {
+      this(reason, false);
+    }
+
     @Override
     public FrsmException toException() {
       return new NotExecutedException(reason);

@@ -19,11 +19,17 @@ final class RangeLease {
 
   long grantedAtMonoNanos;
 
-  /** The grant found the predecessor's release mark: no earlier lease can be in force. */
-  boolean predecessorReleased;
+  /**
+   * No lease of an earlier term can be in force (the grant found the predecessor's release mark, or
+   * the term is the range's first): no successor wait.
+   */
+  boolean noEarlierLease;
 
   /** The agent released this term on purpose: no renewal of it counts again. */
   boolean released;
+
+  /** A replica persisted a higher term than this one: another node leads the range now. */
+  boolean superseded;
 
   /** The node may act as holder while {@code now < leaseEndMonoNanos}. */
   long leaseEndMonoNanos = Long.MIN_VALUE;
@@ -51,19 +57,29 @@ final class RangeLease {
   }
 
   /**
-   * Whether no lease of this term's predecessors can be in force any more: the grant found their
-   * release mark, or this node has waited {@code successorWaitNanos} since it learned of the grant.
+   * Whether this node gave the range up for good in its current term (released it on purpose, or
+   * saw a newer term): it coordinates nothing in the range until a new grant.
+   */
+  boolean givenUp() {
+    return released || superseded;
+  }
+
+  /**
+   * Whether no lease of this term's predecessors can be in force any more: the grant said none can
+   * be (a release mark, or the range's first term), or this node has waited {@code
+   * successorWaitNanos} since it learned of the grant.
    */
   boolean predecessorsEnded(Now now, long successorWaitNanos) {
-    return predecessorReleased || now.monoNanos() - grantedAtMonoNanos >= successorWaitNanos;
+    return noEarlierLease || now.monoNanos() - grantedAtMonoNanos >= successorWaitNanos;
   }
 
   /** A new term: nothing of the old one carries over. */
-  void grant(Now now, long newTerm, boolean afterRelease) {
+  void grant(Now now, long newTerm, boolean noEarlierLease) {
     term = newTerm;
     grantedAtMonoNanos = now.monoNanos();
-    predecessorReleased = afterRelease;
+    this.noEarlierLease = noEarlierLease;
     released = false;
+    superseded = false;
     leaseEndMonoNanos = Long.MIN_VALUE;
     lostAtMonoNanos = Long.MIN_VALUE;
     termPersisted = false;
@@ -75,6 +91,7 @@ final class RangeLease {
 
   /** The term is over (a replica persisted a higher one): stop acting as holder. */
   void endTerm(Now now) {
+    superseded = true;
     leaseEndMonoNanos = Long.MIN_VALUE;
     lostAtMonoNanos = now.monoNanos();
     termPersisted = false;
@@ -90,8 +107,9 @@ final class RangeLease {
         + term
         + " leaseEnd="
         + leaseEndMonoNanos
-        + (predecessorReleased ? " after-release" : "")
+        + (noEarlierLease ? " no-earlier-lease" : "")
         + (released ? " released" : "")
+        + (superseded ? " superseded" : "")
         + (termPersisted ? " persisted" : "")
         + (scan != null ? " scanning" : "")
         + (leaderOnly ? " leader-only" : "")

@@ -130,7 +130,7 @@ abstract class Run {
 
   /** Prepares a fresh ballot above every round seen, at {@code q} replicas (self first). */
   final void prepare(Now now, List<Effect> out) {
-    if (!mayStartRound(now, out) || !holdsRange(now)) {
+    if (!mayStartRound(now, out) || !holdsRange(now, out)) {
       return;
     }
     long r = Math.max(now.wallMicros(), highestRoundSeen + 1);
@@ -154,7 +154,7 @@ abstract class Run {
       Collection<Integer> targets,
       Outcome answer,
       List<Effect> out) {
-    if (!mayStartRound(now, out) || !holdsRange(now)) {
+    if (!mayStartRound(now, out) || !holdsRange(now, out)) {
       return;
     }
     if (own) {
@@ -208,14 +208,26 @@ abstract class Run {
    * DESIGN.md "Lease invariant" rules 3–4: with leases on, a prepare or accept starts only while
    * this node holds the range's lease and its term is durable at {@code q} replicas. Otherwise the
    * operation waits (re-checked every tick) until that holds or the bounded delay answers it.
+   *
+   * <p>Except when this node gave the range up for good in its term and the operation proposed
+   * nothing of its own: then it ends at once, not executed and marked {@code rangeMoved}, so the
+   * node routes it to the range's new leader instead of letting it wait out {@code T} here.
    */
-  private boolean holdsRange(Now now) {
+  private boolean holdsRange(Now now, List<Effect> out) {
     if (coordinator.leases.mayCoordinate(now, key)) {
       roundTerm = coordinator.leases.termFor(key);
       return true;
     }
     coordinator.forgetWarm(key);
     round = null;
+    if (ownProposals.isEmpty() && coordinator.leases.givenUp(key)) {
+      finish(
+          new Outcome.NotExecuted(
+              "node " + coordinator.nodeId + " gave the key's range up before coordinating it",
+              true),
+          out);
+      return false;
+    }
     backingOff = true;
     resumeAtNanos = now.monoNanos();
     return false;

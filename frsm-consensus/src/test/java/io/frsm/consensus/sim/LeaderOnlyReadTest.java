@@ -350,6 +350,70 @@ class LeaderOnlyReadTest {
     assertTrue(v.compareTo(acknowledged) < 0, v + " is older than acknowledged " + acknowledged);
   }
 
+  @Test
+  void anOperationWaitingForTheLease_endsAtOnce_asMoved_whenTheNodeReleasesTheRange() {
+    Version v = leaderWithKey();
+    grant(1, 2, 60_000_000_000L); // node 1 waits out node 0's lease before its first accept
+    Outcome[] waiting = {null};
+    sim.submit(1, new Operation.Cas(KEY, v, b("v1")), o -> waiting[0] = o);
+    runFor(50_000_000); // well inside T (200 ms here) and the wait (2 s)
+    assertEquals(null, waiting[0], "queued until node 1 may coordinate");
+
+    events.clear();
+    release(1, 2); // node 1 hands the range on before its wait ended
+    long releasedAt = sim.nowNanos();
+    // The waiting operation looks again at its next tick, finds the range given up, and ends.
+    sim.runUntil(() -> waiting[0] != null, releasedAt + 10_000_000L, "the moved operation");
+    Outcome.NotExecuted moved = assertInstanceOf(Outcome.NotExecuted.class, waiting[0]);
+    assertTrue(moved.rangeMoved(), "answered after the release, to be routed again: " + moved);
+    // One that arrives afterwards is sent on at once too, instead of waiting out T.
+    long before = sim.nowNanos();
+    Outcome.NotExecuted late =
+        assertInstanceOf(Outcome.NotExecuted.class, run(1, new Operation.Cas(KEY, v, b("v2"))));
+    assertTrue(late.rangeMoved());
+    assertEquals(before, sim.nowNanos(), "no round, no wait");
+    // The released term is over: node 1 neither persists it nor scans for it.
+    runFor(LEASES.successorWaitNanos() * 2);
+    assertEquals(-1, indexOf("TermPersist n1"), "events: " + events);
+    assertEquals(0, sim.rangeScansCompleted(1));
+    // The value never reached a replica: node 0 still reads v.
+    Outcome.ReadResult read =
+        assertInstanceOf(Outcome.ReadResult.class, run(2, new Operation.Get(KEY)));
+    assertEquals(v, read.value().orElseThrow().version());
+  }
+
+  @Test
+  void aSupersededHolder_movesAnOperationThatProposedNothing_andStopsPersistingItsOldTerm() {
+    leaderWithKey();
+    grant(1, 2, 60_000_000_000L);
+    sim.runUntil(
+        () -> sim.rangeScansCompleted(1) == 1, 10_000_000_000L, "term 2 persisted, range scanned");
+    // Node 0 still believes in its term-1 lease (its revocation never reached it). A create of a
+    // new key prepares; the replicas refuse term 1, so node 0's term ends before it proposed.
+    events.clear();
+    Key fresh = Key.of(b("fresh"));
+    Outcome.NotExecuted moved =
+        assertInstanceOf(Outcome.NotExecuted.class, run(0, new Operation.Create(fresh, b("x"))));
+    assertTrue(moved.rangeMoved(), moved.toString());
+    runFor(LEASES.successorWaitNanos());
+    assertEquals(-1, indexOf("TermPersist n0"), "a superseded term is not persisted again");
+    assertEquals(
+        new Outcome.ReadResult(java.util.Optional.empty()), run(1, new Operation.Get(fresh)));
+  }
+
+  @Test
+  void anOperationThatProposedItsValue_isNeverMoved_itEndsUnknownAtT() {
+    Version v = leaderWithKey();
+    grant(1, 2, 60_000_000_000L);
+    sim.runUntil(
+        () -> sim.rangeScansCompleted(1) == 1, 10_000_000_000L, "term 2 persisted, range scanned");
+    // Node 0's key is warm: its CAS sends its own value in an accept at once, which the replicas
+    // refuse for its term. The value went out, so the CAS may not be answered "not executed".
+    Outcome late = run(0, new Operation.Cas(KEY, v, b("late")));
+    Outcome.Unknown unknown = assertInstanceOf(Outcome.Unknown.class, late);
+    assertTrue(unknown.reason().contains("bounded delay"), unknown.reason());
+  }
+
   private int indexOf(String prefix) {
     for (int i = 0; i < events.size(); i++) {
       if (events.get(i).startsWith(prefix)) {

@@ -26,7 +26,9 @@ import java.util.List;
  *   <li>A hand-back on purpose ({@link #handBack}): the holder's agent stops renewing, feeds {@link
  *       Input.ReleaseLease} to its core and, if the core answers clean, marks the term released
  *       (conditional on the term still being current) before it leaves the latch; the next grant
- *       tells the successor whether it found the mark ({@code predecessorReleased}).
+ *       tells the successor whether it found the mark ({@code noEarlierLease}).
+ *   <li>The range's first term (term 1) has no predecessor: its grant says {@code noEarlierLease}
+ *       too, as the nodes' ZooKeeper store does.
  * </ul>
  *
  * The agent runs inside the node's process: while the node pauses, it sends nothing, and replies
@@ -260,6 +262,7 @@ public final class LeaseService {
     if (afterRelease) {
       grantsAfterRelease++;
     }
+    boolean noEarlierLease = afterRelease || term[range] == 0;
     term[range]++;
     holder[range] = successor;
     holderIncarnation[range] = sessionIncarnation[successor];
@@ -271,7 +274,7 @@ public final class LeaseService {
         incarnation,
         () -> {
           agentTerms[successor][range] = Math.max(agentTerms[successor][range], granted);
-          sim.input(successor, new Input.TermGranted(range, granted, afterRelease));
+          sim.input(successor, new Input.TermGranted(range, granted, noEarlierLease));
           sendRequest(successor); // a new holder starts renewing at once
         });
   }

@@ -95,6 +95,13 @@ public final class FrsmNode implements AutoCloseable {
   /** Redirects a forwarded operation follows before it gives up (not executed). */
   private static final int MAX_REDIRECTS = 3;
 
+  /**
+   * Times an operation is routed again after the node that queued it gave the key's range up before
+   * coordinating it. Each needs a hand-over of the range in the meantime; τ + T still bounds the
+   * whole.
+   */
+  private static final int MAX_REROUTES = 3;
+
   private final NodeSettings settings;
   private final ZkLayout layout;
   private final ClusterMembers members = new ClusterMembers();
@@ -487,8 +494,8 @@ public final class FrsmNode implements AutoCloseable {
   private static RangeLeadership.Sink leaseSink(CoreShards d) {
     return new RangeLeadership.Sink() {
       @Override
-      public void granted(int range, long term, boolean predecessorReleased) {
-        d.input(new Input.TermGranted(range, term, predecessorReleased));
+      public void granted(int range, long term, boolean noEarlierLease) {
+        d.input(new Input.TermGranted(range, term, noEarlierLease));
       }
 
       @Override
@@ -626,9 +633,20 @@ public final class FrsmNode implements AutoCloseable {
     if (refusal != null) {
       return CompletableFuture.completedFuture(new OperationResponse.Invalid(refusal));
     }
+    long tau = request.invokedAtMicros() == 0 ? nowMicros() : request.invokedAtMicros();
+    return serveClient(request.operation(), tau, MAX_REROUTES);
+  }
+
+  /**
+   * A thin client's operation: redirected when another node leads the key's range, else run here;
+   * routed again (up to {@code reroutesLeft} times) if this node gives the range up before
+   * coordinating it.
+   */
+  private CompletableFuture<OperationResponse> serveClient(
+      Operation operation, long tau, int reroutesLeft) {
     RangeRouter r = router;
     if (r != null) {
-      int coordinator = r.coordinatorOf(request.operation().key());
+      int coordinator = r.coordinatorOf(operation.key());
       if (coordinator != settings.nodeId) {
         InetSocketAddress leader = members.clientAddress(coordinator);
         if (leader != null && leader.getPort() > 0) {
@@ -642,8 +660,12 @@ public final class FrsmNode implements AutoCloseable {
                     "node " + coordinator + " leads the key's range but its address is unknown")));
       }
     }
-    long tau = request.invokedAtMicros() == 0 ? nowMicros() : request.invokedAtMicros();
-    return submit(request.operation(), tau).thenApply(OperationResponse.Completed::new);
+    return submit(operation, tau, reroutesLeft > 0)
+        .thenCompose(
+            outcome ->
+                movedAway(outcome)
+                    ? serveClient(operation, tau, reroutesLeft - 1)
+                    : CompletableFuture.completedFuture(new OperationResponse.Completed(outcome)));
   }
 
   /**
@@ -651,13 +673,29 @@ public final class FrsmNode implements AutoCloseable {
    * the node that does (following its redirects), with the caller's τ.
    */
   private CompletableFuture<Outcome> route(Operation operation, long invokedAtMicros) {
+    return route(operation, invokedAtMicros, MAX_REROUTES);
+  }
+
+  /**
+   * An embedded client's operation: run here when this node should coordinate the key, else
+   * forwarded to the range's leader; routed again (up to {@code reroutesLeft} times) if this node
+   * gives the range up before coordinating it.
+   */
+  private CompletableFuture<Outcome> route(
+      Operation operation, long invokedAtMicros, int reroutesLeft) {
     RangeRouter r = router;
     if (r == null) {
-      return submit(operation, invokedAtMicros); // not serving: answered "not executed"
+      // Not serving: answered "not executed".
+      return submit(operation, invokedAtMicros, false);
     }
     int coordinator = r.coordinatorOf(operation.key());
     if (coordinator == settings.nodeId) {
-      return submit(operation, invokedAtMicros);
+      return submit(operation, invokedAtMicros, reroutesLeft > 0)
+          .thenCompose(
+              outcome ->
+                  movedAway(outcome)
+                      ? route(operation, invokedAtMicros, reroutesLeft - 1)
+                      : CompletableFuture.completedFuture(outcome));
     }
     InetSocketAddress target = members.clientAddress(coordinator);
     if (target == null || target.getPort() == 0) {
@@ -717,17 +755,33 @@ public final class FrsmNode implements AutoCloseable {
 
   /**
    * Submits to the core and records the operation's latency, outcome and (for a served get) read
-   * mode once it is answered.
+   * mode once it is answered. {@code mayReroute}: the caller routes the operation again if the core
+   * answers that this node gave the key's range up ({@link #movedAway}); such an answer is counted
+   * as rerouted, not as an outcome. Otherwise it is answered as the plain "not executed" it is.
    */
-  private CompletableFuture<Outcome> submit(Operation operation, long invokedAtMicros) {
+  private CompletableFuture<Outcome> submit(
+      Operation operation, long invokedAtMicros, boolean mayReroute) {
     long startNanos = System.nanoTime();
     return submitToCore(operation, invokedAtMicros)
         .thenApply(
             answer -> {
+              Outcome outcome = answer.outcome();
+              if (movedAway(outcome)) {
+                if (mayReroute) {
+                  metrics.routed(NodeMetrics.Routed.REROUTED);
+                  return outcome;
+                }
+                outcome = new Outcome.NotExecuted(((Outcome.NotExecuted) outcome).reason());
+              }
               metrics.operationEnded(
-                  operation, answer.outcome(), answer.readMode(), System.nanoTime() - startNanos);
-              return answer.outcome();
+                  operation, outcome, answer.readMode(), System.nanoTime() - startNanos);
+              return outcome;
             });
+  }
+
+  /** The core gave the operation back untried: this node gave the key's range up meanwhile. */
+  private static boolean movedAway(Outcome outcome) {
+    return outcome instanceof Outcome.NotExecuted n && n.rangeMoved();
   }
 
   private CompletableFuture<CoreAnswer> submitToCore(Operation operation, long invokedAtMicros) {

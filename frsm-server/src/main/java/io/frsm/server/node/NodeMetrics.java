@@ -53,7 +53,12 @@ final class NodeMetrics implements AutoCloseable {
     /** An embedded client's operation sent on to the key's leader. */
     FORWARDED,
     /** A thin client told to ask the key's leader. */
-    REDIRECTED
+    REDIRECTED,
+    /**
+     * An operation queued here while this node held the key's range, routed again because the node
+     * gave the range up before coordinating it (then forwarded, redirected or run here).
+     */
+    REROUTED
   }
 
   /** {@code driver} and {@code leadership} yield null until the cluster formed. */

@@ -32,7 +32,7 @@ import org.apache.curator.framework.recipes.leader.LeaderLatchListener;
  * whether the term is clean (no lease of it or of an earlier term can be in force); if so the node
  * writes the release mark ({@link RangeTermStore#markReleased}), and the successor's bump, which
  * finds it, skips the {@code L·(1+ρ)} wait. A lost latch or lease is not a release: the successor
- * waits.
+ * waits. The range's first term skips the wait too: it has no predecessor.
  *
  * <p>On winning a latch the node bumps the range's term ({@link RangeTermStore#bumpTerm}, which
  * revokes the predecessor's lease generation and names this node as the range's leader for routing)
@@ -52,10 +52,10 @@ public final class RangeLeadership implements AutoCloseable {
   /** Where the outcome goes: the node's consensus core (through its event loop). */
   public interface Sink {
     /**
-     * The node won range {@code range} with {@code term} (TermGranted); {@code
-     * predecessorReleased}: the bump found the predecessor's release mark.
+     * The node won range {@code range} with {@code term} (TermGranted); {@code noEarlierLease}: no
+     * lease of an earlier term can be in force ({@link TermGrant#noEarlierLease}).
      */
-    void granted(int range, long term, boolean predecessorReleased);
+    void granted(int range, long term, boolean noEarlierLease);
 
     /**
      * The node hands {@code range} over on purpose: end {@code term}'s lease for good
@@ -298,7 +298,7 @@ public final class RangeLeadership implements AutoCloseable {
       if (g.predecessorReleased()) {
         termsAfterRelease.increment();
       }
-      sink.granted(range, g.term(), g.predecessorReleased());
+      sink.granted(range, g.term(), g.noEarlierLease());
       keeper.hold(g);
       LOG.log(
           System.Logger.Level.INFO,
@@ -306,7 +306,9 @@ public final class RangeLeadership implements AutoCloseable {
           self,
           range,
           g.term(),
-          g.predecessorReleased() ? " (predecessor released: no wait)" : "");
+          g.predecessorReleased()
+              ? " (predecessor released: no wait)"
+              : g.noEarlierLease() ? " (the range's first term: no wait)" : "");
     } catch (Exception e) {
       LOG.log(System.Logger.Level.WARNING, "node " + self + ": term bump of range " + range, e);
       leave(range, "term bump failed", false);

@@ -16,4 +16,14 @@ public record TermGrant(
     int holderNodeId,
     int leaseGenerationVersion,
     long grantedAtNanos,
-    boolean predecessorReleased) {}
+    boolean predecessorReleased) {
+
+  /**
+   * Whether no lease of an earlier term can be in force, so the successor need not wait: the bump
+   * found the predecessor's release mark, or this is the range's first term (the term was 0: no
+   * node ever held a lease of the range, as a fresh cluster's ranges).
+   */
+  public boolean noEarlierLease() {
+    return predecessorReleased || term == 1;
+  }
+}

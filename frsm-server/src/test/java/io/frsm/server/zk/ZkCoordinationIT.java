@@ -111,7 +111,8 @@ class ZkCoordinationIT {
     RangeTermStore storeA = new RangeTermStore(client(), layout, System::nanoTime);
     RangeTermStore storeB = new RangeTermStore(client(), layout, System::nanoTime);
     TermGrant a = storeA.bumpTerm("r-release", 1).orElseThrow();
-    assertFalse(a.predecessorReleased(), "the first term has no predecessor");
+    assertFalse(a.predecessorReleased(), "the first term has no predecessor to release");
+    assertTrue(a.noEarlierLease(), "...so it has no lease to wait out either");
     assertTrue(storeA.markReleased(a));
     assertFalse(storeA.markReleased(a), "a mark moves the generation: once only");
     long[] sent = new long[1];
@@ -120,11 +121,14 @@ class ZkCoordinationIT {
     TermGrant b = storeB.bumpTerm("r-release", 2).orElseThrow();
     assertEquals(2, b.term());
     assertTrue(b.predecessorReleased(), "the bump found term 1's mark");
+    assertTrue(b.noEarlierLease());
     TermGrant c = storeA.bumpTerm("r-release", 1).orElseThrow();
     assertFalse(c.predecessorReleased(), "term 2 was revoked, not released");
+    assertFalse(c.noEarlierLease(), "term 3 waits out term 2's lease");
     assertFalse(storeB.markReleased(b), "a revoked term cannot be marked afterwards");
     TermGrant d = storeB.bumpTerm("r-release", 2).orElseThrow();
     assertFalse(d.predecessorReleased());
+    assertFalse(d.noEarlierLease());
     assertTrue(storeB.renew(d, sent));
   }
 
@@ -353,7 +357,7 @@ class ZkCoordinationIT {
     RangeLeadership.Sink sink =
         new RangeLeadership.Sink() {
           @Override
-          public void granted(int range, long term, boolean predecessorReleased) {
+          public void granted(int range, long term, boolean noEarlierLease) {
             granted.put(range, term);
           }
 
