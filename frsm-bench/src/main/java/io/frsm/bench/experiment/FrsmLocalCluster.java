@@ -38,29 +38,43 @@ final class FrsmLocalCluster implements KvSystem {
    * @param leaderOnlyReads {@code FrsmNode.Builder.leaderOnlyReads}
    * @param forcedColdCasShare {@code FrsmNode.Builder.forcedColdCasShare}
    * @param coreThreads {@code FrsmNode.Builder.coreThreads} (0: the node's default)
+   * @param coreOnTransportLoop {@code FrsmNode.Builder.coreOnTransportLoop}
    */
   record Settings(
-      int transportThreads, boolean leaderOnlyReads, double forcedColdCasShare, int coreThreads) {
+      int transportThreads,
+      boolean leaderOnlyReads,
+      double forcedColdCasShare,
+      int coreThreads,
+      boolean coreOnTransportLoop) {
     /**
      * As a production node: 2 event loops, leader-only reads, no forced prepares, the default core
-     * shards.
+     * shards on threads of their own.
      */
-    static final Settings DEFAULT = new Settings(2, true, 0, 0);
+    static final Settings DEFAULT = new Settings(2, true, 0, 0, false);
 
     Settings transportThreads(int threads) {
-      return new Settings(threads, leaderOnlyReads, forcedColdCasShare, coreThreads);
+      return new Settings(
+          threads, leaderOnlyReads, forcedColdCasShare, coreThreads, coreOnTransportLoop);
     }
 
     Settings leaderOnlyReads(boolean enabled) {
-      return new Settings(transportThreads, enabled, forcedColdCasShare, coreThreads);
+      return new Settings(
+          transportThreads, enabled, forcedColdCasShare, coreThreads, coreOnTransportLoop);
     }
 
     Settings forcedColdCasShare(double share) {
-      return new Settings(transportThreads, leaderOnlyReads, share, coreThreads);
+      return new Settings(
+          transportThreads, leaderOnlyReads, share, coreThreads, coreOnTransportLoop);
     }
 
     Settings coreThreads(int threads) {
-      return new Settings(transportThreads, leaderOnlyReads, forcedColdCasShare, threads);
+      return new Settings(
+          transportThreads, leaderOnlyReads, forcedColdCasShare, threads, coreOnTransportLoop);
+    }
+
+    Settings coreOnTransportLoop(boolean enabled) {
+      return new Settings(
+          transportThreads, leaderOnlyReads, forcedColdCasShare, coreThreads, enabled);
     }
   }
 
@@ -145,6 +159,7 @@ final class FrsmLocalCluster implements KvSystem {
         .leaderOnlyReads(settings.leaderOnlyReads())
         .forcedColdCasShare(settings.forcedColdCasShare())
         .coreThreads(settings.coreThreads())
+        .coreOnTransportLoop(settings.coreOnTransportLoop())
         .build();
   }
 

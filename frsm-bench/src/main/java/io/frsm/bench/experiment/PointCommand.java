@@ -13,17 +13,18 @@ import java.util.Map;
 
 /**
  * {@code experiment point --system frsm|crsm [--batch N] [--transport-threads N] [--core-threads N]
- * [--client embedded|thin] --clients N --seconds S --keys N --data DIR}: one measured step in this
- * JVM (frsm's client: embedded at the key's leader, or the thin client over TCP), its result
- * printed as one {@code POINT key=value ...} line. The cores experiment runs it in child JVMs
- * pinned to a set of CPUs.
+ * [--core-on-loop true|false] [--client embedded|thin] --clients N --seconds S --keys N --data
+ * DIR}: one measured step in this JVM (frsm's client: embedded at the key's leader, or the thin
+ * client over TCP), its result printed as one {@code POINT key=value ...} line. The cores
+ * experiment runs it in child JVMs pinned to a set of CPUs.
  */
 final class PointCommand {
   static final String NAME = "point";
   static final String PREFIX = "POINT ";
   static final String USAGE =
       "usage: java -jar frsm-bench.jar experiment point --system frsm|crsm [--batch N]"
-          + " [--transport-threads N] [--core-threads N] [--client embedded|thin] --clients N"
+          + " [--transport-threads N] [--core-threads N] [--core-on-loop true|false]"
+          + " [--client embedded|thin] --clients N"
           + " --seconds S [--warmup S]"
           + " --keys N --data DIR";
 
@@ -61,7 +62,8 @@ final class PointCommand {
                   dir,
                   FrsmLocalCluster.Settings.DEFAULT
                       .transportThreads(Integer.parseInt(a.getOrDefault("transport-threads", "2")))
-                      .coreThreads(Integer.parseInt(a.getOrDefault("core-threads", "0"))));
+                      .coreThreads(Integer.parseInt(a.getOrDefault("core-threads", "0")))
+                      .coreOnTransportLoop(bool(a.getOrDefault("core-on-loop", "false"))));
           case "crsm" ->
               CrsmSystem.start(
                   dir,
@@ -154,5 +156,13 @@ final class PointCommand {
       fields.put(kv.substring(0, eq), Double.parseDouble(kv.substring(eq + 1)));
     }
     return fields;
+  }
+
+  private static boolean bool(String value) {
+    return switch (value) {
+      case "true" -> true;
+      case "false" -> false;
+      default -> throw new IllegalArgumentException("--core-on-loop is true or false: " + value);
+    };
   }
 }

@@ -59,6 +59,13 @@ public final class TransportEventLoops implements AutoCloseable {
     return group;
   }
 
+  /** The event loops, in a fixed order (for work that must share a loop with the transport). */
+  public java.util.List<io.netty.util.concurrent.EventExecutor> loops() {
+    java.util.List<io.netty.util.concurrent.EventExecutor> loops = new java.util.ArrayList<>();
+    group.iterator().forEachRemaining(loops::add);
+    return loops;
+  }
+
   Class<? extends SocketChannel> socketChannel() {
     return nativeEpoll ? EpollSocketChannel.class : NioSocketChannel.class;
   }

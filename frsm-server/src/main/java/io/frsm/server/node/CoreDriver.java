@@ -16,6 +16,7 @@ import io.frsm.consensus.storage.CallerThreadReads;
 import io.frsm.consensus.storage.LsmPersister;
 import io.frsm.consensus.transport.PeerTransport;
 import io.frsm.lsm.LsmEngine;
+import io.netty.util.concurrent.EventExecutor;
 import java.lang.System.Logger.Level;
 import java.time.Instant;
 import java.util.HashMap;
@@ -25,7 +26,10 @@ import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
@@ -33,10 +37,17 @@ import java.util.function.Consumer;
 
 /**
  * The event loop that owns one of a node's {@link NodeCore}s — its only one, or one shard of {@link
- * CoreShards} (docs/PROTOCOL.md "How a production driver calls it", "Core shards"). One dedicated
- * thread; every input reaches the core through its queue: client operations, peer messages (a send
- * to this node itself comes back through the queue), persist completions from the commit-log
- * threads, and a {@link Input.Tick} every {@code tickNanos}.
+ * CoreShards} (docs/PROTOCOL.md "How a production driver calls it", "Core shards"). One thread at a
+ * time; every input reaches the core through its queue: client operations, peer messages (a send to
+ * this node itself comes back through the queue), persist completions from the commit-log threads,
+ * and a {@link Input.Tick} every {@code tickNanos}.
+ *
+ * <p>The thread is the driver's own, or ({@code coreOnTransportLoop}) one of the node's Netty event
+ * loops, which then runs the core between its I/O: an input that arrives on that loop (a peer
+ * message, a client request on a channel of that loop) is queued and drained without waking another
+ * thread, and the core's sends and replies to channels of that loop are written by it directly.
+ * That saves the futex wake-ups and context switches of two hand-offs per input, at the price of
+ * the loop's I/O waiting while the core steps (store reads included).
  *
  * <p>Effects are carried out in the order the core returns them, without blocking the loop: {@code
  * Persist} is handed to the {@link LsmPersister} (whose completion enqueues {@code PersistDone}),
@@ -72,7 +83,20 @@ final class CoreDriver {
   private final Consumer<Throwable> onFatal;
   private final PeerMessageCounts peerMessages;
   private final LinkedBlockingQueue<Event> queue = new LinkedBlockingQueue<>();
+
+  /** The driver's own thread; null when it runs on {@link #hostLoop}. */
   private final Thread thread;
+
+  /** The transport event loop the core runs on; null when it has its own {@link #thread}. */
+  private final EventExecutor hostLoop;
+
+  /** On {@link #hostLoop}: a drain task is queued or running (at most one is queued at a time). */
+  private final AtomicBoolean drainScheduled = new AtomicBoolean();
+
+  /** On {@link #hostLoop}: set once started, so no input is stepped before {@link #start}. */
+  private volatile boolean started;
+
+  private volatile ScheduledFuture<?> ticker;
 
   /** Leader-only reads on the caller's thread; null when the core serves none. */
   private final CallerThreadReads callerReads;
@@ -95,6 +119,7 @@ final class CoreDriver {
   /**
    * @param routing how the node splits its inputs between shards; this driver is shard {@code
    *     shard} and receives only inputs {@code routing} gives it
+   * @param hostLoop the transport event loop to run on, or null for a thread of its own
    */
   CoreDriver(
       int nodeId,
@@ -107,6 +132,7 @@ final class CoreDriver {
       PeerTransport transport,
       long tickNanos,
       PeerMessageCounts peerMessages,
+      EventExecutor hostLoop,
       Consumer<Throwable> onFatal) {
     this.nodeId = nodeId;
     this.routing = routing;
@@ -129,15 +155,26 @@ final class CoreDriver {
     this.tickNanos = tickNanos;
     this.onFatal = onFatal;
     this.peerMessages = peerMessages;
-    this.thread =
-        new Thread(
-            this::loop,
-            "frsm-node-" + nodeId + "-core" + (routing.shards() == 1 ? "" : "-" + shard));
-    this.thread.setDaemon(true);
+    this.hostLoop = hostLoop;
+    if (hostLoop == null) {
+      this.thread =
+          new Thread(
+              this::loop,
+              "frsm-node-" + nodeId + "-core" + (routing.shards() == 1 ? "" : "-" + shard));
+      this.thread.setDaemon(true);
+    } else {
+      this.thread = null;
+    }
   }
 
   void start() {
-    thread.start();
+    if (hostLoop == null) {
+      thread.start();
+      return;
+    }
+    started = true;
+    ticker = hostLoop.scheduleAtFixedRate(this::tickOnLoop, 0, tickNanos, TimeUnit.NANOSECONDS);
+    scheduleDrain(); // inputs that arrived before the start
   }
 
   /**
@@ -222,6 +259,59 @@ final class CoreDriver {
 
   private void enqueue(Event event) {
     queue.add(event);
+    if (hostLoop != null) {
+      scheduleDrain();
+    }
+  }
+
+  /**
+   * Queues a drain on the host loop unless one is queued already. From the loop itself this adds a
+   * task and wakes nobody; from another thread it wakes the loop, as a queue hand-off would.
+   */
+  private void scheduleDrain() {
+    if (drainScheduled.compareAndSet(false, true)) {
+      try {
+        hostLoop.execute(this::drainOnLoop);
+      } catch (RejectedExecutionException loopsStopped) {
+        drainScheduled.set(false); // the node is closing: stop() fails what is still queued
+      }
+    }
+  }
+
+  /** On the host loop: steps up to {@link #MAX_EVENTS_PER_TURN} queued inputs, then yields. */
+  private void drainOnLoop() {
+    try {
+      if (started) {
+        for (int handled = 0; handled < MAX_EVENTS_PER_TURN && running; handled++) {
+          Event event = queue.poll();
+          if (event == null) {
+            break;
+          }
+          handle(event);
+        }
+      }
+    } catch (RuntimeException | Error e) {
+      fatal(e);
+    } finally {
+      drainScheduled.set(false);
+    }
+    // An input queued after the last poll found the flag still set: look again.
+    if (started && running && !queue.isEmpty()) {
+      scheduleDrain();
+    }
+  }
+
+  /** On the host loop, every {@code tickNanos}. */
+  private void tickOnLoop() {
+    if (!running) {
+      return;
+    }
+    try {
+      step(new Input.Tick());
+      published = core.stats();
+    } catch (RuntimeException | Error e) {
+      fatal(e);
+    }
   }
 
   /**
@@ -267,11 +357,15 @@ final class CoreDriver {
    */
   synchronized void stop() { // the node and CoreShards' stopper may both stop a shard
     running = false;
-    thread.interrupt();
-    try {
-      thread.join(TimeUnit.SECONDS.toMillis(10));
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+    if (hostLoop == null) {
+      thread.interrupt();
+      try {
+        thread.join(TimeUnit.SECONDS.toMillis(10));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    } else {
+      awaitLoopTurn();
     }
     lifecycle.writeLock().lock();
     try {
@@ -280,6 +374,29 @@ final class CoreDriver {
       lifecycle.writeLock().unlock();
     }
     failOpen("node " + nodeId + " stopped");
+  }
+
+  /**
+   * On {@link #hostLoop}, once {@code running} is false: cancels the tick and waits until a drain
+   * or tick already running has finished (the loop runs tasks one at a time; later ones see {@code
+   * running} false and do nothing), so the loop's state is this thread's from then on.
+   */
+  private void awaitLoopTurn() {
+    ScheduledFuture<?> t = ticker;
+    if (t != null) {
+      t.cancel(false);
+    }
+    // From the loop itself (a fatal error) nothing else runs meanwhile: no need to wait.
+    if (!hostLoop.inEventLoop()) {
+      try {
+        hostLoop.submit(() -> {}).await(10, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } catch (RejectedExecutionException loopsStopped) {
+        // The loop ended: nothing of the core runs any more.
+      }
+    }
+    published = core.stats();
   }
 
   private void failOpen(String reason) {
@@ -363,6 +480,9 @@ final class CoreDriver {
             + " stops serving: its durable state can no longer be vouched for; restart it",
         error);
     running = false;
+    if (hostLoop != null) {
+      awaitLoopTurn(); // on the loop: cancels the tick
+    }
     lifecycle.writeLock().lock();
     try {
       stopped = true;

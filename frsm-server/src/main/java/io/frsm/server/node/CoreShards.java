@@ -9,7 +9,9 @@ import io.frsm.consensus.core.ShardRouting;
 import io.frsm.consensus.storage.CachingCellStore;
 import io.frsm.consensus.transport.PeerTransport;
 import io.frsm.lsm.LsmEngine;
+import io.netty.util.concurrent.EventExecutor;
 import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
@@ -17,10 +19,11 @@ import java.util.function.ToLongFunction;
 
 /**
  * A node's consensus cores: {@code consensus.coreThreads} {@link CoreDriver}s, each a {@link
- * io.frsm.consensus.core.NodeCore} on its own thread owning every {@code n}-th range of the ring
- * ({@link ShardRouting}, docs/PROTOCOL.md "Core shards"). Per-key Paxos needs no order between
- * keys, so a node's keys can be served by as many threads as it has CPUs to give; the ranges are
- * the unit because a range's term, lease and scan span its keys.
+ * io.frsm.consensus.core.NodeCore} on its own thread (or on the transport event loop {@code s mod
+ * loops} when {@code hostLoops} is not empty) owning every {@code n}-th range of the ring ({@link
+ * ShardRouting}, docs/PROTOCOL.md "Core shards"). Per-key Paxos needs no order between keys, so a
+ * node's keys can be served by as many threads as it has CPUs to give; the ranges are the unit
+ * because a range's term, lease and scan span its keys.
  *
  * <p>Every input goes to the shard owning its key or range, so a shard never sees another's state:
  * the drivers share the node id, boot, clock cache, engine and transport, nothing else. They fail
@@ -44,6 +47,7 @@ final class CoreShards {
       PeerTransport transport,
       long tickNanos,
       PeerMessageCounts peerMessages,
+      List<EventExecutor> hostLoops,
       Consumer<Throwable> onFatal) {
     this.routing = new ShardRouting(config.placement(), shards);
     this.drivers = new CoreDriver[shards];
@@ -61,6 +65,7 @@ final class CoreShards {
               transport,
               tickNanos,
               peerMessages,
+              hostLoops.isEmpty() ? null : hostLoops.get(s % hostLoops.size()),
               together);
     }
   }

@@ -439,6 +439,7 @@ public final class FrsmNode implements AutoCloseable {
               peerTransport,
               settings.tickInterval.toNanos(),
               peerMessages,
+              settings.coreOnTransportLoop ? loops.loops() : List.of(),
               this::onFatal);
       d.start();
       RangeLeaders named = RangeLeaders.watch(zk, layout);
@@ -1312,6 +1313,17 @@ public final class FrsmNode implements AutoCloseable {
      * (docs/PROTOCOL.md "Core shards"). At most {@link
      * io.frsm.consensus.core.ShardRouting#MAX_SHARDS}.
      */
+    /**
+     * Runs the consensus cores on the node's transport event loops instead of threads of their own
+     * (default false): no thread hand-off between the network and the core, at the price of the
+     * loop's I/O waiting while the core steps. Pairs with {@code transportThreads(1)}, where every
+     * channel of the node shares the one loop with its core.
+     */
+    public Builder coreOnTransportLoop(boolean enabled) {
+      draft.coreOnTransportLoop = enabled;
+      return this;
+    }
+
     public Builder coreThreads(int threads) {
       draft.coreThreads = threads;
       return this;

@@ -53,6 +53,7 @@ final class NodeSettings implements Cloneable {
   int clockDriftPpm = NodeDefaults.CLOCK_DRIFT_PPM;
   boolean leaderOnlyReads = NodeDefaults.LEADER_ONLY_READS;
   int coreThreads = NodeDefaults.CORE_THREADS;
+  boolean coreOnTransportLoop;
   double forcedColdCasShare;
   long clockCacheBytes = NodeDefaults.CLOCK_CACHE_BYTES;
   int transportThreads = NodeDefaults.TRANSPORT_THREADS;

@@ -12,6 +12,7 @@ import io.frsm.consensus.core.ShardRouting;
 import io.frsm.consensus.storage.CachingCellStore;
 import io.frsm.consensus.storage.LsmCellStore;
 import io.frsm.consensus.transport.PeerTransport;
+import io.frsm.consensus.transport.TransportEventLoops;
 import io.frsm.lsm.LsmConfig;
 import io.frsm.lsm.LsmEngine;
 import io.frsm.lsm.cell.Key;
@@ -30,7 +31,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The queue-depth figures of {@link CoreShards}: the sum over the shards, and the busiest shard's
  * depth, which shows one saturated shard the sum hides. The shards are never started, so what is
- * submitted stays queued until {@link CoreShards#stop()} fails it.
+ * submitted stays queued until {@link CoreShards#stop()} fails it — on threads of their own or on a
+ * transport event loop, where inputs that arrive before the start must wait for it too.
  */
 class CoreShardsQueueTest {
   private static final List<Integer> REPLICAS = List.of(1, 2, 3);
@@ -47,6 +49,18 @@ class CoreShardsQueueTest {
 
   @Test
   void deepestQueue_isTheBusiestShards_whileTheSumCountsThemAll() throws Exception {
+    deepestQueue(List.of());
+  }
+
+  @Test
+  void onATransportLoop_nothingIsSteppedBeforeTheStart_andStopFailsWhatIsQueued() throws Exception {
+    try (TransportEventLoops loops = TransportEventLoops.create(1, false)) {
+      deepestQueue(loops.loops());
+    }
+  }
+
+  private void deepestQueue(List<io.netty.util.concurrent.EventExecutor> hostLoops)
+      throws Exception {
     Placement placement = Placement.splitAt(List.of(-(1L << 62), 0L, 1L << 62), REPLICAS);
     engine =
         LsmEngine.open(
@@ -62,6 +76,7 @@ class CoreShardsQueueTest {
             new DroppingTransport(),
             1_000_000,
             new PeerMessageCounts(List.of(2, 3)),
+            hostLoops,
             error -> {});
     assertEquals(0, shards.queueDepth());
     assertEquals(0, shards.deepestQueue());

@@ -44,6 +44,9 @@ final class TestCluster implements AutoCloseable {
   /** Core shards per node, or 0 to leave the builder's default. */
   private final int coreThreads;
 
+  /** The cores run on the node's one transport event loop ({@code coreOnTransportLoop}). */
+  private final boolean coreOnTransportLoop;
+
   private final List<FrsmClient> clients = new ArrayList<>();
 
   TestCluster(Path dir) throws Exception {
@@ -51,22 +54,30 @@ final class TestCluster implements AutoCloseable {
   }
 
   TestCluster(Path dir, int n) throws Exception {
-    this(dir, n, 0, BOUNDED_DELAY, CLOCK_SKEW_BOUND, 0);
+    this(dir, n, 0, BOUNDED_DELAY, CLOCK_SKEW_BOUND, 0, false);
   }
 
   /** Three nodes, each running {@code coreThreads} core shards. */
   static TestCluster withCoreThreads(Path dir, int coreThreads) throws Exception {
-    return new TestCluster(dir, 3, 0, BOUNDED_DELAY, CLOCK_SKEW_BOUND, coreThreads);
+    return new TestCluster(dir, 3, 0, BOUNDED_DELAY, CLOCK_SKEW_BOUND, coreThreads, false);
+  }
+
+  /**
+   * Three nodes, each running {@code coreThreads} core shards on its single transport event loop
+   * (no core threads of their own).
+   */
+  static TestCluster withCoresOnTheTransportLoop(Path dir, int coreThreads) throws Exception {
+    return new TestCluster(dir, 3, 0, BOUNDED_DELAY, CLOCK_SKEW_BOUND, coreThreads, true);
   }
 
   /** {@code n} nodes with {@code replicationFactor} replicas per range (0: the default). */
   TestCluster(Path dir, int n, int replicationFactor) throws Exception {
-    this(dir, n, replicationFactor, BOUNDED_DELAY, CLOCK_SKEW_BOUND, 0);
+    this(dir, n, replicationFactor, BOUNDED_DELAY, CLOCK_SKEW_BOUND, 0, false);
   }
 
   /** With the cluster's T and ε (every node runs them; the shape publishes them to clients). */
   TestCluster(Path dir, int n, Duration boundedDelay, Duration clockSkewBound) throws Exception {
-    this(dir, n, 0, boundedDelay, clockSkewBound, 0);
+    this(dir, n, 0, boundedDelay, clockSkewBound, 0, false);
   }
 
   private TestCluster(
@@ -75,9 +86,11 @@ final class TestCluster implements AutoCloseable {
       int replicationFactor,
       Duration boundedDelay,
       Duration clockSkewBound,
-      int coreThreads)
+      int coreThreads,
+      boolean coreOnTransportLoop)
       throws Exception {
     this.coreThreads = coreThreads;
+    this.coreOnTransportLoop = coreOnTransportLoop;
     this.dir = dir;
     this.boundedDelay = boundedDelay;
     this.clockSkewBound = clockSkewBound;
@@ -129,6 +142,7 @@ final class TestCluster implements AutoCloseable {
         .clockSkewBound(clockSkewBound)
         .drainTimeout(Duration.ofSeconds(5))
         .transportThreads(1)
+        .coreOnTransportLoop(coreOnTransportLoop)
         .lsm(b -> b.blockCacheSizeBytes(1 << 20).memtableFlushSizeBytes(256 * 1024));
   }
 
