@@ -41,7 +41,7 @@ final class CoresExperiment implements Experiment {
       return "frsm, "
           + knob
           + " event loops/node"
-          + (coreThreads == 1 ? "" : ", " + coreThreads + " core threads/node");
+          + (coreThreads == 1 ? "" : ", " + coreThreads + " core shards/node");
     }
   }
 

@@ -3,6 +3,7 @@ package io.frsm.bench.experiment;
 import io.frsm.api.FrsmClient;
 import io.frsm.consensus.core.CoreStats;
 import io.frsm.lsm.cell.Token;
+import io.frsm.server.config.NodeDefaults;
 import io.frsm.server.node.FrsmNode;
 import io.frsm.server.node.NaturalLeaders;
 import io.frsm.server.ring.NodeInfo;
@@ -48,9 +49,10 @@ final class FrsmLocalCluster implements KvSystem {
       boolean coreOnTransportLoop) {
     /**
      * As a production node: 2 event loops, leader-only reads, no forced prepares, the default core
-     * shards on threads of their own.
+     * shards, run where the node runs them by default.
      */
-    static final Settings DEFAULT = new Settings(2, true, 0, 0, false);
+    static final Settings DEFAULT =
+        new Settings(2, true, 0, 0, NodeDefaults.CORE_ON_TRANSPORT_LOOP);
 
     Settings transportThreads(int threads) {
       return new Settings(

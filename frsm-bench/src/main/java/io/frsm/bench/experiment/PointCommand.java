@@ -63,7 +63,12 @@ final class PointCommand {
                   FrsmLocalCluster.Settings.DEFAULT
                       .transportThreads(Integer.parseInt(a.getOrDefault("transport-threads", "2")))
                       .coreThreads(Integer.parseInt(a.getOrDefault("core-threads", "0")))
-                      .coreOnTransportLoop(bool(a.getOrDefault("core-on-loop", "false"))));
+                      .coreOnTransportLoop(
+                          bool(
+                              a.getOrDefault(
+                                  "core-on-loop",
+                                  Boolean.toString(
+                                      FrsmLocalCluster.Settings.DEFAULT.coreOnTransportLoop())))));
           case "crsm" ->
               CrsmSystem.start(
                   dir,

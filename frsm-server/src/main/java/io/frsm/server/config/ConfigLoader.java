@@ -87,6 +87,9 @@ public final class ConfigLoader {
         "consensus.coreThreads",
         (d, v) -> d.coreThreads = Units.integer("consensus.coreThreads", v));
     KEYS.put(
+        "consensus.coreOnTransportLoop",
+        (d, v) -> d.coreOnTransportLoop = Units.bool("consensus.coreOnTransportLoop", v));
+    KEYS.put(
         "consensus.clockCacheBytes",
         (d, v) -> d.clockCacheBytes = Units.bytes("consensus.clockCacheBytes", v));
     KEYS.put(

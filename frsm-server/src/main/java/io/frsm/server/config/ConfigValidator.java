@@ -67,6 +67,7 @@ final class ConfigValidator {
         d.clockDriftPpm,
         d.leaderOnlyReads,
         d.coreThreads,
+        d.coreOnTransportLoop,
         d.clockCacheBytes,
         d.transportThreads,
         transport,

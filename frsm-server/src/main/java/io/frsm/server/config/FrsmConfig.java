@@ -30,6 +30,8 @@ import java.util.List;
  * @param leaderOnlyReads whether range leaders answer reads from their own store under the lease
  * @param coreThreads consensus core shards, each a thread owning every n-th range; 0 picks a
  *     quarter of the CPUs (docs/PROTOCOL.md "Core shards")
+ * @param coreOnTransportLoop whether the core shards run on the transport event loops (shard s on
+ *     loop s mod threads) instead of threads of their own
  * @param clockCacheBytes the bound of the clock cache over the LSM
  * @param transportThreads Netty event-loop threads (peer and client protocol share them)
  * @param transport frame limit, write-buffer water marks, per-connection queue bound, connect
@@ -60,6 +62,7 @@ public record FrsmConfig(
     int clockDriftPpm,
     boolean leaderOnlyReads,
     int coreThreads,
+    boolean coreOnTransportLoop,
     long clockCacheBytes,
     int transportThreads,
     TransportConfig transport,

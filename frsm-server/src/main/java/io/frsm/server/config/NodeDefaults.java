@@ -25,6 +25,15 @@ public final class NodeDefaults {
   public static final long CLOCK_CACHE_BYTES = 64L * 1024 * 1024;
   public static final int TRANSPORT_THREADS = 2;
 
+  /**
+   * {@code consensus.coreOnTransportLoop}: off, each core shard has a thread of its own. On pays
+   * only where the node's channels share the core's one loop ({@code transport.threads: 1}, one
+   * shard): then in-process clients measured 1.46x the throughput on 2 vCPUs, thin clients about
+   * the same, and with 2 loops thin clients lost a third (docs/BENCHMARKS.md "Change of 2026-11-25
+   * (night)"). A multi-core node's threaded pipeline is the safer default.
+   */
+  public static final boolean CORE_ON_TRANSPORT_LOOP = false;
+
   /** {@code consensus.coreThreads}: 0 picks {@link #coreThreads(int)} of the machine's CPUs. */
   public static final int CORE_THREADS = 0;
 

@@ -205,7 +205,7 @@ final class CoreDriver {
         return result;
       }
       openOperations.incrementAndGet();
-      queue.add(new Submit(operation, invokedAtMicros, result));
+      enqueue(new Submit(operation, invokedAtMicros, result)); // on a loop: schedules its drain
     } finally {
       lifecycle.readLock().unlock();
     }

@@ -1111,6 +1111,7 @@ public final class FrsmNode implements AutoCloseable {
       clockDriftPpm(config.clockDriftPpm());
       leaderOnlyReads(config.leaderOnlyReads());
       coreThreads(config.coreThreads());
+      coreOnTransportLoop(config.coreOnTransportLoop());
       clockCacheBytes(config.clockCacheBytes());
       transportThreads(config.transportThreads());
       TransportConfig t = config.transport();
@@ -1314,10 +1315,11 @@ public final class FrsmNode implements AutoCloseable {
      * io.frsm.consensus.core.ShardRouting#MAX_SHARDS}.
      */
     /**
-     * Runs the consensus cores on the node's transport event loops instead of threads of their own
-     * (default false): no thread hand-off between the network and the core, at the price of the
-     * loop's I/O waiting while the core steps. Pairs with {@code transportThreads(1)}, where every
-     * channel of the node shares the one loop with its core.
+     * Runs the consensus cores on the node's transport event loops (shard s on loop s mod {@code
+     * transportThreads}) instead of threads of their own (default false): no thread hand-off
+     * between the network and the core, at the price of the loop's I/O waiting while the core
+     * steps. Pays only with {@code transportThreads(1)} and one core shard, where every channel of
+     * the node shares the core's loop; with channels on other loops it measured worse.
      */
     public Builder coreOnTransportLoop(boolean enabled) {
       draft.coreOnTransportLoop = enabled;

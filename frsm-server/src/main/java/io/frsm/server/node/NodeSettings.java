@@ -53,7 +53,7 @@ final class NodeSettings implements Cloneable {
   int clockDriftPpm = NodeDefaults.CLOCK_DRIFT_PPM;
   boolean leaderOnlyReads = NodeDefaults.LEADER_ONLY_READS;
   int coreThreads = NodeDefaults.CORE_THREADS;
-  boolean coreOnTransportLoop;
+  boolean coreOnTransportLoop = NodeDefaults.CORE_ON_TRANSPORT_LOOP;
   double forcedColdCasShare;
   long clockCacheBytes = NodeDefaults.CLOCK_CACHE_BYTES;
   int transportThreads = NodeDefaults.TRANSPORT_THREADS;

@@ -59,6 +59,45 @@ class CoreShardsQueueTest {
     }
   }
 
+  @Test
+  void onATransportLoop_anOperationOnAnIdleCore_runsWithoutAnyOtherInput() throws Exception {
+    // One replica: the core needs nobody else, so nothing but the submit itself can start a drain.
+    Placement alone = Placement.splitAt(List.of(0L), List.of(1));
+    engine =
+        LsmEngine.open(
+            LsmConfig.builder(dir).build(), NioFileSystem.INSTANCE, new SimpleMeterRegistry());
+    try (TransportEventLoops loops = TransportEventLoops.create(1, false)) {
+      CoreShards shards =
+          new CoreShards(
+              1,
+              1,
+              CoreConfig.defaults(alone),
+              1,
+              new CachingCellStore(new LsmCellStore(engine), 1 << 20),
+              engine,
+              new DroppingTransport(),
+              1_000_000,
+              new PeerMessageCounts(List.of()),
+              loops.loops(),
+              error -> {});
+      shards.start();
+      try {
+        // The start's own drain has run (the loop runs its tasks in order): the core is idle now.
+        loops.loops().get(0).submit(() -> {}).get(30, TimeUnit.SECONDS);
+        Key key = Key.of("idle".getBytes(StandardCharsets.US_ASCII));
+        Outcome created =
+            shards
+                .submit(
+                    new Operation.Create(key, new byte[] {1}), System.currentTimeMillis() * 1000)
+                .get(30, TimeUnit.SECONDS)
+                .outcome();
+        assertInstanceOf(Outcome.Written.class, created);
+      } finally {
+        shards.stop();
+      }
+    }
+  }
+
   private void deepestQueue(List<io.netty.util.concurrent.EventExecutor> hostLoops)
       throws Exception {
     Placement placement = Placement.splitAt(List.of(-(1L << 62), 0L, 1L << 62), REPLICAS);

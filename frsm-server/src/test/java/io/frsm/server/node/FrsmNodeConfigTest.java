@@ -64,6 +64,7 @@ class FrsmNodeConfigTest {
         clockDriftPpm: 500
         leaderOnlyReads: false
         coreThreads: 3
+        coreOnTransportLoop: true
         clockCacheBytes: 32MiB
       transport:
         threads: 3

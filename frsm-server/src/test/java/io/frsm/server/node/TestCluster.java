@@ -44,8 +44,8 @@ final class TestCluster implements AutoCloseable {
   /** Core shards per node, or 0 to leave the builder's default. */
   private final int coreThreads;
 
-  /** The cores run on the node's one transport event loop ({@code coreOnTransportLoop}). */
-  private final boolean coreOnTransportLoop;
+  /** {@code coreOnTransportLoop} for every node, or null to leave the builder's default. */
+  private final Boolean coreOnTransportLoop;
 
   private final List<FrsmClient> clients = new ArrayList<>();
 
@@ -54,10 +54,10 @@ final class TestCluster implements AutoCloseable {
   }
 
   TestCluster(Path dir, int n) throws Exception {
-    this(dir, n, 0, BOUNDED_DELAY, CLOCK_SKEW_BOUND, 0, false);
+    this(dir, n, 0, BOUNDED_DELAY, CLOCK_SKEW_BOUND, 0, null);
   }
 
-  /** Three nodes, each running {@code coreThreads} core shards. */
+  /** Three nodes, each running {@code coreThreads} core shards on threads of their own. */
   static TestCluster withCoreThreads(Path dir, int coreThreads) throws Exception {
     return new TestCluster(dir, 3, 0, BOUNDED_DELAY, CLOCK_SKEW_BOUND, coreThreads, false);
   }
@@ -72,12 +72,12 @@ final class TestCluster implements AutoCloseable {
 
   /** {@code n} nodes with {@code replicationFactor} replicas per range (0: the default). */
   TestCluster(Path dir, int n, int replicationFactor) throws Exception {
-    this(dir, n, replicationFactor, BOUNDED_DELAY, CLOCK_SKEW_BOUND, 0, false);
+    this(dir, n, replicationFactor, BOUNDED_DELAY, CLOCK_SKEW_BOUND, 0, null);
   }
 
   /** With the cluster's T and ε (every node runs them; the shape publishes them to clients). */
   TestCluster(Path dir, int n, Duration boundedDelay, Duration clockSkewBound) throws Exception {
-    this(dir, n, 0, boundedDelay, clockSkewBound, 0, false);
+    this(dir, n, 0, boundedDelay, clockSkewBound, 0, null);
   }
 
   private TestCluster(
@@ -87,7 +87,7 @@ final class TestCluster implements AutoCloseable {
       Duration boundedDelay,
       Duration clockSkewBound,
       int coreThreads,
-      boolean coreOnTransportLoop)
+      Boolean coreOnTransportLoop)
       throws Exception {
     this.coreThreads = coreThreads;
     this.coreOnTransportLoop = coreOnTransportLoop;
@@ -129,6 +129,9 @@ final class TestCluster implements AutoCloseable {
     if (coreThreads > 0) {
       builder.coreThreads(coreThreads);
     }
+    if (coreOnTransportLoop != null) {
+      builder.coreOnTransportLoop(coreOnTransportLoop);
+    }
     return builder
         .nodeId(nodeId)
         .clusterId(CLUSTER_ID)
@@ -142,7 +145,6 @@ final class TestCluster implements AutoCloseable {
         .clockSkewBound(clockSkewBound)
         .drainTimeout(Duration.ofSeconds(5))
         .transportThreads(1)
-        .coreOnTransportLoop(coreOnTransportLoop)
         .lsm(b -> b.blockCacheSizeBytes(1 << 20).memtableFlushSizeBytes(256 * 1024));
   }
 
