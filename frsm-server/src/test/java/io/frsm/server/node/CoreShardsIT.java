@@ -41,15 +41,8 @@ class CoreShardsIT {
           Set.of("frsm-node-1-core-0", "frsm-node-1-core-1", "frsm-node-1-core-2"),
           coreThreadsOf(1),
           "node 1 runs one core thread per shard");
-      byte[][] keys = keysOverEveryShard(cluster);
       AtomicLongArray acknowledged = new AtomicLongArray(COUNTERS);
-      try (FrsmClient setup = cluster.node(1).client()) {
-        for (byte[] key : keys) {
-          setup.create(key, encode(0));
-        }
-      }
-      incrementEverywhere(cluster, keys, acknowledged, List.of(1, 2, 3), 15);
-      assertCounters(cluster.node(2), keys, acknowledged);
+      byte[][] keys = countersIncrementedEverywhere(cluster, acknowledged);
 
       CoreStats stats = cluster.node(1).coreStats();
       assertTrue(stats.readsLeaderOnly() > 0, "leaders serve leader-only reads: " + stats);
@@ -69,15 +62,8 @@ class CoreShardsIT {
       throws Exception {
     try (TestCluster cluster = TestCluster.withCoresOnTheTransportLoop(dir, SHARDS)) {
       assertEquals(Set.of(), coreThreadsOf(1), "the shards run on the event loop, not threads");
-      byte[][] keys = keysOverEveryShard(cluster);
       AtomicLongArray acknowledged = new AtomicLongArray(COUNTERS);
-      try (FrsmClient setup = cluster.node(1).client()) {
-        for (byte[] key : keys) {
-          setup.create(key, encode(0));
-        }
-      }
-      incrementEverywhere(cluster, keys, acknowledged, List.of(1, 2, 3), 15);
-      assertCounters(cluster.node(2), keys, acknowledged);
+      byte[][] keys = countersIncrementedEverywhere(cluster, acknowledged);
       assertTrue(cluster.node(1).coreStats().readsLeaderOnly() > 0, "ticks publish the stats");
 
       // Through the thin client too: its requests arrive on the loop the cores run on.
@@ -189,6 +175,23 @@ class CoreShardsIT {
             "a key of node 1's failed shard to be writable through node 2");
       }
     }
+  }
+
+  /**
+   * Creates the counters (keys over every shard and leader), has every node increment each 15 times
+   * at once, and checks them through node 2.
+   */
+  private static byte[][] countersIncrementedEverywhere(
+      TestCluster cluster, AtomicLongArray acknowledged) throws Exception {
+    byte[][] keys = keysOverEveryShard(cluster);
+    try (FrsmClient setup = cluster.node(1).client()) {
+      for (byte[] key : keys) {
+        setup.create(key, encode(0));
+      }
+    }
+    incrementEverywhere(cluster, keys, acknowledged, List.of(1, 2, 3), 15);
+    assertCounters(cluster.node(2), keys, acknowledged);
+    return keys;
   }
 
   /** COUNTERS keys, covering every shard and every leader (first come, per pair). */

@@ -29,10 +29,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The queue-depth figures of {@link CoreShards}: the sum over the shards, and the busiest shard's
- * depth, which shows one saturated shard the sum hides. The shards are never started, so what is
- * submitted stays queued until {@link CoreShards#stop()} fails it — on threads of their own or on a
- * transport event loop, where inputs that arrive before the start must wait for it too.
+ * The queues of {@link CoreShards}. Their depth figures: the sum over the shards, and the busiest
+ * shard's depth, which shows one saturated shard the sum hides; the shards are not started, so what
+ * is submitted stays queued until {@link CoreShards#stop()} fails it — on threads of their own or
+ * on a transport event loop, where inputs that arrive before the start must wait for it too. And on
+ * a loop, an operation submitted to an idle core is drained without any other input.
  */
 class CoreShardsQueueTest {
   private static final List<Integer> REPLICAS = List.of(1, 2, 3);
@@ -63,23 +64,8 @@ class CoreShardsQueueTest {
   void onATransportLoop_anOperationOnAnIdleCore_runsWithoutAnyOtherInput() throws Exception {
     // One replica: the core needs nobody else, so nothing but the submit itself can start a drain.
     Placement alone = Placement.splitAt(List.of(0L), List.of(1));
-    engine =
-        LsmEngine.open(
-            LsmConfig.builder(dir).build(), NioFileSystem.INSTANCE, new SimpleMeterRegistry());
     try (TransportEventLoops loops = TransportEventLoops.create(1, false)) {
-      CoreShards shards =
-          new CoreShards(
-              1,
-              1,
-              CoreConfig.defaults(alone),
-              1,
-              new CachingCellStore(new LsmCellStore(engine), 1 << 20),
-              engine,
-              new DroppingTransport(),
-              1_000_000,
-              new PeerMessageCounts(List.of()),
-              loops.loops(),
-              error -> {});
+      CoreShards shards = shards(alone, 1, List.of(), loops.loops());
       shards.start();
       try {
         // The start's own drain has run (the loop runs its tasks in order): the core is idle now.
@@ -101,22 +87,7 @@ class CoreShardsQueueTest {
   private void deepestQueue(List<io.netty.util.concurrent.EventExecutor> hostLoops)
       throws Exception {
     Placement placement = Placement.splitAt(List.of(-(1L << 62), 0L, 1L << 62), REPLICAS);
-    engine =
-        LsmEngine.open(
-            LsmConfig.builder(dir).build(), NioFileSystem.INSTANCE, new SimpleMeterRegistry());
-    CoreShards shards =
-        new CoreShards(
-            1,
-            1,
-            CoreConfig.defaults(placement),
-            2,
-            new CachingCellStore(new LsmCellStore(engine), 1 << 20),
-            engine,
-            new DroppingTransport(),
-            1_000_000,
-            new PeerMessageCounts(List.of(2, 3)),
-            hostLoops,
-            error -> {});
+    CoreShards shards = shards(placement, 2, List.of(2, 3), hostLoops);
     assertEquals(0, shards.queueDepth());
     assertEquals(0, shards.deepestQueue());
 
@@ -143,7 +114,31 @@ class CoreShardsQueueTest {
     assertEquals(0, shards.deepestQueue());
   }
 
-  /** The shards never run, so nothing is sent; a send would be dropped. */
+  /** Node 1's {@code count} shards over a fresh engine in {@link #dir}, not started. */
+  private CoreShards shards(
+      Placement placement,
+      int count,
+      List<Integer> peers,
+      List<io.netty.util.concurrent.EventExecutor> hostLoops)
+      throws Exception {
+    engine =
+        LsmEngine.open(
+            LsmConfig.builder(dir).build(), NioFileSystem.INSTANCE, new SimpleMeterRegistry());
+    return new CoreShards(
+        1,
+        1,
+        CoreConfig.defaults(placement),
+        count,
+        new CachingCellStore(new LsmCellStore(engine), 1 << 20),
+        engine,
+        new DroppingTransport(),
+        1_000_000,
+        new PeerMessageCounts(peers),
+        hostLoops,
+        error -> {});
+  }
+
+  /** Nothing here reaches a peer: a send is dropped. */
   private static final class DroppingTransport implements PeerTransport {
     @Override
     public boolean send(int nodeId, Message message) {
