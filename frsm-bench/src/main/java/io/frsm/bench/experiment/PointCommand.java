@@ -64,11 +64,9 @@ final class PointCommand {
                       .transportThreads(Integer.parseInt(a.getOrDefault("transport-threads", "2")))
                       .coreThreads(Integer.parseInt(a.getOrDefault("core-threads", "0")))
                       .coreOnTransportLoop(
-                          bool(
-                              a.getOrDefault(
-                                  "core-on-loop",
-                                  Boolean.toString(
-                                      FrsmLocalCluster.Settings.DEFAULT.coreOnTransportLoop())))));
+                          a.containsKey("core-on-loop")
+                              ? bool(a.get("core-on-loop"))
+                              : FrsmLocalCluster.Settings.DEFAULT.coreOnTransportLoop()));
           case "crsm" ->
               CrsmSystem.start(
                   dir,

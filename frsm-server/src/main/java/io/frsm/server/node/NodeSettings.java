@@ -134,25 +134,11 @@ final class NodeSettings implements Cloneable {
     within("hedge", hedge, SettingBounds.HEDGE);
     within("roundTimeout", roundTimeout, SettingBounds.ROUND_TIMEOUT);
     // A hedge at or after the timeout never widens a round: the round fails instead.
-    if (hedge.compareTo(roundTimeout) >= 0) {
-      throw new IllegalArgumentException(
-          "hedge ("
-              + format(hedge)
-              + ") must be below roundTimeout ("
-              + format(roundTimeout)
-              + ")");
-    }
+    ordered("hedge", hedge, "roundTimeout", roundTimeout, false);
     within("backoffMax", backoffMax, SettingBounds.BACKOFF_MAX);
     // Timers fire on ticks: a longer tick would delay every hedge past its setting.
     within("tickInterval", tickInterval, SettingBounds.TICK_INTERVAL);
-    if (tickInterval.compareTo(hedge) > 0) {
-      throw new IllegalArgumentException(
-          "tickInterval ("
-              + format(tickInterval)
-              + ") must not exceed hedge ("
-              + format(hedge)
-              + ")");
-    }
+    ordered("tickInterval", tickInterval, "hedge", hedge, true);
     within("drainTimeout", drainTimeout, SettingBounds.DRAIN_TIMEOUT);
     within("lease", lease, SettingBounds.LEASE);
   }
@@ -196,6 +182,27 @@ final class NodeSettings implements Cloneable {
       return (NodeSettings) clone();
     } catch (CloneNotSupportedException e) {
       throw new AssertionError(e);
+    }
+  }
+
+  /**
+   * Refuses {@code lower} unless it is below {@code upper} (or equal to it, if {@code mayEqual}),
+   * naming both settings and their values.
+   */
+  private static void ordered(
+      String lowerName, Duration lower, String upperName, Duration upper, boolean mayEqual) {
+    int order = lower.compareTo(upper);
+    if (order > 0 || (order == 0 && !mayEqual)) {
+      throw new IllegalArgumentException(
+          lowerName
+              + " ("
+              + format(lower)
+              + ") must "
+              + (mayEqual ? "not exceed " : "be below ")
+              + upperName
+              + " ("
+              + format(upper)
+              + ")");
     }
   }
 
