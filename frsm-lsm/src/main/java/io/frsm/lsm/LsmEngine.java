@@ -176,6 +176,7 @@ public final class LsmEngine implements AutoCloseable {
             fs,
             CommitLogConfig.builder(config.commitLogDirectories())
                 .segmentSizeBytes(config.commitLogRotationThresholdBytes())
+                .groupCommitWindow(config.commitLogGroupCommitWindow())
                 .maxTotalSizeBytes(config.maxCommitLogSizeOnDiskBytes())
                 .skipCorruptSegmentTail(config.skipCorruptCommitLogTail())
                 .build(),

@@ -18,6 +18,7 @@ class LsmConfigTest {
     assertEquals(20 * LsmConfig.MIB, c.minFlushLargestMemtableBytes());
     assertEquals(1024 * LsmConfig.MIB, c.maxCommitLogSizeOnDiskBytes());
     assertEquals(64 * LsmConfig.MIB, c.commitLogRotationThresholdBytes());
+    assertEquals(Duration.ZERO, c.commitLogGroupCommitWindow(), "not in the paper: off");
     assertEquals(2, c.numberOfCompactionThreads());
     assertEquals(64 * LsmConfig.MIB, c.compactionThroughputLimitBytesPerSecond());
     assertEquals(Duration.ofHours(24), c.tombstoneGracePeriod());
@@ -33,6 +34,7 @@ class LsmConfigTest {
             .maxFrozenMemtables(9)
             .bloomBitsPerKey(12)
             .skipCorruptCommitLogTail(true)
+            .commitLogGroupCommitWindow(Duration.ofMillis(3))
             .build();
     LsmConfig copy = LsmConfig.builder(Path.of("/b")).tunablesFrom(source).build();
     assertEquals(Path.of("/b"), copy.dataDirectory());
@@ -41,6 +43,7 @@ class LsmConfigTest {
     assertEquals(9, copy.maxFrozenMemtables());
     assertEquals(12, copy.bloomBitsPerKey());
     assertTrue(copy.skipCorruptCommitLogTail());
+    assertEquals(Duration.ofMillis(3), copy.commitLogGroupCommitWindow());
   }
 
   @Test
@@ -62,5 +65,13 @@ class LsmConfigTest {
     assertThrows(
         IllegalArgumentException.class,
         () -> LsmConfig.builder(Path.of("/d")).flushLargestMemtablesHeapFraction(1.5).build());
+    e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () ->
+                LsmConfig.builder(Path.of("/d"))
+                    .commitLogGroupCommitWindow(Duration.ofMillis(101))
+                    .build());
+    assertTrue(e.getMessage().contains("commitLogGroupCommitWindow"), e.getMessage());
   }
 }

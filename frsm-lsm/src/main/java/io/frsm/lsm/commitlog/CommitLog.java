@@ -57,6 +57,17 @@ public final class CommitLog implements AutoCloseable {
   public static CommitLog open(
       FileSystem fs, CommitLogConfig config, MeterRegistry registry, Consumer<Cell> replayed)
       throws IOException {
+    return open(fs, config, registry, replayed, CommitLogStripe.WindowWait.PARK);
+  }
+
+  /** As above, with the stripes' group-commit windows waited out by {@code windowWait} (tests). */
+  static CommitLog open(
+      FileSystem fs,
+      CommitLogConfig config,
+      MeterRegistry registry,
+      Consumer<Cell> replayed,
+      CommitLogStripe.WindowWait windowWait)
+      throws IOException {
     Objects.requireNonNull(fs, "fs");
     Objects.requireNonNull(config, "config");
     Objects.requireNonNull(registry, "registry");
@@ -74,7 +85,14 @@ public final class CommitLog implements AutoCloseable {
         StripeReplay replay = existing.get(i);
         stripes[i] =
             new CommitLogStripe(
-                i, directories.get(i), fs, config, registry, replay.live(), replay.highestId());
+                i,
+                directories.get(i),
+                fs,
+                config,
+                registry,
+                replay.live(),
+                replay.highestId(),
+                windowWait);
         firstNewIds[i] = stripes[i].nextSegmentId();
         stripes[i].start();
       }

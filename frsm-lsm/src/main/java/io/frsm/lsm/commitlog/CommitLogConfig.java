@@ -1,6 +1,7 @@
 package io.frsm.lsm.commitlog;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
@@ -19,6 +20,15 @@ public final class CommitLogConfig {
   /** Below this a segment would hold a handful of records and rotation would dominate. */
   static final long MIN_SEGMENT_SIZE_BYTES = 1024;
 
+  /** Off by default: a sync starts as soon as the writer finds records queued. */
+  public static final Duration DEFAULT_GROUP_COMMIT_WINDOW = Duration.ZERO;
+
+  /**
+   * A window is meant to be a fraction of a write's latency (a sync's worth or so); this bound
+   * catches a unit mistake (seconds for milliseconds) before it holds every write that long.
+   */
+  public static final Duration MAX_GROUP_COMMIT_WINDOW = Duration.ofMillis(100);
+
   static final int MIN_BATCH_BYTES = 1024;
   static final int MAX_BATCH_BYTES = 256 << 20;
 
@@ -27,6 +37,7 @@ public final class CommitLogConfig {
   private final long maxTotalSizeBytes;
   private final int maxBatchBytes;
   private final boolean skipCorruptSegmentTail;
+  private final long groupCommitWindowNanos;
 
   private CommitLogConfig(Builder b) {
     this.stripeDirectories = b.stripeDirectories;
@@ -34,6 +45,7 @@ public final class CommitLogConfig {
     this.maxTotalSizeBytes = b.maxTotalSizeBytes;
     this.maxBatchBytes = b.maxBatchBytes;
     this.skipCorruptSegmentTail = b.skipCorruptSegmentTail;
+    this.groupCommitWindowNanos = b.groupCommitWindow.toNanos();
   }
 
   /**
@@ -76,6 +88,17 @@ public final class CommitLogConfig {
     return skipCorruptSegmentTail;
   }
 
+  /**
+   * How long a stripe's writer waits for more records before a group commit that already holds two
+   * or more; 0 (the default) never waits. Two records queued together are the sign that writers are
+   * concurrent, so waiting gathers more of them into the same sync: fewer syncs per record, at the
+   * price of up to this much latency per write. A lone record never waits, so a lightly loaded
+   * stripe keeps its latency.
+   */
+  public long groupCommitWindowNanos() {
+    return groupCommitWindowNanos;
+  }
+
   @Override
   public String toString() {
     return "CommitLogConfig{stripeDirectories="
@@ -88,6 +111,8 @@ public final class CommitLogConfig {
         + maxBatchBytes
         + ", skipCorruptSegmentTail="
         + skipCorruptSegmentTail
+        + ", groupCommitWindowNanos="
+        + groupCommitWindowNanos
         + "}";
   }
 
@@ -98,6 +123,7 @@ public final class CommitLogConfig {
     private long maxTotalSizeBytes = DEFAULT_MAX_TOTAL_SIZE_BYTES;
     private int maxBatchBytes = DEFAULT_MAX_BATCH_BYTES;
     private boolean skipCorruptSegmentTail;
+    private Duration groupCommitWindow = DEFAULT_GROUP_COMMIT_WINDOW;
 
     private Builder(List<Path> stripeDirectories) {
       Objects.requireNonNull(stripeDirectories, "stripeDirectories");
@@ -121,6 +147,12 @@ public final class CommitLogConfig {
 
     public Builder skipCorruptSegmentTail(boolean skipCorruptSegmentTail) {
       this.skipCorruptSegmentTail = skipCorruptSegmentTail;
+      return this;
+    }
+
+    /** See {@link CommitLogConfig#groupCommitWindowNanos()}; in [0, 100 ms]. */
+    public Builder groupCommitWindow(Duration groupCommitWindow) {
+      this.groupCommitWindow = Objects.requireNonNull(groupCommitWindow, "groupCommitWindow");
       return this;
     }
 
@@ -155,6 +187,14 @@ public final class CommitLogConfig {
                 + MAX_BATCH_BYTES
                 + "], was "
                 + maxBatchBytes);
+      }
+      if (groupCommitWindow.isNegative()
+          || groupCommitWindow.compareTo(MAX_GROUP_COMMIT_WINDOW) > 0) {
+        throw new IllegalArgumentException(
+            "groupCommitWindow must be in [0, "
+                + MAX_GROUP_COMMIT_WINDOW.toMillis()
+                + " ms], was "
+                + groupCommitWindow);
       }
       return new CommitLogConfig(this);
     }

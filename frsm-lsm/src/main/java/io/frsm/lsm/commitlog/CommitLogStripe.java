@@ -18,6 +18,7 @@ import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 import java.util.zip.CRC32C;
 
 /**
@@ -25,6 +26,11 @@ import java.util.zip.CRC32C;
  * group-commits into it. The writer takes everything queued, writes it with one {@link
  * WritableFile#write} per batch of at most {@link CommitLogConfig#maxBatchBytes()}, syncs once, and
  * only then completes the batch's futures. Appending threads never touch the file.
+ *
+ * <p>With a group-commit window ({@link CommitLogConfig#groupCommitWindowNanos()}), a drain that
+ * finds two or more records waits out the window first and adds what was queued meanwhile to the
+ * same group commit. Appenders do not wake the writer during the window: it drains when the window
+ * ends.
  *
  * <p>After a failed write or sync the stripe abandons the segment (it keeps the records synced
  * before, and replay treats the failed batch's partial bytes as a torn tail) and opens a new one
@@ -44,6 +50,33 @@ final class CommitLogStripe {
   private final StripeQueue queue = new StripeQueue();
   private final Thread writer;
   private volatile boolean shutdownRequested;
+  private final long groupCommitWindowNanos;
+  private final WindowWait windowWait;
+
+  /**
+   * True while the writer waits out a group-commit window. An appender that pushes and then reads
+   * true needs no wake-up: its push precedes (in the order of these volatile accesses) the writer's
+   * reset to false, which precedes the writer's drain after the window.
+   */
+  private volatile boolean inWindow;
+
+  /**
+   * A window pays only if records arrive while it is open: one that gathers nothing saves no sync
+   * and only adds latency. In a closed loop with few writers that is the usual case (each writer
+   * waits for the record the window holds back). So a window opens only while recent windows
+   * gathered at least one record each on average; otherwise only every {@link #PROBE_EVERY}th
+   * eligible drain opens one, to notice when the load changes. Measured with windows always open on
+   * the paper workload (docs/BENCHMARKS.md): about 0.5 records gathered per window at one client,
+   * 1.4 at four, 3 at sixty-four.
+   */
+  static final double PAYOFF_RECORDS = 1.0;
+
+  static final int PROBE_EVERY = 16;
+
+  // Writer thread: the records recent windows gathered (moving average, newest weighs 1/8), and
+  // the eligible drains that skipped their window since the last one opened.
+  private double gatheredAverage = PAYOFF_RECORDS;
+  private int windowsSkipped;
 
   // Live segments by id, the current one included. Guarded by itself; changed only when a segment
   // is created or discarded, never per record.
@@ -67,6 +100,8 @@ final class CommitLogStripe {
   private final DistributionSummary batchRecordsSummary;
   private final Counter bytesWritten;
   private final Counter failedBatches;
+  private final Timer windowTime;
+  private final DistributionSummary gatheredSummary;
   private final List<Meter> meters = new ArrayList<>();
   private final MeterRegistry registry;
 
@@ -81,8 +116,11 @@ final class CommitLogStripe {
       CommitLogConfig config,
       MeterRegistry registry,
       List<CommitLogSegment> existing,
-      long highestExistingId) {
+      long highestExistingId,
+      WindowWait windowWait) {
     this.index = index;
+    this.groupCommitWindowNanos = config.groupCommitWindowNanos();
+    this.windowWait = windowWait;
     this.directory = directory;
     this.fs = fs;
     this.segmentSizeBytes = config.segmentSizeBytes();
@@ -119,6 +157,18 @@ final class CommitLogStripe {
                 .description("Group commits whose write or sync failed")
                 .tag("stripe", stripe)
                 .register(registry));
+    this.windowTime =
+        register(
+            Timer.builder("frsm.commitlog.group.window")
+                .description("How long group commits waited out the window for more records")
+                .tag("stripe", stripe)
+                .register(registry));
+    this.gatheredSummary =
+        register(
+            DistributionSummary.builder("frsm.commitlog.group.window.records")
+                .description("Records that joined a group commit while it waited out its window")
+                .tag("stripe", stripe)
+                .register(registry));
     register(
         Gauge.builder("frsm.commitlog.size.bytes", this, CommitLogStripe::totalSizeBytes)
             .description("Bytes of all live segments of the stripe")
@@ -145,18 +195,20 @@ final class CommitLogStripe {
   }
 
   void append(StripeRequest.Append request) {
-    if (queue.push(request)) {
-      LockSupport.unpark(writer);
-    }
+    enqueue(request);
   }
 
   /** Queues a rotation; completes with this stripe's checkpoint id. */
   StripeRequest.Rotate rotate() {
     StripeRequest.Rotate request = new StripeRequest.Rotate();
-    if (queue.push(request)) {
+    enqueue(request);
+    return request;
+  }
+
+  private void enqueue(StripeRequest<?> request) {
+    if (queue.push(request) && !inWindow) {
       LockSupport.unpark(writer);
     }
-    return request;
   }
 
   /** The id the next new segment will get; no segment at or above it exists yet. */
@@ -222,7 +274,7 @@ final class CommitLogStripe {
       while (true) {
         StripeRequest<?> chain = queue.drain();
         if (chain != null) {
-          process(chain);
+          process(gatherDuringWindow(chain));
         } else if (shutdownRequested) {
           process(queue.close(new IOException("commit log is closed")));
           break;
@@ -243,6 +295,52 @@ final class CommitLogStripe {
     } finally {
       closeCurrent();
     }
+  }
+
+  /**
+   * With a group-commit window, a drained chain holding two or more records waits out the window
+   * and takes what was queued meanwhile into the same group commit. Returns the chain to process.
+   */
+  private StripeRequest<?> gatherDuringWindow(StripeRequest<?> chain) {
+    if (groupCommitWindowNanos == 0 || shutdownRequested) {
+      return chain;
+    }
+    if (records(chain) < 2) {
+      return chain; // no sign of concurrent writers: a lone record does not wait
+    }
+    if (gatheredAverage < PAYOFF_RECORDS && ++windowsSkipped < PROBE_EVERY) {
+      return chain;
+    }
+    windowsSkipped = 0;
+    long start = System.nanoTime();
+    inWindow = true;
+    try {
+      windowWait.until(start + groupCommitWindowNanos, () -> shutdownRequested);
+    } finally {
+      inWindow = false;
+    }
+    windowTime.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+    StripeRequest<?> gathered = queue.drain();
+    int gatheredRecords = records(gathered);
+    gatheredSummary.record(gatheredRecords);
+    gatheredAverage += (gatheredRecords - gatheredAverage) / 8;
+    StripeRequest<?> tail = chain;
+    while (tail.next != null) {
+      tail = tail.next;
+    }
+    tail.next = gathered; // newer than everything in the chain: FIFO order holds
+    return chain;
+  }
+
+  /** The records (not barriers or rotations) of a drained chain. */
+  private static int records(StripeRequest<?> chain) {
+    int records = 0;
+    for (StripeRequest<?> r = chain; r != null; r = r.next) {
+      if (r instanceof StripeRequest.Append a && !a.isBarrier()) {
+        records++;
+      }
+    }
+    return records;
   }
 
   /** Writes a drained chain, oldest first, as few batches as the limits allow. */
@@ -499,5 +597,23 @@ final class CommitLogStripe {
     } catch (IOException e) {
       LOG.log(Level.WARNING, "closing a commit-log segment of stripe " + index + " failed", e);
     }
+  }
+
+  /** How the writer waits out a group-commit window; a test substitutes one it controls. */
+  interface WindowWait {
+    /**
+     * Returns once {@link System#nanoTime()} passes {@code deadlineNanos}, or earlier once {@code
+     * stop} holds (the stripe is shutting down).
+     */
+    void until(long deadlineNanos, BooleanSupplier stop);
+
+    /** Parks the writer; a wake-up before the deadline (a stale unpark permit) parks again. */
+    WindowWait PARK =
+        (deadlineNanos, stop) -> {
+          long left;
+          while (!stop.getAsBoolean() && (left = deadlineNanos - System.nanoTime()) > 0) {
+            LockSupport.parkNanos(left);
+          }
+        };
   }
 }

@@ -5,8 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -22,6 +24,24 @@ class CommitLogConfigTest {
     assertEquals(1L << 30, c.maxTotalSizeBytes());
     assertEquals(1 << 20, c.maxBatchBytes());
     assertFalse(c.skipCorruptSegmentTail());
+    assertEquals(0, c.groupCommitWindowNanos(), "off unless asked for");
+  }
+
+  @Test
+  void groupCommitWindow_isBetweenZeroAnd100Milliseconds() {
+    assertEquals(
+        100_000_000L,
+        CommitLogConfig.builder(List.of(A))
+            .groupCommitWindow(Duration.ofMillis(100))
+            .build()
+            .groupCommitWindowNanos());
+    for (Duration bad : List.of(Duration.ofNanos(-1), Duration.ofMillis(100).plusNanos(1))) {
+      IllegalArgumentException e =
+          assertThrows(
+              IllegalArgumentException.class,
+              () -> CommitLogConfig.builder(List.of(A)).groupCommitWindow(bad).build());
+      assertTrue(e.getMessage().contains("groupCommitWindow"), e.getMessage());
+    }
   }
 
   @Test

@@ -18,15 +18,19 @@ import java.util.concurrent.TimeUnit;
 final class SyncGateFileSystem implements FileSystem {
   private final FileSystem delegate;
   private volatile CountDownLatch gate = new CountDownLatch(0);
-  private final CountDownLatch syncBlocked = new CountDownLatch(1);
+  private volatile CountDownLatch syncBlocked = new CountDownLatch(1);
   private volatile RuntimeException writeBug;
 
   SyncGateFileSystem(FileSystem delegate) {
     this.delegate = delegate;
   }
 
-  /** From now on, syncs block until {@link #open()}. */
+  /**
+   * From now on, syncs block until {@link #open()}; {@link #awaitBlockedSync} waits for the next
+   * one that does.
+   */
   void close() {
+    syncBlocked = new CountDownLatch(1);
     gate = new CountDownLatch(1);
   }
 

@@ -146,6 +146,10 @@ public final class ConfigLoader {
             b.commitLogRotationThresholdBytes(
                 Units.bytes("lsm.commitLogRotationThresholdBytes", v)));
     lsm(
+        "commitLogGroupCommitWindow",
+        (b, v) ->
+            b.commitLogGroupCommitWindow(Units.duration("lsm.commitLogGroupCommitWindow", v)));
+    lsm(
         "numberOfCompactionThreads",
         (b, v) -> b.numberOfCompactionThreads(Units.integer("lsm.numberOfCompactionThreads", v)));
     lsm(

@@ -8,7 +8,7 @@ import java.util.regex.Pattern;
 /** Parses sizes ({@code 64MiB}, {@code 512KiB}, {@code 1GiB}, {@code 4096}) and durations. */
 final class Units {
   private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*(B|KiB|MiB|GiB|TiB)?");
-  private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h|d)");
+  private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(us|ms|s|m|h|d)");
 
   private Units() {}
 
@@ -52,11 +52,16 @@ final class Units {
     Matcher m = DURATION.matcher(String.valueOf(value).trim().toLowerCase(Locale.ROOT));
     if (!m.matches()) {
       throw new ConfigException(
-          "config key '" + key + "': '" + value + "' is not a duration (e.g. 500ms, 5s, 30m, 24h)");
+          "config key '"
+              + key
+              + "': '"
+              + value
+              + "' is not a duration (e.g. 500us, 500ms, 5s, 30m, 24h)");
     }
     long n = number(key, value, m.group(1));
     try {
       return switch (m.group(2)) {
+        case "us" -> Duration.ofNanos(Math.multiplyExact(n, 1_000L));
         case "ms" -> Duration.ofMillis(n);
         case "s" -> Duration.ofSeconds(n);
         case "m" -> Duration.ofMinutes(n);

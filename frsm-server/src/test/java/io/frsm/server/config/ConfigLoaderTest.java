@@ -144,6 +144,20 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void durations_takeMicroseconds_forTheGroupCommitWindow() {
+    FrsmConfig c =
+        ConfigLoader.parse(MINIMAL + "lsm:\n  commitLogGroupCommitWindow: 500us\n", "t", Map.of());
+    assertEquals(Duration.ofNanos(500_000), c.lsm().commitLogGroupCommitWindow());
+    assertEquals(
+        Duration.ZERO,
+        ConfigLoader.parse(MINIMAL, "t", Map.of()).lsm().commitLogGroupCommitWindow());
+    assertEquals(
+        Duration.ZERO,
+        ConfigLoader.load(EXAMPLE, Map.of()).lsm().commitLogGroupCommitWindow(),
+        "the shipped file keeps the default");
+  }
+
+  @Test
   void everyKey_hasItsOwnEnvironmentVariable() {
     java.util.Set<String> names = new java.util.HashSet<>();
     for (String key : ConfigLoader.keys()) {

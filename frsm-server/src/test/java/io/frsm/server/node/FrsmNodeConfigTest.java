@@ -84,6 +84,7 @@ class FrsmNodeConfigTest {
         memtableFlushSizeBytes: 32MiB
         maxCommitLogSizeOnDiskBytes: 2GiB
         commitLogRotationThresholdBytes: 32MiB
+        commitLogGroupCommitWindow: 2ms
         numberOfCompactionThreads: 3
         compactionThroughputLimitBytesPerSecond: 32MiB
         minorCompactionMinTables: 5
