@@ -3,6 +3,7 @@ package io.frsm.bench.experiment;
 import io.frsm.api.FrsmClient;
 import io.frsm.consensus.core.CoreStats;
 import io.frsm.lsm.cell.Token;
+import io.frsm.lsm.commitlog.CommitLogConfig;
 import io.frsm.server.config.NodeDefaults;
 import io.frsm.server.node.FrsmNode;
 import io.frsm.server.node.NaturalLeaders;
@@ -40,43 +41,86 @@ final class FrsmLocalCluster implements KvSystem {
    * @param forcedColdCasShare {@code FrsmNode.Builder.forcedColdCasShare}
    * @param coreThreads {@code FrsmNode.Builder.coreThreads} (0: the node's default)
    * @param coreOnTransportLoop {@code FrsmNode.Builder.coreOnTransportLoop}
+   * @param groupCommitWindow {@code lsm.commitLogGroupCommitWindow}
    */
   record Settings(
       int transportThreads,
       boolean leaderOnlyReads,
       double forcedColdCasShare,
       int coreThreads,
-      boolean coreOnTransportLoop) {
+      boolean coreOnTransportLoop,
+      Duration groupCommitWindow) {
     /**
      * As a production node: 2 event loops, leader-only reads, no forced prepares, the default core
-     * shards, run where the node runs them by default.
+     * shards, run where the node runs them by default, the default group commit.
      */
     static final Settings DEFAULT =
-        new Settings(2, true, 0, 0, NodeDefaults.CORE_ON_TRANSPORT_LOOP);
+        new Settings(
+            2,
+            true,
+            0,
+            0,
+            NodeDefaults.CORE_ON_TRANSPORT_LOOP,
+            CommitLogConfig.DEFAULT_GROUP_COMMIT_WINDOW);
 
     Settings transportThreads(int threads) {
       return new Settings(
-          threads, leaderOnlyReads, forcedColdCasShare, coreThreads, coreOnTransportLoop);
+          threads,
+          leaderOnlyReads,
+          forcedColdCasShare,
+          coreThreads,
+          coreOnTransportLoop,
+          groupCommitWindow);
     }
 
     Settings leaderOnlyReads(boolean enabled) {
       return new Settings(
-          transportThreads, enabled, forcedColdCasShare, coreThreads, coreOnTransportLoop);
+          transportThreads,
+          enabled,
+          forcedColdCasShare,
+          coreThreads,
+          coreOnTransportLoop,
+          groupCommitWindow);
     }
 
     Settings forcedColdCasShare(double share) {
       return new Settings(
-          transportThreads, leaderOnlyReads, share, coreThreads, coreOnTransportLoop);
+          transportThreads,
+          leaderOnlyReads,
+          share,
+          coreThreads,
+          coreOnTransportLoop,
+          groupCommitWindow);
     }
 
     Settings coreThreads(int threads) {
       return new Settings(
-          transportThreads, leaderOnlyReads, forcedColdCasShare, threads, coreOnTransportLoop);
+          transportThreads,
+          leaderOnlyReads,
+          forcedColdCasShare,
+          threads,
+          coreOnTransportLoop,
+          groupCommitWindow);
     }
 
     Settings coreOnTransportLoop(boolean enabled) {
       return new Settings(
-          transportThreads, leaderOnlyReads, forcedColdCasShare, coreThreads, enabled);
+          transportThreads,
+          leaderOnlyReads,
+          forcedColdCasShare,
+          coreThreads,
+          enabled,
+          groupCommitWindow);
+    }
+
+    Settings groupCommitWindow(Duration window) {
+      return new Settings(
+          transportThreads,
+          leaderOnlyReads,
+          forcedColdCasShare,
+          coreThreads,
+          coreOnTransportLoop,
+          window);
     }
   }
 
@@ -162,6 +206,7 @@ final class FrsmLocalCluster implements KvSystem {
         .forcedColdCasShare(settings.forcedColdCasShare())
         .coreThreads(settings.coreThreads())
         .coreOnTransportLoop(settings.coreOnTransportLoop())
+        .lsm(b -> b.commitLogGroupCommitWindow(settings.groupCommitWindow()))
         .build();
   }
 
@@ -228,6 +273,33 @@ final class FrsmLocalCluster implements KvSystem {
     for (int i = 0; i < NODES; i++) {
       if (killed.get(i) == 0) {
         sum = sum.plus(nodes[i].coreStats());
+      }
+    }
+    return sum;
+  }
+
+  /**
+   * The live nodes' commit-log group commits so far, summed over every stripe: {@code [syncs,
+   * records, windows, records gathered in windows, nanoseconds waited in windows]} (from {@code
+   * frsm.commitlog.batch.records}, {@code frsm.commitlog.group.window.records} and {@code
+   * frsm.commitlog.group.window}).
+   */
+  long[] commitLogSyncs() {
+    long[] sum = new long[5];
+    for (int i = 0; i < NODES; i++) {
+      if (killed.get(i) == 0) {
+        var registry = nodes[i].meterRegistry();
+        for (var s : registry.find("frsm.commitlog.batch.records").summaries()) {
+          sum[0] += s.count();
+          sum[1] += Math.round(s.totalAmount());
+        }
+        for (var s : registry.find("frsm.commitlog.group.window.records").summaries()) {
+          sum[2] += s.count();
+          sum[3] += Math.round(s.totalAmount());
+        }
+        for (var t : registry.find("frsm.commitlog.group.window").timers()) {
+          sum[4] += Math.round(t.totalTime(java.util.concurrent.TimeUnit.NANOSECONDS));
+        }
       }
     }
     return sum;

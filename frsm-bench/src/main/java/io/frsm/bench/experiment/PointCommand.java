@@ -13,10 +13,10 @@ import java.util.Map;
 
 /**
  * {@code experiment point --system frsm|crsm [--batch N] [--transport-threads N] [--core-threads N]
- * [--core-on-loop true|false] [--client embedded|thin] --clients N --seconds S --keys N --data
- * DIR}: one measured step in this JVM (frsm's client: embedded at the key's leader, or the thin
- * client over TCP), its result printed as one {@code POINT key=value ...} line. The cores
- * experiment runs it in child JVMs pinned to a set of CPUs.
+ * [--core-on-loop true|false] [--group-commit-window MICROS] [--client embedded|thin] --clients N
+ * --seconds S --keys N --data DIR}: one measured step in this JVM (frsm's client: embedded at the
+ * key's leader, or the thin client over TCP), its result printed as one {@code POINT key=value ...}
+ * line. The cores experiment runs it in child JVMs pinned to a set of CPUs.
  */
 final class PointCommand {
   static final String NAME = "point";
@@ -24,7 +24,7 @@ final class PointCommand {
   static final String USAGE =
       "usage: java -jar frsm-bench.jar experiment point --system frsm|crsm [--batch N]"
           + " [--transport-threads N] [--core-threads N] [--core-on-loop true|false]"
-          + " [--client embedded|thin] --clients N"
+          + " [--group-commit-window MICROS] [--client embedded|thin] --clients N"
           + " --seconds S [--warmup S]"
           + " --keys N --data DIR";
 
@@ -66,7 +66,12 @@ final class PointCommand {
                       .coreOnTransportLoop(
                           a.containsKey("core-on-loop")
                               ? bool(a.get("core-on-loop"))
-                              : FrsmLocalCluster.Settings.DEFAULT.coreOnTransportLoop()));
+                              : FrsmLocalCluster.Settings.DEFAULT.coreOnTransportLoop())
+                      .groupCommitWindow(
+                          a.containsKey("group-commit-window")
+                              ? Duration.ofNanos(
+                                  Long.parseLong(a.get("group-commit-window")) * 1_000L)
+                              : FrsmLocalCluster.Settings.DEFAULT.groupCommitWindow()));
           case "crsm" ->
               CrsmSystem.start(
                   dir,
@@ -81,6 +86,8 @@ final class PointCommand {
     java.util.concurrent.atomic.AtomicReference<CoreStats> before =
         new java.util.concurrent.atomic.AtomicReference<>(CoreStats.ZERO);
     CoreStats during = null;
+    long[] syncsBefore = new long[5];
+    long[] syncsDuring = new long[5];
     try (FrsmClient client =
             thin
                 ? ((FrsmLocalCluster) system).client(FrsmLocalCluster.Access.THIN, 0)
@@ -94,12 +101,21 @@ final class PointCommand {
               warmup,
               systemName,
               s -> {},
-              () -> before.set(coreStats(system)));
+              () -> {
+                before.set(coreStats(system));
+                System.arraycopy(commitLogSyncs(system), 0, syncsBefore, 0, 5);
+              });
       during = coreStats(system).minus(before.get());
+      long[] after = commitLogSyncs(system);
+      for (int i = 0; i < 5; i++) {
+        syncsDuring[i] = after[i] - syncsBefore[i];
+      }
     } finally {
       Systems.stop(system, dir);
     }
-    out.println(format(p) + (system instanceof FrsmLocalCluster ? modes(during) : ""));
+    out.println(
+        format(p)
+            + (system instanceof FrsmLocalCluster ? modes(during) + syncs(syncsDuring, p) : ""));
     return 0;
   }
 
@@ -119,6 +135,28 @@ final class PointCommand {
         d.casCold(),
         d.mismatches(),
         d.mismatchesLeaderOnly());
+  }
+
+  /**
+   * The measured step's group commits: syncs per completed operation, records per sync, the share
+   * of syncs that waited out a group-commit window, the records a window gathered and how long it
+   * lasted, on average.
+   */
+  private static String syncs(long[] d, Point p) {
+    double ops = p.result().totalOperations();
+    return String.format(
+        Locale.ROOT,
+        " syncs_per_op=%.3f records_per_sync=%.2f windows_per_sync=%.2f gathered_per_window=%.2f"
+            + " window_us=%.0f",
+        d[0] / Math.max(1, ops),
+        d[1] / (double) Math.max(1, d[0]),
+        d[2] / (double) Math.max(1, d[0]),
+        d[3] / (double) Math.max(1, d[2]),
+        d[4] / 1e3 / Math.max(1, d[2]));
+  }
+
+  private static long[] commitLogSyncs(KvSystem system) {
+    return system instanceof FrsmLocalCluster frsm ? frsm.commitLogSyncs() : new long[5];
   }
 
   private static String required(Map<String, String> a, String key) {
