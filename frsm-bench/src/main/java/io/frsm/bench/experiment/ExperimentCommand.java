@@ -13,9 +13,9 @@ import java.util.Map;
 
 /**
  * {@code java -jar frsm-bench.jar experiment <name|all> [--quick] [--out DIR] [--seconds S] [--keys
- * N] [--system-warmup S]}: runs the paper-evaluation experiments of issue 5, prints each result
- * table and writes {@code <name>.csv}, {@code <name>.json}, {@code <name>.md} and the PNG charts to
- * the output directory.
+ * N] [--system-warmup S] [--group-commit-window MICROS]}: runs the paper-evaluation experiments of
+ * issue 5, prints each result table and writes {@code <name>.csv}, {@code <name>.json}, {@code
+ * <name>.md} and the PNG charts to the output directory.
  */
 public final class ExperimentCommand {
   /**
@@ -48,7 +48,8 @@ public final class ExperimentCommand {
   public static String usage() {
     return "usage: java -jar frsm-bench.jar experiment <"
         + String.join("|", experiments().keySet())
-        + "|all> [--quick] [--out DIR] [--seconds S] [--keys N] [--system-warmup S]";
+        + "|all> [--quick] [--out DIR] [--seconds S] [--keys N] [--system-warmup S]"
+        + " [--group-commit-window MICROS]";
   }
 
   /** Runs the command; returns the process exit code (0 when every sanity check held). */
@@ -107,6 +108,7 @@ public final class ExperimentCommand {
     double seconds = 0;
     long keys = 0;
     double systemWarmup = -1;
+    long groupCommitWindow = 0;
     for (int i = 1; i < args.length; i++) {
       String a = args[i];
       switch (a) {
@@ -115,10 +117,12 @@ public final class ExperimentCommand {
         case "--seconds" -> seconds = Double.parseDouble(value(args, ++i, a));
         case "--keys" -> keys = Long.parseLong(value(args, ++i, a));
         case "--system-warmup" -> systemWarmup = Double.parseDouble(value(args, ++i, a));
+        case "--group-commit-window" -> groupCommitWindow = Long.parseLong(value(args, ++i, a));
         default -> throw new IllegalArgumentException("unknown option " + a + "\n" + usage());
       }
     }
-    return new ExperimentOptions(quick, out, seconds, keys, systemWarmup, System.err::println);
+    return new ExperimentOptions(
+        quick, out, seconds, keys, systemWarmup, groupCommitWindow, System.err::println);
   }
 
   private static String value(String[] args, int i, String option) {

@@ -10,6 +10,8 @@ import java.util.function.Consumer;
  *
  * @param stepSeconds measured seconds per step, 0 for the experiment's own default
  * @param keys key count, 0 for the default (10,000 quick, 100,000 full)
+ * @param groupCommitWindowMicros {@code lsm.commitLogGroupCommitWindow} of frsm's nodes in the
+ *     zookeeper experiment (0, the node default: off)
  * @param progress where live progress lines go
  */
 record ExperimentOptions(
@@ -18,11 +20,12 @@ record ExperimentOptions(
     double stepSeconds,
     long keys,
     double systemWarmupSeconds,
+    long groupCommitWindowMicros,
     Consumer<String> progress) {
 
   /** The defaults' options with an output directory: what the tests run. */
   ExperimentOptions(boolean quick, Path out, double stepSeconds, long keys, Consumer<String> p) {
-    this(quick, out, stepSeconds, keys, -1, p);
+    this(quick, out, stepSeconds, keys, -1, 0, p);
   }
 
   static final Path DEFAULT_OUT = Path.of("frsm-bench", "target", "experiments");
@@ -37,6 +40,14 @@ record ExperimentOptions(
     if (systemWarmupSeconds < 0 && systemWarmupSeconds != -1) {
       throw new IllegalArgumentException("--system-warmup must be >= 0");
     }
+    if (groupCommitWindowMicros < 0) {
+      throw new IllegalArgumentException("--group-commit-window must be >= 0");
+    }
+  }
+
+  /** frsm's group-commit window in the zookeeper experiment (the node checks its upper bound). */
+  Duration groupCommitWindow() {
+    return Duration.ofNanos(groupCommitWindowMicros * 1_000L);
   }
 
   /** A step's measured duration: the override, else {@code quickSeconds} or {@code fullSeconds}. */

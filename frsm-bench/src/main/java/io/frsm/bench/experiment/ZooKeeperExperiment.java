@@ -45,7 +45,9 @@ final class ZooKeeperExperiment implements Experiment {
       FrsmLocalCluster frsm = null;
       KvSystem system;
       if (name.equals("frsm")) {
-        frsm = FrsmLocalCluster.start(dir, 2);
+        frsm =
+            FrsmLocalCluster.start(
+                dir, FrsmLocalCluster.Settings.DEFAULT.groupCommitWindow(o.groupCommitWindow()));
         system = frsm;
       } else {
         system = ZooKeeperEnsemble.start(dir, ZooKeeperEnsemble.SERVERS);
@@ -97,6 +99,13 @@ final class ZooKeeperExperiment implements Experiment {
         "both fsync every acknowledged write (ZooKeeper forceSync=yes; frsm's commit log group"
             + " commit); ZooKeeper reads are served by the session's server without a sync"
             + " (sequentially consistent), frsm's are linearizable");
+    report.note(
+        String.format(
+            Locale.ROOT,
+            "frsm's group-commit window (lsm.commitLogGroupCommitWindow): %d us%s; ZooKeeper's"
+                + " flushDelay: 0 (its default)",
+            o.groupCommitWindowMicros(),
+            o.groupCommitWindowMicros() == 0 ? " (the default: off)" : ""));
     report.files.add(
         Charts.line(
             o.out().resolve("paper-zookeeper.png"),

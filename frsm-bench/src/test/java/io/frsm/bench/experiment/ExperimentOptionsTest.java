@@ -29,4 +29,17 @@ class ExperimentOptionsTest {
         IllegalArgumentException.class,
         () -> ExperimentCommand.parse(new String[] {"reads", "--system-warmup"}));
   }
+
+  @Test
+  void groupCommitWindow_isOffByDefault_andTakenInMicroseconds() {
+    assertEquals(
+        Duration.ZERO, ExperimentCommand.parse(new String[] {"zookeeper"}).groupCommitWindow());
+    assertEquals(
+        Duration.ofMillis(1),
+        ExperimentCommand.parse(new String[] {"zookeeper", "--group-commit-window", "1000"})
+            .groupCommitWindow());
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> ExperimentCommand.parse(new String[] {"zookeeper", "--group-commit-window", "-1"}));
+  }
 }

@@ -172,27 +172,7 @@ class CommitLogTest {
     long syncsBefore = fs.syncCount();
     int threads = 16;
     int perThread = 200;
-    ExecutorService pool = Executors.newFixedThreadPool(threads);
-    try {
-      List<Future<?>> done = new ArrayList<>();
-      for (int t = 0; t < threads; t++) {
-        int base = t * perThread;
-        done.add(
-            pool.submit(
-                () -> {
-                  for (int i = 0; i < perThread; i++) {
-                    log.append(TestCells.cell(base + i)).get(10, TimeUnit.SECONDS);
-                  }
-                  return null;
-                }));
-      }
-      for (Future<?> f : done) {
-        f.get(30, TimeUnit.SECONDS);
-      }
-    } finally {
-      pool.shutdownNow();
-      assertTrue(pool.awaitTermination(10, TimeUnit.SECONDS));
-    }
+    ConcurrentAppenders.append(log, threads, perThread);
     long batches = 0;
     double records = 0;
     for (DistributionSummary s : registry.find("frsm.commitlog.batch.records").summaries()) {

@@ -18,9 +18,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
@@ -92,15 +89,24 @@ class GroupCommitWindowTest {
    */
   private static void drainTwoAtOnce(CommitLog log, SyncGateFileSystem gated, int base)
       throws Exception {
+    for (CompletableFuture<Void> ack : twoQueuedBehindASync(log, gated, base)) {
+      await(ack);
+    }
+  }
+
+  /**
+   * Holds the writer in the sync of one record while two more queue, then lets it go: its next
+   * drain finds two records, so a window may open. Returns {@code [first, second, third]}.
+   */
+  private static List<CompletableFuture<Void>> twoQueuedBehindASync(
+      CommitLog log, SyncGateFileSystem gated, int base) throws Exception {
     gated.close();
     CompletableFuture<Void> first = log.append(TestCells.cell(base));
     assertTrue(gated.awaitBlockedSync(10, TimeUnit.SECONDS));
     CompletableFuture<Void> second = log.append(TestCells.cell(base + 1));
     CompletableFuture<Void> third = log.append(TestCells.cell(base + 2));
     gated.open();
-    await(first);
-    await(second);
-    await(third);
+    return List.of(first, second, third);
   }
 
   private CommitLog open(io.frsm.lsm.io.FileSystem fileSystem, CommitLogStripe.WindowWait wait)
@@ -132,12 +138,9 @@ class GroupCommitWindowTest {
     CommitLog log = open(gated, window);
     long syncsBefore = fs.syncCount();
 
-    gated.close();
-    CompletableFuture<Void> first = log.append(TestCells.cell(0));
-    assertTrue(gated.awaitBlockedSync(10, TimeUnit.SECONDS));
-    List<CompletableFuture<Void>> queued =
-        List.of(log.append(TestCells.cell(1)), log.append(TestCells.cell(2)));
-    gated.open();
+    List<CompletableFuture<Void>> acks = twoQueuedBehindASync(log, gated, 0);
+    CompletableFuture<Void> first = acks.get(0);
+    List<CompletableFuture<Void>> queued = acks.subList(1, 3);
     await(first);
     assertTrue(window.entered.await(10, TimeUnit.SECONDS), "two queued records open a window");
 
@@ -237,12 +240,9 @@ class GroupCommitWindowTest {
     SyncGateFileSystem gated = new SyncGateFileSystem(fs);
     HeldWindow window = new HeldWindow(); // never released: only the shutdown ends it
     CommitLog log = open(gated, window);
-    gated.close();
-    CompletableFuture<Void> first = log.append(TestCells.cell(0));
-    assertTrue(gated.awaitBlockedSync(10, TimeUnit.SECONDS));
-    List<CompletableFuture<Void>> queued =
-        List.of(log.append(TestCells.cell(1)), log.append(TestCells.cell(2)));
-    gated.open();
+    List<CompletableFuture<Void>> acks = twoQueuedBehindASync(log, gated, 0);
+    CompletableFuture<Void> first = acks.get(0);
+    List<CompletableFuture<Void>> queued = acks.subList(1, 3);
     assertTrue(window.entered.await(10, TimeUnit.SECONDS));
     DistributionSummary batches = batches(); // closing removes the stripe's meters
 
@@ -270,27 +270,7 @@ class GroupCommitWindowTest {
     CommitLog log = open(fs, CommitLogStripe.WindowWait.PARK);
     int threads = 8;
     int perThread = 100;
-    ExecutorService pool = Executors.newFixedThreadPool(threads);
-    try {
-      List<Future<?>> done = new ArrayList<>();
-      for (int t = 0; t < threads; t++) {
-        int base = t * perThread;
-        done.add(
-            pool.submit(
-                () -> {
-                  for (int i = 0; i < perThread; i++) {
-                    log.append(TestCells.cell(base + i)).get(10, TimeUnit.SECONDS);
-                  }
-                  return null;
-                }));
-      }
-      for (Future<?> f : done) {
-        f.get(60, TimeUnit.SECONDS);
-      }
-    } finally {
-      pool.shutdownNow();
-      assertTrue(pool.awaitTermination(10, TimeUnit.SECONDS));
-    }
+    ConcurrentAppenders.append(log, threads, perThread);
     log.close();
 
     Set<Cell> replayed = new HashSet<>();
