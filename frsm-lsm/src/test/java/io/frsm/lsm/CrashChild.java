@@ -10,6 +10,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.SplittableRandom;
 
@@ -29,7 +30,7 @@ public final class CrashChild {
     Path dir = Path.of(args[0]);
     int run = Integer.parseInt(args[1]);
     LsmEngine engine =
-        LsmEngine.open(config(dir), NioFileSystem.INSTANCE, new SimpleMeterRegistry());
+        LsmEngine.open(config(dir, run), NioFileSystem.INSTANCE, new SimpleMeterRegistry());
     PrintStream out = new PrintStream(System.out, false, StandardCharsets.UTF_8);
     out.println("ready");
     out.flush();
@@ -55,8 +56,14 @@ public final class CrashChild {
     }
   }
 
-  static LsmConfig config(Path dir) {
+  /**
+   * Tiny memtables and segments; odd runs also write through a group-commit window (eight writers
+   * keep it open), so a kill lands inside windows too. The window only delays syncs, so replay
+   * needs no matching setting.
+   */
+  static LsmConfig config(Path dir, int run) {
     return LsmConfig.builder(dir.resolve("data"))
+        .commitLogGroupCommitWindow(run % 2 == 1 ? Duration.ofMillis(1) : Duration.ZERO)
         .commitLogDirectories(List.of(dir.resolve("cl0"), dir.resolve("cl1")))
         .memtableFlushSizeBytes(64 * 1024)
         .commitLogRotationThresholdBytes(32 * 1024)

@@ -87,7 +87,8 @@ class CrashRecoveryIT {
 
   private static void verify(Path dir, List<long[]> acked, long seed, int run) throws Exception {
     try (LsmEngine engine =
-        LsmEngine.open(CrashChild.config(dir), NioFileSystem.INSTANCE, new SimpleMeterRegistry())) {
+        LsmEngine.open(
+            CrashChild.config(dir, run), NioFileSystem.INSTANCE, new SimpleMeterRegistry())) {
       long newestGeneration =
           engine.tables().stream().mapToLong(t -> t.generation()).max().orElse(0);
       System.out.printf(
