@@ -274,7 +274,15 @@ final class CommitLogStripe {
       while (true) {
         StripeRequest<?> chain = queue.drain();
         if (chain != null) {
-          process(gatherDuringWindow(chain));
+          try {
+            gatherDuringWindow(chain);
+          } catch (Throwable t) {
+            // Drained requests are no longer in the queue: fail them here, or they would wait
+            // forever when the catch below closes the queue.
+            failAll(chain, new IOException("commit-log stripe " + index + " writer failed", t));
+            throw t;
+          }
+          process(chain);
         } else if (shutdownRequested) {
           process(queue.close(new IOException("commit log is closed")));
           break;
@@ -299,17 +307,17 @@ final class CommitLogStripe {
 
   /**
    * With a group-commit window, a drained chain holding two or more records waits out the window
-   * and takes what was queued meanwhile into the same group commit. Returns the chain to process.
+   * and appends what was queued meanwhile to its end, for the same group commit.
    */
-  private StripeRequest<?> gatherDuringWindow(StripeRequest<?> chain) {
+  private void gatherDuringWindow(StripeRequest<?> chain) {
     if (groupCommitWindowNanos == 0 || shutdownRequested) {
-      return chain;
+      return;
     }
     if (records(chain) < 2) {
-      return chain; // no sign of concurrent writers: a lone record does not wait
+      return; // no sign of concurrent writers: a lone record does not wait
     }
     if (gatheredAverage < PAYOFF_RECORDS && ++windowsSkipped < PROBE_EVERY) {
-      return chain;
+      return;
     }
     windowsSkipped = 0;
     long start = System.nanoTime();
@@ -319,17 +327,16 @@ final class CommitLogStripe {
     } finally {
       inWindow = false;
     }
-    windowTime.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
     StripeRequest<?> gathered = queue.drain();
-    int gatheredRecords = records(gathered);
-    gatheredSummary.record(gatheredRecords);
-    gatheredAverage += (gatheredRecords - gatheredAverage) / 8;
     StripeRequest<?> tail = chain;
     while (tail.next != null) {
       tail = tail.next;
     }
     tail.next = gathered; // newer than everything in the chain: FIFO order holds
-    return chain;
+    windowTime.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+    int gatheredRecords = records(gathered);
+    gatheredSummary.record(gatheredRecords);
+    gatheredAverage += (gatheredRecords - gatheredAverage) / 8;
   }
 
   /** The records (not barriers or rotations) of a drained chain. */

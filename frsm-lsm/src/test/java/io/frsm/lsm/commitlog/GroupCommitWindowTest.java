@@ -2,6 +2,8 @@ package io.frsm.lsm.commitlog;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -18,6 +20,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
@@ -233,6 +236,29 @@ class GroupCommitWindowTest {
 
     drainTwoAtOnce(log, gated, 3 * 17);
     assertEquals(3, window.waits.get(), "the window pays again: drain 18 waits without probing");
+  }
+
+  @Test
+  void anUncheckedExceptionInAWindow_failsItsRecords_insteadOfStrandingThem() throws Exception {
+    SyncGateFileSystem gated = new SyncGateFileSystem(fs);
+    CommitLog log =
+        open(
+            gated,
+            (deadline, stop) -> {
+              throw new IllegalStateException("bug in the window");
+            });
+    List<CompletableFuture<Void>> acks = twoQueuedBehindASync(log, gated, 0);
+    await(acks.get(0)); // synced before any window
+    for (CompletableFuture<Void> ack : acks.subList(1, 3)) {
+      ExecutionException e =
+          assertThrows(ExecutionException.class, () -> ack.get(10, TimeUnit.SECONDS));
+      assertInstanceOf(IllegalStateException.class, e.getCause().getCause());
+    }
+    ExecutionException later =
+        assertThrows(
+            ExecutionException.class,
+            () -> log.append(TestCells.cell(9)).get(10, TimeUnit.SECONDS));
+    assertTrue(later.getCause().getMessage().contains("writer died"), later.getMessage());
   }
 
   @Test
