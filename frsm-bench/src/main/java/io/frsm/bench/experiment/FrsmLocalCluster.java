@@ -279,30 +279,53 @@ final class FrsmLocalCluster implements KvSystem {
   }
 
   /**
-   * The live nodes' commit-log group commits so far, summed over every stripe: {@code [syncs,
-   * records, windows, records gathered in windows, nanoseconds waited in windows]} (from {@code
+   * Commit-log group commits, summed over every stripe of the live nodes (from {@code
    * frsm.commitlog.batch.records}, {@code frsm.commitlog.group.window.records} and {@code
    * frsm.commitlog.group.window}).
+   *
+   * @param syncs group commits (one sync each)
+   * @param records records they made durable
+   * @param windows group commits that waited out a window
+   * @param gathered records that joined during those windows
+   * @param windowNanos time spent in those windows
    */
-  long[] commitLogSyncs() {
-    long[] sum = new long[5];
+  record GroupCommits(long syncs, long records, long windows, long gathered, long windowNanos) {
+    static final GroupCommits ZERO = new GroupCommits(0, 0, 0, 0, 0);
+
+    GroupCommits minus(GroupCommits o) {
+      return new GroupCommits(
+          syncs - o.syncs,
+          records - o.records,
+          windows - o.windows,
+          gathered - o.gathered,
+          windowNanos - o.windowNanos);
+    }
+  }
+
+  /** The live nodes' group commits so far. */
+  GroupCommits groupCommits() {
+    long syncs = 0;
+    long records = 0;
+    long windows = 0;
+    long gathered = 0;
+    long windowNanos = 0;
     for (int i = 0; i < NODES; i++) {
       if (killed.get(i) == 0) {
         var registry = nodes[i].meterRegistry();
         for (var s : registry.find("frsm.commitlog.batch.records").summaries()) {
-          sum[0] += s.count();
-          sum[1] += Math.round(s.totalAmount());
+          syncs += s.count();
+          records += Math.round(s.totalAmount());
         }
         for (var s : registry.find("frsm.commitlog.group.window.records").summaries()) {
-          sum[2] += s.count();
-          sum[3] += Math.round(s.totalAmount());
+          windows += s.count();
+          gathered += Math.round(s.totalAmount());
         }
         for (var t : registry.find("frsm.commitlog.group.window").timers()) {
-          sum[4] += Math.round(t.totalTime(java.util.concurrent.TimeUnit.NANOSECONDS));
+          windowNanos += Math.round(t.totalTime(java.util.concurrent.TimeUnit.NANOSECONDS));
         }
       }
     }
-    return sum;
+    return new GroupCommits(syncs, records, windows, gathered, windowNanos);
   }
 
   @Override

@@ -86,8 +86,9 @@ final class PointCommand {
     java.util.concurrent.atomic.AtomicReference<CoreStats> before =
         new java.util.concurrent.atomic.AtomicReference<>(CoreStats.ZERO);
     CoreStats during = null;
-    long[] syncsBefore = new long[5];
-    long[] syncsDuring = new long[5];
+    java.util.concurrent.atomic.AtomicReference<FrsmLocalCluster.GroupCommits> syncsBefore =
+        new java.util.concurrent.atomic.AtomicReference<>(FrsmLocalCluster.GroupCommits.ZERO);
+    FrsmLocalCluster.GroupCommits syncsDuring = null;
     try (FrsmClient client =
             thin
                 ? ((FrsmLocalCluster) system).client(FrsmLocalCluster.Access.THIN, 0)
@@ -103,13 +104,10 @@ final class PointCommand {
               s -> {},
               () -> {
                 before.set(coreStats(system));
-                System.arraycopy(commitLogSyncs(system), 0, syncsBefore, 0, 5);
+                syncsBefore.set(groupCommits(system));
               });
       during = coreStats(system).minus(before.get());
-      long[] after = commitLogSyncs(system);
-      for (int i = 0; i < 5; i++) {
-        syncsDuring[i] = after[i] - syncsBefore[i];
-      }
+      syncsDuring = groupCommits(system).minus(syncsBefore.get());
     } finally {
       Systems.stop(system, dir);
     }
@@ -142,21 +140,23 @@ final class PointCommand {
    * of syncs that waited out a group-commit window, the records a window gathered and how long it
    * lasted, on average.
    */
-  private static String syncs(long[] d, Point p) {
+  private static String syncs(FrsmLocalCluster.GroupCommits d, Point p) {
     double ops = p.result().totalOperations();
     return String.format(
         Locale.ROOT,
         " syncs_per_op=%.3f records_per_sync=%.2f windows_per_sync=%.2f gathered_per_window=%.2f"
             + " window_us=%.0f",
-        d[0] / Math.max(1, ops),
-        d[1] / (double) Math.max(1, d[0]),
-        d[2] / (double) Math.max(1, d[0]),
-        d[3] / (double) Math.max(1, d[2]),
-        d[4] / 1e3 / Math.max(1, d[2]));
+        d.syncs() / Math.max(1, ops),
+        d.records() / (double) Math.max(1, d.syncs()),
+        d.windows() / (double) Math.max(1, d.syncs()),
+        d.gathered() / (double) Math.max(1, d.windows()),
+        d.windowNanos() / 1e3 / Math.max(1, d.windows()));
   }
 
-  private static long[] commitLogSyncs(KvSystem system) {
-    return system instanceof FrsmLocalCluster frsm ? frsm.commitLogSyncs() : new long[5];
+  private static FrsmLocalCluster.GroupCommits groupCommits(KvSystem system) {
+    return system instanceof FrsmLocalCluster frsm
+        ? frsm.groupCommits()
+        : FrsmLocalCluster.GroupCommits.ZERO;
   }
 
   private static String required(Map<String, String> a, String key) {
