@@ -6,6 +6,7 @@ import io.frsm.api.NotExecutedException;
 import io.frsm.api.spi.ClientSettings;
 import io.frsm.consensus.core.Operation;
 import io.frsm.consensus.core.Outcome;
+import io.frsm.consensus.transport.CallerThreadClient;
 import io.frsm.consensus.transport.ClientProtocolClient;
 import io.frsm.consensus.transport.OperationRequest;
 import io.frsm.consensus.transport.OperationResponse;
@@ -66,6 +67,9 @@ public final class ThinClient extends SessionClient {
   private final TransportConfig transportConfig;
   private final Map<InetSocketAddress, ClientProtocolClient> connections =
       new ConcurrentHashMap<>();
+  private final int directConnectionsPerNode;
+  private final Map<InetSocketAddress, CallerThreadClient> directConnections =
+      new ConcurrentHashMap<>();
   private volatile boolean closed;
 
   private ThinClient(ClientSettings settings, ClusterMembers members) throws Exception {
@@ -73,6 +77,7 @@ public final class ThinClient extends SessionClient {
     this.members = members;
     this.layout = new ZkLayout(settings.clusterId());
     this.operationTimeout = settings.operationTimeout();
+    this.directConnectionsPerNode = settings.directConnectionsPerNode();
     this.transportConfig = TransportConfig.builder(settings.clusterId()).build();
     int sessionMs = (int) settings.zookeeperSessionTimeout().toMillis();
     this.zk =
@@ -174,7 +179,8 @@ public final class ThinClient extends SessionClient {
       return CompletableFuture.failedFuture(
           new NotExecutedException("no member of the cluster is registered in ZooKeeper"));
     }
-    return attempt(new OperationRequest(operation, 0), candidates, 0, MAX_REDIRECTS, null);
+    boolean direct = directConnectionsPerNode > 0 && onWaitingCallersThread(operation);
+    return attempt(new OperationRequest(operation, 0), candidates, 0, MAX_REDIRECTS, null, direct);
   }
 
   private CompletableFuture<Outcome> attempt(
@@ -182,23 +188,23 @@ public final class ThinClient extends SessionClient {
       List<Integer> candidates,
       int index,
       int redirectsLeft,
-      InetSocketAddress redirectedTo) {
+      InetSocketAddress redirectedTo,
+      boolean direct) {
     InetSocketAddress target =
         redirectedTo != null ? redirectedTo : members.clientAddress(candidates.get(index));
-    return connection(target)
-        .call(request, operationTimeout)
+    return send(target, request, direct)
         .handle(
             (response, error) -> {
               if (error != null) {
                 Throwable cause = unwrap(error);
                 if (cause instanceof NotExecutedException && index + 1 < candidates.size()) {
-                  return attempt(request, candidates, index + 1, redirectsLeft, null);
+                  return attempt(request, candidates, index + 1, redirectsLeft, null, direct);
                 }
                 return CompletableFuture.<Outcome>failedFuture(cause);
               }
               if (response instanceof OperationResponse.Completed c) {
                 if (c.outcome() instanceof Outcome.NotExecuted && index + 1 < candidates.size()) {
-                  return attempt(request, candidates, index + 1, redirectsLeft, null);
+                  return attempt(request, candidates, index + 1, redirectsLeft, null, direct);
                 }
                 return CompletableFuture.completedFuture(c.outcome());
               }
@@ -216,9 +222,31 @@ public final class ThinClient extends SessionClient {
                   candidates,
                   index,
                   redirectsLeft - 1,
-                  new InetSocketAddress(r.leaderHost(), r.leaderPort()));
+                  new InetSocketAddress(r.leaderHost(), r.leaderPort()),
+                  direct);
             })
         .thenCompose(f -> f);
+  }
+
+  /**
+   * One try at one node. {@code direct}: this thread is the sync caller's, so the call runs here,
+   * on a connection of its own ({@link CallerThreadClient}), and the future returned is already
+   * complete; if every such connection to the node is in use it goes over the shared one.
+   */
+  private CompletableFuture<OperationResponse> send(
+      InetSocketAddress target, OperationRequest request, boolean direct) {
+    if (direct) {
+      try {
+        OperationResponse response =
+            directConnection(target).callIfConnectionFree(request, operationTimeout);
+        if (response != null) {
+          return CompletableFuture.completedFuture(response);
+        }
+      } catch (FrsmException e) {
+        return CompletableFuture.failedFuture(e);
+      }
+    }
+    return connection(target).call(request, operationTimeout);
   }
 
   private static Throwable unwrap(Throwable error) {
@@ -246,6 +274,42 @@ public final class ThinClient extends SessionClient {
               e.getValue().close();
               return true;
             });
+    directConnections
+        .entrySet()
+        .removeIf(
+            e -> {
+              if (live.contains(e.getKey())) {
+                return false;
+              }
+              e.getValue().close();
+              return true;
+            });
+  }
+
+  /** Connections open for sync calls of their own, over all nodes (in use or idle). */
+  public int openDirectConnections() {
+    int open = 0;
+    for (CallerThreadClient c : directConnections.values()) {
+      open += c.openConnections();
+    }
+    return open;
+  }
+
+  private CallerThreadClient directConnection(InetSocketAddress address) {
+    CallerThreadClient client = directConnections.get(address);
+    if (client != null) {
+      return client;
+    }
+    client =
+        directConnections.computeIfAbsent(
+            address,
+            a ->
+                new CallerThreadClient(
+                    a, transportConfig, directConnectionsPerNode, directConnectionsPerNode));
+    if (closed) { // close() may have run before it was added: it must not outlive the client
+      client.close();
+    }
+    return client;
   }
 
   private ClientProtocolClient connection(InetSocketAddress address) {
@@ -262,6 +326,8 @@ public final class ThinClient extends SessionClient {
     closed = true;
     connections.values().forEach(ClientProtocolClient::close);
     connections.clear();
+    directConnections.values().forEach(CallerThreadClient::close);
+    directConnections.clear();
     registry.close();
     if (rangeLeaders != null) {
       rangeLeaders.close();
