@@ -179,8 +179,7 @@ public final class ThinClient extends SessionClient {
       return CompletableFuture.failedFuture(
           new NotExecutedException("no member of the cluster is registered in ZooKeeper"));
     }
-    boolean direct = directConnectionsPerNode > 0 && onWaitingCallersThread(operation);
-    return attempt(new OperationRequest(operation, 0), candidates, 0, MAX_REDIRECTS, null, direct);
+    return attempt(new OperationRequest(operation, 0), candidates, 0, MAX_REDIRECTS, null);
   }
 
   private CompletableFuture<Outcome> attempt(
@@ -188,23 +187,22 @@ public final class ThinClient extends SessionClient {
       List<Integer> candidates,
       int index,
       int redirectsLeft,
-      InetSocketAddress redirectedTo,
-      boolean direct) {
+      InetSocketAddress redirectedTo) {
     InetSocketAddress target =
         redirectedTo != null ? redirectedTo : members.clientAddress(candidates.get(index));
-    return send(target, request, direct)
+    return send(target, request)
         .handle(
             (response, error) -> {
               if (error != null) {
                 Throwable cause = unwrap(error);
                 if (cause instanceof NotExecutedException && index + 1 < candidates.size()) {
-                  return attempt(request, candidates, index + 1, redirectsLeft, null, direct);
+                  return attempt(request, candidates, index + 1, redirectsLeft, null);
                 }
                 return CompletableFuture.<Outcome>failedFuture(cause);
               }
               if (response instanceof OperationResponse.Completed c) {
                 if (c.outcome() instanceof Outcome.NotExecuted && index + 1 < candidates.size()) {
-                  return attempt(request, candidates, index + 1, redirectsLeft, null, direct);
+                  return attempt(request, candidates, index + 1, redirectsLeft, null);
                 }
                 return CompletableFuture.completedFuture(c.outcome());
               }
@@ -222,20 +220,22 @@ public final class ThinClient extends SessionClient {
                   candidates,
                   index,
                   redirectsLeft - 1,
-                  new InetSocketAddress(r.leaderHost(), r.leaderPort()),
-                  direct);
+                  new InetSocketAddress(r.leaderHost(), r.leaderPort()));
             })
         .thenCompose(f -> f);
   }
 
   /**
-   * One try at one node. {@code direct}: this thread is the sync caller's, so the call runs here,
-   * on a connection of its own ({@link CallerThreadClient}), and the future returned is already
-   * complete; if every such connection to the node is in use it goes over the shared one.
+   * One try at one node. On the thread of the sync call that issued the operation, the call runs
+   * here, on a connection of its own ({@link CallerThreadClient}), and the future returned is
+   * already complete; if every such connection to the node is in use it goes over the shared one.
+   * Asked at every try: a retry or redirect after a try on the shared connection runs on its event
+   * loop, which must never block.
    */
   private CompletableFuture<OperationResponse> send(
-      InetSocketAddress target, OperationRequest request, boolean direct) {
-    if (direct) {
+      InetSocketAddress target, OperationRequest request) {
+    if (directConnectionsPerNode > 0 && onWaitingCallersThread(request.operation())) {
+      assert !onClientEventLoop() : "a direct call would block the client's event loop";
       try {
         OperationResponse response =
             directConnection(target).callIfConnectionFree(request, operationTimeout);
@@ -247,6 +247,15 @@ public final class ThinClient extends SessionClient {
       }
     }
     return connection(target).call(request, operationTimeout);
+  }
+
+  private boolean onClientEventLoop() {
+    for (io.netty.util.concurrent.EventExecutor loop : loops.loops()) {
+      if (loop.inEventLoop()) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static Throwable unwrap(Throwable error) {
@@ -264,24 +273,22 @@ public final class ThinClient extends SessionClient {
     for (int id : members.live()) {
       live.add(members.clientAddress(id));
     }
-    connections
+    closeAllBut(live, connections, ClientProtocolClient::close);
+    closeAllBut(live, directConnections, CallerThreadClient::close);
+  }
+
+  private static <C> void closeAllBut(
+      java.util.Set<InetSocketAddress> live,
+      Map<InetSocketAddress, C> clients,
+      java.util.function.Consumer<C> close) {
+    clients
         .entrySet()
         .removeIf(
             e -> {
               if (live.contains(e.getKey())) {
                 return false;
               }
-              e.getValue().close();
-              return true;
-            });
-    directConnections
-        .entrySet()
-        .removeIf(
-            e -> {
-              if (live.contains(e.getKey())) {
-                return false;
-              }
-              e.getValue().close();
+              close.accept(e.getValue());
               return true;
             });
   }
