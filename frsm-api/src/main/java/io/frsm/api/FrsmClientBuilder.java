@@ -19,7 +19,6 @@ public final class FrsmClientBuilder {
   private String clusterId;
   private Duration operationTimeout = Duration.ofSeconds(7);
   private Duration zookeeperSessionTimeout = Duration.ofSeconds(10);
-  private int directConnectionsPerNode = ClientSettings.DEFAULT_DIRECT_CONNECTIONS_PER_NODE;
 
   FrsmClientBuilder() {}
 
@@ -47,23 +46,6 @@ public final class FrsmClientBuilder {
   /** The client's ZooKeeper session timeout (default 10 s). */
   public FrsmClientBuilder zookeeperSessionTimeout(Duration timeout) {
     this.zookeeperSessionTimeout = positive(timeout, "zookeeperSessionTimeout");
-    return this;
-  }
-
-  /**
-   * How many connections per node sync calls may take for themselves (default {@value
-   * ClientSettings#DEFAULT_DIRECT_CONNECTIONS_PER_NODE}). A sync call ({@code get}, {@code cas}, …)
-   * whose key has no call in progress borrows one, writes its request and reads the answer on the
-   * calling thread, and returns it: no hand-off to the client's I/O thread and back. When all are
-   * in use, or with 0, the call goes over the client's one shared connection per node, as async
-   * calls always do. Connections stay open between calls, up to this many per node.
-   */
-  public FrsmClientBuilder directConnectionsPerNode(int connections) {
-    if (connections < 0) {
-      throw new IllegalArgumentException(
-          "directConnectionsPerNode must be >= 0, was " + connections);
-    }
-    this.directConnectionsPerNode = connections;
     return this;
   }
 
@@ -101,11 +83,6 @@ public final class FrsmClientBuilder {
     return providers
         .next()
         .create(
-            new ClientSettings(
-                zookeeper,
-                clusterId,
-                operationTimeout,
-                zookeeperSessionTimeout,
-                directConnectionsPerNode));
+            new ClientSettings(zookeeper, clusterId, operationTimeout, zookeeperSessionTimeout));
   }
 }

@@ -14,42 +14,17 @@ import java.util.Objects;
  *     mutation then fails with {@code OutcomeUnknownException}, a read with {@code
  *     NotExecutedException})
  * @param zookeeperSessionTimeout the client's ZooKeeper session timeout
- * @param directConnectionsPerNode how many connections per node a sync call may take for itself (it
- *     then does its network I/O on the calling thread); 0: every call goes over the client's one
- *     shared connection per node
  */
 public record ClientSettings(
     String zookeeper,
     String clusterId,
     Duration operationTimeout,
-    Duration zookeeperSessionTimeout,
-    int directConnectionsPerNode) {
-
-  /** The default of {@code directConnectionsPerNode}. */
-  public static final int DEFAULT_DIRECT_CONNECTIONS_PER_NODE = 64;
+    Duration zookeeperSessionTimeout) {
 
   public ClientSettings {
     Objects.requireNonNull(zookeeper, "zookeeper");
     Objects.requireNonNull(clusterId, "clusterId");
     Objects.requireNonNull(operationTimeout, "operationTimeout");
     Objects.requireNonNull(zookeeperSessionTimeout, "zookeeperSessionTimeout");
-    if (directConnectionsPerNode < 0) {
-      throw new IllegalArgumentException(
-          "directConnectionsPerNode must be >= 0, was " + directConnectionsPerNode);
-    }
-  }
-
-  /** Settings with the default {@code directConnectionsPerNode}. */
-  public ClientSettings(
-      String zookeeper,
-      String clusterId,
-      Duration operationTimeout,
-      Duration zookeeperSessionTimeout) {
-    this(
-        zookeeper,
-        clusterId,
-        operationTimeout,
-        zookeeperSessionTimeout,
-        DEFAULT_DIRECT_CONNECTIONS_PER_NODE);
   }
 }

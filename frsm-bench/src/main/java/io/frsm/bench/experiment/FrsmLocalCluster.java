@@ -1,7 +1,6 @@
 package io.frsm.bench.experiment;
 
 import io.frsm.api.FrsmClient;
-import io.frsm.api.FrsmClientBuilder;
 import io.frsm.consensus.core.CoreStats;
 import io.frsm.lsm.cell.Token;
 import io.frsm.lsm.commitlog.CommitLogConfig;
@@ -133,12 +132,7 @@ final class FrsmLocalCluster implements KvSystem {
      */
     EMBEDDED_LEADER,
     /** The thin client over TCP, finding the nodes through ZooKeeper, like a remote application. */
-    THIN,
-    /**
-     * The thin client with {@code directConnectionsPerNode(0)}: sync calls too go through its event
-     * loop over one shared connection per node (the client before 2026-11-25, for A/B runs).
-     */
-    THIN_SHARED
+    THIN
   }
 
   private final Path baseDir;
@@ -236,13 +230,11 @@ final class FrsmLocalCluster implements KvSystem {
    * random), which makes that node prepare: the multi-phase share of the Figure 16 experiment.
    */
   FrsmClient client(Access access, double nonLeaderFraction) {
-    if (access == Access.THIN || access == Access.THIN_SHARED) {
-      FrsmClientBuilder builder =
-          FrsmClient.builder().zookeeper(zookeeper.connectString()).clusterId(CLUSTER_ID);
-      if (access == Access.THIN_SHARED) {
-        builder.directConnectionsPerNode(0);
-      }
-      return builder.build();
+    if (access == Access.THIN) {
+      return FrsmClient.builder()
+          .zookeeper(zookeeper.connectString())
+          .clusterId(CLUSTER_ID)
+          .build();
     }
     List<FrsmClient> perNode = new ArrayList<>();
     for (int i = 0; i < NODES; i++) {

@@ -13,11 +13,10 @@ import java.util.Map;
 
 /**
  * {@code experiment point --system frsm|crsm [--batch N] [--transport-threads N] [--core-threads N]
- * [--core-on-loop true|false] [--group-commit-window MICROS] [--client embedded|thin|thin-shared]
- * --clients N --seconds S --keys N --data DIR}: one measured step in this JVM (frsm's client:
- * embedded at the key's leader, or the thin client over TCP; thin-shared: with
- * directConnectionsPerNode 0), its result printed as one {@code POINT key=value ...} line. The
- * cores experiment runs it in child JVMs pinned to a set of CPUs.
+ * [--core-on-loop true|false] [--group-commit-window MICROS] [--client embedded|thin] --clients N
+ * --seconds S --keys N --data DIR}: one measured step in this JVM (frsm's client: embedded at the
+ * key's leader, or the thin client over TCP), its result printed as one {@code POINT key=value ...}
+ * line. The cores experiment runs it in child JVMs pinned to a set of CPUs.
  */
 final class PointCommand {
   static final String NAME = "point";
@@ -25,7 +24,7 @@ final class PointCommand {
   static final String USAGE =
       "usage: java -jar frsm-bench.jar experiment point --system frsm|crsm [--batch N]"
           + " [--transport-threads N] [--core-threads N] [--core-on-loop true|false]"
-          + " [--group-commit-window MICROS] [--client embedded|thin|thin-shared] --clients N"
+          + " [--group-commit-window MICROS] [--client embedded|thin] --clients N"
           + " --seconds S [--warmup S]"
           + " --keys N --data DIR";
 
@@ -47,15 +46,12 @@ final class PointCommand {
     Duration warmup =
         Duration.ofMillis(Math.round(Double.parseDouble(a.getOrDefault("warmup", "1")) * 1000));
     long keys = Long.parseLong(required(a, "keys"));
-    FrsmLocalCluster.Access access =
+    boolean thin =
         switch (a.getOrDefault("client", "embedded")) {
-          case "embedded" -> FrsmLocalCluster.Access.EMBEDDED_LEADER;
-          case "thin" -> FrsmLocalCluster.Access.THIN;
-          case "thin-shared" -> FrsmLocalCluster.Access.THIN_SHARED;
-          default ->
-              throw new IllegalArgumentException("--client is embedded, thin or thin-shared");
+          case "embedded" -> false;
+          case "thin" -> true;
+          default -> throw new IllegalArgumentException("--client is embedded or thin");
         };
-    boolean thin = access != FrsmLocalCluster.Access.EMBEDDED_LEADER;
     if (thin && !systemName.equals("frsm")) {
       throw new IllegalArgumentException("--client thin needs --system frsm");
     }
@@ -94,7 +90,9 @@ final class PointCommand {
         new java.util.concurrent.atomic.AtomicReference<>(FrsmLocalCluster.GroupCommits.ZERO);
     FrsmLocalCluster.GroupCommits syncsDuring = null;
     try (FrsmClient client =
-            thin ? ((FrsmLocalCluster) system).client(access, 0) : system.client();
+            thin
+                ? ((FrsmLocalCluster) system).client(FrsmLocalCluster.Access.THIN, 0)
+                : system.client();
         FrsmClient check = system.checkClient()) {
       p =
           Measurement.run(

@@ -167,33 +167,7 @@ public abstract class SessionClient implements FrsmClient {
     } catch (FrsmException e) {
       return CompletableFuture.failedFuture(e);
     }
-    if (!blocking) {
-      return sessions.submit(op, tau);
-    }
-    Operation outer = WAITING_CALLER.get();
-    WAITING_CALLER.set(op);
-    try {
-      return sessions.submitForBlockingCaller(op, tau);
-    } finally {
-      WAITING_CALLER.set(outer);
-    }
-  }
-
-  /**
-   * The operation whose sync caller is this thread, while it submits it: {@link KeySessions} runs
-   * an operation on the submitting thread when its key is idle, and on the thread that ended the
-   * key's previous operation otherwise; only in the first case may the runner block this thread.
-   */
-  private static final ThreadLocal<Operation> WAITING_CALLER = new ThreadLocal<>();
-
-  /**
-   * True if {@code operation} is being run on the thread of the sync call that issued it, which
-   * waits for the result anyway: the runner may then do its I/O here and block. False on any other
-   * thread (a callback, an event loop, or a sync caller running someone else's queued operation),
-   * where it must not block.
-   */
-  protected static boolean onWaitingCallersThread(Operation operation) {
-    return WAITING_CALLER.get() == operation;
+    return blocking ? sessions.submitForBlockingCaller(op, tau) : sessions.submit(op, tau);
   }
 
   private static Optional<Versioned> readResult(Outcome outcome) {

@@ -6,7 +6,6 @@ import io.frsm.api.NotExecutedException;
 import io.frsm.api.spi.ClientSettings;
 import io.frsm.consensus.core.Operation;
 import io.frsm.consensus.core.Outcome;
-import io.frsm.consensus.transport.CallerThreadClient;
 import io.frsm.consensus.transport.ClientProtocolClient;
 import io.frsm.consensus.transport.OperationRequest;
 import io.frsm.consensus.transport.OperationResponse;
@@ -67,9 +66,6 @@ public final class ThinClient extends SessionClient {
   private final TransportConfig transportConfig;
   private final Map<InetSocketAddress, ClientProtocolClient> connections =
       new ConcurrentHashMap<>();
-  private final int directConnectionsPerNode;
-  private final Map<InetSocketAddress, CallerThreadClient> directConnections =
-      new ConcurrentHashMap<>();
   private volatile boolean closed;
 
   private ThinClient(ClientSettings settings, ClusterMembers members) throws Exception {
@@ -77,7 +73,6 @@ public final class ThinClient extends SessionClient {
     this.members = members;
     this.layout = new ZkLayout(settings.clusterId());
     this.operationTimeout = settings.operationTimeout();
-    this.directConnectionsPerNode = settings.directConnectionsPerNode();
     this.transportConfig = TransportConfig.builder(settings.clusterId()).build();
     int sessionMs = (int) settings.zookeeperSessionTimeout().toMillis();
     this.zk =
@@ -190,7 +185,8 @@ public final class ThinClient extends SessionClient {
       InetSocketAddress redirectedTo) {
     InetSocketAddress target =
         redirectedTo != null ? redirectedTo : members.clientAddress(candidates.get(index));
-    return send(target, request)
+    return connection(target)
+        .call(request, operationTimeout)
         .handle(
             (response, error) -> {
               if (error != null) {
@@ -225,39 +221,6 @@ public final class ThinClient extends SessionClient {
         .thenCompose(f -> f);
   }
 
-  /**
-   * One try at one node. On the thread of the sync call that issued the operation, the call runs
-   * here, on a connection of its own ({@link CallerThreadClient}), and the future returned is
-   * already complete; if every such connection to the node is in use it goes over the shared one.
-   * Asked at every try: a retry or redirect after a try on the shared connection runs on its event
-   * loop, which must never block.
-   */
-  private CompletableFuture<OperationResponse> send(
-      InetSocketAddress target, OperationRequest request) {
-    if (directConnectionsPerNode > 0 && onWaitingCallersThread(request.operation())) {
-      assert !onClientEventLoop() : "a direct call would block the client's event loop";
-      try {
-        OperationResponse response =
-            directConnection(target).callIfConnectionFree(request, operationTimeout);
-        if (response != null) {
-          return CompletableFuture.completedFuture(response);
-        }
-      } catch (FrsmException e) {
-        return CompletableFuture.failedFuture(e);
-      }
-    }
-    return connection(target).call(request, operationTimeout);
-  }
-
-  private boolean onClientEventLoop() {
-    for (io.netty.util.concurrent.EventExecutor loop : loops.loops()) {
-      if (loop.inEventLoop()) {
-        return true;
-      }
-    }
-    return false;
-  }
-
   private static Throwable unwrap(Throwable error) {
     return error instanceof CompletionException && error.getCause() != null
         ? error.getCause()
@@ -273,50 +236,16 @@ public final class ThinClient extends SessionClient {
     for (int id : members.live()) {
       live.add(members.clientAddress(id));
     }
-    closeAllBut(live, connections, ClientProtocolClient::close);
-    closeAllBut(live, directConnections, CallerThreadClient::close);
-  }
-
-  private static <C> void closeAllBut(
-      java.util.Set<InetSocketAddress> live,
-      Map<InetSocketAddress, C> clients,
-      java.util.function.Consumer<C> close) {
-    clients
+    connections
         .entrySet()
         .removeIf(
             e -> {
               if (live.contains(e.getKey())) {
                 return false;
               }
-              close.accept(e.getValue());
+              e.getValue().close();
               return true;
             });
-  }
-
-  /** Connections open for sync calls of their own, over all nodes (in use or idle). */
-  public int openDirectConnections() {
-    int open = 0;
-    for (CallerThreadClient c : directConnections.values()) {
-      open += c.openConnections();
-    }
-    return open;
-  }
-
-  private CallerThreadClient directConnection(InetSocketAddress address) {
-    CallerThreadClient client = directConnections.get(address);
-    if (client != null) {
-      return client;
-    }
-    client =
-        directConnections.computeIfAbsent(
-            address,
-            a ->
-                new CallerThreadClient(
-                    a, transportConfig, directConnectionsPerNode, directConnectionsPerNode));
-    if (closed) { // close() may have run before it was added: it must not outlive the client
-      client.close();
-    }
-    return client;
   }
 
   private ClientProtocolClient connection(InetSocketAddress address) {
@@ -333,8 +262,6 @@ public final class ThinClient extends SessionClient {
     closed = true;
     connections.values().forEach(ClientProtocolClient::close);
     connections.clear();
-    directConnections.values().forEach(CallerThreadClient::close);
-    directConnections.clear();
     registry.close();
     if (rangeLeaders != null) {
       rangeLeaders.close();

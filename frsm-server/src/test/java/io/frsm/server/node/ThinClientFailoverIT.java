@@ -26,8 +26,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The thin client while leadership moves, on three real nodes. Each test holds a range in the
@@ -141,16 +139,9 @@ class ThinClientFailoverIT {
     }
   }
 
-  /**
-   * {@code sync}: the CAS is a sync call, which does its I/O on the calling thread over a
-   * connection of its own; otherwise an async call over the client's shared connection.
-   */
-  @ParameterizedTest(name = "sync={0}")
-  @ValueSource(booleans = {false, true})
+  @Test
   void aCasWhoseNodeIsKilledInFlight_isUnknown_isNeverSentElsewhere_andTheFenceSettlesIt(
-      boolean sync, @TempDir Path dir) throws Exception {
-    java.util.concurrent.ExecutorService caller =
-        java.util.concurrent.Executors.newSingleThreadExecutor();
+      @TempDir Path dir) throws Exception {
     try (TestCluster cluster = new TestCluster(dir)) {
       Scenario s = Scenario.of(cluster, "killed-cas/");
       FrsmClient client = cluster.thinClient(); // 6 s: the answer is lost, not late
@@ -169,11 +160,7 @@ class ThinClientFailoverIT {
         // The CAS reaches the next replica, whose core holds it until it gets the range's lease;
         // the node is killed meanwhile, so the client's connection drops with the call open.
         FrsmNode next = cluster.node(s.next);
-        var cas =
-            sync
-                ? java.util.concurrent.CompletableFuture.supplyAsync(
-                    () -> client.cas(s.key, v, bytes("1")), caller)
-                : client.casAsync(s.key, v, bytes("1"));
+        var cas = client.casAsync(s.key, v, bytes("1"));
         Await.until(() -> next.openOperations() > 0, WAIT, "the CAS to wait in the node's core");
         next.kill();
         ExecutionException lost =
@@ -201,8 +188,6 @@ class ThinClientFailoverIT {
         assertEquals(casOnThird, coordinated(third, "cas"), "no CAS reached the third replica");
         assertThrows(CasMismatchException.class, () -> client.cas(s.key, v, bytes("late")));
       }
-    } finally {
-      caller.shutdownNow();
     }
   }
 

@@ -104,33 +104,6 @@ class ThinClientIT {
   }
 
   @Test
-  void syncCalls_runOnConnectionsOfTheirOwn_asyncCallsAndAZeroLimit_useTheSharedOne()
-      throws Exception {
-    byte[] key = "direct/1".getBytes(UTF_8);
-    try (ThinClient client = (ThinClient) thinClientBuilder().build();
-        ThinClient shared = (ThinClient) thinClientBuilder().directConnectionsPerNode(0).build()) {
-      Version v = client.createAsync(key, key).get(30, java.util.concurrent.TimeUnit.SECONDS);
-      assertEquals(0, client.openDirectConnections(), "an async call takes none");
-      Version next = client.cas(key, v, "x".getBytes(UTF_8));
-      assertEquals(1, client.openDirectConnections(), "a sync call took one and kept it");
-      for (int i = 0; i < 20; i++) {
-        next = client.cas(key, next, ("x" + i).getBytes(UTF_8));
-        assertEquals(next, client.get(key).orElseThrow().version());
-      }
-      assertEquals(1, client.openDirectConnections(), "one caller, one connection, reused");
-      assertEquals(next, shared.get(key).orElseThrow().version());
-      shared.cas(key, next, "y".getBytes(UTF_8));
-      assertEquals(0, shared.openDirectConnections(), "directConnectionsPerNode(0)");
-    }
-  }
-
-  private io.frsm.api.FrsmClientBuilder thinClientBuilder() {
-    return FrsmClient.builder()
-        .zookeeper(cluster.zookeeperConnectString())
-        .clusterId(TestCluster.CLUSTER_ID);
-  }
-
-  @Test
   void deleteAndFence_answerAlike_throughTheSyncAndAsyncApi_ofBothClients() throws Exception {
     exerciseDeleteAndFence(cluster.thinClient(), "thin/");
     try (FrsmClient embedded = cluster.node(2).client()) {
