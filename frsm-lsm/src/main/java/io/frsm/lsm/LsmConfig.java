@@ -31,6 +31,7 @@ public final class LsmConfig {
   private final long maxCommitLogSizeOnDiskBytes;
   private final long commitLogRotationThresholdBytes;
   private final Duration commitLogGroupCommitWindow;
+  private final boolean commitLogPreallocateSegments;
   private final int numberOfCompactionThreads;
   private final long compactionThroughputLimitBytesPerSecond;
   private final int minorCompactionMinTables;
@@ -57,6 +58,7 @@ public final class LsmConfig {
     this.maxCommitLogSizeOnDiskBytes = b.maxCommitLogSizeOnDiskBytes;
     this.commitLogRotationThresholdBytes = b.commitLogRotationThresholdBytes;
     this.commitLogGroupCommitWindow = b.commitLogGroupCommitWindow;
+    this.commitLogPreallocateSegments = b.commitLogPreallocateSegments;
     this.numberOfCompactionThreads = b.numberOfCompactionThreads;
     this.compactionThroughputLimitBytesPerSecond = b.compactionThroughputLimitBytesPerSecond;
     this.minorCompactionMinTables = b.minorCompactionMinTables;
@@ -124,6 +126,16 @@ public final class LsmConfig {
    */
   public Duration commitLogGroupCommitWindow() {
     return commitLogGroupCommitWindow;
+  }
+
+  /**
+   * Whether new commit-log segments are written with zeros to their full size, in the background,
+   * before records go in (default true): a group commit's sync then persists data only. Not in the
+   * paper; see {@link io.frsm.lsm.commitlog.CommitLogConfig#preallocateSegments()}. Turn off on
+   * copy-on-write file systems.
+   */
+  public boolean commitLogPreallocateSegments() {
+    return commitLogPreallocateSegments;
   }
 
   /** Table 3 {@code number_of_compaction_threads}. 2. */
@@ -210,6 +222,8 @@ public final class LsmConfig {
         + commitLogRotationThresholdBytes
         + ", commitLogGroupCommitWindow="
         + commitLogGroupCommitWindow
+        + ", commitLogPreallocateSegments="
+        + commitLogPreallocateSegments
         + ", numberOfCompactionThreads="
         + numberOfCompactionThreads
         + ", compactionThroughputLimitBytesPerSecond="
@@ -248,6 +262,7 @@ public final class LsmConfig {
     private long maxCommitLogSizeOnDiskBytes = 1024 * MIB;
     private long commitLogRotationThresholdBytes = 64 * MIB;
     private Duration commitLogGroupCommitWindow = CommitLogConfig.DEFAULT_GROUP_COMMIT_WINDOW;
+    private boolean commitLogPreallocateSegments = true;
     private int numberOfCompactionThreads = 2;
     private long compactionThroughputLimitBytesPerSecond = 64 * MIB;
     private int minorCompactionMinTables = 4;
@@ -274,6 +289,7 @@ public final class LsmConfig {
       maxCommitLogSizeOnDiskBytes = other.maxCommitLogSizeOnDiskBytes;
       commitLogRotationThresholdBytes = other.commitLogRotationThresholdBytes;
       commitLogGroupCommitWindow = other.commitLogGroupCommitWindow;
+      commitLogPreallocateSegments = other.commitLogPreallocateSegments;
       numberOfCompactionThreads = other.numberOfCompactionThreads;
       compactionThroughputLimitBytesPerSecond = other.compactionThroughputLimitBytesPerSecond;
       minorCompactionMinTables = other.minorCompactionMinTables;
@@ -326,6 +342,11 @@ public final class LsmConfig {
 
     public Builder commitLogGroupCommitWindow(Duration v) {
       this.commitLogGroupCommitWindow = Objects.requireNonNull(v);
+      return this;
+    }
+
+    public Builder commitLogPreallocateSegments(boolean v) {
+      this.commitLogPreallocateSegments = v;
       return this;
     }
 

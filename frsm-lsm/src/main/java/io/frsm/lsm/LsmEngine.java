@@ -177,6 +177,7 @@ public final class LsmEngine implements AutoCloseable {
             CommitLogConfig.builder(config.commitLogDirectories())
                 .segmentSizeBytes(config.commitLogRotationThresholdBytes())
                 .groupCommitWindow(config.commitLogGroupCommitWindow())
+                .preallocateSegments(config.commitLogPreallocateSegments())
                 .maxTotalSizeBytes(config.maxCommitLogSizeOnDiskBytes())
                 .skipCorruptSegmentTail(config.skipCorruptCommitLogTail())
                 .build(),

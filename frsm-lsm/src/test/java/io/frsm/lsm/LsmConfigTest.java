@@ -1,6 +1,7 @@
 package io.frsm.lsm;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -19,6 +20,7 @@ class LsmConfigTest {
     assertEquals(1024 * LsmConfig.MIB, c.maxCommitLogSizeOnDiskBytes());
     assertEquals(64 * LsmConfig.MIB, c.commitLogRotationThresholdBytes());
     assertEquals(Duration.ZERO, c.commitLogGroupCommitWindow(), "not in the paper: off");
+    assertTrue(c.commitLogPreallocateSegments(), "not in the paper: on, as PostgreSQL's WAL");
     assertEquals(2, c.numberOfCompactionThreads());
     assertEquals(64 * LsmConfig.MIB, c.compactionThroughputLimitBytesPerSecond());
     assertEquals(Duration.ofHours(24), c.tombstoneGracePeriod());
@@ -35,6 +37,7 @@ class LsmConfigTest {
             .bloomBitsPerKey(12)
             .skipCorruptCommitLogTail(true)
             .commitLogGroupCommitWindow(Duration.ofMillis(3))
+            .commitLogPreallocateSegments(false)
             .build();
     LsmConfig copy = LsmConfig.builder(Path.of("/b")).tunablesFrom(source).build();
     assertEquals(Path.of("/b"), copy.dataDirectory());
@@ -44,6 +47,7 @@ class LsmConfigTest {
     assertEquals(12, copy.bloomBitsPerKey());
     assertTrue(copy.skipCorruptCommitLogTail());
     assertEquals(Duration.ofMillis(3), copy.commitLogGroupCommitWindow());
+    assertFalse(copy.commitLogPreallocateSegments());
   }
 
   @Test

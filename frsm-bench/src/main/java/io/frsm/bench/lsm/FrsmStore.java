@@ -45,7 +45,10 @@ public final class FrsmStore implements BenchStore {
 
   /**
    * The engine settings for {@code options}: 4 KiB blocks, 10 bloom bits per key, compaction not
-   * rate limited, commit log in {@code dir/commitlog}.
+   * rate limited, commit log in {@code dir/commitlog}. {@code
+   * -Dfrsm.bench.preallocateSegments=false} turns commit-log segment preallocation off and {@code
+   * -Dfrsm.bench.commitLogSegmentBytes=N} sets the segment size (for A/B runs: {@code
+   * -jvmArgsAppend} in JMH).
    */
   public static LsmConfig.Builder config(Path dir, StoreOptions options) {
     LsmConfig.Builder b =
@@ -55,7 +58,13 @@ public final class FrsmStore implements BenchStore {
             .bloomBitsPerKey(StoreOptions.BLOOM_BITS_PER_KEY)
             .blockCacheSizeBytes(options.blockCacheBytes())
             .memtableFlushSizeBytes(options.memtableBytes())
-            .compactionThroughputLimitBytesPerSecond(UNLIMITED_COMPACTION_BYTES_PER_SECOND);
+            .compactionThroughputLimitBytesPerSecond(UNLIMITED_COMPACTION_BYTES_PER_SECOND)
+            .commitLogPreallocateSegments(
+                Boolean.parseBoolean(System.getProperty("frsm.bench.preallocateSegments", "true")));
+    String segmentBytes = System.getProperty("frsm.bench.commitLogSegmentBytes");
+    if (segmentBytes != null) {
+      b.commitLogRotationThresholdBytes(Long.parseLong(segmentBytes));
+    }
     if (!options.backgroundCompaction()) {
       b.minorCompactionMinTables(1000).minorCompactionMaxTables(1000);
     }

@@ -2,7 +2,6 @@ package io.frsm.bench.crsm;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -140,7 +139,13 @@ class CrsmClusterTest {
         }
       }
       assertTrue(onDisk >= 2, "slot 0 durable on " + onDisk + " replicas");
-      assertNotNull(cluster.engine(shard % 3).get(Key.wrap(LogRecordCodec.promiseKey(shard))));
+      // The leader may win its term on the other two replicas' promises while its own is still
+      // being persisted (it persists before any reply that depends on it), so wait for it.
+      long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+      while (cluster.engine(shard % 3).get(Key.wrap(LogRecordCodec.promiseKey(shard))) == null) {
+        assertTrue(System.nanoTime() < deadline, "the leader's promise durable within 30 s");
+        java.util.concurrent.locks.LockSupport.parkNanos(100_000);
+      }
     }
   }
 

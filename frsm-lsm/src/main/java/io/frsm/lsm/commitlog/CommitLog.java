@@ -285,6 +285,11 @@ public final class CommitLog implements AutoCloseable {
   }
 
   /** Bytes of all live segments on disk, all stripes. */
+  /** Stripe {@code i} (tests). */
+  CommitLogStripe stripe(int i) {
+    return stripes[i];
+  }
+
   public long totalSizeBytes() {
     long total = 0;
     for (CommitLogStripe stripe : stripes) {

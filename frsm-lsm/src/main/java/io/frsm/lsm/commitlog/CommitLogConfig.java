@@ -38,6 +38,7 @@ public final class CommitLogConfig {
   private final int maxBatchBytes;
   private final boolean skipCorruptSegmentTail;
   private final long groupCommitWindowNanos;
+  private final boolean preallocateSegments;
 
   private CommitLogConfig(Builder b) {
     this.stripeDirectories = b.stripeDirectories;
@@ -46,6 +47,7 @@ public final class CommitLogConfig {
     this.maxBatchBytes = b.maxBatchBytes;
     this.skipCorruptSegmentTail = b.skipCorruptSegmentTail;
     this.groupCommitWindowNanos = b.groupCommitWindow.toNanos();
+    this.preallocateSegments = b.preallocateSegments;
   }
 
   /**
@@ -99,6 +101,18 @@ public final class CommitLogConfig {
     return groupCommitWindowNanos;
   }
 
+  /**
+   * Whether new segments are written with zeros to their full size before records go in (true, the
+   * default), in the background ({@link SegmentPreallocator}). A group commit's sync then persists
+   * data only instead of data, a new size and new blocks: on this project's VM with ext4, 0.62× the
+   * sync time and 0.68× its CPU. The price is writing every segment twice (zeros, then records).
+   * Turn it off on copy-on-write file systems (btrfs, ZFS), where an overwrite allocates new blocks
+   * anyway — as PostgreSQL advises for its {@code wal_init_zero}, which is on by default too.
+   */
+  public boolean preallocateSegments() {
+    return preallocateSegments;
+  }
+
   @Override
   public String toString() {
     return "CommitLogConfig{stripeDirectories="
@@ -113,6 +127,8 @@ public final class CommitLogConfig {
         + skipCorruptSegmentTail
         + ", groupCommitWindowNanos="
         + groupCommitWindowNanos
+        + ", preallocateSegments="
+        + preallocateSegments
         + "}";
   }
 
@@ -124,6 +140,7 @@ public final class CommitLogConfig {
     private int maxBatchBytes = DEFAULT_MAX_BATCH_BYTES;
     private boolean skipCorruptSegmentTail;
     private Duration groupCommitWindow = DEFAULT_GROUP_COMMIT_WINDOW;
+    private boolean preallocateSegments = true;
 
     private Builder(List<Path> stripeDirectories) {
       Objects.requireNonNull(stripeDirectories, "stripeDirectories");
@@ -153,6 +170,12 @@ public final class CommitLogConfig {
     /** See {@link CommitLogConfig#groupCommitWindowNanos()}; in [0, 100 ms]. */
     public Builder groupCommitWindow(Duration groupCommitWindow) {
       this.groupCommitWindow = Objects.requireNonNull(groupCommitWindow, "groupCommitWindow");
+      return this;
+    }
+
+    /** See {@link CommitLogConfig#preallocateSegments()}; default true. */
+    public Builder preallocateSegments(boolean preallocateSegments) {
+      this.preallocateSegments = preallocateSegments;
       return this;
     }
 

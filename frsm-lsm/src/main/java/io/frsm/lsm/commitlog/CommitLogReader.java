@@ -36,6 +36,9 @@ import java.util.zip.CRC32C;
  * The rule is local to a segment on purpose: a torn segment is not always its stripe's last one (a
  * restart opens new segments above it; a failed write abandons the segment it damaged).
  *
+ * <p>A segment whose rest is all zeros from the failing record on ends there cleanly (DEBUG, no
+ * search): that is the unwritten part of a preallocated segment ({@link SegmentPreallocator}).
+ *
  * <p>A record with a valid checksum whose payload does not decode as a cell was written that way (a
  * bug or a foreign file), never torn: it is always corruption.
  *
@@ -159,6 +162,17 @@ final class CommitLogReader {
    * -1.
    */
   private void badRecord(long offset, int length, String what) throws IOException {
+    if (zerosFrom(offset)) {
+      // The unwritten rest of a preallocated segment (or a torn write that left only zeros): the
+      // segment's clean end. No record can hide in zeros (a length of 0 is never valid).
+      LOG.log(
+          Level.DEBUG,
+          "Commit-log segment {0} ends at offset {1}, followed by {2} bytes of zeros",
+          path,
+          offset,
+          fileSize - offset);
+      return;
+    }
     long intact = findIntactRecordAfter(offset, length);
     if (intact < 0) {
       LOG.log(
@@ -208,6 +222,22 @@ final class CommitLogReader {
       }
     }
     return -1;
+  }
+
+  /** True if every byte of the segment from {@code offset} to its end is zero. */
+  private boolean zerosFrom(long offset) throws IOException {
+    long at = offset;
+    while (at < fileSize) {
+      int bytes = (int) Math.min(CHUNK_BYTES, fileSize - at);
+      int from = load(at, bytes);
+      for (int i = from; i < from + bytes; i++) {
+        if (window[i] != 0) {
+          return false;
+        }
+      }
+      at += bytes;
+    }
+    return true;
   }
 
   private boolean isIntactRecordAt(long offset) throws IOException {

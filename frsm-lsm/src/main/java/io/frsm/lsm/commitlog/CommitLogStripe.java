@@ -52,6 +52,7 @@ final class CommitLogStripe {
   private volatile boolean shutdownRequested;
   private final long groupCommitWindowNanos;
   private final WindowWait windowWait;
+  private final SegmentPreallocator preallocator; // null when segments grow as written
 
   /**
    * True while the writer waits out a group-commit window. An appender that pushes and then reads
@@ -91,6 +92,7 @@ final class CommitLogStripe {
   private CommitLogSegment current;
   private WritableFile currentFile;
   private boolean currentHasRecords;
+  private boolean currentGrows; // not preallocated: left for the spare as soon as one is ready
   private IOException segmentCreationFailure; // for the rest of one drained chain only
   private StripeRequest.Append batchHead;
   private StripeRequest.Append batchTail;
@@ -124,6 +126,10 @@ final class CommitLogStripe {
     this.directory = directory;
     this.fs = fs;
     this.segmentSizeBytes = config.segmentSizeBytes();
+    this.preallocator =
+        config.preallocateSegments()
+            ? new SegmentPreallocator(fs, directory, segmentSizeBytes, index)
+            : null;
     this.batchBuffer = ByteBuffer.allocateDirect(config.maxBatchBytes());
     for (CommitLogSegment s : existing) {
       assert s.id() <= highestExistingId;
@@ -186,6 +192,9 @@ final class CommitLogStripe {
 
   /** Opens the first segment (so that an unwritable directory fails the open) and starts. */
   void start() throws IOException {
+    // A spare is deleted even with preallocation off: one left by an earlier run is 64 MiB of
+    // nothing. The first segment grows as written; the spare prepared now serves the next one.
+    SegmentPreallocator.deleteSpares(fs, directory);
     openSegment();
     writer.start();
   }
@@ -209,6 +218,11 @@ final class CommitLogStripe {
     if (queue.push(request) && !inWindow) {
       LockSupport.unpark(writer);
     }
+  }
+
+  /** True once a preallocated spare waits for the next segment (tests wait for it). */
+  boolean spareReady() {
+    return preallocator != null && preallocator.spareReady();
   }
 
   /** The id the next new segment will get; no segment at or above it exists yet. */
@@ -260,6 +274,9 @@ final class CommitLogStripe {
       } catch (InterruptedException e) {
         interrupted = true; // the writer must finish: futures depend on it
       }
+    }
+    if (preallocator != null) {
+      preallocator.close();
     }
     if (interrupted) {
       Thread.currentThread().interrupt();
@@ -393,6 +410,11 @@ final class CommitLogStripe {
     if (currentHasRecords
         && current.sizeBytes() + batchBuffer.position() + recordBytes > segmentSizeBytes) {
       commitBatch(batchBuffer); // a record never spans segments
+      closeCurrent();
+    } else if (current != null && currentGrows && spareReady()) {
+      // The first segment after a start, or one opened while no spare was ready, grows with its
+      // writes; move to the spare between two batches instead of filling it.
+      commitBatch(batchBuffer);
       closeCurrent();
     }
     if (current == null && !tryOpenSegment()) {
@@ -545,30 +567,36 @@ final class CommitLogStripe {
     }
   }
 
-  /** Creates the next segment: header written and synced, directory entry synced. */
+  /**
+   * Creates the next segment: header written and synced, directory entry synced. With
+   * preallocation, a spare that is ready becomes the segment instead of a new file (see {@link
+   * #adoptSpare}), and the next spare is asked for.
+   */
   private void openSegment() throws IOException {
     assert current == null : "a segment is already open";
     long id = nextSegmentId++;
     Path path = directory.resolve(CommitLogSegment.fileName(id));
-    WritableFile file = fs.create(path);
     CommitLogSegment segment = new CommitLogSegment(id, path, 0);
     synchronized (segments) {
       segments.put(id, segment);
     }
+    WritableFile file = null;
+    boolean adopted = false;
     try {
-      ByteBuffer header = ByteBuffer.allocate(SegmentHeader.BYTES);
-      new SegmentHeader(index, id).encode(header);
-      header.flip();
-      try {
-        file.write(header);
-      } finally {
-        segment.sizeBytes(file.position());
-        liveBytes.addAndGet(file.position());
+      file = adoptSpare(id, path);
+      adopted = file != null;
+      if (file == null) {
+        file = fs.create(path);
+        writeHeader(file, id);
+        file.sync();
       }
-      file.sync();
+      segment.sizeBytes(file.position());
+      liveBytes.addAndGet(file.position());
       fs.syncDirectory(directory);
     } catch (IOException e) {
-      closeQuietly(file);
+      if (file != null) {
+        closeQuietly(file);
+      }
       // Best effort: a leftover short file is deleted by the next replay anyway.
       try {
         fs.delete(path);
@@ -580,11 +608,56 @@ final class CommitLogStripe {
         e.addSuppressed(suppressed);
       }
       throw e;
+    } finally {
+      if (preallocator != null) {
+        preallocator.prepare();
+      }
     }
     current = segment;
     currentFile = file;
     currentHasRecords = false;
+    currentGrows = !adopted;
     currentSegmentId = id;
+  }
+
+  private void writeHeader(WritableFile file, long id) throws IOException {
+    ByteBuffer header = ByteBuffer.allocate(SegmentHeader.BYTES);
+    new SegmentHeader(index, id).encode(header);
+    header.flip();
+    file.write(header);
+  }
+
+  /**
+   * The prepared spare as segment {@code id}, or null if none is ready or it cannot be used. The
+   * header goes into the spare and is synced <em>before</em> the rename: the rename may reach the
+   * disk before a later overwrite does, and a segment name on a file of zeros would read as a bad
+   * header (corruption) at replay. A crash before the rename is durable leaves the spare, which the
+   * next start deletes; no record was written to it (the caller syncs the directory first).
+   */
+  private WritableFile adoptSpare(long id, Path path) {
+    if (preallocator == null) {
+      return null;
+    }
+    SegmentPreallocator.Spare spare = preallocator.takeReady();
+    if (spare == null) {
+      return null;
+    }
+    try {
+      writeHeader(spare.file(), id);
+      spare.file().sync();
+      fs.rename(spare.path(), path);
+      return spare.file();
+    } catch (IOException e) {
+      LOG.log(
+          Level.WARNING,
+          "could not use the preallocated commit-log segment of stripe "
+              + index
+              + ": "
+              + e
+              + "; creating one that grows as written");
+      preallocator.discard(spare);
+      return null;
+    }
   }
 
   private void closeCurrent() {

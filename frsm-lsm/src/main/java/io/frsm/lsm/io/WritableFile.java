@@ -15,4 +15,15 @@ public interface WritableFile extends Closeable {
 
   /** Bytes written so far. */
   long position();
+
+  /**
+   * Writes zeros from the end of the file up to {@code sizeBytes} and syncs them with the file's
+   * size (fsync), leaving {@link #position()} where it was: later writes overwrite blocks that are
+   * already allocated, so that a sync after them persists data only, not a new size and new blocks.
+   * Returns false if this file system cannot (the default: it does nothing, and the file grows with
+   * its writes, which is correct, only slower to sync).
+   */
+  default boolean preallocate(long sizeBytes) throws IOException {
+    return false;
+  }
 }

@@ -58,10 +58,24 @@ class CommitLogTest {
     return assertInstanceOf(IOException.class, e.getCause());
   }
 
+  /**
+   * The segment files of a stripe directory. While the log is open a spare segment may sit beside
+   * them ({@link SegmentPreallocator}), created in the background: never count it.
+   */
+  private List<Path> segments(Path dir) throws IOException {
+    List<Path> segments = new ArrayList<>();
+    for (Path p : fs.list(dir)) {
+      if (CommitLogSegment.parseId(p) >= 0) {
+        segments.add(p);
+      }
+    }
+    return segments;
+  }
+
   private long segmentBytesOnDisk(Path... dirs) throws IOException {
     long total = 0;
     for (Path dir : dirs) {
-      for (Path p : fs.list(dir)) {
+      for (Path p : segments(dir)) {
         total += fs.size(p);
       }
     }
@@ -228,7 +242,7 @@ class CommitLogTest {
     fs.setFailSyncs(false);
     Cell after = TestCells.cell(3);
     await(log.append(after));
-    assertEquals(2, fs.list(DIR0).size(), "the damaged segment was abandoned for a new one");
+    assertEquals(2, segments(DIR0).size(), "the damaged segment was abandoned for a new one");
     log.close();
     fs.crash();
     Set<Cell> replayed = new HashSet<>(SegmentFiles.replay(fs, config));
@@ -253,7 +267,7 @@ class CommitLogTest {
     }
     log.discardBefore(checkpoint);
     for (Path dir : List.of(DIR0, DIR1)) {
-      for (Path segment : fs.list(dir)) {
+      for (Path segment : segments(dir)) {
         assertTrue(CommitLogSegment.parseId(segment) >= checkpoint.segmentId(dir == DIR0 ? 0 : 1));
       }
     }
@@ -268,7 +282,7 @@ class CommitLogTest {
     CommitLogCheckpoint first = log.rotate();
     assertEquals(first, log.rotate(), "no empty segments pile up on an idle stripe");
     log.discardBefore(first);
-    assertEquals(1, fs.list(DIR0).size(), "the current segment is never deleted");
+    assertEquals(1, segments(DIR0).size(), "the current segment is never deleted");
   }
 
   @Test

@@ -150,6 +150,10 @@ public final class ConfigLoader {
         (b, v) ->
             b.commitLogGroupCommitWindow(Units.duration("lsm.commitLogGroupCommitWindow", v)));
     lsm(
+        "commitLogPreallocateSegments",
+        (b, v) ->
+            b.commitLogPreallocateSegments(Units.bool("lsm.commitLogPreallocateSegments", v)));
+    lsm(
         "numberOfCompactionThreads",
         (b, v) -> b.numberOfCompactionThreads(Units.integer("lsm.numberOfCompactionThreads", v)));
     lsm(

@@ -144,6 +144,18 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void commitLogPreallocation_isOnByDefault_andCanBeTurnedOff() {
+    assertTrue(ConfigLoader.parse(MINIMAL, "t", Map.of()).lsm().commitLogPreallocateSegments());
+    assertTrue(
+        ConfigLoader.load(EXAMPLE, Map.of()).lsm().commitLogPreallocateSegments(),
+        "the shipped file keeps the default");
+    FrsmConfig off =
+        ConfigLoader.parse(
+            MINIMAL + "lsm:\n  commitLogPreallocateSegments: false\n", "t", Map.of());
+    assertFalse(off.lsm().commitLogPreallocateSegments());
+  }
+
+  @Test
   void durations_takeMicroseconds_forTheGroupCommitWindow() {
     FrsmConfig c =
         ConfigLoader.parse(MINIMAL + "lsm:\n  commitLogGroupCommitWindow: 500us\n", "t", Map.of());

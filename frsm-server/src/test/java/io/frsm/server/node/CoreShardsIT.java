@@ -90,8 +90,9 @@ class CoreShardsIT {
       throws Exception {
     try (TestCluster cluster = TestCluster.withCoresOnTheTransportLoop(dir, SHARDS)) {
       FrsmNode node = cluster.node(1);
-      node.engine().kill();
+      // Find the key first: once its engine is dead, the node may stop leading at any moment.
       byte[] key = keyLedBy(cluster, 1);
+      node.engine().kill();
       try (FrsmClient client = node.client()) {
         try {
           client.create(key, encode(0));
@@ -111,12 +112,13 @@ class CoreShardsIT {
   }
 
   private static byte[] keyLedBy(TestCluster cluster, int nodeId) {
-    for (int i = 0; ; i++) {
+    for (int i = 0; i < 100_000; i++) {
       byte[] candidate = ("fatal/" + i).getBytes(UTF_8);
       if (cluster.holdersOf(cluster.rangeOf(candidate)).equals(List.of(nodeId))) {
         return candidate;
       }
     }
+    throw new AssertionError("node " + nodeId + " leads none of 100,000 keys' ranges");
   }
 
   @Test

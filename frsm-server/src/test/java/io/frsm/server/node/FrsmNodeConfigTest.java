@@ -85,6 +85,7 @@ class FrsmNodeConfigTest {
         maxCommitLogSizeOnDiskBytes: 2GiB
         commitLogRotationThresholdBytes: 32MiB
         commitLogGroupCommitWindow: 2ms
+        commitLogPreallocateSegments: false
         numberOfCompactionThreads: 3
         compactionThroughputLimitBytesPerSecond: 32MiB
         minorCompactionMinTables: 5
