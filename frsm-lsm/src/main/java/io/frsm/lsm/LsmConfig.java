@@ -262,7 +262,7 @@ public final class LsmConfig {
     private long maxCommitLogSizeOnDiskBytes = 1024 * MIB;
     private long commitLogRotationThresholdBytes = 64 * MIB;
     private Duration commitLogGroupCommitWindow = CommitLogConfig.DEFAULT_GROUP_COMMIT_WINDOW;
-    private boolean commitLogPreallocateSegments = true;
+    private boolean commitLogPreallocateSegments = CommitLogConfig.DEFAULT_PREALLOCATE_SEGMENTS;
     private int numberOfCompactionThreads = 2;
     private long compactionThroughputLimitBytesPerSecond = 64 * MIB;
     private int minorCompactionMinTables = 4;

@@ -23,6 +23,9 @@ public final class CommitLogConfig {
   /** Off by default: a sync starts as soon as the writer finds records queued. */
   public static final Duration DEFAULT_GROUP_COMMIT_WINDOW = Duration.ZERO;
 
+  /** On by default: see {@link #preallocateSegments()}. */
+  public static final boolean DEFAULT_PREALLOCATE_SEGMENTS = true;
+
   /**
    * A window is meant to be a fraction of a write's latency (a sync's worth or so); this bound
    * catches a unit mistake (seconds for milliseconds) before it holds every write that long.
@@ -104,10 +107,10 @@ public final class CommitLogConfig {
   /**
    * Whether new segments are written with zeros to their full size before records go in (true, the
    * default), in the background ({@link SegmentPreallocator}). A group commit's sync then persists
-   * data only instead of data, a new size and new blocks: on this project's VM with ext4, 0.62× the
-   * sync time and 0.68× its CPU. The price is writing every segment twice (zeros, then records).
-   * Turn it off on copy-on-write file systems (btrfs, ZFS), where an overwrite allocates new blocks
-   * anyway — as PostgreSQL advises for its {@code wal_init_zero}, which is on by default too.
+   * data only instead of data, a new size and new blocks (measured: {@link SegmentPreallocator}).
+   * The price is writing every segment twice (zeros, then records). Turn it off on copy-on-write
+   * file systems (btrfs, ZFS), where an overwrite allocates new blocks anyway — as PostgreSQL
+   * advises for its {@code wal_init_zero}, which is on by default too.
    */
   public boolean preallocateSegments() {
     return preallocateSegments;
@@ -140,7 +143,7 @@ public final class CommitLogConfig {
     private int maxBatchBytes = DEFAULT_MAX_BATCH_BYTES;
     private boolean skipCorruptSegmentTail;
     private Duration groupCommitWindow = DEFAULT_GROUP_COMMIT_WINDOW;
-    private boolean preallocateSegments = true;
+    private boolean preallocateSegments = DEFAULT_PREALLOCATE_SEGMENTS;
 
     private Builder(List<Path> stripeDirectories) {
       Objects.requireNonNull(stripeDirectories, "stripeDirectories");

@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.logging.Level;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -56,22 +57,28 @@ class PreallocatedSegmentTest {
     }
   }
 
-  /** Closing does not wait for a zeroing under way; it discards the spare when that ends. */
-  private void awaitNoSpares() throws Exception {
+  /** A condition a test waits for; it may read files. */
+  @FunctionalInterface
+  private interface Condition {
+    boolean holds() throws Exception;
+  }
+
+  /** Waits for {@code condition} with a deadline, polling every 0.1 ms (never a fixed sleep). */
+  private static void await(Condition condition, String what) throws Exception {
     long deadline = System.nanoTime() + WAIT.toNanos();
-    while (!spares().isEmpty()) {
-      assertTrue(System.nanoTime() < deadline, "spares discarded within " + WAIT + ": " + spares());
-      java.util.concurrent.locks.LockSupport.parkNanos(100_000);
+    while (!condition.holds()) {
+      assertTrue(System.nanoTime() < deadline, what + " within " + WAIT);
+      LockSupport.parkNanos(100_000);
     }
   }
 
-  /** Waits, with a deadline, until the stripe's spare is prepared. */
-  private static void awaitSpare(CommitLog log) {
-    long deadline = System.nanoTime() + WAIT.toNanos();
-    while (!log.stripe(0).spareReady()) {
-      assertTrue(System.nanoTime() < deadline, "a spare segment within " + WAIT);
-      java.util.concurrent.locks.LockSupport.parkNanos(100_000);
-    }
+  /** Closing does not wait for a zeroing under way; it discards the spare when that ends. */
+  private void awaitNoSpares() throws Exception {
+    await(() -> spares().isEmpty(), "spares discarded");
+  }
+
+  private static void awaitSpare(CommitLog log) throws Exception {
+    await(() -> log.stripe(0).spareReady(), "a spare segment");
   }
 
   /** Appends records of about 1 KB, more than one segment holds. */
@@ -120,6 +127,84 @@ class PreallocatedSegmentTest {
       assertTrue(Files.size(segments.get(0)) < SEGMENT_BYTES, "the first segment grew");
       assertEquals(SEGMENT_BYTES, Files.size(segments.get(1)), "the second record is in the spare");
     }
+  }
+
+  /**
+   * Records, at each rename of a spare into a segment, what the spare's first bytes on disk say and
+   * whether anything written to it was not yet synced.
+   */
+  private static final class RenameWitness extends ForwardingFileSystem {
+    final List<String> renames = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final java.util.Map<Path, Boolean> unsynced =
+        new java.util.concurrent.ConcurrentHashMap<>();
+
+    RenameWitness() {
+      super(NioFileSystem.INSTANCE);
+    }
+
+    @Override
+    public WritableFile create(Path path) throws java.io.IOException {
+      WritableFile file = delegate.create(path);
+      unsynced.put(path, false);
+      return new WritableFile() {
+        @Override
+        public void write(ByteBuffer src) throws java.io.IOException {
+          unsynced.put(path, true);
+          file.write(src);
+        }
+
+        @Override
+        public void sync() throws java.io.IOException {
+          file.sync();
+          unsynced.put(path, false);
+        }
+
+        @Override
+        public long position() {
+          return file.position();
+        }
+
+        @Override
+        public boolean preallocate(long sizeBytes) throws java.io.IOException {
+          return file.preallocate(sizeBytes);
+        }
+
+        @Override
+        public void close() throws java.io.IOException {
+          file.close();
+        }
+      };
+    }
+
+    @Override
+    public void rename(Path source, Path target) throws java.io.IOException {
+      if (SegmentPreallocator.isSpare(source)) {
+        byte[] head = new byte[SegmentHeader.BYTES];
+        try (var in = Files.newInputStream(source)) {
+          assertEquals(head.length, in.readNBytes(head, 0, head.length));
+        }
+        SegmentHeader header = SegmentHeader.decode(ByteBuffer.wrap(head), source);
+        renames.add(
+            "header id "
+                + header.segmentId()
+                + " for "
+                + CommitLogSegment.parseId(target)
+                + (unsynced.get(source) ? ", unsynced" : ", synced"));
+      }
+      delegate.rename(source, target);
+    }
+  }
+
+  @Test
+  void aSpareCarriesItsSegmentsHeader_syncedBeforeItIsRenamed() throws Exception {
+    // A rename can reach the disk before a later overwrite: renaming first would risk a segment
+    // name on a file of zeros, which replay reads as a bad header.
+    RenameWitness fs = new RenameWitness();
+    try (CommitLog log = CommitLog.open(fs, config(true), new SimpleMeterRegistry(), cell -> {})) {
+      awaitSpare(log);
+      log.append(TestCells.cell(1, 100)).get(10, TimeUnit.SECONDS);
+    }
+    assertEquals(List.of("header id 2 for 2, synced"), fs.renames);
   }
 
   @Test
