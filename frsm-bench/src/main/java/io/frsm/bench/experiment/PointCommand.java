@@ -26,7 +26,7 @@ final class PointCommand {
           + " [--transport-threads N] [--core-threads N] [--core-on-loop true|false]"
           + " [--group-commit-window MICROS] [--client embedded|thin] --clients N"
           + " --seconds S [--warmup S]"
-          + " --keys N --data DIR";
+          + " --keys N [--distribution zipf|uniform] --data DIR";
 
   private PointCommand() {}
 
@@ -51,6 +51,12 @@ final class PointCommand {
           case "embedded" -> false;
           case "thin" -> true;
           default -> throw new IllegalArgumentException("--client is embedded or thin");
+        };
+    boolean uniform =
+        switch (a.getOrDefault("distribution", "zipf")) {
+          case "zipf" -> false;
+          case "uniform" -> true;
+          default -> throw new IllegalArgumentException("--distribution is zipf or uniform");
         };
     if (thin && !systemName.equals("frsm")) {
       throw new IllegalArgumentException("--client thin needs --system frsm");
@@ -98,7 +104,9 @@ final class PointCommand {
           Measurement.run(
               client,
               check,
-              WorkloadSpec.paper(keys, clients, step),
+              uniform
+                  ? WorkloadSpec.paper(keys, clients, step).uniform()
+                  : WorkloadSpec.paper(keys, clients, step),
               warmup,
               systemName,
               s -> {},

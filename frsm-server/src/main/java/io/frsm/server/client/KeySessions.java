@@ -2,17 +2,23 @@ package io.frsm.server.client;
 
 import io.frsm.api.NotExecutedException;
 import io.frsm.api.OutcomeUnknownException;
+import io.frsm.api.Version;
+import io.frsm.api.Versioned;
 import io.frsm.consensus.core.Operation;
 import io.frsm.consensus.core.Outcome;
 import io.frsm.lsm.cell.Key;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 
 /**
@@ -20,9 +26,22 @@ import java.util.function.LongSupplier;
  * order it issued them.
  *
  * <ul>
- *   <li>Per key, one operation at a time: later calls on the key wait in a FIFO behind it (other
- *       keys never wait). So at most one mutation per key is in flight, and a read issued after a
- *       mutation sees it.
+ *   <li>A mutation (create, CAS, delete, fence) runs alone: it starts once every earlier call on
+ *       the key has ended, and later calls on the key wait in a FIFO behind it (other keys never
+ *       wait). So at most one mutation per key is in flight, a read issued after a mutation sees
+ *       it, and a read issued before one does not.
+ *   <li>Reads issued with no mutation queued or running before them run concurrently, so a hot key
+ *       read by many threads costs one round trip, not one per reader in line. Their results are
+ *       delivered in issue order, and a read that returned something older than the read before it
+ *       (a lower version, or absent against present either way: the order of those cannot be told)
+ *       is run once more, from after that earlier read ended, so its answer cannot be older. A
+ *       client's reads of a key never go back in time, as if they had run one at a time.
+ *   <li>A CAS or delete that expects a version older than one this client already saw chosen for
+ *       the key (in an answer that arrived before the call starts) cannot succeed: versions only
+ *       grow. It is not sent; a read runs in its place, among the other reads, and the call ends
+ *       {@link Outcome.Mismatch} with what the read found, or not executed if the read failed. On a
+ *       hot key, the CAS that lost to one just ahead of it in the queue no longer waits its turn
+ *       alone.
  *   <li>After a mutation ends with an unknown outcome, the key is <em>fenced</em> before its next
  *       operation runs: once the fence returns, the unknown mutation has taken effect or never
  *       will, so it cannot land after a later operation. A create's fate is settled only {@code T +
@@ -48,16 +67,66 @@ public final class KeySessions {
   private final ScheduledExecutorService scheduler;
   private final LongSupplier createSettleNanos;
   private final Map<Key, KeyState> keys = new HashMap<>(); // guarded by this
+  private final LongAdder rereads = new LongAdder();
 
+  /** A key's session state; every field guarded by the enclosing KeySessions. */
   private static final class KeyState {
     final ArrayDeque<Call> queue = new ArrayDeque<>();
-    boolean running;
+
+    /** Reads started and not yet delivered, in issue order. */
+    final ArrayDeque<Read> reads = new ArrayDeque<>();
+
+    /**
+     * The highest version of the key this client saw chosen (in a call's answer), or null: a CAS or
+     * delete expecting an older one cannot succeed. Forgotten when the key goes idle.
+     */
+    Version seen;
+
+    /** A mutation, or a call behind the fence of an unknown mutation, is running. */
+    boolean exclusive;
+
     boolean needsFence;
     long fenceNotBeforeNanos;
+
+    /** A thread is handing over the key's ended reads (one at a time, in issue order). */
+    boolean delivering;
+
+    /**
+     * The value of the last read handed over while reads are in flight, which later ones must not
+     * be older than; null when there is none.
+     */
+    Optional<Versioned> floor;
+
+    boolean idle() {
+      return queue.isEmpty() && reads.isEmpty() && !exclusive && !needsFence;
+    }
   }
 
   private record Call(
       Operation operation, long invokedAtMicros, CompletableFuture<Outcome> result) {}
+
+  /**
+   * A running read and, once it ended, how. {@code lost}, when not null: the call is a CAS or
+   * delete answered by this read instead, as it expected a version older than {@code lost}, which
+   * was already seen chosen.
+   */
+  private static final class Read {
+    final Call call;
+    final Version lost;
+    boolean ended;
+    boolean rerun;
+    Outcome outcome;
+    Throwable error;
+
+    Read(Call call, Version lost) {
+      this.call = call;
+      this.lost = lost;
+    }
+
+    Operation toRun() {
+      return lost == null ? call.operation() : new Operation.Get(call.operation().key());
+    }
+  }
 
   /**
    * @param createSettleNanos {@code T + 2ε}: how long after an unknown create its fence waits
@@ -117,17 +186,12 @@ public final class KeySessions {
 
   private CompletableFuture<Outcome> enqueue(Operation operation, long invokedAtMicros) {
     Call call = new Call(operation, invokedAtMicros, new CompletableFuture<>());
-    boolean start;
     KeyState state;
     synchronized (this) {
       state = keys.computeIfAbsent(operation.key(), k -> new KeyState());
       state.queue.add(call);
-      start = !state.running;
-      state.running = true;
     }
-    if (start) {
-      runNext(operation.key(), state);
-    }
+    startReady(operation.key(), state);
     return call.result();
   }
 
@@ -136,26 +200,63 @@ public final class KeySessions {
     return keys.size();
   }
 
-  private void runNext(Key key, KeyState state) {
-    Call call;
-    boolean fenceFirst;
-    long fenceDelayNanos;
+  /**
+   * Reads run a second time because they returned something older than the read before them
+   * (diagnostics and tests).
+   */
+  public long rereads() {
+    return rereads.sum();
+  }
+
+  /**
+   * Starts every call at the head of the key's queue that may start now: reads while no mutation
+   * runs or waits before them, or one mutation once nothing else runs.
+   */
+  private void startReady(Key key, KeyState state) {
+    List<Read> reads = null;
+    Call alone = null;
+    boolean fenceFirst = false;
+    long fenceDelayNanos = 0;
     synchronized (this) {
-      call = state.queue.poll();
-      if (call == null) {
-        state.running = false;
-        if (!state.needsFence) {
-          keys.remove(key);
+      while (!state.exclusive && !state.queue.isEmpty()) {
+        Call head = state.queue.peek();
+        Version lost = state.needsFence ? null : cannotSucceed(head.operation(), state.seen);
+        if ((!head.operation().mutates() || lost != null) && !state.needsFence) {
+          state.queue.poll();
+          Read read = new Read(head, lost);
+          state.reads.add(read);
+          if (reads == null) {
+            reads = new ArrayList<>();
+          }
+          reads.add(read);
+          continue;
         }
-        return;
+        if (!state.reads.isEmpty()) {
+          break; // a mutation (or a call that needs the fence first) waits for the reads before it
+        }
+        state.queue.poll();
+        state.exclusive = true;
+        alone = head;
+        fenceFirst = state.needsFence && !(head.operation() instanceof Operation.Fence);
+        fenceDelayNanos = Math.max(0, state.fenceNotBeforeNanos - System.nanoTime());
       }
-      fenceFirst = state.needsFence && !(call.operation() instanceof Operation.Fence);
-      fenceDelayNanos = Math.max(0, state.fenceNotBeforeNanos - System.nanoTime());
+      if (state.idle()) {
+        keys.remove(key, state);
+      }
     }
-    if (!fenceFirst) {
-      execute(key, state, call);
+    if (reads != null) {
+      for (Read read : reads) {
+        runRead(state, read);
+      }
+    }
+    if (alone == null) {
       return;
     }
+    if (!fenceFirst) {
+      runAlone(key, state, alone);
+      return;
+    }
+    Call call = alone;
     Runnable fence =
         () ->
             run(new Operation.Fence(key), call.invokedAtMicros())
@@ -164,8 +265,9 @@ public final class KeySessions {
                       if (error == null && outcome instanceof Outcome.ReadResult) {
                         synchronized (this) {
                           state.needsFence = false;
+                          state.seen = newer(state.seen, chosenVersion(outcome));
                         }
-                        execute(key, state, call);
+                        runAlone(key, state, call);
                       } else {
                         call.result()
                             .completeExceptionally(
@@ -174,7 +276,7 @@ public final class KeySessions {
                                         + " that resolves it failed ("
                                         + describe(outcome, error)
                                         + ")"));
-                        continueLater(key, state);
+                        endAlone(key, state);
                       }
                     });
     if (fenceDelayNanos > 0) {
@@ -184,7 +286,8 @@ public final class KeySessions {
     }
   }
 
-  private void execute(Key key, KeyState state, Call call) {
+  /** Runs a call with nothing else of the key running: a mutation, or a call behind a fence. */
+  private void runAlone(Key key, KeyState state, Call call) {
     run(call.operation(), call.invokedAtMicros())
         .whenComplete(
             (outcome, error) -> {
@@ -192,6 +295,7 @@ public final class KeySessions {
                   outcome instanceof Outcome.Unknown
                       || unwrap(error) instanceof OutcomeUnknownException;
               synchronized (this) {
+                state.seen = newer(state.seen, chosenVersion(outcome));
                 if (call.operation().mutates() && unknown) {
                   state.needsFence = true;
                   state.fenceNotBeforeNanos =
@@ -203,41 +307,216 @@ public final class KeySessions {
                   state.needsFence = false;
                 }
               }
-              if (error != null) {
-                call.result().completeExceptionally(unwrap(error));
-              } else {
-                call.result().complete(outcome);
-              }
-              continueLater(key, state);
+              deliver(call, outcome, error);
+              endAlone(key, state);
             });
   }
 
   /**
-   * Starts the key's next call. With nothing queued (the common case) the key goes idle here: a
-   * later submit finds it not running and starts itself. Otherwise the next call starts on this
+   * Lets the key's next calls start, only once the call that ran alone was handed over: a call
+   * issued after it is never answered before it.
+   */
+  private void endAlone(Key key, KeyState state) {
+    synchronized (this) {
+      state.exclusive = false;
+    }
+    continueLater(key, state);
+  }
+
+  private void runRead(KeyState state, Read read) {
+    Key key = read.call.operation().key();
+    run(read.toRun(), read.call.invokedAtMicros())
+        .whenComplete((outcome, error) -> readEnded(key, state, read, outcome, error));
+  }
+
+  private void readEnded(Key key, KeyState state, Read read, Outcome outcome, Throwable error) {
+    synchronized (this) {
+      read.ended = true;
+      read.outcome = outcome;
+      read.error = error;
+      if (state.delivering) {
+        return; // the thread delivering the key's reads hands this one over in its turn
+      }
+      state.delivering = true;
+    }
+    deliverReads(state);
+    continueLater(key, state);
+  }
+
+  /**
+   * Hands over the key's ended reads from the oldest on, one thread at a time, stopping at one
+   * still running; a read leaves {@link KeyState#reads} only once handed over, so a mutation behind
+   * it cannot start before. A read older than the one handed over before it runs again instead: the
+   * new run starts after that read ended, so linearizability alone keeps it from being older, and
+   * its answer is taken as it is.
+   */
+  private void deliverReads(KeyState state) {
+    while (true) {
+      Read head;
+      Optional<Versioned> value;
+      boolean again;
+      synchronized (this) {
+        head = state.reads.peek();
+        if (head == null || !head.ended) {
+          state.delivering = false;
+          if (head == null) {
+            state.floor = null; // a later read starts after every earlier one ended
+          }
+          return;
+        }
+        value =
+            head.error == null && head.outcome instanceof Outcome.ReadResult r ? r.value() : null;
+        again =
+            value != null && !head.rerun && state.floor != null && olderThan(value, state.floor);
+        if (again) {
+          head.ended = false;
+          head.rerun = true;
+          state.delivering = false;
+        } else if (value == null) {
+          value = state.floor; // a failed read orders nothing
+        }
+      }
+      if (again) {
+        rereads.increment();
+        runRead(state, head);
+        return;
+      }
+      if (head.lost == null) {
+        deliver(head.call, head.outcome, head.error);
+      } else {
+        deliverLost(head);
+      }
+      synchronized (this) {
+        state.reads.poll();
+        state.floor = value;
+        if (value != null && value.isPresent()) {
+          state.seen = newer(state.seen, value.get().version());
+        }
+      }
+    }
+  }
+
+  /**
+   * A CAS or delete answered by a read: a mismatch with what the read found, or not executed if the
+   * read failed — the call itself was never sent, so it did not take effect. The read began after
+   * the answer that showed version {@code lost}, so linearizability keeps it from finding an older
+   * one, let alone the expected one: checked, as a broken session invariant must not pass as a
+   * mismatch.
+   */
+  private static void deliverLost(Read read) {
+    if (read.error == null && read.outcome instanceof Outcome.ReadResult r) {
+      if (r.value().isPresent() && r.value().get().version().compareTo(read.lost) < 0) {
+        read.call
+            .result()
+            .completeExceptionally(
+                new IllegalStateException(
+                    "session invariant broken: a read after version "
+                        + read.lost
+                        + " was seen found "
+                        + r.value().get().version()));
+        return;
+      }
+      read.call.result().complete(new Outcome.Mismatch(expected(read.call.operation()), r.value()));
+      return;
+    }
+    read.call
+        .result()
+        .complete(
+            new Outcome.NotExecuted(
+                "the key was already seen at version "
+                    + read.lost
+                    + ", so the call cannot succeed, and the read for its current value failed ("
+                    + describe(read.outcome, read.error)
+                    + ")"));
+  }
+
+  /**
+   * The version {@code operation} expects if it is a CAS or delete that cannot succeed because
+   * {@code seen}, already chosen, is newer; otherwise null.
+   */
+  private static Version cannotSucceed(Operation operation, Version seen) {
+    if (seen == null
+        || !(operation instanceof Operation.Cas || operation instanceof Operation.Delete)) {
+      return null;
+    }
+    return expected(operation).compareTo(seen) < 0 ? seen : null;
+  }
+
+  private static Version expected(Operation operation) {
+    if (operation instanceof Operation.Cas cas) {
+      return cas.expected();
+    }
+    return ((Operation.Delete) operation).expected();
+  }
+
+  /** The chosen version an answer shows, or null (absent, failed, unknown). */
+  private static Version chosenVersion(Outcome outcome) {
+    if (outcome instanceof Outcome.Written w) {
+      return w.version();
+    } else if (outcome instanceof Outcome.Deleted d) {
+      return d.version();
+    } else if (outcome instanceof Outcome.ReadResult r) {
+      return r.value().map(Versioned::version).orElse(null);
+    } else if (outcome instanceof Outcome.Mismatch m) {
+      return m.current().map(Versioned::version).orElse(null);
+    } else if (outcome instanceof Outcome.Exists e) {
+      return e.current().version();
+    }
+    return null;
+  }
+
+  private static Version newer(Version a, Version b) {
+    if (a == null) {
+      return b;
+    }
+    return b == null || a.compareTo(b) >= 0 ? a : b;
+  }
+
+  /**
+   * Whether a read's value may be older than {@code floor}, one read before it. Versions only grow
+   * over a key's history (a create's epoch is above every one before it), so two present values are
+   * ordered by version; absent against present could be either way round.
+   */
+  private static boolean olderThan(Optional<Versioned> value, Optional<Versioned> floor) {
+    if (value.isPresent() && floor.isPresent()) {
+      return value.get().version().compareTo(floor.get().version()) < 0;
+    }
+    return value.isPresent() != floor.isPresent();
+  }
+
+  private static void deliver(Call call, Outcome outcome, Throwable error) {
+    if (error != null) {
+      call.result().completeExceptionally(unwrap(error));
+    } else {
+      call.result().complete(outcome);
+    }
+  }
+
+  /**
+   * Starts the key's next calls. With nothing queued (the common case) the key may go idle here: a
+   * later submit finds nothing running and starts itself. Otherwise the next calls start on this
    * thread — the one that completed the previous call (a node's core or an event loop): starting a
    * call only hands it to a node or a connection and never blocks, and it saves a thread wake-up
    * per call on a contended key. A call that completes at once would recurse through here, so after
-   * {@link #MAX_INLINE_STARTS} nested starts the next one goes to {@code callbacks}.
+   * {@link #MAX_INLINE_STARTS} nested starts the next ones start on {@code callbacks}.
    */
   private void continueLater(Key key, KeyState state) {
     synchronized (this) {
       if (state.queue.isEmpty()) {
-        state.running = false;
-        if (!state.needsFence) {
-          keys.remove(key);
+        if (state.idle()) {
+          keys.remove(key, state);
         }
         return;
       }
     }
     int[] depth = INLINE_DEPTH.get();
     if (depth[0] >= MAX_INLINE_STARTS) {
-      callbacks.execute(() -> runNext(key, state));
+      callbacks.execute(() -> startReady(key, state));
       return;
     }
     depth[0]++;
     try {
-      runNext(key, state);
+      startReady(key, state);
     } finally {
       depth[0]--;
     }

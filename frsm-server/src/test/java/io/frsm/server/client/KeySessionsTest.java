@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.frsm.api.NotExecutedException;
 import io.frsm.api.Version;
+import io.frsm.api.Versioned;
 import io.frsm.consensus.core.Operation;
 import io.frsm.consensus.core.Outcome;
 import io.frsm.lsm.cell.Key;
@@ -118,5 +119,244 @@ class KeySessionsTest {
     assertInstanceOf(NotExecutedException.class, e.getCause());
     sessions.submit(new Operation.Get(A), 0);
     assertInstanceOf(Operation.Fence.class, awaitStarted(3), "fenced again before the get");
+  }
+
+  private static Outcome read(Version version) {
+    return new Outcome.ReadResult(Optional.of(new Versioned(new byte[] {1}, version)));
+  }
+
+  private static final Outcome ABSENT = new Outcome.ReadResult(Optional.empty());
+
+  @Test
+  void readsWithNoMutationBeforeThem_runConcurrently() throws Exception {
+    for (int i = 0; i < 3; i++) {
+      sessions.submit(new Operation.Get(A), 0);
+    }
+    awaitStarted(3);
+    assertEquals(
+        List.of(new Operation.Get(A), new Operation.Get(A), new Operation.Get(A)), started);
+  }
+
+  @Test
+  void aMutation_waitsForTheReadsBeforeIt_andTheReadsAfterItWaitForIt() throws Exception {
+    sessions.submit(new Operation.Get(A), 0);
+    sessions.submit(new Operation.Get(A), 0);
+    CompletableFuture<Outcome> cas = sessions.submit(new Operation.Cas(A, V, new byte[] {1}), 0);
+    CompletableFuture<Outcome> after = sessions.submit(new Operation.Get(A), 0);
+    awaitStarted(2);
+    finish(1, read(V));
+    finish(0, read(V));
+    assertInstanceOf(Operation.Cas.class, awaitStarted(3), "the cas starts once both reads ended");
+    synchronized (this) {
+      assertEquals(3, started.size(), "the read issued after the cas waits for it");
+    }
+    finish(2, new Outcome.Written(V.next()));
+    assertInstanceOf(Operation.Get.class, awaitStarted(4));
+    finish(3, read(V.next()));
+    assertEquals(new Outcome.Written(V.next()), cas.get());
+    assertEquals(read(V.next()), after.get());
+  }
+
+  @Test
+  void concurrentReads_areDeliveredInIssueOrder() throws Exception {
+    CompletableFuture<Outcome> first = sessions.submit(new Operation.Get(A), 0);
+    CompletableFuture<Outcome> second = sessions.submit(new Operation.Get(A), 0);
+    awaitStarted(2);
+    finish(1, read(V.next()));
+    assertFalse(second.isDone(), "the second read waits for the first to be delivered");
+    finish(0, read(V));
+    assertEquals(read(V), first.get());
+    assertEquals(read(V.next()), second.get(), "newer than the first: delivered as it is");
+    assertEquals(0, sessions.rereads());
+  }
+
+  @Test
+  void aReadOlderThanTheReadBeforeIt_runsAgain_andItsSecondAnswerIsTaken() throws Exception {
+    CompletableFuture<Outcome> first = sessions.submit(new Operation.Get(A), 0);
+    CompletableFuture<Outcome> second = sessions.submit(new Operation.Get(A), 0);
+    awaitStarted(2);
+    finish(1, read(V));
+    finish(0, read(V.next()));
+    assertEquals(read(V.next()), first.get());
+    assertInstanceOf(Operation.Get.class, awaitStarted(3), "the older read runs again");
+    assertFalse(second.isDone());
+    finish(2, read(V.next().next()));
+    assertEquals(read(V.next().next()), second.get());
+    assertEquals(1, sessions.rereads());
+  }
+
+  @Test
+  void absentAgainstPresent_cannotBeOrdered_soTheLaterReadRunsAgain() throws Exception {
+    sessions.submit(new Operation.Get(A), 0);
+    CompletableFuture<Outcome> second = sessions.submit(new Operation.Get(A), 0);
+    sessions.submit(new Operation.Get(B), 0);
+    sessions.submit(new Operation.Get(B), 0);
+    awaitStarted(4);
+    finish(0, read(V));
+    finish(1, ABSENT);
+    finish(2, ABSENT);
+    finish(3, read(V));
+    assertEquals(
+        List.of(A, B),
+        List.of(awaitStarted(5).key(), awaitStarted(6).key()),
+        "both keys' second reads run again");
+    finish(4, ABSENT);
+    assertEquals(ABSENT, second.get(), "a deletion in between: absent is the newer answer");
+    assertEquals(2, sessions.rereads());
+  }
+
+  @Test
+  void aFailedRead_isDeliveredInItsTurn_andDoesNotOrderTheNextOne() throws Exception {
+    CompletableFuture<Outcome> first = sessions.submit(new Operation.Get(A), 0);
+    CompletableFuture<Outcome> second = sessions.submit(new Operation.Get(A), 0);
+    CompletableFuture<Outcome> third = sessions.submit(new Operation.Get(A), 0);
+    awaitStarted(3);
+    finish(0, read(V.next()));
+    finish(1, new Outcome.NotExecuted("no quorum"));
+    finish(2, read(V));
+    assertEquals(new Outcome.NotExecuted("no quorum"), second.get());
+    assertEquals(read(V.next()), first.get());
+    assertInstanceOf(
+        Operation.Get.class, awaitStarted(4), "the third is still ordered after the first");
+    finish(3, read(V.next()));
+    assertEquals(read(V.next()), third.get());
+  }
+
+  /**
+   * Real threads: reads of one session race a writer that keeps bumping the key, and each read
+   * answers what the register held at a random moment of its own run (so concurrent reads end out
+   * of order, and sometimes older than the one before). The session must deliver them in issue
+   * order and never going back in version.
+   */
+  @Test
+  void underRacingWrites_aSessionsReadsNeverGoBackInTime() throws Exception {
+    java.util.concurrent.atomic.AtomicLong register = new java.util.concurrent.atomic.AtomicLong();
+    java.util.concurrent.ScheduledExecutorService delays =
+        java.util.concurrent.Executors.newScheduledThreadPool(4);
+    try {
+      java.util.SplittableRandom seeds = new java.util.SplittableRandom(42);
+      KeySessions racing =
+          new KeySessions(
+              (op, tau) -> {
+                CompletableFuture<Outcome> f = new CompletableFuture<>();
+                long readAfter;
+                long answerAfter;
+                synchronized (seeds) {
+                  readAfter = seeds.nextLong(200);
+                  answerAfter = seeds.nextLong(200);
+                }
+                delays.schedule(
+                    () -> {
+                      long seen = register.get();
+                      delays.schedule(
+                          () -> f.complete(read(new Version(1, seen))),
+                          answerAfter,
+                          TimeUnit.MICROSECONDS);
+                    },
+                    readAfter,
+                    TimeUnit.MICROSECONDS);
+                return f;
+              },
+              Runnable::run,
+              scheduler,
+              0);
+      java.util.concurrent.ScheduledFuture<?> writer =
+          delays.scheduleAtFixedRate(register::incrementAndGet, 0, 50, TimeUnit.MICROSECONDS);
+      List<CompletableFuture<Outcome>> reads = new ArrayList<>();
+      List<Integer> deliveredOrder = java.util.Collections.synchronizedList(new ArrayList<>());
+      for (int i = 0; i < 2_000; i++) {
+        int index = i;
+        CompletableFuture<Outcome> f = racing.submit(new Operation.Get(A), 0);
+        f.whenComplete((o, e) -> deliveredOrder.add(index));
+        reads.add(f);
+      }
+      long previous = -1;
+      for (CompletableFuture<Outcome> f : reads) {
+        Outcome o = f.get(30, TimeUnit.SECONDS);
+        long ts = ((Outcome.ReadResult) o).value().orElseThrow().version().timestamp();
+        assertTrue(ts >= previous, "a read went back in time: " + ts + " after " + previous);
+        previous = ts;
+      }
+      writer.cancel(false);
+      List<Integer> inOrder = new ArrayList<>();
+      for (int i = 0; i < 2_000; i++) {
+        inOrder.add(i);
+      }
+      assertEquals(inOrder, deliveredOrder, "delivered in issue order");
+      assertTrue(racing.rereads() > 0, "the race never made a read older than the one before it");
+    } finally {
+      delays.shutdownNow();
+    }
+  }
+
+  @Test
+  void aCasExpectingAVersionOlderThanOneSeen_isNotSent_aReadAnswersItWithTheMismatch()
+      throws Exception {
+    sessions.submit(new Operation.Cas(A, V, new byte[] {1}), 0);
+    CompletableFuture<Outcome> loser = sessions.submit(new Operation.Cas(A, V, new byte[] {2}), 0);
+    CompletableFuture<Outcome> get = sessions.submit(new Operation.Get(A), 0);
+    awaitStarted(1);
+    finish(0, new Outcome.Written(V.next()));
+    awaitStarted(3);
+    assertEquals(
+        List.of(new Operation.Get(A), new Operation.Get(A)),
+        started.subList(1, 3),
+        "the losing cas runs as a read, beside the get issued after it");
+    finish(1, read(V.next()));
+    finish(2, read(V.next()));
+    assertEquals(
+        new Outcome.Mismatch(V, Optional.of(new Versioned(new byte[] {1}, V.next()))), loser.get());
+    assertEquals(read(V.next()), get.get());
+  }
+
+  @Test
+  void aDeleteExpectingAVersionOlderThanOneRead_isAnsweredByARead_absentIncluded()
+      throws Exception {
+    sessions.submit(new Operation.Get(A), 0);
+    CompletableFuture<Outcome> delete = sessions.submit(new Operation.Delete(A, V), 0);
+    awaitStarted(1);
+    finish(0, read(V.next()));
+    assertInstanceOf(Operation.Get.class, awaitStarted(2));
+    finish(1, ABSENT);
+    assertEquals(new Outcome.Mismatch(V, Optional.empty()), delete.get(), "deleted since");
+  }
+
+  @Test
+  void aCasExpectingTheVersionSeen_isSent() throws Exception {
+    sessions.submit(new Operation.Cas(A, V, new byte[] {1}), 0);
+    CompletableFuture<Outcome> next =
+        sessions.submit(new Operation.Cas(A, V.next(), new byte[] {2}), 0);
+    awaitStarted(1);
+    finish(0, new Outcome.Written(V.next()));
+    assertEquals(new Operation.Cas(A, V.next(), new byte[] {2}).key(), awaitStarted(2).key());
+    assertInstanceOf(Operation.Cas.class, started.get(1));
+    finish(1, new Outcome.Written(V.next().next()));
+    assertEquals(new Outcome.Written(V.next().next()), next.get());
+  }
+
+  @Test
+  void aLosingCasWhoseReadFails_isNotExecuted_andNeedsNoFence() throws Exception {
+    sessions.submit(new Operation.Cas(A, V, new byte[] {1}), 0);
+    CompletableFuture<Outcome> loser = sessions.submit(new Operation.Cas(A, V, new byte[] {2}), 0);
+    awaitStarted(1);
+    finish(0, new Outcome.Written(V.next()));
+    awaitStarted(2);
+    finish(1, new Outcome.Unknown("read timed out"));
+    assertInstanceOf(Outcome.NotExecuted.class, loser.get(), "the cas itself was never sent");
+    sessions.submit(new Operation.Get(A), 0);
+    assertInstanceOf(Operation.Get.class, awaitStarted(3), "no fence");
+  }
+
+  @Test
+  void aReadForALosingCasThatFindsAnOlderVersion_failsLoudly() throws Exception {
+    sessions.submit(new Operation.Cas(A, V, new byte[] {1}), 0);
+    CompletableFuture<Outcome> loser = sessions.submit(new Operation.Cas(A, V, new byte[] {2}), 0);
+    awaitStarted(1);
+    finish(0, new Outcome.Written(V.next()));
+    awaitStarted(2);
+    finish(1, read(V)); // impossible for a linearizable read: the session invariant is broken
+    ExecutionException e =
+        org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class, loser::get);
+    assertInstanceOf(IllegalStateException.class, e.getCause());
   }
 }
