@@ -18,7 +18,6 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 
 /**
@@ -67,7 +66,7 @@ public final class KeySessions {
   private final ScheduledExecutorService scheduler;
   private final LongSupplier createSettleNanos;
   private final Map<Key, KeyState> keys = new HashMap<>(); // guarded by this
-  private final LongAdder rereads = new LongAdder();
+  private final SessionCounters counters;
 
   /** A key's session state; every field guarded by the enclosing KeySessions. */
   private static final class KeyState {
@@ -137,7 +136,7 @@ public final class KeySessions {
       Executor callbacks,
       ScheduledExecutorService scheduler,
       long createSettleNanos) {
-    this(runner, callbacks, scheduler, () -> createSettleNanos);
+    this(runner, callbacks, scheduler, () -> createSettleNanos, new SessionCounters());
   }
 
   /**
@@ -149,7 +148,9 @@ public final class KeySessions {
       OperationRunner runner,
       Executor callbacks,
       ScheduledExecutorService scheduler,
-      LongSupplier createSettleNanos) {
+      LongSupplier createSettleNanos,
+      SessionCounters counters) {
+    this.counters = counters;
     this.runner = runner;
     this.callbacks = callbacks;
     this.scheduler = scheduler;
@@ -200,12 +201,9 @@ public final class KeySessions {
     return keys.size();
   }
 
-  /**
-   * Reads run a second time because they returned something older than the read before them
-   * (diagnostics and tests).
-   */
-  public long rereads() {
-    return rereads.sum();
+  /** What these sessions did beyond running calls (shared with whoever passed them in). */
+  public SessionCounters counters() {
+    return counters;
   }
 
   /**
@@ -224,6 +222,9 @@ public final class KeySessions {
         if ((!head.operation().mutates() || lost != null) && !state.needsFence) {
           state.queue.poll();
           Read read = new Read(head, lost);
+          if (lost != null) {
+            counters.casAnsweredByRead();
+          }
           state.reads.add(read);
           if (reads == null) {
             reads = new ArrayList<>();
@@ -377,7 +378,7 @@ public final class KeySessions {
         }
       }
       if (again) {
-        rereads.increment();
+        counters.readRerun();
         runRead(state, head);
         return;
       }

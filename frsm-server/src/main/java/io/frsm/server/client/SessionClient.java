@@ -36,7 +36,15 @@ public abstract class SessionClient implements FrsmClient {
    *     create waits (see {@link KeySessions})
    */
   protected SessionClient(RequestLimits limits, long createSettleNanos) {
-    this(limits, () -> createSettleNanos);
+    this(limits, () -> createSettleNanos, new SessionCounters());
+  }
+
+  /**
+   * @param createSettleNanos {@code T + 2ε} of the cluster (see {@link KeySessions})
+   * @param counters where this client's sessions count what they did (shared, e.g. by a node)
+   */
+  protected SessionClient(RequestLimits limits, long createSettleNanos, SessionCounters counters) {
+    this(limits, () -> createSettleNanos, counters);
   }
 
   /**
@@ -44,13 +52,18 @@ public abstract class SessionClient implements FrsmClient {
    *     unknown outcome (see {@link KeySessions}); must not block
    */
   protected SessionClient(RequestLimits limits, LongSupplier createSettleNanos) {
+    this(limits, createSettleNanos, new SessionCounters());
+  }
+
+  private SessionClient(
+      RequestLimits limits, LongSupplier createSettleNanos, SessionCounters counters) {
     this.limits = limits;
     int id = CLIENTS.incrementAndGet();
     this.callbackPool = Executors.newCachedThreadPool(daemon("frsm-client-" + id + "-callbacks"));
     this.scheduler =
         Executors.newSingleThreadScheduledExecutor(daemon("frsm-client-" + id + "-timer"));
     this.sessions =
-        new KeySessions(this::runOperation, this::deliver, scheduler, createSettleNanos);
+        new KeySessions(this::runOperation, this::deliver, scheduler, createSettleNanos, counters);
   }
 
   private static ThreadFactory daemon(String name) {

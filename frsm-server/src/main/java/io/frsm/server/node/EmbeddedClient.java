@@ -4,6 +4,7 @@ import io.frsm.consensus.core.Operation;
 import io.frsm.consensus.core.Outcome;
 import io.frsm.server.client.RequestLimits;
 import io.frsm.server.client.SessionClient;
+import io.frsm.server.client.SessionCounters;
 import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BiFunction;
@@ -23,9 +24,10 @@ final class EmbeddedClient extends SessionClient {
   EmbeddedClient(
       RequestLimits limits,
       long createSettleNanos,
+      SessionCounters sessions,
       BiFunction<Operation, Long, CompletableFuture<Outcome>> node,
       Runnable onClose) {
-    super(limits, createSettleNanos);
+    super(limits, createSettleNanos, sessions);
     this.node = node;
     this.onClose = onClose;
   }

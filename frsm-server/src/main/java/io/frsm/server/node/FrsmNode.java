@@ -21,6 +21,7 @@ import io.frsm.lsm.LsmEngine;
 import io.frsm.lsm.io.NioFileSystem;
 import io.frsm.server.client.ClusterMembers;
 import io.frsm.server.client.RequestLimits;
+import io.frsm.server.client.SessionCounters;
 import io.frsm.server.config.FrsmConfig;
 import io.frsm.server.config.NodeDefaults;
 import io.frsm.server.ring.NodeInfo;
@@ -125,6 +126,10 @@ public final class FrsmNode implements AutoCloseable {
   private CuratorFramework zk;
   private MembershipRegistry registry;
   private volatile NodeMetrics metrics;
+
+  /** What the sessions of this node's embedded clients did, for {@link NodeMetrics}. */
+  private final SessionCounters sessionCounters = new SessionCounters();
+
   private volatile CoreShards driver;
   private volatile RangeLeadership leadership;
   private volatile RangeLeaders rangeLeaders;
@@ -174,7 +179,8 @@ public final class FrsmNode implements AutoCloseable {
     try {
       LsmConfig lsmConfig = settings.lsmConfig();
       limits = RequestLimits.of(lsmConfig);
-      metrics = new NodeMetrics(settings.meterRegistry, () -> driver, () -> leadership);
+      metrics =
+          new NodeMetrics(settings.meterRegistry, () -> driver, () -> leadership, sessionCounters);
       engine = LsmEngine.open(lsmConfig, NioFileSystem.INSTANCE, settings.meterRegistry);
       // After the engine opened (so a damaged directory fails before a boot is spent) and before
       // anything is sent: no ballot of an earlier incarnation can be reused.
@@ -840,7 +846,8 @@ public final class FrsmNode implements AutoCloseable {
         settings.boundedDelay.plus(settings.clockSkewBound.multipliedBy(2)).toNanos();
     EmbeddedClient[] self = new EmbeddedClient[1];
     EmbeddedClient client =
-        new EmbeddedClient(limits, createSettleNanos, this::route, () -> clients.remove(self[0]));
+        new EmbeddedClient(
+            limits, createSettleNanos, sessionCounters, this::route, () -> clients.remove(self[0]));
     self[0] = client;
     clients.add(client);
     return client;

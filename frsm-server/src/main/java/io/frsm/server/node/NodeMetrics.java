@@ -4,6 +4,7 @@ import io.frsm.consensus.core.CoreStats;
 import io.frsm.consensus.core.Operation;
 import io.frsm.consensus.core.Outcome;
 import io.frsm.consensus.core.ReadMode;
+import io.frsm.server.client.SessionCounters;
 import io.frsm.server.zk.RangeLeadership;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -63,7 +64,10 @@ final class NodeMetrics implements AutoCloseable {
 
   /** {@code driver} and {@code leadership} yield null until the cluster formed. */
   NodeMetrics(
-      MeterRegistry registry, Supplier<CoreShards> driver, Supplier<RangeLeadership> leadership) {
+      MeterRegistry registry,
+      Supplier<CoreShards> driver,
+      Supplier<RangeLeadership> leadership,
+      SessionCounters sessions) {
     this.registry = registry;
     this.driver = driver;
     this.leadership = leadership;
@@ -75,6 +79,18 @@ final class NodeMetrics implements AutoCloseable {
                   .tag("how", how.name().toLowerCase(Locale.ROOT))
                   .register(registry));
     }
+    add(
+        FunctionCounter.builder("frsm.client.cas.unsent", sessions, SessionCounters::casUnsent)
+            .description(
+                "CAS and deletes of this node's embedded clients answered by a read, not sent:"
+                    + " they expected a version older than one the client had seen")
+            .register(registry));
+    add(
+        FunctionCounter.builder("frsm.client.reads.rerun", sessions, SessionCounters::readsRerun)
+            .description(
+                "gets of this node's embedded clients run again: they came back older than the"
+                    + " client's read before them")
+            .register(registry));
     add(
         Gauge.builder("frsm.ranges.led", this, m -> m.leadership(RangeLeadership::rangesHeld))
             .description("ranges whose term this node holds")

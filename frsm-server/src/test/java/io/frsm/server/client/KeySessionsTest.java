@@ -167,7 +167,7 @@ class KeySessionsTest {
     finish(0, read(V));
     assertEquals(read(V), first.get());
     assertEquals(read(V.next()), second.get(), "newer than the first: delivered as it is");
-    assertEquals(0, sessions.rereads());
+    assertEquals(0, sessions.counters().readsRerun());
   }
 
   @Test
@@ -182,7 +182,7 @@ class KeySessionsTest {
     assertFalse(second.isDone());
     finish(2, read(V.next().next()));
     assertEquals(read(V.next().next()), second.get());
-    assertEquals(1, sessions.rereads());
+    assertEquals(1, sessions.counters().readsRerun());
   }
 
   @Test
@@ -202,7 +202,7 @@ class KeySessionsTest {
         "both keys' second reads run again");
     finish(4, ABSENT);
     assertEquals(ABSENT, second.get(), "a deletion in between: absent is the newer answer");
-    assertEquals(2, sessions.rereads());
+    assertEquals(2, sessions.counters().readsRerun());
   }
 
   @Test
@@ -283,7 +283,9 @@ class KeySessionsTest {
         inOrder.add(i);
       }
       assertEquals(inOrder, deliveredOrder, "delivered in issue order");
-      assertTrue(racing.rereads() > 0, "the race never made a read older than the one before it");
+      assertTrue(
+          racing.counters().readsRerun() > 0,
+          "the race never made a read older than the one before it");
     } finally {
       delays.shutdownNow();
     }
@@ -307,6 +309,7 @@ class KeySessionsTest {
     assertEquals(
         new Outcome.Mismatch(V, Optional.of(new Versioned(new byte[] {1}, V.next()))), loser.get());
     assertEquals(read(V.next()), get.get());
+    assertEquals(1, sessions.counters().casUnsent());
   }
 
   @Test

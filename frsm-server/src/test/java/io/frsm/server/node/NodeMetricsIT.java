@@ -2,6 +2,8 @@ package io.frsm.server.node;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -73,7 +75,11 @@ class NodeMetricsIT {
       }
       Version stale = v;
       client.cas(key, v, "x".getBytes(UTF_8));
-      assertThrows(CasMismatchException.class, () -> client.cas(key, stale, "y".getBytes(UTF_8)));
+      // Through a fresh session: the first client may already have seen the newer version, and
+      // would then answer the stale CAS with a read instead of sending it (KeySessions).
+      try (FrsmClient other = node.client()) {
+        assertThrows(CasMismatchException.class, () -> other.cas(key, stale, "y".getBytes(UTF_8)));
+      }
       assertThrows(KeyExistsException.class, () -> client.create(key, "z".getBytes(UTF_8)));
       client.get(key);
       client.get(key);
@@ -177,6 +183,29 @@ class NodeMetricsIT {
           "leader-only reads timed as counted");
       assertTrue(readLatency(registry, "leader_only").count() > 0);
     }
+  }
+
+  @Test
+  @Order(2)
+  void aCasQueuedBehindOneThatReplacesItsVersion_isAnsweredByARead_andCounted() throws Exception {
+    FrsmNode node = cluster.node(1);
+    MeterRegistry registry = node.meterRegistry();
+    double unsentBefore = registry.get("frsm.client.cas.unsent").functionCounter().count();
+    byte[] key = keyLedBy(1, "metrics/unsent");
+    try (FrsmClient client = node.client()) {
+      Version v = client.create(key, "0".getBytes(UTF_8));
+      // Issued together: the second waits behind the first, which moves the key past v.
+      var first = client.casAsync(key, v, "1".getBytes(UTF_8));
+      var second = client.casAsync(key, v, "2".getBytes(UTF_8));
+      Version written = first.get(30, TimeUnit.SECONDS);
+      var e = assertThrows(java.util.concurrent.ExecutionException.class, second::get);
+      CasMismatchException mismatch = assertInstanceOf(CasMismatchException.class, e.getCause());
+      assertEquals(written, mismatch.current().orElseThrow().version());
+    }
+    assertEquals(
+        unsentBefore + 1, registry.get("frsm.client.cas.unsent").functionCounter().count());
+    // Registered beside it (moves only when a read races a write: KeySessionsTest shows when).
+    assertNotNull(registry.get("frsm.client.reads.rerun").functionCounter());
   }
 
   @Test
