@@ -94,6 +94,20 @@ final class Coordinator {
     }
   }
 
+  /**
+   * The local cell of {@code key} caught up with a value this node learned chosen: a get waiting
+   * for that is served now.
+   */
+  void localCaughtUp(Now now, Key key, List<Effect> out) {
+    KeyOperations ops = keys.get(key);
+    if (ops != null && ops.active instanceof GetRun get) {
+      get.localCaughtUp(now, out);
+      if (get.done()) {
+        advance(now, key, ops, out);
+      }
+    }
+  }
+
   void tick(Now now, List<Effect> out) {
     deletes.tick(now, out);
     for (var entry : new ArrayList<>(keys.entrySet())) {

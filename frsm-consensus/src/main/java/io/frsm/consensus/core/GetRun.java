@@ -17,12 +17,50 @@ final class GetRun extends Run {
     super(coordinator, request);
   }
 
+  /**
+   * While not negative: this read waits, until this monotonic time at the latest, for the local
+   * cell to catch up with a value this node learned chosen (see {@link #start}).
+   */
+  private long catchUpUntilNanos = -1;
+
   @Override
   void start(Now now, List<Effect> out) {
     Outcome local = coordinator.leaderReads.tryServe(now, key);
     if (local != null) {
       servedLocally = true;
       finish(local, out); // leader-only read: 0 messages
+    } else if (!scanRead() && coordinator.leaderReads.onlyCatchingUp(now, key)) {
+      // This node just learned a value of the key chosen (typically its own CAS, which this read
+      // queued behind) and its commit to itself is on the way: a few steps from now the local
+      // cell answers with 0 messages, where a quorum read would cost 2 round trips' messages.
+      // Bounded by the hedge delay; then it reads a quorum as before. Waiting moves only the
+      // instant the read is served, still inside the operation's interval.
+      catchUpUntilNanos = now.monoNanos() + coordinator.config.hedgeNanos();
+    } else {
+      read(now, out);
+    }
+  }
+
+  /** A value this node learned chosen for the key became durable in its local cell. */
+  void localCaughtUp(Now now, List<Effect> out) {
+    if (catchUpUntilNanos >= 0 && !coordinator.leaderReads.onlyCatchingUp(now, key)) {
+      stopWaiting(now, out); // else a newer chosen value is still on its way: wait for that
+    }
+  }
+
+  @Override
+  void idleTick(Now now, List<Effect> out) {
+    if (catchUpUntilNanos >= 0 && now.monoNanos() - catchUpUntilNanos >= 0) {
+      stopWaiting(now, out);
+    }
+  }
+
+  private void stopWaiting(Now now, List<Effect> out) {
+    catchUpUntilNanos = -1;
+    Outcome local = coordinator.leaderReads.tryServe(now, key);
+    if (local != null) {
+      servedLocally = true;
+      finish(local, out);
     } else {
       read(now, out);
     }

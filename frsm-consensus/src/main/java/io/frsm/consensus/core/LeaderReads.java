@@ -83,6 +83,20 @@ final class LeaderReads {
   }
 
   /**
+   * Whether the only thing keeping a leader-only read of the key from being served now is that the
+   * local cell is catching up with a value this node learned chosen (its commit to itself is not
+   * durable yet): worth waiting a moment for, rather than reading a quorum.
+   */
+  boolean onlyCatchingUp(Now now, Key key) {
+    return enabled
+        && !skipLeaseCheck
+        && leases.leaderOnly(key)
+        && catchingUp.containsKey(key)
+        && !openAccepts.contains(key)
+        && leases.holdsLease(now, key);
+  }
+
+  /**
    * A CAS or delete expecting {@code expected}, answered from the local cell when a leader-only
    * read could be served now and shows a different newest version: it fails as a mismatch with no
    * round, linearized at this instant exactly as that read would be (a failed CAS changes nothing

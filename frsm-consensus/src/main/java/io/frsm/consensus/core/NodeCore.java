@@ -76,6 +76,7 @@ public final class NodeCore {
       Cell chosen = chosenPersists.remove(done.persistId());
       if (chosen != null) {
         coordinator.leaderReads.localDurable(chosen.key(), chosen.accepted());
+        coordinator.localCaughtUp(now, chosen.key(), out);
       }
     } else if (input instanceof Input.TermGranted granted) {
       leases.granted(now, granted, out);

@@ -370,8 +370,13 @@ abstract class Run {
         && (now.monoNanos() >= resumeAtNanos || now.wallMicros() > deadlineMicros)) {
       backingOff = false;
       prepare(now, out); // past the deadline this answers the timeout instead
+    } else if (!backingOff) {
+      idleTick(now, out);
     }
   }
+
+  /** A tick while no round runs and no back-off waits (only {@link GetRun} waits otherwise). */
+  void idleTick(Now now, List<Effect> out) {}
 
   private void roundFailed(Now now, List<Effect> out) {
     // A round without q acks makes the key cold (DESIGN.md "Warm CAS").

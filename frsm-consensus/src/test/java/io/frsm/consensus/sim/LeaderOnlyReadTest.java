@@ -205,6 +205,46 @@ class LeaderOnlyReadTest {
     assertEquals(2, sim.stats(0).mismatchesLeaderOnly());
   }
 
+  /** Submits a CAS and a get together; returns both outcomes once the get is answered. */
+  private Outcome[] casThenGet(Version expected) {
+    Outcome[] result = {null, null};
+    sim.submit(0, new Operation.Cas(KEY, expected, b("v1")), o -> result[0] = o);
+    sim.submit(0, new Operation.Get(KEY), o -> result[1] = o);
+    sim.runUntil(() -> result[1] != null, sim.nowNanos() + 10_000_000_000L, "get answered");
+    return result;
+  }
+
+  @Test
+  void aGetQueuedBehindACas_waitsForTheLeadersOwnCommit_andIsServedLeaderOnly() {
+    Version v = leaderWithKey();
+    long reads = sim.messages(Message.Read.class);
+    long served = sim.leaderOnlyReads();
+    Outcome[] r = casThenGet(v);
+    assertEquals(new Outcome.Written(v.next()), r[0]);
+    Outcome.ReadResult get = assertInstanceOf(Outcome.ReadResult.class, r[1]);
+    assertEquals(v.next(), get.value().orElseThrow().version(), "sees the CAS queued before it");
+    assertEquals(ReadMode.LEADER_ONLY, lastReadMode(), "waited for the commit, not a quorum");
+    assertEquals(served + 1, sim.leaderOnlyReads());
+    assertEquals(reads, sim.messages(Message.Read.class), "no read round");
+  }
+
+  @Test
+  void aGetWaitingForTheLeadersOwnCommit_readsAQuorumOnceTheHedgeDelayPassed() {
+    Version v = leaderWithKey();
+    // The leader's commit to itself is lost: its cell never shows the CAS's value as chosen.
+    sim.setLocalFilter((from, to, message) -> message instanceof Message.Commit);
+    long reads = sim.messages(Message.Read.class);
+    long start = sim.nowNanos();
+    Outcome[] r = casThenGet(v);
+    assertEquals(new Outcome.Written(v.next()), r[0]);
+    Outcome.ReadResult get = assertInstanceOf(Outcome.ReadResult.class, r[1]);
+    assertEquals(v.next(), get.value().orElseThrow().version());
+    assertEquals(ReadMode.QUORUM, lastReadMode());
+    assertTrue(sim.messages(Message.Read.class) > reads, "a read round");
+    assertTrue(
+        sim.nowNanos() - start >= sim.coreConfig().hedgeNanos(), "it waited the hedge delay first");
+  }
+
   private long casRounds(int node) {
     return sim.stats(node).casWarm() + sim.stats(node).casCold();
   }

@@ -56,6 +56,7 @@ public final class Simulation {
   private long pendingNonTicks;
   private boolean faultsActive;
   private MessageFilter filter = (from, to, message) -> false;
+  private MessageFilter localFilter = (from, to, message) -> false;
   private final Map<Long, Submitted> submitted = new HashMap<>();
   private ClientObserver clientObserver = (node, op, invokedNanos, outcome) -> {};
   private EffectObserver effectObserver = (node, effect) -> {};
@@ -281,6 +282,11 @@ public final class Simulation {
   /** Purge marks recorded so far (each checked against phase 1). */
   public long purgesChecked() {
     return purgeChecker.purgesChecked();
+  }
+
+  /** Drops messages a node sends itself (which never cross the network {@link #setFilter} sees). */
+  public void setLocalFilter(MessageFilter filter) {
+    this.localFilter = filter;
   }
 
   public void setFilter(MessageFilter filter) {
@@ -902,6 +908,9 @@ public final class Simulation {
     messagesByType.merge(message.getClass().getSimpleName(), 1L, Long::sum);
     SimNode target = nodes[to];
     if (to == from.id) {
+      if (localFilter.drop(from.id, to, message)) {
+        return;
+      }
       // Local delivery: not through the network, and gone if the node crashes meanwhile.
       int incarnation = from.incarnation;
       schedule(0, () -> deliver(target, incarnation, from.id, message));
