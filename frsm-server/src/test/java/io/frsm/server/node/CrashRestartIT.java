@@ -7,20 +7,15 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import io.frsm.api.CasMismatchException;
 import io.frsm.api.FrsmClient;
-import io.frsm.api.FrsmException;
 import io.frsm.api.NotExecutedException;
 import io.frsm.api.OutcomeUnknownException;
 import io.frsm.api.Version;
 import io.frsm.api.Versioned;
 import io.frsm.consensus.core.LeaseConfig;
-import io.frsm.consensus.history.Bytes;
 import io.frsm.consensus.history.CheckResult;
 import io.frsm.consensus.history.HistoryJsonWriter;
 import io.frsm.consensus.history.HistoryRecorder;
-import io.frsm.consensus.history.Input;
 import io.frsm.consensus.history.LinearizabilityChecker;
-import io.frsm.consensus.history.OperationKind;
-import io.frsm.consensus.history.Output;
 import java.io.Writer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -59,6 +54,7 @@ class CrashRestartIT {
   private static final Path HISTORY = Path.of("target", "histories", "crash-restart.jsonl");
 
   private final HistoryRecorder recorder = new HistoryRecorder(System::nanoTime);
+  private final RecordedCalls calls = new RecordedCalls(recorder);
   private final AtomicLongArray tookEffect = new AtomicLongArray(KEYS);
   private final AtomicLong totalTookEffect = new AtomicLong();
   private final AtomicLong unknownsResolved = new AtomicLong();
@@ -301,49 +297,19 @@ class CrashRestartIT {
   // Recorded operations.
 
   private Optional<Versioned> get(FrsmClient c, int clientId, byte[] key) {
-    HistoryRecorder.Handle h = recorder.invoke(clientId, OperationKind.GET, key, Input.none());
-    try {
-      Optional<Versioned> r = c.get(key);
-      recorder.complete(h, Output.ofRead(r));
-      return r;
-    } catch (FrsmException e) {
-      recorder.complete(h, Output.ofFailure(e));
-      throw e;
-    }
+    return calls.get(c, clientId, key);
   }
 
   private Optional<Versioned> fence(FrsmClient c, int clientId, byte[] key) {
-    HistoryRecorder.Handle h = recorder.invoke(clientId, OperationKind.FENCE, key, Input.none());
-    try {
-      Optional<Versioned> r = c.fence(key);
-      recorder.complete(h, Output.ofRead(r));
-      return r;
-    } catch (FrsmException e) {
-      recorder.complete(h, Output.ofFailure(e));
-      throw e;
-    }
+    return calls.fence(c, clientId, key);
   }
 
   private void create(FrsmClient c, int clientId, byte[] key, byte[] value) {
-    HistoryRecorder.Handle h =
-        recorder.invoke(clientId, OperationKind.CREATE, key, Input.create(Bytes.of(value)));
-    try {
-      recorder.complete(h, new Output.Written(c.create(key, value)));
-    } catch (FrsmException e) {
-      recorder.complete(h, Output.ofFailure(e));
-      throw e;
-    }
+    calls.create(c, clientId, key, value);
   }
 
   private void cas(FrsmClient c, int clientId, byte[] key, Version expected, byte[] value) {
-    HistoryRecorder.Handle h =
-        recorder.invoke(clientId, OperationKind.CAS, key, Input.cas(expected, Bytes.of(value)));
-    try {
-      recorder.complete(h, new Output.Written(c.cas(key, expected, value)));
-    } catch (FrsmException e) {
-      recorder.complete(h, Output.ofFailure(e));
-      throw e;
-    }
+    calls.cas(c, clientId, key, expected, value);
   }
 
   private static byte[] key(int k) {

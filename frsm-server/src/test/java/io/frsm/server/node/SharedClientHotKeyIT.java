@@ -10,9 +10,7 @@ import io.frsm.api.FrsmClient;
 import io.frsm.api.FrsmException;
 import io.frsm.api.NotExecutedException;
 import io.frsm.api.OutcomeUnknownException;
-import io.frsm.api.Version;
 import io.frsm.api.Versioned;
-import io.frsm.consensus.history.Bytes;
 import io.frsm.consensus.history.CheckResult;
 import io.frsm.consensus.history.HistoryJsonWriter;
 import io.frsm.consensus.history.HistoryRecorder;
@@ -58,6 +56,7 @@ class SharedClientHotKeyIT {
   private static final Path HISTORY = Path.of("target", "histories", "shared-client-hot-key.jsonl");
 
   private final HistoryRecorder recorder = new HistoryRecorder(System::nanoTime);
+  private final RecordedCalls calls = new RecordedCalls(recorder);
   private final AtomicLongArray tookEffect = new AtomicLongArray(KEYS);
   private final AtomicLong total = new AtomicLong();
   private final AtomicLong bursts = new AtomicLong();
@@ -70,7 +69,7 @@ class SharedClientHotKeyIT {
     try (TestCluster cluster = new TestCluster(dir)) {
       FrsmClient setup = cluster.node(1).client();
       for (int k = 0; k < KEYS; k++) {
-        create(setup, key(k), encode(0, -1, -1));
+        calls.create(setup, 100, key(k), encode(0, -1, -1));
       }
       List<FrsmClient> clients = List.of(cluster.node(2).client(), cluster.thinClient());
       List<Thread> threads = new ArrayList<>();
@@ -146,9 +145,10 @@ class SharedClientHotKeyIT {
       while (true) {
         try {
           if (current == null) {
-            current = get(client, worker, key(k)).orElseThrow();
+            current = calls.get(client, worker, key(k)).orElseThrow();
           }
-          cas(client, worker, key(k), current.version(), encode(count(current) + 1, worker, seq));
+          calls.cas(
+              client, worker, key(k), current.version(), encode(count(current) + 1, worker, seq));
           tookEffect.incrementAndGet(k);
           total.incrementAndGet();
           break;
@@ -202,51 +202,17 @@ class SharedClientHotKeyIT {
     }
   }
 
-  // Recorded operations: invoked before the call, completed after its answer.
-
-  private Optional<Versioned> get(FrsmClient c, int worker, byte[] key) {
-    HistoryRecorder.Handle h = recorder.invoke(worker, OperationKind.GET, key, Input.none());
-    try {
-      Optional<Versioned> r = c.get(key);
-      recorder.complete(h, Output.ofRead(r));
-      return r;
-    } catch (FrsmException e) {
-      recorder.complete(h, Output.ofFailure(e));
-      throw e;
-    }
-  }
-
   /** Fences until one is answered (a fence is idempotent in effect). */
   private Versioned fence(FrsmClient c, int worker, byte[] key) {
     long deadline = System.nanoTime() + DEADLINE.toNanos();
     while (System.nanoTime() - deadline < 0) {
-      HistoryRecorder.Handle h = recorder.invoke(worker, OperationKind.FENCE, key, Input.none());
       try {
-        Optional<Versioned> r = c.fence(key);
-        recorder.complete(h, Output.ofRead(r));
-        return r.orElseThrow();
+        return calls.fence(c, worker, key).orElseThrow();
       } catch (NotExecutedException | OutcomeUnknownException e) {
-        recorder.complete(h, Output.ofFailure(e));
+        // not answered: fence again
       }
     }
     throw new AssertionError("no fence finished before the deadline");
-  }
-
-  private void create(FrsmClient c, byte[] key, byte[] value) {
-    HistoryRecorder.Handle h =
-        recorder.invoke(100, OperationKind.CREATE, key, Input.create(Bytes.of(value)));
-    recorder.complete(h, new Output.Written(c.create(key, value)));
-  }
-
-  private void cas(FrsmClient c, int worker, byte[] key, Version expected, byte[] value) {
-    HistoryRecorder.Handle h =
-        recorder.invoke(worker, OperationKind.CAS, key, Input.cas(expected, Bytes.of(value)));
-    try {
-      recorder.complete(h, new Output.Written(c.cas(key, expected, value)));
-    } catch (FrsmException e) {
-      recorder.complete(h, Output.ofFailure(e));
-      throw e;
-    }
   }
 
   private static byte[] key(int k) {

@@ -1,0 +1,72 @@
+package io.frsm.server.node;
+
+import io.frsm.api.FrsmClient;
+import io.frsm.api.FrsmException;
+import io.frsm.api.Version;
+import io.frsm.api.Versioned;
+import io.frsm.consensus.history.Bytes;
+import io.frsm.consensus.history.HistoryRecorder;
+import io.frsm.consensus.history.Input;
+import io.frsm.consensus.history.OperationKind;
+import io.frsm.consensus.history.Output;
+import java.util.Optional;
+
+/**
+ * Synchronous client calls recorded in a {@link HistoryRecorder} for the linearizability checker:
+ * each is invoked just before the call and completed just after its answer, under the caller's
+ * process id (one call open per id at a time, as the checker assumes). A failure is recorded, then
+ * rethrown.
+ */
+final class RecordedCalls {
+  private final HistoryRecorder recorder;
+
+  RecordedCalls(HistoryRecorder recorder) {
+    this.recorder = recorder;
+  }
+
+  Optional<Versioned> get(FrsmClient c, long process, byte[] key) {
+    HistoryRecorder.Handle h = recorder.invoke(process, OperationKind.GET, key, Input.none());
+    try {
+      Optional<Versioned> r = c.get(key);
+      recorder.complete(h, Output.ofRead(r));
+      return r;
+    } catch (FrsmException e) {
+      recorder.complete(h, Output.ofFailure(e));
+      throw e;
+    }
+  }
+
+  Optional<Versioned> fence(FrsmClient c, long process, byte[] key) {
+    HistoryRecorder.Handle h = recorder.invoke(process, OperationKind.FENCE, key, Input.none());
+    try {
+      Optional<Versioned> r = c.fence(key);
+      recorder.complete(h, Output.ofRead(r));
+      return r;
+    } catch (FrsmException e) {
+      recorder.complete(h, Output.ofFailure(e));
+      throw e;
+    }
+  }
+
+  void create(FrsmClient c, long process, byte[] key, byte[] value) {
+    HistoryRecorder.Handle h =
+        recorder.invoke(process, OperationKind.CREATE, key, Input.create(Bytes.of(value)));
+    try {
+      recorder.complete(h, new Output.Written(c.create(key, value)));
+    } catch (FrsmException e) {
+      recorder.complete(h, Output.ofFailure(e));
+      throw e;
+    }
+  }
+
+  void cas(FrsmClient c, long process, byte[] key, Version expected, byte[] value) {
+    HistoryRecorder.Handle h =
+        recorder.invoke(process, OperationKind.CAS, key, Input.cas(expected, Bytes.of(value)));
+    try {
+      recorder.complete(h, new Output.Written(c.cas(key, expected, value)));
+    } catch (FrsmException e) {
+      recorder.complete(h, Output.ofFailure(e));
+      throw e;
+    }
+  }
+}
