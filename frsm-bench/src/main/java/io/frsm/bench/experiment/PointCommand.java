@@ -58,6 +58,7 @@ final class PointCommand {
           case "uniform" -> true;
           default -> throw new IllegalArgumentException("--distribution is zipf or uniform");
         };
+    WorkloadSpec paper = WorkloadSpec.paper(keys, clients, step);
     if (thin && !systemName.equals("frsm")) {
       throw new IllegalArgumentException("--client thin needs --system frsm");
     }
@@ -104,9 +105,7 @@ final class PointCommand {
           Measurement.run(
               client,
               check,
-              uniform
-                  ? WorkloadSpec.paper(keys, clients, step).uniform()
-                  : WorkloadSpec.paper(keys, clients, step),
+              uniform ? paper.uniform() : paper,
               warmup,
               systemName,
               s -> {},

@@ -25,11 +25,10 @@ final class GetRun extends Run {
 
   @Override
   void start(Now now, List<Effect> out) {
-    Outcome local = coordinator.leaderReads.tryServe(now, key);
-    if (local != null) {
-      servedLocally = true;
-      finish(local, out); // leader-only read: 0 messages
-    } else if (!scanRead() && coordinator.leaderReads.onlyCatchingUp(now, key)) {
+    if (servedLocally(now, out)) {
+      return;
+    }
+    if (!scanRead() && coordinator.leaderReads.onlyCatchingUp(now, key)) {
       // This node just learned a value of the key chosen (typically its own CAS, which this read
       // queued behind) and its commit to itself is on the way: a few steps from now the local
       // cell answers with 0 messages, where a quorum read would cost 2 round trips' messages.
@@ -57,13 +56,20 @@ final class GetRun extends Run {
 
   private void stopWaiting(Now now, List<Effect> out) {
     catchUpUntilNanos = -1;
-    Outcome local = coordinator.leaderReads.tryServe(now, key);
-    if (local != null) {
-      servedLocally = true;
-      finish(local, out);
-    } else {
+    if (!servedLocally(now, out)) {
       read(now, out);
     }
+  }
+
+  /** Answers from the local cell if a leader-only read may (0 messages); false otherwise. */
+  private boolean servedLocally(Now now, List<Effect> out) {
+    Outcome local = coordinator.leaderReads.tryServe(now, key);
+    if (local == null) {
+      return false;
+    }
+    servedLocally = true;
+    finish(local, out);
+    return true;
   }
 
   @Override

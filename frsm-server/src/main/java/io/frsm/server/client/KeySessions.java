@@ -218,8 +218,8 @@ public final class KeySessions {
     synchronized (this) {
       while (!state.exclusive && !state.queue.isEmpty()) {
         Call head = state.queue.peek();
-        Version lost = state.needsFence ? null : cannotSucceed(head.operation(), state.seen);
-        if ((!head.operation().mutates() || lost != null) && !state.needsFence) {
+        Version lost = cannotSucceed(head.operation(), state.seen);
+        if (!state.needsFence && (!head.operation().mutates() || lost != null)) {
           state.queue.poll();
           Read read = new Read(head, lost);
           if (lost != null) {

@@ -32,14 +32,6 @@ public abstract class SessionClient implements FrsmClient {
   private final KeySessions sessions;
 
   /**
-   * @param createSettleNanos {@code T + 2ε} of the cluster: how long a fence after an unknown
-   *     create waits (see {@link KeySessions})
-   */
-  protected SessionClient(RequestLimits limits, long createSettleNanos) {
-    this(limits, () -> createSettleNanos, new SessionCounters());
-  }
-
-  /**
    * @param createSettleNanos {@code T + 2ε} of the cluster (see {@link KeySessions})
    * @param counters where this client's sessions count what they did (shared, e.g. by a node)
    */

@@ -10,6 +10,7 @@ import io.frsm.consensus.history.Input;
 import io.frsm.consensus.history.OperationKind;
 import io.frsm.consensus.history.Output;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * Synchronous client calls recorded in a {@link HistoryRecorder} for the linearizability checker:
@@ -25,21 +26,18 @@ final class RecordedCalls {
   }
 
   Optional<Versioned> get(FrsmClient c, long process, byte[] key) {
-    HistoryRecorder.Handle h = recorder.invoke(process, OperationKind.GET, key, Input.none());
-    try {
-      Optional<Versioned> r = c.get(key);
-      recorder.complete(h, Output.ofRead(r));
-      return r;
-    } catch (FrsmException e) {
-      recorder.complete(h, Output.ofFailure(e));
-      throw e;
-    }
+    return read(OperationKind.GET, process, key, () -> c.get(key));
   }
 
   Optional<Versioned> fence(FrsmClient c, long process, byte[] key) {
-    HistoryRecorder.Handle h = recorder.invoke(process, OperationKind.FENCE, key, Input.none());
+    return read(OperationKind.FENCE, process, key, () -> c.fence(key));
+  }
+
+  private Optional<Versioned> read(
+      OperationKind kind, long process, byte[] key, Supplier<Optional<Versioned>> call) {
+    HistoryRecorder.Handle h = recorder.invoke(process, kind, key, Input.none());
     try {
-      Optional<Versioned> r = c.fence(key);
+      Optional<Versioned> r = call.get();
       recorder.complete(h, Output.ofRead(r));
       return r;
     } catch (FrsmException e) {
