@@ -82,4 +82,24 @@ public sealed interface Input {
 
   /** From the coordination service: a failed check, SUSPENDED or LOST. The lease ends now. */
   record LeaseLost(int range) implements Input {}
+
+  /**
+   * From this node's coordination agent: whether the node competes for range {@code range}'s latch
+   * ({@code candidate}), i.e. is the range's preferred holder in the agent's view of the cluster. A
+   * node routes an operation on a key to itself when it holds the key's range or is about to take
+   * it over; the operation then waits in the core for the range's grant. A node that stops
+   * competing without ever being granted the range would otherwise keep such an operation waiting,
+   * for a grant that will not come, until the bounded delay answers it: once the core learns {@code
+   * candidate == false}, an operation waiting for the range that proposed nothing of its own ends
+   * at once, not executed and marked as moved, and the node routes it again. A grant makes the node
+   * a candidate again. Until told, the core treats the node as a candidate for every range (the
+   * simulator's agents never say otherwise).
+   */
+  record Candidacy(int range, boolean candidate) implements Input {
+    public Candidacy {
+      if (range < 0) {
+        throw new IllegalArgumentException("range >= 0: " + range);
+      }
+    }
+  }
 }

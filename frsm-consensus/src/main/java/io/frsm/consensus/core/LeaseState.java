@@ -86,11 +86,16 @@ final class LeaseState implements RangeScan.Host {
   }
 
   /**
-   * Whether this node gave {@code key}'s range up for good in its current term (see {@link
-   * RangeLease#givenUp}): an operation waiting here for the range's lease would wait in vain.
+   * Whether an operation waiting here for {@code key}'s range would wait in vain: this node gave
+   * the range up for good in its current term (see {@link RangeLease#givenUp}), or no longer
+   * competes for it and holds no lease of it ({@link Input.Candidacy}).
    */
-  boolean givenUp(Key key) {
-    return enabled() && ranges[rangeOf(key)].givenUp();
+  boolean waitsInVain(Now now, Key key) {
+    if (!enabled()) {
+      return false;
+    }
+    RangeLease r = ranges[rangeOf(key)];
+    return r.givenUp() || (!r.candidate && !r.holdsLease(now));
   }
 
   boolean holdsLease(Now now, Key key) {
@@ -209,6 +214,10 @@ final class LeaseState implements RangeScan.Host {
     r.leaseEndMonoNanos =
         Math.max(r.leaseEndMonoNanos, Math.addExact(sent, config.leaseAfterRenewalNanos()));
     servabilityChanged();
+  }
+
+  void candidacy(Input.Candidacy candidacy) {
+    range(candidacy.range()).candidate = candidacy.candidate();
   }
 
   void lost(Now now, Input.LeaseLost lost) {

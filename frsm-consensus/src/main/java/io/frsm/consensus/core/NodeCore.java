@@ -86,6 +86,8 @@ public final class NodeCore {
       leases.lost(now, lost);
     } else if (input instanceof Input.ReleaseLease release) {
       leases.release(now, release, out);
+    } else if (input instanceof Input.Candidacy candidacy) {
+      leases.candidacy(candidacy);
     }
     if (leases.enabled()) {
       takeScanReplies(now, leases, out);

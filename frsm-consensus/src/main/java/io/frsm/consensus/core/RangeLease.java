@@ -28,6 +28,12 @@ final class RangeLease {
   /** The agent released this term on purpose: no renewal of it counts again. */
   boolean released;
 
+  /**
+   * The node competes for the range's latch (Input.Candidacy; true until told otherwise, and again
+   * after a grant): operations routed here wait for the range's grant only while this holds.
+   */
+  boolean candidate = true;
+
   /** A replica persisted a higher term than this one: another node leads the range now. */
   boolean superseded;
 
@@ -76,6 +82,7 @@ final class RangeLease {
   /** A new term: nothing of the old one carries over. */
   void grant(Now now, long newTerm, boolean noEarlierLease) {
     term = newTerm;
+    candidate = true; // it won the latch
     grantedAtMonoNanos = now.monoNanos();
     this.noEarlierLease = noEarlierLease;
     released = false;
@@ -110,6 +117,7 @@ final class RangeLease {
         + (noEarlierLease ? " no-earlier-lease" : "")
         + (released ? " released" : "")
         + (superseded ? " superseded" : "")
+        + (candidate ? "" : " not-candidate")
         + (termPersisted ? " persisted" : "")
         + (scan != null ? " scanning" : "")
         + (leaderOnly ? " leader-only" : "")

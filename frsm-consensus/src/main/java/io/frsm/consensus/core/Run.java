@@ -209,9 +209,10 @@ abstract class Run {
    * this node holds the range's lease and its term is durable at {@code q} replicas. Otherwise the
    * operation waits (re-checked every tick) until that holds or the bounded delay answers it.
    *
-   * <p>Except when this node gave the range up for good in its term and the operation proposed
-   * nothing of its own: then it ends at once, not executed and marked {@code rangeMoved}, so the
-   * node routes it to the range's new leader instead of letting it wait out {@code T} here.
+   * <p>Except when the wait is in vain — this node gave the range up for good in its term, or no
+   * longer competes for it ({@link Input.Candidacy}) — and the operation proposed nothing of its
+   * own: then it ends at once, not executed and marked {@code rangeMoved}, so the node routes it to
+   * the range's leader instead of letting it wait out {@code T} here.
    */
   private boolean holdsRange(Now now, List<Effect> out) {
     if (coordinator.leases.mayCoordinate(now, key)) {
@@ -220,11 +221,10 @@ abstract class Run {
     }
     coordinator.forgetWarm(key);
     round = null;
-    if (ownProposals.isEmpty() && coordinator.leases.givenUp(key)) {
+    if (ownProposals.isEmpty() && coordinator.leases.waitsInVain(now, key)) {
       finish(
           new Outcome.NotExecuted(
-              "node " + coordinator.nodeId + " gave the key's range up before coordinating it",
-              true),
+              "node " + coordinator.nodeId + " will not coordinate the key's range", true),
           out);
       return false;
     }

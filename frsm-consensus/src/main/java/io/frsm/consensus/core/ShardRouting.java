@@ -73,6 +73,8 @@ public final class ShardRouting {
       return ofRange(lost.range());
     } else if (input instanceof Input.ReleaseLease release) {
       return ofRange(release.range());
+    } else if (input instanceof Input.Candidacy candidacy) {
+      return ofRange(candidacy.range());
     }
     throw new IllegalArgumentException(
         input

@@ -1,6 +1,7 @@
 package io.frsm.consensus.sim;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -420,6 +421,55 @@ class LeaderOnlyReadTest {
     Outcome.ReadResult read =
         assertInstanceOf(Outcome.ReadResult.class, run(2, new Operation.Get(KEY)));
     assertEquals(v, read.value().orElseThrow().version());
+  }
+
+  @Test
+  void anOperationWaitingForAGrantThatWillNotCome_endsAsMoved_whenTheNodeStopsCompeting() {
+    Version v = leaderWithKey();
+    // Node 1 was never granted the range, but its router (a view in which it was the preferred
+    // holder) queued an operation there: it waits for a grant.
+    Outcome[] waiting = {null};
+    sim.submit(1, new Operation.Cas(KEY, v, b("v1")), o -> waiting[0] = o);
+    runFor(50_000_000); // well inside T (200 ms here)
+    assertEquals(null, waiting[0], "queued until node 1 may coordinate");
+
+    // Its agent learns that node 0 is preferred and never joins the latch: nothing to release.
+    sim.input(1, new Input.Candidacy(0, false));
+    long toldAt = sim.nowNanos();
+    sim.runUntil(() -> waiting[0] != null, toldAt + 10_000_000L, "the moved operation");
+    Outcome.NotExecuted moved = assertInstanceOf(Outcome.NotExecuted.class, waiting[0]);
+    assertTrue(moved.rangeMoved(), "to be routed again: " + moved);
+    long before = sim.nowNanos();
+    Outcome.NotExecuted late =
+        assertInstanceOf(Outcome.NotExecuted.class, run(1, new Operation.Cas(KEY, v, b("v2"))));
+    assertTrue(late.rangeMoved());
+    assertEquals(before, sim.nowNanos(), "no round, no wait");
+
+    // Competing again, it waits for its grant as before: here none comes, so T answers it, as a
+    // plain "not executed" that is not routed again.
+    sim.input(1, new Input.Candidacy(0, true));
+    Outcome.NotExecuted timedOut =
+        assertInstanceOf(Outcome.NotExecuted.class, run(1, new Operation.Cas(KEY, v, b("v3"))));
+    assertFalse(timedOut.rangeMoved(), timedOut.toString());
+    assertTrue(timedOut.reason().contains("bounded delay"), timedOut.reason());
+  }
+
+  @Test
+  void aGrant_makesTheNodeACandidateAgain() {
+    Version v = leaderWithKey();
+    sim.input(1, new Input.Candidacy(0, false));
+    grant(1, 2, 60_000_000_000L); // node 1 won the latch after all; it waits out node 0's lease
+    Outcome[] waiting = {null};
+    sim.submit(1, new Operation.Cas(KEY, v, b("v1")), o -> waiting[0] = o);
+    runFor(50_000_000);
+    assertEquals(null, waiting[0], "waits for its own lease instead of being moved");
+  }
+
+  @Test
+  void aHolderThatStopsCompeting_keepsCoordinatingWhileItsLeaseLasts() {
+    Version v = leaderWithKey();
+    sim.input(0, new Input.Candidacy(0, false)); // the agent releases the lease separately
+    assertInstanceOf(Outcome.Written.class, run(0, new Operation.Cas(KEY, v, b("v1"))));
   }
 
   @Test

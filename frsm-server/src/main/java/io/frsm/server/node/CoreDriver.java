@@ -216,7 +216,8 @@ final class CoreDriver {
   void input(Input input) {
     if (!(input instanceof Input.TermGranted
         || input instanceof Input.LeaseRenewed
-        || input instanceof Input.LeaseLost)) {
+        || input instanceof Input.LeaseLost
+        || input instanceof Input.Candidacy)) {
       throw new IllegalArgumentException("not a coordination input: " + input);
     }
     enqueue(new Step(input));

@@ -299,11 +299,26 @@ public final class FrsmNode implements AutoCloseable {
     }
   }
 
-  /** Live members or ready markers changed: the ranges this node should lead may have too. */
+  /**
+   * Live members or ready markers changed: the ranges this node should lead may have too.
+   *
+   * <p>This node counts itself ready as soon as it serves and is live in the view, without waiting
+   * for its watch to report its own marker: other nodes may see the marker first and route the
+   * node's ranges to it, and a node that did not yet count itself would tell its core it does not
+   * compete for them and give those operations back (RangeRouter), to bounce between views.
+   */
   private void leadershipView() {
     RangeLeadership l = leadership;
     if (l != null) {
-      l.membersChanged(members.live(), members.ready());
+      java.util.Set<Integer> live = members.live();
+      java.util.Set<Integer> ready = members.ready();
+      CoreShards d = driver;
+      if (d != null && d.serving() && !failed && live.contains(settings.nodeId)) {
+        java.util.Set<Integer> withSelf = new java.util.HashSet<>(ready);
+        withSelf.add(settings.nodeId);
+        ready = withSelf;
+      }
+      l.membersChanged(live, ready);
     }
   }
 
@@ -453,7 +468,7 @@ public final class FrsmNode implements AutoCloseable {
       members.leaders(named::holder);
       RangeLeadership l =
           new RangeLeadership(zk, layout, settings.nodeId, ring, settings.lease, leaseSink(d));
-      router = new RangeRouter(settings.nodeId, ring, members, named, l);
+      router = new RangeRouter(settings.nodeId, ring, named, l);
       driver = d;
       leadership = l;
       // The commit log is replayed (the engine opened) and the core runs: take leadership.
@@ -518,6 +533,11 @@ public final class FrsmNode implements AutoCloseable {
       @Override
       public void lost(int range) {
         d.input(new Input.LeaseLost(range));
+      }
+
+      @Override
+      public void candidacy(int range, boolean candidate) {
+        d.input(new Input.Candidacy(range, candidate));
       }
     };
   }

@@ -1,7 +1,6 @@
 package io.frsm.server.node;
 
 import io.frsm.lsm.cell.Key;
-import io.frsm.server.client.ClusterMembers;
 import io.frsm.server.ring.Ring;
 import io.frsm.server.zk.RangeLeaders;
 import io.frsm.server.zk.RangeLeadership;
@@ -19,23 +18,22 @@ import java.util.Set;
  * leader then (which queues the operation until its grant) avoids two nodes redirecting to each
  * other. When no leader is known the preferred holder is the answer: it is the replica that takes
  * the range over.
+ *
+ * <p>The preferred holder is taken from {@link RangeLeadership}'s view of the members, the one it
+ * tells the core its candidacies by: an operation this node queues for itself as the preferred
+ * holder waits in the core only while the core knows the node competes for the range, and is given
+ * back to be routed again once it does not (Input.Candidacy). With a view of its own, routing could
+ * queue an operation here for a range the node never competes for, to wait out {@code T}.
  */
 final class RangeRouter {
   private final int self;
   private final Ring ring;
-  private final ClusterMembers members;
   private final RangeLeaders leaders;
   private final RangeLeadership leadership;
 
-  RangeRouter(
-      int self,
-      Ring ring,
-      ClusterMembers members,
-      RangeLeaders leaders,
-      RangeLeadership leadership) {
+  RangeRouter(int self, Ring ring, RangeLeaders leaders, RangeLeadership leadership) {
     this.self = self;
     this.ring = ring;
-    this.members = members;
     this.leaders = leaders;
     this.leadership = leadership;
   }
@@ -47,9 +45,8 @@ final class RangeRouter {
       return self;
     }
     List<Integer> replicas = ring.replicasOfRange(range);
-    Set<Integer> live = members.live();
-    Set<Integer> ready = members.ready();
-    int preferred = RangeLeadership.preferredHolder(replicas, live, ready);
+    Set<Integer> live = leadership.liveMembers();
+    int preferred = leadership.preferredHolder(range);
     int named = leaders.holder(range);
     if (named >= 0 && named != self && named == preferred) {
       return named;

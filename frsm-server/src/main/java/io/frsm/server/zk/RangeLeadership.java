@@ -68,6 +68,18 @@ public final class RangeLeadership implements AutoCloseable {
 
     /** The lease of {@code range} ends now (LeaseLost). */
     void lost(int range);
+
+    /**
+     * Whether the node competes for {@code range} (Candidacy): told for every replicated range at
+     * the first view of the members, then whenever it changes. An operation waiting in the core for
+     * a range the node no longer competes for is given back to be routed again.
+     */
+    void candidacy(int range, boolean candidate);
+  }
+
+  /** A view of the members: who is live, who is ready. */
+  private record View(Set<Integer> live, Set<Integer> ready) {
+    static final View NONE = new View(Set.of(), Set.of());
   }
 
   private final CuratorFramework zk;
@@ -88,6 +100,17 @@ public final class RangeLeadership implements AutoCloseable {
   private Set<Integer> live = Set.of();
   private Set<Integer> ready = Set.of();
   private boolean closed;
+
+  /** What the core was last told of each replicated range (Sink#candidacy). */
+  private final Map<Integer, Boolean> candidacy = new HashMap<>();
+
+  /**
+   * The view routing decides by ({@link #preferredHolder(int)}), published between telling the core
+   * the ranges it now competes for and those it no longer does, so that an operation routed here by
+   * this view reaches the core after its range's candidacy became true, and one routed here by the
+   * previous view is given back after it became false.
+   */
+  private volatile View routingView = View.NONE;
 
   /** The ranges whose term this node holds now (read by routing on other threads). */
   private final Map<Integer, TermGrant> held = new ConcurrentHashMap<>();
@@ -157,8 +180,36 @@ public final class RangeLeadership implements AutoCloseable {
         () -> {
           live = l;
           ready = r;
-          rebalance();
+          tellCandidacy(true);
+          routingView = new View(l, r);
+          rebalance(); // hands over what this node no longer prefers before it stops competing
+          tellCandidacy(false);
         });
+  }
+
+  /** Tells the core each replicated range whose candidacy became {@code now} in this view. */
+  private void tellCandidacy(boolean now) {
+    for (Map.Entry<Integer, List<Integer>> e : replicated.entrySet()) {
+      boolean candidate = preferredHolder(e.getValue(), live, ready) == self;
+      if (candidate == now && !Boolean.valueOf(now).equals(candidacy.get(e.getKey()))) {
+        candidacy.put(e.getKey(), now);
+        sink.candidacy(e.getKey(), now);
+      }
+    }
+  }
+
+  /**
+   * The replica that should hold {@code range} in the view routing uses: the first live, ready
+   * replica; -1 if none is (or no view arrived yet). Any thread.
+   */
+  public int preferredHolder(int range) {
+    View v = routingView;
+    return preferredHolder(ring.replicasOfRange(range), v.live(), v.ready());
+  }
+
+  /** The live members in the view routing uses. Any thread. */
+  public Set<Integer> liveMembers() {
+    return routingView.live();
   }
 
   /** Whether this node holds range {@code range}'s term now (it may still wait for its lease). */

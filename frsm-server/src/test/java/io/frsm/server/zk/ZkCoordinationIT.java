@@ -373,6 +373,9 @@ class ZkCoordinationIT {
           public void lost(int range) {
             lost.add(range);
           }
+
+          @Override
+          public void candidacy(int range, boolean candidate) {}
         };
     RangeLeadership leadership = new RangeLeadership(c, layout, 1, ring, LONG_LEASE, sink);
     closeables.add(leadership);
@@ -404,5 +407,91 @@ class ZkCoordinationIT {
     assertEquals(granted.keySet(), lost, "every held range");
     assertEquals(
         batchesBefore, leadership.renewalBatches(), "no renewal ran after ZooKeeper went away");
+  }
+
+  /**
+   * Routing reads the candidacy view: the core learns that the node competes for a range before
+   * routing can send it an operation for it, and that it stopped only after routing stopped, so an
+   * operation queued for a grant is either served or given back, never left waiting for one that
+   * will not come.
+   */
+  @Test
+  void candidacy_reachesTheCoreBeforeRoutingUsesAView_andLeavesItAfter() throws Exception {
+    CuratorFramework c = client();
+    List<NodeInfo> nodes =
+        List.of(
+            new NodeInfo(1, "127.0.0.1", 7001, 9001, "r1"),
+            new NodeInfo(2, "127.0.0.1", 7002, 9002, "r2"),
+            new NodeInfo(3, "127.0.0.1", 7003, 9003, "r3"));
+    Ring ring = Ring.of(1, nodes, 4, 3);
+    int ranges = ring.rangeCount();
+    // Each candidacy with what routing answered for its range at that moment.
+    List<String> told = java.util.Collections.synchronizedList(new ArrayList<>());
+    RangeLeadership[] leadership = new RangeLeadership[1];
+    java.util.concurrent.CountDownLatch views = new java.util.concurrent.CountDownLatch(1);
+    RangeLeadership.Sink sink =
+        new RangeLeadership.Sink() {
+          @Override
+          public void granted(int range, long term, boolean noEarlierLease) {}
+
+          @Override
+          public CompletableFuture<Boolean> release(int range, long term) {
+            return CompletableFuture.completedFuture(false);
+          }
+
+          @Override
+          public void renewed(int range, long term, long sentNanos) {}
+
+          @Override
+          public void lost(int range) {}
+
+          @Override
+          public void candidacy(int range, boolean candidate) {
+            told.add(range + ":" + candidate + ":" + leadership[0].preferredHolder(range));
+          }
+        };
+    leadership[0] = new RangeLeadership(c, layout, 1, ring, LONG_LEASE, sink);
+    closeables.add(leadership[0]);
+    assertEquals(-1, leadership[0].preferredHolder(0), "no view yet");
+
+    // Only node 1 ready: it competes for every range, and the core hears so while routing still
+    // has no view (-1) that could send it anything.
+    leadership[0].membersChanged(Set.of(1, 2, 3), Set.of(1));
+    awaitTold(told, ranges);
+    for (int r = 0; r < ranges; r++) {
+      assertTrue(told.contains(r + ":true:-1"), "range " + r + ": " + told);
+    }
+    assertEquals(1, leadership[0].preferredHolder(0));
+
+    // All ready: node 1 keeps the ranges it is first replica of and gives up the others, which
+    // the core hears only once routing already names their new preferred holder.
+    told.clear();
+    leadership[0].membersChanged(Set.of(1, 2, 3), Set.of(1, 2, 3));
+    int given = 0;
+    for (int r = 0; r < ranges; r++) {
+      if (ring.replicasOfRange(r).get(0) != 1) {
+        given++;
+      }
+    }
+    assertTrue(given > 0, "the ring gives some ranges to nodes 2 and 3");
+    awaitTold(told, given);
+    for (String t : List.copyOf(told)) {
+      String[] parts = t.split(":");
+      int range = Integer.parseInt(parts[0]);
+      assertEquals("false", parts[1], t);
+      assertEquals(
+          ring.replicasOfRange(range).get(0),
+          Integer.parseInt(parts[2]),
+          "routing moved first: " + t);
+    }
+    assertEquals(given, told.size(), "only the ranges whose candidacy changed: " + told);
+  }
+
+  private static void awaitTold(List<String> told, int count) {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (told.size() < count) {
+      assertTrue(System.nanoTime() < deadline, "told " + told);
+      java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+    }
   }
 }
