@@ -1,6 +1,7 @@
 package io.frsm.lsm;
 
 import io.frsm.lsm.commitlog.CommitLogConfig;
+import io.frsm.lsm.commitlog.GroupCommitWindow;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -30,7 +31,7 @@ public final class LsmConfig {
   private final long memtableFlushSizeBytes;
   private final long maxCommitLogSizeOnDiskBytes;
   private final long commitLogRotationThresholdBytes;
-  private final Duration commitLogGroupCommitWindow;
+  private final GroupCommitWindow commitLogGroupCommitWindow;
   private final boolean commitLogPreallocateSegments;
   private final int numberOfCompactionThreads;
   private final long compactionThroughputLimitBytesPerSecond;
@@ -121,10 +122,11 @@ public final class LsmConfig {
 
   /**
    * How long a commit-log stripe waits for more records before a group commit that already holds
-   * two or more (a lone record never waits). 0, the default, starts every sync at once. Not in the
-   * paper; see {@link io.frsm.lsm.commitlog.CommitLogConfig#groupCommitWindowNanos()}.
+   * two or more (a lone record never waits). By default ({@link GroupCommitWindow#AUTO}) twice the
+   * stripe's recent sync time, at most 1 ms. Not in the paper; see {@link
+   * io.frsm.lsm.commitlog.CommitLogConfig#groupCommitWindow()}.
    */
-  public Duration commitLogGroupCommitWindow() {
+  public GroupCommitWindow commitLogGroupCommitWindow() {
     return commitLogGroupCommitWindow;
   }
 
@@ -261,7 +263,8 @@ public final class LsmConfig {
     private long memtableFlushSizeBytes = 64 * MIB;
     private long maxCommitLogSizeOnDiskBytes = 1024 * MIB;
     private long commitLogRotationThresholdBytes = 64 * MIB;
-    private Duration commitLogGroupCommitWindow = CommitLogConfig.DEFAULT_GROUP_COMMIT_WINDOW;
+    private GroupCommitWindow commitLogGroupCommitWindow =
+        CommitLogConfig.DEFAULT_GROUP_COMMIT_WINDOW;
     private boolean commitLogPreallocateSegments = CommitLogConfig.DEFAULT_PREALLOCATE_SEGMENTS;
     private int numberOfCompactionThreads = 2;
     private long compactionThroughputLimitBytesPerSecond = 64 * MIB;
@@ -340,9 +343,22 @@ public final class LsmConfig {
       return this;
     }
 
-    public Builder commitLogGroupCommitWindow(Duration v) {
+    public Builder commitLogGroupCommitWindow(GroupCommitWindow v) {
       this.commitLogGroupCommitWindow = Objects.requireNonNull(v);
       return this;
+    }
+
+    /** A fixed window in [0, 100 ms] (0: off); throws naming the setting outside it. */
+    public Builder commitLogGroupCommitWindow(Duration fixed) {
+      Objects.requireNonNull(fixed);
+      try {
+        return commitLogGroupCommitWindow(GroupCommitWindow.fixed(fixed));
+      } catch (IllegalArgumentException e) {
+        throw invalid(
+            "commitLogGroupCommitWindow",
+            "in [0, " + GroupCommitWindow.MAX.toMillis() + " ms]",
+            fixed);
+      }
     }
 
     public Builder commitLogPreallocateSegments(boolean v) {
@@ -429,13 +445,6 @@ public final class LsmConfig {
             "maxCommitLogSizeOnDiskBytes",
             ">= commitLogRotationThresholdBytes (" + commitLogRotationThresholdBytes + ")",
             maxCommitLogSizeOnDiskBytes);
-      }
-      if (commitLogGroupCommitWindow.isNegative()
-          || commitLogGroupCommitWindow.compareTo(CommitLogConfig.MAX_GROUP_COMMIT_WINDOW) > 0) {
-        throw invalid(
-            "commitLogGroupCommitWindow",
-            "in [0, " + CommitLogConfig.MAX_GROUP_COMMIT_WINDOW.toMillis() + " ms]",
-            commitLogGroupCommitWindow);
       }
       if (numberOfCompactionThreads < 1 || numberOfCompactionThreads > 64) {
         throw invalid("numberOfCompactionThreads", "in [1, 64]", numberOfCompactionThreads);

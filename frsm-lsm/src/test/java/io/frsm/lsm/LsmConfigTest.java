@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.frsm.lsm.commitlog.GroupCommitWindow;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -19,7 +20,8 @@ class LsmConfigTest {
     assertEquals(20 * LsmConfig.MIB, c.minFlushLargestMemtableBytes());
     assertEquals(1024 * LsmConfig.MIB, c.maxCommitLogSizeOnDiskBytes());
     assertEquals(64 * LsmConfig.MIB, c.commitLogRotationThresholdBytes());
-    assertEquals(Duration.ZERO, c.commitLogGroupCommitWindow(), "not in the paper: off");
+    assertEquals(
+        GroupCommitWindow.AUTO, c.commitLogGroupCommitWindow(), "not in the paper: adaptive");
     assertTrue(c.commitLogPreallocateSegments(), "not in the paper: on, as PostgreSQL's WAL");
     assertEquals(2, c.numberOfCompactionThreads());
     assertEquals(64 * LsmConfig.MIB, c.compactionThroughputLimitBytesPerSecond());
@@ -46,7 +48,7 @@ class LsmConfigTest {
     assertEquals(9, copy.maxFrozenMemtables());
     assertEquals(12, copy.bloomBitsPerKey());
     assertTrue(copy.skipCorruptCommitLogTail());
-    assertEquals(Duration.ofMillis(3), copy.commitLogGroupCommitWindow());
+    assertEquals(GroupCommitWindow.fixed(Duration.ofMillis(3)), copy.commitLogGroupCommitWindow());
     assertFalse(copy.commitLogPreallocateSegments());
   }
 

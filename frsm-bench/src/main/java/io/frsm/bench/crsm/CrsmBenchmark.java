@@ -61,7 +61,7 @@ public final class CrsmBenchmark {
       }
     }
 
-    /** Over Netty with {@link CrsmCluster#DEFAULT_TRANSPORT_THREADS}, 30 s of warm-up. */
+    /** Over Netty with {@link CrsmCluster#defaultTransportThreads()}, 30 s of warm-up. */
     public Settings(
         Duration duration,
         int clients,
@@ -77,7 +77,7 @@ public final class CrsmBenchmark {
           maxSlotsInFlight,
           uniform,
           Network.NETTY,
-          CrsmCluster.DEFAULT_TRANSPORT_THREADS,
+          CrsmCluster.defaultTransportThreads(),
           Duration.ofSeconds(30));
     }
 

@@ -8,6 +8,7 @@ import io.frsm.lsm.LsmConfig;
 import io.frsm.lsm.LsmEngine;
 import io.frsm.lsm.cell.Token;
 import io.frsm.lsm.io.NioFileSystem;
+import io.frsm.server.config.NodeDefaults;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -37,8 +38,14 @@ public final class CrsmCluster implements AutoCloseable {
   public static final int SHARDS = 12;
   public static final long TICK_MILLIS = 10;
 
-  /** Netty event-loop threads per node unless given: frsm's default ({@code transportThreads}). */
-  public static final int DEFAULT_TRANSPORT_THREADS = 2;
+  /**
+   * Netty event-loop threads per node unless given: frsm's default for this machine ({@code
+   * transport.threads} 0, {@link NodeDefaults#transportThreads}), so both systems run the same
+   * number of loops.
+   */
+  public static int defaultTransportThreads() {
+    return NodeDefaults.transportThreads(Runtime.getRuntime().availableProcessors());
+  }
 
   private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(30);
   private static final String CLUSTER_ID = "crsm-bench";
@@ -67,12 +74,12 @@ public final class CrsmCluster implements AutoCloseable {
   }
 
   /**
-   * {@link #start(Path, CrsmConfig, Network, int)} with {@link #DEFAULT_TRANSPORT_THREADS} Netty
+   * {@link #start(Path, CrsmConfig, Network, int)} with {@link #defaultTransportThreads()} Netty
    * event loops per node.
    */
   public static CrsmCluster start(Path directory, CrsmConfig config, Network network)
       throws IOException {
-    return start(directory, config, network, DEFAULT_TRANSPORT_THREADS);
+    return start(directory, config, network, defaultTransportThreads());
   }
 
   /**

@@ -1,6 +1,7 @@
 package io.frsm.bench.experiment;
 
 import io.frsm.bench.lsm.TempDirs;
+import io.frsm.server.config.CorePlacement;
 import java.io.BufferedReader;
 import java.io.File;
 import java.io.InputStreamReader;
@@ -41,7 +42,8 @@ final class CoresExperiment implements Experiment {
       return "frsm, "
           + knob
           + " event loops/node"
-          + (coreThreads == 1 ? "" : ", " + coreThreads + " core shards/node");
+          + (coreThreads == 1 ? "" : ", " + coreThreads + " core shards/node")
+          + (CorePlacement.AUTO.onTransportLoops(knob, coreThreads) ? ", core on the loop" : "");
     }
   }
 

@@ -23,7 +23,7 @@ final class CrsmSystem implements KvSystem {
 
   /** Over Netty with frsm's default event-loop count per node, as frsm runs in the experiments. */
   static CrsmSystem start(Path dir, int batch) throws IOException {
-    return start(dir, batch, CrsmCluster.DEFAULT_TRANSPORT_THREADS);
+    return start(dir, batch, CrsmCluster.defaultTransportThreads());
   }
 
   /** Over Netty (frsm's peer transport) with {@code transportThreads} event loops per node. */

@@ -1,10 +1,13 @@
 package io.frsm.bench.experiment;
 
+import io.frsm.lsm.commitlog.CommitLogConfig;
+import io.frsm.lsm.commitlog.GroupCommitWindow;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -13,9 +16,9 @@ import java.util.Map;
 
 /**
  * {@code java -jar frsm-bench.jar experiment <name|all> [--quick] [--out DIR] [--seconds S] [--keys
- * N] [--system-warmup S] [--group-commit-window MICROS]}: runs the paper-evaluation experiments of
- * issue 5, prints each result table and writes {@code <name>.csv}, {@code <name>.json}, {@code
- * <name>.md} and the PNG charts to the output directory.
+ * N] [--system-warmup S] [--group-commit-window auto|MICROS] [--zookeeper-flush-delay MS]}: runs
+ * the paper-evaluation experiments of issue 5, prints each result table and writes {@code
+ * <name>.csv}, {@code <name>.json}, {@code <name>.md} and the PNG charts to the output directory.
  */
 public final class ExperimentCommand {
   /**
@@ -49,7 +52,7 @@ public final class ExperimentCommand {
     return "usage: java -jar frsm-bench.jar experiment <"
         + String.join("|", experiments().keySet())
         + "|all> [--quick] [--out DIR] [--seconds S] [--keys N] [--system-warmup S]"
-        + " [--group-commit-window MICROS]";
+        + " [--group-commit-window auto|MICROS] [--zookeeper-flush-delay MS]";
   }
 
   /** Runs the command; returns the process exit code (0 when every sanity check held). */
@@ -108,7 +111,8 @@ public final class ExperimentCommand {
     double seconds = 0;
     long keys = 0;
     double systemWarmup = -1;
-    long groupCommitWindow = 0;
+    GroupCommitWindow groupCommitWindow = CommitLogConfig.DEFAULT_GROUP_COMMIT_WINDOW;
+    long zookeeperFlushDelay = 0;
     for (int i = 1; i < args.length; i++) {
       String a = args[i];
       switch (a) {
@@ -117,12 +121,32 @@ public final class ExperimentCommand {
         case "--seconds" -> seconds = Double.parseDouble(value(args, ++i, a));
         case "--keys" -> keys = Long.parseLong(value(args, ++i, a));
         case "--system-warmup" -> systemWarmup = Double.parseDouble(value(args, ++i, a));
-        case "--group-commit-window" -> groupCommitWindow = Long.parseLong(value(args, ++i, a));
+        case "--group-commit-window" -> groupCommitWindow = groupCommitWindow(value(args, ++i, a));
+        case "--zookeeper-flush-delay" -> zookeeperFlushDelay = Long.parseLong(value(args, ++i, a));
         default -> throw new IllegalArgumentException("unknown option " + a + "\n" + usage());
       }
     }
     return new ExperimentOptions(
-        quick, out, seconds, keys, systemWarmup, groupCommitWindow, System.err::println);
+        quick,
+        out,
+        seconds,
+        keys,
+        systemWarmup,
+        groupCommitWindow,
+        zookeeperFlushDelay,
+        System.err::println);
+  }
+
+  /** {@code auto}, or a fixed window in microseconds (0: off). */
+  static GroupCommitWindow groupCommitWindow(String value) {
+    if (value.equalsIgnoreCase(GroupCommitWindow.AUTO_NAME)) {
+      return GroupCommitWindow.AUTO;
+    }
+    long micros = Long.parseLong(value);
+    if (micros < 0) {
+      throw new IllegalArgumentException("--group-commit-window must be auto or >= 0");
+    }
+    return GroupCommitWindow.fixed(Duration.ofNanos(Math.multiplyExact(micros, 1_000L)));
   }
 
   private static String value(String[] args, int i, String option) {

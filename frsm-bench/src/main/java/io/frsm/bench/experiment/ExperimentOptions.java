@@ -1,5 +1,7 @@
 package io.frsm.bench.experiment;
 
+import io.frsm.lsm.commitlog.CommitLogConfig;
+import io.frsm.lsm.commitlog.GroupCommitWindow;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.function.Consumer;
@@ -10,8 +12,10 @@ import java.util.function.Consumer;
  *
  * @param stepSeconds measured seconds per step, 0 for the experiment's own default
  * @param keys key count, 0 for the default (10,000 quick, 100,000 full)
- * @param groupCommitWindowMicros {@code lsm.commitLogGroupCommitWindow} of frsm's nodes in the
- *     zookeeper experiment (0, the node default: off)
+ * @param groupCommitWindow {@code lsm.commitLogGroupCommitWindow} of frsm's nodes in the zookeeper
+ *     experiment (the node default: auto)
+ * @param zookeeperFlushDelayMillis ZooKeeper's {@code zookeeper.flushDelay} in the zookeeper
+ *     experiment (0, its default: a sync as soon as the queue runs dry)
  * @param progress where live progress lines go
  */
 record ExperimentOptions(
@@ -20,19 +24,20 @@ record ExperimentOptions(
     double stepSeconds,
     long keys,
     double systemWarmupSeconds,
-    long groupCommitWindowMicros,
+    GroupCommitWindow groupCommitWindow,
+    long zookeeperFlushDelayMillis,
     Consumer<String> progress) {
 
   /** The defaults' options with an output directory: what the tests run. */
   ExperimentOptions(boolean quick, Path out, double stepSeconds, long keys, Consumer<String> p) {
-    this(quick, out, stepSeconds, keys, -1, 0, p);
+    this(quick, out, stepSeconds, keys, -1, CommitLogConfig.DEFAULT_GROUP_COMMIT_WINDOW, 0, p);
   }
 
   static final Path DEFAULT_OUT = Path.of("frsm-bench", "target", "experiments");
 
   ExperimentOptions {
-    if (out == null || progress == null) {
-      throw new IllegalArgumentException("out and progress are required");
+    if (out == null || progress == null || groupCommitWindow == null) {
+      throw new IllegalArgumentException("out, progress and groupCommitWindow are required");
     }
     if (stepSeconds < 0 || keys < 0) {
       throw new IllegalArgumentException("--seconds and --keys must be >= 0");
@@ -40,14 +45,9 @@ record ExperimentOptions(
     if (systemWarmupSeconds < 0 && systemWarmupSeconds != -1) {
       throw new IllegalArgumentException("--system-warmup must be >= 0");
     }
-    if (groupCommitWindowMicros < 0) {
-      throw new IllegalArgumentException("--group-commit-window must be >= 0");
+    if (zookeeperFlushDelayMillis < 0) {
+      throw new IllegalArgumentException("--zookeeper-flush-delay must be >= 0");
     }
-  }
-
-  /** frsm's group-commit window in the zookeeper experiment (the node checks its upper bound). */
-  Duration groupCommitWindow() {
-    return Duration.ofNanos(groupCommitWindowMicros * 1_000L);
   }
 
   /** A step's measured duration: the override, else {@code quickSeconds} or {@code fullSeconds}. */

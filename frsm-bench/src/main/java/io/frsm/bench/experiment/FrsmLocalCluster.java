@@ -4,6 +4,8 @@ import io.frsm.api.FrsmClient;
 import io.frsm.consensus.core.CoreStats;
 import io.frsm.lsm.cell.Token;
 import io.frsm.lsm.commitlog.CommitLogConfig;
+import io.frsm.lsm.commitlog.GroupCommitWindow;
+import io.frsm.server.config.CorePlacement;
 import io.frsm.server.config.NodeDefaults;
 import io.frsm.server.node.FrsmNode;
 import io.frsm.server.node.NaturalLeaders;
@@ -36,11 +38,11 @@ final class FrsmLocalCluster implements KvSystem {
   /**
    * What the experiments vary in the nodes.
    *
-   * @param transportThreads Netty event loops per node
+   * @param transportThreads Netty event loops per node (0: the node's default, by its CPUs)
    * @param leaderOnlyReads {@code FrsmNode.Builder.leaderOnlyReads}
    * @param forcedColdCasShare {@code FrsmNode.Builder.forcedColdCasShare}
    * @param coreThreads {@code FrsmNode.Builder.coreThreads} (0: the node's default)
-   * @param coreOnTransportLoop {@code FrsmNode.Builder.coreOnTransportLoop}
+   * @param corePlacement {@code FrsmNode.Builder.corePlacement}
    * @param groupCommitWindow {@code lsm.commitLogGroupCommitWindow}
    */
   record Settings(
@@ -48,19 +50,19 @@ final class FrsmLocalCluster implements KvSystem {
       boolean leaderOnlyReads,
       double forcedColdCasShare,
       int coreThreads,
-      boolean coreOnTransportLoop,
-      Duration groupCommitWindow) {
+      CorePlacement corePlacement,
+      GroupCommitWindow groupCommitWindow) {
     /**
-     * As a production node: 2 event loops, leader-only reads, no forced prepares, the default core
-     * shards, run where the node runs them by default, the default group commit.
+     * As a production node: the node's defaults for its event loops, core shards, where they run
+     * and its group commit; leader-only reads; no forced prepares.
      */
     static final Settings DEFAULT =
         new Settings(
-            2,
+            NodeDefaults.TRANSPORT_THREADS,
             true,
             0,
-            0,
-            NodeDefaults.CORE_ON_TRANSPORT_LOOP,
+            NodeDefaults.CORE_THREADS,
+            NodeDefaults.CORE_PLACEMENT,
             CommitLogConfig.DEFAULT_GROUP_COMMIT_WINDOW);
 
     Settings transportThreads(int threads) {
@@ -69,7 +71,7 @@ final class FrsmLocalCluster implements KvSystem {
           leaderOnlyReads,
           forcedColdCasShare,
           coreThreads,
-          coreOnTransportLoop,
+          corePlacement,
           groupCommitWindow);
     }
 
@@ -79,18 +81,13 @@ final class FrsmLocalCluster implements KvSystem {
           enabled,
           forcedColdCasShare,
           coreThreads,
-          coreOnTransportLoop,
+          corePlacement,
           groupCommitWindow);
     }
 
     Settings forcedColdCasShare(double share) {
       return new Settings(
-          transportThreads,
-          leaderOnlyReads,
-          share,
-          coreThreads,
-          coreOnTransportLoop,
-          groupCommitWindow);
+          transportThreads, leaderOnlyReads, share, coreThreads, corePlacement, groupCommitWindow);
     }
 
     Settings coreThreads(int threads) {
@@ -99,27 +96,27 @@ final class FrsmLocalCluster implements KvSystem {
           leaderOnlyReads,
           forcedColdCasShare,
           threads,
-          coreOnTransportLoop,
+          corePlacement,
           groupCommitWindow);
     }
 
-    Settings coreOnTransportLoop(boolean enabled) {
+    Settings corePlacement(CorePlacement placement) {
       return new Settings(
           transportThreads,
           leaderOnlyReads,
           forcedColdCasShare,
           coreThreads,
-          enabled,
+          placement,
           groupCommitWindow);
     }
 
-    Settings groupCommitWindow(Duration window) {
+    Settings groupCommitWindow(GroupCommitWindow window) {
       return new Settings(
           transportThreads,
           leaderOnlyReads,
           forcedColdCasShare,
           coreThreads,
-          coreOnTransportLoop,
+          corePlacement,
           window);
     }
   }
@@ -205,7 +202,7 @@ final class FrsmLocalCluster implements KvSystem {
         .leaderOnlyReads(settings.leaderOnlyReads())
         .forcedColdCasShare(settings.forcedColdCasShare())
         .coreThreads(settings.coreThreads())
-        .coreOnTransportLoop(settings.coreOnTransportLoop())
+        .corePlacement(settings.corePlacement())
         .lsm(b -> b.commitLogGroupCommitWindow(settings.groupCommitWindow()))
         .build();
   }

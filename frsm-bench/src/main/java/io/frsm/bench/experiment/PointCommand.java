@@ -3,6 +3,7 @@ package io.frsm.bench.experiment;
 import io.frsm.api.FrsmClient;
 import io.frsm.bench.crsm.CrsmCluster;
 import io.frsm.consensus.core.CoreStats;
+import io.frsm.server.config.CorePlacement;
 import io.frsm.server.workload.WorkloadSpec;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -13,18 +14,18 @@ import java.util.Map;
 
 /**
  * {@code experiment point --system frsm|crsm [--batch N] [--transport-threads N] [--core-threads N]
- * [--core-on-loop true|false] [--group-commit-window MICROS] [--client embedded|thin] --clients N
- * --seconds S --keys N --data DIR}: one measured step in this JVM (frsm's client: embedded at the
- * key's leader, or the thin client over TCP), its result printed as one {@code POINT key=value ...}
- * line. The cores experiment runs it in child JVMs pinned to a set of CPUs.
+ * [--core-on-loop auto|true|false] [--group-commit-window auto|MICROS] [--client embedded|thin]
+ * --clients N --seconds S --keys N --data DIR}: one measured step in this JVM (frsm's client:
+ * embedded at the key's leader, or the thin client over TCP), its result printed as one {@code
+ * POINT key=value ...} line. The cores experiment runs it in child JVMs pinned to a set of CPUs.
  */
 final class PointCommand {
   static final String NAME = "point";
   static final String PREFIX = "POINT ";
   static final String USAGE =
       "usage: java -jar frsm-bench.jar experiment point --system frsm|crsm [--batch N]"
-          + " [--transport-threads N] [--core-threads N] [--core-on-loop true|false]"
-          + " [--group-commit-window MICROS] [--client embedded|thin] --clients N"
+          + " [--transport-threads N] [--core-threads N] [--core-on-loop auto|true|false]"
+          + " [--group-commit-window auto|MICROS] [--client embedded|thin] --clients N"
           + " --seconds S [--warmup S]"
           + " --keys N [--distribution zipf|uniform] --data DIR";
 
@@ -68,16 +69,12 @@ final class PointCommand {
               FrsmLocalCluster.start(
                   dir,
                   FrsmLocalCluster.Settings.DEFAULT
-                      .transportThreads(Integer.parseInt(a.getOrDefault("transport-threads", "2")))
+                      .transportThreads(Integer.parseInt(a.getOrDefault("transport-threads", "0")))
                       .coreThreads(Integer.parseInt(a.getOrDefault("core-threads", "0")))
-                      .coreOnTransportLoop(
-                          a.containsKey("core-on-loop")
-                              ? bool(a.get("core-on-loop"))
-                              : FrsmLocalCluster.Settings.DEFAULT.coreOnTransportLoop())
+                      .corePlacement(placement(a.getOrDefault("core-on-loop", "auto")))
                       .groupCommitWindow(
                           a.containsKey("group-commit-window")
-                              ? Duration.ofNanos(
-                                  Long.parseLong(a.get("group-commit-window")) * 1_000L)
+                              ? ExperimentCommand.groupCommitWindow(a.get("group-commit-window"))
                               : FrsmLocalCluster.Settings.DEFAULT.groupCommitWindow()));
           case "crsm" ->
               CrsmSystem.start(
@@ -86,7 +83,7 @@ final class PointCommand {
                   Integer.parseInt(
                       a.getOrDefault(
                           "transport-threads",
-                          Integer.toString(CrsmCluster.DEFAULT_TRANSPORT_THREADS))));
+                          Integer.toString(CrsmCluster.defaultTransportThreads()))));
           default -> throw new IllegalArgumentException("unknown --system " + systemName);
         };
     Point p;
@@ -206,11 +203,13 @@ final class PointCommand {
     return fields;
   }
 
-  private static boolean bool(String value) {
+  private static CorePlacement placement(String value) {
     return switch (value) {
-      case "true" -> true;
-      case "false" -> false;
-      default -> throw new IllegalArgumentException("--core-on-loop is true or false: " + value);
+      case "auto" -> CorePlacement.AUTO;
+      case "true" -> CorePlacement.TRANSPORT_LOOPS;
+      case "false" -> CorePlacement.OWN_THREADS;
+      default ->
+          throw new IllegalArgumentException("--core-on-loop is auto, true or false: " + value);
     };
   }
 }

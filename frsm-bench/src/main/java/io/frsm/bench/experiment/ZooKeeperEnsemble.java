@@ -2,6 +2,7 @@ package io.frsm.bench.experiment;
 
 import io.frsm.api.FrsmClient;
 import java.io.IOException;
+import java.lang.reflect.Method;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
@@ -11,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.apache.zookeeper.server.ZooKeeperServer;
 import org.apache.zookeeper.server.embedded.ExitHandler;
 import org.apache.zookeeper.server.embedded.ZooKeeperServerEmbedded;
 
@@ -36,6 +38,19 @@ final class ZooKeeperEnsemble implements KvSystem {
    * sessions spread over the servers.
    */
   static ZooKeeperEnsemble start(Path baseDir, int clientSessions) throws Exception {
+    return start(baseDir, clientSessions, 0);
+  }
+
+  /**
+   * As {@link #start(Path, int)}, with ZooKeeper's {@code zookeeper.flushDelay}: its transaction
+   * log waits up to {@code flushDelayMillis} for more transactions before a sync (0, its default,
+   * syncs as soon as its queue runs dry) — the counterpart of frsm's group-commit window. The
+   * setting is ZooKeeper's JVM-wide one (a static of {@code ZooKeeperServer}), set here for as long
+   * as this ensemble runs.
+   */
+  static ZooKeeperEnsemble start(Path baseDir, int clientSessions, long flushDelayMillis)
+      throws Exception {
+    flushDelay(flushDelayMillis);
     ZooKeeperEnsemble e = new ZooKeeperEnsemble(clientSessions);
     int[] clientPorts = new int[SERVERS];
     List<String> serverLines = new ArrayList<>();
@@ -131,6 +146,24 @@ final class ZooKeeperEnsemble implements KvSystem {
       } catch (RuntimeException ex) {
         System.err.println("ZooKeeper server did not stop cleanly: " + ex);
       }
+    }
+    try {
+      flushDelay(0);
+    } catch (ReflectiveOperationException ex) {
+      throw new IllegalStateException(ex);
+    }
+  }
+
+  /**
+   * Sets ZooKeeper's flush delay and its write-queue poll time to {@code millis} (ZooKeeper derives
+   * the poll time as a third of the delay, which rounds a 1 ms delay to no wait at all). Both are
+   * package-private statics without a public setter.
+   */
+  private static void flushDelay(long millis) throws ReflectiveOperationException {
+    for (String setter : new String[] {"setFlushDelay", "setMaxWriteQueuePollTime"}) {
+      Method m = ZooKeeperServer.class.getDeclaredMethod(setter, long.class);
+      m.setAccessible(true);
+      m.invoke(null, millis);
     }
   }
 }

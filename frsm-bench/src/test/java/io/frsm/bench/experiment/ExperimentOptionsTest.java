@@ -3,6 +3,7 @@ package io.frsm.bench.experiment;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.frsm.lsm.commitlog.GroupCommitWindow;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -31,13 +32,31 @@ class ExperimentOptionsTest {
   }
 
   @Test
-  void groupCommitWindow_isOffByDefault_andTakenInMicroseconds() {
+  void groupCommitWindow_isTheNodesDefault_autoOrMicroseconds() {
     assertEquals(
-        Duration.ZERO, ExperimentCommand.parse(new String[] {"zookeeper"}).groupCommitWindow());
+        GroupCommitWindow.AUTO,
+        ExperimentCommand.parse(new String[] {"zookeeper"}).groupCommitWindow());
     assertEquals(
-        Duration.ofMillis(1),
+        GroupCommitWindow.fixed(Duration.ofMillis(1)),
         ExperimentCommand.parse(new String[] {"zookeeper", "--group-commit-window", "1000"})
             .groupCommitWindow());
+    assertEquals(
+        GroupCommitWindow.OFF,
+        ExperimentCommand.parse(new String[] {"zookeeper", "--group-commit-window", "0"})
+            .groupCommitWindow());
+    assertEquals(
+        GroupCommitWindow.AUTO,
+        ExperimentCommand.parse(new String[] {"zookeeper", "--group-commit-window", "auto"})
+            .groupCommitWindow());
+    assertEquals(
+        0, ExperimentCommand.parse(new String[] {"zookeeper"}).zookeeperFlushDelayMillis());
+    assertEquals(
+        2,
+        ExperimentCommand.parse(new String[] {"zookeeper", "--zookeeper-flush-delay", "2"})
+            .zookeeperFlushDelayMillis());
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> ExperimentCommand.parse(new String[] {"zookeeper", "--zookeeper-flush-delay", "-1"}));
     assertThrows(
         IllegalArgumentException.class,
         () -> ExperimentCommand.parse(new String[] {"zookeeper", "--group-commit-window", "-1"}));

@@ -20,17 +20,11 @@ public final class CommitLogConfig {
   /** Below this a segment would hold a handful of records and rotation would dominate. */
   static final long MIN_SEGMENT_SIZE_BYTES = 1024;
 
-  /** Off by default: a sync starts as soon as the writer finds records queued. */
-  public static final Duration DEFAULT_GROUP_COMMIT_WINDOW = Duration.ZERO;
+  /** {@link GroupCommitWindow#AUTO}: in proportion to the stripe's own sync time. */
+  public static final GroupCommitWindow DEFAULT_GROUP_COMMIT_WINDOW = GroupCommitWindow.AUTO;
 
   /** On by default: see {@link #preallocateSegments()}. */
   public static final boolean DEFAULT_PREALLOCATE_SEGMENTS = true;
-
-  /**
-   * A window is meant to be a fraction of a write's latency (a sync's worth or so); this bound
-   * catches a unit mistake (seconds for milliseconds) before it holds every write that long.
-   */
-  public static final Duration MAX_GROUP_COMMIT_WINDOW = Duration.ofMillis(100);
 
   static final int MIN_BATCH_BYTES = 1024;
   static final int MAX_BATCH_BYTES = 256 << 20;
@@ -40,7 +34,7 @@ public final class CommitLogConfig {
   private final long maxTotalSizeBytes;
   private final int maxBatchBytes;
   private final boolean skipCorruptSegmentTail;
-  private final long groupCommitWindowNanos;
+  private final GroupCommitWindow groupCommitWindow;
   private final boolean preallocateSegments;
 
   private CommitLogConfig(Builder b) {
@@ -49,7 +43,7 @@ public final class CommitLogConfig {
     this.maxTotalSizeBytes = b.maxTotalSizeBytes;
     this.maxBatchBytes = b.maxBatchBytes;
     this.skipCorruptSegmentTail = b.skipCorruptSegmentTail;
-    this.groupCommitWindowNanos = b.groupCommitWindow.toNanos();
+    this.groupCommitWindow = b.groupCommitWindow;
     this.preallocateSegments = b.preallocateSegments;
   }
 
@@ -95,13 +89,14 @@ public final class CommitLogConfig {
 
   /**
    * How long a stripe's writer waits for more records before a group commit that already holds two
-   * or more; 0 (the default) never waits. Two records queued together are the sign that writers are
+   * or more: by default ({@link GroupCommitWindow#AUTO}) twice the stripe's recent sync time, at
+   * most 1 ms; or a fixed time; or never. Two records queued together are the sign that writers are
    * concurrent, so waiting gathers more of them into the same sync: fewer syncs per record, at the
-   * price of up to this much latency per write. A lone record never waits, so a lightly loaded
-   * stripe keeps its latency.
+   * price of up to the window's length per write. A lone record never waits, so a lightly loaded
+   * stripe keeps its latency, and a window opens only while recent ones gathered records.
    */
-  public long groupCommitWindowNanos() {
-    return groupCommitWindowNanos;
+  public GroupCommitWindow groupCommitWindow() {
+    return groupCommitWindow;
   }
 
   /**
@@ -128,8 +123,8 @@ public final class CommitLogConfig {
         + maxBatchBytes
         + ", skipCorruptSegmentTail="
         + skipCorruptSegmentTail
-        + ", groupCommitWindowNanos="
-        + groupCommitWindowNanos
+        + ", groupCommitWindow="
+        + groupCommitWindow
         + ", preallocateSegments="
         + preallocateSegments
         + "}";
@@ -142,7 +137,7 @@ public final class CommitLogConfig {
     private long maxTotalSizeBytes = DEFAULT_MAX_TOTAL_SIZE_BYTES;
     private int maxBatchBytes = DEFAULT_MAX_BATCH_BYTES;
     private boolean skipCorruptSegmentTail;
-    private Duration groupCommitWindow = DEFAULT_GROUP_COMMIT_WINDOW;
+    private GroupCommitWindow groupCommitWindow = DEFAULT_GROUP_COMMIT_WINDOW;
     private boolean preallocateSegments = DEFAULT_PREALLOCATE_SEGMENTS;
 
     private Builder(List<Path> stripeDirectories) {
@@ -170,10 +165,18 @@ public final class CommitLogConfig {
       return this;
     }
 
-    /** See {@link CommitLogConfig#groupCommitWindowNanos()}; in [0, 100 ms]. */
-    public Builder groupCommitWindow(Duration groupCommitWindow) {
+    /** See {@link CommitLogConfig#groupCommitWindow()}; default {@link GroupCommitWindow#AUTO}. */
+    public Builder groupCommitWindow(GroupCommitWindow groupCommitWindow) {
       this.groupCommitWindow = Objects.requireNonNull(groupCommitWindow, "groupCommitWindow");
       return this;
+    }
+
+    /**
+     * A fixed window, in [0, 100 ms] (0: off); {@link GroupCommitWindow#fixed}. Throws {@link
+     * IllegalArgumentException} outside that range.
+     */
+    public Builder groupCommitWindow(Duration fixedWindow) {
+      return groupCommitWindow(GroupCommitWindow.fixed(fixedWindow));
     }
 
     /** See {@link CommitLogConfig#preallocateSegments()}; default true. */
@@ -213,14 +216,6 @@ public final class CommitLogConfig {
                 + MAX_BATCH_BYTES
                 + "], was "
                 + maxBatchBytes);
-      }
-      if (groupCommitWindow.isNegative()
-          || groupCommitWindow.compareTo(MAX_GROUP_COMMIT_WINDOW) > 0) {
-        throw new IllegalArgumentException(
-            "groupCommitWindow must be in [0, "
-                + MAX_GROUP_COMMIT_WINDOW.toMillis()
-                + " ms], was "
-                + groupCommitWindow);
       }
       return new CommitLogConfig(this);
     }

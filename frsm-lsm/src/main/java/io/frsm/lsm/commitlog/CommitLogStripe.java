@@ -27,10 +27,9 @@ import java.util.zip.CRC32C;
  * WritableFile#write} per batch of at most {@link CommitLogConfig#maxBatchBytes()}, syncs once, and
  * only then completes the batch's futures. Appending threads never touch the file.
  *
- * <p>With a group-commit window ({@link CommitLogConfig#groupCommitWindowNanos()}), a drain that
- * finds two or more records waits out the window first and adds what was queued meanwhile to the
- * same group commit. Appenders do not wake the writer during the window: it drains when the window
- * ends.
+ * <p>With a group-commit window ({@link CommitLogConfig#groupCommitWindow()}), a drain that finds
+ * two or more records waits out the window first and adds what was queued meanwhile to the same
+ * group commit. Appenders do not wake the writer during the window: it drains when the window ends.
  *
  * <p>After a failed write or sync the stripe abandons the segment (it keeps the records synced
  * before, and replay treats the failed batch's partial bytes as a torn tail) and opens a new one
@@ -50,7 +49,7 @@ final class CommitLogStripe {
   private final StripeQueue queue = new StripeQueue();
   private final Thread writer;
   private volatile boolean shutdownRequested;
-  private final long groupCommitWindowNanos;
+  private final GroupCommitWindow groupCommitWindow;
   private final WindowWait windowWait;
   private final SegmentPreallocator preallocator; // null when segments grow as written
 
@@ -78,6 +77,10 @@ final class CommitLogStripe {
   // the eligible drains that skipped their window since the last one opened.
   private double gatheredAverage = PAYOFF_RECORDS;
   private int windowsSkipped;
+
+  // Writer thread: the recent sync time (moving average, newest weighs 1/8; -1 before the first
+  // sync), which an adaptive window follows.
+  private long recentSyncNanos = -1;
 
   // Live segments by id, the current one included. Guarded by itself; changed only when a segment
   // is created or discarded, never per record.
@@ -121,7 +124,7 @@ final class CommitLogStripe {
       long highestExistingId,
       WindowWait windowWait) {
     this.index = index;
-    this.groupCommitWindowNanos = config.groupCommitWindowNanos();
+    this.groupCommitWindow = config.groupCommitWindow();
     this.windowWait = windowWait;
     this.directory = directory;
     this.fs = fs;
@@ -327,11 +330,15 @@ final class CommitLogStripe {
    * and appends what was queued meanwhile to its end, for the same group commit.
    */
   private void gatherDuringWindow(StripeRequest<?> chain) {
-    if (groupCommitWindowNanos == 0 || shutdownRequested) {
+    if (groupCommitWindow.isOff() || shutdownRequested) {
       return;
     }
     if (records(chain) < 2) {
       return; // no sign of concurrent writers: a lone record does not wait
+    }
+    long windowNanos = groupCommitWindow.nanos(recentSyncNanos);
+    if (windowNanos == 0) {
+      return;
     }
     if (gatheredAverage < PAYOFF_RECORDS && ++windowsSkipped < PROBE_EVERY) {
       return;
@@ -340,7 +347,7 @@ final class CommitLogStripe {
     long start = System.nanoTime();
     inWindow = true;
     try {
-      windowWait.until(start + groupCommitWindowNanos, () -> shutdownRequested);
+      windowWait.until(windowNanos, () -> shutdownRequested);
     } finally {
       inWindow = false;
     }
@@ -497,7 +504,9 @@ final class CommitLogStripe {
     }
     long start = System.nanoTime();
     currentFile.sync();
-    syncLatency.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+    long took = System.nanoTime() - start;
+    syncLatency.record(took, TimeUnit.NANOSECONDS);
+    recentSyncNanos = recentSyncNanos < 0 ? took : recentSyncNanos + (took - recentSyncNanos) / 8;
     batchRecordsSummary.record(batchRecords);
   }
 
@@ -682,14 +691,15 @@ final class CommitLogStripe {
   /** How the writer waits out a group-commit window; a test substitutes one it controls. */
   interface WindowWait {
     /**
-     * Returns once {@link System#nanoTime()} passes {@code deadlineNanos}, or earlier once {@code
-     * stop} holds (the stripe is shutting down).
+     * Returns once {@code windowNanos} have passed since the call, or earlier once {@code stop}
+     * holds (the stripe is shutting down).
      */
-    void until(long deadlineNanos, BooleanSupplier stop);
+    void until(long windowNanos, BooleanSupplier stop);
 
     /** Parks the writer; a wake-up before the deadline (a stale unpark permit) parks again. */
     WindowWait PARK =
-        (deadlineNanos, stop) -> {
+        (windowNanos, stop) -> {
+          long deadlineNanos = System.nanoTime() + windowNanos;
           long left;
           while (!stop.getAsBoolean() && (left = deadlineNanos - System.nanoTime()) > 0) {
             LockSupport.parkNanos(left);

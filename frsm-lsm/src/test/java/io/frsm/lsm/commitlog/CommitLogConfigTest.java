@@ -24,17 +24,23 @@ class CommitLogConfigTest {
     assertEquals(1L << 30, c.maxTotalSizeBytes());
     assertEquals(1 << 20, c.maxBatchBytes());
     assertFalse(c.skipCorruptSegmentTail());
-    assertEquals(0, c.groupCommitWindowNanos(), "off unless asked for");
+    assertEquals(GroupCommitWindow.AUTO, c.groupCommitWindow(), "follows the stripe's syncs");
   }
 
   @Test
   void groupCommitWindow_isBetweenZeroAnd100Milliseconds() {
     assertEquals(
-        100_000_000L,
+        GroupCommitWindow.fixed(Duration.ofMillis(100)),
         CommitLogConfig.builder(List.of(A))
             .groupCommitWindow(Duration.ofMillis(100))
             .build()
-            .groupCommitWindowNanos());
+            .groupCommitWindow());
+    assertEquals(
+        GroupCommitWindow.OFF,
+        CommitLogConfig.builder(List.of(A))
+            .groupCommitWindow(Duration.ZERO)
+            .build()
+            .groupCommitWindow());
     for (Duration bad : List.of(Duration.ofNanos(-1), Duration.ofMillis(100).plusNanos(1))) {
       IllegalArgumentException e =
           assertThrows(

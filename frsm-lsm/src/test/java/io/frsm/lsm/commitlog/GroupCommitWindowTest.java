@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.frsm.lsm.cell.Cell;
 import io.frsm.lsm.io.FaultyFileSystem;
 import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -52,7 +53,7 @@ class GroupCommitWindowTest {
     final AtomicInteger waits = new AtomicInteger();
 
     @Override
-    public void until(long deadlineNanos, BooleanSupplier stop) {
+    public void until(long windowNanos, BooleanSupplier stop) {
       waits.incrementAndGet();
       entered.countDown();
       long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
@@ -75,10 +76,12 @@ class GroupCommitWindowTest {
   private static final class ScriptedWindow implements CommitLogStripe.WindowWait {
     final java.util.Queue<Runnable> actions = new java.util.concurrent.ConcurrentLinkedQueue<>();
     final AtomicInteger waits = new AtomicInteger();
+    final java.util.Queue<Long> windows = new java.util.concurrent.ConcurrentLinkedQueue<>();
 
     @Override
-    public void until(long deadlineNanos, BooleanSupplier stop) {
+    public void until(long windowNanos, BooleanSupplier stop) {
       waits.incrementAndGet();
+      windows.add(windowNanos);
       Runnable action = actions.poll();
       if (action != null) {
         action.run();
@@ -112,10 +115,32 @@ class GroupCommitWindowTest {
     return List.of(first, second, third);
   }
 
+  /**
+   * Scripts the next {@code windows} windows to gather one record each (cells 1000 and up), so that
+   * each pays and the next opens without probing; returns their acknowledgements.
+   */
+  private static List<CompletableFuture<Void>> gatherOneInEachWindow(
+      ScriptedWindow window, CommitLog log, int windows) {
+    List<CompletableFuture<Void>> gathered = new java.util.concurrent.CopyOnWriteArrayList<>();
+    for (int i = 0; i < windows; i++) {
+      int cell = 1000 + i;
+      window.actions.add(() -> gathered.add(log.append(TestCells.cell(cell))));
+    }
+    return gathered;
+  }
+
   private CommitLog open(io.frsm.lsm.io.FileSystem fileSystem, CommitLogStripe.WindowWait wait)
       throws IOException {
+    return open(fileSystem, wait, GroupCommitWindow.fixed(WINDOW));
+  }
+
+  private CommitLog open(
+      io.frsm.lsm.io.FileSystem fileSystem,
+      CommitLogStripe.WindowWait wait,
+      GroupCommitWindow groupCommitWindow)
+      throws IOException {
     CommitLogConfig config =
-        CommitLogConfig.builder(List.of(DIR)).groupCommitWindow(WINDOW).build();
+        CommitLogConfig.builder(List.of(DIR)).groupCommitWindow(groupCommitWindow).build();
     CommitLog log = CommitLog.open(fileSystem, config, registry, c -> {}, wait);
     opened.add(log);
     return log;
@@ -244,7 +269,7 @@ class GroupCommitWindowTest {
     CommitLog log =
         open(
             gated,
-            (deadline, stop) -> {
+            (window, stop) -> {
               throw new IllegalStateException("bug in the window");
             });
     List<CompletableFuture<Void>> acks = twoQueuedBehindASync(log, gated, 0);
@@ -281,14 +306,68 @@ class GroupCommitWindowTest {
   }
 
   @Test
-  void parkedWindow_lastsUntilItsDeadline_orUntilStopped() {
-    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(2);
-    CommitLogStripe.WindowWait.PARK.until(deadline, () -> false);
-    assertTrue(System.nanoTime() - deadline >= 0, "returned before its deadline");
+  void parkedWindow_lastsItsLength_orUntilStopped() {
+    long window = TimeUnit.MILLISECONDS.toNanos(2);
+    long start = System.nanoTime();
+    CommitLogStripe.WindowWait.PARK.until(window, () -> false);
+    assertTrue(System.nanoTime() - start >= window, "returned before the window ended");
 
-    long farAway = System.nanoTime() + TimeUnit.HOURS.toNanos(1);
+    long anHour = TimeUnit.HOURS.toNanos(1);
     assertTimeoutPreemptively(
-        Duration.ofSeconds(10), () -> CommitLogStripe.WindowWait.PARK.until(farAway, () -> true));
+        Duration.ofSeconds(10), () -> CommitLogStripe.WindowWait.PARK.until(anHour, () -> true));
+  }
+
+  @Test
+  void anAdaptiveWindow_lastsTwiceTheStripesSyncTime_withinItsLimit() throws Exception {
+    SyncGateFileSystem gated = new SyncGateFileSystem(fs);
+    gated.slowSyncs(TimeUnit.MILLISECONDS.toNanos(10));
+    ScriptedWindow window = new ScriptedWindow();
+    Duration limit = Duration.ofMillis(100);
+    CommitLog log = open(gated, window, new GroupCommitWindow(limit, true));
+    List<CompletableFuture<Void>> gathered = gatherOneInEachWindow(window, log, 5);
+    for (int i = 0; i < 5; i++) {
+      drainTwoAtOnce(log, gated, 3 * i);
+    }
+    for (CompletableFuture<Void> ack : gathered) {
+      await(ack);
+    }
+    Timer syncs = registry.get("frsm.commitlog.sync.latency").tag("stripe", "0").timer();
+    double longestSync = syncs.max(TimeUnit.NANOSECONDS);
+    assertEquals(5, window.windows.size(), "each drain of two opened a window");
+    for (long w : window.windows) {
+      // The window is twice a moving average of the syncs so far, each of which lasted 10 ms or
+      // more (the slow device) and at most the longest the timer saw.
+      assertTrue(w >= TimeUnit.MILLISECONDS.toNanos(20), "twice a sync of >= 10 ms, was " + w);
+      assertTrue(w <= Math.min(limit.toNanos(), 2 * longestSync), "window " + w);
+    }
+  }
+
+  @Test
+  void anAdaptiveWindow_neverExceedsItsLimit_howeverSlowTheSyncs() throws Exception {
+    SyncGateFileSystem gated = new SyncGateFileSystem(fs);
+    gated.slowSyncs(TimeUnit.MILLISECONDS.toNanos(10));
+    ScriptedWindow window = new ScriptedWindow();
+    Duration limit = Duration.ofMillis(5);
+    CommitLog log = open(gated, window, new GroupCommitWindow(limit, true));
+    List<CompletableFuture<Void>> gathered = gatherOneInEachWindow(window, log, 3);
+    for (int i = 0; i < 3; i++) {
+      drainTwoAtOnce(log, gated, 3 * i);
+    }
+    for (CompletableFuture<Void> ack : gathered) {
+      await(ack);
+    }
+    assertEquals(
+        List.of(limit.toNanos(), limit.toNanos(), limit.toNanos()), List.copyOf(window.windows));
+  }
+
+  @Test
+  void aFixedWindow_ignoresTheSyncTime() throws Exception {
+    SyncGateFileSystem gated = new SyncGateFileSystem(fs);
+    gated.slowSyncs(TimeUnit.MILLISECONDS.toNanos(10));
+    ScriptedWindow window = new ScriptedWindow();
+    CommitLog log = open(gated, window);
+    drainTwoAtOnce(log, gated, 0);
+    assertEquals(List.of(WINDOW.toNanos()), List.copyOf(window.windows));
   }
 
   @Test

@@ -7,17 +7,20 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * Delegates to another file system, except that while closed a file sync blocks until the gate
  * opens (a test holds a stripe's writer inside one sync while more records queue up), and that a
- * write can be made to throw an unchecked exception (a bug below the commit log). Its files never
- * preallocate, so no spare segment adds syncs to the counts these tests pin.
+ * write can be made to throw an unchecked exception (a bug below the commit log), and that a sync
+ * can be made to last at least a given time (a slow device). Its files never preallocate, so no
+ * spare segment adds syncs to the counts these tests pin.
  */
 final class SyncGateFileSystem extends ForwardingFileSystem {
   private volatile CountDownLatch gate = new CountDownLatch(0);
   private volatile CountDownLatch syncBlocked = new CountDownLatch(1);
   private volatile RuntimeException writeBug;
+  private volatile long minimumSyncNanos;
 
   SyncGateFileSystem(FileSystem delegate) {
     super(delegate);
@@ -41,6 +44,11 @@ final class SyncGateFileSystem extends ForwardingFileSystem {
     writeBug = bug;
   }
 
+  /** From now on, every sync lasts at least {@code nanos}: a device that slow. */
+  void slowSyncs(long nanos) {
+    minimumSyncNanos = nanos;
+  }
+
   /** Waits until a sync is blocked on the closed gate. */
   boolean awaitBlockedSync(long timeout, TimeUnit unit) throws InterruptedException {
     return syncBlocked.await(timeout, unit);
@@ -61,6 +69,7 @@ final class SyncGateFileSystem extends ForwardingFileSystem {
 
       @Override
       public void sync() throws IOException {
+        long slowUntil = System.nanoTime() + minimumSyncNanos;
         CountDownLatch g = gate;
         if (g.getCount() > 0) {
           syncBlocked.countDown();
@@ -74,6 +83,10 @@ final class SyncGateFileSystem extends ForwardingFileSystem {
           }
         }
         file.sync();
+        long left;
+        while ((left = slowUntil - System.nanoTime()) > 0) {
+          LockSupport.parkNanos(left); // the device's time, not a wait for another thread
+        }
       }
 
       @Override

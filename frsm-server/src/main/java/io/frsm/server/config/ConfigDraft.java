@@ -43,7 +43,7 @@ final class ConfigDraft {
   int clockDriftPpm = NodeDefaults.CLOCK_DRIFT_PPM;
   boolean leaderOnlyReads = NodeDefaults.LEADER_ONLY_READS;
   int coreThreads = NodeDefaults.CORE_THREADS;
-  boolean coreOnTransportLoop = NodeDefaults.CORE_ON_TRANSPORT_LOOP;
+  CorePlacement corePlacement = NodeDefaults.CORE_PLACEMENT;
   long clockCacheBytes = NodeDefaults.CLOCK_CACHE_BYTES;
   int transportThreads = NodeDefaults.TRANSPORT_THREADS;
   int maxFrameBytes = TRANSPORT_DEFAULTS.maxFrameBytes();

@@ -1,6 +1,7 @@
 package io.frsm.server.config;
 
 import io.frsm.lsm.LsmConfig;
+import io.frsm.lsm.commitlog.GroupCommitWindow;
 import java.io.IOException;
 import java.io.Reader;
 import java.net.InetSocketAddress;
@@ -88,7 +89,17 @@ public final class ConfigLoader {
         (d, v) -> d.coreThreads = Units.integer("consensus.coreThreads", v));
     KEYS.put(
         "consensus.coreOnTransportLoop",
-        (d, v) -> d.coreOnTransportLoop = Units.bool("consensus.coreOnTransportLoop", v));
+        (d, v) -> {
+          CorePlacement p =
+              v instanceof Boolean b ? CorePlacement.of(b) : CorePlacement.parse(String.valueOf(v));
+          if (p == null) {
+            throw new ConfigException(
+                "config key 'consensus.coreOnTransportLoop': '"
+                    + v
+                    + "' is not auto, true or false");
+          }
+          d.corePlacement = p;
+        });
     KEYS.put(
         "consensus.clockCacheBytes",
         (d, v) -> d.clockCacheBytes = Units.bytes("consensus.clockCacheBytes", v));
@@ -147,8 +158,19 @@ public final class ConfigLoader {
                 Units.bytes("lsm.commitLogRotationThresholdBytes", v)));
     lsm(
         "commitLogGroupCommitWindow",
-        (b, v) ->
-            b.commitLogGroupCommitWindow(Units.duration("lsm.commitLogGroupCommitWindow", v)));
+        (b, v) -> {
+          if (String.valueOf(v).trim().equalsIgnoreCase(GroupCommitWindow.AUTO_NAME)) {
+            b.commitLogGroupCommitWindow(GroupCommitWindow.AUTO);
+            return;
+          }
+          String key = "lsm.commitLogGroupCommitWindow";
+          try {
+            b.commitLogGroupCommitWindow(Units.duration(key, v));
+          } catch (ConfigException e) {
+            throw new ConfigException(
+                "config key '" + key + "': '" + v + "' is neither auto nor a duration (e.g. 1ms)");
+          }
+        });
     lsm(
         "commitLogPreallocateSegments",
         (b, v) ->

@@ -67,7 +67,7 @@ final class ConfigValidator {
         d.clockDriftPpm,
         d.leaderOnlyReads,
         d.coreThreads,
-        d.coreOnTransportLoop,
+        d.corePlacement,
         d.clockCacheBytes,
         d.transportThreads,
         transport,
@@ -125,10 +125,10 @@ final class ConfigValidator {
     if (d.commitLogDirectories != null) {
       lsm.commitLogDirectories(d.commitLogDirectories);
     }
-    for (Consumer<LsmConfig.Builder> apply : d.lsm) {
-      apply.accept(lsm);
-    }
     try {
+      for (Consumer<LsmConfig.Builder> apply : d.lsm) {
+        apply.accept(lsm); // some setters check their value at once
+      }
       return lsm.build();
     } catch (IllegalArgumentException e) {
       // LsmConfig names its own key (e.g. "numberOfCompactionThreads"); give it its section.

@@ -30,10 +30,12 @@ import java.util.List;
  * @param leaderOnlyReads whether range leaders answer reads from their own store under the lease
  * @param coreThreads consensus core shards, each a thread owning every n-th range; 0 picks a
  *     quarter of the CPUs (docs/PROTOCOL.md "Core shards")
- * @param coreOnTransportLoop whether the core shards run on the transport event loops (shard s on
- *     loop s mod threads) instead of threads of their own
+ * @param corePlacement whether the core shards run on the transport event loops (shard s on loop s
+ *     mod threads) instead of threads of their own; {@link CorePlacement#AUTO} picks the loop on a
+ *     node with one event loop and one shard
  * @param clockCacheBytes the bound of the clock cache over the LSM
- * @param transportThreads Netty event-loop threads (peer and client protocol share them)
+ * @param transportThreads Netty event-loop threads (peer and client protocol share them); 0 picks
+ *     one on a machine with 2 CPUs or fewer, else two
  * @param transport frame limit, write-buffer water marks, per-connection queue bound, connect
  *     timeout and reconnect back-off of both protocols
  * @param metricsPort the Prometheus scrape port; 0 turns the endpoint off (the server command runs
@@ -62,7 +64,7 @@ public record FrsmConfig(
     int clockDriftPpm,
     boolean leaderOnlyReads,
     int coreThreads,
-    boolean coreOnTransportLoop,
+    CorePlacement corePlacement,
     long clockCacheBytes,
     int transportThreads,
     TransportConfig transport,

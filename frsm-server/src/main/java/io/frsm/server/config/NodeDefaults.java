@@ -23,16 +23,21 @@ public final class NodeDefaults {
   public static final int CLOCK_DRIFT_PPM = 1_000;
   public static final boolean LEADER_ONLY_READS = true;
   public static final long CLOCK_CACHE_BYTES = 64L * 1024 * 1024;
-  public static final int TRANSPORT_THREADS = 2;
+
+  /** {@code transport.threads}: 0 picks {@link #transportThreads(int)} of the machine's CPUs. */
+  public static final int TRANSPORT_THREADS = 0;
 
   /**
-   * {@code consensus.coreOnTransportLoop}: off, each core shard has a thread of its own. On pays
-   * only where the node's channels share the core's one loop ({@code transport.threads: 1}, one
-   * shard): then in-process clients measured 1.46x the throughput on 2 vCPUs, thin clients about
-   * the same, and with 2 loops thin clients lost a third (docs/BENCHMARKS.md "Change of 2026-11-25
-   * (night)"). A multi-core node's threaded pipeline is the safer default.
+   * The Netty event loops a node runs when {@code transport.threads} is 0: one on a machine with
+   * two CPUs or fewer, where a second loop only adds thread hand-offs (with the core on the one
+   * loop, see {@link CorePlacement}), else two.
    */
-  public static final boolean CORE_ON_TRANSPORT_LOOP = false;
+  public static int transportThreads(int availableProcessors) {
+    return availableProcessors <= 2 ? 1 : 2;
+  }
+
+  /** {@code consensus.coreOnTransportLoop}: {@link CorePlacement#AUTO}. */
+  public static final CorePlacement CORE_PLACEMENT = CorePlacement.AUTO;
 
   /** {@code consensus.coreThreads}: 0 picks {@link #coreThreads(int)} of the machine's CPUs. */
   public static final int CORE_THREADS = 0;

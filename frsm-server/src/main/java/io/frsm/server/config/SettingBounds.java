@@ -67,7 +67,7 @@ public final class SettingBounds {
   /** 0 picks a quarter of the CPUs. */
   public static final Whole CORE_THREADS = new Whole(0, ShardRouting.MAX_SHARDS);
 
-  public static final Whole TRANSPORT_THREADS = new Whole(1, 1024);
+  public static final Whole TRANSPORT_THREADS = new Whole(0, 1024);
 
   /** Below 10%: a drift that large is a broken clock, and leases would shrink to nothing. */
   public static final Whole CLOCK_DRIFT_PPM = new Whole(0, 99_999);

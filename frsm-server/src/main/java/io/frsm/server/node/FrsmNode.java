@@ -22,6 +22,7 @@ import io.frsm.lsm.io.NioFileSystem;
 import io.frsm.server.client.ClusterMembers;
 import io.frsm.server.client.RequestLimits;
 import io.frsm.server.client.SessionCounters;
+import io.frsm.server.config.CorePlacement;
 import io.frsm.server.config.FrsmConfig;
 import io.frsm.server.config.NodeDefaults;
 import io.frsm.server.ring.NodeInfo;
@@ -186,7 +187,7 @@ public final class FrsmNode implements AutoCloseable {
       // anything is sent: no ballot of an earlier incarnation can be reused.
       boot = BootCounter.next(settings.dataDirectory);
       cellStore = new CachingCellStore(new LsmCellStore(engine), settings.clockCacheBytes);
-      loops = TransportEventLoops.create(settings.transportThreads, true);
+      loops = TransportEventLoops.create(transportThreads(), true);
       transportConfig = settings.transportConfig();
       peerTransport =
           NettyPeerTransport.start(
@@ -449,18 +450,27 @@ public final class FrsmNode implements AutoCloseable {
           new PeerMessageCounts(
               shape.nodeIds().stream().filter(id -> id != settings.nodeId).toList());
       metrics.peersKnown(peerMessages);
+      int shards = coreShards(ring.rangeCount());
+      boolean coresOnLoops = settings.corePlacement.onTransportLoops(loops.loops().size(), shards);
+      LOG.log(
+          Level.INFO,
+          "node {0}: {1} transport event loop(s), {2} consensus core shard(s) on {3}",
+          settings.nodeId,
+          loops.loops().size(),
+          shards,
+          coresOnLoops ? "the event loops" : "threads of their own");
       CoreShards d =
           new CoreShards(
               settings.nodeId,
               boot,
               config,
-              coreShards(ring.rangeCount()),
+              shards,
               cellStore,
               engine,
               peerTransport,
               settings.tickInterval.toNanos(),
               peerMessages,
-              settings.coreOnTransportLoop ? loops.loops() : List.of(),
+              coresOnLoops ? loops.loops() : List.of(),
               this::onFatal);
       d.start();
       RangeLeaders named = RangeLeaders.watch(zk, layout);
@@ -489,6 +499,13 @@ public final class FrsmNode implements AutoCloseable {
       ready.completeExceptionally(e);
       leaveAfterRefusal();
     }
+  }
+
+  /** The Netty event loops to run: as configured (0: by the machine's CPUs). */
+  private int transportThreads() {
+    return settings.transportThreads == 0
+        ? NodeDefaults.transportThreads(Runtime.getRuntime().availableProcessors())
+        : settings.transportThreads;
   }
 
   /**
@@ -1138,7 +1155,7 @@ public final class FrsmNode implements AutoCloseable {
       clockDriftPpm(config.clockDriftPpm());
       leaderOnlyReads(config.leaderOnlyReads());
       coreThreads(config.coreThreads());
-      coreOnTransportLoop(config.coreOnTransportLoop());
+      corePlacement(config.corePlacement());
       clockCacheBytes(config.clockCacheBytes());
       transportThreads(config.transportThreads());
       TransportConfig t = config.transport();
@@ -1336,23 +1353,29 @@ public final class FrsmNode implements AutoCloseable {
     }
 
     /**
+     * Runs the consensus cores on the node's transport event loops (shard s on loop s mod {@code
+     * transportThreads}), or on threads of their own: no thread hand-off between the network and
+     * the core, at the price of the loop's I/O waiting while the core steps. Pays only with one
+     * transport thread and one core shard, where every channel of the node shares the core's loop;
+     * with channels on other loops it measured worse. Unset, the node decides ({@link
+     * CorePlacement#AUTO}: the loop exactly in that case).
+     */
+    public Builder coreOnTransportLoop(boolean enabled) {
+      return corePlacement(CorePlacement.of(enabled));
+    }
+
+    /** See {@link #coreOnTransportLoop(boolean)}; default {@link CorePlacement#AUTO}. */
+    public Builder corePlacement(CorePlacement placement) {
+      draft.corePlacement = Objects.requireNonNull(placement, "corePlacement");
+      return this;
+    }
+
+    /**
      * Consensus core shards (default 0: a quarter of the CPUs, at least one): each a thread owning
      * every n-th range of the ring, so a node's consensus work spreads over that many CPUs
      * (docs/PROTOCOL.md "Core shards"). At most {@link
      * io.frsm.consensus.core.ShardRouting#MAX_SHARDS}.
      */
-    /**
-     * Runs the consensus cores on the node's transport event loops (shard s on loop s mod {@code
-     * transportThreads}) instead of threads of their own (default false): no thread hand-off
-     * between the network and the core, at the price of the loop's I/O waiting while the core
-     * steps. Pays only with {@code transportThreads(1)} and one core shard, where every channel of
-     * the node shares the core's loop; with channels on other loops it measured worse.
-     */
-    public Builder coreOnTransportLoop(boolean enabled) {
-      draft.coreOnTransportLoop = enabled;
-      return this;
-    }
-
     public Builder coreThreads(int threads) {
       draft.coreThreads = threads;
       return this;
@@ -1374,7 +1397,7 @@ public final class FrsmNode implements AutoCloseable {
       return this;
     }
 
-    /** Netty event-loop threads (default 2). */
+    /** Netty event-loop threads (default 0: one on a machine with 2 CPUs or fewer, else two). */
     public Builder transportThreads(int threads) {
       draft.transportThreads = threads;
       return this;

@@ -3,6 +3,7 @@ package io.frsm.server.node;
 import io.frsm.consensus.core.CoreConfig;
 import io.frsm.consensus.transport.TransportConfig;
 import io.frsm.lsm.LsmConfig;
+import io.frsm.server.config.CorePlacement;
 import io.frsm.server.config.FrameBudget;
 import io.frsm.server.config.FrsmConfig;
 import io.frsm.server.config.NodeDefaults;
@@ -53,7 +54,7 @@ final class NodeSettings implements Cloneable {
   int clockDriftPpm = NodeDefaults.CLOCK_DRIFT_PPM;
   boolean leaderOnlyReads = NodeDefaults.LEADER_ONLY_READS;
   int coreThreads = NodeDefaults.CORE_THREADS;
-  boolean coreOnTransportLoop = NodeDefaults.CORE_ON_TRANSPORT_LOOP;
+  CorePlacement corePlacement = NodeDefaults.CORE_PLACEMENT;
   double forcedColdCasShare;
   long clockCacheBytes = NodeDefaults.CLOCK_CACHE_BYTES;
   int transportThreads = NodeDefaults.TRANSPORT_THREADS;

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.frsm.consensus.transport.TransportConfig;
 import io.frsm.lsm.LsmConfig;
+import io.frsm.lsm.commitlog.GroupCommitWindow;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -49,7 +50,8 @@ class ConfigLoaderTest {
     assertEquals(Duration.ofMillis(50), c.backoffMax());
     assertEquals(Duration.ofMillis(2), c.tickInterval());
     assertEquals(64L << 20, c.clockCacheBytes());
-    assertEquals(2, c.transportThreads());
+    assertEquals(0, c.transportThreads(), "0: by the machine's CPUs");
+    assertEquals(CorePlacement.AUTO, c.corePlacement());
     TransportConfig transport = TransportConfig.builder("frsm").build();
     assertEquals(transport.maxFrameBytes(), c.transport().maxFrameBytes());
     assertEquals(
@@ -156,17 +158,66 @@ class ConfigLoaderTest {
   }
 
   @Test
-  void durations_takeMicroseconds_forTheGroupCommitWindow() {
+  void coreOnTransportLoop_isAutoTrueOrFalse() {
+    for (Map.Entry<String, CorePlacement> e :
+        Map.of(
+                "auto", CorePlacement.AUTO,
+                "Auto", CorePlacement.AUTO,
+                "true", CorePlacement.TRANSPORT_LOOPS,
+                "false", CorePlacement.OWN_THREADS)
+            .entrySet()) {
+      FrsmConfig c =
+          ConfigLoader.parse(
+              MINIMAL + "consensus:\n  coreOnTransportLoop: " + e.getKey() + "\n", "t", Map.of());
+      assertEquals(e.getValue(), c.corePlacement(), e.getKey());
+    }
+    assertEquals(
+        CorePlacement.TRANSPORT_LOOPS,
+        ConfigLoader.parse(MINIMAL, "t", Map.of("FRSM_CONSENSUS_CORE_ON_TRANSPORT_LOOP", "true"))
+            .corePlacement());
+    ConfigException e =
+        assertThrows(
+            ConfigException.class,
+            () ->
+                ConfigLoader.parse(
+                    MINIMAL + "consensus:\n  coreOnTransportLoop: sometimes\n", "t", Map.of()));
+    assertTrue(e.getMessage().contains("consensus.coreOnTransportLoop"), e.getMessage());
+  }
+
+  @Test
+  void theGroupCommitWindow_isAutoByDefault_orADurationInMicroseconds() {
     FrsmConfig c =
         ConfigLoader.parse(MINIMAL + "lsm:\n  commitLogGroupCommitWindow: 500us\n", "t", Map.of());
-    assertEquals(Duration.ofNanos(500_000), c.lsm().commitLogGroupCommitWindow());
     assertEquals(
-        Duration.ZERO,
+        GroupCommitWindow.fixed(Duration.ofNanos(500_000)), c.lsm().commitLogGroupCommitWindow());
+    assertEquals(
+        GroupCommitWindow.OFF,
+        ConfigLoader.parse(MINIMAL + "lsm:\n  commitLogGroupCommitWindow: 0ms\n", "t", Map.of())
+            .lsm()
+            .commitLogGroupCommitWindow());
+    assertEquals(
+        GroupCommitWindow.AUTO,
+        ConfigLoader.parse(MINIMAL + "lsm:\n  commitLogGroupCommitWindow: AUTO\n", "t", Map.of())
+            .lsm()
+            .commitLogGroupCommitWindow());
+    assertEquals(
+        GroupCommitWindow.AUTO,
         ConfigLoader.parse(MINIMAL, "t", Map.of()).lsm().commitLogGroupCommitWindow());
     assertEquals(
-        Duration.ZERO,
+        GroupCommitWindow.AUTO,
         ConfigLoader.load(EXAMPLE, Map.of()).lsm().commitLogGroupCommitWindow(),
         "the shipped file keeps the default");
+    for (String bad : new String[] {"soon", "101ms"}) {
+      ConfigException e =
+          assertThrows(
+              ConfigException.class,
+              () ->
+                  ConfigLoader.parse(
+                      MINIMAL + "lsm:\n  commitLogGroupCommitWindow: " + bad + "\n",
+                      "t",
+                      Map.of()));
+      assertTrue(e.getMessage().contains("commitLogGroupCommitWindow"), e.getMessage());
+    }
   }
 
   @Test
@@ -222,7 +273,7 @@ class ConfigLoaderTest {
     bad.put("consensus:\n  clockCacheBytes: -1\n", "consensus.clockCacheBytes");
     bad.put("consensus:\n  coreThreads: -1\n", "consensus.coreThreads");
     bad.put("consensus:\n  coreThreads: 65\n", "consensus.coreThreads");
-    bad.put("transport:\n  threads: 0\n", "transport.threads");
+    bad.put("transport:\n  threads: -1\n", "transport.threads");
     bad.put("transport:\n  maxFrameBytes: 2GiB\n", "transport.maxFrameBytes");
     bad.put(
         "transport:\n  maxQueuedFramesPerConnection: 0\n",

@@ -217,7 +217,7 @@ class FrsmNodeConfigTest {
     bad.put("tickInterval", b -> b.tickInterval(Duration.ofMillis(30)));
     bad.put("boundedDelay", b -> b.boundedDelay(Duration.ofHours(2)));
     bad.put("drainTimeout", b -> b.drainTimeout(Duration.ofMillis(-1)));
-    bad.put("transportThreads", b -> b.transportThreads(0));
+    bad.put("transportThreads", b -> b.transportThreads(-1));
     bad.put("coreThreads", b -> b.coreThreads(65));
     bad.put("coreThreads ", b -> b.coreThreads(-1));
     bad.put(
