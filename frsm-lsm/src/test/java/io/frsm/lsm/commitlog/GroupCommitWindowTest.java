@@ -319,22 +319,12 @@ class GroupCommitWindowTest {
 
   @Test
   void anAdaptiveWindow_lastsTwiceTheStripesSyncTime_withinItsLimit() throws Exception {
-    SyncGateFileSystem gated = new SyncGateFileSystem(fs);
-    gated.slowSyncs(TimeUnit.MILLISECONDS.toNanos(10));
-    ScriptedWindow window = new ScriptedWindow();
     Duration limit = Duration.ofMillis(100);
-    CommitLog log = open(gated, window, new GroupCommitWindow(limit, true));
-    List<CompletableFuture<Void>> gathered = gatherOneInEachWindow(window, log, 5);
-    for (int i = 0; i < 5; i++) {
-      drainTwoAtOnce(log, gated, 3 * i);
-    }
-    for (CompletableFuture<Void> ack : gathered) {
-      await(ack);
-    }
+    List<Long> windows = windowsOnASlowDevice(new GroupCommitWindow(limit, true), 5);
     Timer syncs = registry.get("frsm.commitlog.sync.latency").tag("stripe", "0").timer();
     double longestSync = syncs.max(TimeUnit.NANOSECONDS);
-    assertEquals(5, window.windows.size(), "each drain of two opened a window");
-    for (long w : window.windows) {
+    assertEquals(5, windows.size(), "each drain of two opened a window");
+    for (long w : windows) {
       // The window is twice a moving average of the syncs so far, each of which lasted 10 ms or
       // more (the slow device) and at most the longest the timer saw.
       assertTrue(w >= TimeUnit.MILLISECONDS.toNanos(20), "twice a sync of >= 10 ms, was " + w);
@@ -344,20 +334,29 @@ class GroupCommitWindowTest {
 
   @Test
   void anAdaptiveWindow_neverExceedsItsLimit_howeverSlowTheSyncs() throws Exception {
+    Duration limit = Duration.ofMillis(5);
+    assertEquals(
+        List.of(limit.toNanos(), limit.toNanos(), limit.toNanos()),
+        windowsOnASlowDevice(new GroupCommitWindow(limit, true), 3));
+  }
+
+  /**
+   * On a device whose syncs last at least 10 ms, makes {@code drains} drains of two records, each
+   * window gathering one more; returns the length of each window the writer asked for.
+   */
+  private List<Long> windowsOnASlowDevice(GroupCommitWindow setting, int drains) throws Exception {
     SyncGateFileSystem gated = new SyncGateFileSystem(fs);
     gated.slowSyncs(TimeUnit.MILLISECONDS.toNanos(10));
     ScriptedWindow window = new ScriptedWindow();
-    Duration limit = Duration.ofMillis(5);
-    CommitLog log = open(gated, window, new GroupCommitWindow(limit, true));
-    List<CompletableFuture<Void>> gathered = gatherOneInEachWindow(window, log, 3);
-    for (int i = 0; i < 3; i++) {
+    CommitLog log = open(gated, window, setting);
+    List<CompletableFuture<Void>> gathered = gatherOneInEachWindow(window, log, drains);
+    for (int i = 0; i < drains; i++) {
       drainTwoAtOnce(log, gated, 3 * i);
     }
     for (CompletableFuture<Void> ack : gathered) {
       await(ack);
     }
-    assertEquals(
-        List.of(limit.toNanos(), limit.toNanos(), limit.toNanos()), List.copyOf(window.windows));
+    return List.copyOf(window.windows);
   }
 
   @Test

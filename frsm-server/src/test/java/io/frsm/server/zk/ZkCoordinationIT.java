@@ -355,27 +355,16 @@ class ZkCoordinationIT {
     Map<Integer, Long> granted = new ConcurrentHashMap<>();
     Set<Integer> lost = ConcurrentHashMap.newKeySet();
     RangeLeadership.Sink sink =
-        new RangeLeadership.Sink() {
+        new QuietSink() {
           @Override
           public void granted(int range, long term, boolean noEarlierLease) {
             granted.put(range, term);
           }
 
           @Override
-          public CompletableFuture<Boolean> release(int range, long term) {
-            return CompletableFuture.completedFuture(false);
-          }
-
-          @Override
-          public void renewed(int range, long term, long sentNanos) {}
-
-          @Override
           public void lost(int range) {
             lost.add(range);
           }
-
-          @Override
-          public void candidacy(int range, boolean candidate) {}
         };
     RangeLeadership leadership = new RangeLeadership(c, layout, 1, ring, LONG_LEASE, sink);
     closeables.add(leadership);
@@ -430,21 +419,7 @@ class ZkCoordinationIT {
     RangeLeadership[] leadership = new RangeLeadership[1];
     java.util.concurrent.CountDownLatch views = new java.util.concurrent.CountDownLatch(1);
     RangeLeadership.Sink sink =
-        new RangeLeadership.Sink() {
-          @Override
-          public void granted(int range, long term, boolean noEarlierLease) {}
-
-          @Override
-          public CompletableFuture<Boolean> release(int range, long term) {
-            return CompletableFuture.completedFuture(false);
-          }
-
-          @Override
-          public void renewed(int range, long term, long sentNanos) {}
-
-          @Override
-          public void lost(int range) {}
-
+        new QuietSink() {
           @Override
           public void candidacy(int range, boolean candidate) {
             told.add(range + ":" + candidate + ":" + leadership[0].preferredHolder(range));
@@ -485,6 +460,28 @@ class ZkCoordinationIT {
           "routing moved first: " + t);
     }
     assertEquals(given, told.size(), "only the ranges whose candidacy changed: " + told);
+  }
+
+  /**
+   * A core that hears everything and answers releases "not clean"; tests override what they watch.
+   */
+  private static class QuietSink implements RangeLeadership.Sink {
+    @Override
+    public void granted(int range, long term, boolean noEarlierLease) {}
+
+    @Override
+    public CompletableFuture<Boolean> release(int range, long term) {
+      return CompletableFuture.completedFuture(false);
+    }
+
+    @Override
+    public void renewed(int range, long term, long sentNanos) {}
+
+    @Override
+    public void lost(int range) {}
+
+    @Override
+    public void candidacy(int range, boolean candidate) {}
   }
 
   private static void awaitTold(List<String> told, int count) {
