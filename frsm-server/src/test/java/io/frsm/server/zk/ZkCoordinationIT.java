@@ -346,12 +346,7 @@ class ZkCoordinationIT {
   @Test
   void zooKeeperGone_leaseLostReachesTheCoreForEveryHeldRange() throws Exception {
     CuratorFramework c = client();
-    List<NodeInfo> nodes =
-        List.of(
-            new NodeInfo(1, "127.0.0.1", 7001, 9001, "r1"),
-            new NodeInfo(2, "127.0.0.1", 7002, 9002, "r2"),
-            new NodeInfo(3, "127.0.0.1", 7003, 9003, "r3"));
-    Ring ring = Ring.of(1, nodes, 4, 3); // three nodes, RF 3: node 1 replicates every range
+    Ring ring = threeNodeRing(); // RF 3: node 1 replicates every range
     Map<Integer, Long> granted = new ConcurrentHashMap<>();
     Set<Integer> lost = ConcurrentHashMap.newKeySet();
     RangeLeadership.Sink sink =
@@ -407,12 +402,7 @@ class ZkCoordinationIT {
   @Test
   void candidacy_reachesTheCoreBeforeRoutingUsesAView_andLeavesItAfter() throws Exception {
     CuratorFramework c = client();
-    List<NodeInfo> nodes =
-        List.of(
-            new NodeInfo(1, "127.0.0.1", 7001, 9001, "r1"),
-            new NodeInfo(2, "127.0.0.1", 7002, 9002, "r2"),
-            new NodeInfo(3, "127.0.0.1", 7003, 9003, "r3"));
-    Ring ring = Ring.of(1, nodes, 4, 3);
+    Ring ring = threeNodeRing();
     int ranges = ring.rangeCount();
     // Each candidacy with what routing answered for its range at that moment.
     List<String> told = java.util.Collections.synchronizedList(new ArrayList<>());
@@ -460,6 +450,16 @@ class ZkCoordinationIT {
           "routing moved first: " + t);
     }
     assertEquals(given, told.size(), "only the ranges whose candidacy changed: " + told);
+  }
+
+  /** Three nodes on three racks, 4 vnodes each, replication factor 3. */
+  private static Ring threeNodeRing() {
+    List<NodeInfo> nodes =
+        List.of(
+            new NodeInfo(1, "127.0.0.1", 7001, 9001, "r1"),
+            new NodeInfo(2, "127.0.0.1", 7002, 9002, "r2"),
+            new NodeInfo(3, "127.0.0.1", 7003, 9003, "r3"));
+    return Ring.of(1, nodes, 4, 3);
   }
 
   /**
