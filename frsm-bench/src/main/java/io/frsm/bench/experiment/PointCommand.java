@@ -204,12 +204,10 @@ final class PointCommand {
   }
 
   private static CorePlacement placement(String value) {
-    return switch (value) {
-      case "auto" -> CorePlacement.AUTO;
-      case "true" -> CorePlacement.TRANSPORT_LOOPS;
-      case "false" -> CorePlacement.OWN_THREADS;
-      default ->
-          throw new IllegalArgumentException("--core-on-loop is auto, true or false: " + value);
-    };
+    CorePlacement p = CorePlacement.parse(value);
+    if (p == null) {
+      throw new IllegalArgumentException("--core-on-loop is auto, true or false: " + value);
+    }
+    return p;
   }
 }

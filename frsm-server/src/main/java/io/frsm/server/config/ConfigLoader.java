@@ -90,8 +90,7 @@ public final class ConfigLoader {
     KEYS.put(
         "consensus.coreOnTransportLoop",
         (d, v) -> {
-          CorePlacement p =
-              v instanceof Boolean b ? CorePlacement.of(b) : CorePlacement.parse(String.valueOf(v));
+          CorePlacement p = CorePlacement.parse(String.valueOf(v)); // YAML's true reads as "true"
           if (p == null) {
             throw new ConfigException(
                 "config key 'consensus.coreOnTransportLoop': '"

@@ -33,13 +33,11 @@ public enum CorePlacement {
     return onTransportLoops ? TRANSPORT_LOOPS : OWN_THREADS;
   }
 
-  /** The value as written in the config file: {@code auto}, {@code true} or {@code false}. */
-  public String configName() {
-    return configName;
-  }
-
-  /** Parses {@code auto}, {@code true} or {@code false} (any case); null for anything else. */
-  static CorePlacement parse(String text) {
+  /**
+   * Parses the config file's spelling, {@code auto}, {@code true} or {@code false} (any case); null
+   * for anything else.
+   */
+  public static CorePlacement parse(String text) {
     String s = text.trim().toLowerCase(Locale.ROOT);
     for (CorePlacement p : values()) {
       if (p.configName.equals(s)) {
