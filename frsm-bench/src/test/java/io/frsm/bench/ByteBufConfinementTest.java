@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.frsm.bench.crsm.CrsmWireCodec;
-import io.frsm.consensus.transport.ByteBufConfinement;
+import io.frsm.transport.ByteBufConfinement;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;

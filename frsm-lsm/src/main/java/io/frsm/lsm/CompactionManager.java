@@ -1,6 +1,6 @@
 package io.frsm.lsm;
 
-import io.frsm.lsm.cell.Cell;
+import io.frsm.cell.Cell;
 import io.frsm.lsm.compaction.RateLimiter;
 import io.frsm.lsm.compaction.SizeTieredPlanner;
 import io.frsm.lsm.io.FileSystem;

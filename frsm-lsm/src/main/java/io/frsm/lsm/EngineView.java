@@ -1,6 +1,6 @@
 package io.frsm.lsm;
 
-import io.frsm.lsm.cell.Key;
+import io.frsm.cell.Key;
 import io.frsm.lsm.memtable.Memtable;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;

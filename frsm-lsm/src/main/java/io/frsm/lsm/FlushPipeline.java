@@ -1,6 +1,6 @@
 package io.frsm.lsm;
 
-import io.frsm.lsm.cell.Cell;
+import io.frsm.cell.Cell;
 import io.frsm.lsm.commitlog.CommitLog;
 import io.frsm.lsm.commitlog.CommitLogCheckpoint;
 import io.frsm.lsm.io.FileSystem;

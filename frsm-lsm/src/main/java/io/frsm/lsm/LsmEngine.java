@@ -1,9 +1,9 @@
 package io.frsm.lsm;
 
-import io.frsm.lsm.cell.Cell;
-import io.frsm.lsm.cell.CellMerge;
-import io.frsm.lsm.cell.Key;
-import io.frsm.lsm.cell.MergeConflictListener;
+import io.frsm.cell.Cell;
+import io.frsm.cell.CellMerge;
+import io.frsm.cell.Key;
+import io.frsm.cell.MergeConflictListener;
 import io.frsm.lsm.commitlog.CommitLog;
 import io.frsm.lsm.commitlog.CommitLogCheckpoint;
 import io.frsm.lsm.commitlog.CommitLogConfig;

@@ -1,8 +1,8 @@
 package io.frsm.lsm;
 
-import io.frsm.lsm.cell.Cell;
-import io.frsm.lsm.cell.CellMerge;
-import io.frsm.lsm.cell.MergeConflictListener;
+import io.frsm.cell.Cell;
+import io.frsm.cell.CellMerge;
+import io.frsm.cell.MergeConflictListener;
 import io.frsm.lsm.sstable.CellIterator;
 import java.io.IOException;
 import java.util.Iterator;

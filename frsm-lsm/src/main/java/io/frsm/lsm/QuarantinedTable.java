@@ -1,6 +1,6 @@
 package io.frsm.lsm;
 
-import io.frsm.lsm.cell.Key;
+import io.frsm.cell.Key;
 import io.frsm.lsm.manifest.TableEntry;
 import io.frsm.lsm.sstable.SSTableReader;
 

@@ -1,7 +1,7 @@
 package io.frsm.lsm;
 
-import io.frsm.lsm.cell.Ballot;
-import io.frsm.lsm.cell.Cell;
+import io.frsm.cell.Ballot;
+import io.frsm.cell.Cell;
 import io.frsm.lsm.io.FileSystem;
 import io.frsm.lsm.sstable.BlockCache;
 import io.frsm.lsm.sstable.CellIterator;

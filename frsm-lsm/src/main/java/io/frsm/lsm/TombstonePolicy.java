@@ -1,8 +1,8 @@
 package io.frsm.lsm;
 
-import io.frsm.lsm.cell.AcceptedValue;
-import io.frsm.lsm.cell.Cell;
-import io.frsm.lsm.cell.Key;
+import io.frsm.cell.AcceptedValue;
+import io.frsm.cell.Cell;
+import io.frsm.cell.Key;
 import io.frsm.lsm.memtable.Memtable;
 import java.time.Duration;
 import java.util.Set;

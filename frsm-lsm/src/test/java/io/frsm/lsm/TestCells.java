@@ -1,10 +1,10 @@
 package io.frsm.lsm;
 
-import io.frsm.lsm.cell.AcceptedValue;
-import io.frsm.lsm.cell.Ballot;
-import io.frsm.lsm.cell.Cell;
-import io.frsm.lsm.cell.Key;
-import io.frsm.lsm.cell.PurgeMark;
+import io.frsm.cell.AcceptedValue;
+import io.frsm.cell.Ballot;
+import io.frsm.cell.Cell;
+import io.frsm.cell.Key;
+import io.frsm.cell.PurgeMark;
 import java.nio.charset.StandardCharsets;
 
 /** Small factories for engine tests. */

@@ -3,8 +3,8 @@ package io.frsm.server;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.frsm.consensus.transport.ByteBufConfinement;
 import io.frsm.server.node.FrsmNode;
+import io.frsm.transport.ByteBufConfinement;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -3,14 +3,14 @@ package io.frsm.server;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.frsm.consensus.transport.DeliberateLeak;
+import io.frsm.transport.DeliberateLeak;
 import io.netty.util.ResourceLeakDetector;
 import org.junit.jupiter.api.Test;
 import org.junit.platform.launcher.listeners.TestExecutionSummary;
 
 /**
  * This module's tests and ITs run with paranoid leak detection and the leak check that
- * frsm-consensus's test jar registers for every test: a test here that leaks a buffer fails without
+ * frsm-transport's test jar registers for every test: a test here that leaks a buffer fails without
  * naming any extension (the same class path serves surefire and failsafe).
  */
 class NettyLeakCheckActiveTest {

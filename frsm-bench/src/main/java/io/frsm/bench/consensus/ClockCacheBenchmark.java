@@ -1,10 +1,10 @@
 package io.frsm.bench.consensus;
 
-import io.frsm.consensus.storage.CachingCellStore;
-import io.frsm.lsm.cell.AcceptedValue;
-import io.frsm.lsm.cell.Ballot;
-import io.frsm.lsm.cell.Cell;
-import io.frsm.lsm.cell.Key;
+import io.frsm.cell.AcceptedValue;
+import io.frsm.cell.Ballot;
+import io.frsm.cell.Cell;
+import io.frsm.cell.Key;
+import io.frsm.store.CachingCellStore;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;

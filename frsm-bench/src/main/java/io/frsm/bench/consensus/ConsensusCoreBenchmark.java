@@ -1,5 +1,10 @@
 package io.frsm.bench.consensus;
 
+import io.frsm.cell.AcceptedValue;
+import io.frsm.cell.Ballot;
+import io.frsm.cell.Cell;
+import io.frsm.cell.CellMerge;
+import io.frsm.cell.Key;
 import io.frsm.consensus.core.CoreConfig;
 import io.frsm.consensus.core.Effect;
 import io.frsm.consensus.core.Input;
@@ -7,11 +12,6 @@ import io.frsm.consensus.core.Message;
 import io.frsm.consensus.core.NodeCore;
 import io.frsm.consensus.core.Now;
 import io.frsm.consensus.core.Operation;
-import io.frsm.lsm.cell.AcceptedValue;
-import io.frsm.lsm.cell.Ballot;
-import io.frsm.lsm.cell.Cell;
-import io.frsm.lsm.cell.CellMerge;
-import io.frsm.lsm.cell.Key;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.List;

@@ -1,6 +1,6 @@
 package io.frsm.bench.crsm;
 
-import io.frsm.lsm.cell.Ballot;
+import io.frsm.cell.Ballot;
 import java.util.List;
 import java.util.Objects;
 

@@ -10,7 +10,7 @@ import io.frsm.bench.crsm.CrsmMessage.Prepare;
 import io.frsm.bench.crsm.CrsmMessage.Promise;
 import io.frsm.bench.crsm.CrsmMessage.Reject;
 import io.frsm.bench.crsm.CrsmMessage.SlotValue;
-import io.frsm.lsm.cell.Ballot;
+import io.frsm.cell.Ballot;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -5,18 +5,18 @@ import com.google.protobuf.CodedInputStream;
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.frsm.bench.crsm.proto.CommandType;
 import io.frsm.bench.crsm.proto.CrsmEnvelope;
-import io.frsm.consensus.transport.PeerWireCodec;
-import io.frsm.consensus.transport.WireDecodeException;
-import io.frsm.lsm.cell.Ballot;
+import io.frsm.cell.Ballot;
+import io.frsm.transport.PeerWireCodec;
+import io.frsm.transport.WireDecodeException;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * The baseline's {@link ShardMessage}s as {@code CrsmEnvelope}s (crsm.proto), so cRSM nodes talk
- * over frsm's own {@link io.frsm.consensus.transport.FramedPeerTransport}: the same framing,
- * connections and flush policy as frsm's Paxos messages, and protobuf encoding of the same kind
- * (keys and values copied into {@code bytes} fields, as frsm's codec does). Stateless.
+ * over frsm's own {@link io.frsm.transport.FramedPeerTransport}: the same framing, connections and
+ * flush policy as frsm's Paxos messages, and protobuf encoding of the same kind (keys and values
+ * copied into {@code bytes} fields, as frsm's codec does). Stateless.
  *
  * <p>Decoding checks what the records check (non-negative ballots, node ids, versions, a known
  * command type, a shard in range) and refuses a frame that breaks it with a {@link

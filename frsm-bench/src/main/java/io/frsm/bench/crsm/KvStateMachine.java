@@ -2,7 +2,7 @@ package io.frsm.bench.crsm;
 
 import io.frsm.api.Version;
 import io.frsm.api.Versioned;
-import io.frsm.lsm.cell.Key;
+import io.frsm.cell.Key;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;

@@ -1,9 +1,9 @@
 package io.frsm.bench.crsm;
 
 import io.frsm.api.Version;
-import io.frsm.lsm.cell.AcceptedValue;
-import io.frsm.lsm.cell.Cell;
-import io.frsm.lsm.cell.Key;
+import io.frsm.cell.AcceptedValue;
+import io.frsm.cell.Cell;
+import io.frsm.cell.Key;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,8 +1,8 @@
 package io.frsm.bench.experiment;
 
 import io.frsm.api.FrsmClient;
+import io.frsm.cell.Token;
 import io.frsm.consensus.core.CoreStats;
-import io.frsm.lsm.cell.Token;
 import io.frsm.lsm.commitlog.CommitLogConfig;
 import io.frsm.lsm.commitlog.GroupCommitWindow;
 import io.frsm.server.config.CorePlacement;

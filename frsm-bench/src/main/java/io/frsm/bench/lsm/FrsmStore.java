@@ -1,11 +1,11 @@
 package io.frsm.bench.lsm;
 
+import io.frsm.cell.AcceptedValue;
+import io.frsm.cell.Ballot;
+import io.frsm.cell.Cell;
+import io.frsm.cell.Key;
 import io.frsm.lsm.LsmConfig;
 import io.frsm.lsm.LsmEngine;
-import io.frsm.lsm.cell.AcceptedValue;
-import io.frsm.lsm.cell.Ballot;
-import io.frsm.lsm.cell.Cell;
-import io.frsm.lsm.cell.Key;
 import io.frsm.lsm.io.NioFileSystem;
 import io.frsm.lsm.manifest.TableEntry;
 import io.frsm.lsm.sstable.CellIterator;

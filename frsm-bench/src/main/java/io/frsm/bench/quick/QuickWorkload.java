@@ -1,11 +1,11 @@
 package io.frsm.bench.quick;
 
+import io.frsm.cell.AcceptedValue;
+import io.frsm.cell.Ballot;
+import io.frsm.cell.Cell;
+import io.frsm.cell.Key;
 import io.frsm.lsm.LsmConfig;
 import io.frsm.lsm.LsmEngine;
-import io.frsm.lsm.cell.AcceptedValue;
-import io.frsm.lsm.cell.Ballot;
-import io.frsm.lsm.cell.Cell;
-import io.frsm.lsm.cell.Key;
 import io.frsm.lsm.io.NioFileSystem;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;

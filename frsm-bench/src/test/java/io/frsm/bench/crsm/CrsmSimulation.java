@@ -1,7 +1,7 @@
 package io.frsm.bench.crsm;
 
 import io.frsm.api.Version;
-import io.frsm.lsm.cell.Ballot;
+import io.frsm.cell.Ballot;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;

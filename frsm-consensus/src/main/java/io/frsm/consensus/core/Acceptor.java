@@ -1,9 +1,9 @@
 package io.frsm.consensus.core;
 
-import io.frsm.lsm.cell.AcceptedValue;
-import io.frsm.lsm.cell.Ballot;
-import io.frsm.lsm.cell.Cell;
-import io.frsm.lsm.cell.Key;
+import io.frsm.cell.AcceptedValue;
+import io.frsm.cell.Ballot;
+import io.frsm.cell.Cell;
+import io.frsm.cell.Key;
 import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.HashSet;

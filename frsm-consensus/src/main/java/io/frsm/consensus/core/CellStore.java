@@ -1,7 +1,7 @@
 package io.frsm.consensus.core;
 
-import io.frsm.lsm.cell.Cell;
-import io.frsm.lsm.cell.Key;
+import io.frsm.cell.Cell;
+import io.frsm.cell.Key;
 
 /**
  * The synchronous read seam between the core and a node's storage. Reads see durable state only:

@@ -1,6 +1,6 @@
 package io.frsm.consensus.core;
 
-import io.frsm.lsm.cell.Key;
+import io.frsm.cell.Key;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Objects;

@@ -1,8 +1,8 @@
 package io.frsm.consensus.core;
 
-import io.frsm.lsm.cell.AcceptedValue;
-import io.frsm.lsm.cell.Key;
-import io.frsm.lsm.cell.PurgeMark;
+import io.frsm.cell.AcceptedValue;
+import io.frsm.cell.Key;
+import io.frsm.cell.PurgeMark;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;

@@ -1,7 +1,7 @@
 package io.frsm.consensus.core;
 
 import io.frsm.api.Versioned;
-import io.frsm.lsm.cell.AcceptedValue;
+import io.frsm.cell.AcceptedValue;
 import java.util.List;
 import java.util.Optional;
 

@@ -1,9 +1,9 @@
 package io.frsm.consensus.core;
 
 import io.frsm.api.Version;
-import io.frsm.lsm.cell.AcceptedValue;
-import io.frsm.lsm.cell.Cell;
-import io.frsm.lsm.cell.Key;
+import io.frsm.cell.AcceptedValue;
+import io.frsm.cell.Cell;
+import io.frsm.cell.Key;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;

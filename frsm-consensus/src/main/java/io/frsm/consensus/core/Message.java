@@ -1,9 +1,9 @@
 package io.frsm.consensus.core;
 
-import io.frsm.lsm.cell.AcceptedValue;
-import io.frsm.lsm.cell.Ballot;
-import io.frsm.lsm.cell.Key;
-import io.frsm.lsm.cell.PurgeMark;
+import io.frsm.cell.AcceptedValue;
+import io.frsm.cell.Ballot;
+import io.frsm.cell.Key;
+import io.frsm.cell.PurgeMark;
 import java.util.Objects;
 
 /**

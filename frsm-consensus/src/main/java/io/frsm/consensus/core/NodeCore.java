@@ -1,6 +1,6 @@
 package io.frsm.consensus.core;
 
-import io.frsm.lsm.cell.Cell;
+import io.frsm.cell.Cell;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

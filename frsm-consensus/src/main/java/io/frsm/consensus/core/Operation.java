@@ -1,7 +1,7 @@
 package io.frsm.consensus.core;
 
 import io.frsm.api.Version;
-import io.frsm.lsm.cell.Key;
+import io.frsm.cell.Key;
 import java.util.Objects;
 
 /** A client operation on one key (DESIGN.md "Operations"). Value arrays are owned by the record. */

@@ -24,7 +24,7 @@ public sealed interface Outcome {
   /** A get or fence result: the chosen value at its version, or absent. */
   record ReadResult(Optional<Versioned> value) implements Outcome {
     /** What a get answers for a chosen accepted part (null: nothing accepted). */
-    public static ReadResult of(io.frsm.lsm.cell.AcceptedValue chosen) {
+    public static ReadResult of(io.frsm.cell.AcceptedValue chosen) {
       return new ReadResult(Run.visible(chosen));
     }
   }

@@ -1,6 +1,6 @@
 package io.frsm.consensus.core;
 
-import io.frsm.lsm.cell.Key;
+import io.frsm.cell.Key;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;

@@ -1,8 +1,8 @@
 package io.frsm.consensus.core;
 
-import io.frsm.lsm.cell.Ballot;
-import io.frsm.lsm.cell.Cell;
-import io.frsm.lsm.cell.Key;
+import io.frsm.cell.Ballot;
+import io.frsm.cell.Cell;
+import io.frsm.cell.Key;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 

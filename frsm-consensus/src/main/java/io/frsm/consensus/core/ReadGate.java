@@ -1,6 +1,6 @@
 package io.frsm.consensus.core;
 
-import io.frsm.lsm.cell.Key;
+import io.frsm.cell.Key;
 
 /**
  * What the core tells a reader outside its own thread so that reader can serve leader-only reads

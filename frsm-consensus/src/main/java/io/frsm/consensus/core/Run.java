@@ -2,10 +2,10 @@ package io.frsm.consensus.core;
 
 import io.frsm.api.Version;
 import io.frsm.api.Versioned;
-import io.frsm.lsm.cell.AcceptedValue;
-import io.frsm.lsm.cell.Ballot;
-import io.frsm.lsm.cell.Cell;
-import io.frsm.lsm.cell.Key;
+import io.frsm.cell.AcceptedValue;
+import io.frsm.cell.Ballot;
+import io.frsm.cell.Cell;
+import io.frsm.cell.Key;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;

@@ -3,7 +3,7 @@ package io.frsm.consensus.core;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import io.frsm.lsm.cell.Key;
+import io.frsm.cell.Key;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.frsm.lsm.cell.Key;
+import io.frsm.cell.Key;
 import java.nio.charset.StandardCharsets;
 import java.util.HashSet;
 import java.util.List;

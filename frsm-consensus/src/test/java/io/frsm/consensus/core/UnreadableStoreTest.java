@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.frsm.api.Version;
-import io.frsm.lsm.cell.Ballot;
-import io.frsm.lsm.cell.Key;
+import io.frsm.cell.Ballot;
+import io.frsm.cell.Key;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;

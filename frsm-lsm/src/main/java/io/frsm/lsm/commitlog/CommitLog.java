@@ -1,8 +1,8 @@
 package io.frsm.lsm.commitlog;
 
-import io.frsm.lsm.cell.Cell;
-import io.frsm.lsm.cell.CellCodec;
-import io.frsm.lsm.cell.Key;
+import io.frsm.cell.Cell;
+import io.frsm.cell.CellCodec;
+import io.frsm.cell.Key;
 import io.frsm.lsm.io.FileSystem;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;

@@ -1,9 +1,9 @@
 package io.frsm.lsm.commitlog;
 
+import io.frsm.cell.Cell;
+import io.frsm.cell.CellCodec;
+import io.frsm.cell.MalformedCellException;
 import io.frsm.lsm.CorruptionException;
-import io.frsm.lsm.cell.Cell;
-import io.frsm.lsm.cell.CellCodec;
-import io.frsm.lsm.cell.MalformedCellException;
 import io.frsm.lsm.io.FileSystem;
 import io.frsm.lsm.io.ReadableFile;
 import java.io.IOException;

@@ -1,7 +1,7 @@
 package io.frsm.lsm.commitlog;
 
-import io.frsm.lsm.cell.Cell;
-import io.frsm.lsm.cell.CellCodec;
+import io.frsm.cell.Cell;
+import io.frsm.cell.CellCodec;
 import java.nio.ByteBuffer;
 import java.util.zip.CRC32C;
 

@@ -1,6 +1,6 @@
 package io.frsm.lsm.commitlog;
 
-import io.frsm.lsm.cell.Cell;
+import io.frsm.cell.Cell;
 import java.util.concurrent.CompletableFuture;
 
 /**

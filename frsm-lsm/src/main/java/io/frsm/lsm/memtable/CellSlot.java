@@ -1,6 +1,6 @@
 package io.frsm.lsm.memtable;
 
-import io.frsm.lsm.cell.Cell;
+import io.frsm.cell.Cell;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 

@@ -1,9 +1,9 @@
 package io.frsm.lsm.memtable;
 
-import io.frsm.lsm.cell.Cell;
-import io.frsm.lsm.cell.CellMerge;
-import io.frsm.lsm.cell.Key;
-import io.frsm.lsm.cell.MergeConflictListener;
+import io.frsm.cell.Cell;
+import io.frsm.cell.CellMerge;
+import io.frsm.cell.Key;
+import io.frsm.cell.MergeConflictListener;
 import java.util.Iterator;
 import java.util.NavigableMap;
 import java.util.SortedMap;

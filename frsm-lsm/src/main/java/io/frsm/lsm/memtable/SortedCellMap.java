@@ -1,7 +1,7 @@
 package io.frsm.lsm.memtable;
 
-import io.frsm.lsm.cell.Cell;
-import io.frsm.lsm.cell.Key;
+import io.frsm.cell.Cell;
+import io.frsm.cell.Key;
 import java.util.AbstractMap;
 import java.util.AbstractSet;
 import java.util.Comparator;

@@ -1,8 +1,8 @@
 package io.frsm.lsm.memtable;
 
-import io.frsm.lsm.cell.Cell;
-import io.frsm.lsm.cell.CellMerge;
-import io.frsm.lsm.cell.MergeConflictListener;
+import io.frsm.cell.Cell;
+import io.frsm.cell.CellMerge;
+import io.frsm.cell.MergeConflictListener;
 import java.util.Arrays;
 import java.util.Comparator;
 

@@ -3,7 +3,7 @@ package io.frsm.lsm.memtable;
 import java.util.Arrays;
 
 /**
- * Orders positions by a 64-bit token, as {@link io.frsm.lsm.cell.Key} orders keys first: a
+ * Orders positions by a 64-bit token, as {@link io.frsm.cell.Key} orders keys first: a
  * least-significant-digit radix sort over primitive arrays.
  *
  * <p>Why not {@code Arrays.sort} with a comparator: replay sorts hundreds of thousands of cells

@@ -1,7 +1,7 @@
 package io.frsm.lsm.sstable;
 
+import io.frsm.cell.Key;
 import io.frsm.lsm.CorruptionException;
-import io.frsm.lsm.cell.Key;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 

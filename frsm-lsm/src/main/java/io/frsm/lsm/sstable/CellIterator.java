@@ -1,6 +1,6 @@
 package io.frsm.lsm.sstable;
 
-import io.frsm.lsm.cell.Cell;
+import io.frsm.cell.Cell;
 import java.io.IOException;
 
 /**

@@ -1,10 +1,10 @@
 package io.frsm.lsm.sstable;
 
+import io.frsm.cell.Cell;
+import io.frsm.cell.CellCodec;
+import io.frsm.cell.Key;
+import io.frsm.cell.MalformedCellException;
 import io.frsm.lsm.CorruptionException;
-import io.frsm.lsm.cell.Cell;
-import io.frsm.lsm.cell.CellCodec;
-import io.frsm.lsm.cell.Key;
-import io.frsm.lsm.cell.MalformedCellException;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;

@@ -1,8 +1,8 @@
 package io.frsm.lsm.sstable;
 
-import io.frsm.lsm.cell.Cell;
-import io.frsm.lsm.cell.CellCodec;
-import io.frsm.lsm.cell.Key;
+import io.frsm.cell.Cell;
+import io.frsm.cell.CellCodec;
+import io.frsm.cell.Key;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 

@@ -1,6 +1,6 @@
 package io.frsm.lsm.sstable;
 
-import io.frsm.lsm.cell.Key;
+import io.frsm.cell.Key;
 import java.nio.file.Path;
 
 /**

@@ -1,8 +1,8 @@
 package io.frsm.lsm.sstable;
 
+import io.frsm.cell.Cell;
+import io.frsm.cell.Key;
 import io.frsm.lsm.CorruptionException;
-import io.frsm.lsm.cell.Cell;
-import io.frsm.lsm.cell.Key;
 import io.frsm.lsm.io.FileSystem;
 import io.frsm.lsm.io.ReadableFile;
 import java.io.EOFException;

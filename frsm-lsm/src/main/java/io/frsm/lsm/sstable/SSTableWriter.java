@@ -1,7 +1,7 @@
 package io.frsm.lsm.sstable;
 
-import io.frsm.lsm.cell.Cell;
-import io.frsm.lsm.cell.Key;
+import io.frsm.cell.Cell;
+import io.frsm.cell.Key;
 import io.frsm.lsm.io.FileSystem;
 import io.frsm.lsm.io.WritableFile;
 import java.io.IOException;

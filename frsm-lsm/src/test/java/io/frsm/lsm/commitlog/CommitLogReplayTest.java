@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.frsm.cell.Cell;
+import io.frsm.cell.CellCodec;
 import io.frsm.lsm.CorruptionException;
-import io.frsm.lsm.cell.Cell;
-import io.frsm.lsm.cell.CellCodec;
 import io.frsm.lsm.io.FaultyFileSystem;
 import io.frsm.lsm.io.WritableFile;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;

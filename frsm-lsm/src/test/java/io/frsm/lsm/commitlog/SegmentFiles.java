@@ -1,7 +1,7 @@
 package io.frsm.lsm.commitlog;
 
-import io.frsm.lsm.cell.Cell;
-import io.frsm.lsm.cell.CellCodec;
+import io.frsm.cell.Cell;
+import io.frsm.cell.CellCodec;
 import io.frsm.lsm.io.FileSystem;
 import io.frsm.lsm.io.WritableFile;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;

@@ -5,12 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.frsm.lsm.cell.AcceptedValue;
-import io.frsm.lsm.cell.Ballot;
-import io.frsm.lsm.cell.Cell;
-import io.frsm.lsm.cell.CellMerge;
-import io.frsm.lsm.cell.Key;
-import io.frsm.lsm.cell.MergeConflictListener;
+import io.frsm.cell.AcceptedValue;
+import io.frsm.cell.Ballot;
+import io.frsm.cell.Cell;
+import io.frsm.cell.CellMerge;
+import io.frsm.cell.Key;
+import io.frsm.cell.MergeConflictListener;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;

@@ -3,7 +3,7 @@ package io.frsm.lsm.sstable;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.frsm.lsm.cell.Key;
+import io.frsm.cell.Key;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.HashSet;

@@ -3,7 +3,7 @@ package io.frsm.lsm.sstable;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.frsm.lsm.cell.Cell;
+import io.frsm.cell.Cell;
 import io.frsm.lsm.io.NioFileSystem;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.file.Path;

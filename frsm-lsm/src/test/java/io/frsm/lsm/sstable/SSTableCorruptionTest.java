@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.frsm.cell.Cell;
 import io.frsm.lsm.CorruptionException;
-import io.frsm.lsm.cell.Cell;
 import io.frsm.lsm.io.FaultyFileSystem;
 import io.frsm.lsm.io.NioFileSystem;
 import java.io.IOException;

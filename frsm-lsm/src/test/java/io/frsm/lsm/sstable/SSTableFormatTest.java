@@ -2,10 +2,10 @@ package io.frsm.lsm.sstable;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.frsm.lsm.cell.AcceptedValue;
-import io.frsm.lsm.cell.Ballot;
-import io.frsm.lsm.cell.Cell;
-import io.frsm.lsm.cell.Key;
+import io.frsm.cell.AcceptedValue;
+import io.frsm.cell.Ballot;
+import io.frsm.cell.Cell;
+import io.frsm.cell.Key;
 import io.frsm.lsm.io.FaultyFileSystem;
 import io.frsm.lsm.io.ReadableFile;
 import io.frsm.lsm.io.WritableFile;

@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.frsm.lsm.cell.Cell;
-import io.frsm.lsm.cell.CellCodec;
-import io.frsm.lsm.cell.Key;
+import io.frsm.cell.Cell;
+import io.frsm.cell.CellCodec;
+import io.frsm.cell.Key;
 import io.frsm.lsm.io.FaultyFileSystem;
 import io.frsm.lsm.io.FileSystem;
 import io.frsm.lsm.io.NioFileSystem;

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.frsm.lsm.cell.Cell;
+import io.frsm.cell.Cell;
 import io.frsm.lsm.io.FaultyFileSystem;
 import io.frsm.lsm.io.NioFileSystem;
 import java.io.IOException;

@@ -4,7 +4,7 @@ import io.frsm.api.FrsmClient;
 import io.frsm.api.FrsmException;
 import io.frsm.api.Version;
 import io.frsm.api.Versioned;
-import io.frsm.lsm.cell.Token;
+import io.frsm.cell.Token;
 import io.frsm.server.ring.NodeInfo;
 import io.frsm.server.ring.Ring;
 import io.frsm.server.zk.ClusterShape;

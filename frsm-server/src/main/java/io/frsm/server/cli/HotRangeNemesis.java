@@ -1,6 +1,6 @@
 package io.frsm.server.cli;
 
-import io.frsm.lsm.cell.Token;
+import io.frsm.cell.Token;
 import io.frsm.server.node.FrsmNode;
 import io.frsm.server.ring.Ring;
 import io.frsm.server.workload.WorkloadRunner;

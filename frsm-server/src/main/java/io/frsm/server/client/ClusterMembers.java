@@ -1,6 +1,6 @@
 package io.frsm.server.client;
 
-import io.frsm.lsm.cell.Key;
+import io.frsm.cell.Key;
 import io.frsm.server.ring.NodeInfo;
 import io.frsm.server.ring.Ring;
 import io.frsm.server.zk.ClusterShape;

@@ -2,10 +2,10 @@ package io.frsm.server.client;
 
 import io.frsm.api.InvalidRequestException;
 import io.frsm.api.Version;
+import io.frsm.cell.Key;
 import io.frsm.consensus.core.Operation;
 import io.frsm.consensus.core.RangeTerm;
 import io.frsm.lsm.LsmConfig;
-import io.frsm.lsm.cell.Key;
 
 /**
  * Checks a client's arguments before anything is sent or stepped: a bad argument fails with {@link

@@ -1,9 +1,9 @@
 package io.frsm.server.config;
 
-import io.frsm.consensus.transport.TransportConfig;
 import io.frsm.lsm.LsmConfig;
 import io.frsm.server.zk.ClusterShape;
 import io.frsm.server.zk.ZkLayout;
+import io.frsm.transport.TransportConfig;
 import java.time.Duration;
 import java.util.function.Consumer;
 

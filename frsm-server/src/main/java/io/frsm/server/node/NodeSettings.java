@@ -1,7 +1,6 @@
 package io.frsm.server.node;
 
 import io.frsm.consensus.core.CoreConfig;
-import io.frsm.consensus.transport.TransportConfig;
 import io.frsm.lsm.LsmConfig;
 import io.frsm.server.config.CorePlacement;
 import io.frsm.server.config.FrameBudget;
@@ -10,6 +9,7 @@ import io.frsm.server.config.NodeDefaults;
 import io.frsm.server.config.SettingBounds;
 import io.frsm.server.zk.ClusterShape;
 import io.frsm.server.zk.ZkLayout;
+import io.frsm.transport.TransportConfig;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.net.InetSocketAddress;

@@ -1,6 +1,6 @@
 package io.frsm.server.node;
 
-import io.frsm.lsm.cell.Key;
+import io.frsm.cell.Key;
 import io.frsm.server.ring.Ring;
 import io.frsm.server.zk.RangeLeaders;
 import io.frsm.server.zk.RangeLeadership;

@@ -1,7 +1,7 @@
 package io.frsm.server.ring;
 
+import io.frsm.cell.Token;
 import io.frsm.consensus.core.Placement;
-import io.frsm.lsm.cell.Token;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;

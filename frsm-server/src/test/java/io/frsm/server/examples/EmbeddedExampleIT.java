@@ -6,11 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.frsm.api.Version;
+import io.frsm.cell.AcceptedValue;
+import io.frsm.cell.Cell;
+import io.frsm.cell.Key;
 import io.frsm.lsm.LsmConfig;
 import io.frsm.lsm.LsmEngine;
-import io.frsm.lsm.cell.AcceptedValue;
-import io.frsm.lsm.cell.Cell;
-import io.frsm.lsm.cell.Key;
 import io.frsm.lsm.io.NioFileSystem;
 import io.frsm.server.zk.ClusterShape;
 import io.frsm.server.zk.EmbeddedZooKeeper;

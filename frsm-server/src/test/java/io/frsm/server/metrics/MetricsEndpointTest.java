@@ -3,11 +3,11 @@ package io.frsm.server.metrics;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.frsm.cell.Ballot;
+import io.frsm.cell.Cell;
+import io.frsm.cell.Key;
 import io.frsm.lsm.LsmConfig;
 import io.frsm.lsm.LsmEngine;
-import io.frsm.lsm.cell.Ballot;
-import io.frsm.lsm.cell.Cell;
-import io.frsm.lsm.cell.Key;
 import io.frsm.lsm.io.NioFileSystem;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

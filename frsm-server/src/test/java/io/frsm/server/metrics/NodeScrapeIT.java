@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.frsm.api.CasMismatchException;
 import io.frsm.api.FrsmClient;
 import io.frsm.api.Version;
-import io.frsm.lsm.cell.Token;
+import io.frsm.cell.Token;
 import io.frsm.server.node.FrsmNode;
 import io.frsm.server.node.NaturalLeaders;
 import io.frsm.server.zk.EmbeddedZooKeeper;

@@ -13,7 +13,7 @@ import io.frsm.api.InvalidRequestException;
 import io.frsm.api.KeyExistsException;
 import io.frsm.api.Version;
 import io.frsm.api.Versioned;
-import io.frsm.consensus.transport.NettyLeakCheck;
+import io.frsm.transport.NettyLeakCheck;
 import java.nio.file.Path;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;

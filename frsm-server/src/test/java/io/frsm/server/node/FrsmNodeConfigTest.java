@@ -6,10 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import io.frsm.consensus.transport.TransportConfig;
 import io.frsm.lsm.LsmConfig;
 import io.frsm.server.config.ConfigLoader;
 import io.frsm.server.config.FrsmConfig;
+import io.frsm.transport.TransportConfig;
 import java.io.StringReader;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;

@@ -4,11 +4,11 @@ import io.frsm.api.FrsmClient;
 import io.frsm.api.FrsmException;
 import io.frsm.api.Version;
 import io.frsm.api.Versioned;
-import io.frsm.consensus.history.Bytes;
-import io.frsm.consensus.history.HistoryRecorder;
-import io.frsm.consensus.history.Input;
-import io.frsm.consensus.history.OperationKind;
-import io.frsm.consensus.history.Output;
+import io.frsm.testkit.history.Bytes;
+import io.frsm.testkit.history.HistoryRecorder;
+import io.frsm.testkit.history.Input;
+import io.frsm.testkit.history.OperationKind;
+import io.frsm.testkit.history.Output;
 import java.util.Optional;
 import java.util.function.Supplier;
 

@@ -1,7 +1,7 @@
 package io.frsm.server.node;
 
 import io.frsm.api.FrsmClient;
-import io.frsm.lsm.cell.Token;
+import io.frsm.cell.Token;
 import io.frsm.server.ring.Ring;
 import io.frsm.server.zk.EmbeddedZooKeeper;
 import java.nio.file.Path;

@@ -13,7 +13,7 @@ import io.frsm.api.FrsmClient;
 import io.frsm.api.OutcomeUnknownException;
 import io.frsm.api.Version;
 import io.frsm.api.Versioned;
-import io.frsm.lsm.cell.Token;
+import io.frsm.cell.Token;
 import io.frsm.server.client.ThinClient;
 import io.frsm.server.ring.Ring;
 import io.frsm.server.zk.ClusterTiming;

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.frsm.lsm.cell.Token;
+import io.frsm.cell.Token;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;

@@ -1,0 +1,508 @@
+package io.frsm.testkit.sim;
+
+import io.frsm.api.Versioned;
+import io.frsm.cell.Key;
+import io.frsm.consensus.core.CoreConfig;
+import io.frsm.consensus.core.Operation;
+import io.frsm.consensus.core.Outcome;
+import io.frsm.consensus.core.Placement;
+import io.frsm.consensus.core.ReadGate;
+import io.frsm.consensus.core.Sabotage;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Consumer;
+
+/**
+ * The paper's Appendix C test: clients CAS-increment a few counters while the simulator crashes
+ * nodes, drops, duplicates and delays messages and partitions the network; client 0 sometimes
+ * deletes a key and re-creates it with its last value. An increment that ends with an unknown
+ * outcome is resolved with {@code fence}: the counter's tag map says whether it took effect. At the
+ * end every counter must equal the number of increments that took effect: none lost, none applied
+ * twice.
+ */
+public final class CounterWorkload {
+  private static final int CLIENTS = 4;
+  private static final int KEYS = 3;
+  private static final long WORKLOAD_NANOS = 1_000_000_000L;
+  private static final long TICK_NANOS = 2_000_000L;
+  private static final double DELETE_PROBABILITY = 0.03;
+
+  private final Simulation sim;
+  private final Key[] keys = new Key[KEYS];
+  private final long[] tookEffect = new long[KEYS];
+  private final Client[] clients = new Client[CLIENTS];
+  private final long clientTimeoutNanos;
+  private final long createSettleNanos;
+  private long increments;
+  private long unknowns;
+  private long deletes;
+
+  /** With leases on: the coordination service, its nemesis, the scan driver and the read check. */
+  private final LeaseService leaseService;
+
+  private final LeaseNemesis leaseNemesis;
+  private final ReadChecker readChecker;
+  private static final double READ_PROBABILITY = 0.3;
+
+  /** What a run did, for reports and the determinism test. */
+  public record Result(
+      long seed,
+      String mix,
+      long traceHash,
+      long steps,
+      long increments,
+      long unknownsResolved,
+      long deletes,
+      long safetyChecks,
+      long leaderOnlyReads,
+      long readsChecked,
+      long grantsAfterRelease,
+      long callerThreadReads) {}
+
+  private CounterWorkload(
+      long seed,
+      FaultMix mix,
+      Set<Sabotage> sabotage,
+      boolean leases,
+      java.util.function.UnaryOperator<ReadGate> tamper,
+      int coreShards) {
+    CoreConfig config =
+        (leases ? Simulation.simConfig(mix.nodes()) : Simulation.simConfig(seed, mix))
+            .withSabotage(sabotage);
+    if (leases) {
+      config =
+          config
+              .withLeases(simLeases())
+              .withPlacement(Placement.splitAt(List.of(0L), config.placement().replicas(0)));
+    }
+    this.sim = new Simulation(seed, mix, config, TICK_NANOS, SimStorage.MEMORY, coreShards);
+    if (tamper != null) {
+      sim.serveReadsOnCallerThreads(tamper);
+    } else if (leases && Math.floorMod(seed, 2) == 1) {
+      // Odd seeds read as the embedded client does: on the caller's thread where the core would
+      // serve the read from its local cell (CallerThreadReads), racing the core's thread.
+      sim.serveReadsOnCallerThreads();
+    }
+    if (leases) {
+      SimRandom leaseRandom = new SimRandom(seed ^ 0x1EA5EL);
+      this.leaseService = new LeaseService(sim, leaseRandom.fork());
+      this.leaseNemesis = new LeaseNemesis(sim, leaseService, leaseRandom.fork(), 4, 4, 2, 4);
+      this.readChecker = new ReadChecker();
+      readChecker.install(sim);
+    } else {
+      this.leaseService = null;
+      this.leaseNemesis = null;
+      this.readChecker = null;
+    }
+    this.clientTimeoutNanos =
+        config.boundedDelayMicros() * 1000 + 2 * config.roundTimeoutNanos() + 10_000_000L;
+    this.createSettleNanos = (config.boundedDelayMicros() + 2 * mix.skewMaxMicros()) * 1000 + 1;
+    for (int k = 0; k < KEYS; k++) {
+      keys[k] = Key.of(("counter-" + k).getBytes(StandardCharsets.US_ASCII));
+    }
+    SimRandom clientRandom = new SimRandom(seed ^ 0x5DEECE66DL);
+    for (int c = 0; c < CLIENTS; c++) {
+      clients[c] = new Client(c, clientRandom.fork());
+    }
+  }
+
+  public static Result run(long seed) {
+    return run(seed, FaultMix.forSeed(seed), Set.of());
+  }
+
+  public static Result run(long seed, FaultMix mix, Set<Sabotage> sabotage) {
+    return new CounterWorkload(seed, mix, sabotage, false, null, 1).execute();
+  }
+
+  /**
+   * The workload with range leases on: clients go to the range holder they last heard of (so some
+   * go to a holder that was just replaced), 30 % of their operations are reads, and the lease
+   * nemesis pauses processes, forces handovers and cuts nodes from the coordination service.
+   */
+  public static Result runWithLeases(long seed, FaultMix mix, Set<Sabotage> sabotage) {
+    return runWithLeases(seed, mix, sabotage, 1);
+  }
+
+  /**
+   * The workload with leases, every node running {@code coreShards} core shards over the two ranges
+   * (with two or more, each range's keys, term and lease live in their own core).
+   */
+  public static Result runWithLeases(
+      long seed, FaultMix mix, Set<Sabotage> sabotage, int coreShards) {
+    return new CounterWorkload(seed, mix, sabotage, true, null, coreShards).execute();
+  }
+
+  /**
+   * The workload with leases, every read first tried on the caller's thread through a gate the
+   * cores publish to via {@code tamper} (teeth tests).
+   */
+  static Result runWithTamperedCallerReads(
+      long seed, FaultMix mix, java.util.function.UnaryOperator<ReadGate> tamper) {
+    return new CounterWorkload(seed, mix, Set.of(), true, tamper, 1).execute();
+  }
+
+  /** L = 40 ms (DESIGN.md's 2 s scaled to the 1 s workload), ρ = 10⁻³. */
+  static io.frsm.consensus.core.LeaseConfig simLeases() {
+    return new io.frsm.consensus.core.LeaseConfig(true, 40_000_000L, 1_000);
+  }
+
+  private int rangeOf(int k) {
+    return sim.coreConfig().placement().rangeOf(keys[k]);
+  }
+
+  /** The node a client sends key {@code k} to: the holder it knows of, or the key's home node. */
+  private int leaderOf(int k) {
+    int holder = leaseService == null ? -1 : leaseService.holder(rangeOf(k));
+    return holder >= 0 ? holder : Math.floorMod(k, sim.nodeCount());
+  }
+
+  private Result execute() {
+    if (leaseService != null) {
+      leaseService.start();
+    }
+    // Create the counters before the faults start (a create is never retried blindly).
+    for (int k = 0; k < KEYS; k++) {
+      int key = k;
+      boolean[] created = {false};
+      Runnable[] attempt = new Runnable[1];
+      attempt[0] =
+          () ->
+              sim.submit(
+                  leaseService == null ? 0 : leaderOf(key),
+                  new Operation.Create(keys[key], CounterValue.zero().encode()),
+                  o -> {
+                    if (o instanceof Outcome.Written) {
+                      created[0] = true;
+                    } else if (leaseService != null && o instanceof Outcome.NotExecuted) {
+                      // No holder with a durable term yet: nothing was proposed, try again.
+                      sim.schedule(5_000_000, attempt[0]);
+                    } else {
+                      throw new AssertionError("setup create of key " + key + " failed: " + o);
+                    }
+                  });
+      attempt[0].run();
+      sim.runUntil(() -> created[0], 5_000_000_000L, "setup of key " + key);
+    }
+    sim.startFaults();
+    if (leaseNemesis != null) {
+      leaseNemesis.start();
+    }
+    long end = sim.nowNanos() + WORKLOAD_NANOS;
+    for (Client c : clients) {
+      c.stopAtNanos = end;
+      sim.schedule(c.random.between(0, 2_000_000), c::next);
+    }
+    sim.runUntil(() -> sim.nowNanos() >= end, end + 1, "workload end");
+    sim.stopFaults();
+    if (leaseNemesis != null) {
+      leaseNemesis.stop();
+    }
+    sim.runUntil(this::allClientsFinished, end + 60_000_000_000L, "clients finishing");
+    verifyCounters();
+    return new Result(
+        sim.seed(),
+        sim.faults().name() + "/n=" + sim.nodeCount(),
+        sim.traceHash(),
+        sim.steps(),
+        increments,
+        unknowns,
+        deletes,
+        sim.checker().checks(),
+        sim.leaderOnlyReads() + sim.callerThreadReads(),
+        readChecker == null ? 0 : readChecker.readsChecked(),
+        leaseService == null ? 0 : leaseService.grantsAfterRelease(),
+        sim.callerThreadReads());
+  }
+
+  private boolean allClientsFinished() {
+    for (Client c : clients) {
+      if (!c.finished) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private void verifyCounters() {
+    for (int k = 0; k < KEYS; k++) {
+      int key = k;
+      Object[] result = {null};
+      Runnable[] read = new Runnable[1];
+      read[0] =
+          () ->
+              sim.submit(
+                  leaseService == null ? 0 : leaderOf(key),
+                  new Operation.Get(keys[key]),
+                  o -> {
+                    if (leaseService != null && o instanceof Outcome.NotExecuted) {
+                      sim.schedule(5_000_000, read[0]); // the holder is changing
+                    } else {
+                      result[0] = o;
+                    }
+                  });
+      read[0].run();
+      sim.runUntil(() -> result[0] != null, sim.nowNanos() + 10_000_000_000L, "final read");
+      if (!(result[0] instanceof Outcome.ReadResult r) || r.value().isEmpty()) {
+        throw new AssertionError(sim.failureMessage("final read of key " + key + ": " + result[0]));
+      }
+      CounterValue value = CounterValue.decode(r.value().get().value());
+      if (value.count() != tookEffect[key]) {
+        throw new AssertionError(
+            sim.failureMessage(
+                "counter "
+                    + key
+                    + " is "
+                    + value.count()
+                    + " but "
+                    + tookEffect[key]
+                    + " increments took effect ("
+                    + (value.count() > tookEffect[key] ? "applied twice" : "lost")
+                    + ")"));
+      }
+    }
+  }
+
+  private static String describe(Object o) {
+    if (o instanceof Operation.Cas c) {
+      return "Cas " + c.key() + " " + c.expected() + " -> " + CounterValue.decode(c.value());
+    }
+    if (o instanceof Outcome.ReadResult r) {
+      return "Read " + r.value().map(CounterWorkload::describeValue);
+    }
+    if (o instanceof Outcome.Mismatch m) {
+      return "Mismatch " + m.current().map(CounterWorkload::describeValue);
+    }
+    return String.valueOf(o);
+  }
+
+  private static String describeValue(Versioned v) {
+    return v.version() + "=" + CounterValue.decode(v.value());
+  }
+
+  /** One client: at most one operation in flight, resolving unknown outcomes before moving on. */
+  private final class Client {
+    final int id;
+    final SimRandom random;
+    final Versioned[] known = new Versioned[KEYS];
+    long stopAtNanos;
+    long seq;
+    boolean finished;
+    boolean preferOtherNode;
+
+    /** With leases: the holder this client last looked up per key (refreshed now and then). */
+    final int[] cachedLeader = {-1, -1, -1};
+
+    Client(int id, SimRandom random) {
+      this.id = id;
+      this.random = random;
+    }
+
+    void next() {
+      if (sim.nowNanos() >= stopAtNanos) {
+        finished = true;
+        return;
+      }
+      int k = random.nextInt(KEYS);
+      Versioned v = known[k];
+      if (v == null || (leaseService != null && random.chance(READ_PROBABILITY))) {
+        call(
+            k,
+            new Operation.Get(keys[k]),
+            o -> {
+              if (o instanceof Outcome.ReadResult r) {
+                known[k] = r.value().orElse(null);
+              }
+              idle();
+            });
+      } else if (id == 0 && random.chance(DELETE_PROBABILITY)) {
+        deleteAndRecreate(k, v);
+      } else {
+        increment(k, v);
+      }
+    }
+
+    void idle() {
+      sim.schedule(random.between(0, 3_000_000), this::next);
+    }
+
+    void increment(int k, Versioned v) {
+      long s = ++seq;
+      CounterValue next = CounterValue.decode(v.value()).increment(id, s);
+      increments++;
+      call(
+          k,
+          new Operation.Cas(keys[k], v.version(), next.encode()),
+          o -> {
+            if (o instanceof Outcome.Written w) {
+              tookEffect[k]++;
+              known[k] = new Versioned(next.encode(), w.version());
+              idle();
+            } else if (o instanceof Outcome.Mismatch m) {
+              known[k] = m.current().orElse(null);
+              idle();
+            } else if (o instanceof Outcome.NotExecuted) {
+              idle();
+            } else if (o instanceof Outcome.Unknown) {
+              unknowns++;
+              fenceUntilPresent(
+                  k,
+                  present -> {
+                    long last = CounterValue.decode(present.value()).lastSeq(id);
+                    if (last > s) {
+                      throw new AssertionError("client " + id + " tag " + last + " > " + s);
+                    }
+                    if (last == s) {
+                      tookEffect[k]++;
+                    }
+                    idle();
+                  });
+            } else {
+              throw new AssertionError("unexpected CAS outcome " + o);
+            }
+          });
+    }
+
+    /** Fences until the key is present (the deleter re-creates it), then hands the value on. */
+    void fenceUntilPresent(int k, Consumer<Versioned> then) {
+      call(
+          k,
+          new Operation.Fence(keys[k]),
+          o -> {
+            if (o instanceof Outcome.ReadResult r && r.value().isPresent()) {
+              known[k] = r.value().get();
+              then.accept(r.value().get());
+            } else {
+              sim.schedule(5_000_000, () -> fenceUntilPresent(k, then));
+            }
+          });
+    }
+
+    /** Fences until the fence itself succeeds; hands on the value or absent. */
+    void fence(int k, Consumer<Optional<Versioned>> then) {
+      call(
+          k,
+          new Operation.Fence(keys[k]),
+          o -> {
+            if (o instanceof Outcome.ReadResult r) {
+              then.accept(r.value());
+            } else {
+              sim.schedule(5_000_000, () -> fence(k, then));
+            }
+          });
+    }
+
+    void deleteAndRecreate(int k, Versioned v) {
+      deletes++;
+      call(
+          k,
+          new Operation.Delete(keys[k], v.version()),
+          o -> {
+            if (o instanceof Outcome.Deleted) {
+              recreate(k, v.value());
+            } else if (o instanceof Outcome.Mismatch m) {
+              known[k] = m.current().orElse(null);
+              idle();
+            } else if (o instanceof Outcome.NotExecuted) {
+              idle();
+            } else if (o instanceof Outcome.Unknown) {
+              fence(
+                  k,
+                  now -> {
+                    if (now.isEmpty()) {
+                      recreate(k, v.value());
+                    } else {
+                      known[k] = now.get();
+                      idle();
+                    }
+                  });
+            } else {
+              throw new AssertionError("unexpected delete outcome " + o);
+            }
+          });
+    }
+
+    void recreate(int k, byte[] value) {
+      call(
+          k,
+          new Operation.Create(keys[k], value),
+          o -> {
+            if (o instanceof Outcome.Written w) {
+              known[k] = new Versioned(value, w.version());
+              idle();
+            } else if (o instanceof Outcome.Exists e) {
+              // Only this client re-creates: an earlier attempt of ours took effect.
+              if (!java.util.Arrays.equals(e.current().value(), value)
+                  && CounterValue.decode(e.current().value()).count()
+                      < CounterValue.decode(value).count()) {
+                throw new AssertionError("re-created key " + k + " holds an older count");
+              }
+              known[k] = e.current();
+              idle();
+            } else if (o instanceof Outcome.NotExecuted) {
+              sim.schedule(2_000_000, () -> recreate(k, value));
+            } else if (o instanceof Outcome.Unknown) {
+              // A create's fate is known T + 2ε after it was issued.
+              sim.schedule(
+                  createSettleNanos,
+                  () ->
+                      fence(
+                          k,
+                          now -> {
+                            if (now.isEmpty()) {
+                              recreate(k, value);
+                            } else {
+                              known[k] = now.get();
+                              idle();
+                            }
+                          }));
+            } else {
+              throw new AssertionError("unexpected create outcome " + o);
+            }
+          });
+    }
+
+    /**
+     * Sends {@code op} to the key's home node (a random one after a timeout); a reply that does not
+     * come within the client timeout counts as an unknown outcome.
+     */
+    void call(int k, Operation op, Consumer<Outcome> then) {
+      // Fences (fail-over, resolving an unknown outcome) run on any node, as after a migration.
+      // With leases every operation goes to the holder this client last heard of, which may have
+      // been replaced since: that is how reads reach a node that still believes it leads.
+      int node;
+      if (leaseService != null) {
+        if (preferOtherNode || cachedLeader[k] < 0 || random.chance(0.5)) {
+          cachedLeader[k] = leaderOf(k);
+        }
+        node = cachedLeader[k];
+      } else {
+        node =
+            preferOtherNode || op instanceof Operation.Fence
+                ? random.nextInt(sim.nodeCount())
+                : Math.floorMod(k, sim.nodeCount());
+      }
+      if (Boolean.getBoolean("frsm.sim.trace")) {
+        System.out.println(
+            sim.nowNanos() / 1000 + " client " + id + " -> n" + node + " " + describe(op));
+        Consumer<Outcome> inner = then;
+        then =
+            o -> {
+              System.out.println(
+                  sim.nowNanos() / 1000 + " client " + id + " <- " + o + " for " + op);
+              inner.accept(o);
+            };
+      }
+      Consumer<Outcome> reply = then;
+      sim.call(
+          node,
+          op,
+          clientTimeoutNanos,
+          (o, timedOut) -> {
+            preferOtherNode = timedOut;
+            reply.accept(o);
+          });
+    }
+  }
+}

@@ -1,0 +1,374 @@
+package io.frsm.testkit.sim;
+
+import io.frsm.consensus.core.Effect;
+import io.frsm.consensus.core.Input;
+import io.frsm.consensus.core.LeaseConfig;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The coordination service (ZooKeeper with Curator) as the simulator plays it, and each node's
+ * lease agent (the driver thread that talks to it). DESIGN.md "Lease invariant" rules 1–2:
+ *
+ * <ul>
+ *   <li>Each range has a term. When the holder's session expires (no request heard for the session
+ *       timeout) or a nemesis forces a handover, the service grants the range to another live
+ *       session: the term goes up and the predecessor's lease generation is bumped in the same
+ *       step. The winner hears {@link Input.TermGranted} after the reply latency; the predecessor
+ *       is not told.
+ *   <li>Every {@code L/4} each agent sends its renewals ({@code multi(check(generation))}, one per
+ *       range it was granted, stamped with the node's monotonic time at sending) and a session
+ *       heartbeat. A check that holds is answered {@link Input.LeaseRenewed}; a failed one {@link
+ *       Input.LeaseLost}. An agent that heard nothing from the service for a session timeout
+ *       reports {@link Input.LeaseLost} for its ranges (SUSPENDED).
+ *   <li>A node cut from the service ({@link #cut}) neither reaches it nor hears from it.
+ *   <li>A hand-back on purpose ({@link #handBack}): the holder's agent stops renewing, feeds {@link
+ *       Input.ReleaseLease} to its core and, if the core answers clean, marks the term released
+ *       (conditional on the term still being current) before it leaves the latch; the next grant
+ *       tells the successor whether it found the mark ({@code noEarlierLease}).
+ *   <li>The range's first term (term 1) has no predecessor: its grant says {@code noEarlierLease}
+ *       too, as the nodes' ZooKeeper store does.
+ * </ul>
+ *
+ * The agent runs inside the node's process: while the node pauses, it sends nothing, and replies
+ * reach it only after the pause.
+ */
+public final class LeaseService {
+  private final Simulation sim;
+  private final SimRandom random;
+  private final LeaseConfig config;
+  private final long renewEveryNanos;
+  private final long sessionTimeoutNanos;
+  private final int ranges;
+  private final int nodes;
+
+  private final long[] term;
+
+  /** Per range: the term whose holder marked it released (0: none). */
+  private final long[] releasedTerm;
+
+  private final int[] holder;
+  private final int[] holderIncarnation;
+
+  /** When the holder's check last held: a holder that stopped renewing a range loses it. */
+  private final long[] lastRenewNanos;
+
+  private final long[] lastHeardNanos;
+  private final int[] sessionIncarnation;
+  private final boolean[] cut;
+
+  /** Per node: the incarnation the agent state belongs to, and the terms granted to it. */
+  private final int[] agentIncarnation;
+
+  private final long[][] agentTerms;
+  private final long[] agentLastReplyNanos;
+  private long grants;
+  private long releases;
+  private long cleanReleases;
+  private long grantsAfterRelease;
+
+  public LeaseService(Simulation sim, SimRandom random) {
+    this.sim = sim;
+    this.random = random;
+    this.config = sim.coreConfig().leases();
+    this.renewEveryNanos = config.leaseNanos() / 4;
+    // Shorter than the lease on purpose: the service may move leadership while the old holder's
+    // lease still runs; only the lease rules, not session timing, may keep reads safe.
+    this.sessionTimeoutNanos = config.leaseNanos() * 3 / 8;
+    this.ranges = sim.coreConfig().placement().rangeCount();
+    this.nodes = sim.nodeCount();
+    this.term = new long[ranges];
+    this.releasedTerm = new long[ranges];
+    this.holder = new int[ranges];
+    this.holderIncarnation = new int[ranges];
+    Arrays.fill(holder, -1);
+    this.lastRenewNanos = new long[ranges];
+    this.lastHeardNanos = new long[nodes];
+    Arrays.fill(lastHeardNanos, Long.MIN_VALUE / 2);
+    this.sessionIncarnation = new int[nodes];
+    this.cut = new boolean[nodes];
+    this.agentIncarnation = new int[nodes];
+    this.agentTerms = new long[nodes][ranges];
+    this.agentLastReplyNanos = new long[nodes];
+    sim.setLeaseAgent(
+        (node, effect) -> {
+          if (effect instanceof Effect.LeaseReleased released) {
+            coreReleased(node, released);
+          }
+        });
+  }
+
+  /** Starts the agents' renewal loops and the service's session checks. */
+  public void start() {
+    for (int n = 0; n < nodes; n++) {
+      int node = n;
+      sim.schedule(random.between(0, renewEveryNanos), () -> agentLoop(node));
+    }
+    sim.schedule(renewEveryNanos / 2, this::sessionCheck);
+  }
+
+  /** The holder the service records for {@code range} (what a client reads), or -1. */
+  public int holder(int range) {
+    return holder[range];
+  }
+
+  public long grants() {
+    return grants;
+  }
+
+  /** Hand-backs whose holder's core answered the release, clean or not. */
+  public long releases() {
+    return releases;
+  }
+
+  /** Releases the core answered clean (the agent then tried to mark them). */
+  public long cleanReleases() {
+    return cleanReleases;
+  }
+
+  /** Grants that found the predecessor's release mark (the successor skipped its wait). */
+  public long grantsAfterRelease() {
+    return grantsAfterRelease;
+  }
+
+  /**
+   * The holder of {@code range} gives it to {@code successor} on purpose, as a stand-in does when
+   * the natural leader is ready again: its agent hears of it after the reply latency, releases the
+   * lease through its core, marks the term released if the core says so, and leaves the latch; the
+   * service then grants the range to {@code successor} (if its session is alive).
+   */
+  public void handBack(int range, int successor) {
+    int h = holder[range];
+    if (h < 0 || h == successor) {
+      return;
+    }
+    int incarnation = holderIncarnation[range];
+    reply(
+        h,
+        incarnation,
+        () -> {
+          long t = agentTerms[h][range];
+          if (t == 0) {
+            return; // the agent no longer holds the range (its lease was lost meanwhile)
+          }
+          agentTerms[h][range] = 0; // stop renewing first: no renewal of t is sent after this
+          pendingHandBack.put(key(h, range), successor);
+          sim.input(h, new Input.ReleaseLease(range, t));
+        });
+  }
+
+  private final java.util.Map<Long, Integer> pendingHandBack = new java.util.HashMap<>();
+
+  private static long key(int node, int range) {
+    return ((long) node << 32) | range;
+  }
+
+  /** The core answered a release: mark it (if clean) and leave the latch, in one request. */
+  private void coreReleased(int node, Effect.LeaseReleased released) {
+    Integer successor = pendingHandBack.remove(key(node, released.range()));
+    if (successor == null) {
+      return;
+    }
+    releases++;
+    if (released.clean()) {
+      cleanReleases++;
+    }
+    int incarnation = sim.incarnation(node);
+    if (cut[node]) {
+      return; // the request never reaches the service; the session will expire instead
+    }
+    sim.schedule(
+        latencyNanos(),
+        () -> {
+          int range = released.range();
+          boolean stillHolder =
+              !cut[node]
+                  && holder[range] == node
+                  && holderIncarnation[range] == incarnation
+                  && term[range] == released.term();
+          if (!stillHolder) {
+            return; // the conditional write fails: a successor bumped meanwhile
+          }
+          if (released.clean()) {
+            releasedTerm[range] = released.term();
+          }
+          if (sessionAlive(successor)) {
+            grant(range, successor);
+          }
+        });
+  }
+
+  /** Cuts node {@code node} from the service, or heals the cut. */
+  public void cut(int node, boolean isCut) {
+    cut[node] = isCut;
+  }
+
+  /**
+   * Hands range {@code range} to {@code successor} now, as when the natural leader reclaims it: the
+   * old holder is revoked without being told and keeps its lease until it runs out.
+   */
+  public void forceHandover(int range, int successor) {
+    if (sessionAlive(successor) && holder[range] != successor) {
+      grant(range, successor);
+    }
+  }
+
+  private long latencyNanos() {
+    return 1000 * random.between(100, 1_500);
+  }
+
+  private boolean sessionAlive(int node) {
+    return sim.isUp(node)
+        && sessionIncarnation[node] == sim.incarnation(node)
+        && sim.nowNanos() - lastHeardNanos[node] <= sessionTimeoutNanos;
+  }
+
+  // ---- The service -----------------------------------------------------------------------------
+
+  private void sessionCheck() {
+    for (int r = 0; r < ranges; r++) {
+      int h = holder[r];
+      boolean alive =
+          h >= 0
+              && holderIncarnation[r] == sessionIncarnation[h]
+              && sessionAlive(h)
+              && sim.nowNanos() - lastRenewNanos[r] <= sessionTimeoutNanos;
+      if (!alive) {
+        List<Integer> candidates = new ArrayList<>();
+        for (int n = 0; n < nodes; n++) {
+          if (sessionAlive(n)) {
+            candidates.add(n);
+          }
+        }
+        if (!candidates.isEmpty()) {
+          // The natural leader first (paper §5), else any live session.
+          int natural = Math.floorMod(r, nodes);
+          grant(
+              r,
+              candidates.contains(natural)
+                  ? natural
+                  : candidates.get(random.nextInt(candidates.size())));
+        }
+      }
+    }
+    sim.schedule(renewEveryNanos / 2, this::sessionCheck);
+  }
+
+  /** The latch winner's conditional write: term + 1 and the predecessor's generation revoked. */
+  private void grant(int range, int successor) {
+    grants++;
+    boolean afterRelease = term[range] > 0 && releasedTerm[range] == term[range];
+    if (afterRelease) {
+      grantsAfterRelease++;
+    }
+    boolean noEarlierLease = afterRelease || term[range] == 0;
+    term[range]++;
+    holder[range] = successor;
+    holderIncarnation[range] = sessionIncarnation[successor];
+    lastRenewNanos[range] = sim.nowNanos();
+    long granted = term[range];
+    int incarnation = holderIncarnation[range];
+    reply(
+        successor,
+        incarnation,
+        () -> {
+          agentTerms[successor][range] = Math.max(agentTerms[successor][range], granted);
+          sim.input(successor, new Input.TermGranted(range, granted, noEarlierLease));
+          sendRequest(successor); // a new holder starts renewing at once
+        });
+  }
+
+  /** A request from node {@code node}'s agent reached the service. */
+  private void onRequest(int node, int incarnation, long[] renewTerms, long sentMonoNanos) {
+    if (incarnation < sessionIncarnation[node]) {
+      return; // a request of a dead incarnation
+    }
+    sessionIncarnation[node] = incarnation;
+    lastHeardNanos[node] = sim.nowNanos();
+    for (int r = 0; r < ranges; r++) {
+      if (renewTerms[r] == 0) {
+        continue;
+      }
+      int range = r;
+      long t = renewTerms[r];
+      boolean checkHolds = holder[r] == node && holderIncarnation[r] == incarnation && term[r] == t;
+      if (checkHolds) {
+        lastRenewNanos[r] = sim.nowNanos();
+      }
+      Input answer =
+          checkHolds ? new Input.LeaseRenewed(range, t, sentMonoNanos) : new Input.LeaseLost(range);
+      reply(node, incarnation, () -> sim.input(node, answer));
+    }
+    reply(node, incarnation, () -> {});
+  }
+
+  /** Sends an answer to node {@code node}'s agent; it runs in the node's process on arrival. */
+  private void reply(int node, int incarnation, Runnable onArrival) {
+    if (cut[node]) {
+      return;
+    }
+    sim.schedule(
+        latencyNanos(),
+        () -> {
+          if (!cut[node] && sim.isUp(node) && sim.incarnation(node) == incarnation) {
+            sim.onNode(
+                node,
+                () -> {
+                  agentLastReplyNanos[node] = sim.nowNanos();
+                  onArrival.run();
+                });
+          }
+        });
+  }
+
+  // ---- The agents ------------------------------------------------------------------------------
+
+  private void agentLoop(int node) {
+    sim.schedule(renewEveryNanos, () -> agentLoop(node));
+    if (!sim.isUp(node) || sim.isPaused(node)) {
+      return; // a paused process sends nothing
+    }
+    int incarnation = sim.incarnation(node);
+    if (agentIncarnation[node] != incarnation) {
+      agentIncarnation[node] = incarnation; // a new process: a new session, no terms
+      Arrays.fill(agentTerms[node], 0);
+      agentLastReplyNanos[node] = sim.nowNanos();
+    }
+    if (sim.nowNanos() - agentLastReplyNanos[node] > sessionTimeoutNanos) {
+      for (int r = 0; r < ranges; r++) {
+        if (agentTerms[node][r] > 0) {
+          sim.input(node, new Input.LeaseLost(r)); // SUSPENDED
+        }
+      }
+    }
+    sendRequest(node);
+  }
+
+  /** One request of the agent: a renewal per range it holds, and the session heartbeat. */
+  private void sendRequest(int node) {
+    int incarnation = sim.incarnation(node);
+    long[] renewTerms = agentTerms[node].clone();
+    long sentMono = sim.monoNanos(node);
+    if (!cut[node]) {
+      sim.schedule(
+          latencyNanos(),
+          () -> {
+            if (!cut[node]) {
+              onRequest(node, incarnation, renewTerms, sentMono);
+            }
+          });
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "LeaseService{terms="
+        + Arrays.toString(term)
+        + " holders="
+        + Arrays.toString(holder)
+        + " released="
+        + Arrays.toString(releasedTerm)
+        + "}";
+  }
+}

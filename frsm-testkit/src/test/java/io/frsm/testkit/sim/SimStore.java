@@ -1,0 +1,105 @@
+package io.frsm.testkit.sim;
+
+import io.frsm.cell.Cell;
+import io.frsm.cell.Key;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * One node's cells in memory. A persist becomes visible only when the simulator completes it
+ * ({@link #makeDurable}, {@link #makeVisible}); a crash loses persists not completed, because they
+ * were never merged here, and every hint ({@link #makeVisible}): the adversary's choice, as if no
+ * memtable holding one was ever flushed. Counts reads and writes, the "LSM reads/writes" of the
+ * paper's Table 2.
+ */
+final class SimStore implements NodeStorage {
+  private final int node;
+  private final DurableListener listener;
+
+  /** What reads see: every completed persist, hints included. */
+  private final Map<Key, Cell> durable = new HashMap<>();
+
+  /** What a crash leaves: the completed logged persists only. */
+  private final Map<Key, Cell> logged = new HashMap<>();
+
+  private long reads;
+  private long writes;
+
+  SimStore(int node, DurableListener listener) {
+    this.node = node;
+    this.listener = listener;
+  }
+
+  @Override
+  public Cell get(Key key) {
+    reads++;
+    return durable.get(key);
+  }
+
+  @Override
+  public Cell peek(Key key) {
+    return durable.get(key);
+  }
+
+  /** The client keys this replica holds (reserved range-term cells excluded). */
+  @Override
+  public java.util.List<Key> clientKeys() {
+    return durable.keySet().stream()
+        .filter(k -> !io.frsm.consensus.core.RangeTerm.isReserved(k))
+        .toList();
+  }
+
+  @Override
+  public java.util.List<Key> keysInRange(long fromToken, long toToken, Key after, int limit) {
+    return durable.keySet().stream()
+        .filter(k -> !io.frsm.consensus.core.RangeTerm.isReserved(k))
+        .filter(k -> k.token() >= fromToken && k.token() <= toToken)
+        .filter(k -> after == null || k.compareTo(after) > 0)
+        .sorted()
+        .limit(limit)
+        .toList();
+  }
+
+  @Override
+  public void crash() {
+    // Persists not completed were never merged here; hints are lost.
+    durable.clear();
+    durable.putAll(logged);
+  }
+
+  @Override
+  public long reads() {
+    return reads;
+  }
+
+  @Override
+  public long writes() {
+    return writes;
+  }
+
+  @Override
+  public void close() {}
+
+  @Override
+  public void makeDurable(Cell delta) {
+    logged.put(delta.key(), merge(logged.get(delta.key()), delta));
+    apply(delta, true);
+  }
+
+  @Override
+  public void makeVisible(Cell delta) {
+    apply(delta, false);
+  }
+
+  private void apply(Cell delta, boolean isLogged) {
+    writes++;
+    Cell before = durable.get(delta.key());
+    Cell after = merge(before, delta);
+    durable.put(delta.key(), after);
+    listener.onDurable(node, before, delta, after, isLogged);
+  }
+
+  private Cell merge(Cell before, Cell delta) {
+    return NodeStorage.merged(node, before, delta);
+  }
+}

@@ -1,0 +1,180 @@
+package io.frsm.transport;
+
+import static io.frsm.transport.ApiValues.version;
+import static io.frsm.transport.ApiValues.versioned;
+import static io.frsm.transport.ApiValues.versionedOrAbsent;
+
+import com.google.protobuf.ByteString;
+import io.frsm.consensus.core.Operation;
+import io.frsm.consensus.core.Outcome;
+import io.frsm.transport.proto.ClientRequest;
+import io.frsm.transport.proto.ClientResponse;
+
+/**
+ * Maps {@link OperationRequest} and {@link OperationResponse} to the client protocol's {@code
+ * ClientRequest} and {@code ClientResponse} and back. Adding an operation or outcome means one
+ * protobuf message, one field of the oneof, and one branch each way here.
+ */
+final class ClientMessages {
+  private ClientMessages() {}
+
+  // ---- requests
+
+  static ClientRequest request(OperationRequest request) {
+    ClientRequest.Builder b =
+        ClientRequest.newBuilder().setInvokedAtMicros(request.invokedAtMicros());
+    Operation op = request.operation();
+    ByteString key = WireValues.key(op.key());
+    if (op instanceof Operation.Get) {
+      b.setGet(ClientRequest.Get.newBuilder().setKey(key));
+    } else if (op instanceof Operation.Create c) {
+      b.setCreate(ClientRequest.Create.newBuilder().setKey(key).setValue(bytes(c.value())));
+    } else if (op instanceof Operation.Cas c) {
+      b.setCas(
+          ClientRequest.Cas.newBuilder()
+              .setKey(key)
+              .setExpected(version(c.expected()))
+              .setValue(bytes(c.value())));
+    } else if (op instanceof Operation.Delete d) {
+      b.setDelete(ClientRequest.Delete.newBuilder().setKey(key).setExpected(version(d.expected())));
+    } else if (op instanceof Operation.Fence) {
+      b.setFence(ClientRequest.Fence.newBuilder().setKey(key));
+    } else {
+      throw new IllegalArgumentException(
+          "no wire mapping for " + op.getClass().getName() + ": add it to client.proto");
+    }
+    return b.build();
+  }
+
+  static OperationRequest request(ClientRequest p) throws WireDecodeException {
+    long invokedAtMicros = p.getInvokedAtMicros();
+    if (invokedAtMicros < 0) {
+      throw new WireDecodeException(
+          "invoked_at_micros " + Long.toUnsignedString(invokedAtMicros) + " is above 2^63-1");
+    }
+    Operation op =
+        switch (p.getOperationCase()) {
+          case GET -> new Operation.Get(WireValues.key(p.getGet().getKey(), "get"));
+          case CREATE ->
+              new Operation.Create(
+                  WireValues.key(p.getCreate().getKey(), "create"),
+                  p.getCreate().getValue().toByteArray());
+          case CAS ->
+              new Operation.Cas(
+                  WireValues.key(p.getCas().getKey(), "cas"),
+                  version(p.getCas().hasExpected(), p.getCas().getExpected(), "cas.expected"),
+                  p.getCas().getValue().toByteArray());
+          case DELETE ->
+              new Operation.Delete(
+                  WireValues.key(p.getDelete().getKey(), "delete"),
+                  version(
+                      p.getDelete().hasExpected(), p.getDelete().getExpected(), "delete.expected"));
+          case FENCE -> new Operation.Fence(WireValues.key(p.getFence().getKey(), "fence"));
+          case OPERATION_NOT_SET ->
+              throw new WireDecodeException("request without a (known) operation");
+        };
+    return new OperationRequest(op, invokedAtMicros);
+  }
+
+  // ---- responses
+
+  static ClientResponse response(OperationResponse response) {
+    ClientResponse.Builder b = ClientResponse.newBuilder();
+    if (response instanceof OperationResponse.Invalid i) {
+      return b.setInvalidRequest(ClientResponse.InvalidRequest.newBuilder().setReason(i.reason()))
+          .build();
+    }
+    if (response instanceof OperationResponse.Redirect r) {
+      return b.setRedirect(
+              ClientResponse.Redirect.newBuilder()
+                  .setLeaderHost(r.leaderHost())
+                  .setLeaderPort(r.leaderPort()))
+          .build();
+    }
+    Outcome outcome = ((OperationResponse.Completed) response).outcome();
+    if (outcome instanceof Outcome.ReadResult r) {
+      ClientResponse.ReadResult.Builder read = ClientResponse.ReadResult.newBuilder();
+      r.value().ifPresent(v -> read.setValue(versioned(v)));
+      b.setRead(read);
+    } else if (outcome instanceof Outcome.Written w) {
+      b.setWritten(ClientResponse.Written.newBuilder().setVersion(version(w.version())));
+    } else if (outcome instanceof Outcome.Deleted d) {
+      b.setDeleted(ClientResponse.Deleted.newBuilder().setVersion(version(d.version())));
+    } else if (outcome instanceof Outcome.Exists e) {
+      b.setKeyExists(ClientResponse.KeyExists.newBuilder().setCurrent(versioned(e.current())));
+    } else if (outcome instanceof Outcome.Mismatch m) {
+      ClientResponse.CasMismatch.Builder mismatch =
+          ClientResponse.CasMismatch.newBuilder().setExpected(version(m.expected()));
+      m.current().ifPresent(v -> mismatch.setCurrent(versioned(v)));
+      b.setCasMismatch(mismatch);
+    } else if (outcome instanceof Outcome.Unknown u) {
+      b.setOutcomeUnknown(ClientResponse.OutcomeUnknown.newBuilder().setReason(u.reason()));
+    } else if (outcome instanceof Outcome.NotExecuted n) {
+      b.setNotExecuted(ClientResponse.NotExecuted.newBuilder().setReason(n.reason()));
+    } else {
+      throw new IllegalArgumentException(
+          "no wire mapping for " + outcome.getClass().getName() + ": add it to client.proto");
+    }
+    return b.build();
+  }
+
+  static OperationResponse response(ClientResponse p) throws WireDecodeException {
+    return switch (p.getResultCase()) {
+      case READ ->
+          completed(
+              new Outcome.ReadResult(
+                  versionedOrAbsent(p.getRead().hasValue(), p.getRead().getValue(), "read.value")));
+      case WRITTEN ->
+          completed(
+              new Outcome.Written(
+                  version(p.getWritten().hasVersion(), p.getWritten().getVersion(), "written")));
+      case DELETED ->
+          completed(
+              new Outcome.Deleted(
+                  version(p.getDeleted().hasVersion(), p.getDeleted().getVersion(), "deleted")));
+      case KEY_EXISTS ->
+          completed(
+              new Outcome.Exists(
+                  versioned(
+                      p.getKeyExists().hasCurrent(),
+                      p.getKeyExists().getCurrent(),
+                      "key_exists.current")));
+      case CAS_MISMATCH ->
+          completed(
+              new Outcome.Mismatch(
+                  version(
+                      p.getCasMismatch().hasExpected(),
+                      p.getCasMismatch().getExpected(),
+                      "cas_mismatch.expected"),
+                  versionedOrAbsent(
+                      p.getCasMismatch().hasCurrent(),
+                      p.getCasMismatch().getCurrent(),
+                      "cas_mismatch.current")));
+      case OUTCOME_UNKNOWN -> completed(new Outcome.Unknown(p.getOutcomeUnknown().getReason()));
+      case NOT_EXECUTED -> completed(new Outcome.NotExecuted(p.getNotExecuted().getReason()));
+      case INVALID_REQUEST -> new OperationResponse.Invalid(p.getInvalidRequest().getReason());
+      case REDIRECT -> redirect(p.getRedirect());
+      case RESULT_NOT_SET -> throw new WireDecodeException("response without a (known) result");
+    };
+  }
+
+  private static OperationResponse completed(Outcome outcome) {
+    return new OperationResponse.Completed(outcome);
+  }
+
+  private static OperationResponse redirect(ClientResponse.Redirect r) throws WireDecodeException {
+    int port = r.getLeaderPort();
+    if (r.getLeaderHost().isEmpty() || port < 1 || port > 65_535) {
+      throw new WireDecodeException(
+          "redirect: bad leader address '"
+              + r.getLeaderHost()
+              + "':"
+              + Integer.toUnsignedString(port));
+    }
+    return new OperationResponse.Redirect(r.getLeaderHost(), port);
+  }
+
+  private static ByteString bytes(byte[] value) {
+    return ByteString.copyFrom(value);
+  }
+}

@@ -1,0 +1,225 @@
+package io.frsm.transport;
+
+import com.google.protobuf.MessageLite;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import java.lang.System.Logger.Level;
+import java.net.InetSocketAddress;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.IntFunction;
+
+/**
+ * A Netty peer transport for any message type with a {@link PeerWireCodec}: a listening socket for
+ * inbound peer connections and one dialed connection per destination node. frsm's Paxos messages
+ * travel over one ({@link NettyPeerTransport}); the benchmark's coarse-grained baseline over
+ * another, so both pay the same framing, syscalls and flush policy.
+ *
+ * <p>Each connection carries one direction: a node sends on the connection it dialed and receives
+ * on those it accepted, so two nodes talk over two TCP connections. That keeps reconnecting a
+ * sender-side concern (no race between two nodes dialing each other at once) and gives
+ * per-connection FIFO order for each (sender, receiver) pair. Frames are checked one by one
+ * (protocol version, cluster id, sender) in {@link PeerFraming}; a bad frame closes its connection
+ * (logged with the peer's address) and changes nothing.
+ *
+ * <p>{@link #send} encodes on the caller's thread and queues the envelope on the destination's
+ * {@link CoalescingWriter}: one flush per event-loop turn, bounded backlog, fail fast beyond it. A
+ * lost connection is redialed with exponential back-off ({@link OutboundConnection}).
+ *
+ * <p>Delivery is best effort (see {@link PeerTransport}). Thread-safe.
+ *
+ * @param <M> the protocol's message type
+ */
+public final class FramedPeerTransport<M> implements AutoCloseable {
+  private static final System.Logger LOG = System.getLogger(FramedPeerTransport.class.getName());
+
+  private final int selfNodeId;
+  private final IntFunction<InetSocketAddress> peerAddresses;
+  private final TransportConfig config;
+  private final TransportEventLoops loops;
+  private final PeerFraming<M> framing;
+  private final Channel serverChannel;
+  private final ChannelGroup acceptedChannels;
+  private final Map<Integer, OutboundConnection> connections = new ConcurrentHashMap<>();
+  private final LongAdder droppedMessages = new LongAdder();
+  private final LongAdder connectionsAccepted = new LongAdder();
+  private volatile boolean closed;
+
+  private FramedPeerTransport(
+      int selfNodeId,
+      InetSocketAddress listenAddress,
+      IntFunction<InetSocketAddress> peerAddresses,
+      PeerWireCodec<M> codec,
+      InboundHandler<M> handler,
+      TransportConfig config,
+      TransportEventLoops loops) {
+    this.selfNodeId = selfNodeId;
+    this.peerAddresses = peerAddresses;
+    this.config = config;
+    this.loops = loops;
+    this.framing = new PeerFraming<>(config.clusterId(), codec);
+    this.acceptedChannels =
+        new DefaultChannelGroup(codec.protocolName() + " in", GlobalEventExecutor.INSTANCE);
+    ServerBootstrap server =
+        new ServerBootstrap()
+            .group(loops.group())
+            .channel(loops.serverChannel())
+            .option(ChannelOption.SO_REUSEADDR, true)
+            .childOption(ChannelOption.TCP_NODELAY, true)
+            .childOption(ChannelOption.SO_KEEPALIVE, true)
+            .childHandler(
+                new ChannelInitializer<SocketChannel>() {
+                  @Override
+                  protected void initChannel(SocketChannel ch) {
+                    acceptedChannels.add(ch);
+                    connectionsAccepted.increment();
+                    ch.pipeline()
+                        .addLast(new FrameDecoder(config.maxFrameBytes(), framing))
+                        .addLast(new PeerInboundHandler<>(handler));
+                  }
+                });
+    this.serverChannel = Bind.bind(server, listenAddress, codec.protocolName() + " transport");
+  }
+
+  /**
+   * Listens on {@code listenAddress} (port 0 picks one: see {@link #localAddress()}) and returns a
+   * running transport.
+   *
+   * @param selfNodeId this node's id, sent in every frame
+   * @param peerAddresses a node's peer address, or null if unknown; asked at every (re)connect
+   * @param codec the protocol's envelopes
+   * @param handler receives every inbound message (see {@link InboundHandler})
+   * @param config cluster id, frame limit, queue bound, back-off
+   * @param loops shared event loops; the caller closes them after this transport
+   */
+  public static <M> FramedPeerTransport<M> start(
+      int selfNodeId,
+      InetSocketAddress listenAddress,
+      IntFunction<InetSocketAddress> peerAddresses,
+      PeerWireCodec<M> codec,
+      InboundHandler<M> handler,
+      TransportConfig config,
+      TransportEventLoops loops) {
+    if (selfNodeId < 0) {
+      throw new IllegalArgumentException("node id must be >= 0, was " + selfNodeId);
+    }
+    return new FramedPeerTransport<>(
+        selfNodeId, listenAddress, peerAddresses, codec, handler, config, loops);
+  }
+
+  public InetSocketAddress localAddress() {
+    return (InetSocketAddress) serverChannel.localAddress();
+  }
+
+  /**
+   * Queues {@code message} for {@code nodeId} and returns at once; never blocks. False if it was
+   * dropped now: too large for a frame, the transport is closed, or the node's backlog is full (it
+   * is unreachable or not reading). A true result is no promise of delivery.
+   */
+  public boolean send(int nodeId, M message) {
+    if (closed) {
+      return dropped();
+    }
+    MessageLite envelope = framing.encode(selfNodeId, message);
+    int size = envelope.getSerializedSize();
+    if (size > config.maxFrameBytes()) {
+      LOG.log(
+          Level.WARNING,
+          "not sending {0} bytes to node {1}: above maxFrameBytes {2} ({3})",
+          size,
+          nodeId,
+          config.maxFrameBytes(),
+          message);
+      return dropped();
+    }
+    OutboundConnection connection = connections.computeIfAbsent(nodeId, this::newConnection);
+    return connection.send(envelope) || dropped();
+  }
+
+  /**
+   * Node {@code nodeId} (re)appeared — restarted, or reachable again: a connection to it that waits
+   * out its reconnect back-off dials now. Without this a restarted peer hears from this node only
+   * after up to {@code reconnectBackoffMax}. Any thread; a node never sent to is left alone.
+   */
+  public void redial(int nodeId) {
+    OutboundConnection connection = connections.get(nodeId);
+    if (connection != null && !closed) {
+      connection.redialNow();
+    }
+  }
+
+  private boolean dropped() {
+    droppedMessages.increment();
+    return false;
+  }
+
+  /** Messages {@link #send} refused plus queued messages discarded because a peer was down. */
+  public long droppedMessages() {
+    return droppedMessages.sum();
+  }
+
+  /**
+   * Inbound connections accepted since start: each peer that sends to this node dials one and keeps
+   * it, so this stays at the number of such peers plus one per reconnect (tests).
+   */
+  long connectionsAccepted() {
+    return connectionsAccepted.sum();
+  }
+
+  private OutboundConnection newConnection(int nodeId) {
+    OutboundConnection connection =
+        new OutboundConnection(
+            framing.codec().protocolName() + " node " + nodeId,
+            () -> peerAddresses.apply(nodeId),
+            loops,
+            config,
+            pipeline -> pipeline.addLast(new RefuseInbound()),
+            closedChannel -> {},
+            droppedMessages::add);
+    connection.connect();
+    return connection;
+  }
+
+  /** Stops accepting and sending; connections close, queued messages are dropped. */
+  @Override
+  public void close() {
+    closed = true;
+    serverChannel.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
+    acceptedChannels.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
+    connections.values().forEach(c -> c.close("peer transport closed"));
+    connections.clear();
+  }
+
+  /**
+   * Receives peer messages. Called on a transport event loop thread, one message at a time per
+   * connection and in arrival order: it must not block (hand the message to the node's queue).
+   */
+  @FunctionalInterface
+  public interface InboundHandler<M> {
+    void onMessage(int fromNodeId, M message);
+  }
+
+  /** A dialed peer connection only sends: anything the remote end writes is a protocol error. */
+  private static final class RefuseInbound extends ChannelInboundHandlerAdapter {
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+      ReferenceCountUtil.release(msg);
+      LOG.log(
+          Level.WARNING,
+          "closing peer connection to {0}: it sent data on a send-only connection",
+          ctx.channel().remoteAddress());
+      ctx.close();
+    }
+  }
+}

@@ -1,0 +1,76 @@
+package io.frsm.transport;
+
+import io.frsm.consensus.core.Message;
+import java.net.InetSocketAddress;
+import java.util.function.IntFunction;
+
+/**
+ * frsm's {@link PeerTransport}: the consensus core's messages over a {@link FramedPeerTransport}
+ * with frsm's peer protocol ({@code PeerEnvelope}, docs/formats/wire.md). Connections, flushing,
+ * back-pressure, reconnects and frame checks are the framed transport's.
+ */
+public final class NettyPeerTransport implements PeerTransport {
+  private final FramedPeerTransport<Message> transport;
+
+  private NettyPeerTransport(FramedPeerTransport<Message> transport) {
+    this.transport = transport;
+  }
+
+  /**
+   * Listens on {@code listenAddress} (port 0 picks one: see {@link #localAddress()}) and returns a
+   * running transport.
+   *
+   * @param selfNodeId this node's id, sent in every frame
+   * @param peerAddresses a node's peer address, or null if unknown; asked at every (re)connect
+   * @param handler receives every inbound message (see {@link InboundHandler})
+   * @param loops shared event loops; the caller closes them after this transport
+   */
+  public static NettyPeerTransport start(
+      int selfNodeId,
+      InetSocketAddress listenAddress,
+      IntFunction<InetSocketAddress> peerAddresses,
+      InboundHandler handler,
+      TransportConfig config,
+      TransportEventLoops loops) {
+    return new NettyPeerTransport(
+        FramedPeerTransport.start(
+            selfNodeId,
+            listenAddress,
+            peerAddresses,
+            FrsmPeerWireCodec.INSTANCE,
+            handler::onMessage,
+            config,
+            loops));
+  }
+
+  public InetSocketAddress localAddress() {
+    return transport.localAddress();
+  }
+
+  @Override
+  public boolean send(int nodeId, Message message) {
+    return transport.send(nodeId, message);
+  }
+
+  /**
+   * Node {@code nodeId} (re)appeared: stop waiting out a back-off to it (see FramedPeerTransport).
+   */
+  public void redial(int nodeId) {
+    transport.redial(nodeId);
+  }
+
+  /** Messages {@link #send} refused plus queued messages discarded because a peer was down. */
+  public long droppedMessages() {
+    return transport.droppedMessages();
+  }
+
+  /** Inbound connections accepted since start (see {@link FramedPeerTransport}). */
+  long connectionsAccepted() {
+    return transport.connectionsAccepted();
+  }
+
+  @Override
+  public void close() {
+    transport.close();
+  }
+}

@@ -1,0 +1,62 @@
+package io.frsm.transport;
+
+import com.google.protobuf.ByteString;
+import com.google.protobuf.CodedInputStream;
+import com.google.protobuf.MessageLite;
+
+/**
+ * One peer protocol's envelope format, for {@link FramedPeerTransport}: how one message becomes a
+ * protobuf envelope and back. frsm's Paxos protocol is one ({@code peer.proto}); a benchmark
+ * baseline can bring its own over the same transport.
+ *
+ * <p>Wire convention every envelope follows (docs/formats/wire.md): fields 1–3 are the header,
+ * {@code uint32 protocol_version = 1; string cluster_id = 2; uint32 sender_node_id = 3;}, and the
+ * body is a {@code oneof} at higher field numbers. Protocols sharing a port range should use
+ * disjoint body field numbers, so that a frame of one protocol sent to another's port parses as an
+ * envelope without a body and is refused.
+ *
+ * <p>The transport checks the header (version, cluster id, sender) before it asks for the body, so
+ * a frame from another cluster or protocol version never reaches the body decoder. Implementations
+ * must be thread-safe: the transport calls them from callers' threads and event loops at once.
+ *
+ * @param <M> the protocol's message type
+ */
+public interface PeerWireCodec<M> {
+
+  /** Names the protocol in logs, e.g. "frsm peer". */
+  String protocolName();
+
+  /** The one version this codec writes and accepts; never 0 (an absent field reads as 0). */
+  int protocolVersion();
+
+  /**
+   * The envelope of one message: the header fields as given, the message as its body. Throws {@link
+   * IllegalArgumentException} for a message the protocol cannot carry.
+   */
+  MessageLite encode(int protocolVersion, String clusterId, int senderNodeId, M message);
+
+  /**
+   * Parses one envelope without interpreting its body yet. Must not retain {@code in}.
+   *
+   * @throws WireDecodeException if the bytes are not an envelope of this protocol
+   */
+  Envelope<M> parse(CodedInputStream in) throws WireDecodeException;
+
+  /** A parsed envelope: its header, and its body decoded on demand (after the header checks). */
+  interface Envelope<M> {
+    int protocolVersion();
+
+    /** The cluster id's raw UTF-8 bytes (compared without decoding). */
+    ByteString clusterIdUtf8();
+
+    /** The sender as sent: a uint32, so negative when above 2^31-1 (refused by the transport). */
+    int senderNodeId();
+
+    /**
+     * The body as a message.
+     *
+     * @throws WireDecodeException if the body is absent, unknown or invalid
+     */
+    M body() throws WireDecodeException;
+  }
+}

@@ -1,0 +1,163 @@
+package io.frsm.transport;
+
+import com.google.protobuf.ByteString;
+import io.frsm.cell.AcceptedValue;
+import io.frsm.cell.Ballot;
+import io.frsm.cell.CellKind;
+import io.frsm.cell.Key;
+import io.frsm.consensus.core.RoundId;
+import io.frsm.transport.proto.ValueKind;
+
+/**
+ * Converts the value types shared by peer messages (keys, ballots, round ids, accepted parts)
+ * between their protobuf form and the storage model. Decoding checks every field before a domain
+ * object is built, so a bad field becomes a {@link WireDecodeException} naming it.
+ */
+final class WireValues {
+  private WireValues() {}
+
+  // ---- keys
+
+  static ByteString key(Key key) {
+    return ByteString.copyFrom(key.bytesUnsafe());
+  }
+
+  static Key key(ByteString bytes, String where) throws WireDecodeException {
+    if (bytes.isEmpty()) {
+      throw new WireDecodeException(where + ": key is missing or empty");
+    }
+    return Key.wrap(bytes.toByteArray());
+  }
+
+  // ---- ballots
+
+  /** ⊥ is encoded as an absent field, so this is only called for real ballots. */
+  static io.frsm.transport.proto.Ballot ballot(Ballot ballot) {
+    assert !ballot.isNone();
+    return io.frsm.transport.proto.Ballot.newBuilder()
+        .setRound(ballot.round())
+        .setNodeId(ballot.nodeId())
+        .setBoot(ballot.boot())
+        .build();
+  }
+
+  /** A ballot field that may be ⊥ (absent, or round 0). */
+  static Ballot ballotOrNone(boolean present, io.frsm.transport.proto.Ballot ballot, String where)
+      throws WireDecodeException {
+    if (!present) {
+      return Ballot.NONE;
+    }
+    long round = ballot.getRound();
+    int nodeId = ballot.getNodeId();
+    int boot = ballot.getBoot();
+    // uint64/uint32 above the signed range arrive as negative Java numbers.
+    if (round < 0 || nodeId < 0 || boot < 0) {
+      throw new WireDecodeException(where + ": ballot field out of range " + text(ballot));
+    }
+    if (round == 0) {
+      if (nodeId != 0 || boot != 0) {
+        throw new WireDecodeException(where + ": ⊥ ballot with node or boot " + text(ballot));
+      }
+      return Ballot.NONE;
+    }
+    return new Ballot(round, nodeId, boot);
+  }
+
+  /** A ballot field that must hold a real ballot. */
+  static Ballot realBallot(boolean present, io.frsm.transport.proto.Ballot ballot, String where)
+      throws WireDecodeException {
+    Ballot decoded = ballotOrNone(present, ballot, where);
+    if (decoded.isNone()) {
+      throw new WireDecodeException(where + ": ballot is missing");
+    }
+    return decoded;
+  }
+
+  private static String text(io.frsm.transport.proto.Ballot b) {
+    return "("
+        + Long.toUnsignedString(b.getRound())
+        + ", "
+        + Integer.toUnsignedString(b.getNodeId())
+        + ", "
+        + Integer.toUnsignedString(b.getBoot())
+        + ")";
+  }
+
+  // ---- round ids: any bit pattern round-trips (uint32/uint64 carry Java ints/longs unchanged)
+
+  static io.frsm.transport.proto.RoundId roundId(RoundId round) {
+    return io.frsm.transport.proto.RoundId.newBuilder()
+        .setNodeId(round.nodeId())
+        .setBoot(round.boot())
+        .setSequence(round.sequence())
+        .build();
+  }
+
+  static RoundId roundId(boolean present, io.frsm.transport.proto.RoundId round, String where)
+      throws WireDecodeException {
+    if (!present) {
+      throw new WireDecodeException(where + ": round id is missing");
+    }
+    return new RoundId(round.getNodeId(), round.getBoot(), round.getSequence());
+  }
+
+  // ---- instance numbers
+
+  static long instanceField(long value, String field, String where) throws WireDecodeException {
+    if (value < 0) {
+      throw new WireDecodeException(
+          where + ": " + field + " " + Long.toUnsignedString(value) + " is above 2^63-1");
+    }
+    return value;
+  }
+
+  // ---- accepted parts
+
+  static io.frsm.transport.proto.AcceptedValue acceptedValue(AcceptedValue value) {
+    return io.frsm.transport.proto.AcceptedValue.newBuilder()
+        .setEpoch(value.epoch())
+        .setTimestamp(value.timestamp())
+        .setAccepted(ballot(value.accepted()))
+        .setKind(
+            value.isDelete() ? ValueKind.VALUE_KIND_DELETE_FOR_CELL : ValueKind.VALUE_KIND_LIVE)
+        .setValue(ByteString.copyFrom(value.valueUnsafe()))
+        .setChosen(value.chosen())
+        .build();
+  }
+
+  /** An accepted part that may be ⊥ (absent): returns null for ⊥, as the core expects. */
+  static AcceptedValue acceptedValueOrNone(
+      boolean present, io.frsm.transport.proto.AcceptedValue value, String where)
+      throws WireDecodeException {
+    return present ? acceptedValue(value, where) : null;
+  }
+
+  static AcceptedValue requiredAcceptedValue(
+      boolean present, io.frsm.transport.proto.AcceptedValue value, String where)
+      throws WireDecodeException {
+    if (!present) {
+      throw new WireDecodeException(where + " is missing");
+    }
+    return acceptedValue(value, where);
+  }
+
+  private static AcceptedValue acceptedValue(
+      io.frsm.transport.proto.AcceptedValue value, String where) throws WireDecodeException {
+    long epoch = instanceField(value.getEpoch(), "epoch", where);
+    long timestamp = instanceField(value.getTimestamp(), "timestamp", where);
+    Ballot accepted = realBallot(value.hasAccepted(), value.getAccepted(), where + ".accepted");
+    CellKind kind =
+        switch (value.getKind()) {
+          case VALUE_KIND_LIVE -> CellKind.LIVE;
+          case VALUE_KIND_DELETE_FOR_CELL -> CellKind.DELETE_FOR_CELL;
+          case VALUE_KIND_UNSPECIFIED, UNRECOGNIZED ->
+              throw new WireDecodeException(
+                  where + ": value kind missing or unknown (" + value.getKindValue() + ")");
+        };
+    if (kind == CellKind.DELETE_FOR_CELL && !value.getValue().isEmpty()) {
+      throw new WireDecodeException(where + ": a delete carries no value bytes");
+    }
+    return AcceptedValue.of(
+        epoch, timestamp, accepted, kind, value.getValue().toByteArray(), value.getChosen());
+  }
+}

@@ -1,0 +1,162 @@
+package io.frsm.transport;
+
+import io.frsm.api.Version;
+import io.frsm.api.Versioned;
+import io.frsm.cell.AcceptedValue;
+import io.frsm.cell.Ballot;
+import io.frsm.cell.Key;
+import io.frsm.cell.PurgeMark;
+import io.frsm.consensus.core.Message;
+import io.frsm.consensus.core.Operation;
+import io.frsm.consensus.core.Outcome;
+import io.frsm.consensus.core.RangeTerm;
+import io.frsm.consensus.core.RoundId;
+import java.util.Optional;
+import java.util.Random;
+
+/** Random valid messages, requests and responses, including edge values, from one seed. */
+final class RandomWire {
+  private final Random random;
+
+  RandomWire(long seed) {
+    this.random = new Random(seed);
+  }
+
+  Message message() {
+    Key key = key();
+    return switch (random.nextInt(14)) {
+      case 0 -> new Message.Prepare(key, roundId(), realBallot(), term());
+      case 1 -> new Message.Promise(key, roundId(), realBallot(), ballot(), acceptedOrNull());
+      case 2 -> new Message.Accept(key, roundId(), accepted(false), term());
+      case 3 -> new Message.Accepted(key, roundId(), realBallot(), instance(), instance());
+      case 4 -> new Message.Reject(key, roundId(), ballot(), ballot(), acceptedOrNull());
+      case 5 -> new Message.Read(key, roundId());
+      case 6 -> new Message.ReadReply(key, roundId(), ballot(), acceptedOrNull());
+      case 7 -> {
+        int range = random.nextInt(64);
+        yield new Message.TermPersist(RangeTerm.cellKey(range), roundId(), range, 1 + term());
+      }
+      case 8 -> new Message.TermPersisted(key, roundId(), term());
+      case 9 -> new Message.StaleTerm(key, roundId(), term());
+      case 10 -> new Message.Purge(key, new PurgeMark(instance(), instance(), random.nextLong()));
+      case 11 -> {
+        int range = random.nextInt(64);
+        Key after = random.nextBoolean() ? null : key();
+        long pivot = after != null ? after.token() : random.nextLong();
+        long from = random.nextBoolean() ? Long.MIN_VALUE : pivot;
+        long to = random.nextBoolean() ? Long.MAX_VALUE : pivot;
+        yield new Message.ListKeys(
+            RangeTerm.cellKey(range),
+            roundId(),
+            range,
+            1 + term(),
+            from,
+            to,
+            after,
+            1 + random.nextInt(2048));
+      }
+      case 12 -> {
+        java.util.List<Key> keys = new java.util.ArrayList<>();
+        for (int i = random.nextInt(5); i > 0; i--) {
+          keys.add(key());
+        }
+        yield new Message.KeysListed(key, roundId(), keys, !keys.isEmpty() && random.nextBoolean());
+      }
+      default -> new Message.Commit(key, accepted(true));
+    };
+  }
+
+  private long term() {
+    return random.nextBoolean() ? 0 : instance() / 2;
+  }
+
+  OperationRequest request() {
+    Key key = key();
+    Operation op =
+        switch (random.nextInt(5)) {
+          case 0 -> new Operation.Get(key);
+          case 1 -> new Operation.Create(key, bytes(0, 40));
+          case 2 -> new Operation.Cas(key, version(), bytes(0, 40));
+          case 3 -> new Operation.Delete(key, version());
+          default -> new Operation.Fence(key);
+        };
+    return new OperationRequest(op, random.nextBoolean() ? 0 : instance());
+  }
+
+  OperationResponse response() {
+    return switch (random.nextInt(9)) {
+      case 0 -> completed(new Outcome.ReadResult(maybeVersioned()));
+      case 1 -> completed(new Outcome.Written(version()));
+      case 2 -> completed(new Outcome.Deleted(version()));
+      case 3 -> completed(new Outcome.Exists(versioned()));
+      case 4 -> completed(new Outcome.Mismatch(version(), maybeVersioned()));
+      case 5 -> completed(new Outcome.Unknown("round timed out " + random.nextInt()));
+      case 6 -> completed(new Outcome.NotExecuted("τ + T passed " + random.nextInt()));
+      case 7 -> new OperationResponse.Invalid("empty key " + random.nextInt());
+      default ->
+          new OperationResponse.Redirect("node-" + random.nextInt(9), 1 + random.nextInt(65_535));
+    };
+  }
+
+  private static OperationResponse completed(Outcome outcome) {
+    return new OperationResponse.Completed(outcome);
+  }
+
+  Key key() {
+    return Key.wrap(bytes(1, 24));
+  }
+
+  byte[] bytes(int min, int max) {
+    byte[] b = new byte[min + random.nextInt(max - min + 1)];
+    random.nextBytes(b);
+    return b;
+  }
+
+  long instance() {
+    return switch (random.nextInt(4)) {
+      case 0 -> 0;
+      case 1 -> Long.MAX_VALUE;
+      default -> random.nextLong() & Long.MAX_VALUE;
+    };
+  }
+
+  int nonNegativeInt() {
+    return random.nextBoolean() ? random.nextInt(8) : random.nextInt() & Integer.MAX_VALUE;
+  }
+
+  RoundId roundId() {
+    return new RoundId(nonNegativeInt(), nonNegativeInt(), instance());
+  }
+
+  Ballot realBallot() {
+    long round = random.nextBoolean() ? 1 + random.nextInt(1000) : Math.max(1, instance());
+    return new Ballot(round, nonNegativeInt(), nonNegativeInt());
+  }
+
+  Ballot ballot() {
+    return random.nextInt(4) == 0 ? Ballot.NONE : realBallot();
+  }
+
+  AcceptedValue accepted(boolean chosen) {
+    if (random.nextInt(4) == 0) {
+      return AcceptedValue.delete(instance(), instance(), realBallot(), chosen);
+    }
+    return AcceptedValue.live(instance(), instance(), realBallot(), bytes(0, 64), chosen);
+  }
+
+  AcceptedValue acceptedOrNull() {
+    return random.nextInt(3) == 0 ? null : accepted(random.nextBoolean());
+  }
+
+  Version version() {
+    return new Version(instance(), instance());
+  }
+
+  Versioned versioned() {
+    return new Versioned(bytes(0, 64), version());
+  }
+
+  Optional<Versioned> maybeVersioned() {
+    return random.nextBoolean() ? Optional.empty() : Optional.of(versioned());
+  }
+}

@@ -1,0 +1,84 @@
+package io.frsm.transport;
+
+import java.text.MessageFormat;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Predicate;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+
+/**
+ * Captures the warnings the transport's inbound side logs when it refuses a connection (frame
+ * decoder, peer handler, client server), formatted, until closed. Public for the other modules'
+ * tests (test jar).
+ */
+public final class TransportWarnings implements AutoCloseable {
+  private final List<String> warnings = new CopyOnWriteArrayList<>();
+
+  // Held strongly: java.util.logging keeps loggers weakly, and the leak check collects garbage.
+  private final List<Logger> loggers =
+      List.of(
+          Logger.getLogger(FrameDecoder.class.getName()),
+          Logger.getLogger(PeerInboundHandler.class.getName()),
+          Logger.getLogger(ClientProtocolServer.class.getName()));
+
+  private final Handler capture =
+      new Handler() {
+        @Override
+        public void publish(LogRecord r) {
+          if (r.getLevel().intValue() >= Level.WARNING.intValue()) {
+            Object[] parameters = r.getParameters() == null ? new Object[0] : r.getParameters();
+            warnings.add(MessageFormat.format(r.getMessage(), parameters));
+          }
+        }
+
+        @Override
+        public void flush() {}
+
+        @Override
+        public void close() {}
+      };
+
+  private TransportWarnings() {
+    loggers.forEach(l -> l.addHandler(capture));
+  }
+
+  public static TransportWarnings capture() {
+    return new TransportWarnings();
+  }
+
+  public List<String> all() {
+    return List.copyOf(warnings);
+  }
+
+  /** Waits until a warning matching {@code wanted} was logged; fails after {@code deadline}. */
+  public String await(Predicate<String> wanted, Duration deadline, String what) {
+    long end = System.nanoTime() + deadline.toNanos();
+    while (true) {
+      for (String w : warnings) {
+        if (wanted.test(w)) {
+          return w;
+        }
+      }
+      if (System.nanoTime() - end > 0) {
+        throw new AssertionError(
+            "no warning " + what + " within " + deadline + "; logged: " + warnings);
+      }
+      LockSupport.parkNanos(1_000_000);
+    }
+  }
+
+  /** Waits until a warning containing {@code fragment} was logged. */
+  public String await(String fragment, Duration deadline) {
+    return await(w -> w.contains(fragment), deadline, "containing '" + fragment + "'");
+  }
+
+  @Override
+  public void close() {
+    loggers.forEach(l -> l.removeHandler(capture));
+  }
+}

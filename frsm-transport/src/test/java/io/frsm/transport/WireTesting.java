@@ -1,0 +1,46 @@
+package io.frsm.transport;
+
+import com.google.protobuf.CodedInputStream;
+import com.google.protobuf.MessageLite;
+import io.frsm.consensus.core.Operation;
+import java.nio.ByteBuffer;
+import java.util.HexFormat;
+
+/** Shared helpers of the transport tests. */
+final class WireTesting {
+  private WireTesting() {}
+
+  static final String CLUSTER = "test-cluster";
+
+  /** The framed bytes of an envelope, as {@link FrameEncoder} writes them. */
+  static byte[] frame(MessageLite envelope) {
+    byte[] body = envelope.toByteArray();
+    return ByteBuffer.allocate(4 + body.length).putInt(body.length).put(body).array();
+  }
+
+  static CodedInputStream body(MessageLite envelope) {
+    return CodedInputStream.newInstance(envelope.toByteArray());
+  }
+
+  /** Operation records hold arrays (identity equals), so compare them by content. */
+  static String describe(OperationRequest request) {
+    Operation op = request.operation();
+    String value =
+        op instanceof Operation.Create c
+            ? HexFormat.of().formatHex(c.value())
+            : op instanceof Operation.Cas c ? HexFormat.of().formatHex(c.value()) : "";
+    String expected =
+        op instanceof Operation.Cas c
+            ? c.expected().toString()
+            : op instanceof Operation.Delete d ? d.expected().toString() : "";
+    return op.getClass().getSimpleName()
+        + " "
+        + op.key()
+        + " "
+        + expected
+        + " "
+        + value
+        + " τ="
+        + request.invokedAtMicros();
+  }
+}
