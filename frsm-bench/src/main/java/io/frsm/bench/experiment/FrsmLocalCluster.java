@@ -39,10 +39,10 @@ final class FrsmLocalCluster implements KvSystem {
    * What the experiments vary in the nodes.
    *
    * @param transportThreads Netty event loops per node (0: the node's default, by its CPUs)
-   * @param leaderOnlyReads {@code FrsmNode.Builder.leaderOnlyReads}
-   * @param forcedColdCasShare {@code FrsmNode.Builder.forcedColdCasShare}
-   * @param coreThreads {@code FrsmNode.Builder.coreThreads} (0: the node's default)
-   * @param corePlacement {@code FrsmNode.Builder.corePlacement}
+   * @param leaderOnlyReads {@code FrsmNodeBuilder.leaderOnlyReads}
+   * @param forcedColdCasShare {@code FrsmNodeBuilder.forcedColdCasShare}
+   * @param coreThreads {@code FrsmNodeBuilder.coreThreads} (0: the node's default)
+   * @param corePlacement {@code FrsmNodeBuilder.corePlacement}
    * @param groupCommitWindow {@code lsm.commitLogGroupCommitWindow}
    */
   record Settings(

@@ -11,7 +11,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * Experiment 3 (Figure 16): frsm's throughput as the share of operations that need a multi-phase
  * (prepare + accept) protocol grows. Every call goes to the key's leader (leases on, as in
  * production); each step runs a fresh cluster whose nodes prepare a chosen share of their warm CAS
- * anyway ({@code FrsmNode.Builder.forcedColdCasShare}). Sending calls to other nodes no longer
+ * anyway ({@code FrsmNodeBuilder.forcedColdCasShare}). Sending calls to other nodes no longer
  * varies it: a node that does not lead a range forwards to its leader. The x axis is the share
  * measured by the nodes ({@code frsm.cas.rounds{mode=cold}} over all CAS rounds), not the share
  * asked for: first writes of a key after its create are cold anyway. The JVM warms up once, on the

@@ -4,6 +4,7 @@ import io.frsm.server.config.ConfigLoader;
 import io.frsm.server.config.FrsmConfig;
 import io.frsm.server.metrics.MetricsEndpoint;
 import io.frsm.server.node.FrsmNode;
+import io.frsm.server.node.FrsmNodeBuilder;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
@@ -127,7 +128,7 @@ final class ServerCommand {
 
   /** The node a config describes, its meters on the endpoint's registry if there is one. */
   static FrsmNode node(FrsmConfig config, MetricsEndpoint metrics) {
-    FrsmNode.Builder b = FrsmNode.builder().config(config);
+    FrsmNodeBuilder b = FrsmNode.builder().config(config);
     if (metrics != null) {
       b.meterRegistry(metrics.registry());
     }

@@ -12,7 +12,7 @@ import java.util.function.Consumer;
 /**
  * The values the keys of a file and its environment set, before {@link ConfigValidator} checks
  * them. The initial values are the documented defaults (docs/OPERATIONS.md); they equal {@code
- * FrsmNode.Builder}'s, which {@code FrsmNodeConfigTest} checks. Transport and storage defaults are
+ * FrsmNodeBuilder}'s, which {@code FrsmNodeConfigTest} checks. Transport and storage defaults are
  * not repeated here: they are {@link TransportConfig}'s and {@link LsmConfig}'s own.
  */
 final class ConfigDraft {
@@ -24,7 +24,7 @@ final class ConfigDraft {
   String rack = "default";
   Path dataDirectory;
   List<Path> commitLogDirectories;
-  // Unresolved, as the file's addresses are: FrsmNode.Builder.config resolves them.
+  // Unresolved, as the file's addresses are: FrsmNodeBuilder.config resolves them.
   InetSocketAddress peerAddress = InetSocketAddress.createUnresolved("0.0.0.0", 7400);
   InetSocketAddress clientAddress = InetSocketAddress.createUnresolved("0.0.0.0", 7500);
   String advertisedHost;

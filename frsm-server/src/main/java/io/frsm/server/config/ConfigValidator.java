@@ -10,7 +10,7 @@ import java.util.function.Consumer;
 /**
  * Checks a {@link ConfigDraft} and turns it into a {@link FrsmConfig}: every range and every rule
  * between keys, each failure a {@link ConfigException} naming the key (or keys) at fault. The
- * bounds are those {@code FrsmNode.Builder} enforces, so a file the loader accepts always builds a
+ * bounds are those {@code FrsmNodeBuilder} enforces, so a file the loader accepts always builds a
  * node.
  */
 final class ConfigValidator {

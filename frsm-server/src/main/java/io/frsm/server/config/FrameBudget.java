@@ -4,7 +4,7 @@ package io.frsm.server.config;
  * The smallest transport frame limit that carries every message a node may have to send, given its
  * storage engine's key and value limits. A node whose frame limit is smaller accepts writes it
  * cannot replicate: the sender drops the accept (frame too large), so the operation times out on
- * every attempt instead of failing as invalid. The loader and {@code FrsmNode.Builder} both refuse
+ * every attempt instead of failing as invalid. The loader and {@code FrsmNodeBuilder} both refuse
  * such a configuration.
  */
 public final class FrameBudget {

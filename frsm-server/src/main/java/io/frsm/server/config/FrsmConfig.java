@@ -9,7 +9,7 @@ import java.util.List;
 
 /**
  * A node's whole configuration, as read by {@link ConfigLoader} from {@code frsm.yaml} and {@code
- * FRSM_*} environment variables; {@code FrsmNode.Builder.config} turns it into a node. Every key,
+ * FRSM_*} environment variables; {@code FrsmNodeBuilder.config} turns it into a node. Every key,
  * its default and its unit: docs/OPERATIONS.md "Configuration file". Immutable; the loader checked
  * every value and the rules between them.
  *

@@ -4,7 +4,7 @@ import java.time.Duration;
 
 /**
  * The node's defaults, one place for both ways of setting a node up: the YAML file (an absent key)
- * and {@code FrsmNode.Builder} (an option never set). docs/OPERATIONS.md and config/frsm.yaml list
+ * and {@code FrsmNodeBuilder} (an option never set). docs/OPERATIONS.md and config/frsm.yaml list
  * the same values; {@code ConfigLoaderTest} and {@code FrsmNodeConfigTest} check they agree.
  */
 public final class NodeDefaults {

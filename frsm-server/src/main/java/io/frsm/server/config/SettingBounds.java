@@ -6,7 +6,7 @@ import java.time.Duration;
 /**
  * The allowed range of each numeric node setting, one table for both ways a node is configured: the
  * YAML file ({@link ConfigValidator}, which names the file's key) and the embedded builder ({@code
- * FrsmNode.Builder}, checked in {@code NodeSettings}, which names the builder's option). Two copies
+ * FrsmNodeBuilder}, checked in {@code NodeSettings}, which names the builder's option). Two copies
  * of the same numbers drifted once (the tick interval: 1 ms in the file, 1 ns in the builder); with
  * one table a value one entry point accepts, the other accepts too. Rules between settings (the
  * hedge below the round timeout, the tick at most the hedge, enough initial nodes for the

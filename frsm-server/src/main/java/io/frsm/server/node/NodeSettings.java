@@ -20,7 +20,7 @@ import java.util.Objects;
 import java.util.function.Consumer;
 
 /**
- * Everything a node is configured with: {@link FrsmNode.Builder} fills a draft whose initial values
+ * Everything a node is configured with: {@link FrsmNodeBuilder} fills a draft whose initial values
  * are the documented defaults (docs/OPERATIONS.md "Running a node"; the YAML loader's are the
  * same), and {@link #validated()} checks a copy of it, naming the builder option at fault. The
  * bounds are the YAML loader's, so a file it accepted always builds a node.

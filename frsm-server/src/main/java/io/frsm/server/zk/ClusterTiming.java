@@ -19,7 +19,7 @@ import java.util.Objects;
  * @param clockSkewBound ε: the bound on the skew between the nodes' wall clocks; zero or positive
  */
 public record ClusterTiming(Duration boundedDelay, Duration clockSkewBound) {
-  /** The nodes' defaults ({@code FrsmNode.Builder}): T = 5 s, ε = 250 ms. */
+  /** The nodes' defaults ({@code FrsmNodeBuilder}): T = 5 s, ε = 250 ms. */
   public static final ClusterTiming DEFAULTS =
       new ClusterTiming(Duration.ofSeconds(5), Duration.ofMillis(250));
 

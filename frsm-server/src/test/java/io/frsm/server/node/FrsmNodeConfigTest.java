@@ -25,7 +25,7 @@ import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link FrsmNode.Builder#config}: every field of a configuration file reaches the node's settings,
+ * {@link FrsmNodeBuilder#config}: every field of a configuration file reaches the node's settings,
  * the file's defaults are the builder's, and the builder enforces the file's rules.
  */
 class FrsmNodeConfigTest {
@@ -206,7 +206,7 @@ class FrsmNodeConfigTest {
 
   @Test
   void theBuilder_refusesWhatTheFileRefuses_namingTheOption() {
-    Map<String, Function<FrsmNode.Builder, FrsmNode.Builder>> bad = new TreeMap<>();
+    Map<String, Function<FrsmNodeBuilder, FrsmNodeBuilder>> bad = new TreeMap<>();
     bad.put("replicationFactor", b -> b.replicationFactor(0));
     bad.put("replicationFactor ", b -> b.replicationFactor(FrsmConfig.MAX_REPLICATION_FACTOR + 1));
     bad.put("initialNodes", b -> b.replicationFactor(5).initialNodes(4));
@@ -223,7 +223,7 @@ class FrsmNodeConfigTest {
     bad.put(
         "writeBufferLowWaterMarkBytes", b -> b.transport(t -> t.writeBufferWaterMarksBytes(9, 8)));
     bad.put("maxFrameBytes", b -> b.lsm(l -> l.maxValueSizeBytes(17 * 1024 * 1024)));
-    for (Map.Entry<String, Function<FrsmNode.Builder, FrsmNode.Builder>> e : bad.entrySet()) {
+    for (Map.Entry<String, Function<FrsmNodeBuilder, FrsmNodeBuilder>> e : bad.entrySet()) {
       IllegalArgumentException error =
           assertThrows(
               IllegalArgumentException.class,
@@ -244,7 +244,7 @@ class FrsmNodeConfigTest {
   }
 
   /** The options every builder needs, nothing else (also for SettingBoundsTest). */
-  static FrsmNode.Builder minimal() {
+  static FrsmNodeBuilder minimal() {
     return FrsmNode.builder()
         .nodeId(1)
         .clusterId("c")
@@ -279,7 +279,7 @@ class FrsmNodeConfigTest {
       fail(
           "FrsmConfig."
               + name
-              + " has no counterpart in the node's settings: map it in FrsmNode.Builder.config"
+              + " has no counterpart in the node's settings: map it in FrsmNodeBuilder.config"
               + " and here");
       return null;
     }

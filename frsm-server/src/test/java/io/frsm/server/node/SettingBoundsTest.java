@@ -24,9 +24,9 @@ class SettingBoundsTest {
 
   /** One setting: its YAML (section, key), its builder option, and the value at each edge. */
   private record Setting(
-      String section, String key, Function<Long, FrsmNode.Builder> builder, long min, long max) {}
+      String section, String key, Function<Long, FrsmNodeBuilder> builder, long min, long max) {}
 
-  private static FrsmNode.Builder minimal() {
+  private static FrsmNodeBuilder minimal() {
     return FrsmNodeConfigTest.minimal();
   }
 

@@ -121,8 +121,8 @@ final class TestCluster implements AutoCloseable {
    * The settings of this cluster's node {@code nodeId}, on directories under {@code data}; a test
    * may change some before it builds the node.
    */
-  FrsmNode.Builder nodeBuilder(int nodeId, Path data) {
-    FrsmNode.Builder builder = FrsmNode.builder();
+  FrsmNodeBuilder nodeBuilder(int nodeId, Path data) {
+    FrsmNodeBuilder builder = FrsmNode.builder();
     if (replicationFactor > 0) {
       builder.replicationFactor(replicationFactor);
     }
