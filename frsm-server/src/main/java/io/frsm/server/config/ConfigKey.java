@@ -170,7 +170,7 @@ public final class ConfigKey<T> {
 
   /** Values outside {@code [min, max]} are refused; {@code max} null: no upper bound. */
   ConfigKey<T> range(T min, T max) {
-    if (!(defaultValue instanceof Comparable<?>) && defaultValue != null) {
+    if (!(min instanceof Comparable<?>)) {
       throw new IllegalArgumentException(name + ": bounds need comparable values");
     }
     return with(min, max, check, builderOption, doc, defaultText, optional);

@@ -63,11 +63,11 @@ final class ConfigRules {
           "config key "
               + TransportKeys.WRITE_BUFFER_LOW_WATER_MARK_BYTES.describe()
               + " ("
-              + low
+              + TransportKeys.WRITE_BUFFER_LOW_WATER_MARK_BYTES.print(low)
               + ") must not exceed "
               + quoted(TransportKeys.WRITE_BUFFER_HIGH_WATER_MARK_BYTES)
               + " ("
-              + high
+              + TransportKeys.WRITE_BUFFER_HIGH_WATER_MARK_BYTES.print(high)
               + ")");
     }
     ordered(values, TransportKeys.RECONNECT_BACKOFF_MIN, TransportKeys.RECONNECT_BACKOFF_MAX, true);
