@@ -78,14 +78,15 @@ final class OutboundConnection {
     this.writer =
         new CoalescingWriter(loop, config.maxQueuedFramesPerConnection(), this::connectIfIdle);
     this.backoff =
-        new Backoff(config.reconnectBackoffMinMillis(), config.reconnectBackoffMaxMillis());
+        new Backoff(
+            config.reconnectBackoffMin().toMillis(), config.reconnectBackoffMax().toMillis());
     this.bootstrap =
         new Bootstrap()
             .group(loop)
             .channel(loops.socketChannel())
             .option(ChannelOption.TCP_NODELAY, true)
             .option(ChannelOption.SO_KEEPALIVE, true)
-            .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, config.connectTimeoutMillis())
+            .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) config.connectTimeout().toMillis())
             .option(
                 ChannelOption.WRITE_BUFFER_WATER_MARK,
                 new WriteBufferWaterMark(

@@ -1,18 +1,25 @@
 package io.frsm.transport;
 
+import java.time.Duration;
+import java.util.Objects;
+
 /**
- * Settings of the Netty transport, peer and client side alike. Every key has a default; units are
- * in the names. Built with {@link #builder(String)}; immutable.
+ * Settings of the Netty transport, peer and client side alike. Every setting has a default; sizes
+ * carry their unit in the name, times are {@link Duration}s. Built with {@link #builder(String)},
+ * one named setter per setting; immutable.
  */
 public final class TransportConfig {
+  /** Netty takes the connect timeout as an {@code int} of milliseconds. */
+  private static final Duration MAX_CONNECT_TIMEOUT = Duration.ofMillis(Integer.MAX_VALUE);
+
   private final String clusterId;
   private final int maxFrameBytes;
   private final int maxQueuedFramesPerConnection;
   private final int writeBufferLowWaterMarkBytes;
   private final int writeBufferHighWaterMarkBytes;
-  private final int connectTimeoutMillis;
-  private final long reconnectBackoffMinMillis;
-  private final long reconnectBackoffMaxMillis;
+  private final Duration connectTimeout;
+  private final Duration reconnectBackoffMin;
+  private final Duration reconnectBackoffMax;
 
   private TransportConfig(Builder b) {
     this.clusterId = WireFormat.requireValidClusterId(b.clusterId);
@@ -27,14 +34,15 @@ public final class TransportConfig {
       throw new IllegalArgumentException(
           "writeBufferLowWaterMarkBytes must not exceed writeBufferHighWaterMarkBytes");
     }
-    this.connectTimeoutMillis = positive(b.connectTimeoutMillis, "connectTimeoutMillis");
-    this.reconnectBackoffMinMillis =
-        positive(b.reconnectBackoffMinMillis, "reconnectBackoffMinMillis");
-    this.reconnectBackoffMaxMillis =
-        positive(b.reconnectBackoffMaxMillis, "reconnectBackoffMaxMillis");
-    if (reconnectBackoffMinMillis > reconnectBackoffMaxMillis) {
+    this.connectTimeout = atLeastOneMilli(b.connectTimeout, "connectTimeout");
+    if (connectTimeout.compareTo(MAX_CONNECT_TIMEOUT) > 0) {
       throw new IllegalArgumentException(
-          "reconnectBackoffMinMillis must not exceed reconnectBackoffMaxMillis");
+          "connectTimeout must be at most " + MAX_CONNECT_TIMEOUT + ", was " + connectTimeout);
+    }
+    this.reconnectBackoffMin = atLeastOneMilli(b.reconnectBackoffMin, "reconnectBackoffMin");
+    this.reconnectBackoffMax = atLeastOneMilli(b.reconnectBackoffMax, "reconnectBackoffMax");
+    if (reconnectBackoffMin.compareTo(reconnectBackoffMax) > 0) {
+      throw new IllegalArgumentException("reconnectBackoffMin must not exceed reconnectBackoffMax");
     }
   }
 
@@ -45,9 +53,11 @@ public final class TransportConfig {
     return v;
   }
 
-  private static long positive(long v, String name) {
-    if (v < 1) {
-      throw new IllegalArgumentException(name + " must be >= 1, was " + v);
+  /** The transport counts these in whole milliseconds: anything shorter would round to none. */
+  private static Duration atLeastOneMilli(Duration v, String name) {
+    Objects.requireNonNull(v, name);
+    if (v.toMillis() < 1) {
+      throw new IllegalArgumentException(name + " must be at least 1 ms, was " + v);
     }
     return v;
   }
@@ -75,36 +85,92 @@ public final class TransportConfig {
     return maxQueuedFramesPerConnection;
   }
 
+  /** A connection whose write buffer drops below this is writable again. */
   public int writeBufferLowWaterMarkBytes() {
     return writeBufferLowWaterMarkBytes;
   }
 
+  /** Above this the connection is unwritable and frames wait in its queue. */
   public int writeBufferHighWaterMarkBytes() {
     return writeBufferHighWaterMarkBytes;
   }
 
-  public int connectTimeoutMillis() {
-    return connectTimeoutMillis;
+  /** Dialing gives up after this; whole milliseconds, at most {@code Integer.MAX_VALUE} of them. */
+  public Duration connectTimeout() {
+    return connectTimeout;
   }
 
-  public long reconnectBackoffMinMillis() {
-    return reconnectBackoffMinMillis;
+  /** A lost connection is dialed again after this, doubling per failed attempt. */
+  public Duration reconnectBackoffMin() {
+    return reconnectBackoffMin;
   }
 
-  public long reconnectBackoffMaxMillis() {
-    return reconnectBackoffMaxMillis;
+  /** ... up to this. */
+  public Duration reconnectBackoffMax() {
+    return reconnectBackoffMax;
   }
 
-  /** Builder with documented defaults. */
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof TransportConfig t
+        && clusterId.equals(t.clusterId)
+        && maxFrameBytes == t.maxFrameBytes
+        && maxQueuedFramesPerConnection == t.maxQueuedFramesPerConnection
+        && writeBufferLowWaterMarkBytes == t.writeBufferLowWaterMarkBytes
+        && writeBufferHighWaterMarkBytes == t.writeBufferHighWaterMarkBytes
+        && connectTimeout.equals(t.connectTimeout)
+        && reconnectBackoffMin.equals(t.reconnectBackoffMin)
+        && reconnectBackoffMax.equals(t.reconnectBackoffMax);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(
+        clusterId,
+        maxFrameBytes,
+        maxQueuedFramesPerConnection,
+        writeBufferLowWaterMarkBytes,
+        writeBufferHighWaterMarkBytes,
+        connectTimeout,
+        reconnectBackoffMin,
+        reconnectBackoffMax);
+  }
+
+  @Override
+  public String toString() {
+    return "TransportConfig{clusterId="
+        + clusterId
+        + ", maxFrameBytes="
+        + maxFrameBytes
+        + ", maxQueuedFramesPerConnection="
+        + maxQueuedFramesPerConnection
+        + ", writeBufferLowWaterMarkBytes="
+        + writeBufferLowWaterMarkBytes
+        + ", writeBufferHighWaterMarkBytes="
+        + writeBufferHighWaterMarkBytes
+        + ", connectTimeout="
+        + connectTimeout
+        + ", reconnectBackoffMin="
+        + reconnectBackoffMin
+        + ", reconnectBackoffMax="
+        + reconnectBackoffMax
+        + "}";
+  }
+
+  /**
+   * Builder with documented defaults. Each getter returns what the setter of the same name last set
+   * (or the default), unchecked: {@link #build()} validates, so a caller may set the water marks or
+   * back-off bounds one at a time in any order.
+   */
   public static final class Builder {
     private final String clusterId;
     private int maxFrameBytes = WireFormat.DEFAULT_MAX_FRAME_BYTES;
     private int maxQueuedFramesPerConnection = 16_384;
     private int writeBufferLowWaterMarkBytes = 1024 * 1024;
     private int writeBufferHighWaterMarkBytes = 4 * 1024 * 1024;
-    private int connectTimeoutMillis = 2_000;
-    private long reconnectBackoffMinMillis = 20;
-    private long reconnectBackoffMaxMillis = 2_000;
+    private Duration connectTimeout = Duration.ofSeconds(2);
+    private Duration reconnectBackoffMin = Duration.ofMillis(20);
+    private Duration reconnectBackoffMax = Duration.ofSeconds(2);
 
     private Builder(String clusterId) {
       this.clusterId = clusterId;
@@ -116,30 +182,68 @@ public final class TransportConfig {
       return this;
     }
 
+    public int maxFrameBytes() {
+      return maxFrameBytes;
+    }
+
     /** Default 16384. */
     public Builder maxQueuedFramesPerConnection(int v) {
       this.maxQueuedFramesPerConnection = v;
       return this;
     }
 
-    /** Default 1 MiB low, 4 MiB high. */
-    public Builder writeBufferWaterMarksBytes(int low, int high) {
-      this.writeBufferLowWaterMarkBytes = low;
-      this.writeBufferHighWaterMarkBytes = high;
+    public int maxQueuedFramesPerConnection() {
+      return maxQueuedFramesPerConnection;
+    }
+
+    /** Default 1 MiB; at most the high water mark. */
+    public Builder writeBufferLowWaterMarkBytes(int v) {
+      this.writeBufferLowWaterMarkBytes = v;
       return this;
     }
 
-    /** Default 2000 ms. */
-    public Builder connectTimeoutMillis(int v) {
-      this.connectTimeoutMillis = v;
+    public int writeBufferLowWaterMarkBytes() {
+      return writeBufferLowWaterMarkBytes;
+    }
+
+    /** Default 4 MiB. */
+    public Builder writeBufferHighWaterMarkBytes(int v) {
+      this.writeBufferHighWaterMarkBytes = v;
       return this;
     }
 
-    /** Default 20 ms, doubling per failed attempt up to 2000 ms. */
-    public Builder reconnectBackoffMillis(long min, long max) {
-      this.reconnectBackoffMinMillis = min;
-      this.reconnectBackoffMaxMillis = max;
+    public int writeBufferHighWaterMarkBytes() {
+      return writeBufferHighWaterMarkBytes;
+    }
+
+    /** Default 2 s. */
+    public Builder connectTimeout(Duration v) {
+      this.connectTimeout = Objects.requireNonNull(v, "connectTimeout");
       return this;
+    }
+
+    public Duration connectTimeout() {
+      return connectTimeout;
+    }
+
+    /** Default 20 ms; the first redial waits this, doubling per failed attempt. */
+    public Builder reconnectBackoffMin(Duration v) {
+      this.reconnectBackoffMin = Objects.requireNonNull(v, "reconnectBackoffMin");
+      return this;
+    }
+
+    public Duration reconnectBackoffMin() {
+      return reconnectBackoffMin;
+    }
+
+    /** Default 2 s; at least {@link #reconnectBackoffMin}. */
+    public Builder reconnectBackoffMax(Duration v) {
+      this.reconnectBackoffMax = Objects.requireNonNull(v, "reconnectBackoffMax");
+      return this;
+    }
+
+    public Duration reconnectBackoffMax() {
+      return reconnectBackoffMax;
     }
 
     public TransportConfig build() {

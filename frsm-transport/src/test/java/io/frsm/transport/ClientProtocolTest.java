@@ -32,7 +32,10 @@ class ClientProtocolTest {
       new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
 
   private final TransportConfig config =
-      TransportConfig.builder(CLUSTER).reconnectBackoffMillis(5, 50).build();
+      TransportConfig.builder(CLUSTER)
+          .reconnectBackoffMin(Duration.ofMillis(5))
+          .reconnectBackoffMax(Duration.ofMillis(50))
+          .build();
   private final TransportEventLoops loops = TransportEventLoops.create(2, true);
   private final List<AutoCloseable> closeables = new ArrayList<>();
 

@@ -35,7 +35,10 @@ class FramedPeerTransportTest {
   private static final int ECHO_VERSION = 7;
 
   private final TransportConfig config =
-      TransportConfig.builder(CLUSTER).reconnectBackoffMillis(5, 50).build();
+      TransportConfig.builder(CLUSTER)
+          .reconnectBackoffMin(Duration.ofMillis(5))
+          .reconnectBackoffMax(Duration.ofMillis(50))
+          .build();
   private final TransportEventLoops loops = TransportEventLoops.create(2, true);
   private final Map<Integer, InetSocketAddress> addresses = new ConcurrentHashMap<>();
   private final List<AutoCloseable> transports = new ArrayList<>();

@@ -17,7 +17,10 @@ class OutboundConnectionTest {
   private static final Duration DEADLINE = Duration.ofSeconds(30);
 
   private final TransportConfig config =
-      TransportConfig.builder(CLUSTER).reconnectBackoffMillis(2, 20).build();
+      TransportConfig.builder(CLUSTER)
+          .reconnectBackoffMin(Duration.ofMillis(2))
+          .reconnectBackoffMax(Duration.ofMillis(20))
+          .build();
   private final TransportEventLoops loops = TransportEventLoops.create(1, true);
   private final AtomicReference<InetSocketAddress> target = new AtomicReference<>();
   private OutboundConnection connection;
@@ -62,7 +65,10 @@ class OutboundConnectionTest {
   void redialNow_skipsTheBackoffWait_whenThePeerReappears() throws Exception {
     // A back-off so long that only redialNow can connect within the deadline.
     TransportConfig slow =
-        TransportConfig.builder(CLUSTER).reconnectBackoffMillis(600_000, 600_000).build();
+        TransportConfig.builder(CLUSTER)
+            .reconnectBackoffMin(Duration.ofMillis(600_000))
+            .reconnectBackoffMax(Duration.ofMillis(600_000))
+            .build();
     connection =
         new OutboundConnection(
             "restarted peer", target::get, loops, slow, p -> {}, c -> {}, n -> {});

@@ -5,8 +5,9 @@ import io.frsm.cell.Token;
 import io.frsm.consensus.core.CoreStats;
 import io.frsm.lsm.commitlog.CommitLogConfig;
 import io.frsm.lsm.commitlog.GroupCommitWindow;
+import io.frsm.server.config.ConsensusKeys;
 import io.frsm.server.config.CorePlacement;
-import io.frsm.server.config.NodeDefaults;
+import io.frsm.server.config.TransportKeys;
 import io.frsm.server.node.FrsmNode;
 import io.frsm.server.node.NaturalLeaders;
 import io.frsm.server.ring.NodeInfo;
@@ -58,11 +59,11 @@ final class FrsmLocalCluster implements KvSystem {
      */
     static final Settings DEFAULT =
         new Settings(
-            NodeDefaults.TRANSPORT_THREADS,
+            TransportKeys.THREADS.defaultValue(),
             true,
             0,
-            NodeDefaults.CORE_THREADS,
-            NodeDefaults.CORE_PLACEMENT,
+            ConsensusKeys.CORE_THREADS.defaultValue(),
+            ConsensusKeys.CORE_ON_TRANSPORT_LOOP.defaultValue(),
             CommitLogConfig.DEFAULT_GROUP_COMMIT_WINDOW);
 
     Settings transportThreads(int threads) {

@@ -28,6 +28,11 @@ public enum CorePlacement {
     this.configName = configName;
   }
 
+  /** The config file's spelling: {@code auto}, {@code true} or {@code false}. */
+  public String configName() {
+    return configName;
+  }
+
   /** {@code true}: the loops; {@code false}: threads of their own. */
   public static CorePlacement of(boolean onTransportLoops) {
     return onTransportLoops ? TRANSPORT_LOOPS : OWN_THREADS;

@@ -86,9 +86,27 @@ final class Units {
     return (int) n;
   }
 
-  /** {@code d} as the file would write it: 20ms, 5s, 30m, 24h. */
+  /**
+   * {@code d} as the file would write it (20ms, 5s, 30m, 24h, 500us); a value the file cannot write
+   * (a negative one, or below a microsecond) as {@link Duration#toString()}.
+   */
   static String format(Duration d) {
-    long ms = d.toMillis();
+    if (d.isNegative() || d.getNano() % 1_000 != 0) {
+      return d.toString();
+    }
+    if (d.getNano() % 1_000_000 != 0) {
+      try {
+        return d.toNanos() / 1_000 + "us";
+      } catch (ArithmeticException beyondNanos) {
+        return d.toString();
+      }
+    }
+    long ms;
+    try {
+      ms = d.toMillis();
+    } catch (ArithmeticException beyondMillis) {
+      return d.toString();
+    }
     if (ms != 0 && ms % 3_600_000 == 0) {
       return ms / 3_600_000 + "h";
     }
@@ -99,6 +117,18 @@ final class Units {
       return ms / 1_000 + "s";
     }
     return ms + "ms";
+  }
+
+  /** {@code bytes} in the largest unit that holds it whole, as the file would write it: 64MiB. */
+  static String formatBytes(long bytes) {
+    String[] units = {"TiB", "GiB", "MiB", "KiB"};
+    for (int i = 0; i < units.length; i++) {
+      long factor = 1L << (10 * (units.length - i));
+      if (bytes != 0 && bytes % factor == 0) {
+        return bytes / factor + units[i];
+      }
+    }
+    return Long.toString(bytes);
   }
 
   /** The digits of a size or duration; more than a long holds is an error naming the key. */

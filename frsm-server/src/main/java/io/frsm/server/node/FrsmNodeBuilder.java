@@ -1,8 +1,14 @@
 package io.frsm.server.node;
 
 import io.frsm.lsm.LsmConfig;
+import io.frsm.server.config.ConfigKey;
+import io.frsm.server.config.ConsensusKeys;
 import io.frsm.server.config.CorePlacement;
 import io.frsm.server.config.FrsmConfig;
+import io.frsm.server.config.NodeKeys;
+import io.frsm.server.config.RingKeys;
+import io.frsm.server.config.TransportKeys;
+import io.frsm.server.config.ZooKeeperKeys;
 import io.frsm.transport.TransportConfig;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.net.InetSocketAddress;
@@ -13,128 +19,108 @@ import java.util.Objects;
 import java.util.function.Consumer;
 
 /**
- * Builds an {@link FrsmNode} ({@link FrsmNode#builder()}); {@link #build()} checks every setting
- * and names the one that is wrong. Each setter replaces its setting, so settings made after {@link
- * #config} override the file's; {@link #lsm} and {@link #transport} adjustments add up.
+ * Builds an {@link FrsmNode} ({@link FrsmNode#builder()}). Every option sets a key of the node's
+ * {@link FrsmConfig} (the keys and their defaults: {@link io.frsm.server.config.ConfigKeys}), the
+ * same keys a configuration file sets; {@link #build()} checks them as the file's loader does and
+ * names the key and the option that is wrong. Each setter replaces its setting, so settings made
+ * after {@link #config} override the file's; {@link #lsm} and {@link #transport} adjustments add
+ * up. Not thread-safe.
  */
 public final class FrsmNodeBuilder {
-  private final NodeSettings draft = new NodeSettings();
+  private FrsmConfig.Builder config = embeddedDefaults();
+  private double forcedColdCasShare;
+  private MeterRegistry meterRegistry;
 
   FrsmNodeBuilder() {}
 
   /**
+   * The file's defaults but two: an embedded node names its cluster (no default cluster id), and
+   * listens on the loopback interface, on any free port, unless told otherwise.
+   */
+  private static FrsmConfig.Builder embeddedDefaults() {
+    return FrsmConfig.builder()
+        .set(NodeKeys.CLUSTER_ID, null)
+        .set(NodeKeys.PEER_ADDRESS, new InetSocketAddress("127.0.0.1", 0))
+        .set(NodeKeys.CLIENT_ADDRESS, new InetSocketAddress("127.0.0.1", 0));
+  }
+
+  /**
    * Every setting a configuration file holds (docs/OPERATIONS.md "Configuration file"): embedders
    * load the same {@code frsm.yaml} as {@code frsm server} with {@link
-   * io.frsm.server.config.ConfigLoader} and start the node it describes. Replaces each setting it
-   * covers, including the {@link #lsm} and {@link #transport} adjustments made before; later calls
-   * override it. {@code metrics.port} is not a node setting: the server command runs the endpoint
-   * and passes its registry to {@link #meterRegistry}. Host names in the addresses are resolved
-   * here.
+   * io.frsm.server.config.ConfigLoader} and start the node it describes. Replaces every key,
+   * including the {@link #lsm} and {@link #transport} adjustments made before; later calls override
+   * it. {@code metrics.port} is not a node setting: the server command runs the endpoint and passes
+   * its registry to {@link #meterRegistry}. Host names in the addresses are resolved when the node
+   * is built.
    */
   public FrsmNodeBuilder config(FrsmConfig config) {
-    Objects.requireNonNull(config, "config");
-    nodeId(config.nodeId());
-    clusterId(config.clusterId());
-    rack(config.rack());
-    dataDirectory(config.dataDirectory());
-    commitLogDirectories(config.commitLogDirectories());
-    peerAddress(resolved(config.peerAddress()));
-    clientAddress(resolved(config.clientAddress()));
-    draft.advertisedHost = config.advertisedHost();
-    drainTimeout(config.drainTimeout());
-    zookeeper(config.zookeeperConnect());
-    zookeeperSessionTimeout(config.zookeeperSessionTimeout());
-    initialNodes(config.initialNodes());
-    vnodes(config.vnodes());
-    replicationFactor(config.replicationFactor());
-    boundedDelay(config.boundedDelay());
-    clockSkewBound(config.clockSkewBound());
-    roundTimings(config.hedge(), config.roundTimeout(), config.backoffMax());
-    tickInterval(config.tickInterval());
-    lease(config.lease());
-    clockDriftPpm(config.clockDriftPpm());
-    leaderOnlyReads(config.leaderOnlyReads());
-    coreThreads(config.coreThreads());
-    corePlacement(config.corePlacement());
-    clockCacheBytes(config.clockCacheBytes());
-    transportThreads(config.transportThreads());
-    TransportConfig t = config.transport();
-    draft.transportTweaks =
-        b ->
-            b.maxFrameBytes(t.maxFrameBytes())
-                .maxQueuedFramesPerConnection(t.maxQueuedFramesPerConnection())
-                .writeBufferWaterMarksBytes(
-                    t.writeBufferLowWaterMarkBytes(), t.writeBufferHighWaterMarkBytes())
-                .connectTimeoutMillis(t.connectTimeoutMillis())
-                .reconnectBackoffMillis(
-                    t.reconnectBackoffMinMillis(), t.reconnectBackoffMaxMillis());
-    LsmConfig lsm = config.lsm();
-    draft.lsmTweaks = b -> b.tunablesFrom(lsm);
+    this.config = Objects.requireNonNull(config, "config").toBuilder();
     return this;
   }
 
-  /** An address as the configuration wrote it (unresolved), resolved for binding. */
-  private static InetSocketAddress resolved(InetSocketAddress a) {
-    return new InetSocketAddress(a.getHostString(), a.getPort());
+  /** Sets any key of the node's configuration, as the option that sets it would. */
+  public <T> FrsmNodeBuilder set(ConfigKey<T> key, T value) {
+    config.set(key, value);
+    return this;
   }
 
   /** Required. Unique in the cluster and stable across restarts (it is in every ballot). */
   public FrsmNodeBuilder nodeId(int id) {
-    draft.nodeId = id;
+    config.set(NodeKeys.ID, id);
     return this;
   }
 
   /** Required: 1-64 characters of [A-Za-z0-9_.-]; equal on every node and client. */
   public FrsmNodeBuilder clusterId(String id) {
-    draft.clusterId = id;
+    config.set(NodeKeys.CLUSTER_ID, id);
     return this;
   }
 
   /** Required: SSTables, manifest and the boot counter. */
   public FrsmNodeBuilder dataDirectory(Path dir) {
-    draft.dataDirectory = dir;
+    config.set(NodeKeys.DATA_DIRECTORY, dir);
     return this;
   }
 
   /** One directory per commit-log stripe (default {@code <data>/commitlog}). */
   public FrsmNodeBuilder commitLogDirectories(List<Path> dirs) {
-    draft.commitLogDirectories = List.copyOf(dirs);
+    config.set(NodeKeys.COMMIT_LOG_DIRECTORIES, List.copyOf(dirs));
     return this;
   }
 
   /** Where peers connect (default 127.0.0.1, port 0 = any free port). */
   public FrsmNodeBuilder peerAddress(InetSocketAddress address) {
-    draft.peerAddress = address;
+    config.set(NodeKeys.PEER_ADDRESS, address);
     return this;
   }
 
   /** Where thin clients connect (default 127.0.0.1, port 0 = any free port). */
   public FrsmNodeBuilder clientAddress(InetSocketAddress address) {
-    draft.clientAddress = address;
+    config.set(NodeKeys.CLIENT_ADDRESS, address);
     return this;
   }
 
   /** The host others reach this node at (default: the peer address's host). */
   public FrsmNodeBuilder advertisedHost(String host) {
-    draft.advertisedHost = host;
+    config.set(NodeKeys.ADVERTISED_HOST, host);
     return this;
   }
 
   /** Required: the ZooKeeper connect string. */
   public FrsmNodeBuilder zookeeper(String connectString) {
-    draft.zookeeper = connectString;
+    config.set(ZooKeeperKeys.CONNECT, connectString);
     return this;
   }
 
   /** Default 10 s. Membership ends this long after the node stops answering ZooKeeper. */
   public FrsmNodeBuilder zookeeperSessionTimeout(Duration timeout) {
-    draft.zookeeperSessionTimeout = timeout;
+    config.set(ZooKeeperKeys.SESSION_TIMEOUT, timeout);
     return this;
   }
 
   /** The failure domain (default "default"). */
   public FrsmNodeBuilder rack(String rack) {
-    draft.rack = rack;
+    config.set(NodeKeys.RACK, rack);
     return this;
   }
 
@@ -144,19 +130,19 @@ public final class FrsmNodeBuilder {
    */
   public FrsmNodeBuilder lsm(Consumer<LsmConfig.Builder> tweaks) {
     Objects.requireNonNull(tweaks, "lsm");
-    draft.lsmTweaks = draft.lsmTweaks.andThen(tweaks);
+    config.adjustLsm(tweaks);
     return this;
   }
 
   /**
    * Adjusts the transport's settings, peer and client protocol alike: frame limit, write-buffer
    * water marks, per-connection queue bound, connect timeout, reconnect back-off (defaults: {@link
-   * TransportConfig.Builder}). The cluster id is this node's. Runs after the adjustments given
-   * before (and after {@link #config}'s).
+   * TransportConfig.Builder}); the builder {@code tweaks} sees holds the current values. The
+   * cluster id is this node's. Applies on top of the settings made before (and {@link #config}'s).
    */
   public FrsmNodeBuilder transport(Consumer<TransportConfig.Builder> tweaks) {
     Objects.requireNonNull(tweaks, "transport");
-    draft.transportTweaks = draft.transportTweaks.andThen(tweaks);
+    config.adjustTransport(tweaks);
     return this;
   }
 
@@ -165,13 +151,13 @@ public final class FrsmNodeBuilder {
    * invocation; it then ends with an unknown outcome or not executed.
    */
   public FrsmNodeBuilder boundedDelay(Duration t) {
-    draft.boundedDelay = t;
+    config.set(ConsensusKeys.BOUNDED_DELAY, t);
     return this;
   }
 
   /** ε, the wall-clock skew bound between nodes (default 250 ms). */
   public FrsmNodeBuilder clockSkewBound(Duration epsilon) {
-    draft.clockSkewBound = epsilon;
+    config.set(ConsensusKeys.CLOCK_SKEW_BOUND, epsilon);
     return this;
   }
 
@@ -180,37 +166,38 @@ public final class FrsmNodeBuilder {
    * be below the round timeout.
    */
   public FrsmNodeBuilder roundTimings(Duration hedge, Duration roundTimeout, Duration backoffMax) {
-    draft.hedge = hedge;
-    draft.roundTimeout = roundTimeout;
-    draft.backoffMax = backoffMax;
+    config
+        .set(ConsensusKeys.HEDGE, hedge)
+        .set(ConsensusKeys.ROUND_TIMEOUT, roundTimeout)
+        .set(ConsensusKeys.BACKOFF_MAX, backoffMax);
     return this;
   }
 
   /** How often the core checks its timers (default 2 ms, at most the hedge; 1-5 ms is sensible). */
   public FrsmNodeBuilder tickInterval(Duration interval) {
-    draft.tickInterval = interval;
+    config.set(ConsensusKeys.TICK_INTERVAL, interval);
     return this;
   }
 
   /** How long close() waits for running operations (default 10 s). */
   public FrsmNodeBuilder drainTimeout(Duration timeout) {
-    draft.drainTimeout = timeout;
+    config.set(NodeKeys.DRAIN_TIMEOUT, timeout);
     return this;
   }
 
   /** Virtual nodes per node on the ring (default 16); fixed when the cluster forms. */
   public FrsmNodeBuilder vnodes(int vnodes) {
-    draft.vnodes = vnodes;
+    config.set(RingKeys.VNODES, vnodes);
     return this;
   }
 
   /**
-   * Replicas per range (default 3, at most {@value FrsmConfig#MAX_REPLICATION_FACTOR}); an
-   * operation needs a majority of them. Stored in the cluster's shape by the node that forms the
-   * cluster and fixed from then on: a node configured with another value is refused at start.
+   * Replicas per range (default 3, at most {@value RingKeys#MAX_REPLICATION_FACTOR}); an operation
+   * needs a majority of them. Stored in the cluster's shape by the node that forms the cluster and
+   * fixed from then on: a node configured with another value is refused at start.
    */
   public FrsmNodeBuilder replicationFactor(int replicas) {
-    draft.replicationFactor = replicas;
+    config.set(RingKeys.REPLICATION_FACTOR, replicas);
     return this;
   }
 
@@ -219,7 +206,7 @@ public final class FrsmNodeBuilder {
    * first ones to register. Fixed when the cluster forms; later nodes with other ids are refused.
    */
   public FrsmNodeBuilder initialNodes(int nodes) {
-    draft.initialNodes = nodes;
+    config.set(NodeKeys.INITIAL_NODES, nodes);
     return this;
   }
 
@@ -229,13 +216,13 @@ public final class FrsmNodeBuilder {
    * of a dead leader expired.
    */
   public FrsmNodeBuilder lease(Duration lease) {
-    draft.lease = lease;
+    config.set(ConsensusKeys.LEASE, lease);
     return this;
   }
 
   /** ρ, the bound on monotonic clock drift in parts per million (default 1000 = 10⁻³). */
   public FrsmNodeBuilder clockDriftPpm(int ppm) {
-    draft.clockDriftPpm = ppm;
+    config.set(ConsensusKeys.CLOCK_DRIFT_PPM, ppm);
     return this;
   }
 
@@ -246,7 +233,7 @@ public final class FrsmNodeBuilder {
    * read-mode experiment.
    */
   public FrsmNodeBuilder leaderOnlyReads(boolean enabled) {
-    draft.leaderOnlyReads = enabled;
+    config.set(ConsensusKeys.LEADER_ONLY_READS, enabled);
     return this;
   }
 
@@ -264,7 +251,8 @@ public final class FrsmNodeBuilder {
 
   /** See {@link #coreOnTransportLoop(boolean)}; default {@link CorePlacement#AUTO}. */
   public FrsmNodeBuilder corePlacement(CorePlacement placement) {
-    draft.corePlacement = Objects.requireNonNull(placement, "corePlacement");
+    config.set(
+        ConsensusKeys.CORE_ON_TRANSPORT_LOOP, Objects.requireNonNull(placement, "corePlacement"));
     return this;
   }
 
@@ -275,7 +263,7 @@ public final class FrsmNodeBuilder {
    * io.frsm.consensus.core.ShardRouting#MAX_SHARDS}.
    */
   public FrsmNodeBuilder coreThreads(int threads) {
-    draft.coreThreads = threads;
+    config.set(ConsensusKeys.CORE_THREADS, threads);
     return this;
   }
 
@@ -285,35 +273,35 @@ public final class FrsmNodeBuilder {
    * CAS, never safety. Not a configuration key.
    */
   public FrsmNodeBuilder forcedColdCasShare(double share) {
-    draft.forcedColdCasShare = share;
+    forcedColdCasShare = share;
     return this;
   }
 
   /** The clock cache's bound (default 64 MiB). */
   public FrsmNodeBuilder clockCacheBytes(long bytes) {
-    draft.clockCacheBytes = bytes;
+    config.set(ConsensusKeys.CLOCK_CACHE_BYTES, bytes);
     return this;
   }
 
   /** Netty event-loop threads (default 0: one on a machine with 2 CPUs or fewer, else two). */
   public FrsmNodeBuilder transportThreads(int threads) {
-    draft.transportThreads = threads;
+    config.set(TransportKeys.THREADS, threads);
     return this;
   }
 
   /** Where the engine's meters go (default: a private SimpleMeterRegistry). */
   public FrsmNodeBuilder meterRegistry(MeterRegistry registry) {
-    draft.meterRegistry = registry;
+    meterRegistry = registry;
     return this;
   }
 
   /**
    * A node with these settings, not started.
    *
-   * @throws IllegalArgumentException naming the setting that is missing or out of range, or the
-   *     settings that contradict each other
+   * @throws io.frsm.server.config.ConfigException (an IllegalArgumentException) naming the key and
+   *     option that is missing or out of range, or the keys that contradict each other
    */
   public FrsmNode build() {
-    return new FrsmNode(draft.validated());
+    return new FrsmNode(new NodeSettings(config.build(), forcedColdCasShare, meterRegistry));
   }
 }

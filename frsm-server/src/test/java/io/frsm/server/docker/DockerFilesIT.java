@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.frsm.server.config.ConfigLoader;
 import io.frsm.server.config.FrsmConfig;
+import io.frsm.server.config.NodeKeys;
+import io.frsm.server.config.ZooKeeperKeys;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -167,11 +169,18 @@ class DockerFilesIT {
       FrsmConfig config = ConfigLoader.load(mountedConfig, env);
       assertTrue(nodeIds.add(config.nodeId()), name + ": node id " + config.nodeId() + " unique");
       assertEquals(
-          zookeeperConnect, config.zookeeperConnect(), name + " dials the ZooKeeper service");
-      assertEquals(name, config.advertisedHost(), name + " is reached by its service name");
-      assertEquals(nodes.size(), config.initialNodes(), "the cluster forms from the compose nodes");
-      assertTrue(config.dataDirectory().startsWith("/var/lib/frsm"), "data on the volume");
-      for (Path log : config.commitLogDirectories()) {
+          zookeeperConnect,
+          config.get(ZooKeeperKeys.CONNECT),
+          name + " dials the ZooKeeper service");
+      assertEquals(
+          name, config.get(NodeKeys.ADVERTISED_HOST), name + " is reached by its service name");
+      assertEquals(
+          nodes.size(),
+          config.get(NodeKeys.INITIAL_NODES),
+          "the cluster forms from the compose nodes");
+      assertTrue(
+          config.get(NodeKeys.DATA_DIRECTORY).startsWith("/var/lib/frsm"), "data on the volume");
+      for (Path log : config.get(NodeKeys.COMMIT_LOG_DIRECTORIES)) {
         assertTrue(log.startsWith("/var/lib/frsm"), "commit log on the volume: " + log);
       }
       Set<String> configPorts =

@@ -6,15 +6,19 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import io.frsm.lsm.LsmConfig;
+import io.frsm.server.config.ConfigException;
+import io.frsm.server.config.ConfigKey;
+import io.frsm.server.config.ConfigKeys;
 import io.frsm.server.config.ConfigLoader;
+import io.frsm.server.config.ConsensusKeys;
 import io.frsm.server.config.FrsmConfig;
+import io.frsm.server.config.MetricsKeys;
+import io.frsm.server.config.RingKeys;
 import io.frsm.transport.TransportConfig;
 import java.io.StringReader;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
-import java.lang.reflect.RecordComponent;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -100,23 +104,24 @@ class FrsmNodeConfigTest {
         skipCorruptCommitLogTail: true
       """;
 
-  /** Fields of the file that configure something other than the node. */
-  private static final Set<String> NOT_NODE_SETTINGS = Set.of("metricsPort");
+  /** Keys of the file that configure something other than the node. */
+  private static final Set<ConfigKey<?>> NOT_NODE_SETTINGS = Set.of(MetricsKeys.PORT);
 
   /**
-   * How a field of the file is found among the node's settings where the names or the types differ;
-   * any other field must be a settings field of the same name.
+   * The {@link NodeSettings} field of a key whose field is not named after the key's leaf; the
+   * storage engine's and the transport's keys are read from the engine's and transport's configs.
    */
-  private static final Map<String, Function<NodeSettings, Object>> RENAMED =
+  private static final Map<String, String> FIELD =
       Map.of(
-          "peerAddress", s -> hostPort(s.peerAddress),
-          "clientAddress", s -> hostPort(s.clientAddress),
-          "zookeeperConnect", s -> s.zookeeper,
-          "transport", s -> describe(s.transportConfig()),
-          "lsm", s -> describe(s.lsmConfig()));
+          "cluster.id", "clusterId",
+          "node.id", "nodeId",
+          "zookeeper.connect", "zookeeper",
+          "zookeeper.sessionTimeout", "zookeeperSessionTimeout",
+          "transport.threads", "transportThreads",
+          "consensus.coreOnTransportLoop", "corePlacement");
 
   @Test
-  void everyFieldOfTheFile_reachesTheNodesSettings() throws Exception {
+  void everyKeyOfTheFile_reachesTheNodesSettings() throws Exception {
     for (String key : ConfigLoader.keys()) {
       String leaf = key.substring(key.indexOf('.') + 1);
       assertTrue(EVERY_KEY.contains(" " + leaf + ":"), "this test does not set " + key);
@@ -124,26 +129,20 @@ class FrsmNodeConfigTest {
     FrsmConfig config = load(EVERY_KEY);
     FrsmConfig defaults = load(MINIMAL);
     NodeSettings settings = FrsmNode.builder().config(config).build().settings();
-    for (RecordComponent field : FrsmConfig.class.getRecordComponents()) {
-      String name = field.getName();
-      if (NOT_NODE_SETTINGS.contains(name)) {
+    for (ConfigKey<?> key : ConfigKeys.all()) {
+      if (NOT_NODE_SETTINGS.contains(key)) {
         continue;
       }
-      Object configured = comparable(name, field.getAccessor().invoke(config));
-      Object byDefault = comparable(name, field.getAccessor().invoke(defaults));
+      Object configured = comparable(config.get(key));
       assertNotEquals(
-          byDefault, configured, name + ": the test must set a value unlike the default");
-      if (configured instanceof Map<?, ?> parts) {
-        // Every part of the transport and storage settings too, not just one.
-        Map<?, ?> defaultParts = (Map<?, ?>) byDefault;
-        for (Object part : parts.keySet()) {
-          if (!part.equals("clusterId")) {
-            assertNotEquals(defaultParts.get(part), parts.get(part), name + "." + part);
-          }
-        }
-      }
-      assertEquals(configured, inSettings(name, settings), name + " did not reach the node");
+          comparable(defaults.get(key)),
+          configured,
+          key + ": the test must set a value unlike the default");
+      assertEquals(
+          configured, comparable(inSettings(key, settings)), key + " did not reach the node");
     }
+    assertEquals(describe(config.lsm()), describe(settings.lsmConfig()));
+    assertEquals(config.transport(), settings.transportConfig());
   }
 
   @Test
@@ -164,12 +163,10 @@ class FrsmNodeConfigTest {
       if (Modifier.isStatic(f.getModifiers())) {
         continue;
       }
+      f.setAccessible(true);
       switch (f.getName()) {
-        case "lsmTweaks", "commitLogDirectories" ->
+        case "lsmConfig" ->
             assertEquals(describe(fromBuilder.lsmConfig()), describe(fromFile.lsmConfig()));
-        case "transportTweaks" ->
-            assertEquals(
-                describe(fromBuilder.transportConfig()), describe(fromFile.transportConfig()));
         case "meterRegistry" -> {
           // Each node gets its own.
         }
@@ -179,9 +176,41 @@ class FrsmNodeConfigTest {
   }
 
   @Test
+  void theBuilder_departsFromTheFilesDefaults_inTheClusterIdAndTheAddressesOnly() {
+    ConfigException noCluster =
+        assertThrows(
+            ConfigException.class,
+            () ->
+                FrsmNode.builder().nodeId(1).dataDirectory(Path.of("/d")).zookeeper("z:1").build());
+    assertTrue(noCluster.getMessage().contains("'cluster.id'"), noCluster.getMessage());
+    assertTrue(noCluster.getMessage().contains("clusterId"), noCluster.getMessage());
+    NodeSettings s = minimal().build().settings();
+    assertEquals(new InetSocketAddress("127.0.0.1", 0), s.peerAddress);
+    assertEquals(new InetSocketAddress("127.0.0.1", 0), s.clientAddress);
+  }
+
+  @Test
+  void set_isTheOptionOfTheKey() {
+    NodeSettings byKey =
+        minimal()
+            .set(ConsensusKeys.CLOCK_DRIFT_PPM, 500)
+            .set(ConsensusKeys.HEDGE, Duration.ofMillis(30))
+            .build()
+            .settings();
+    NodeSettings byOption =
+        minimal()
+            .clockDriftPpm(500)
+            .roundTimings(Duration.ofMillis(30), Duration.ofMillis(200), Duration.ofMillis(50))
+            .build()
+            .settings();
+    assertEquals(byOption.clockDriftPpm, byKey.clockDriftPpm);
+    assertEquals(byOption.hedge, byKey.hedge);
+  }
+
+  @Test
   void replicationFactor_isThreeByDefault_andASetting() {
     assertEquals(3, minimal().build().settings().replicationFactor);
-    assertEquals(3, load(MINIMAL).replicationFactor());
+    assertEquals(3, load(MINIMAL).get(RingKeys.REPLICATION_FACTOR));
     assertEquals(
         5, minimal().replicationFactor(5).initialNodes(5).build().settings().replicationFactor);
   }
@@ -194,21 +223,35 @@ class FrsmNodeConfigTest {
             .config(config)
             .replicationFactor(7)
             .lsm(b -> b.bloomBitsPerKey(14))
-            .transport(b -> b.connectTimeoutMillis(4_000))
+            .transport(b -> b.connectTimeout(Duration.ofSeconds(4)))
             .build()
             .settings();
     assertEquals(7, s.replicationFactor);
     assertEquals(14, s.lsmConfig().bloomBitsPerKey());
     assertEquals(config.lsm().memtableLifetime(), s.lsmConfig().memtableLifetime());
-    assertEquals(4_000, s.transportConfig().connectTimeoutMillis());
+    assertEquals(Duration.ofSeconds(4), s.transportConfig().connectTimeout());
     assertEquals(config.transport().maxFrameBytes(), s.transportConfig().maxFrameBytes(), "kept");
+  }
+
+  @Test
+  void transportAdjustments_areCheckedTogether_atBuild() {
+    // Raising both water marks one adjustment at a time passes through low > high: not an error.
+    TransportConfig t =
+        minimal()
+            .transport(b -> b.writeBufferLowWaterMarkBytes(8 << 20))
+            .transport(b -> b.writeBufferHighWaterMarkBytes(16 << 20))
+            .build()
+            .settings()
+            .transportConfig();
+    assertEquals(8 << 20, t.writeBufferLowWaterMarkBytes());
+    assertEquals(16 << 20, t.writeBufferHighWaterMarkBytes());
   }
 
   @Test
   void theBuilder_refusesWhatTheFileRefuses_namingTheOption() {
     Map<String, Function<FrsmNodeBuilder, FrsmNodeBuilder>> bad = new TreeMap<>();
     bad.put("replicationFactor", b -> b.replicationFactor(0));
-    bad.put("replicationFactor ", b -> b.replicationFactor(FrsmConfig.MAX_REPLICATION_FACTOR + 1));
+    bad.put("replicationFactor ", b -> b.replicationFactor(RingKeys.MAX_REPLICATION_FACTOR + 1));
     bad.put("initialNodes", b -> b.replicationFactor(5).initialNodes(4));
     bad.put("vnodes", b -> b.vnodes(4097));
     bad.put(
@@ -221,7 +264,8 @@ class FrsmNodeConfigTest {
     bad.put("coreThreads", b -> b.coreThreads(65));
     bad.put("coreThreads ", b -> b.coreThreads(-1));
     bad.put(
-        "writeBufferLowWaterMarkBytes", b -> b.transport(t -> t.writeBufferWaterMarksBytes(9, 8)));
+        "writeBufferLowWaterMarkBytes",
+        b -> b.transport(t -> t.writeBufferLowWaterMarkBytes(9).writeBufferHighWaterMarkBytes(8)));
     bad.put("maxFrameBytes", b -> b.lsm(l -> l.maxValueSizeBytes(17 * 1024 * 1024)));
     for (Map.Entry<String, Function<FrsmNodeBuilder, FrsmNodeBuilder>> e : bad.entrySet()) {
       IllegalArgumentException error =
@@ -256,34 +300,32 @@ class FrsmNodeConfigTest {
     return ConfigLoader.load(new StringReader(yaml), "test", Map.of());
   }
 
-  /** A field of the file as the settings hold it. */
-  private static Object comparable(String name, Object value) {
+  /** A value as the settings hold it: addresses by host and port (the node resolves them). */
+  private static Object comparable(Object value) {
     if (value instanceof InetSocketAddress a) {
       return hostPort(a);
-    }
-    if (value instanceof TransportConfig || value instanceof LsmConfig) {
-      return describe(value);
     }
     return value;
   }
 
-  private static Object inSettings(String name, NodeSettings settings) throws Exception {
-    Function<NodeSettings, Object> renamed = RENAMED.get(name);
-    if (renamed != null) {
-      return renamed.apply(settings);
+  /** How the node's settings hold {@code key}'s value. */
+  private static Object inSettings(ConfigKey<?> key, NodeSettings settings) throws Exception {
+    String name = key.name();
+    String leaf = name.substring(name.indexOf('.') + 1);
+    if (name.startsWith("lsm.")) {
+      return describe(settings.lsmConfig()).get(leaf);
     }
-    Field f;
+    if (name.startsWith("transport.") && !FIELD.containsKey(name)) {
+      return describe(settings.transportConfig()).get(leaf);
+    }
     try {
-      f = NodeSettings.class.getDeclaredField(name);
+      Field f = NodeSettings.class.getDeclaredField(FIELD.getOrDefault(name, leaf));
+      f.setAccessible(true);
+      return f.get(settings);
     } catch (NoSuchFieldException e) {
-      fail(
-          "FrsmConfig."
-              + name
-              + " has no counterpart in the node's settings: map it in FrsmNodeBuilder.config"
-              + " and here");
+      fail(key + " has no counterpart in the node's settings: map it in NodeSettings and here");
       return null;
     }
-    return f.get(settings);
   }
 
   private static String hostPort(InetSocketAddress a) {

@@ -1,87 +1,102 @@
 package io.frsm.server.node;
 
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.frsm.server.config.ConfigException;
+import io.frsm.server.config.ConfigKey;
+import io.frsm.server.config.ConfigKeys;
 import io.frsm.server.config.ConfigLoader;
-import io.frsm.server.config.SettingBounds;
+import io.frsm.server.config.ConsensusKeys;
+import io.frsm.server.config.NodeKeys;
+import io.frsm.server.config.RingKeys;
+import io.frsm.server.config.TransportKeys;
 import java.io.StringReader;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Function;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
- * The file and the builder accept exactly the values of {@link SettingBounds}: each bound's edges
- * pass both, one step beyond fails both, each failure naming the setting its entry point knows.
+ * The file and the builder accept exactly the values of each key's declared bounds: each bound's
+ * edges pass both, one step beyond fails both, each failure naming the key (and, for the builder,
+ * its option).
  */
 class SettingBoundsTest {
   private static final String BASE =
       "node:\n  id: 1\n  dataDirectory: /d\nzookeeper:\n  connect: z:1\n";
 
-  /** One setting: its YAML (section, key), its builder option, and the value at each edge. */
-  private record Setting(
-      String section, String key, Function<Long, FrsmNodeBuilder> builder, long min, long max) {}
+  /**
+   * Keys in rules between keys, whose edges the defaults of the others do not all allow: tried
+   * below with the others set to fit.
+   */
+  private static final Set<ConfigKey<?>> IN_RULES =
+      Set.of(
+          NodeKeys.INITIAL_NODES,
+          RingKeys.REPLICATION_FACTOR,
+          ConsensusKeys.HEDGE,
+          ConsensusKeys.ROUND_TIMEOUT,
+          ConsensusKeys.TICK_INTERVAL,
+          TransportKeys.MAX_FRAME_BYTES,
+          TransportKeys.WRITE_BUFFER_LOW_WATER_MARK_BYTES,
+          TransportKeys.WRITE_BUFFER_HIGH_WATER_MARK_BYTES,
+          TransportKeys.RECONNECT_BACKOFF_MIN,
+          TransportKeys.RECONNECT_BACKOFF_MAX);
 
   private static FrsmNodeBuilder minimal() {
     return FrsmNodeConfigTest.minimal();
   }
 
-  private static List<Setting> wholeSettings() {
-    return List.of(
-        new Setting(
-            "ring",
-            "vnodes",
-            v -> minimal().vnodes((int) v.longValue()),
-            SettingBounds.VNODES.min(),
-            SettingBounds.VNODES.max()),
-        new Setting(
-            "consensus",
-            "coreThreads",
-            v -> minimal().coreThreads((int) v.longValue()),
-            SettingBounds.CORE_THREADS.min(),
-            SettingBounds.CORE_THREADS.max()),
-        new Setting(
-            "transport",
-            "threads",
-            v -> minimal().transportThreads((int) v.longValue()),
-            SettingBounds.TRANSPORT_THREADS.min(),
-            SettingBounds.TRANSPORT_THREADS.max()),
-        new Setting(
-            "consensus",
-            "clockDriftPpm",
-            v -> minimal().clockDriftPpm((int) v.longValue()),
-            SettingBounds.CLOCK_DRIFT_PPM.min(),
-            SettingBounds.CLOCK_DRIFT_PPM.max()));
+  @Test
+  void everyBoundedKey_acceptsItsEdges_andRefusesOneStepBeyond_inTheFileAndTheBuilder() {
+    int tried = 0;
+    for (ConfigKey<?> key : ConfigKeys.all()) {
+      if (key.min() == null || IN_RULES.contains(key)) {
+        continue;
+      }
+      tried++;
+      for (Object edge : edges(key)) {
+        assertDoesNotThrow(() -> file(key, edge), key + " = " + edge);
+        assertDoesNotThrow(() -> builder(key, edge).build(), key + " = " + edge);
+      }
+      for (Object beyond : beyond(key)) {
+        if (!(beyond instanceof Duration d && d.isNegative())) { // the file has no negative time
+          ConfigException inFile =
+              assertThrows(ConfigException.class, () -> file(key, beyond), key + " = " + beyond);
+          assertTrue(inFile.getMessage().contains("'" + key.name() + "'"), inFile.getMessage());
+        }
+        ConfigException inBuilder =
+            assertThrows(
+                ConfigException.class, () -> builder(key, beyond).build(), key + " = " + beyond);
+        assertTrue(inBuilder.getMessage().contains("must be"), inBuilder.getMessage());
+        if (key.builderOption() != null) {
+          assertTrue(inBuilder.getMessage().contains(key.builderOption()), inBuilder.getMessage());
+        }
+      }
+    }
+    assertTrue(tried >= 15, "bounded keys tried: " + tried);
   }
 
   @Test
-  void wholeNumberBounds_areTheSameForTheFileAndTheBuilder() {
-    for (Setting s : wholeSettings()) {
-      for (long ok : new long[] {s.min(), s.max()}) {
-        assertDoesNotThrow(() -> file(s.section(), s.key(), Long.toString(ok)), s + " " + ok);
-        assertDoesNotThrow(() -> s.builder().apply(ok).build(), s + " " + ok);
-      }
-      for (long bad : new long[] {s.min() - 1, s.max() + 1}) {
-        ConfigException inFile =
-            assertThrows(
-                ConfigException.class,
-                () -> file(s.section(), s.key(), Long.toString(bad)),
-                s + " " + bad);
-        assertTrue(
-            inFile.getMessage().contains("'" + s.section() + "." + s.key() + "'"),
-            inFile.getMessage());
-        IllegalArgumentException inBuilder =
-            assertThrows(
-                IllegalArgumentException.class,
-                () -> s.builder().apply(bad).build(),
-                s + " " + bad);
-        assertTrue(inBuilder.getMessage().contains("must be in"), inBuilder.getMessage());
-      }
-    }
+  void theReplicationFactor_isOneToNine_givenAsManyInitialNodes() {
+    int max = RingKeys.MAX_REPLICATION_FACTOR;
+    assertDoesNotThrow(() -> load("ring:\n  replicationFactor: 1\ncluster:\n  initialNodes: 1\n"));
+    assertDoesNotThrow(() -> minimal().replicationFactor(1).initialNodes(1).build());
+    assertDoesNotThrow(
+        () -> load("ring:\n  replicationFactor: " + max + "\ncluster:\n  initialNodes: " + max));
+    assertDoesNotThrow(() -> minimal().replicationFactor(max).initialNodes(max).build());
+    assertThrows(ConfigException.class, () -> load("ring:\n  replicationFactor: 0\n"));
+    assertThrows(ConfigException.class, () -> minimal().replicationFactor(0).build());
+    assertThrows(
+        ConfigException.class,
+        () -> minimal().replicationFactor(max + 1).initialNodes(max + 1).build());
+    assertThrows(
+        ConfigException.class,
+        () -> load("ring:\n  replicationFactor: 10\ncluster:\n  initialNodes: 10\n"));
   }
 
   @Test
@@ -103,16 +118,90 @@ class SettingBoundsTest {
     assertThrows(
         IllegalArgumentException.class, () -> minimal().lease(Duration.ofMillis(3)).build());
 
-    Duration max = SettingBounds.MAX_TIMING;
+    Duration max = ConsensusKeys.BOUNDED_DELAY.max();
+    assertEquals(Duration.ofHours(1), max);
     assertDoesNotThrow(() -> file("consensus", "boundedDelay", "1h"));
     assertDoesNotThrow(() -> minimal().boundedDelay(max).build());
     assertThrows(ConfigException.class, () -> file("consensus", "boundedDelay", "61m"));
     assertThrows(
         IllegalArgumentException.class, () -> minimal().boundedDelay(max.plusMillis(1)).build());
+
+    // The round timings' upper edges, with the rules between them kept.
+    Duration hour = Duration.ofHours(1);
+    assertDoesNotThrow(
+        () ->
+            minimal()
+                .roundTimings(hour.minusMillis(1), hour, hour)
+                .tickInterval(hour.minusMillis(1))
+                .build());
+    assertThrows(
+        ConfigException.class,
+        () -> minimal().roundTimings(hour, hour.plusMillis(1), hour).tickInterval(hour).build());
+  }
+
+  /** The bounds themselves (an open upper bound: the minimum only). */
+  private static List<Object> edges(ConfigKey<?> key) {
+    List<Object> out = new ArrayList<>(List.of(key.min()));
+    if (key.max() != null) {
+      out.add(key.max());
+    }
+    return out;
+  }
+
+  /** One step outside each bound, where the type has such a value. */
+  private static List<Object> beyond(ConfigKey<?> key) {
+    List<Object> out = new ArrayList<>();
+    Object min = key.min();
+    Object max = key.max();
+    if (min instanceof Integer i) {
+      out.add(i - 1);
+      if (max != null && (Integer) max < Integer.MAX_VALUE) {
+        out.add((Integer) max + 1);
+      }
+    } else if (min instanceof Long l) {
+      out.add(l - 1);
+      if (max != null && (Long) max < Long.MAX_VALUE) {
+        out.add((Long) max + 1);
+      }
+    } else if (min instanceof Duration d) {
+      out.add(d.minusMillis(1));
+      if (max != null) {
+        out.add(((Duration) max).plusMillis(1));
+      }
+    } else {
+      throw new AssertionError(key + ": bounds of an unexpected type " + min.getClass());
+    }
+    return out;
+  }
+
+  @SuppressWarnings("unchecked")
+  private static <T> FrsmNodeBuilder builder(ConfigKey<T> key, Object value) {
+    return minimal().set(key, (T) value);
+  }
+
+  private static void file(ConfigKey<?> key, Object value) {
+    String name = key.name();
+    String text = value instanceof Duration d ? d.toMillis() + "ms" : String.valueOf(value);
+    file(name.substring(0, name.indexOf('.')), name.substring(name.indexOf('.') + 1), text);
   }
 
   private static void file(String section, String key, String value) {
-    ConfigLoader.load(
-        new StringReader(BASE + section + ":\n  " + key + ": " + value + "\n"), "test", Map.of());
+    load(section + ":\n  " + key + ": " + value + "\n");
+  }
+
+  /** {@code sections} merged into BASE, which has the node and zookeeper sections. */
+  private static void load(String sections) {
+    String yaml;
+    if (sections.startsWith("node:")) {
+      yaml =
+          sections
+              + (sections.contains("\n  id:") ? "" : "  id: 1\n")
+              + "  dataDirectory: /d\nzookeeper:\n  connect: z:1\n";
+    } else if (sections.startsWith("zookeeper:")) {
+      yaml = sections + "  connect: z:1\nnode:\n  id: 1\n  dataDirectory: /d\n";
+    } else {
+      yaml = BASE + sections;
+    }
+    ConfigLoader.load(new StringReader(yaml), "test", Map.of());
   }
 }

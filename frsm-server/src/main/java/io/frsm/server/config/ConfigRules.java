@@ -1,0 +1,133 @@
+package io.frsm.server.config;
+
+import java.time.Duration;
+import java.util.Map;
+
+/**
+ * Where a node's configuration is checked, whichever way it was given (file, environment or
+ * builder): each key's value against its declaration, then the rules between keys. Every failure is
+ * a {@link ConfigException} naming the key and its builder option ({@link ConfigKey#describe}), or
+ * every key of a rule that was broken. The storage engine checks its own keys when its config is
+ * built ({@link FrsmConfig.Builder#build()}).
+ */
+final class ConfigRules {
+  private ConfigRules() {}
+
+  /** Every key but the storage engine's: present unless optional, within its bounds. */
+  static void checkEachKey(Map<ConfigKey<?>, Object> values) {
+    for (ConfigKey<?> key : ConfigKeys.all()) {
+      if (!key.isLsm()) {
+        checkOne(key, values.get(key));
+      }
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  private static <T> void checkOne(ConfigKey<T> key, Object value) {
+    if (value == null) {
+      if (key.mayBeUnset()) {
+        return; // the node derives it
+      }
+      throw new ConfigException(
+          "config key " + key.describe() + " is required (or " + key.environmentVariable() + ")");
+    }
+    key.checkValue((T) value);
+  }
+
+  /** The rules between keys; each value was checked on its own before. */
+  static void checkBetweenKeys(Map<ConfigKey<?>, Object> values) {
+    int replicationFactor = (Integer) values.get(RingKeys.REPLICATION_FACTOR);
+    int initialNodes = (Integer) values.get(NodeKeys.INITIAL_NODES);
+    // Every range needs replicationFactor distinct nodes, so the cluster cannot form with fewer.
+    if (initialNodes < replicationFactor) {
+      throw new ConfigException(
+          "config key "
+              + NodeKeys.INITIAL_NODES.describe()
+              + " must be in ["
+              + quoted(RingKeys.REPLICATION_FACTOR)
+              + " = "
+              + replicationFactor
+              + ", "
+              + NodeKeys.MAX_INITIAL_NODES
+              + "], was "
+              + initialNodes);
+    }
+    // A hedge at or after the timeout never widens a round: the round fails instead.
+    ordered(values, ConsensusKeys.HEDGE, ConsensusKeys.ROUND_TIMEOUT, false);
+    // Timers fire on ticks: a longer tick would delay every hedge past its setting.
+    ordered(values, ConsensusKeys.TICK_INTERVAL, ConsensusKeys.HEDGE, true);
+    int low = (Integer) values.get(TransportKeys.WRITE_BUFFER_LOW_WATER_MARK_BYTES);
+    int high = (Integer) values.get(TransportKeys.WRITE_BUFFER_HIGH_WATER_MARK_BYTES);
+    if (low > high) {
+      throw new ConfigException(
+          "config key "
+              + TransportKeys.WRITE_BUFFER_LOW_WATER_MARK_BYTES.describe()
+              + " ("
+              + TransportKeys.WRITE_BUFFER_LOW_WATER_MARK_BYTES.print(low)
+              + ") must not exceed "
+              + quoted(TransportKeys.WRITE_BUFFER_HIGH_WATER_MARK_BYTES)
+              + " ("
+              + TransportKeys.WRITE_BUFFER_HIGH_WATER_MARK_BYTES.print(high)
+              + ")");
+    }
+    ordered(values, TransportKeys.RECONNECT_BACKOFF_MIN, TransportKeys.RECONNECT_BACKOFF_MAX, true);
+    checkFrameBudget(values);
+  }
+
+  /**
+   * A node whose frame limit cannot carry its largest key and value would accept writes it cannot
+   * replicate ({@link FrameBudget}).
+   */
+  private static void checkFrameBudget(Map<ConfigKey<?>, Object> values) {
+    int maxFrameBytes = (Integer) values.get(TransportKeys.MAX_FRAME_BYTES);
+    long needed =
+        FrameBudget.minimumFrameBytes(
+            (Integer) values.get(LsmKeys.MAX_KEY_SIZE_BYTES),
+            (Integer) values.get(LsmKeys.MAX_VALUE_SIZE_BYTES));
+    if (maxFrameBytes < needed) {
+      throw new ConfigException(
+          "config key "
+              + TransportKeys.MAX_FRAME_BYTES.describe()
+              + " ("
+              + maxFrameBytes
+              + ") must be at least "
+              + needed
+              + " = "
+              + quoted(LsmKeys.MAX_KEY_SIZE_BYTES)
+              + " + max("
+              + quoted(LsmKeys.MAX_VALUE_SIZE_BYTES)
+              + ", 4MiB key listing) + 64KiB, or the largest writes could not be replicated");
+    }
+  }
+
+  /**
+   * Refuses {@code lower} unless it is below {@code upper} (or equal to it, if {@code mayEqual}),
+   * naming both keys and their values.
+   */
+  private static void ordered(
+      Map<ConfigKey<?>, Object> values,
+      ConfigKey<Duration> lowerKey,
+      ConfigKey<Duration> upperKey,
+      boolean mayEqual) {
+    Duration lower = (Duration) values.get(lowerKey);
+    Duration upper = (Duration) values.get(upperKey);
+    int order = lower.compareTo(upper);
+    if (order > 0 || (order == 0 && !mayEqual)) {
+      throw new ConfigException(
+          "config key "
+              + lowerKey.describe()
+              + " ("
+              + lowerKey.print(lower)
+              + ") must "
+              + (mayEqual ? "not exceed " : "be below ")
+              + quoted(upperKey)
+              + " ("
+              + upperKey.print(upper)
+              + ")");
+    }
+  }
+
+  private static String quoted(ConfigKey<?> key) {
+    return "'" + key.name() + "'";
+  }
+}

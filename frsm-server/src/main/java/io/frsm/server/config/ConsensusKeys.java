@@ -1,0 +1,99 @@
+package io.frsm.server.config;
+
+import io.frsm.consensus.core.ShardRouting;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * The keys of the {@code consensus} section: the per-key Paxos core's timings, leases, read mode,
+ * its shards and the clock cache. The rules between them (the hedge below the round timeout, the
+ * tick at most the hedge) are {@link ConfigRules}'.
+ */
+public final class ConsensusKeys {
+  private ConsensusKeys() {}
+
+  public static final ConfigKey<Duration> BOUNDED_DELAY =
+      ConfigKey.of("consensus.boundedDelay", ValueType.DURATION, Duration.ofSeconds(5))
+          .range(Timings.ONE_MS, Timings.MAX)
+          .doc("T: no round for an operation starts later than T after its invocation");
+
+  public static final ConfigKey<Duration> CLOCK_SKEW_BOUND =
+      ConfigKey.of("consensus.clockSkewBound", ValueType.DURATION, Duration.ofMillis(250))
+          .range(Duration.ZERO, Timings.MAX)
+          .doc(
+              "ε, the wall-clock skew bound between nodes: a fence after an unknown create waits T + 2ε");
+
+  public static final ConfigKey<Duration> HEDGE =
+      ConfigKey.of("consensus.hedge", ValueType.DURATION, Duration.ofMillis(20))
+          .range(Timings.ONE_MS, Timings.MAX)
+          .option("roundTimings")
+          .doc("a round without a quorum this long is sent to every replica (below roundTimeout)");
+
+  public static final ConfigKey<Duration> ROUND_TIMEOUT =
+      ConfigKey.of("consensus.roundTimeout", ValueType.DURATION, Duration.ofMillis(200))
+          .range(Timings.ONE_MS, Timings.MAX)
+          .option("roundTimings")
+          .doc("a round without a quorum this long has failed and is retried after back-off");
+
+  public static final ConfigKey<Duration> BACKOFF_MAX =
+      ConfigKey.of("consensus.backoffMax", ValueType.DURATION, Duration.ofMillis(50))
+          .range(Timings.ONE_MS, Timings.MAX)
+          .option("roundTimings")
+          .doc("a failed round waits a uniform random time below this before it is retried");
+
+  /** Timers fire on ticks; the tick must also not exceed the hedge (a rule between keys). */
+  public static final ConfigKey<Duration> TICK_INTERVAL =
+      ConfigKey.of("consensus.tickInterval", ValueType.DURATION, Duration.ofMillis(2))
+          .range(Timings.ONE_MS, Timings.MAX)
+          .doc("how often the core checks its timers (at most the hedge)");
+
+  /** Renewals run every lease / 4, which must be at least a millisecond. */
+  public static final ConfigKey<Duration> LEASE =
+      ConfigKey.of("consensus.lease", ValueType.DURATION, Duration.ofSeconds(2))
+          .range(Duration.ofMillis(4), Timings.MAX)
+          .doc("L, the range lease: renewed every L/4; a new leader waits L·(1+ρ) before writing");
+
+  /** Below 10%: a drift that large is a broken clock, and leases would shrink to nothing. */
+  public static final ConfigKey<Integer> CLOCK_DRIFT_PPM =
+      ConfigKey.of("consensus.clockDriftPpm", ValueType.INTEGER, 1_000)
+          .range(0, 99_999)
+          .doc("ρ, the bound on monotonic clock drift, in parts per million");
+
+  public static final ConfigKey<Boolean> LEADER_ONLY_READS =
+      ConfigKey.of("consensus.leaderOnlyReads", ValueType.BOOLEAN, true)
+          .doc(
+              "range leaders answer reads from their own store under the lease; false: quorum reads");
+
+  /** 0 picks {@link NodeDefaults#coreThreads(int)} of the machine's CPUs. */
+  public static final ConfigKey<Integer> CORE_THREADS =
+      ConfigKey.of("consensus.coreThreads", ValueType.INTEGER, 0)
+          .range(0, ShardRouting.MAX_SHARDS)
+          .doc(
+              "consensus core shards, each a thread owning every n-th range; 0: a quarter of the CPUs");
+
+  public static final ConfigKey<CorePlacement> CORE_ON_TRANSPORT_LOOP =
+      ConfigKey.of("consensus.coreOnTransportLoop", ValueType.CORE_PLACEMENT, CorePlacement.AUTO)
+          .option("corePlacement")
+          .doc(
+              "run the core shards on the transport event loops (auto: with one loop and one shard)");
+
+  public static final ConfigKey<Long> CLOCK_CACHE_BYTES =
+      ConfigKey.of("consensus.clockCacheBytes", ValueType.BYTES, 64L * 1024 * 1024)
+          .range(0L, Long.MAX_VALUE)
+          .doc("the bound of the clock cache of the keys' consensus state over the LSM");
+
+  static final List<ConfigKey<?>> ALL =
+      List.of(
+          BOUNDED_DELAY,
+          CLOCK_SKEW_BOUND,
+          HEDGE,
+          ROUND_TIMEOUT,
+          BACKOFF_MAX,
+          TICK_INTERVAL,
+          LEASE,
+          CLOCK_DRIFT_PPM,
+          LEADER_ONLY_READS,
+          CORE_THREADS,
+          CORE_ON_TRANSPORT_LOOP,
+          CLOCK_CACHE_BYTES);
+}

@@ -1,0 +1,92 @@
+package io.frsm.server.config;
+
+import io.frsm.server.zk.ClusterShape;
+import io.frsm.server.zk.ZkLayout;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * The keys of the {@code cluster} and {@code node} sections: who the node is and where it lives.
+ */
+public final class NodeKeys {
+  private NodeKeys() {}
+
+  public static final ConfigKey<String> CLUSTER_ID =
+      ConfigKey.of("cluster.id", ValueType.TEXT, "frsm")
+          .check(ZkLayout::new)
+          .option("clusterId")
+          .doc("1-64 of [A-Za-z0-9_.-]; every node and client of the cluster and every frame");
+
+  /** At most this many initial nodes; at least the replication factor (a rule between keys). */
+  public static final int MAX_INITIAL_NODES = 10_000;
+
+  public static final ConfigKey<Integer> INITIAL_NODES =
+      ConfigKey.of("cluster.initialNodes", ValueType.INTEGER, 3)
+          .range(1, MAX_INITIAL_NODES)
+          .doc("the first this many registered nodes form the cluster (>= ring.replicationFactor)");
+
+  public static final ConfigKey<Integer> ID =
+      ConfigKey.of("node.id", ValueType.INTEGER, null)
+          .atLeast(0)
+          .option("nodeId")
+          .doc("unique in the cluster and stable across restarts: part of every ballot");
+
+  public static final ConfigKey<String> RACK =
+      ConfigKey.of("node.rack", ValueType.TEXT, "default")
+          .check(ClusterShape::checkRack)
+          .doc("the failure domain replicas are spread over");
+
+  public static final ConfigKey<Path> DATA_DIRECTORY =
+      ConfigKey.of("node.dataDirectory", ValueType.PATH, null)
+          .doc("SSTables, manifest and the boot counter");
+
+  public static final ConfigKey<List<Path>> COMMIT_LOG_DIRECTORIES =
+      ConfigKey.of("node.commitLogDirectories", ValueType.PATHS, (List<Path>) null)
+          .derivedByDefault("<data>/commitlog")
+          .check(
+              dirs -> {
+                if (dirs.isEmpty()) {
+                  throw new IllegalArgumentException("needs at least one directory");
+                }
+              })
+          .doc("one directory per commit-log stripe; one per device");
+
+  public static final ConfigKey<InetSocketAddress> PEER_ADDRESS =
+      ConfigKey.of(
+              "node.peerAddress",
+              ValueType.ADDRESS,
+              InetSocketAddress.createUnresolved("0.0.0.0", 7400))
+          .doc("where peers connect");
+
+  public static final ConfigKey<InetSocketAddress> CLIENT_ADDRESS =
+      ConfigKey.of(
+              "node.clientAddress",
+              ValueType.ADDRESS,
+              InetSocketAddress.createUnresolved("0.0.0.0", 7500))
+          .doc("where clients connect");
+
+  public static final ConfigKey<String> ADVERTISED_HOST =
+      ConfigKey.of("node.advertisedHost", ValueType.TEXT, (String) null)
+          .derivedByDefault("the host name")
+          .doc("the host other nodes and clients dial");
+
+  public static final ConfigKey<Duration> DRAIN_TIMEOUT =
+      ConfigKey.of("node.drainTimeout", ValueType.DURATION, Duration.ofSeconds(10))
+          .range(Duration.ZERO, Timings.MAX)
+          .doc("a graceful stop waits this long for running operations");
+
+  static final List<ConfigKey<?>> ALL =
+      List.of(
+          CLUSTER_ID,
+          INITIAL_NODES,
+          ID,
+          RACK,
+          DATA_DIRECTORY,
+          COMMIT_LOG_DIRECTORIES,
+          PEER_ADDRESS,
+          CLIENT_ADDRESS,
+          ADVERTISED_HOST,
+          DRAIN_TIMEOUT);
+}

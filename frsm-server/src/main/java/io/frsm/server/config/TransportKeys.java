@@ -1,0 +1,95 @@
+package io.frsm.server.config;
+
+import io.frsm.transport.TransportConfig;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * The keys of the {@code transport} section, peer and client protocol alike. All but {@link
+ * #THREADS} are settings of {@link TransportConfig}, whose builder holds their defaults; the rules
+ * between them and the storage engine's limits are {@link ConfigRules}'.
+ */
+public final class TransportKeys {
+  private TransportKeys() {}
+
+  /** 0 picks {@link NodeDefaults#transportThreads(int)} of the machine's CPUs. */
+  public static final ConfigKey<Integer> THREADS =
+      ConfigKey.of("transport.threads", ValueType.INTEGER, 0)
+          .range(0, 1024)
+          .option("transportThreads")
+          .doc("Netty event-loop threads; 0: one with up to 2 CPUs, else two");
+
+  public static final ConfigKey<Integer> MAX_FRAME_BYTES =
+      ConfigKey.transport(
+              "maxFrameBytes",
+              ValueType.INT_BYTES,
+              TransportConfig.Builder::maxFrameBytes,
+              TransportConfig.Builder::maxFrameBytes)
+          .atLeast(1)
+          .doc("the largest frame sent or accepted");
+
+  public static final ConfigKey<Integer> MAX_QUEUED_FRAMES_PER_CONNECTION =
+      ConfigKey.transport(
+              "maxQueuedFramesPerConnection",
+              ValueType.INTEGER,
+              TransportConfig.Builder::maxQueuedFramesPerConnection,
+              TransportConfig.Builder::maxQueuedFramesPerConnection)
+          .atLeast(1)
+          .doc("frames waiting on an unwritable or unconnected connection before sends fail fast");
+
+  public static final ConfigKey<Integer> WRITE_BUFFER_LOW_WATER_MARK_BYTES =
+      ConfigKey.transport(
+              "writeBufferLowWaterMarkBytes",
+              ValueType.INT_BYTES,
+              TransportConfig.Builder::writeBufferLowWaterMarkBytes,
+              TransportConfig.Builder::writeBufferLowWaterMarkBytes)
+          .atLeast(1)
+          .doc("a connection is writable again below this (at most the high mark)");
+
+  public static final ConfigKey<Integer> WRITE_BUFFER_HIGH_WATER_MARK_BYTES =
+      ConfigKey.transport(
+              "writeBufferHighWaterMarkBytes",
+              ValueType.INT_BYTES,
+              TransportConfig.Builder::writeBufferHighWaterMarkBytes,
+              TransportConfig.Builder::writeBufferHighWaterMarkBytes)
+          .atLeast(1)
+          .doc("above this a connection is unwritable and frames queue");
+
+  public static final ConfigKey<Duration> CONNECT_TIMEOUT =
+      ConfigKey.transport(
+              "connectTimeout",
+              ValueType.DURATION,
+              TransportConfig.Builder::connectTimeout,
+              TransportConfig.Builder::connectTimeout)
+          .range(Timings.ONE_MS, Timings.MAX)
+          .doc("dialing a peer or node gives up after this");
+
+  public static final ConfigKey<Duration> RECONNECT_BACKOFF_MIN =
+      ConfigKey.transport(
+              "reconnectBackoffMin",
+              ValueType.DURATION,
+              TransportConfig.Builder::reconnectBackoffMin,
+              TransportConfig.Builder::reconnectBackoffMin)
+          .range(Timings.ONE_MS, Timings.MAX)
+          .doc("a lost peer connection is dialed again after this, doubling per failed attempt");
+
+  public static final ConfigKey<Duration> RECONNECT_BACKOFF_MAX =
+      ConfigKey.transport(
+              "reconnectBackoffMax",
+              ValueType.DURATION,
+              TransportConfig.Builder::reconnectBackoffMax,
+              TransportConfig.Builder::reconnectBackoffMax)
+          .range(Timings.ONE_MS, Timings.MAX)
+          .doc("... up to this");
+
+  static final List<ConfigKey<?>> ALL =
+      List.of(
+          THREADS,
+          MAX_FRAME_BYTES,
+          MAX_QUEUED_FRAMES_PER_CONNECTION,
+          WRITE_BUFFER_LOW_WATER_MARK_BYTES,
+          WRITE_BUFFER_HIGH_WATER_MARK_BYTES,
+          CONNECT_TIMEOUT,
+          RECONNECT_BACKOFF_MIN,
+          RECONNECT_BACKOFF_MAX);
+}
