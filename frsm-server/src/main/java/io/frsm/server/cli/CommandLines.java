@@ -9,6 +9,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.ArgSpec;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.OptionSpec;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
@@ -60,6 +61,18 @@ public final class CommandLines {
     err.println(cl.getCommandSpec().root().name() + ": " + message(e));
     cl.usage(err);
     return USAGE;
+  }
+
+  /**
+   * {@code -h}/{@code --help} for a command that does not inherit its parent's: {@code @Mixin
+   * CommandLines.HelpOption help;}.
+   */
+  public static final class HelpOption {
+    @Option(
+        names = {"-h", "--help"},
+        usageHelp = true,
+        description = "Print this help and exit.")
+    boolean help;
   }
 
   /**

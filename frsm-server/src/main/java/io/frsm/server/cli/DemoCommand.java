@@ -9,7 +9,6 @@ import io.frsm.server.workload.WorkloadResult;
 import io.frsm.server.workload.WorkloadRunner;
 import io.frsm.server.workload.WorkloadSpec;
 import java.io.PrintStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -17,6 +16,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicBoolean;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -52,11 +52,7 @@ final class DemoCommand implements Callable<Integer> {
       description = "How long the workload runs, at least 3 (default: ${DEFAULT-VALUE}).")
   int seconds;
 
-  @Option(
-      names = "--dir",
-      paramLabel = "DIR",
-      description = "Where the nodes and ZooKeeper keep their data (default: a new temporary one).")
-  Path dir;
+  @Mixin DataDirectoryOption data;
 
   @Spec CommandSpec spec;
 
@@ -71,7 +67,7 @@ final class DemoCommand implements Callable<Integer> {
     if (seconds < 3) {
       throw new ParameterException(spec.commandLine(), "--seconds must be at least 3");
     }
-    Path dir = this.dir != null ? this.dir : Files.createTempDirectory("frsm-demo-");
+    Path dir = data.orNewTemporary("frsm-demo-");
     out.println("starting ZooKeeper and 3 nodes on loopback (data in " + dir + ") ...");
     try (LocalCluster cluster = LocalCluster.start(dir, LocalCommand.CLUSTER_ID, 3);
         FrsmClient client = cluster.thinClient()) {

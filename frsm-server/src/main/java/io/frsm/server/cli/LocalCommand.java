@@ -3,11 +3,11 @@ package io.frsm.server.cli;
 import io.frsm.server.local.LocalCluster;
 import io.frsm.server.node.FrsmNode;
 import java.io.PrintStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -30,11 +30,7 @@ final class LocalCommand implements Callable<Integer> {
       description = "Nodes, 3 to 32 (replication factor 3; default: ${DEFAULT-VALUE}).")
   int nodes;
 
-  @Option(
-      names = "--dir",
-      paramLabel = "DIR",
-      description = "Where the nodes and ZooKeeper keep their data (default: a new temporary one).")
-  Path dir;
+  @Mixin DataDirectoryOption data;
 
   @Spec CommandSpec spec;
 
@@ -50,11 +46,10 @@ final class LocalCommand implements Callable<Integer> {
       throw new ParameterException(
           spec.commandLine(), "--nodes must be in [3, 32] (replication factor 3)");
     }
-    Path data = dir != null ? dir : Files.createTempDirectory("frsm-local-");
-    out.println(
-        "starting ZooKeeper and " + nodes + " nodes on loopback (data in " + data + ") ...");
+    Path dir = data.orNewTemporary("frsm-local-");
+    out.println("starting ZooKeeper and " + nodes + " nodes on loopback (data in " + dir + ") ...");
     CountDownLatch stopped = new CountDownLatch(1);
-    LocalCluster cluster = LocalCluster.start(data, CLUSTER_ID, nodes);
+    LocalCluster cluster = LocalCluster.start(dir, CLUSTER_ID, nodes);
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(

@@ -4,9 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.frsm.server.local.LocalCluster;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -36,18 +33,8 @@ class FrsmCommandIT {
     return line.contains("LeaderLatch") && line.contains("failed to find our node; resetting");
   }
 
-  private record Run(int exitCode, String out, String err) {}
-
-  private static Run frsm(String... args) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code =
-        Frsm.run(
-            List.of(args),
-            new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8));
-    return new Run(
-        code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  private static FrsmRun frsm(String... args) {
+    return FrsmRun.of(args);
   }
 
   @Test
@@ -132,43 +119,44 @@ class FrsmCommandIT {
   void cli_operatesOnALocalCluster(@TempDir Path dir) throws Exception {
     try (LocalCluster cluster = LocalCluster.start(dir, LocalCommand.CLUSTER_ID, 3)) {
       String zk = cluster.zookeeperConnect();
-      Run created = frsm("cli", "--zookeeper", zk, "--cluster", "local", "create", "k", "v1");
+      FrsmRun created = frsm("cli", "--zookeeper", zk, "--cluster", "local", "create", "k", "v1");
       assertEquals(0, created.exitCode(), created.out() + created.err());
       assertTrue(created.out().startsWith("created at version ("), created.out());
-      Run got = frsm("cli", "--zookeeper", zk, "--cluster", "local", "get", "k");
+      FrsmRun got = frsm("cli", "--zookeeper", zk, "--cluster", "local", "get", "k");
       assertTrue(got.out().startsWith("v1  @ version ("), got.out());
-      Run stale = frsm("cli", "--zookeeper", zk, "--cluster", "local", "cas", "k", "1", "0", "x");
+      FrsmRun stale =
+          frsm("cli", "--zookeeper", zk, "--cluster", "local", "cas", "k", "1", "0", "x");
       assertEquals(1, stale.exitCode());
       assertTrue(stale.out().contains("CasMismatchException"), stale.out());
       String[] v1 = version(created.out());
-      Run written =
+      FrsmRun written =
           frsm("cli", "--zookeeper", zk, "--cluster", "local", "cas", "k", v1[0], v1[1], "v2");
       assertEquals(0, written.exitCode(), written.out() + written.err());
       assertTrue(written.out().startsWith("written at version ("), written.out());
-      Run fenced = frsm("cli", "--zookeeper", zk, "--cluster", "local", "fence", "k");
+      FrsmRun fenced = frsm("cli", "--zookeeper", zk, "--cluster", "local", "fence", "k");
       assertEquals(0, fenced.exitCode(), fenced.out() + fenced.err());
       assertTrue(fenced.out().startsWith("v2  @ version ("), fenced.out());
       String[] v3 = version(fenced.out());
       // The fence moved the version on: the one the cas returned is stale now.
       String[] v2 = version(written.out());
-      Run staleDelete =
+      FrsmRun staleDelete =
           frsm("cli", "--zookeeper", zk, "--cluster", "local", "delete", "k", v2[0], v2[1]);
       assertEquals(1, staleDelete.exitCode(), staleDelete.out());
       assertTrue(staleDelete.out().contains("CasMismatchException"), staleDelete.out());
-      Run deleted =
+      FrsmRun deleted =
           frsm("cli", "--zookeeper", zk, "--cluster", "local", "delete", "k", v3[0], v3[1]);
       assertEquals(0, deleted.exitCode(), deleted.out() + deleted.err());
       assertEquals("deleted", deleted.out().strip());
-      Run gone = frsm("cli", "--zookeeper", zk, "--cluster", "local", "get", "k");
+      FrsmRun gone = frsm("cli", "--zookeeper", zk, "--cluster", "local", "get", "k");
       assertEquals("(absent)", gone.out().strip());
-      Run badVersion =
+      FrsmRun badVersion =
           frsm("cli", "--zookeeper", zk, "--cluster", "local", "delete", "k", "x", "1");
       assertEquals(2, badVersion.exitCode());
       assertTrue(badVersion.err().contains("EPOCH TIMESTAMP"), badVersion.err());
-      Run ring = frsm("cli", "--zookeeper", zk, "--cluster", "local", "ring");
+      FrsmRun ring = frsm("cli", "--zookeeper", zk, "--cluster", "local", "ring");
       assertEquals(0, ring.exitCode(), ring.out());
       assertTrue(ring.out().contains("nodes [1, 2, 3]"), ring.out());
-      Run leader = frsm("cli", "--zookeeper", zk, "--cluster", "local", "leader", "k");
+      FrsmRun leader = frsm("cli", "--zookeeper", zk, "--cluster", "local", "leader", "k");
       assertTrue(leader.out().contains("natural leader node"), leader.out());
       assertTrue(leader.out().contains("current leader node "), leader.out());
     }

@@ -5,9 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.logging.Level;
@@ -22,28 +19,13 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class FrsmCommandLineTest {
 
-  private record Run(int exitCode, String out, String err) {
-    /** The first line of standard error: the one that says what was wrong. */
-    String problem() {
-      return err.lines().findFirst().orElse("");
-    }
-  }
-
-  private static Run frsm(String... args) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code =
-        Frsm.run(
-            List.of(args),
-            new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8));
-    return new Run(
-        code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  private static FrsmRun frsm(String... args) {
+    return FrsmRun.of(args);
   }
 
   /** Exit 2, the problem on the first line of standard error, the usage after it, no trace. */
-  private static Run refused(String... args) {
-    Run r = frsm(args);
+  private static FrsmRun refused(String... args) {
+    FrsmRun r = frsm(args);
     assertEquals(2, r.exitCode(), r.out() + r.err());
     assertTrue(r.problem().startsWith("frsm: "), r.err());
     assertTrue(r.err().contains("\nusage: frsm"), r.err());
@@ -81,7 +63,7 @@ class FrsmCommandLineTest {
         refused("cli", "--zookeeper", zk, "frob").problem().contains("unknown command 'frob'"));
     assertTrue(refused("cli", "--zookeeper", zk, "get").problem().contains("KEY is required"));
     assertTrue(refused("cli", "--zookeeper", zk, "create", "k").problem().contains("VALUE"));
-    Run badVersion = refused("cli", "--zookeeper", zk, "delete", "k", "x", "1");
+    FrsmRun badVersion = refused("cli", "--zookeeper", zk, "delete", "k", "x", "1");
     assertTrue(badVersion.problem().contains("EPOCH TIMESTAMP"), badVersion.err());
     assertTrue(badVersion.err().contains("usage: frsm cli delete"), badVersion.err());
     assertTrue(
@@ -124,12 +106,12 @@ class FrsmCommandLineTest {
     for (String help : List.of("--help", "-h")) {
       String[] args = java.util.Arrays.copyOf(words, words.length + 1);
       args[words.length] = help;
-      Run r = frsm(args);
+      FrsmRun r = frsm(args);
       assertEquals(0, r.exitCode(), r.err());
       assertTrue(r.out().startsWith(("usage: frsm " + command).strip()), r.out());
       assertEquals("", r.err());
     }
-    Run viaHelp = frsm(("help " + (words.length == 1 ? command : "")).strip().split(" "));
+    FrsmRun viaHelp = frsm(("help " + (words.length == 1 ? command : "")).strip().split(" "));
     assertEquals(0, viaHelp.exitCode(), viaHelp.err());
   }
 

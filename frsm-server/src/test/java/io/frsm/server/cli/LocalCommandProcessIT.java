@@ -5,9 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -100,19 +98,12 @@ class LocalCommandProcessIT {
   }
 
   private static String cli(String zookeeper, String... operation) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
     List<String> args =
         new ArrayList<>(
             List.of("cli", "--zookeeper", zookeeper, "--cluster", LocalCommand.CLUSTER_ID));
     args.addAll(List.of(operation));
-    int code =
-        Frsm.run(
-            args,
-            new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8));
-    String text = out.toString(StandardCharsets.UTF_8);
-    assertEquals(0, code, text + err.toString(StandardCharsets.UTF_8));
-    return text;
+    FrsmRun r = FrsmRun.of(args);
+    assertEquals(0, r.exitCode(), r.out() + r.err());
+    return r.out();
   }
 }
