@@ -1,66 +1,67 @@
 package io.frsm.bench;
 
 import io.frsm.bench.experiment.ExperimentCommand;
-import io.frsm.bench.quick.QuickWorkload;
-import java.time.Duration;
-import java.util.Arrays;
+import io.frsm.bench.quick.QuickCommand;
+import io.frsm.server.cli.CliLogging;
+import io.frsm.server.cli.CommandLines;
+import java.io.PrintStream;
+import java.util.logging.Level;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 /**
- * Entry point of {@code frsm-bench.jar}.
+ * Entry point of {@code frsm-bench.jar} (docs/BENCHMARKS.md).
  *
  * <pre>
  * java -jar frsm-bench/target/frsm-bench.jar quick [--seconds=10] [--threads=32] [--keys=100000]
  * java -jar frsm-bench/target/frsm-bench.jar jmh [JMH arguments]
- * java -jar frsm-bench/target/frsm-bench.jar experiment <name|all> [--quick] [--out DIR]
+ * java -jar frsm-bench/target/frsm-bench.jar experiment <name|all> [--quick] [--out DIR] ...
+ * java -jar frsm-bench/target/frsm-bench.jar experiment point --system frsm|crsm ...
  * </pre>
+ *
+ * Exit codes: 0 success, 1 failure (a sanity check or the quick run's operations), 2 wrong command
+ * line.
  */
-public final class Main {
+@Command(
+    name = "frsm-bench.jar",
+    description = "frsm's benchmarks: the engine alone, JMH, the paper's evaluation.",
+    synopsisSubcommandLabel = "COMMAND",
+    footerHeading = "%n",
+    footer = "Exit codes: 0 success, 1 failure, 2 wrong command line.")
+public final class Main implements Runnable {
+  @Mixin CommandLines.HelpOption help;
+
+  @Spec CommandSpec spec;
+
   private Main() {}
 
-  public static void main(String[] args) throws Exception {
-    if (args.length == 0) {
-      usage();
-      System.exit(2);
-    }
-    String[] rest = Arrays.copyOfRange(args, 1, args.length);
-    switch (args[0]) {
-      case "quick" -> {
-        QuickWorkload.Result r = QuickWorkload.run(quickSettings(rest), System.out);
-        System.exit(r.errors() == 0 ? 0 : 1);
-      }
-      case "jmh" -> org.openjdk.jmh.Main.main(rest);
-      case "experiment" -> System.exit(ExperimentCommand.main(rest, System.out));
-      default -> {
-        usage();
-        System.exit(2);
-      }
-    }
+  @Override
+  public void run() {
+    throw new ParameterException(spec.commandLine(), "a command is needed");
   }
 
-  private static QuickWorkload.Settings quickSettings(String[] args) {
-    QuickWorkload.Settings d = QuickWorkload.Settings.paperLike();
-    long seconds = d.duration().toSeconds();
-    int threads = d.threads();
-    int keys = d.keys();
-    for (String a : args) {
-      if (a.startsWith("--seconds=")) {
-        seconds = Long.parseLong(a.substring("--seconds=".length()));
-      } else if (a.startsWith("--threads=")) {
-        threads = Integer.parseInt(a.substring("--threads=".length()));
-      } else if (a.startsWith("--keys=")) {
-        keys = Integer.parseInt(a.substring("--keys=".length()));
-      } else {
-        throw new IllegalArgumentException("unknown quick option " + a);
-      }
-    }
-    return new QuickWorkload.Settings(Duration.ofSeconds(seconds), threads, keys, d.getFraction());
+  public static void main(String[] args) {
+    // ZooKeeper's servers and clients, Curator and Netty log every session, election and
+    // connection at INFO; the result tables would drown. frsm's own INFO lines stay.
+    CliLogging.configure(CliLogging.defaults(Level.INFO), System.getenv());
+    System.exit(run(args, System.out, System.err));
   }
 
-  private static void usage() {
-    System.err.println(
-        "usage: java -jar frsm-bench.jar quick [--seconds=10] [--threads=32] [--keys=100000]\n"
-            + "       java -jar frsm-bench.jar jmh [JMH arguments, e.g. -f 1 -wi 2 -i 3 -w 2s -r 3s]\n"
-            + "       "
-            + ExperimentCommand.usage().substring("usage: ".length()));
+  /** Runs {@code frsm-bench.jar args} in this JVM; returns the exit code. */
+  static int run(String[] args, PrintStream out, PrintStream err) {
+    return commandLine(out, err).execute(args);
+  }
+
+  static CommandLine commandLine(PrintStream out, PrintStream err) {
+    CommandLine cl = new CommandLine(new Main());
+    cl.addSubcommand(new QuickCommand(out));
+    cl.addSubcommand(JmhCommand.commandLine());
+    cl.addSubcommand(ExperimentCommand.commandLine(out));
+    cl.addSubcommand(new CommandLines.Help());
+    return CommandLines.configure(cl, out, err);
   }
 }

@@ -2,6 +2,7 @@ package io.frsm.bench.experiment;
 
 import io.frsm.lsm.commitlog.CommitLogConfig;
 import io.frsm.lsm.commitlog.GroupCommitWindow;
+import io.frsm.server.cli.CommandLines;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -9,28 +10,104 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.TypeConversionException;
 
 /**
  * {@code java -jar frsm-bench.jar experiment <name|all> [--quick] [--out DIR] [--seconds S] [--keys
  * N] [--system-warmup S] [--group-commit-window auto|MICROS] [--zookeeper-flush-delay MS]}: runs
  * the paper-evaluation experiments of issue 5, prints each result table and writes {@code
  * <name>.csv}, {@code <name>.json}, {@code <name>.md} and the PNG charts to the output directory.
+ * {@code experiment point ...} is one measured step ({@link PointCommand}). Exit code 0 when every
+ * sanity check held, 1 when one did not.
  */
-public final class ExperimentCommand {
-  /**
-   * ZooKeeper's servers and clients log every session and election at INFO; the result tables would
-   * drown. Held here so the configured loggers are not collected.
-   */
-  private static final List<java.util.logging.Logger> QUIET =
-      List.of(
-          java.util.logging.Logger.getLogger("org.apache.zookeeper"),
-          java.util.logging.Logger.getLogger("org.apache.curator"));
+@Command(
+    name = "experiment",
+    description =
+        "Runs the paper-evaluation experiments: result tables, CSV/JSON/Markdown, charts.",
+    synopsisSubcommandLabel = "[point]")
+public final class ExperimentCommand implements Callable<Integer> {
+  @Parameters(
+      arity = "0..1",
+      paramLabel = "NAME",
+      description = "An experiment (${COMPLETION-CANDIDATES}), or all of them in that order.",
+      completionCandidates = Names.class)
+  String name;
 
-  private ExperimentCommand() {}
+  @Option(names = "--quick", description = "Short steps, sanity only (~1 min for all).")
+  boolean quick;
+
+  @Option(
+      names = "--out",
+      paramLabel = "DIR",
+      description = "Where results and charts go (default: ${DEFAULT-VALUE}).")
+  Path out = ExperimentOptions.DEFAULT_OUT;
+
+  @Option(
+      names = "--seconds",
+      paramLabel = "S",
+      description = "Measured seconds per step (default: each experiment's own).")
+  double seconds;
+
+  @Option(
+      names = "--keys",
+      paramLabel = "N",
+      description = "Key count (default: 10,000 quick, 100,000 full).")
+  long keys;
+
+  @Option(
+      names = "--system-warmup",
+      paramLabel = "S",
+      description =
+          "Unmeasured paper workload on each system before its first step (default: 60"
+              + " full, 0 quick).")
+  double systemWarmup = -1;
+
+  @Option(
+      names = "--group-commit-window",
+      paramLabel = "auto|MICROS",
+      converter = GroupCommitWindowConverter.class,
+      description =
+          "frsm's lsm.commitLogGroupCommitWindow in the zookeeper experiment (default:" + " auto).")
+  GroupCommitWindow groupCommitWindow = CommitLogConfig.DEFAULT_GROUP_COMMIT_WINDOW;
+
+  @Option(
+      names = "--zookeeper-flush-delay",
+      paramLabel = "MS",
+      description = "ZooKeeper's zookeeper.flushDelay in the zookeeper experiment (default: 0).")
+  long zookeeperFlushDelay;
+
+  @Mixin CommandLines.HelpOption help;
+
+  @Spec CommandSpec spec;
+
+  private final PrintStream printed;
+
+  /** Prints result tables to {@code printed} (progress goes to standard error). */
+  public ExperimentCommand(PrintStream printed) {
+    this.printed = printed;
+  }
+
+  /** {@code experiment} and its {@code point} command, printing to {@code printed}. */
+  public static CommandLine commandLine(PrintStream printed) {
+    CommandLine cl = new CommandLine(new ExperimentCommand(printed));
+    cl.addSubcommand(new PointCommand(printed));
+    return cl;
+  }
 
   /** Every experiment by name, in the order {@code all} runs them. */
   static Map<String, Experiment> experiments() {
@@ -48,49 +125,79 @@ public final class ExperimentCommand {
     return all;
   }
 
-  public static String usage() {
-    return "usage: java -jar frsm-bench.jar experiment <"
-        + String.join("|", experiments().keySet())
-        + "|all> [--quick] [--out DIR] [--seconds S] [--keys N] [--system-warmup S]"
-        + " [--group-commit-window auto|MICROS] [--zookeeper-flush-delay MS]";
+  /** The experiments' names, for the usage. */
+  static final class Names implements Iterable<String> {
+    @Override
+    public Iterator<String> iterator() {
+      return experiments().keySet().iterator();
+    }
   }
 
-  /** Runs the command; returns the process exit code (0 when every sanity check held). */
-  public static int main(String[] args, PrintStream out) throws Exception {
-    if (args.length == 0) {
-      out.println(usage());
-      return 2;
-    }
-    for (java.util.logging.Logger l : QUIET) {
-      l.setLevel(java.util.logging.Level.WARNING);
-    }
-    ExperimentOptions options;
-    try {
-      if (args[0].equals(PointCommand.NAME)) {
-        return PointCommand.main(java.util.Arrays.copyOfRange(args, 1, args.length), out);
+  /** {@code auto}, or a fixed window in microseconds (0: off). */
+  static final class GroupCommitWindowConverter implements ITypeConverter<GroupCommitWindow> {
+    @Override
+    public GroupCommitWindow convert(String value) {
+      if (value.equalsIgnoreCase(GroupCommitWindow.AUTO_NAME)) {
+        return GroupCommitWindow.AUTO;
       }
-      options = parse(args);
-    } catch (IllegalArgumentException e) { // NumberFormatException included
-      out.println("bad arguments: " + e.getMessage());
-      out.println(args[0].equals(PointCommand.NAME) ? PointCommand.USAGE : usage());
-      return 2;
+      long micros;
+      try {
+        micros = Long.parseLong(value);
+      } catch (NumberFormatException e) {
+        micros = -1;
+      }
+      if (micros < 0) {
+        throw new TypeConversionException("auto or microseconds >= 0, was '" + value + "'");
+      }
+      return GroupCommitWindow.fixed(Duration.ofNanos(Math.multiplyExact(micros, 1_000L)));
+    }
+  }
+
+  /** What the command line asked; a usage error if the values do not make options. */
+  ExperimentOptions options() {
+    try {
+      return new ExperimentOptions(
+          quick,
+          out,
+          seconds,
+          keys,
+          systemWarmup,
+          groupCommitWindow,
+          zookeeperFlushDelay,
+          System.err::println);
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), e.getMessage());
+    }
+  }
+
+  /** The options of {@code experiment args} (parsed only, nothing run). */
+  static ExperimentOptions parse(String... args) {
+    ExperimentCommand command = new ExperimentCommand(System.out);
+    new CommandLine(command).parseArgs(args);
+    return command.options();
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    if (name == null) {
+      throw new ParameterException(spec.commandLine(), "which experiment? NAME is required");
     }
     List<Experiment> selected = new ArrayList<>();
-    if (args[0].equals("all")) {
+    if (name.equals("all")) {
       selected.addAll(experiments().values());
-    } else if (experiments().containsKey(args[0])) {
-      selected.add(experiments().get(args[0]));
+    } else if (experiments().containsKey(name)) {
+      selected.add(experiments().get(name));
     } else {
-      out.println("unknown experiment " + args[0] + "\n" + usage());
-      return 2;
+      throw new ParameterException(spec.commandLine(), "unknown experiment '" + name + "'");
     }
+    ExperimentOptions options = options();
     boolean sane = true;
     for (Experiment e : selected) {
       long start = System.nanoTime();
       ExperimentReport r = e.run(options);
-      double seconds = (System.nanoTime() - start) / 1e9;
+      double elapsedSeconds = (System.nanoTime() - start) / 1e9;
       write(options.out(), r);
-      print(out, r, seconds);
+      print(printed, r, elapsedSeconds);
       sane &= sane(r);
     }
     return sane ? 0 : 1;
@@ -103,57 +210,6 @@ public final class ExperimentCommand {
         && r.errors == 0
         && r.lostWrites.isEmpty()
         && r.counterIncrements > 0;
-  }
-
-  static ExperimentOptions parse(String[] args) {
-    boolean quick = false;
-    Path out = ExperimentOptions.DEFAULT_OUT;
-    double seconds = 0;
-    long keys = 0;
-    double systemWarmup = -1;
-    GroupCommitWindow groupCommitWindow = CommitLogConfig.DEFAULT_GROUP_COMMIT_WINDOW;
-    long zookeeperFlushDelay = 0;
-    for (int i = 1; i < args.length; i++) {
-      String a = args[i];
-      switch (a) {
-        case "--quick" -> quick = true;
-        case "--out" -> out = Path.of(value(args, ++i, a));
-        case "--seconds" -> seconds = Double.parseDouble(value(args, ++i, a));
-        case "--keys" -> keys = Long.parseLong(value(args, ++i, a));
-        case "--system-warmup" -> systemWarmup = Double.parseDouble(value(args, ++i, a));
-        case "--group-commit-window" -> groupCommitWindow = groupCommitWindow(value(args, ++i, a));
-        case "--zookeeper-flush-delay" -> zookeeperFlushDelay = Long.parseLong(value(args, ++i, a));
-        default -> throw new IllegalArgumentException("unknown option " + a + "\n" + usage());
-      }
-    }
-    return new ExperimentOptions(
-        quick,
-        out,
-        seconds,
-        keys,
-        systemWarmup,
-        groupCommitWindow,
-        zookeeperFlushDelay,
-        System.err::println);
-  }
-
-  /** {@code auto}, or a fixed window in microseconds (0: off). */
-  static GroupCommitWindow groupCommitWindow(String value) {
-    if (value.equalsIgnoreCase(GroupCommitWindow.AUTO_NAME)) {
-      return GroupCommitWindow.AUTO;
-    }
-    long micros = Long.parseLong(value);
-    if (micros < 0) {
-      throw new IllegalArgumentException("--group-commit-window must be auto or >= 0");
-    }
-    return GroupCommitWindow.fixed(Duration.ofNanos(Math.multiplyExact(micros, 1_000L)));
-  }
-
-  private static String value(String[] args, int i, String option) {
-    if (i >= args.length) {
-      throw new IllegalArgumentException(option + " needs a value");
-    }
-    return args[i];
   }
 
   static void write(Path out, ExperimentReport r) throws IOException {

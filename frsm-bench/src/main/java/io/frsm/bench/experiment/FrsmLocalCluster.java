@@ -7,34 +7,30 @@ import io.frsm.lsm.commitlog.CommitLogConfig;
 import io.frsm.lsm.commitlog.GroupCommitWindow;
 import io.frsm.server.config.ConsensusKeys;
 import io.frsm.server.config.CorePlacement;
+import io.frsm.server.config.RingKeys;
 import io.frsm.server.config.TransportKeys;
+import io.frsm.server.local.LocalCluster;
 import io.frsm.server.node.FrsmNode;
-import io.frsm.server.node.NaturalLeaders;
 import io.frsm.server.ring.NodeInfo;
 import io.frsm.server.ring.Ring;
-import io.frsm.server.zk.EmbeddedZooKeeper;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicIntegerArray;
 
 /**
- * Three frsm nodes on loopback with an embedded ZooKeeper, each node with its own data and commit
- * log directory (fsync on, the engine's default): the frsm side of every experiment. The one place
- * that knows how the experiments start frsm. Range leadership and leases are on (the node's
- * defaults): start-up returns once every range is led by its natural leader.
+ * Three frsm nodes on loopback with an embedded ZooKeeper ({@link LocalCluster}, as {@code frsm
+ * local} runs them: each node with its own data and commit log directory, fsync on, 3 s ZooKeeper
+ * sessions), with the node settings an experiment varies: the frsm side of every experiment. Range
+ * leadership and leases are on (the node's defaults): start-up returns once every range is led by
+ * its natural leader.
  */
 final class FrsmLocalCluster implements KvSystem {
   static final String CLUSTER_ID = "experiment";
   static final int NODES = 3;
-  private static final Duration READY_TIMEOUT = Duration.ofSeconds(60);
 
-  /** The nodes' ring: FrsmNode's default vnode count, one rack per node. */
-  private static final int VNODES = 16;
+  /** The nodes' ring (fixed, so clients route without asking ZooKeeper): one rack per node. */
+  private static final int VNODES = RingKeys.VNODES.defaultValue();
 
   /**
    * What the experiments vary in the nodes.
@@ -133,23 +129,14 @@ final class FrsmLocalCluster implements KvSystem {
     THIN
   }
 
-  private final Path baseDir;
-  private final EmbeddedZooKeeper zookeeper;
-  private final FrsmNode[] nodes = new FrsmNode[NODES];
-
-  /** 1 at index i once node i + 1 was killed; read by client threads when they route. */
-  private final AtomicIntegerArray killed = new AtomicIntegerArray(NODES);
-
-  private final Settings settings;
+  private final LocalCluster cluster;
   private final Ring ring;
 
-  private FrsmLocalCluster(Path baseDir, EmbeddedZooKeeper zookeeper, Settings settings) {
-    this.baseDir = baseDir;
-    this.zookeeper = zookeeper;
-    this.settings = settings;
+  private FrsmLocalCluster(LocalCluster cluster) {
+    this.cluster = cluster;
     List<NodeInfo> members = new ArrayList<>();
     for (int id = 1; id <= NODES; id++) {
-      members.add(new NodeInfo(id, "127.0.0.1", 0, 0, rack(id)));
+      members.add(new NodeInfo(id, "127.0.0.1", 0, 0, LocalCluster.rack(id)));
     }
     this.ring = Ring.of(1, members, VNODES, NODES);
   }
@@ -159,57 +146,25 @@ final class FrsmLocalCluster implements KvSystem {
     return start(baseDir, Settings.DEFAULT.transportThreads(transportThreads));
   }
 
-  /** Starts the cluster under {@code baseDir} with {@code settings}. */
+  /**
+   * Starts the cluster under {@code baseDir} with {@code settings}. Measures the steady state:
+   * every range led by its natural leader, whose lease makes its reads leader-only (the first write
+   * of each range still waits out L·(1+ρ): warm-up).
+   */
   static FrsmLocalCluster start(Path baseDir, Settings settings) throws Exception {
-    FrsmLocalCluster c =
-        new FrsmLocalCluster(
-            baseDir, EmbeddedZooKeeper.start(baseDir.resolve("zookeeper")), settings);
-    try {
-      for (int i = 0; i < NODES; i++) {
-        c.nodes[i] = c.newNode(i + 1);
-        c.nodes[i].start();
-      }
-      for (FrsmNode n : c.nodes) {
-        n.awaitReady(READY_TIMEOUT);
-      }
-      // Measure the steady state: every range led by its natural leader, whose lease makes its
-      // reads leader-only (the first write of each range still waits out L·(1+ρ): warm-up).
-      NaturalLeaders.await(List.of(c.nodes), READY_TIMEOUT);
-      return c;
-    } catch (Exception | Error e) {
-      c.close();
-      throw e;
-    }
-  }
-
-  private FrsmNode newNode(int nodeId) {
-    Path dir = baseDir.resolve("node-" + nodeId);
-    InetSocketAddress any = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
-    return FrsmNode.builder()
-        .nodeId(nodeId)
-        .clusterId(CLUSTER_ID)
-        .dataDirectory(dir.resolve("data"))
-        .commitLogDirectories(List.of(dir.resolve("commitlog")))
-        .peerAddress(any)
-        .clientAddress(any)
-        .zookeeper(zookeeper.connectString())
-        // As `frsm local`: a dead leader's ranges move session timeout + L·(1+ρ) after it died
-        // (docs/OPERATIONS.md "Fail-over timing"); the 10 s production default would make that 12
-        // s.
-        .zookeeperSessionTimeout(Duration.ofSeconds(3))
-        .rack(rack(nodeId))
-        .vnodes(VNODES)
-        .transportThreads(settings.transportThreads())
-        .leaderOnlyReads(settings.leaderOnlyReads())
-        .forcedColdCasShare(settings.forcedColdCasShare())
-        .coreThreads(settings.coreThreads())
-        .corePlacement(settings.corePlacement())
-        .lsm(b -> b.commitLogGroupCommitWindow(settings.groupCommitWindow()))
-        .build();
-  }
-
-  private static String rack(int nodeId) {
-    return "rack" + nodeId;
+    return new FrsmLocalCluster(
+        LocalCluster.start(
+            baseDir,
+            CLUSTER_ID,
+            NODES,
+            node ->
+                node.vnodes(VNODES)
+                    .transportThreads(settings.transportThreads())
+                    .leaderOnlyReads(settings.leaderOnlyReads())
+                    .forcedColdCasShare(settings.forcedColdCasShare())
+                    .coreThreads(settings.coreThreads())
+                    .corePlacement(settings.corePlacement())
+                    .lsm(b -> b.commitLogGroupCommitWindow(settings.groupCommitWindow()))));
   }
 
   @Override
@@ -229,14 +184,12 @@ final class FrsmLocalCluster implements KvSystem {
    */
   FrsmClient client(Access access, double nonLeaderFraction) {
     if (access == Access.THIN) {
-      return FrsmClient.builder()
-          .zookeeper(zookeeper.connectString())
-          .clusterId(CLUSTER_ID)
-          .build();
+      return cluster.thinClient();
     }
     List<FrsmClient> perNode = new ArrayList<>();
-    for (int i = 0; i < NODES; i++) {
-      perNode.add(killed.get(i) == 1 ? null : nodes[i].client());
+    for (int id = 1; id <= NODES; id++) {
+      FrsmNode n = cluster.node(id);
+      perNode.add(n == null ? null : n.client());
     }
     return new RoutedClient(perNode, this::replicaOrder, nonLeaderFraction);
   }
@@ -247,7 +200,7 @@ final class FrsmLocalCluster implements KvSystem {
     int[] out = new int[replicas.size()];
     int n = 0;
     for (int id : replicas) {
-      if (killed.get(id - 1) == 0) {
+      if (cluster.node(id) != null) {
         out[n++] = id - 1;
       }
     }
@@ -261,17 +214,14 @@ final class FrsmLocalCluster implements KvSystem {
 
   /** Kills node {@code nodeId} as SIGKILL would: no drain, no flush, no deregistration. */
   void kill(int nodeId) {
-    killed.set(nodeId - 1, 1);
-    nodes[nodeId - 1].kill();
+    cluster.kill(nodeId);
   }
 
   /** The sum of the live nodes' consensus counters (each at most one tick old). */
   CoreStats coreStats() {
     CoreStats sum = CoreStats.ZERO;
-    for (int i = 0; i < NODES; i++) {
-      if (killed.get(i) == 0) {
-        sum = sum.plus(nodes[i].coreStats());
-      }
+    for (FrsmNode n : cluster.nodes()) {
+      sum = sum.plus(n.coreStats());
     }
     return sum;
   }
@@ -300,6 +250,25 @@ final class FrsmLocalCluster implements KvSystem {
     }
   }
 
+  /**
+   * What the live nodes counted: their consensus counters and their group commits.
+   *
+   * @param core {@link #coreStats()}
+   * @param groupCommits {@link #groupCommits()}
+   */
+  record Counters(CoreStats core, GroupCommits groupCommits) {
+    static final Counters ZERO = new Counters(CoreStats.ZERO, GroupCommits.ZERO);
+
+    Counters minus(Counters o) {
+      return new Counters(core.minus(o.core), groupCommits.minus(o.groupCommits));
+    }
+  }
+
+  /** The live nodes' counters so far. */
+  Counters counters() {
+    return new Counters(coreStats(), groupCommits());
+  }
+
   /** The live nodes' group commits so far. */
   GroupCommits groupCommits() {
     long syncs = 0;
@@ -307,20 +276,18 @@ final class FrsmLocalCluster implements KvSystem {
     long windows = 0;
     long gathered = 0;
     long windowNanos = 0;
-    for (int i = 0; i < NODES; i++) {
-      if (killed.get(i) == 0) {
-        var registry = nodes[i].meterRegistry();
-        for (var s : registry.find("frsm.commitlog.batch.records").summaries()) {
-          syncs += s.count();
-          records += Math.round(s.totalAmount());
-        }
-        for (var s : registry.find("frsm.commitlog.group.window.records").summaries()) {
-          windows += s.count();
-          gathered += Math.round(s.totalAmount());
-        }
-        for (var t : registry.find("frsm.commitlog.group.window").timers()) {
-          windowNanos += Math.round(t.totalTime(java.util.concurrent.TimeUnit.NANOSECONDS));
-        }
+    for (FrsmNode n : cluster.nodes()) {
+      var registry = n.meterRegistry();
+      for (var s : registry.find("frsm.commitlog.batch.records").summaries()) {
+        syncs += s.count();
+        records += Math.round(s.totalAmount());
+      }
+      for (var s : registry.find("frsm.commitlog.group.window.records").summaries()) {
+        windows += s.count();
+        gathered += Math.round(s.totalAmount());
+      }
+      for (var t : registry.find("frsm.commitlog.group.window").timers()) {
+        windowNanos += Math.round(t.totalTime(java.util.concurrent.TimeUnit.NANOSECONDS));
       }
     }
     return new GroupCommits(syncs, records, windows, gathered, windowNanos);
@@ -328,15 +295,6 @@ final class FrsmLocalCluster implements KvSystem {
 
   @Override
   public void close() {
-    for (int i = NODES - 1; i >= 0; i--) {
-      if (nodes[i] != null && killed.get(i) == 0) {
-        try {
-          nodes[i].close();
-        } catch (RuntimeException e) {
-          System.err.println("frsm node " + (i + 1) + " did not stop cleanly: " + e);
-        }
-      }
-    }
-    zookeeper.close();
+    cluster.close();
   }
 }

@@ -25,19 +25,7 @@ final class LatencyThroughputExperiment implements Experiment {
 
   @Override
   public ExperimentReport run(ExperimentOptions o) throws Exception {
-    ResultTable table =
-        new ResultTable(
-            "keys",
-            "system",
-            "clients",
-            "ops_per_s",
-            "get_p50_us",
-            "get_p99_us",
-            "cas_p50_us",
-            "cas_p99_us",
-            "cas_mismatches",
-            "cpu_us_per_op",
-            "cpus_busy");
+    ResultTable table = new ResultTable(Point.tableColumns("keys", "system", "clients"));
     ExperimentReport report = new ExperimentReport(name(), table);
     int[] steps = o.quick() ? QUICK_CLIENTS : FULL_CLIENTS;
     Map<String, Charts.Series> charts = new LinkedHashMap<>();
@@ -64,20 +52,11 @@ final class LatencyThroughputExperiment implements Experiment {
               spec = spec.uniform();
             }
             String label = String.format(Locale.ROOT, "%s %s c=%d", name, keys, clients);
-            Point p = Measurement.run(client, check, spec, o.warmup(), label, o.progress());
+            Point p =
+                Measurement.run(
+                    client, check, new Measurement.Step(spec, o.warmup(), label, o.progress()));
             report.account(label, p);
-            table.add(
-                keys,
-                name,
-                clients,
-                p.opsPerSecond(),
-                p.getP50Micros(),
-                p.getP99Micros(),
-                p.casP50Micros(),
-                p.casP99Micros(),
-                p.result().casMismatches(),
-                p.cpuMicrosPerOp(),
-                p.cpusBusy());
+            table.add(p.tableRow(keys, name, clients));
             charts.get(keys).add(name, p.opsPerSecond(), p.casP50Micros() / 1000.0);
             peak.merge(keys + "/" + name, p, Point::faster);
           }

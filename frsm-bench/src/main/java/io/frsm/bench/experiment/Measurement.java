@@ -11,6 +11,7 @@ import java.util.SplittableRandom;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 
@@ -28,31 +29,46 @@ final class Measurement {
 
   private Measurement() {}
 
-  static Point run(
-      FrsmClient client,
-      FrsmClient checkClient,
-      WorkloadSpec spec,
-      Duration warmup,
-      String label,
-      Consumer<String> progress)
+  /**
+   * What one step runs.
+   *
+   * @param spec the measured workload
+   * @param warmup how long the same workload runs unmeasured first
+   * @param label the step's name in progress lines
+   * @param progress where progress lines go
+   */
+  record Step(WorkloadSpec spec, Duration warmup, String label, Consumer<String> progress) {}
+
+  static Point run(FrsmClient client, FrsmClient checkClient, Step step)
       throws InterruptedException {
-    return run(client, checkClient, spec, warmup, label, progress, () -> {});
+    return run(client, checkClient, step, () -> {});
+  }
+
+  /**
+   * A step measured on frsm, and what its nodes counted over the measured run (the counter check's
+   * calls included).
+   */
+  record OnFrsm(Point point, FrsmLocalCluster.Counters counted) {}
+
+  /** As above, on {@code frsm}'s nodes, with what they counted over the measured run. */
+  static OnFrsm run(FrsmLocalCluster frsm, FrsmClient client, FrsmClient checkClient, Step step)
+      throws InterruptedException {
+    AtomicReference<FrsmLocalCluster.Counters> before = new AtomicReference<>();
+    Point p = run(client, checkClient, step, () -> before.set(frsm.counters()));
+    return new OnFrsm(p, frsm.counters().minus(before.get()));
   }
 
   /** As above; {@code atMeasuredStart} runs after the warm-up, just before the measured run. */
-  static Point run(
-      FrsmClient client,
-      FrsmClient checkClient,
-      WorkloadSpec spec,
-      Duration warmup,
-      String label,
-      Consumer<String> progress,
-      Runnable atMeasuredStart)
+  private static Point run(
+      FrsmClient client, FrsmClient checkClient, Step step, Runnable atMeasuredStart)
       throws InterruptedException {
+    WorkloadSpec spec = step.spec();
+    String label = step.label();
+    Consumer<String> progress = step.progress();
     LongAdder safeRetries = new LongAdder();
     client = new SafeRetries(client, safeRetries);
-    if (!warmup.isZero()) {
-      new WorkloadRunner(client, withDuration(spec, warmup), line -> {}).run();
+    if (!step.warmup().isZero()) {
+      new WorkloadRunner(client, withDuration(spec, step.warmup()), line -> {}).run();
     }
     CounterCheck check =
         new CounterCheck(
@@ -110,32 +126,6 @@ final class Measurement {
         s.valueSizeMix(),
         s.clients(),
         d,
-        s.targetOpsPerSecond(),
-        s.seed());
-  }
-
-  static WorkloadSpec withReadFraction(WorkloadSpec s, double readFraction) {
-    return new WorkloadSpec(
-        s.keyCount(),
-        s.zipfTheta(),
-        readFraction,
-        s.valueSizeBytes(),
-        s.valueSizeMix(),
-        s.clients(),
-        s.duration(),
-        s.targetOpsPerSecond(),
-        s.seed());
-  }
-
-  static WorkloadSpec withValueSize(WorkloadSpec s, int bytes) {
-    return new WorkloadSpec(
-        s.keyCount(),
-        s.zipfTheta(),
-        s.readFraction(),
-        bytes,
-        false,
-        s.clients(),
-        s.duration(),
         s.targetOpsPerSecond(),
         s.seed());
   }

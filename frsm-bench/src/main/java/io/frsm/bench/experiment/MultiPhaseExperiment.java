@@ -5,7 +5,6 @@ import io.frsm.consensus.core.CoreStats;
 import io.frsm.server.workload.WorkloadSpec;
 import java.nio.file.Path;
 import java.util.Locale;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Experiment 3 (Figure 16): frsm's throughput as the share of operations that need a multi-phase
@@ -54,20 +53,14 @@ final class MultiPhaseExperiment implements Experiment {
           Systems.warmUp(client, o, "frsm");
           first = false;
         }
-        AtomicReference<CoreStats> before = new AtomicReference<>();
         WorkloadSpec spec = WorkloadSpec.paper(o.keyCount(), CLIENTS, o.step(0.7, 5));
         String label = String.format(Locale.ROOT, "frsm forced cold %.2f", share);
-        Point p =
+        Measurement.OnFrsm step =
             Measurement.run(
-                client,
-                check,
-                spec,
-                o.warmup(),
-                label,
-                o.progress(),
-                () -> before.set(frsm.coreStats()));
+                frsm, client, check, new Measurement.Step(spec, o.warmup(), label, o.progress()));
+        Point p = step.point();
         report.account(label, p);
-        CoreStats d = frsm.coreStats().minus(before.get());
+        CoreStats d = step.counted().core();
         long rounds = d.casWarm() + d.casCold();
         double cold = d.multiPhaseFraction();
         table.add(

@@ -1,6 +1,7 @@
 package io.frsm.bench.experiment;
 
 import io.frsm.server.workload.WorkloadResult;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -55,6 +56,41 @@ record Point(
   /** CPUs the whole JVM kept busy on average over the window; NaN when unknown. */
   double cpusBusy() {
     return cpu.cpusBusy();
+  }
+
+  /**
+   * The columns of a step's throughput, latency and CPU figures ({@link #tableRow}), after {@code
+   * keyColumns}, the columns that say which step it was.
+   */
+  static String[] tableColumns(String... keyColumns) {
+    List<String> all = new ArrayList<>(List.of(keyColumns));
+    all.addAll(
+        List.of(
+            "ops_per_s",
+            "get_p50_us",
+            "get_p99_us",
+            "cas_p50_us",
+            "cas_p99_us",
+            "cas_mismatches",
+            "cpu_us_per_op",
+            "cpus_busy"));
+    return all.toArray(String[]::new);
+  }
+
+  /** The row of {@link #tableColumns}: {@code keyCells}, then this step's figures. */
+  Object[] tableRow(Object... keyCells) {
+    List<Object> all = new ArrayList<>(List.of(keyCells));
+    all.addAll(
+        List.of(
+            opsPerSecond(),
+            getP50Micros(),
+            getP99Micros(),
+            casP50Micros(),
+            casP99Micros(),
+            result.casMismatches(),
+            cpuMicrosPerOp(),
+            cpusBusy()));
+    return all.toArray();
   }
 
   /** The step of higher throughput (the first on a tie): a system's peak, for the notes. */

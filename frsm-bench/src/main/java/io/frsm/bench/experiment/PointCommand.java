@@ -3,6 +3,8 @@ package io.frsm.bench.experiment;
 import io.frsm.api.FrsmClient;
 import io.frsm.bench.crsm.CrsmCluster;
 import io.frsm.consensus.core.CoreStats;
+import io.frsm.lsm.commitlog.GroupCommitWindow;
+import io.frsm.server.cli.CommandLines;
 import io.frsm.server.config.CorePlacement;
 import io.frsm.server.workload.WorkloadSpec;
 import java.io.PrintStream;
@@ -11,6 +13,15 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.TypeConversionException;
 
 /**
  * {@code experiment point --system frsm|crsm [--batch N] [--transport-threads N] [--core-threads N]
@@ -19,110 +30,189 @@ import java.util.Map;
  * embedded at the key's leader, or the thin client over TCP), its result printed as one {@code
  * POINT key=value ...} line. The cores experiment runs it in child JVMs pinned to a set of CPUs.
  */
-final class PointCommand {
+@Command(
+    name = PointCommand.NAME,
+    description = "One measured step in this JVM, printed as a POINT key=value ... line.")
+final class PointCommand implements Callable<Integer> {
   static final String NAME = "point";
   static final String PREFIX = "POINT ";
-  static final String USAGE =
-      "usage: java -jar frsm-bench.jar experiment point --system frsm|crsm [--batch N]"
-          + " [--transport-threads N] [--core-threads N] [--core-on-loop auto|true|false]"
-          + " [--group-commit-window auto|MICROS] [--client embedded|thin] --clients N"
-          + " --seconds S [--warmup S]"
-          + " --keys N [--distribution zipf|uniform] --data DIR";
 
-  private PointCommand() {}
+  enum SystemKind {
+    frsm,
+    crsm
+  }
 
-  static int main(String[] args, PrintStream out) throws Exception {
-    Map<String, String> a = new HashMap<>();
-    for (int i = 0; i + 1 < args.length; i += 2) {
-      if (!args[i].startsWith("--")) {
-        throw new IllegalArgumentException("expected --option value, got " + args[i]);
+  enum ClientKind {
+    embedded,
+    thin
+  }
+
+  enum KeyDistribution {
+    zipf,
+    uniform
+  }
+
+  @Option(
+      names = "--system",
+      required = true,
+      description = "${COMPLETION-CANDIDATES}: frsm, or the cRSM baseline.")
+  SystemKind system;
+
+  @Option(
+      names = "--batch",
+      paramLabel = "N",
+      defaultValue = "128",
+      description = "The cRSM's batch size (default: ${DEFAULT-VALUE}).")
+  int batch;
+
+  @Option(
+      names = "--transport-threads",
+      paramLabel = "N",
+      description =
+          "Netty event loops per node (default: frsm's node default; the cRSM's: frsm's"
+              + " default count).")
+  Integer transportThreads;
+
+  @Option(
+      names = "--core-threads",
+      paramLabel = "N",
+      defaultValue = "0",
+      description = "frsm's consensus core shards per node (default: 0, the node's choice).")
+  int coreThreads;
+
+  @Option(
+      names = "--core-on-loop",
+      paramLabel = "auto|true|false",
+      defaultValue = "auto",
+      converter = CorePlacementConverter.class,
+      description = "frsm's consensus.coreOnTransportLoop (default: ${DEFAULT-VALUE}).")
+  CorePlacement corePlacement;
+
+  @Option(
+      names = "--group-commit-window",
+      paramLabel = "auto|MICROS",
+      converter = ExperimentCommand.GroupCommitWindowConverter.class,
+      description = "frsm's lsm.commitLogGroupCommitWindow (default: auto).")
+  GroupCommitWindow groupCommitWindow = FrsmLocalCluster.Settings.DEFAULT.groupCommitWindow();
+
+  @Option(
+      names = "--client",
+      defaultValue = "embedded",
+      description =
+          "${COMPLETION-CANDIDATES}: in-process at the key's leader, or frsm's thin"
+              + " client over TCP (default: ${DEFAULT-VALUE}).")
+  ClientKind client;
+
+  @Option(names = "--clients", required = true, paramLabel = "N", description = "Client threads.")
+  int clients;
+
+  @Option(names = "--seconds", required = true, paramLabel = "S", description = "Measured seconds.")
+  double seconds;
+
+  @Option(
+      names = "--warmup",
+      paramLabel = "S",
+      defaultValue = "1",
+      description = "Unmeasured seconds before (default: ${DEFAULT-VALUE}).")
+  double warmupSeconds;
+
+  @Option(names = "--keys", required = true, paramLabel = "N", description = "Key count.")
+  long keys;
+
+  @Option(
+      names = "--distribution",
+      defaultValue = "zipf",
+      description = "${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
+  KeyDistribution distribution;
+
+  @Option(
+      names = "--data",
+      required = true,
+      paramLabel = "DIR",
+      description = "The system's data directory (deleted at the end).")
+  Path data;
+
+  @Mixin CommandLines.HelpOption help;
+
+  @Spec CommandSpec spec;
+
+  private final PrintStream out;
+
+  PointCommand(PrintStream out) {
+    this.out = out;
+  }
+
+  /** {@code auto}, {@code true} or {@code false}, as {@code consensus.coreOnTransportLoop}. */
+  static final class CorePlacementConverter implements ITypeConverter<CorePlacement> {
+    @Override
+    public CorePlacement convert(String value) {
+      CorePlacement p = CorePlacement.parse(value);
+      if (p == null) {
+        throw new TypeConversionException("auto, true or false, was '" + value + "'");
       }
-      a.put(args[i].substring(2), args[i + 1]);
+      return p;
     }
-    String systemName = required(a, "system");
-    Path dir = Path.of(required(a, "data"));
-    int clients = Integer.parseInt(required(a, "clients"));
-    Duration step =
-        Duration.ofMillis(Math.round(Double.parseDouble(required(a, "seconds")) * 1000));
-    Duration warmup =
-        Duration.ofMillis(Math.round(Double.parseDouble(a.getOrDefault("warmup", "1")) * 1000));
-    long keys = Long.parseLong(required(a, "keys"));
-    boolean thin =
-        switch (a.getOrDefault("client", "embedded")) {
-          case "embedded" -> false;
-          case "thin" -> true;
-          default -> throw new IllegalArgumentException("--client is embedded or thin");
-        };
-    boolean uniform =
-        switch (a.getOrDefault("distribution", "zipf")) {
-          case "zipf" -> false;
-          case "uniform" -> true;
-          default -> throw new IllegalArgumentException("--distribution is zipf or uniform");
-        };
-    WorkloadSpec paper = WorkloadSpec.paper(keys, clients, step);
-    if (thin && !systemName.equals("frsm")) {
-      throw new IllegalArgumentException("--client thin needs --system frsm");
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    if (client == ClientKind.thin && system != SystemKind.frsm) {
+      throw new ParameterException(spec.commandLine(), "--client thin needs --system frsm");
     }
-    KvSystem system =
-        switch (systemName) {
-          case "frsm" ->
-              FrsmLocalCluster.start(
-                  dir,
-                  FrsmLocalCluster.Settings.DEFAULT
-                      .transportThreads(Integer.parseInt(a.getOrDefault("transport-threads", "0")))
-                      .coreThreads(Integer.parseInt(a.getOrDefault("core-threads", "0")))
-                      .corePlacement(placement(a.getOrDefault("core-on-loop", "auto")))
-                      .groupCommitWindow(
-                          a.containsKey("group-commit-window")
-                              ? ExperimentCommand.groupCommitWindow(a.get("group-commit-window"))
-                              : FrsmLocalCluster.Settings.DEFAULT.groupCommitWindow()));
-          case "crsm" ->
-              CrsmSystem.start(
-                  dir,
-                  Integer.parseInt(a.getOrDefault("batch", "128")),
-                  Integer.parseInt(
-                      a.getOrDefault(
-                          "transport-threads",
-                          Integer.toString(CrsmCluster.defaultTransportThreads()))));
-          default -> throw new IllegalArgumentException("unknown --system " + systemName);
-        };
-    Point p;
-    java.util.concurrent.atomic.AtomicReference<CoreStats> before =
-        new java.util.concurrent.atomic.AtomicReference<>(CoreStats.ZERO);
-    CoreStats during = null;
-    java.util.concurrent.atomic.AtomicReference<FrsmLocalCluster.GroupCommits> syncsBefore =
-        new java.util.concurrent.atomic.AtomicReference<>(FrsmLocalCluster.GroupCommits.ZERO);
-    FrsmLocalCluster.GroupCommits syncsDuring = null;
-    try (FrsmClient client =
-            thin
-                ? ((FrsmLocalCluster) system).client(FrsmLocalCluster.Access.THIN, 0)
-                : system.client();
-        FrsmClient check = system.checkClient()) {
-      p =
-          Measurement.run(
-              client,
-              check,
-              uniform ? paper.uniform() : paper,
-              warmup,
-              systemName,
-              s -> {},
-              () -> {
-                before.set(coreStats(system));
-                syncsBefore.set(groupCommits(system));
-              });
-      during = coreStats(system).minus(before.get());
-      syncsDuring = groupCommits(system).minus(syncsBefore.get());
-    } finally {
-      Systems.stop(system, dir);
+    WorkloadSpec paper;
+    try {
+      paper = WorkloadSpec.paper(keys, clients, millis(seconds));
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), e.getMessage());
     }
-    out.println(
-        format(p)
-            + (system instanceof FrsmLocalCluster ? modes(during) + syncs(syncsDuring, p) : ""));
+    WorkloadSpec workload = distribution == KeyDistribution.uniform ? paper.uniform() : paper;
+    Duration warmup = millis(warmupSeconds);
+    String line;
+    if (system == SystemKind.frsm) {
+      FrsmLocalCluster frsm =
+          FrsmLocalCluster.start(
+              data,
+              FrsmLocalCluster.Settings.DEFAULT
+                  .transportThreads(transportThreads == null ? 0 : transportThreads)
+                  .coreThreads(coreThreads)
+                  .corePlacement(corePlacement)
+                  .groupCommitWindow(groupCommitWindow));
+      try (FrsmClient c =
+              client == ClientKind.thin
+                  ? frsm.client(FrsmLocalCluster.Access.THIN, 0)
+                  : frsm.client();
+          FrsmClient check = frsm.checkClient()) {
+        Measurement.OnFrsm step =
+            Measurement.run(
+                frsm, c, check, new Measurement.Step(workload, warmup, "frsm", s -> {}));
+        line =
+            format(step.point())
+                + modes(step.counted().core())
+                + syncs(step.counted().groupCommits(), step.point());
+      } finally {
+        Systems.stop(frsm, data);
+      }
+    } else {
+      CrsmSystem crsm =
+          CrsmSystem.start(
+              data,
+              batch,
+              transportThreads == null ? CrsmCluster.defaultTransportThreads() : transportThreads);
+      try (FrsmClient c = crsm.client();
+          FrsmClient check = crsm.checkClient()) {
+        line =
+            format(
+                Measurement.run(c, check, new Measurement.Step(workload, warmup, "crsm", s -> {})));
+      } finally {
+        Systems.stop(crsm, data);
+      }
+    }
+    out.println(line);
     return 0;
   }
 
-  private static CoreStats coreStats(KvSystem system) {
-    return system instanceof FrsmLocalCluster frsm ? frsm.coreStats() : CoreStats.ZERO;
+  private static Duration millis(double seconds) {
+    return Duration.ofMillis(Math.round(seconds * 1000));
   }
 
   /** How frsm's nodes served the measured step (the counter check's calls included). */
@@ -157,20 +247,6 @@ final class PointCommand {
         d.windowNanos() / 1e3 / Math.max(1, d.windows()));
   }
 
-  private static FrsmLocalCluster.GroupCommits groupCommits(KvSystem system) {
-    return system instanceof FrsmLocalCluster frsm
-        ? frsm.groupCommits()
-        : FrsmLocalCluster.GroupCommits.ZERO;
-  }
-
-  private static String required(Map<String, String> a, String key) {
-    String v = a.get(key);
-    if (v == null) {
-      throw new IllegalArgumentException("point needs --" + key);
-    }
-    return v;
-  }
-
   static String format(Point p) {
     return String.format(
         Locale.ROOT,
@@ -201,13 +277,5 @@ final class PointCommand {
       fields.put(kv.substring(0, eq), Double.parseDouble(kv.substring(eq + 1)));
     }
     return fields;
-  }
-
-  private static CorePlacement placement(String value) {
-    CorePlacement p = CorePlacement.parse(value);
-    if (p == null) {
-      throw new IllegalArgumentException("--core-on-loop is auto, true or false: " + value);
-    }
-    return p;
   }
 }

@@ -13,7 +13,6 @@ import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Experiment 4 (Figures 22–23): leader-only vs quorum read latency across value sizes. Two clusters
@@ -67,24 +66,16 @@ final class ReadModesExperiment implements Experiment {
         for (int z = 0; z < sizes.length; z++) {
           int size = sizes[z];
           prefill(check, keys, size);
-          AtomicReference<CoreStats> before = new AtomicReference<>();
-          WorkloadSpec spec =
-              Measurement.withValueSize(
-                  Measurement.withReadFraction(
-                      WorkloadSpec.paper(keys, CLIENTS, o.step(0.5, 4)).uniform(), 1.0),
-                  size);
           String label = String.format(Locale.ROOT, "reads %dB %s", size, MODES[m]);
-          Point p =
+          Measurement.OnFrsm step =
               Measurement.run(
+                  frsm,
                   client,
                   check,
-                  spec,
-                  o.warmup(),
-                  label,
-                  o.progress(),
-                  () -> before.set(frsm.coreStats()));
+                  new Measurement.Step(readsOnly(keys, size, o), o.warmup(), label, o.progress()));
+          Point p = step.point();
           report.account(label, p);
-          CoreStats d = frsm.coreStats().minus(before.get());
+          CoreStats d = step.counted().core();
           long served = d.readsLeaderOnly() + d.readsQuorum() + d.readsMutatingQuorum();
           long asConfigured = leaderOnly ? d.readsLeaderOnly() : served - d.readsLeaderOnly();
           servedAsConfigured[m][z] = served == 0 ? 0 : (double) asConfigured / served;
@@ -129,6 +120,21 @@ final class ReadModesExperiment implements Experiment {
             chart,
             false));
     return report;
+  }
+
+  /** Gets only, of {@code size}-byte values, uniform over {@code keys} keys. */
+  private static WorkloadSpec readsOnly(long keys, int size, ExperimentOptions o) {
+    WorkloadSpec paper = WorkloadSpec.paper(keys, CLIENTS, o.step(0.5, 4));
+    return new WorkloadSpec(
+        paper.keyCount(),
+        0, // uniform
+        1.0,
+        size,
+        false,
+        paper.clients(),
+        paper.duration(),
+        paper.targetOpsPerSecond(),
+        paper.seed());
   }
 
   /** Writes every key once at {@code size} bytes (create, or CAS over an older size). */

@@ -3,6 +3,7 @@ package io.frsm.bench.experiment;
 import io.frsm.api.FrsmClient;
 import io.frsm.server.workload.WorkloadRunner;
 import io.frsm.server.workload.WorkloadSpec;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -72,7 +73,9 @@ final class RecoveryExperiment implements Experiment {
       timeline = new Timeline(start, (int) (total.toNanos() / Timeline.WINDOW_NANOS) + 1);
       killer.schedule(() -> frsm.kill(victim), killAt.toNanos(), TimeUnit.NANOSECONDS);
       try (FrsmClient timed = timeline.wrap(thin)) {
-        p = Measurement.run(timed, check, spec, Duration.ZERO, "recovery", o.progress());
+        p =
+            Measurement.run(
+                timed, check, new Measurement.Step(spec, Duration.ZERO, "recovery", o.progress()));
       }
     } finally {
       killer.shutdown();
@@ -164,22 +167,26 @@ final class RecoveryExperiment implements Experiment {
     Files.createDirectories(o.out());
     Files.writeString(timelineCsv, csv, StandardCharsets.UTF_8);
     report.files.add(timelineCsv);
-    report.files.add(
-        Charts.line(
-            o.out().resolve("paper-recovery-throughput.png"),
-            "Leader kill at " + killAt.toMillis() + " ms: throughput per 100 ms",
-            "time (s)",
-            "client calls/s",
-            rate,
-            false));
-    report.files.add(
-        Charts.line(
-            o.out().resolve("paper-recovery-p99.png"),
-            "Leader kill at " + killAt.toMillis() + " ms: p99 per 100 ms",
-            "time (s)",
-            "ms",
-            p99,
-            true));
+    report.files.add(timelineChart(o, "throughput", killAt, "client calls/s", rate, false));
+    report.files.add(timelineChart(o, "p99", killAt, "ms", p99, true));
     return report;
+  }
+
+  /** {@code paper-recovery-<figure>.png}: {@code figure} per 100 ms window over the run. */
+  private static Path timelineChart(
+      ExperimentOptions o,
+      String figure,
+      Duration killAt,
+      String unit,
+      Charts.Series series,
+      boolean logScale)
+      throws IOException {
+    return Charts.line(
+        o.out().resolve("paper-recovery-" + figure + ".png"),
+        "Leader kill at " + killAt.toMillis() + " ms: " + figure + " per 100 ms",
+        "time (s)",
+        unit,
+        series,
+        logScale);
   }
 }

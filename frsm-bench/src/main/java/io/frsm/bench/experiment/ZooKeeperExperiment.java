@@ -26,18 +26,7 @@ final class ZooKeeperExperiment implements Experiment {
 
   @Override
   public ExperimentReport run(ExperimentOptions o) throws Exception {
-    ResultTable table =
-        new ResultTable(
-            "system",
-            "clients",
-            "ops_per_s",
-            "get_p50_us",
-            "get_p99_us",
-            "cas_p50_us",
-            "cas_p99_us",
-            "cas_mismatches",
-            "cpu_us_per_op",
-            "cpus_busy");
+    ResultTable table = new ResultTable(Point.tableColumns("system", "clients"));
     ExperimentReport report = new ExperimentReport(name(), table);
     int[] steps = o.quick() ? QUICK_CLIENTS : FULL_CLIENTS;
     Map<String, Map<Integer, Double>> throughput = new LinkedHashMap<>();
@@ -63,19 +52,11 @@ final class ZooKeeperExperiment implements Experiment {
         for (int clients : steps) {
           WorkloadSpec spec = WorkloadSpec.paper(o.keyCount(), clients, o.step(0.7, 5));
           String label = String.format(Locale.ROOT, "%s c=%d", name, clients);
-          Point p = Measurement.run(client, check, spec, o.warmup(), label, o.progress());
+          Point p =
+              Measurement.run(
+                  client, check, new Measurement.Step(spec, o.warmup(), label, o.progress()));
           report.account(label, p);
-          table.add(
-              name,
-              clients,
-              p.opsPerSecond(),
-              p.getP50Micros(),
-              p.getP99Micros(),
-              p.casP50Micros(),
-              p.casP99Micros(),
-              p.result().casMismatches(),
-              p.cpuMicrosPerOp(),
-              p.cpusBusy());
+          table.add(p.tableRow(name, clients));
           peak.merge(name, p, Point::faster);
           throughput
               .computeIfAbsent(name, n -> new LinkedHashMap<>())

@@ -18,6 +18,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher;
@@ -193,17 +194,7 @@ final class ZooKeeperKvClient implements FrsmClient {
         path,
         newValue,
         (int) expected.timestamp(),
-        (rc, p, ctx, stat) -> {
-          KeeperException.Code code = KeeperException.Code.get(rc);
-          if (code == KeeperException.Code.OK) {
-            f.complete(version(stat));
-          } else if (code == KeeperException.Code.BADVERSION
-              || code == KeeperException.Code.NONODE) {
-            f.completeExceptionally(new CasMismatchException(expected, Optional.empty()));
-          } else {
-            f.completeExceptionally(failure(code, path, true));
-          }
-        },
+        (rc, p, ctx, stat) -> completeConditionalWrite(f, rc, path, expected, () -> version(stat)),
         null);
     return f;
   }
@@ -216,17 +207,7 @@ final class ZooKeeperKvClient implements FrsmClient {
     zk.delete(
         path,
         (int) expected.timestamp(),
-        (rc, p, ctx) -> {
-          KeeperException.Code code = KeeperException.Code.get(rc);
-          if (code == KeeperException.Code.OK) {
-            f.complete(null);
-          } else if (code == KeeperException.Code.BADVERSION
-              || code == KeeperException.Code.NONODE) {
-            f.completeExceptionally(new CasMismatchException(expected, Optional.empty()));
-          } else {
-            f.completeExceptionally(failure(code, path, true));
-          }
-        },
+        (rc, p, ctx) -> completeConditionalWrite(f, rc, path, expected, () -> null),
         null);
     return f;
   }
@@ -288,6 +269,23 @@ final class ZooKeeperKvClient implements FrsmClient {
   }
 
   /** A lost connection leaves a write's outcome unknown; a read can simply be retried. */
+  /**
+   * Completes a write conditional on {@code expected} (a setData or delete at a znode version):
+   * with {@code ok} on success; a CAS mismatch when the version moved or the node is gone (the
+   * API's current value is not known here); else the failure.
+   */
+  private static <T> void completeConditionalWrite(
+      CompletableFuture<T> f, int rc, String path, Version expected, Supplier<T> ok) {
+    KeeperException.Code code = KeeperException.Code.get(rc);
+    if (code == KeeperException.Code.OK) {
+      f.complete(ok.get());
+    } else if (code == KeeperException.Code.BADVERSION || code == KeeperException.Code.NONODE) {
+      f.completeExceptionally(new CasMismatchException(expected, Optional.empty()));
+    } else {
+      f.completeExceptionally(failure(code, path, true));
+    }
+  }
+
   private static FrsmException failure(KeeperException.Code code, String path, boolean write) {
     KeeperException cause = KeeperException.create(code, path);
     boolean connection =

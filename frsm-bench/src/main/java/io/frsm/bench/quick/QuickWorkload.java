@@ -24,13 +24,12 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.stream.Stream;
+import org.HdrHistogram.Histogram;
 
 /**
  * The quick demo: the paper's mixed workload (NSDI '20 §6: 43% reads, 57% writes) straight on one
@@ -77,19 +76,31 @@ public final class QuickWorkload {
     }
   }
 
-  /** What a run did. Latencies in nanoseconds; {@code firstError} null when errors is 0. */
+  /**
+   * What a run did. Latencies in nanoseconds, in histograms of {@link #newLatencyHistogram()}'s
+   * precision; {@code firstError} null when errors is 0.
+   */
   public record Result(
       double seconds,
-      LatencyHistogram gets,
-      LatencyHistogram puts,
+      Histogram gets,
+      Histogram puts,
       long errors,
       Throwable firstError,
       long flushes,
       long compactions,
       int tables) {
     public long operations() {
-      return gets.count() + puts.count();
+      return gets.getTotalCount() + puts.getTotalCount();
     }
+  }
+
+  /**
+   * A histogram of latencies in nanoseconds, any value, to three significant digits: a percentile
+   * it reports is the highest value of the bucket that holds it, at most 0.1% above the truth. Not
+   * thread-safe: one per client thread, added together at the end.
+   */
+  static Histogram newLatencyHistogram() {
+    return new Histogram(3);
   }
 
   private final Settings settings;
@@ -170,31 +181,11 @@ public final class QuickWorkload {
       Thread t = new Thread(c, "frsm-quick-client-" + i);
       threads.add(t);
     }
-    ScheduledExecutorService progress =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "frsm-quick-progress");
-              t.setDaemon(true);
-              return t;
-            });
-    ProgressLine line = new ProgressLine(engine, registry, startNanos);
-    try {
-      threads.forEach(Thread::start);
-      progress.scheduleAtFixedRate(line::print, 1, 1, TimeUnit.SECONDS);
-      for (Thread t : threads) {
-        joinUninterruptibly(t);
-      }
-    } finally {
-      progress.shutdownNow();
-      try {
-        progress.awaitTermination(10, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }
+    threads.forEach(Thread::start);
+    awaitClients(threads, new ProgressLine(engine, registry, startNanos), startNanos);
     double seconds = (System.nanoTime() - startNanos) / 1e9;
-    LatencyHistogram gets = new LatencyHistogram();
-    LatencyHistogram puts = new LatencyHistogram();
+    Histogram gets = newLatencyHistogram();
+    Histogram puts = newLatencyHistogram();
     for (Client c : clients) {
       gets.add(c.gets);
       puts.add(c.puts);
@@ -210,13 +201,27 @@ public final class QuickWorkload {
         engine.tables().size());
   }
 
-  private static void joinUninterruptibly(Thread t) {
+  /**
+   * Waits until every client thread ended (each stops at the deadline), printing the progress line
+   * once a second meanwhile.
+   */
+  private static void awaitClients(List<Thread> threads, ProgressLine line, long startNanos) {
+    long second = TimeUnit.SECONDS.toNanos(1);
+    long nextLine = startNanos + second;
     boolean interrupted = false;
-    while (t.isAlive()) {
-      try {
-        t.join();
-      } catch (InterruptedException e) {
-        interrupted = true; // the clients stop by their own deadline
+    for (Thread t : threads) {
+      while (t.isAlive()) {
+        long left = nextLine - System.nanoTime();
+        if (left <= 0) {
+          line.print();
+          nextLine += second;
+          continue;
+        }
+        try {
+          TimeUnit.NANOSECONDS.timedJoin(t, left);
+        } catch (InterruptedException e) {
+          interrupted = true; // the clients stop by their own deadline
+        }
       }
     }
     if (interrupted) {
@@ -230,8 +235,8 @@ public final class QuickWorkload {
     private final long deadline;
     private final Random random;
     private final byte[] value;
-    final LatencyHistogram gets = new LatencyHistogram();
-    final LatencyHistogram puts = new LatencyHistogram();
+    final Histogram gets = newLatencyHistogram();
+    final Histogram puts = newLatencyHistogram();
 
     Client(LsmEngine engine, long deadline, Random random) {
       this.engine = engine;
@@ -255,10 +260,10 @@ public final class QuickWorkload {
           }
           long end = System.nanoTime();
           if (get) {
-            gets.record(end - now);
+            gets.recordValue(Math.max(0, end - now));
             getCount.increment();
           } else {
-            puts.record(end - now);
+            puts.recordValue(Math.max(0, end - now));
             putCount.increment();
           }
           now = end;
@@ -271,7 +276,7 @@ public final class QuickWorkload {
     }
   }
 
-  /** Prints one line a second: the last second's rates and the engine's shape. */
+  /** One line a second: the last second's rates and the engine's shape. */
   private final class ProgressLine {
     private final LsmEngine engine;
     private final MeterRegistry registry;
@@ -342,22 +347,22 @@ public final class QuickWorkload {
         "  commit-log syncs %.0f, mean fsync %.0f µs, %.1f puts per sync%n",
         syncs,
         syncs == 0 ? 0 : syncNanos / syncs / 1e3,
-        syncs == 0 ? 0 : (settings.keys() + r.puts().count()) / syncs);
+        syncs == 0 ? 0 : (settings.keys() + r.puts().getTotalCount()) / syncs);
     out.println(
         "  note: on the development machines fsync is absorbed by a host cache (~40 µs for a"
             + " small write on an idle machine), so synced puts here look far better than on a"
             + " real disk, where every sync waits for the device.");
   }
 
-  private void printOp(String name, LatencyHistogram h, double seconds) {
+  private void printOp(String name, Histogram h, double seconds) {
     out.printf(
         Locale.ROOT,
         "  %-5s %10d ops  %9.0f ops/s  p50 %8.1f µs  p99 %8.1f µs%n",
         name,
-        h.count(),
-        h.count() / seconds,
-        h.percentileNanos(0.50) / 1e3,
-        h.percentileNanos(0.99) / 1e3);
+        h.getTotalCount(),
+        h.getTotalCount() / seconds,
+        h.getValueAtPercentile(50) / 1e3,
+        h.getValueAtPercentile(99) / 1e3);
   }
 
   private static long timerCount(MeterRegistry registry, String name) {

@@ -3,6 +3,7 @@ package io.frsm.bench.experiment;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.frsm.bench.MainRuns;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -75,13 +76,10 @@ class ExperimentsQuickIT {
   }
 
   @Test
-  void unknownExperimentIsRefusedWithUsage() throws Exception {
-    java.io.ByteArrayOutputStream buf = new java.io.ByteArrayOutputStream();
-    int code =
-        ExperimentCommand.main(
-            new String[] {"no-such-experiment"},
-            new java.io.PrintStream(buf, true, java.nio.charset.StandardCharsets.UTF_8));
-    assertEquals(2, code);
-    assertTrue(buf.toString(java.nio.charset.StandardCharsets.UTF_8).contains("usage:"));
+  void unknownExperimentIsRefusedWithUsage() {
+    MainRuns.Run r = MainRuns.run("experiment", "no-such-experiment");
+    assertEquals(2, r.exitCode());
+    assertTrue(r.err().contains("unknown experiment 'no-such-experiment'"), r.err());
+    assertTrue(r.err().contains("usage:"), r.err());
   }
 }

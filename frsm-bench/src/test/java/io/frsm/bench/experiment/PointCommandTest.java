@@ -1,11 +1,10 @@
 package io.frsm.bench.experiment;
 
-import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
+import io.frsm.bench.MainRuns;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -15,29 +14,53 @@ import org.junit.jupiter.api.io.TempDir;
 class PointCommandTest {
   @TempDir Path dir;
 
-  private IllegalArgumentException refused(String... args) {
-    PrintStream out = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
-    return assertThrows(IllegalArgumentException.class, () -> PointCommand.main(args, out));
+  /** {@code experiment point} with {@code args} and the required options; its standard error. */
+  private String refused(Path data, String... args) {
+    String[] common = {
+      "experiment",
+      "point",
+      "--clients",
+      "1",
+      "--seconds",
+      "1",
+      "--keys",
+      "10",
+      "--data",
+      data.toString()
+    };
+    MainRuns.Run r = MainRuns.run(MainRuns.concat(common, args));
+    assertEquals(2, r.exitCode(), r.out() + r.err());
+    assertTrue(r.err().contains("usage: frsm-bench.jar experiment point"), r.err());
+    assertFalse(r.err().contains("\tat "), r.err());
+    return r.err();
   }
 
   @Test
   void aThinClient_isFrsmsOnly_andTheClientKindMustBeKnown() throws Exception {
     Path data = dir.resolve("data");
-    String[] common = {
-      "--clients", "1", "--seconds", "1", "--keys", "10", "--data", data.toString()
-    };
-    IllegalArgumentException crsm =
-        refused(concat(new String[] {"--system", "crsm", "--client", "thin"}, common));
-    assertTrue(crsm.getMessage().contains("--client thin needs --system frsm"), crsm.getMessage());
-    IllegalArgumentException unknown =
-        refused(concat(new String[] {"--system", "frsm", "--client", "fat"}, common));
-    assertTrue(unknown.getMessage().contains("embedded or thin"), unknown.getMessage());
+    String crsm = refused(data, "--system", "crsm", "--client", "thin");
+    assertTrue(crsm.contains("--client thin needs --system frsm"), crsm);
+    String unknown = refused(data, "--system", "frsm", "--client", "fat");
+    assertTrue(unknown.contains("expected one of [embedded, thin]"), unknown);
     assertTrue(!Files.exists(data), "no cluster was started");
   }
 
-  private static String[] concat(String[] a, String[] b) {
-    String[] all = java.util.Arrays.copyOf(a, a.length + b.length);
-    System.arraycopy(b, 0, all, a.length, b.length);
-    return all;
+  @Test
+  void everyOption_isChecked_beforeAnySystemStarts() {
+    Path data = dir.resolve("data");
+    assertTrue(refused(data).contains("--system is required"));
+    assertTrue(refused(data, "--system", "etcd").contains("expected one of [frsm, crsm]"));
+    assertTrue(refused(data, "--system", "frsm", "--clients", "x").contains("'--clients'"));
+    assertTrue(
+        refused(data, "--system", "frsm", "--core-on-loop", "maybe")
+            .contains("auto, true or false"));
+    assertTrue(
+        refused(data, "--system", "frsm", "--group-commit-window", "-5")
+            .contains("auto or microseconds"));
+    assertTrue(
+        refused(data, "--system", "frsm", "--distribution", "pareto").contains("zipf, uniform"));
+    assertTrue(
+        refused(data, "--system", "frsm", "--bogus", "1").contains("unknown option --bogus"));
+    assertTrue(!Files.exists(data), "no cluster was started");
   }
 }

@@ -16,60 +16,128 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ScopeType;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code frsm cli}: one operation through a thin client, or a look at the ring. Keys and values are
  * UTF-8 text. A failed operation prints the typed error (e.g. the current version on a CAS
  * mismatch) and exits 1.
  */
-final class CliCommand {
-  private CliCommand() {}
+@Command(
+    name = "cli",
+    description = "One operation through a thin client, or a look at the ring.",
+    synopsisSubcommandLabel = "OPERATION",
+    footerHeading = "%n",
+    footer = {
+      "Keys and values are UTF-8 text; a version is EPOCH TIMESTAMP as get prints it.",
+      "A failed operation prints its typed error (e.g. the current version on a CAS mismatch) and"
+          + " exits 1."
+    })
+final class CliCommand implements Runnable {
+  @Option(
+      names = "--zookeeper",
+      required = true,
+      paramLabel = "HOST:PORT",
+      scope = ScopeType.INHERIT,
+      description = "The cluster's ZooKeeper.")
+  String zookeeper;
 
-  static int run(List<String> raw, PrintStream out) throws Exception {
-    Args args = Args.parse(raw, Set.of("zookeeper", "cluster"));
-    String zookeeper = args.required("zookeeper");
-    String cluster = args.get("cluster", "frsm");
-    List<String> p = args.positional;
-    if (p.isEmpty()) {
-      throw new Args.UsageException("cli needs a command");
-    }
-    String command = p.get(0);
-    if (command.equals("ring") || command.equals("leader")) {
-      return ring(zookeeper, cluster, p, out);
-    }
-    try (FrsmClient client = FrsmClient.builder().zookeeper(zookeeper).clusterId(cluster).build()) {
-      switch (command) {
-        case "get" -> {
-          need(p, 2, "get KEY");
-          print(out, client.get(bytes(p.get(1))));
-        }
-        case "create" -> {
-          need(p, 3, "create KEY VALUE");
-          out.println("created at version " + client.create(bytes(p.get(1)), bytes(p.get(2))));
-        }
-        case "cas" -> {
-          need(p, 5, "cas KEY EPOCH TIMESTAMP VALUE");
-          out.println(
-              "written at version "
-                  + client.cas(bytes(p.get(1)), version(p.get(2), p.get(3)), bytes(p.get(4))));
-        }
-        case "delete" -> {
-          need(p, 4, "delete KEY EPOCH TIMESTAMP");
-          client.delete(bytes(p.get(1)), version(p.get(2), p.get(3)));
+  @Option(
+      names = "--cluster",
+      paramLabel = "ID",
+      defaultValue = "frsm",
+      scope = ScopeType.INHERIT,
+      description = "The cluster id (default: ${DEFAULT-VALUE}; frsm local's: local).")
+  String cluster;
+
+  @Spec CommandSpec spec;
+
+  private final PrintStream out;
+
+  CliCommand(PrintStream out) {
+    this.out = out;
+  }
+
+  @Override
+  public void run() {
+    throw new ParameterException(spec.commandLine(), "cli needs an operation");
+  }
+
+  @Command(name = "get", description = "The key's value and version, or (absent).")
+  int get(@Parameters(paramLabel = "KEY") String key) {
+    return withClient(c -> print(c.get(bytes(key))));
+  }
+
+  @Command(name = "create", description = "Creates the key; fails if it exists.")
+  int create(
+      @Parameters(paramLabel = "KEY") String key, @Parameters(paramLabel = "VALUE") String value) {
+    return withClient(c -> out.println("created at version " + c.create(bytes(key), bytes(value))));
+  }
+
+  @Command(
+      name = "cas",
+      description = "Writes VALUE if the key is still at version EPOCH TIMESTAMP.")
+  int cas(
+      @Parameters(paramLabel = "KEY") String key,
+      @Parameters(paramLabel = "EPOCH") String epoch,
+      @Parameters(paramLabel = "TIMESTAMP") String timestamp,
+      @Parameters(paramLabel = "VALUE") String value) {
+    Version expected = version("cas", epoch, timestamp);
+    return withClient(
+        c -> out.println("written at version " + c.cas(bytes(key), expected, bytes(value))));
+  }
+
+  @Command(
+      name = "delete",
+      description = "Deletes the key if it is still at version EPOCH TIMESTAMP.")
+  int delete(
+      @Parameters(paramLabel = "KEY") String key,
+      @Parameters(paramLabel = "EPOCH") String epoch,
+      @Parameters(paramLabel = "TIMESTAMP") String timestamp) {
+    Version expected = version("delete", epoch, timestamp);
+    return withClient(
+        c -> {
+          c.delete(bytes(key), expected);
           out.println("deleted");
-        }
-        case "fence" -> {
-          need(p, 2, "fence KEY");
-          print(out, client.fence(bytes(p.get(1))));
-        }
-        default -> throw new Args.UsageException("unknown cli command '" + command + "'");
-      }
+        });
+  }
+
+  @Command(
+      name = "fence",
+      description = "Settles the key's outcome; moves its version on (older versions go stale).")
+  int fence(@Parameters(paramLabel = "KEY") String key) {
+    return withClient(c -> print(c.fence(bytes(key))));
+  }
+
+  @Command(name = "ring", description = "The cluster's nodes, and the ranges each leads.")
+  int ring() throws Exception {
+    return ring(null);
+  }
+
+  @Command(name = "leader", description = "The key's range, its current and natural leader.")
+  int leader(@Parameters(paramLabel = "KEY") String key) throws Exception {
+    return ring(key);
+  }
+
+  private interface Operation {
+    void on(FrsmClient client);
+  }
+
+  /** Runs {@code operation} through a thin client: 0, or 1 with the typed error printed. */
+  private int withClient(Operation operation) {
+    try (FrsmClient client = FrsmClient.builder().zookeeper(zookeeper).clusterId(cluster).build()) {
+      operation.on(client);
       return 0;
     } catch (FrsmException e) {
       out.println("error: " + e.getClass().getSimpleName() + ": " + e.getMessage());
@@ -77,8 +145,8 @@ final class CliCommand {
     }
   }
 
-  private static int ring(String zookeeper, String cluster, List<String> p, PrintStream out)
-      throws Exception {
+  /** The ring and its nodes, or with {@code key} the leaders of its range. */
+  private int ring(String key) throws Exception {
     try (CuratorFramework zk =
         CuratorFrameworkFactory.newClient(zookeeper, new ExponentialBackoffRetry(100, 3))) {
       zk.start();
@@ -99,12 +167,11 @@ final class CliCommand {
       Map<Integer, NodeInfo> live = new TreeMap<>();
       members.forEach(m -> live.put(m.nodeId(), m));
       Ring ring = shape.ring();
-      if (p.get(0).equals("leader")) {
-        need(p, 2, "leader KEY");
-        long token = Token.of(bytes(p.get(1)));
+      if (key != null) {
+        long token = Token.of(bytes(key));
         out.println(
             "key '"
-                + p.get(1)
+                + key
                 + "' token "
                 + token
                 + ": range "
@@ -170,25 +237,22 @@ final class CliCommand {
         .orElse("none");
   }
 
-  private static void need(List<String> p, int n, String usage) {
-    if (p.size() != n) {
-      throw new Args.UsageException("usage: frsm cli ... " + usage);
-    }
-  }
-
   private static byte[] bytes(String s) {
     return s.getBytes(StandardCharsets.UTF_8);
   }
 
-  private static Version version(String epoch, String timestamp) {
+  /** The version of {@code operation}'s EPOCH and TIMESTAMP; a usage error if they are not one. */
+  private Version version(String operation, String epoch, String timestamp) {
     try {
       return new Version(Long.parseLong(epoch), Long.parseLong(timestamp));
-    } catch (IllegalArgumentException e) {
-      throw new Args.UsageException("a version is two non-negative integers: EPOCH TIMESTAMP");
+    } catch (IllegalArgumentException e) { // NumberFormatException, or a negative part
+      throw new ParameterException(
+          spec.subcommands().get(operation),
+          "a version is two non-negative integers: EPOCH TIMESTAMP");
     }
   }
 
-  private static void print(PrintStream out, Optional<Versioned> v) {
+  private void print(Optional<Versioned> v) {
     if (v.isEmpty()) {
       out.println("(absent)");
     } else {

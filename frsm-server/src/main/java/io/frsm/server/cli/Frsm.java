@@ -1,81 +1,104 @@
 package io.frsm.server.cli;
 
 import java.io.PrintStream;
-import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
+import java.util.logging.Level;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.ParseResult;
+import picocli.CommandLine.ScopeType;
+import picocli.CommandLine.Spec;
 
 /**
- * The {@code frsm} command.
- *
- * <pre>
- *   frsm local [--nodes N] [--dir D]        embedded ZooKeeper + N nodes (default 3) on loopback, until Ctrl-C
- *   frsm server --config frsm.yaml          one production node
- *   frsm cli --zookeeper H:P [--cluster C] get|create|cas|delete|fence|ring|leader ...
- *   frsm demo [--seconds 30] [--dir D]      a local cluster running the paper's workload
- * </pre>
- *
- * Exit codes: 0 success, 1 failure, 2 wrong command line.
+ * The {@code frsm} command: {@code local}, {@code server}, {@code cli}, {@code demo} (README "Run
+ * it", docs/OPERATIONS.md). Exit codes: 0 success, 1 failure, 2 wrong command line.
  */
-public final class Frsm {
+@Command(
+    name = "frsm",
+    description = "A replicated key-value store in which every key is its own state machine.",
+    synopsisSubcommandLabel = "COMMAND",
+    footerHeading = "%n",
+    footer = {
+      "Exit codes: 0 success, 1 failure, 2 wrong command line.",
+      "Logs: warnings and errors on standard error (frsm server: frsm's INFO too); --verbose or"
+          + " FRSM_LOG_LEVEL=INFO (FINE, ...) for more."
+    })
+public final class Frsm implements Runnable {
+  @Option(
+      names = {"-h", "--help"},
+      usageHelp = true,
+      scope = ScopeType.INHERIT,
+      description = "Print this help and exit.")
+  boolean help;
+
+  @Option(
+      names = "--verbose",
+      scope = ScopeType.INHERIT,
+      description = "Log at INFO, ZooKeeper, Curator and Netty included (as FRSM_LOG_LEVEL=INFO).")
+  boolean verbose;
+
+  @Spec CommandSpec spec;
+
   private Frsm() {}
 
+  @Override
+  public void run() {
+    throw new ParameterException(spec.commandLine(), "a command is needed");
+  }
+
   public static void main(String[] args) {
-    quietLogging(args.length > 0 ? args[0] : "");
-    System.exit(run(Arrays.asList(args), System.out, System.err));
+    CommandLine cl = commandLine(System.out, System.err);
+    cl.setExecutionStrategy(
+        parsed -> {
+          configureLogging(parsed, cl.getCommand());
+          return new CommandLine.RunLast().execute(parsed);
+        });
+    System.exit(cl.execute(args));
+  }
+
+  /** Runs {@code frsm args} in this JVM, leaving its logging as it is; returns the exit code. */
+  static int run(List<String> args, PrintStream out, PrintStream err) {
+    return commandLine(out, err).execute(args.toArray(String[]::new));
+  }
+
+  private static CommandLine commandLine(PrintStream out, PrintStream err) {
+    CommandLine cl = new CommandLine(new Frsm());
+    cl.addSubcommand(new LocalCommand(out));
+    cl.addSubcommand(new ServerCommand(out));
+    cl.addSubcommand(new CliCommand(out));
+    cl.addSubcommand(new DemoCommand(out));
+    cl.addSubcommand(new CommandLines.Help());
+    return CommandLines.configure(cl, out, err);
   }
 
   /**
-   * Interactive commands (demo, cli) print their own output; the library's INFO lines (connections
-   * opening and closing as nodes stop) would bury it. A server keeps INFO. An explicit
-   * java.util.logging configuration always wins.
+   * A server logs frsm's INFO lines (what it joined, what it leads); the interactive commands print
+   * what their user needs themselves, and log warnings and errors only. The libraries log warnings
+   * and errors only ({@link CliLogging#defaults}).
    */
-  private static void quietLogging(String command) {
-    if (System.getProperty("java.util.logging.config.file") != null) {
-      return;
+  private static void configureLogging(ParseResult parsed, Frsm root) {
+    String command = parsed.hasSubcommand() ? parsed.subcommand().commandSpec().name() : "";
+    Map<String, Level> levels;
+    if (root.verbose) {
+      levels = CliLogging.all(Level.INFO);
+    } else {
+      levels = CliLogging.defaults(command.equals("server") ? Level.INFO : Level.WARNING);
+      if (command.equals("demo")) {
+        // The demo kills a node on purpose: its peers' connections to it are refused and its
+        // clients' connections reset until it is back, and each says so at WARNING. The demo
+        // prints the kill and the take-over itself; failures show in its summary and counter
+        // check.
+        levels.put("io.frsm.transport", Level.SEVERE);
+      }
     }
-    java.util.logging.Level level =
-        command.equals("server") || command.equals("local")
-            ? java.util.logging.Level.INFO
-            : java.util.logging.Level.SEVERE;
-    java.util.logging.Logger root = java.util.logging.Logger.getLogger("");
-    root.setLevel(level);
-    for (java.util.logging.Handler h : root.getHandlers()) {
-      h.setLevel(level);
-    }
-  }
-
-  static int run(List<String> args, PrintStream out, PrintStream err) {
-    if (args.isEmpty() || args.get(0).equals("help") || args.get(0).equals("--help")) {
-      out.print(USAGE);
-      return args.isEmpty() ? 2 : 0;
-    }
-    List<String> rest = args.subList(1, args.size());
     try {
-      return switch (args.get(0)) {
-        case "local" -> LocalCommand.run(rest, out);
-        case "server" -> ServerCommand.run(rest, out);
-        case "cli" -> CliCommand.run(rest, out);
-        case "demo" -> DemoCommand.run(rest, out);
-        default -> throw new Args.UsageException("unknown command '" + args.get(0) + "'");
-      };
-    } catch (Args.UsageException e) {
-      err.println("frsm: " + e.getMessage());
-      err.print(USAGE);
-      return 2;
-    } catch (Exception e) {
-      err.println("frsm " + args.get(0) + " failed: " + e);
-      return 1;
+      CliLogging.configure(levels, System.getenv());
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(parsed.commandSpec().commandLine(), e.getMessage());
     }
   }
-
-  static final String USAGE =
-      """
-      usage:
-        frsm local [--nodes N] [--dir DIR]       ZooKeeper + an N-node cluster (default 3) on loopback (Ctrl-C stops)
-        frsm server --config frsm.yaml           one node; FRSM_* environment variables override the file
-        frsm cli --zookeeper HOST:PORT [--cluster ID] COMMAND
-            get KEY | create KEY VALUE | cas KEY EPOCH TIMESTAMP VALUE
-            delete KEY EPOCH TIMESTAMP | fence KEY | ring | leader KEY
-        frsm demo [--seconds 30] [--dir DIR]     a local cluster running the paper's workload
-      """;
 }

@@ -1,6 +1,7 @@
 package io.frsm.server.cli;
 
 import io.frsm.cell.Token;
+import io.frsm.server.local.LocalCluster;
 import io.frsm.server.node.FrsmNode;
 import io.frsm.server.ring.Ring;
 import io.frsm.server.workload.WorkloadRunner;

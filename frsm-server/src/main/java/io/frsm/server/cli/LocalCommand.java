@@ -1,29 +1,55 @@
 package io.frsm.server.cli;
 
+import io.frsm.server.local.LocalCluster;
 import io.frsm.server.node.FrsmNode;
 import java.io.PrintStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
-import java.util.Set;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
-/** {@code frsm local}: ZooKeeper and a cluster on loopback until Ctrl-C, then a clean stop. */
-final class LocalCommand {
-  private LocalCommand() {}
+/**
+ * {@code frsm local}: ZooKeeper and a cluster on loopback until Ctrl-C, then a clean stop. It
+ * prints where everything listens and how to connect, and nothing more unless asked ({@code
+ * --verbose}).
+ */
+@Command(name = "local", description = "ZooKeeper and an N-node cluster on loopback, until Ctrl-C.")
+final class LocalCommand implements Callable<Integer> {
+  /** The cluster id of {@code frsm local} and {@code frsm demo}. */
+  static final String CLUSTER_ID = "local";
 
-  static int run(List<String> raw, PrintStream out) throws Exception {
-    Args args = Args.parse(raw, Set.of("nodes", "dir"));
-    int nodes = args.integer("nodes", 3);
+  @Option(
+      names = "--nodes",
+      paramLabel = "N",
+      defaultValue = "3",
+      description = "Nodes, 3 to 32 (replication factor 3; default: ${DEFAULT-VALUE}).")
+  int nodes;
+
+  @Mixin DataDirectoryOption data;
+
+  @Spec CommandSpec spec;
+
+  private final PrintStream out;
+
+  LocalCommand(PrintStream out) {
+    this.out = out;
+  }
+
+  @Override
+  public Integer call() throws Exception {
     if (nodes < 3 || nodes > 32) {
-      throw new Args.UsageException("--nodes must be in [3, 32] (replication factor 3)");
+      throw new ParameterException(
+          spec.commandLine(), "--nodes must be in [3, 32] (replication factor 3)");
     }
-    Path dir =
-        args.options.containsKey("dir")
-            ? Path.of(args.options.get("dir"))
-            : Files.createTempDirectory("frsm-local-");
+    Path dir = data.orNewTemporary("frsm-local-");
+    out.println("starting ZooKeeper and " + nodes + " nodes on loopback (data in " + dir + ") ...");
     CountDownLatch stopped = new CountDownLatch(1);
-    LocalCluster cluster = LocalCluster.start(dir, nodes);
+    LocalCluster cluster = LocalCluster.start(dir, CLUSTER_ID, nodes);
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(
@@ -34,7 +60,7 @@ final class LocalCommand {
                   stopped.countDown();
                 },
                 "frsm-local-shutdown"));
-    out.println("frsm local cluster '" + LocalCluster.CLUSTER_ID + "' is up; data in " + dir);
+    out.println("frsm local cluster '" + CLUSTER_ID + "' is up");
     out.println("  zookeeper: " + cluster.zookeeperConnect());
     for (FrsmNode n : cluster.nodes()) {
       out.println(
@@ -49,7 +75,7 @@ final class LocalCommand {
         "try: frsm cli --zookeeper "
             + cluster.zookeeperConnect()
             + " --cluster "
-            + LocalCluster.CLUSTER_ID
+            + CLUSTER_ID
             + " get hello");
     out.println("Ctrl-C stops it.");
     stopped.await();

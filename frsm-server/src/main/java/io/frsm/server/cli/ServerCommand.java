@@ -9,26 +9,57 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
-import java.util.List;
-import java.util.Set;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * {@code frsm server --config frsm.yaml}: one production node until SIGTERM, with its Prometheus
  * endpoint when {@code metrics.port} is not 0.
  */
-final class ServerCommand {
-  private ServerCommand() {}
+@Command(
+    name = "server",
+    description = {
+      "One production node, until SIGTERM.",
+      "FRSM_* environment variables override the file (docs/OPERATIONS.md)."
+    })
+final class ServerCommand implements Callable<Integer> {
+  @Option(
+      names = "--config",
+      required = true,
+      paramLabel = "FILE",
+      description = "The node's YAML configuration (bin/frsm: default $FRSM_CONFIG).")
+  Path config;
 
-  static int run(List<String> raw, PrintStream out) throws Exception {
-    Args args = Args.parse(raw, Set.of("config"));
-    FrsmConfig config = ConfigLoader.load(Path.of(args.required("config")), System.getenv());
-    Server server = Server.create(config);
+  private final PrintStream out;
+
+  ServerCommand(PrintStream out) {
+    this.out = out;
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    FrsmConfig loaded = ConfigLoader.load(config, configEnvironment(System.getenv()));
+    Server server = Server.create(loaded);
     Runtime.getRuntime().addShutdownHook(new Thread(server::close, "frsm-server-shutdown"));
     server.start(out);
     server.awaitStopped();
     return 0;
+  }
+
+  /**
+   * The environment the config loader reads: all of it but {@link CliLogging#LEVEL_VARIABLE}, which
+   * the command reads itself (the loader refuses an {@code FRSM_*} variable that is not a config
+   * key).
+   */
+  static Map<String, String> configEnvironment(Map<String, String> environment) {
+    Map<String, String> forConfig = new HashMap<>(environment);
+    forConfig.remove(CliLogging.LEVEL_VARIABLE);
+    return forConfig;
   }
 
   /**

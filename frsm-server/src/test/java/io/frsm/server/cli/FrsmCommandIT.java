@@ -3,40 +3,60 @@ package io.frsm.server.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
+import io.frsm.server.local.LocalCluster;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The frsm command end to end: demo, cli against a local cluster, and wrong command lines. */
+/**
+ * The frsm command end to end: the demo as a user runs it (its own JVM, its logging as configured
+ * for a user), and the cli against a local cluster. Wrong command lines: FrsmCommandLineTest.
+ */
 class FrsmCommandIT {
 
   private static final Pattern VERSION = Pattern.compile("\\((\\d+), (\\d+)\\)");
 
-  private record Run(int exitCode, String out, String err) {}
+  /** A warning or error logged by frsm or a library (java.util.logging's level names). */
+  private static final Pattern LOGGED_PROBLEM = Pattern.compile("(?m)^.*\\b(WARNING|SEVERE)\\b.*$");
 
-  private static Run frsm(String... args) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code =
-        Frsm.run(
-            List.of(args),
-            new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8));
-    return new Run(
-        code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  /**
+   * A logged problem with a known cause outside the command line: Curator's LeaderLatch resets when
+   * frsm's range leadership removes a latch node under it (being fixed in frsm-server's zk and node
+   * packages). It must stay visible to users (Curator logs at WARNING and above); this test leaves
+   * it to the leadership tests. Remove this allowance with that fix.
+   */
+  private static boolean known(String line) {
+    return line.contains("LeaderLatch") && line.contains("failed to find our node; resetting");
+  }
+
+  private static FrsmRun frsm(String... args) {
+    return FrsmRun.of(args);
   }
 
   @Test
-  void demo_runsTheWorkload_throughANodeKill_andLosesNoIncrement(@TempDir Path dir) {
-    Run r = frsm("demo", "--seconds", "4", "--dir", dir.toString());
-    String out = r.out();
-    assertEquals(0, r.exitCode(), out + r.err());
+  void demo_runsTheWorkload_throughANodeKill_andLosesNoIncrement_quietly(@TempDir Path dir)
+      throws Exception {
+    String out;
+    try (FrsmProcess demo =
+        FrsmProcess.start(
+            dir.resolve("demo.out"),
+            "demo",
+            "--seconds",
+            "4",
+            "--dir",
+            dir.resolve("data").toString())) {
+      int exit = demo.awaitExit(Duration.ofMinutes(3));
+      out = demo.output();
+      assertEquals(0, exit, out);
+    }
+    // Healthy: nothing logged a warning or an error (the kill is the demo's own doing).
+    List<String> logged =
+        LOGGED_PROBLEM.matcher(out).results().map(m -> m.group()).filter(l -> !known(l)).toList();
+    assertEquals(List.of(), logged, out);
 
     // The node killed is the one that held the hottest key's range at that moment; another node
     // takes the range over, and the killed node comes back.
@@ -97,45 +117,46 @@ class FrsmCommandIT {
 
   @Test
   void cli_operatesOnALocalCluster(@TempDir Path dir) throws Exception {
-    try (LocalCluster cluster = LocalCluster.start(dir, 3)) {
+    try (LocalCluster cluster = LocalCluster.start(dir, LocalCommand.CLUSTER_ID, 3)) {
       String zk = cluster.zookeeperConnect();
-      Run created = frsm("cli", "--zookeeper", zk, "--cluster", "local", "create", "k", "v1");
+      FrsmRun created = frsm("cli", "--zookeeper", zk, "--cluster", "local", "create", "k", "v1");
       assertEquals(0, created.exitCode(), created.out() + created.err());
       assertTrue(created.out().startsWith("created at version ("), created.out());
-      Run got = frsm("cli", "--zookeeper", zk, "--cluster", "local", "get", "k");
+      FrsmRun got = frsm("cli", "--zookeeper", zk, "--cluster", "local", "get", "k");
       assertTrue(got.out().startsWith("v1  @ version ("), got.out());
-      Run stale = frsm("cli", "--zookeeper", zk, "--cluster", "local", "cas", "k", "1", "0", "x");
+      FrsmRun stale =
+          frsm("cli", "--zookeeper", zk, "--cluster", "local", "cas", "k", "1", "0", "x");
       assertEquals(1, stale.exitCode());
       assertTrue(stale.out().contains("CasMismatchException"), stale.out());
       String[] v1 = version(created.out());
-      Run written =
+      FrsmRun written =
           frsm("cli", "--zookeeper", zk, "--cluster", "local", "cas", "k", v1[0], v1[1], "v2");
       assertEquals(0, written.exitCode(), written.out() + written.err());
       assertTrue(written.out().startsWith("written at version ("), written.out());
-      Run fenced = frsm("cli", "--zookeeper", zk, "--cluster", "local", "fence", "k");
+      FrsmRun fenced = frsm("cli", "--zookeeper", zk, "--cluster", "local", "fence", "k");
       assertEquals(0, fenced.exitCode(), fenced.out() + fenced.err());
       assertTrue(fenced.out().startsWith("v2  @ version ("), fenced.out());
       String[] v3 = version(fenced.out());
       // The fence moved the version on: the one the cas returned is stale now.
       String[] v2 = version(written.out());
-      Run staleDelete =
+      FrsmRun staleDelete =
           frsm("cli", "--zookeeper", zk, "--cluster", "local", "delete", "k", v2[0], v2[1]);
       assertEquals(1, staleDelete.exitCode(), staleDelete.out());
       assertTrue(staleDelete.out().contains("CasMismatchException"), staleDelete.out());
-      Run deleted =
+      FrsmRun deleted =
           frsm("cli", "--zookeeper", zk, "--cluster", "local", "delete", "k", v3[0], v3[1]);
       assertEquals(0, deleted.exitCode(), deleted.out() + deleted.err());
       assertEquals("deleted", deleted.out().strip());
-      Run gone = frsm("cli", "--zookeeper", zk, "--cluster", "local", "get", "k");
+      FrsmRun gone = frsm("cli", "--zookeeper", zk, "--cluster", "local", "get", "k");
       assertEquals("(absent)", gone.out().strip());
-      Run badVersion =
+      FrsmRun badVersion =
           frsm("cli", "--zookeeper", zk, "--cluster", "local", "delete", "k", "x", "1");
       assertEquals(2, badVersion.exitCode());
       assertTrue(badVersion.err().contains("EPOCH TIMESTAMP"), badVersion.err());
-      Run ring = frsm("cli", "--zookeeper", zk, "--cluster", "local", "ring");
+      FrsmRun ring = frsm("cli", "--zookeeper", zk, "--cluster", "local", "ring");
       assertEquals(0, ring.exitCode(), ring.out());
       assertTrue(ring.out().contains("nodes [1, 2, 3]"), ring.out());
-      Run leader = frsm("cli", "--zookeeper", zk, "--cluster", "local", "leader", "k");
+      FrsmRun leader = frsm("cli", "--zookeeper", zk, "--cluster", "local", "leader", "k");
       assertTrue(leader.out().contains("natural leader node"), leader.out());
       assertTrue(leader.out().contains("current leader node "), leader.out());
     }
@@ -146,21 +167,5 @@ class FrsmCommandIT {
     Matcher m = VERSION.matcher(out);
     assertTrue(m.find(), out);
     return new String[] {m.group(1), m.group(2)};
-  }
-
-  @Test
-  void wrongCommandLines_printUsage_andExit2() {
-    assertEquals(2, frsm().exitCode());
-    Run unknown = frsm("frobnicate");
-    assertEquals(2, unknown.exitCode());
-    assertTrue(unknown.err().contains("unknown command 'frobnicate'"), unknown.err());
-    Run badOption = frsm("demo", "--secs", "3");
-    assertEquals(2, badOption.exitCode());
-    assertTrue(badOption.err().contains("unknown option --secs"), badOption.err());
-    assertEquals(2, frsm("local", "--nodes", "2").exitCode());
-    Run missing = frsm("cli", "get", "k");
-    assertEquals(2, missing.exitCode());
-    assertTrue(missing.err().contains("--zookeeper is required"), missing.err());
-    assertEquals(0, frsm("help").exitCode());
   }
 }

@@ -1,0 +1,194 @@
+package io.frsm.server.local;
+
+import io.frsm.api.FrsmClient;
+import io.frsm.server.node.FrsmNode;
+import io.frsm.server.node.FrsmNodeBuilder;
+import io.frsm.server.node.NaturalLeaders;
+import io.frsm.server.zk.EmbeddedZooKeeper;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.Consumer;
+
+/**
+ * An embedded ZooKeeper plus nodes 1..n on loopback (ephemeral ports), each in its own directory
+ * under {@code baseDir} with one commit-log directory and a rack of its own: what {@code frsm
+ * local} and {@code frsm demo} run, and the frsm side of frsm-bench's experiments. {@link #start}
+ * returns once every range is led by its natural leader (the steady state: leases held, reads
+ * leader-only).
+ *
+ * <p>Thread-safety: {@link #node}, {@link #nodes} and {@link #kill} may be called from any thread
+ * (a workload's clients route by {@link #node} while another thread kills); {@link #restart} and
+ * {@link #close} from one thread at a time.
+ */
+public final class LocalCluster implements AutoCloseable {
+  /** How long start-up and a restart may take before they fail. */
+  public static final Duration READY_TIMEOUT = Duration.ofSeconds(60);
+
+  /**
+   * Short sessions: a killed node's ranges move within seconds instead of the production default's
+   * 10 s (docs/OPERATIONS.md "Fail-over timing").
+   */
+  public static final Duration SESSION_TIMEOUT = Duration.ofSeconds(3);
+
+  private final Path baseDir;
+  private final String clusterId;
+  private final EmbeddedZooKeeper zookeeper;
+  private final Consumer<FrsmNodeBuilder> settings;
+
+  /** Node {@code id} at index {@code id - 1}; null while it is killed. */
+  private final AtomicReferenceArray<FrsmNode> nodes;
+
+  private LocalCluster(
+      Path baseDir,
+      String clusterId,
+      EmbeddedZooKeeper zookeeper,
+      int size,
+      Consumer<FrsmNodeBuilder> settings) {
+    this.baseDir = baseDir;
+    this.clusterId = clusterId;
+    this.zookeeper = zookeeper;
+    this.settings = settings;
+    this.nodes = new AtomicReferenceArray<>(size);
+  }
+
+  /** Starts {@code size} nodes with the node's defaults (but for the short sessions). */
+  public static LocalCluster start(Path baseDir, String clusterId, int size) throws Exception {
+    return start(baseDir, clusterId, size, b -> {});
+  }
+
+  /**
+   * Starts {@code size} nodes; {@code settings} tunes each node's builder after the cluster set its
+   * identity, directories, addresses, ZooKeeper and rack.
+   */
+  public static LocalCluster start(
+      Path baseDir, String clusterId, int size, Consumer<FrsmNodeBuilder> settings)
+      throws Exception {
+    LocalCluster cluster =
+        new LocalCluster(
+            baseDir,
+            clusterId,
+            EmbeddedZooKeeper.start(baseDir.resolve("zookeeper")),
+            size,
+            settings);
+    try {
+      List<FrsmNode> started = new ArrayList<>();
+      for (int id = 1; id <= size; id++) {
+        FrsmNode n = cluster.newNode(id);
+        cluster.nodes.set(id - 1, n);
+        n.start();
+        started.add(n);
+      }
+      for (FrsmNode n : started) {
+        n.awaitReady(READY_TIMEOUT);
+      }
+      // The steady state (leases, leader-only reads) starts once the early nodes handed their
+      // stand-in ranges back to the natural leaders.
+      NaturalLeaders.await(started, READY_TIMEOUT);
+      return cluster;
+    } catch (Exception | Error e) {
+      cluster.close();
+      throw e;
+    }
+  }
+
+  private FrsmNode newNode(int nodeId) {
+    Path dir = baseDir.resolve("node-" + nodeId);
+    InetSocketAddress any = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
+    FrsmNodeBuilder b =
+        FrsmNode.builder()
+            .nodeId(nodeId)
+            .clusterId(clusterId)
+            .dataDirectory(dir.resolve("data"))
+            .commitLogDirectories(List.of(dir.resolve("commitlog")))
+            .peerAddress(any)
+            .clientAddress(any)
+            .zookeeper(zookeeper.connectString())
+            .zookeeperSessionTimeout(SESSION_TIMEOUT)
+            .initialNodes(nodes.length())
+            .rack(rack(nodeId));
+    settings.accept(b);
+    return b.build();
+  }
+
+  /** Node {@code nodeId}'s rack: one per node, so every range has its replicas on three racks. */
+  public static String rack(int nodeId) {
+    return "rack" + nodeId;
+  }
+
+  public String clusterId() {
+    return clusterId;
+  }
+
+  /** How many nodes the cluster was started with (killed ones included). */
+  public int size() {
+    return nodes.length();
+  }
+
+  public String zookeeperConnect() {
+    return zookeeper.connectString();
+  }
+
+  /** Node {@code nodeId} (1-based), or null while it is killed. */
+  public FrsmNode node(int nodeId) {
+    return nodes.get(nodeId - 1);
+  }
+
+  /** The running nodes, by id. */
+  public List<FrsmNode> nodes() {
+    List<FrsmNode> out = new ArrayList<>();
+    for (int i = 0; i < nodes.length(); i++) {
+      FrsmNode n = nodes.get(i);
+      if (n != null) {
+        out.add(n);
+      }
+    }
+    return out;
+  }
+
+  /** A thin client of this cluster (through ZooKeeper, like a remote application). */
+  public FrsmClient thinClient() {
+    return FrsmClient.builder().zookeeper(zookeeper.connectString()).clusterId(clusterId).build();
+  }
+
+  /** Kills node {@code nodeId} as SIGKILL would: no drain, no flush, no deregistration. */
+  public void kill(int nodeId) {
+    FrsmNode n = nodes.getAndSet(nodeId - 1, null);
+    if (n != null) {
+      n.kill();
+    }
+  }
+
+  /** Starts node {@code nodeId} again on its directories (it replays its commit log). */
+  public void restart(int nodeId) throws IOException {
+    FrsmNode n = newNode(nodeId);
+    try {
+      n.start();
+      n.awaitReady(READY_TIMEOUT);
+    } catch (IOException | RuntimeException e) {
+      n.close(); // not in the cluster yet: the cluster's close() would not stop it
+      throw e;
+    }
+    nodes.set(nodeId - 1, n);
+  }
+
+  @Override
+  public void close() {
+    for (int i = nodes.length() - 1; i >= 0; i--) {
+      FrsmNode n = nodes.getAndSet(i, null);
+      if (n != null) {
+        try {
+          n.close();
+        } catch (RuntimeException e) {
+          System.err.println("node " + (i + 1) + " did not stop cleanly: " + e);
+        }
+      }
+    }
+    zookeeper.close();
+  }
+}
