@@ -1,9 +1,7 @@
 package io.frsm.transport;
 
 import com.google.protobuf.CodedInputStream;
-import com.google.protobuf.InvalidProtocolBufferException;
 import io.frsm.transport.proto.ClientEnvelope;
-import java.io.IOException;
 
 /**
  * Builds and reads {@code ClientEnvelope}s of one cluster, for one side of the connection: a server
@@ -16,6 +14,9 @@ final class ClientCodec implements FrameDecoder.EnvelopeReader {
     SERVER,
     CLIENT
   }
+
+  private static final EnvelopeParser<ClientEnvelope> ENVELOPES =
+      new EnvelopeParser<>("client", ClientEnvelope::parseFrom);
 
   private final EnvelopeHeader header;
   private final Side side;
@@ -42,15 +43,7 @@ final class ClientCodec implements FrameDecoder.EnvelopeReader {
 
   @Override
   public ClientFrame read(CodedInputStream in) throws WireDecodeException {
-    ClientEnvelope envelope;
-    try {
-      envelope = ClientEnvelope.parseFrom(in);
-    } catch (InvalidProtocolBufferException e) {
-      throw new WireDecodeException("unparsable client envelope: " + e.getMessage(), e);
-    } catch (IOException e) {
-      throw new WireDecodeException("unreadable client envelope: " + e.getMessage(), e);
-    }
-    return decode(envelope);
+    return decode(ENVELOPES.parse(in));
   }
 
   ClientFrame decode(ClientEnvelope envelope) throws WireDecodeException {

@@ -48,12 +48,7 @@ public final class ClientProtocolServer implements AutoCloseable {
       TransportEventLoops loops) {
     ClientCodec codec = new ClientCodec(config.clusterId(), ClientCodec.Side.SERVER);
     ServerBootstrap server =
-        new ServerBootstrap()
-            .group(loops.group())
-            .channel(loops.serverChannel())
-            .option(ChannelOption.SO_REUSEADDR, true)
-            .childOption(ChannelOption.TCP_NODELAY, true)
-            .childOption(ChannelOption.SO_KEEPALIVE, true)
+        ServerSockets.bootstrap(loops)
             .childOption(
                 ChannelOption.WRITE_BUFFER_WATER_MARK,
                 new WriteBufferWaterMark(
@@ -69,7 +64,7 @@ public final class ClientProtocolServer implements AutoCloseable {
                         .addLast(new Connection(ch, handler, codec, config));
                   }
                 });
-    this.serverChannel = Bind.bind(server, listenAddress, "client protocol server");
+    this.serverChannel = ServerSockets.bind(server, listenAddress, "client protocol server");
   }
 
   /** Listens on {@code listenAddress} (port 0 picks one). The caller closes {@code loops}. */
@@ -166,10 +161,7 @@ public final class ClientProtocolServer implements AutoCloseable {
 
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-      if (ctx.channel().isWritable()) {
-        writer.drain();
-      }
-      ctx.fireChannelWritabilityChanged();
+      writer.writabilityChanged(ctx);
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.frsm.transport;
 
 import com.google.protobuf.MessageLite;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.EventLoop;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -20,8 +21,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>Backpressure: while the channel is unwritable (its outbound buffer is above the high water
  * mark) or not connected, frames stay queued; at {@code maxQueued} frames {@link #offer} returns
  * false at once, so a slow or absent peer costs bounded memory and the caller learns it without
- * blocking. The drain resumes when the channel becomes writable again ({@link #drain} from {@code
- * channelWritabilityChanged}).
+ * blocking. The drain resumes when the channel becomes writable again ({@link
+ * #writabilityChanged}).
  *
  * <p>Thread-safety: {@link #offer} from any thread; everything else on {@link #loop} only.
  */
@@ -106,6 +107,17 @@ final class CoalescingWriter {
     if (wrote) {
       ch.flush();
     }
+  }
+
+  /**
+   * For a connection's {@code channelWritabilityChanged}: resumes the drain once the channel is
+   * writable again (its outbound buffer fell below the low water mark), and passes the event on.
+   */
+  void writabilityChanged(ChannelHandlerContext ctx) {
+    if (ctx.channel().isWritable()) {
+      drain();
+    }
+    ctx.fireChannelWritabilityChanged();
   }
 
   /** Starts writing to {@code ch} (connected). */

@@ -6,7 +6,6 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.socket.SocketChannel;
@@ -72,12 +71,7 @@ public final class FramedPeerTransport<M> implements AutoCloseable {
     this.acceptedChannels =
         new DefaultChannelGroup(codec.protocolName() + " in", GlobalEventExecutor.INSTANCE);
     ServerBootstrap server =
-        new ServerBootstrap()
-            .group(loops.group())
-            .channel(loops.serverChannel())
-            .option(ChannelOption.SO_REUSEADDR, true)
-            .childOption(ChannelOption.TCP_NODELAY, true)
-            .childOption(ChannelOption.SO_KEEPALIVE, true)
+        ServerSockets.bootstrap(loops)
             .childHandler(
                 new ChannelInitializer<SocketChannel>() {
                   @Override
@@ -89,7 +83,8 @@ public final class FramedPeerTransport<M> implements AutoCloseable {
                         .addLast(new PeerInboundHandler<>(handler));
                   }
                 });
-    this.serverChannel = Bind.bind(server, listenAddress, codec.protocolName() + " transport");
+    this.serverChannel =
+        ServerSockets.bind(server, listenAddress, codec.protocolName() + " transport");
   }
 
   /**

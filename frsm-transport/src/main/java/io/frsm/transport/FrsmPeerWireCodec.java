@@ -1,20 +1,22 @@
 package io.frsm.transport;
 
-import com.google.protobuf.ByteString;
-import com.google.protobuf.CodedInputStream;
-import com.google.protobuf.InvalidProtocolBufferException;
 import io.frsm.consensus.core.Message;
 import io.frsm.transport.proto.PeerEnvelope;
-import java.io.IOException;
 
 /**
  * frsm's peer protocol as a {@link PeerWireCodec}: the consensus core's {@link Message}s in {@code
  * PeerEnvelope}s (peer.proto, docs/formats/wire.md), mapped by {@link PeerMessages}. Stateless.
  */
-final class FrsmPeerWireCodec implements PeerWireCodec<Message> {
+final class FrsmPeerWireCodec extends ProtobufPeerWireCodec<PeerEnvelope, Message> {
   static final FrsmPeerWireCodec INSTANCE = new FrsmPeerWireCodec();
 
-  private FrsmPeerWireCodec() {}
+  private FrsmPeerWireCodec() {
+    super(
+        new EnvelopeParser<>("peer", PeerEnvelope::parseFrom),
+        PeerEnvelope::getProtocolVersion,
+        PeerEnvelope::getClusterIdBytes,
+        PeerEnvelope::getSenderNodeId);
+  }
 
   @Override
   public String protocolName() {
@@ -38,35 +40,7 @@ final class FrsmPeerWireCodec implements PeerWireCodec<Message> {
   }
 
   @Override
-  public Envelope<Message> parse(CodedInputStream in) throws WireDecodeException {
-    try {
-      return new Parsed(PeerEnvelope.parseFrom(in));
-    } catch (InvalidProtocolBufferException e) {
-      throw new WireDecodeException("unparsable peer envelope: " + e.getMessage(), e);
-    } catch (IOException e) {
-      throw new WireDecodeException("unreadable peer envelope: " + e.getMessage(), e);
-    }
-  }
-
-  private record Parsed(PeerEnvelope envelope) implements Envelope<Message> {
-    @Override
-    public int protocolVersion() {
-      return envelope.getProtocolVersion();
-    }
-
-    @Override
-    public ByteString clusterIdUtf8() {
-      return envelope.getClusterIdBytes();
-    }
-
-    @Override
-    public int senderNodeId() {
-      return envelope.getSenderNodeId();
-    }
-
-    @Override
-    public Message body() throws WireDecodeException {
-      return PeerMessages.fromEnvelope(envelope);
-    }
+  protected Message bodyOf(PeerEnvelope envelope) throws WireDecodeException {
+    return PeerMessages.fromEnvelope(envelope);
   }
 }

@@ -242,10 +242,7 @@ final class OutboundConnection {
   private final class WritabilityAndErrors extends ChannelInboundHandlerAdapter {
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-      if (ctx.channel().isWritable()) {
-        writer.drain();
-      }
-      ctx.fireChannelWritabilityChanged();
+      writer.writabilityChanged(ctx);
     }
 
     @Override

@@ -1,16 +1,17 @@
 package io.frsm.transport;
 
-import com.google.protobuf.ByteString;
-import com.google.protobuf.CodedInputStream;
-import com.google.protobuf.InvalidProtocolBufferException;
 import io.frsm.transport.testproto.EchoEnvelope;
-import java.io.IOException;
 
 /** A second {@link PeerWireCodec}, carrying strings, with a protocol version of its choosing. */
-final class EchoWireCodec implements PeerWireCodec<String> {
+final class EchoWireCodec extends ProtobufPeerWireCodec<EchoEnvelope, String> {
   private final int version;
 
   EchoWireCodec(int version) {
+    super(
+        new EnvelopeParser<>("echo", EchoEnvelope::parseFrom),
+        EchoEnvelope::getProtocolVersion,
+        EchoEnvelope::getClusterIdBytes,
+        EchoEnvelope::getSenderNodeId);
     this.version = version;
   }
 
@@ -36,38 +37,10 @@ final class EchoWireCodec implements PeerWireCodec<String> {
   }
 
   @Override
-  public Envelope<String> parse(CodedInputStream in) throws WireDecodeException {
-    EchoEnvelope envelope;
-    try {
-      envelope = EchoEnvelope.parseFrom(in);
-    } catch (InvalidProtocolBufferException e) {
-      throw new WireDecodeException("unparsable echo envelope: " + e.getMessage(), e);
-    } catch (IOException e) {
-      throw new WireDecodeException("unreadable echo envelope: " + e.getMessage(), e);
+  protected String bodyOf(EchoEnvelope envelope) throws WireDecodeException {
+    if (!envelope.hasText()) {
+      throw new WireDecodeException("echo envelope without a body");
     }
-    return new Envelope<>() {
-      @Override
-      public int protocolVersion() {
-        return envelope.getProtocolVersion();
-      }
-
-      @Override
-      public ByteString clusterIdUtf8() {
-        return envelope.getClusterIdBytes();
-      }
-
-      @Override
-      public int senderNodeId() {
-        return envelope.getSenderNodeId();
-      }
-
-      @Override
-      public String body() throws WireDecodeException {
-        if (!envelope.hasText()) {
-          throw new WireDecodeException("echo envelope without a body");
-        }
-        return envelope.getText();
-      }
-    };
+    return envelope.getText();
   }
 }

@@ -1,14 +1,12 @@
 package io.frsm.bench.crsm;
 
 import com.google.protobuf.ByteString;
-import com.google.protobuf.CodedInputStream;
-import com.google.protobuf.InvalidProtocolBufferException;
 import io.frsm.bench.crsm.proto.CommandType;
 import io.frsm.bench.crsm.proto.CrsmEnvelope;
 import io.frsm.cell.Ballot;
-import io.frsm.transport.PeerWireCodec;
+import io.frsm.transport.EnvelopeParser;
+import io.frsm.transport.ProtobufPeerWireCodec;
 import io.frsm.transport.WireDecodeException;
-import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -22,13 +20,19 @@ import java.util.List;
  * command type, a shard in range) and refuses a frame that breaks it with a {@link
  * WireDecodeException}: the transport then closes the connection and logs why.
  */
-public final class CrsmWireCodec implements PeerWireCodec<ShardMessage> {
+public final class CrsmWireCodec extends ProtobufPeerWireCodec<CrsmEnvelope, ShardMessage> {
   public static final CrsmWireCodec INSTANCE = new CrsmWireCodec();
 
   /** The version of crsm.proto this codec speaks. */
   public static final int PROTOCOL_VERSION = 1;
 
-  private CrsmWireCodec() {}
+  private CrsmWireCodec() {
+    super(
+        new EnvelopeParser<>("cRSM", CrsmEnvelope::parseFrom),
+        CrsmEnvelope::getProtocolVersion,
+        CrsmEnvelope::getClusterIdBytes,
+        CrsmEnvelope::getSenderNodeId);
+  }
 
   @Override
   public String protocolName() {
@@ -116,40 +120,12 @@ public final class CrsmWireCodec implements PeerWireCodec<ShardMessage> {
   }
 
   @Override
-  public Envelope<ShardMessage> parse(CodedInputStream in) throws WireDecodeException {
+  protected ShardMessage bodyOf(CrsmEnvelope envelope) throws WireDecodeException {
     try {
-      return new Parsed(CrsmEnvelope.parseFrom(in));
-    } catch (InvalidProtocolBufferException e) {
-      throw new WireDecodeException("unparsable cRSM envelope: " + e.getMessage(), e);
-    } catch (IOException e) {
-      throw new WireDecodeException("unreadable cRSM envelope: " + e.getMessage(), e);
-    }
-  }
-
-  private record Parsed(CrsmEnvelope envelope) implements Envelope<ShardMessage> {
-    @Override
-    public int protocolVersion() {
-      return envelope.getProtocolVersion();
-    }
-
-    @Override
-    public ByteString clusterIdUtf8() {
-      return envelope.getClusterIdBytes();
-    }
-
-    @Override
-    public int senderNodeId() {
-      return envelope.getSenderNodeId();
-    }
-
-    @Override
-    public ShardMessage body() throws WireDecodeException {
-      try {
-        return new ShardMessage(envelope.getShard(), message(envelope));
-      } catch (IllegalArgumentException | NullPointerException e) {
-        // A record's own check refused a field (negative number, ⊥ where a ballot is needed...).
-        throw new WireDecodeException("invalid cRSM message: " + e.getMessage(), e);
-      }
+      return new ShardMessage(envelope.getShard(), message(envelope));
+    } catch (IllegalArgumentException | NullPointerException e) {
+      // A record's own check refused a field (negative number, ⊥ where a ballot is needed...).
+      throw new WireDecodeException("invalid cRSM message: " + e.getMessage(), e);
     }
   }
 

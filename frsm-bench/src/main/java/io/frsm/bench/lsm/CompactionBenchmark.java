@@ -1,18 +1,13 @@
 package io.frsm.bench.lsm;
 
-import java.nio.file.Path;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
 /**
@@ -29,30 +24,20 @@ import org.openjdk.jmh.annotations.TearDown;
  *
  * <pre>java -jar frsm-bench/target/frsm-bench.jar jmh CompactionBenchmark -f 1 -wi 2 -i 3</pre>
  */
-@State(Scope.Benchmark)
-@Fork(
-    value = 1,
-    jvmArgsAppend = {"-Xms4g", "-Xmx4g"}) // a fixed heap, as a server runs
 @BenchmarkMode(Mode.SingleShotTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
-public class CompactionBenchmark {
+public class CompactionBenchmark extends EngineBenchmark {
   private static final int TABLES = 8;
   private static final long KEYS_PER_TABLE = 16 * 1024;
 
-  @Param({"frsm", "rocksdb"})
-  public String engine;
-
-  private Path dir;
-  private BenchStore store;
   private long inputBytes;
   private long elapsedNanos;
 
   @Setup(Level.Iteration)
   public void writeTables() {
-    dir = TempDirs.create("frsm-bench-compaction-");
-    store =
-        BenchStore.open(
-            engine, dir, new StoreOptions(32 * StoreOptions.MIB, 64 * StoreOptions.MIB, false));
+    openStore(
+        "frsm-bench-compaction-",
+        new StoreOptions(32 * StoreOptions.MIB, 64 * StoreOptions.MIB, false));
     for (int t = 0; t < TABLES; t++) {
       store.load(t * KEYS_PER_TABLE, KEYS_PER_TABLE);
       store.flush();
@@ -84,8 +69,7 @@ public class CompactionBenchmark {
           inputBytes / (double) StoreOptions.MIB / (elapsedNanos / 1e9),
           store.tableCount());
     } finally {
-      store.close();
-      TempDirs.deleteRecursively(dir);
+      closeStore();
     }
   }
 }

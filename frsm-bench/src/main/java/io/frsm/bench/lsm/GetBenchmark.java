@@ -1,18 +1,14 @@
 package io.frsm.bench.lsm;
 
-import java.nio.file.Path;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
 /**
@@ -35,33 +31,22 @@ import org.openjdk.jmh.annotations.TearDown;
  * <pre>java -jar frsm-bench/target/frsm-bench.jar jmh GetBenchmark -f 1 -wi 2 -i 3 -w 2s -r 3s
  * </pre>
  */
-@State(Scope.Benchmark)
-@Fork(
-    value = 1,
-    jvmArgsAppend = {"-Xms4g", "-Xmx4g"}) // a fixed heap, as a server runs
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
-public class GetBenchmark {
+public class GetBenchmark extends EngineBenchmark {
   static final long CACHE_BYTES = 32 * StoreOptions.MIB;
   private static final long WARM_KEYS = 32 * 1024;
   private static final long COLD_KEYS =
       4 * CACHE_BYTES / (BenchKeys.KEY_BYTES + BenchKeys.VALUE_BYTES);
 
-  @Param({"frsm", "rocksdb"})
-  public String engine;
-
   @Param({"memtable", "sstable-warm", "sstable-cold"})
   public String layout;
 
-  private Path dir;
-  private BenchStore store;
   private long keys;
 
   @Setup(Level.Trial)
   public void load() {
-    dir = TempDirs.create("frsm-bench-get-");
-    store =
-        BenchStore.open(engine, dir, new StoreOptions(CACHE_BYTES, 64 * StoreOptions.MIB, false));
+    openStore("frsm-bench-get-", new StoreOptions(CACHE_BYTES, 64 * StoreOptions.MIB, false));
     keys = layout.equals("sstable-cold") ? COLD_KEYS : WARM_KEYS;
     store.load(0, keys);
     if (!layout.equals("memtable")) {
@@ -80,8 +65,7 @@ public class GetBenchmark {
 
   @TearDown(Level.Trial)
   public void close() {
-    store.close();
-    TempDirs.deleteRecursively(dir);
+    closeStore();
   }
 
   @Benchmark

@@ -9,14 +9,10 @@ import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
 /**
@@ -39,26 +35,17 @@ import org.openjdk.jmh.annotations.TearDown;
  *
  * <pre>java -jar frsm-bench/target/frsm-bench.jar jmh ReplayBenchmark -f 1 -wi 2 -i 3</pre>
  */
-@State(Scope.Benchmark)
-@Fork(
-    value = 1,
-    jvmArgsAppend = {"-Xms4g", "-Xmx4g"}) // a fixed heap, as a server runs
 @BenchmarkMode(Mode.SingleShotTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
-public class ReplayBenchmark {
+public class ReplayBenchmark extends EngineBenchmark {
   private static final long TARGET_LOG_BYTES = 200 * StoreOptions.MIB;
   private static final long LOAD_CHUNK_KEYS = 10_000;
   private static final StoreOptions OPTIONS =
       new StoreOptions(32 * StoreOptions.MIB, 1024 * StoreOptions.MIB, false);
 
-  @Param({"frsm", "rocksdb"})
-  public String engine;
-
   private Path pristine;
   private long logBytes;
   private long keys;
-  private Path runDir;
-  private BenchStore opened;
   private long elapsedNanos;
 
   @Setup(Level.Trial)
@@ -95,22 +82,22 @@ public class ReplayBenchmark {
 
   @Setup(Level.Iteration)
   public void copyLog() {
-    runDir = TempDirs.create("frsm-bench-replay-run-");
-    TempDirs.copyFlat(pristine, engine.equals("frsm") ? runDir.resolve("commitlog") : runDir);
+    dir = TempDirs.create("frsm-bench-replay-run-");
+    TempDirs.copyFlat(pristine, engine.equals("frsm") ? dir.resolve("commitlog") : dir);
   }
 
   @Benchmark
   public void open() throws IOException {
     long start = System.nanoTime();
     if (engine.equals("frsm")) {
-      opened =
+      store =
           new FrsmStore(
               LsmEngine.open(
-                  FrsmStore.config(runDir, OPTIONS).build(),
+                  FrsmStore.config(dir, OPTIONS).build(),
                   NioFileSystem.INSTANCE,
                   new SimpleMeterRegistry()));
     } else {
-      opened = RocksStore.open(runDir, OPTIONS, true);
+      store = RocksStore.open(dir, OPTIONS, true);
     }
     elapsedNanos = System.nanoTime() - start;
   }
@@ -118,7 +105,7 @@ public class ReplayBenchmark {
   @TearDown(Level.Iteration)
   public void report() {
     try {
-      if (opened.get(BenchKeys.key(keys - 1)) == null || opened.tableCount() != 0) {
+      if (store.get(BenchKeys.key(keys - 1)) == null || store.tableCount() != 0) {
         throw new IllegalStateException(engine + " did not replay its log into the memtable alone");
       }
       System.out.printf(
@@ -130,8 +117,7 @@ public class ReplayBenchmark {
           elapsedNanos / 1e6,
           logBytes / (double) StoreOptions.MIB / (elapsedNanos / 1e9));
     } finally {
-      opened.close();
-      TempDirs.deleteRecursively(runDir);
+      closeStore();
     }
   }
 

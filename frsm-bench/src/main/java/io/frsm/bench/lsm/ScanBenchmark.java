@@ -1,18 +1,13 @@
 package io.frsm.bench.lsm;
 
-import java.nio.file.Path;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
 /**
@@ -25,28 +20,16 @@ import org.openjdk.jmh.annotations.TearDown;
  * <pre>java -jar frsm-bench/target/frsm-bench.jar jmh ScanBenchmark -f 1 -wi 2 -i 3 -w 2s -r 3s
  * </pre>
  */
-@State(Scope.Benchmark)
-@Fork(
-    value = 1,
-    jvmArgsAppend = {"-Xms4g", "-Xmx4g"}) // a fixed heap, as a server runs
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
-public class ScanBenchmark {
+public class ScanBenchmark extends EngineBenchmark {
   private static final long KEYS = 100_000;
   private static final int SCAN_KEYS = 1000;
 
-  @Param({"frsm", "rocksdb"})
-  public String engine;
-
-  private Path dir;
-  private BenchStore store;
-
   @Setup(Level.Trial)
   public void load() {
-    dir = TempDirs.create("frsm-bench-scan-");
-    store =
-        BenchStore.open(
-            engine, dir, new StoreOptions(128 * StoreOptions.MIB, 64 * StoreOptions.MIB, false));
+    openStore(
+        "frsm-bench-scan-", new StoreOptions(128 * StoreOptions.MIB, 64 * StoreOptions.MIB, false));
     store.load(0, KEYS);
     store.flush();
     store.compactAll();
@@ -57,8 +40,7 @@ public class ScanBenchmark {
 
   @TearDown(Level.Trial)
   public void close() {
-    store.close();
-    TempDirs.deleteRecursively(dir);
+    closeStore();
   }
 
   @Benchmark

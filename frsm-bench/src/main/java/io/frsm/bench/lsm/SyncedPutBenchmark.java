@@ -1,18 +1,13 @@
 package io.frsm.bench.lsm;
 
-import java.nio.file.Path;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Threads;
 
@@ -30,33 +25,22 @@ import org.openjdk.jmh.annotations.Threads;
  * java -jar frsm-bench/target/frsm-bench.jar jmh SyncedPutBenchmark -f 1 -wi 2 -i 3 -w 2s -r 3s
  * </pre>
  */
-@State(Scope.Benchmark)
-@Fork(
-    value = 1,
-    jvmArgsAppend = {"-Xms4g", "-Xmx4g"}) // a fixed heap, as a server runs
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
-public class SyncedPutBenchmark {
+public class SyncedPutBenchmark extends EngineBenchmark {
   private static final long KEYSPACE = 1_000_000;
 
-  @Param({"frsm", "rocksdb"})
-  public String engine;
-
-  private Path dir;
-  private BenchStore store;
   private byte[] value;
 
   @Setup(Level.Trial)
   public void open() {
-    dir = TempDirs.create("frsm-bench-put-");
-    store = BenchStore.open(engine, dir, StoreOptions.defaults());
+    openStore("frsm-bench-put-", StoreOptions.defaults());
     value = BenchKeys.value(); // shared by every write and never modified
   }
 
   @TearDown(Level.Trial)
   public void close() {
-    store.close();
-    TempDirs.deleteRecursively(dir);
+    closeStore();
   }
 
   @Benchmark

@@ -1,5 +1,8 @@
 package io.frsm.testkit.history;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.MissingNode;
 import io.frsm.api.Version;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -12,13 +15,15 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 
 /**
- * Reads histories written by {@link HistoryJsonWriter} (docs/formats/history.md). Strict: unknown
- * members, missing members, wrong types, empty lines and outputs an operation cannot have are all
- * rejected with a {@link HistoryFormatException} naming the line.
+ * Reads histories written by {@link HistoryJsonWriter} (docs/formats/history.md). Strict: malformed
+ * JSON, unknown members, missing members, wrong types, empty lines and outputs an operation cannot
+ * have are all rejected with a {@link HistoryFormatException} naming the line; no other exception
+ * escapes for bad input.
  */
 public final class HistoryJsonReader {
   private static final Set<String> LINE_MEMBERS =
@@ -42,11 +47,13 @@ public final class HistoryJsonReader {
     if (line.isBlank()) {
       throw new HistoryFormatException(lineNumber, "empty line; every line must be an operation");
     }
-    Object json;
+    JsonNode json;
     try {
-      json = JsonLineParser.parse(line);
-    } catch (JsonLineParser.SyntaxException e) {
-      throw new HistoryFormatException(lineNumber, "malformed JSON: " + e.getMessage());
+      // Null (no content) cannot come from a non-blank line, but a missing node is refused alike.
+      json =
+          Objects.requireNonNullElse(HistoryJson.MAPPER.readTree(line), MissingNode.getInstance());
+    } catch (JsonProcessingException e) {
+      throw new HistoryFormatException(lineNumber, "malformed JSON: " + HistoryJson.describe(e));
     }
     try {
       return operation(json);
@@ -55,8 +62,8 @@ public final class HistoryJsonReader {
     }
   }
 
-  private static Operation operation(Object json) {
-    Map<String, Object> line = object(json, "the line", LINE_MEMBERS, LINE_MEMBERS);
+  private static Operation operation(JsonNode json) {
+    JsonNode line = object(json, "the line", LINE_MEMBERS, LINE_MEMBERS);
     OperationKind kind = OperationKind.fromJsonName(string(line.get("op"), "op"));
     return new Operation(
         integer(line.get("client"), "client"),
@@ -68,19 +75,20 @@ public final class HistoryJsonReader {
         integer(line.get("return"), "return"));
   }
 
-  private static Input input(Object json) {
-    Map<String, Object> input = object(json, "input", Set.of(), Set.of("expected", "value"));
+  private static Input input(JsonNode json) {
+    JsonNode input = object(json, "input", Set.of(), Set.of("expected", "value"));
     return new Input(
-        input.containsKey("expected")
+        input.has("expected")
             ? Optional.of(version(input.get("expected"), "input.expected"))
             : Optional.empty(),
-        input.containsKey("value")
+        input.has("value")
             ? Optional.of(bytes(input.get("value"), "input.value"))
             : Optional.empty());
   }
 
-  private static Output output(Object json) {
-    if (json instanceof String s) {
+  private static Output output(JsonNode json) {
+    if (json.isTextual()) {
+      String s = json.textValue();
       switch (s) {
         case "unknown":
           return Output.UNKNOWN;
@@ -91,7 +99,7 @@ public final class HistoryJsonReader {
               "output string must be \"unknown\" or \"notExecuted\", was \"" + s + "\"");
       }
     }
-    Map<String, Object> output =
+    JsonNode output =
         object(
             json,
             "output",
@@ -99,20 +107,20 @@ public final class HistoryJsonReader {
             Set.of("ok", "absent", "value", "version", "keyExists", "casMismatch"));
     boolean ok = bool(output.get("ok"), "output.ok");
     if (ok) {
-      if (output.containsKey("keyExists") || output.containsKey("casMismatch")) {
+      if (output.has("keyExists") || output.has("casMismatch")) {
         throw new IllegalArgumentException("a successful output has no keyExists or casMismatch");
       }
-      if (output.containsKey("absent")) {
+      if (output.has("absent")) {
         requireTrue(output.get("absent"), "output.absent");
         if (output.size() != 2) {
           throw new IllegalArgumentException("an absent output has only ok and absent");
         }
         return Output.ABSENT;
       }
-      if (output.containsKey("value")) {
+      if (output.has("value")) {
         return new Output.Found(versioned(output, "output"));
       }
-      if (output.containsKey("version")) {
+      if (output.has("version")) {
         return new Output.Written(version(output.get("version"), "output.version"));
       }
       return Output.DELETED;
@@ -121,19 +129,19 @@ public final class HistoryJsonReader {
       throw new IllegalArgumentException(
           "a failed output has ok:false and exactly one of keyExists or casMismatch");
     }
-    if (output.containsKey("keyExists")) {
-      Map<String, Object> current =
+    if (output.has("keyExists")) {
+      JsonNode current =
           object(output.get("keyExists"), "keyExists", VERSIONED_MEMBERS, VERSIONED_MEMBERS);
       return new Output.KeyExists(versioned(current, "keyExists"));
     }
-    if (output.containsKey("casMismatch")) {
-      Map<String, Object> current =
+    if (output.has("casMismatch")) {
+      JsonNode current =
           object(
               output.get("casMismatch"),
               "casMismatch",
               Set.of(),
               Set.of("absent", "value", "version"));
-      if (current.containsKey("absent")) {
+      if (current.has("absent")) {
         requireTrue(current.get("absent"), "casMismatch.absent");
         if (current.size() != 1) {
           throw new IllegalArgumentException("casMismatch has either absent or value and version");
@@ -146,8 +154,8 @@ public final class HistoryJsonReader {
         "a failed output has ok:false and exactly one of keyExists or casMismatch");
   }
 
-  private static VersionedValue versioned(Map<String, Object> members, String where) {
-    if (!members.containsKey("value") || !members.containsKey("version")) {
+  private static VersionedValue versioned(JsonNode members, String where) {
+    if (!members.has("value") || !members.has("version")) {
       throw new IllegalArgumentException(where + " needs both value and version");
     }
     return new VersionedValue(
@@ -155,43 +163,46 @@ public final class HistoryJsonReader {
         version(members.get("version"), where + ".version"));
   }
 
-  @SuppressWarnings("unchecked")
-  private static Map<String, Object> object(
-      Object json, String where, Set<String> required, Set<String> allowed) {
-    if (!(json instanceof Map)) {
+  /**
+   * REQUIRES: {@code json} is a member's value (never Java null: members are looked up only after
+   * this check of their parent, or are required by it).
+   */
+  private static JsonNode object(
+      JsonNode json, String where, Set<String> required, Set<String> allowed) {
+    if (!json.isObject()) {
       throw new IllegalArgumentException(where + " must be an object");
     }
-    Map<String, Object> members = (Map<String, Object>) json;
-    for (String name : members.keySet()) {
-      if (!allowed.contains(name)) {
-        throw new IllegalArgumentException(where + " has unknown member \"" + name + "\"");
+    for (Map.Entry<String, JsonNode> member : json.properties()) {
+      if (!allowed.contains(member.getKey())) {
+        throw new IllegalArgumentException(
+            where + " has unknown member \"" + member.getKey() + "\"");
       }
     }
     for (String name : required) {
-      if (!members.containsKey(name)) {
+      if (!json.has(name)) {
         throw new IllegalArgumentException(where + " lacks member \"" + name + "\"");
       }
     }
-    return members;
+    return json;
   }
 
-  private static Version version(Object json, String where) {
-    if (!(json instanceof List<?> pair) || pair.size() != 2) {
+  private static Version version(JsonNode json, String where) {
+    if (!json.isArray() || json.size() != 2) {
       throw new IllegalArgumentException(where + " must be [epoch, timestamp]");
     }
-    return new Version(integer(pair.get(0), where + "[0]"), integer(pair.get(1), where + "[1]"));
+    return new Version(integer(json.get(0), where + "[0]"), integer(json.get(1), where + "[1]"));
   }
 
   /** A JSON string is UTF-8 text; {"base64": "..."} is any bytes. */
-  private static Bytes bytes(Object json, String where) {
-    if (json instanceof String text) {
+  private static Bytes bytes(JsonNode json, String where) {
+    if (json.isTextual()) {
       try {
         ByteBuffer encoded =
             StandardCharsets.UTF_8
                 .newEncoder()
                 .onMalformedInput(CodingErrorAction.REPORT)
                 .onUnmappableCharacter(CodingErrorAction.REPORT)
-                .encode(CharBuffer.wrap(text));
+                .encode(CharBuffer.wrap(json.textValue()));
         byte[] utf8 = new byte[encoded.remaining()];
         encoded.get(utf8);
         return Bytes.of(utf8);
@@ -199,7 +210,7 @@ public final class HistoryJsonReader {
         throw new IllegalArgumentException(where + " is not valid Unicode (lone surrogate)");
       }
     }
-    Map<String, Object> encoded = object(json, where, Set.of("base64"), Set.of("base64"));
+    JsonNode encoded = object(json, where, Set.of("base64"), Set.of("base64"));
     String base64 = string(encoded.get("base64"), where + ".base64");
     try {
       return Bytes.of(Base64.getDecoder().decode(base64));
@@ -208,29 +219,33 @@ public final class HistoryJsonReader {
     }
   }
 
-  private static long integer(Object json, String where) {
-    if (!(json instanceof Long value)) {
+  /** Integers only: the format has no fractions or exponents, and every number fits a long. */
+  private static long integer(JsonNode json, String where) {
+    if (!json.isIntegralNumber()) {
       throw new IllegalArgumentException(where + " must be an integer");
     }
-    return value;
+    if (!json.canConvertToLong()) {
+      throw new IllegalArgumentException(where + " is out of range for a 64-bit integer");
+    }
+    return json.longValue();
   }
 
-  private static String string(Object json, String where) {
-    if (!(json instanceof String value)) {
+  private static String string(JsonNode json, String where) {
+    if (!json.isTextual()) {
       throw new IllegalArgumentException(where + " must be a string");
     }
-    return value;
+    return json.textValue();
   }
 
-  private static boolean bool(Object json, String where) {
-    if (!(json instanceof Boolean value)) {
+  private static boolean bool(JsonNode json, String where) {
+    if (!json.isBoolean()) {
       throw new IllegalArgumentException(where + " must be true or false");
     }
-    return value;
+    return json.booleanValue();
   }
 
-  private static void requireTrue(Object json, String where) {
-    if (!Boolean.TRUE.equals(json)) {
+  private static void requireTrue(JsonNode json, String where) {
+    if (!json.isBoolean() || !json.booleanValue()) {
       throw new IllegalArgumentException(where + " must be true");
     }
   }

@@ -1,13 +1,17 @@
 package io.frsm.testkit.history;
 
+import com.fasterxml.jackson.core.JsonGenerator;
 import io.frsm.api.Version;
 import java.io.IOException;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
 import java.io.Writer;
 import java.util.List;
 
 /**
  * Writes histories as JSON lines, one operation per line; the format is specified in
- * docs/formats/history.md and read back by {@link HistoryJsonReader}.
+ * docs/formats/history.md and read back by {@link HistoryJsonReader}. Members are written in the
+ * documented order, without white space.
  */
 public final class HistoryJsonWriter {
   private HistoryJsonWriter() {}
@@ -22,105 +26,106 @@ public final class HistoryJsonWriter {
 
   /** One operation as a JSON object on a single line, without the line end. */
   public static String toLine(Operation op) {
-    StringBuilder s = new StringBuilder(128);
-    s.append("{\"client\":").append(op.client());
-    s.append(",\"op\":\"").append(op.kind().jsonName()).append('"');
-    s.append(",\"key\":");
-    appendBytes(s, op.key());
-    s.append(",\"input\":{");
-    boolean first = true;
+    StringWriter line = new StringWriter(128);
+    try (JsonGenerator json = HistoryJson.MAPPER.createGenerator(line)) {
+      writeOperation(json, op);
+    } catch (IOException e) {
+      throw new UncheckedIOException("a StringWriter does not fail", e);
+    }
+    return line.toString();
+  }
+
+  private static void writeOperation(JsonGenerator json, Operation op) throws IOException {
+    json.writeStartObject();
+    json.writeNumberField("client", op.client());
+    json.writeStringField("op", op.kind().jsonName());
+    json.writeFieldName("key");
+    writeBytes(json, op.key());
+    json.writeObjectFieldStart("input");
     if (op.input().expected().isPresent()) {
-      s.append("\"expected\":");
-      appendVersion(s, op.input().expected().get());
-      first = false;
+      json.writeFieldName("expected");
+      writeVersion(json, op.input().expected().get());
     }
     if (op.input().value().isPresent()) {
-      s.append(first ? "" : ",").append("\"value\":");
-      appendBytes(s, op.input().value().get());
+      json.writeFieldName("value");
+      writeBytes(json, op.input().value().get());
     }
-    s.append("},\"output\":");
-    appendOutput(s, op.output());
-    s.append(",\"call\":").append(op.callNanos());
-    s.append(",\"return\":").append(op.returnNanos());
-    return s.append('}').toString();
+    json.writeEndObject();
+    json.writeFieldName("output");
+    writeOutput(json, op.output());
+    json.writeNumberField("call", op.callNanos());
+    json.writeNumberField("return", op.returnNanos());
+    json.writeEndObject();
   }
 
-  private static void appendOutput(StringBuilder s, Output output) {
+  private static void writeOutput(JsonGenerator json, Output output) throws IOException {
+    if (output instanceof Output.Unknown) {
+      json.writeString("unknown");
+      return;
+    }
+    if (output instanceof Output.NotExecuted) {
+      json.writeString("notExecuted");
+      return;
+    }
+    json.writeStartObject();
     if (output instanceof Output.Found f) {
-      s.append("{\"ok\":true,");
-      appendVersionedFields(s, f.current());
-      s.append('}');
+      json.writeBooleanField("ok", true);
+      writeVersionedFields(json, f.current());
     } else if (output instanceof Output.Absent) {
-      s.append("{\"ok\":true,\"absent\":true}");
+      json.writeBooleanField("ok", true);
+      json.writeBooleanField("absent", true);
     } else if (output instanceof Output.Written w) {
-      s.append("{\"ok\":true,\"version\":");
-      appendVersion(s, w.version());
-      s.append('}');
+      json.writeBooleanField("ok", true);
+      json.writeFieldName("version");
+      writeVersion(json, w.version());
     } else if (output instanceof Output.Deleted) {
-      s.append("{\"ok\":true}");
+      json.writeBooleanField("ok", true);
     } else if (output instanceof Output.KeyExists k) {
-      s.append("{\"ok\":false,\"keyExists\":{");
-      appendVersionedFields(s, k.current());
-      s.append("}}");
-    } else if (output instanceof Output.CasMismatch c) {
-      s.append("{\"ok\":false,\"casMismatch\":{");
-      if (c.current().isPresent()) {
-        appendVersionedFields(s, c.current().get());
-      } else {
-        s.append("\"absent\":true");
-      }
-      s.append("}}");
-    } else if (output instanceof Output.Unknown) {
-      s.append("\"unknown\"");
+      json.writeBooleanField("ok", false);
+      json.writeObjectFieldStart("keyExists");
+      writeVersionedFields(json, k.current());
+      json.writeEndObject();
     } else {
-      assert output instanceof Output.NotExecuted;
-      s.append("\"notExecuted\"");
+      Output.CasMismatch c = (Output.CasMismatch) output; // Output is sealed: the last one left
+      json.writeBooleanField("ok", false);
+      json.writeObjectFieldStart("casMismatch");
+      if (c.current().isPresent()) {
+        writeVersionedFields(json, c.current().get());
+      } else {
+        json.writeBooleanField("absent", true);
+      }
+      json.writeEndObject();
     }
+    json.writeEndObject();
   }
 
-  private static void appendVersionedFields(StringBuilder s, VersionedValue current) {
-    s.append("\"value\":");
-    appendBytes(s, current.value());
-    s.append(",\"version\":");
-    appendVersion(s, current.version());
+  private static void writeVersionedFields(JsonGenerator json, VersionedValue current)
+      throws IOException {
+    json.writeFieldName("value");
+    writeBytes(json, current.value());
+    json.writeFieldName("version");
+    writeVersion(json, current.version());
   }
 
-  private static void appendVersion(StringBuilder s, Version version) {
-    s.append('[').append(version.epoch()).append(',').append(version.timestamp()).append(']');
+  private static void writeVersion(JsonGenerator json, Version version) throws IOException {
+    json.writeStartArray();
+    json.writeNumber(version.epoch());
+    json.writeNumber(version.timestamp());
+    json.writeEndArray();
   }
 
-  /** Printable UTF-8 as a JSON string; anything else as {"base64":"..."}. */
-  private static void appendBytes(StringBuilder s, Bytes bytes) {
+  /**
+   * Printable UTF-8 as a JSON string; anything else as {"base64":"..."}. Printable text holds no
+   * control character, so the generator escapes only {@code "} and {@code \}.
+   */
+  private static void writeBytes(JsonGenerator json, Bytes bytes) throws IOException {
     String text = bytes.asPrintableText().orElse(null);
     if (text == null) {
-      s.append("{\"base64\":\"").append(bytes.toBase64()).append("\"}");
+      json.writeStartObject();
+      json.writeStringField("base64", bytes.toBase64());
+      json.writeEndObject();
     } else {
-      appendString(s, text);
+      json.writeString(text);
     }
-  }
-
-  /** A JSON string literal. Printable text has no control characters, but escape them anyway. */
-  static void appendString(StringBuilder s, String text) {
-    s.append('"');
-    for (int i = 0; i < text.length(); i++) {
-      char c = text.charAt(i);
-      switch (c) {
-        case '"' -> s.append("\\\"");
-        case '\\' -> s.append("\\\\");
-        case '\n' -> s.append("\\n");
-        case '\r' -> s.append("\\r");
-        case '\t' -> s.append("\\t");
-        case '\b' -> s.append("\\b");
-        case '\f' -> s.append("\\f");
-        default -> {
-          if (c < 0x20 || c == 0x2028 || c == 0x2029) {
-            s.append(String.format("\\u%04x", (int) c));
-          } else {
-            s.append(c);
-          }
-        }
-      }
-    }
-    s.append('"');
   }
 }

@@ -79,6 +79,15 @@ class HistoryJsonTest {
   }
 
   @Test
+  void unicodeLineSeparators_areWrittenEscaped() throws IOException {
+    Operation op = create(1, "a\u2028b\u2029c", 0, 1, written(0, 0));
+    String line = HistoryJsonWriter.toLine(op);
+    assertTrue(line.contains("\"value\":\"a\\u2028b\\u2029c\""), line);
+    assertTrue(line.indexOf('\u2028') < 0 && line.indexOf('\u2029') < 0, line);
+    assertEquals(List.of(op), roundTrip(List.of(op)));
+  }
+
+  @Test
   void binaryAndControlCharacterBytes_areWrittenAsBase64() throws IOException {
     byte[][] samples = {{0, 1, 2}, {(byte) 0xff, (byte) 0xfe}, "tab\there".getBytes(), {}};
     for (byte[] sample : samples) {

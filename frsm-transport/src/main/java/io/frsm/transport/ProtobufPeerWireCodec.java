@@ -1,0 +1,81 @@
+package io.frsm.transport;
+
+import com.google.protobuf.ByteString;
+import com.google.protobuf.CodedInputStream;
+import com.google.protobuf.MessageLite;
+import java.util.function.Function;
+import java.util.function.ToIntFunction;
+
+/**
+ * A {@link PeerWireCodec} whose envelope is one generated protobuf class with the header of the
+ * wire convention (fields 1–3): parsing and the header are shared here, so a protocol supplies only
+ * its envelope's accessors, {@link #encode} and {@link #bodyOf}. frsm's peer protocol and the
+ * benchmark's cRSM baseline are both built on it. Thread-safe if the subclass is (stateless ones
+ * are).
+ *
+ * @param <E> the generated envelope class
+ * @param <M> the protocol's message type
+ */
+public abstract class ProtobufPeerWireCodec<E extends MessageLite, M> implements PeerWireCodec<M> {
+  private final EnvelopeParser<E> parser;
+  private final ToIntFunction<E> protocolVersion;
+  private final Function<E, ByteString> clusterIdUtf8;
+  private final ToIntFunction<E> senderNodeId;
+
+  /**
+   * @param parser reads the envelope from a frame
+   * @param protocolVersion header field 1, e.g. {@code PeerEnvelope::getProtocolVersion}
+   * @param clusterIdUtf8 header field 2 as raw bytes, e.g. {@code PeerEnvelope::getClusterIdBytes}
+   * @param senderNodeId header field 3, e.g. {@code PeerEnvelope::getSenderNodeId}
+   */
+  protected ProtobufPeerWireCodec(
+      EnvelopeParser<E> parser,
+      ToIntFunction<E> protocolVersion,
+      Function<E, ByteString> clusterIdUtf8,
+      ToIntFunction<E> senderNodeId) {
+    this.parser = parser;
+    this.protocolVersion = protocolVersion;
+    this.clusterIdUtf8 = clusterIdUtf8;
+    this.senderNodeId = senderNodeId;
+  }
+
+  /**
+   * The message in a parsed envelope's body; called only after the transport checked the header.
+   *
+   * @throws WireDecodeException if the body is absent, unknown or invalid
+   */
+  protected abstract M bodyOf(E envelope) throws WireDecodeException;
+
+  @Override
+  public final Envelope<M> parse(CodedInputStream in) throws WireDecodeException {
+    return new Parsed(parser.parse(in));
+  }
+
+  private final class Parsed implements Envelope<M> {
+    private final E envelope;
+
+    Parsed(E envelope) {
+      this.envelope = envelope;
+    }
+
+    @Override
+    public int protocolVersion() {
+      return protocolVersion.applyAsInt(envelope);
+    }
+
+    @Override
+    public ByteString clusterIdUtf8() {
+      return clusterIdUtf8.apply(envelope);
+    }
+
+    @Override
+    public int senderNodeId() {
+      return senderNodeId.applyAsInt(envelope);
+    }
+
+    @Override
+    public M body() throws WireDecodeException {
+      return bodyOf(envelope);
+    }
+  }
+}
