@@ -88,7 +88,7 @@ final class CasRun extends Run {
   @Override
   void onChosen(Now now, Round r, AcceptedValue value, List<Effect> out) {
     if (this.value == null && value.isDelete() && isOwn(value)) {
-      context.deleteChosen(now, key, replicas, r, value, out); // phase 1 goes on to all n
+      context.deleteChosen(now, key, replicas, r, out); // phase 1 goes on to all n
     }
   }
 

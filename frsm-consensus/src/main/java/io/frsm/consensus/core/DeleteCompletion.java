@@ -83,18 +83,13 @@ final class DeleteCompletion {
   }
 
   /**
-   * The delete {@code chosenDelete} of key {@code key} was chosen by the accept round {@code
-   * round}, which went to every one of {@code replicas} (the key's replica set the delete ran
-   * with): purge at once if all of them acked, else wait for them.
+   * The accept round {@code round} chose its delete of key {@code key}; it went to every one of
+   * {@code replicas} (the key's replica set the delete ran with). Purges at once if all of them
+   * acked, else waits for them.
    */
-  void deleteChosen(
-      Now now,
-      Key key,
-      List<Integer> replicas,
-      Round round,
-      AcceptedValue chosenDelete,
-      List<Effect> out) {
-    assert chosenDelete.isDelete() && chosenDelete.chosen();
+  void deleteChosen(Now now, Key key, List<Integer> replicas, Round round, List<Effect> out) {
+    AcceptedValue chosenDelete = round.proposal.withChosen(true);
+    assert chosenDelete.isDelete();
     Pending pending = new Pending(key, chosenDelete, replicas, round.id);
     for (Map.Entry<Integer, Message.Reply> reply : round.replies.entrySet()) {
       if (reply.getValue() instanceof Message.Accepted) {

@@ -29,6 +29,12 @@ final class LeaseState {
   }
 
   private final LeaseConfig config;
+
+  /** {@code L·(1−ρ)} and {@code L·(1+ρ)}, computed once. */
+  private final long leaseAfterRenewalNanos;
+
+  private final long successorWaitNanos;
+
   private final Placement placement;
   private final Incarnation incarnation;
   private final long roundTimeoutNanos;
@@ -62,6 +68,8 @@ final class LeaseState {
 
   LeaseState(CoreConfig config, CoreTimings timings, Incarnation incarnation) {
     this.config = config.leases();
+    this.leaseAfterRenewalNanos = this.config.leaseAfterRenewalNanos();
+    this.successorWaitNanos = this.config.successorWaitNanos();
     this.placement = config.placement();
     this.incarnation = incarnation;
     this.roundTimeoutNanos = timings.roundTimeoutNanos();
@@ -215,7 +223,7 @@ final class LeaseState {
       r.scan = null;
       servabilityChanged();
     }
-    boolean clean = releaseBeforeWait || r.predecessorsEnded(now, config.successorWaitNanos());
+    boolean clean = releaseBeforeWait || r.predecessorsEnded(now, successorWaitNanos);
     out.add(new Effect.LeaseReleased(release.range(), release.term(), clean));
   }
 
@@ -230,7 +238,7 @@ final class LeaseState {
       return; // for an older term, sent before the lease was lost, or of a released term
     }
     r.leaseEndMonoNanos =
-        Math.max(r.leaseEndMonoNanos, Math.addExact(sent, config.leaseAfterRenewalNanos()));
+        Math.max(r.leaseEndMonoNanos, Math.addExact(sent, leaseAfterRenewalNanos));
     servabilityChanged();
   }
 
@@ -265,7 +273,7 @@ final class LeaseState {
         continue;
       }
       if (r.persistRound == null) {
-        if (r.predecessorsEnded(now, config.successorWaitNanos())) {
+        if (r.predecessorsEnded(now, successorWaitNanos)) {
           sendTermPersist(now, i, r, out);
         }
       } else if (now.monoNanos() - r.persistSentMonoNanos >= roundTimeoutNanos) {

@@ -199,13 +199,7 @@ final class RunContext {
   }
 
   /** See {@link DeleteCompletion#deleteChosen}. */
-  void deleteChosen(
-      Now now,
-      Key key,
-      List<Integer> replicas,
-      Round round,
-      AcceptedValue chosenDelete,
-      List<Effect> out) {
-    deletes.deleteChosen(now, key, replicas, round, chosenDelete, out);
+  void deleteChosen(Now now, Key key, List<Integer> replicas, Round round, List<Effect> out) {
+    deletes.deleteChosen(now, key, replicas, round, out);
   }
 }

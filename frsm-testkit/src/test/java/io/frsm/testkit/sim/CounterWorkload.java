@@ -68,15 +68,16 @@ public final class CounterWorkload {
       boolean leases,
       java.util.function.UnaryOperator<ReadGate> tamper,
       int coreShards) {
-    CoreConfig config =
+    CoreConfig.Builder builder =
         (leases ? Simulation.simConfig(mix.nodes()) : Simulation.simConfig(seed, mix))
-            .withSabotage(sabotage);
+            .toBuilder().sabotage(sabotage);
     if (leases) {
-      config =
-          config
-              .withLeases(simLeases())
-              .withPlacement(Placement.splitAt(List.of(0L), config.placement().replicas(0)));
+      CoreConfig plain = builder.build();
+      builder
+          .leases(simLeases())
+          .placement(Placement.splitAt(List.of(0L), plain.placement().replicas(0)));
     }
+    CoreConfig config = builder.build();
     this.sim = new Simulation(seed, mix, config, TICK_NANOS, SimStorage.MEMORY, coreShards);
     if (tamper != null) {
       sim.serveReadsOnCallerThreads(tamper);
@@ -97,8 +98,8 @@ public final class CounterWorkload {
       this.readChecker = null;
     }
     this.clientTimeoutNanos =
-        config.boundedDelayMicros() * 1000 + 2 * config.roundTimeoutNanos() + 10_000_000L;
-    this.createSettleNanos = (config.boundedDelayMicros() + 2 * mix.skewMaxMicros()) * 1000 + 1;
+        config.boundedDelay().toNanos() + 2 * config.roundTimeout().toNanos() + 10_000_000L;
+    this.createSettleNanos = config.boundedDelay().toNanos() + 2 * mix.skewMaxMicros() * 1000 + 1;
     for (int k = 0; k < KEYS; k++) {
       keys[k] = Key.of(("counter-" + k).getBytes(StandardCharsets.US_ASCII));
     }
@@ -145,7 +146,7 @@ public final class CounterWorkload {
 
   /** L = 40 ms (DESIGN.md's 2 s scaled to the 1 s workload), ρ = 10⁻³. */
   static io.frsm.consensus.core.LeaseConfig simLeases() {
-    return new io.frsm.consensus.core.LeaseConfig(true, 40_000_000L, 1_000);
+    return new io.frsm.consensus.core.LeaseConfig(true, java.time.Duration.ofMillis(40), 1_000);
   }
 
   private int rangeOf(int k) {

@@ -78,11 +78,11 @@ public final class LinearizabilityWorkload {
 
   private LinearizabilityWorkload(
       long seed, FaultMix mix, Set<Sabotage> sabotage, SimStorage storage) {
-    CoreConfig config = Simulation.simConfig(seed, mix).withSabotage(sabotage);
+    CoreConfig config = Simulation.simConfig(seed, mix).toBuilder().sabotage(sabotage).build();
     this.sim = new Simulation(seed, mix, config, TICK_NANOS, storage);
     this.recorder = new HistoryRecorder(sim::nowNanos);
     this.clientTimeoutNanos =
-        config.boundedDelayMicros() * 1000 + 2 * config.roundTimeoutNanos() + 10_000_000L;
+        config.boundedDelay().toNanos() + 2 * config.roundTimeout().toNanos() + 10_000_000L;
     this.maxEffectDelayNanos = maxEffectDelayNanos(config, mix);
     for (int k = 0; k < KEYS; k++) {
       keys[k] = Key.of(("hot-" + k).getBytes(StandardCharsets.US_ASCII));
@@ -95,7 +95,7 @@ public final class LinearizabilityWorkload {
 
   /** {@code T + 2ε} plus the delivery slack explained in the class comment. */
   static long maxEffectDelayNanos(CoreConfig config, FaultMix mix) {
-    return (config.boundedDelayMicros() + 2 * mix.skewMaxMicros()) * 1000 + DELIVERY_SLACK_NANOS;
+    return config.boundedDelay().toNanos() + 2 * mix.skewMaxMicros() * 1000 + DELIVERY_SLACK_NANOS;
   }
 
   public static Result run(long seed) {

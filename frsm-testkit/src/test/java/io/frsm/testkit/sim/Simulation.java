@@ -13,6 +13,7 @@ import io.frsm.consensus.core.Operation;
 import io.frsm.consensus.core.Outcome;
 import io.frsm.consensus.core.Placement;
 import io.frsm.consensus.core.ShardRouting;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -206,8 +207,12 @@ public final class Simulation {
     for (int i = 0; i < nodes; i++) {
       replicas.add(i);
     }
-    return CoreConfig.defaults(replicas)
-        .withTimings(200_000L, 8_000_000L, 40_000_000L, 20_000_000L);
+    return CoreConfig.builder(Placement.single(replicas))
+        .boundedDelay(Duration.ofMillis(200))
+        .hedgeDelay(Duration.ofMillis(8))
+        .roundTimeout(Duration.ofMillis(40))
+        .backoffMax(Duration.ofMillis(20))
+        .build();
   }
 
   /**
@@ -218,7 +223,7 @@ public final class Simulation {
   public static CoreConfig simConfig(long seed, FaultMix mix) {
     CoreConfig config = simConfig(mix.nodes());
     if (mix.nodes() == 5 && Math.floorMod(seed, 2) == 0) {
-      config = config.withPlacement(ringPlacement(5, 3));
+      config = config.toBuilder().placement(ringPlacement(5, 3)).build();
     }
     return config;
   }
