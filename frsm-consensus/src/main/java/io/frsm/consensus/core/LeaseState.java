@@ -35,7 +35,9 @@ final class LeaseState {
 
   private final long successorWaitNanos;
 
-  private final Placement placement;
+  /** The current placement (ranges never change, replica sets may: {@link #placementChanged}). */
+  private Placement placement;
+
   private final Incarnation incarnation;
   private final long roundTimeoutNanos;
   private final boolean skipLeaseWait;
@@ -392,6 +394,22 @@ final class LeaseState {
     if (term > r.term) {
       r.endTerm(now);
       servabilityChanged();
+    }
+  }
+
+  /**
+   * The placement is now {@code change.next()}. A range whose replica set is unchanged keeps its
+   * term, lease, scan and leader-only mode; one whose set changed loses them as on a lost lease
+   * ({@link RangeLease#replicaSetChanged}); its term persist and scan start again, at the new set,
+   * from the next tick. Reads of a dropped scan still running are ignored when they end.
+   */
+  void placementChanged(Now now, PlacementChange change) {
+    placement = change.next();
+    for (int i = 0; i < ranges.length; i++) {
+      if (change.replicasChanged(i)) {
+        ranges[i].replicaSetChanged(now);
+        servabilityChanged();
+      }
     }
   }
 

@@ -24,6 +24,7 @@ import java.util.Objects;
 public final class NodeCore {
   private final Acceptor acceptor;
   private final Coordinator coordinator;
+  private final RunContext runContext;
   private final LeaseState leases;
   private final LeaderReads leaderReads;
   private final DeleteCompletion deletes;
@@ -35,6 +36,9 @@ public final class NodeCore {
 
   private final Map<Long, Cell> chosenPersists = new HashMap<>();
   private long lastMonoNanos = Long.MIN_VALUE;
+
+  /** The current placement: the config's, until an {@link Input.PlacementChanged}. */
+  private Placement placement;
 
   /**
    * Wires the core's parts, each owning its state: the {@link Acceptor}; the {@link Coordinator}
@@ -63,19 +67,20 @@ public final class NodeCore {
     this.deletes =
         new DeleteCompletion(incarnation, timings.roundTimeoutNanos(), config.warmKeysMax());
     this.peers = new PeerResponsiveness(timings.hedgeNanos());
-    this.coordinator =
-        new Coordinator(
-            new RunContext(
-                config,
-                timings,
-                incarnation,
-                store,
-                random,
-                leases,
-                leaderReads,
-                peers,
-                counters,
-                deletes));
+    this.placement = config.placement();
+    this.runContext =
+        new RunContext(
+            config,
+            timings,
+            incarnation,
+            store,
+            random,
+            leases,
+            leaderReads,
+            peers,
+            counters,
+            deletes);
+    this.coordinator = new Coordinator(runContext);
     this.scanReads = coordinator::submit;
   }
 
@@ -106,6 +111,11 @@ public final class NodeCore {
       leases.release(now, release, out);
     } else if (input instanceof Input.Candidacy candidacy) {
       leases.candidacy(candidacy);
+    } else if (input instanceof Input.PlacementChanged changed) {
+      PlacementChange change = PlacementChange.between(placement, changed.next());
+      placement = change.next();
+      runContext.placementChanged(change);
+      leases.placementChanged(now, change);
     }
     if (leases.enabled()) {
       takeScanReplies(now, out);

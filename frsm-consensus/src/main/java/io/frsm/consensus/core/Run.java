@@ -423,7 +423,7 @@ abstract class Run {
 
   private void chosen(Now now, Round r, List<Effect> out) {
     AcceptedValue value = r.proposal.withChosen(true);
-    context.rememberWarm(key, r.ballot, value);
+    context.rememberWarm(key, replicas, r.ballot, value);
     context.learnedChosen(key, value, true);
     // Learn: asynchronous, off the reply path; a lost commit costs a later quorum read.
     for (int to : replicas) {

@@ -16,7 +16,9 @@ import java.util.List;
  * <p>One per core, shared by all its runs. Not thread-safe: the core's single thread only.
  */
 final class RunContext {
-  private final Placement placement;
+  /** The current placement: a run takes its key's replica set from it when it starts. */
+  private Placement placement;
+
   private final CoreTimings timings;
   private final CoreConfig.Modes modes;
   private final boolean skipQuench;
@@ -62,9 +64,18 @@ final class RunContext {
     return timings;
   }
 
-  /** The replica set of {@code key}'s range, natural leader first. */
+  /** The replica set of {@code key}'s range now, natural leader first. */
   List<Integer> replicasOf(Key key) {
     return placement.replicasOf(key);
+  }
+
+  /**
+   * Runs started from now on use {@code change.next()}; warm keys of a changed range turn cold
+   * (their last round's {@code q} acks came from the old set).
+   */
+  void placementChanged(PlacementChange change) {
+    placement = change.next();
+    warm.forgetChanged(change);
   }
 
   /** The sabotage {@link Sabotage#SKIP_QUENCH} (tests only). */
@@ -109,8 +120,15 @@ final class RunContext {
     return warm.get(key);
   }
 
-  void rememberWarm(Key key, Ballot ballot, AcceptedValue chosen) {
-    warm.remember(key, ballot, chosen);
+  /**
+   * Remembers that a round of {@code key} with {@code ballot}, sent to {@code roundReplicas}, got
+   * {@code q} acks and chose {@code chosen}. Not if the key's replica set has changed since the run
+   * started: {@code q} acks of the old set say nothing about a quorum of the new one.
+   */
+  void rememberWarm(Key key, List<Integer> roundReplicas, Ballot ballot, AcceptedValue chosen) {
+    if (PlacementChange.sameMembers(roundReplicas, placement.replicasOf(key))) {
+      warm.remember(key, ballot, chosen);
+    }
   }
 
   void forgetWarm(Key key) {

@@ -42,4 +42,9 @@ final class WarmKeys {
   void forget(Key key) {
     warm.remove(key);
   }
+
+  /** Forgets the keys whose range's replica set {@code change} changes. */
+  void forgetChanged(PlacementChange change) {
+    warm.keySet().removeIf(change::replicasChanged);
+  }
 }

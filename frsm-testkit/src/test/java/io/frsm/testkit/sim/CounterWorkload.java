@@ -67,7 +67,8 @@ public final class CounterWorkload {
       Set<Sabotage> sabotage,
       boolean leases,
       java.util.function.UnaryOperator<ReadGate> tamper,
-      int coreShards) {
+      int coreShards,
+      Consumer<Simulation> setup) {
     CoreConfig.Builder builder =
         (leases ? Simulation.simConfig(mix.nodes()) : Simulation.simConfig(seed, mix))
             .toBuilder().sabotage(sabotage);
@@ -107,6 +108,7 @@ public final class CounterWorkload {
     for (int c = 0; c < CLIENTS; c++) {
       clients[c] = new Client(c, clientRandom.fork());
     }
+    setup.accept(sim);
   }
 
   public static Result run(long seed) {
@@ -114,7 +116,7 @@ public final class CounterWorkload {
   }
 
   public static Result run(long seed, FaultMix mix, Set<Sabotage> sabotage) {
-    return new CounterWorkload(seed, mix, sabotage, false, null, 1).execute();
+    return new CounterWorkload(seed, mix, sabotage, false, null, 1, sim -> {}).execute();
   }
 
   /**
@@ -132,7 +134,7 @@ public final class CounterWorkload {
    */
   public static Result runWithLeases(
       long seed, FaultMix mix, Set<Sabotage> sabotage, int coreShards) {
-    return new CounterWorkload(seed, mix, sabotage, true, null, coreShards).execute();
+    return new CounterWorkload(seed, mix, sabotage, true, null, coreShards, sim -> {}).execute();
   }
 
   /**
@@ -141,7 +143,16 @@ public final class CounterWorkload {
    */
   static Result runWithTamperedCallerReads(
       long seed, FaultMix mix, java.util.function.UnaryOperator<ReadGate> tamper) {
-    return new CounterWorkload(seed, mix, Set.of(), true, tamper, 1).execute();
+    return new CounterWorkload(seed, mix, Set.of(), true, tamper, 1, sim -> {}).execute();
+  }
+
+  /**
+   * The workload of {@link #run(long)} ({@code leases} false) or {@link #runWithLeases(long,
+   * FaultMix, Set)} ({@code leases} true), after {@code setup} saw the simulation it runs in.
+   */
+  static Result run(long seed, boolean leases, Consumer<Simulation> setup) {
+    return new CounterWorkload(seed, FaultMix.forSeed(seed), Set.of(), leases, null, 1, setup)
+        .execute();
   }
 
   /** L = 40 ms (DESIGN.md's 2 s scaled to the 1 s workload), ρ = 10⁻³. */

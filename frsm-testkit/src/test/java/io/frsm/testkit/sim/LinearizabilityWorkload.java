@@ -77,7 +77,11 @@ public final class LinearizabilityWorkload {
       CheckResult check) {}
 
   private LinearizabilityWorkload(
-      long seed, FaultMix mix, Set<Sabotage> sabotage, SimStorage storage) {
+      long seed,
+      FaultMix mix,
+      Set<Sabotage> sabotage,
+      SimStorage storage,
+      Consumer<Simulation> setup) {
     CoreConfig config = Simulation.simConfig(seed, mix).toBuilder().sabotage(sabotage).build();
     this.sim = new Simulation(seed, mix, config, TICK_NANOS, storage);
     this.recorder = new HistoryRecorder(sim::nowNanos);
@@ -91,6 +95,7 @@ public final class LinearizabilityWorkload {
     for (int c = 0; c < CLIENTS; c++) {
       clients[c] = new Client(c, clientRandom.fork());
     }
+    setup.accept(sim);
   }
 
   /** {@code T + 2ε} plus the delivery slack explained in the class comment. */
@@ -110,7 +115,22 @@ public final class LinearizabilityWorkload {
    *     target/linearizability/})
    */
   public static Result run(long seed, FaultMix mix, Set<Sabotage> sabotage, SimStorage storage) {
-    LinearizabilityWorkload workload = new LinearizabilityWorkload(seed, mix, sabotage, storage);
+    return run(seed, mix, sabotage, storage, sim -> {});
+  }
+
+  /** {@link #run(long)} after {@code setup} saw the simulation it runs in. */
+  static Result run(long seed, Consumer<Simulation> setup) {
+    return run(seed, FaultMix.forSeed(seed), Set.of(), SimStorage.MEMORY, setup);
+  }
+
+  private static Result run(
+      long seed,
+      FaultMix mix,
+      Set<Sabotage> sabotage,
+      SimStorage storage,
+      Consumer<Simulation> setup) {
+    LinearizabilityWorkload workload =
+        new LinearizabilityWorkload(seed, mix, sabotage, storage, setup);
     try {
       return workload.execute();
     } finally {
