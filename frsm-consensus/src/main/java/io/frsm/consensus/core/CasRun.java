@@ -17,8 +17,8 @@ final class CasRun extends Run {
   /** The new value, or null for a delete. */
   private final byte[] value;
 
-  CasRun(Coordinator coordinator, Input.ClientRequest request) {
-    super(coordinator, request);
+  CasRun(RunContext context, Input.ClientRequest request) {
+    super(context, request);
     if (request.operation() instanceof Operation.Cas cas) {
       this.expected = cas.expected();
       this.value = cas.value();
@@ -30,14 +30,14 @@ final class CasRun extends Run {
 
   @Override
   void start(Now now, List<Effect> out) {
-    Outcome doomed = coordinator.leaderReads.mismatchFromLocalCell(now, key, expected);
+    Outcome doomed = context.mismatchFromLocalCell(now, key, expected);
     if (doomed != null) {
       servedLocally = true;
       finish(doomed, out); // leader-only mismatch: 0 messages, like a leader-only read
       return;
     }
     Cell local = readLocal();
-    Coordinator.Warm warm = coordinator.warm(key);
+    WarmKeys.Warm warm = context.warm(key);
     // Warm (1 RTT): this incarnation's last round on the key got q acks with ballot b, the own
     // acceptor still promises b, and its cell is the chosen value of that round at `expected`.
     if (warm != null
@@ -47,7 +47,7 @@ final class CasRun extends Run {
         && local.accepted().sameTriple(warm.chosen())
         && !warm.chosen().isDelete()
         && matchesExpected(warm.chosen())
-        && !coordinator.forceCold()) {
+        && !context.forceCold()) {
       propose(now, warm.ballot(), value == null ? replicas : firstQuorum(now), out);
     } else {
       prepare(now, out);
@@ -88,7 +88,7 @@ final class CasRun extends Run {
   @Override
   void onChosen(Now now, Round r, AcceptedValue value, List<Effect> out) {
     if (this.value == null && value.isDelete() && isOwn(value)) {
-      coordinator.deletes.deleteChosen(now, key, r, value, out); // phase 1 goes on to all n
+      context.deleteChosen(now, key, replicas, r, out); // phase 1 goes on to all n
     }
   }
 

@@ -1,7 +1,5 @@
 package io.frsm.consensus.core;
 
-import io.frsm.cell.AcceptedValue;
-import io.frsm.cell.Ballot;
 import io.frsm.cell.Key;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -12,65 +10,27 @@ import java.util.Map;
 /**
  * The coordinator (leader) side of one node: a queue of client operations per key, one {@link Run}
  * active per key at a time (never pipelined: one value per ballot per instance depends on it), and
- * keys independent of each other. Also holds the warm state, in memory only.
+ * keys independent of each other. Everything a run needs beyond its own state comes from the {@link
+ * RunContext} it is built with; the coordinator only queues, starts and drives runs.
+ *
+ * <p>Not thread-safe: driven by one {@link NodeCore}, one input at a time.
  */
 final class Coordinator {
-  final int nodeId;
-  final int boot;
-  final CoreConfig config;
-  final CellStore store;
-  final RandomSource random;
-  final LeaseState leases;
-  final LeaderReads leaderReads;
-  final CoreCounters counters = new CoreCounters();
-  final PeerResponsiveness peers;
+  private final RunContext context;
 
   /** Insertion-ordered so ticks visit keys in a reproducible order. */
   private final Map<Key, KeyOperations> keys = new LinkedHashMap<>();
-
-  private final LinkedHashMap<Key, Warm> warm;
-
-  /** Deletes whose phase 1 still waits for some replicas, then their purge. */
-  final DeleteCompletion deletes;
-
-  private long nextRoundSequence;
-
-  /**
-   * A key whose last round in this incarnation got {@code q} acks: its ballot and the value it
-   * chose. Lost with the process, which only costs a prepare.
-   */
-  record Warm(Ballot ballot, AcceptedValue chosen) {}
 
   private static final class KeyOperations {
     final ArrayDeque<Input.ClientRequest> waiting = new ArrayDeque<>();
     Run active;
   }
 
-  Coordinator(int nodeId, int boot, CoreConfig config, CellStore store, RandomSource random) {
-    this.nodeId = nodeId;
-    this.boot = boot;
-    this.config = config;
-    this.store = store;
-    this.random = random;
-    this.leases = new LeaseState(this);
-    this.leaderReads =
-        new LeaderReads(
-            leases,
-            store,
-            config.modes().leaderOnlyReads(),
-            config.broken(Sabotage.SERVE_READ_WITHOUT_LEASE_CHECK));
-    this.deletes = new DeleteCompletion(this);
-    this.peers = new PeerResponsiveness(config.hedgeNanos());
-    int max = config.warmKeysMax();
-    this.warm =
-        new LinkedHashMap<>(16, 0.75f, true) {
-          @Override
-          protected boolean removeEldestEntry(Map.Entry<Key, Warm> eldest) {
-            return size() > max;
-          }
-        };
+  Coordinator(RunContext context) {
+    this.context = context;
   }
 
+  /** Queues {@code request} behind the key's other operations; starts it if none runs. */
   void submit(Now now, Input.ClientRequest request, List<Effect> out) {
     KeyOperations ops = keys.computeIfAbsent(request.operation().key(), k -> new KeyOperations());
     ops.waiting.add(request);
@@ -79,11 +39,8 @@ final class Coordinator {
     }
   }
 
+  /** A reply to a round of the key's active run (a late one to a finished operation is dropped). */
   void onReply(Now now, int from, Message.Reply reply, List<Effect> out) {
-    peers.heardFrom(from);
-    if (deletes.onReply(now, from, reply, out)) {
-      return;
-    }
     KeyOperations ops = keys.get(reply.key());
     if (ops == null || ops.active == null) {
       return; // a late reply to a finished operation
@@ -109,7 +66,6 @@ final class Coordinator {
   }
 
   void tick(Now now, List<Effect> out) {
-    deletes.tick(now, out);
     for (var entry : new ArrayList<>(keys.entrySet())) {
       KeyOperations ops = entry.getValue();
       ops.active.tick(now, out);
@@ -135,42 +91,16 @@ final class Coordinator {
   private Run newRun(Input.ClientRequest request) {
     Operation op = request.operation();
     if (op instanceof Operation.Get) {
-      return new GetRun(this, request);
+      return new GetRun(context, request);
     } else if (op instanceof Operation.Create) {
-      return new CreateRun(this, request);
+      return new CreateRun(context, request);
     } else if (op instanceof Operation.Fence) {
-      return new FenceRun(this, request);
+      return new FenceRun(context, request);
     }
-    return new CasRun(this, request);
+    return new CasRun(context, request);
   }
 
-  /**
-   * Whether this warm CAS must prepare anyway ({@link CoreConfig.Modes#forcedColdCasShare}). Draws
-   * from the random source only when the share is set, so default runs replay unchanged.
-   */
-  boolean forceCold() {
-    double share = config.modes().forcedColdCasShare();
-    return share > 0 && random.nextLong(FORCE_COLD_SCALE) < Math.round(share * FORCE_COLD_SCALE);
-  }
-
-  private static final long FORCE_COLD_SCALE = 1_000_000;
-
-  RoundId newRoundId() {
-    return new RoundId(nodeId, boot, nextRoundSequence++);
-  }
-
-  Warm warm(Key key) {
-    return warm.get(key);
-  }
-
-  void rememberWarm(Key key, Ballot ballot, AcceptedValue chosen) {
-    warm.put(key, new Warm(ballot, chosen));
-  }
-
-  void forgetWarm(Key key) {
-    warm.remove(key);
-  }
-
+  /** Keys with a client operation queued or running. */
   int activeOperations() {
     return keys.size();
   }

@@ -1,41 +1,58 @@
 package io.frsm.consensus.core;
 
-import io.frsm.cell.Key;
+import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 
 /**
- * The settings of one node's core.
+ * The settings of one node's core. Build one with {@link #builder(Placement)} (every setting not
+ * given keeps its default) or derive one with {@link #toBuilder()}.
  *
  * @param placement the ranges and each range's replica set (node ids, in preference order for
- *     partial rounds); also the ranges that have terms and leases.
- * @param boundedDelayMicros {@code T}: no prepare or accept for an operation starts after {@code τ
- *     + T} by this node's wall clock.
- * @param hedgeNanos after this long without a quorum, a round sent to {@code q} replicas is widened
- *     to all of them.
- * @param roundTimeoutNanos after this long without a quorum, a round has failed (the key turns
- *     cold; a prepare or accept is retried after back-off).
- * @param backoffMaxNanos a failed round waits a uniform random time below this before the next
- *     prepare, so competing coordinators do not duel forever.
+ *     partial rounds); also the ranges that have terms and leases. The placement the core starts
+ *     with: {@link Input.PlacementChanged} may change replica sets later.
+ * @param boundedDelay {@code T}: no prepare or accept for an operation starts after {@code τ + T}
+ *     by this node's wall clock. Counted in whole microseconds, the wall clock's unit (a finer part
+ *     is dropped); at least 1 µs. Default 5 s.
+ * @param hedgeDelay after this long without a quorum, a round sent to {@code q} replicas is widened
+ *     to all of them; a peer that left a request unanswered this long is tried last. Positive.
+ *     Default 20 ms.
+ * @param roundTimeout after this long without a quorum, a round has failed (the key turns cold; a
+ *     prepare or accept is retried after back-off). At least {@code hedgeDelay}. Default 200 ms.
+ * @param backoffMax a failed round waits a uniform random time below this before the next prepare,
+ *     so competing coordinators do not duel forever. Positive. Default 50 ms.
  * @param warmKeysMax how many keys' warm state (in memory only) a node keeps; the least recently
- *     used is forgotten first, which only costs a prepare.
- * @param sabotage deliberate protocol bugs for checker tests; empty in production.
- * @param leases range terms, leases and leader-only reads ({@link LeaseConfig#disabled()}: off).
+ *     used is forgotten first, which only costs a prepare. Also bounds the deletes waiting for
+ *     their phase 1. Positive. Default 2<sup>20</sup>.
+ * @param sabotage deliberate protocol bugs for checker tests; empty (the default) in production.
+ * @param leases range terms, leases and leader-only reads ({@link LeaseConfig#disabled()}, the
+ *     default: off).
  * @param modes how a leaseholder answers: leader-only reads on or off, and a forced share of cold
- *     CAS for experiments ({@link Modes#DEFAULT} in production).
+ *     CAS for experiments ({@link Modes#DEFAULT}, the default, in production).
  */
 public record CoreConfig(
     Placement placement,
-    long boundedDelayMicros,
-    long hedgeNanos,
-    long roundTimeoutNanos,
-    long backoffMaxNanos,
+    Duration boundedDelay,
+    Duration hedgeDelay,
+    Duration roundTimeout,
+    Duration backoffMax,
     int warmKeysMax,
     Set<Sabotage> sabotage,
     LeaseConfig leases,
     Modes modes) {
+
+  public static final Duration DEFAULT_BOUNDED_DELAY = Duration.ofSeconds(5);
+  public static final Duration DEFAULT_HEDGE_DELAY = Duration.ofMillis(20);
+  public static final Duration DEFAULT_ROUND_TIMEOUT = Duration.ofMillis(200);
+  public static final Duration DEFAULT_BACKOFF_MAX = Duration.ofMillis(50);
+  public static final int DEFAULT_WARM_KEYS_MAX = 1 << 20;
+
+  /** The longest duration the core can count in nanoseconds (about 292 years). */
+  private static final Duration LONGEST = Duration.ofNanos(Long.MAX_VALUE);
+
+  private static final Duration ONE_MICROSECOND = Duration.ofNanos(1_000);
 
   /**
    * @param leaderOnlyReads whether a leaseholder in leader-only mode answers gets (and doomed CAS)
@@ -55,109 +72,61 @@ public record CoreConfig(
     }
   }
 
+  /**
+   * @throws IllegalArgumentException naming the setting, if a duration is out of its range (see the
+   *     parameters) or {@code warmKeysMax} is not positive
+   */
   public CoreConfig {
-    Objects.requireNonNull(placement);
-    if (boundedDelayMicros <= 0
-        || hedgeNanos <= 0
-        || roundTimeoutNanos < hedgeNanos
-        || backoffMaxNanos <= 0
-        || warmKeysMax <= 0) {
-      throw new IllegalArgumentException("bad timing settings: " + this);
+    Objects.requireNonNull(placement, "placement");
+    requireWithin("boundedDelay", boundedDelay, ONE_MICROSECOND);
+    requireWithin("hedgeDelay", hedgeDelay, Duration.ofNanos(1));
+    requireWithin("roundTimeout", roundTimeout, hedgeDelay);
+    requireWithin("backoffMax", backoffMax, Duration.ofNanos(1));
+    if (warmKeysMax <= 0) {
+      throw new IllegalArgumentException("warmKeysMax must be positive, was " + warmKeysMax);
     }
-    sabotage = sabotage.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(sabotage));
-    Objects.requireNonNull(sabotage);
-    Objects.requireNonNull(leases);
-    Objects.requireNonNull(modes);
+    sabotage =
+        Objects.requireNonNull(sabotage, "sabotage").isEmpty()
+            ? Set.of()
+            : Set.copyOf(EnumSet.copyOf(sabotage));
+    Objects.requireNonNull(leases, "leases");
+    Objects.requireNonNull(modes, "modes");
   }
 
-  /** Defaults for a LAN cluster: T = 5 s, hedge 20 ms, round timeout 200 ms, back-off 50 ms. */
+  private static void requireWithin(String name, Duration value, Duration min) {
+    Objects.requireNonNull(value, name);
+    if (value.compareTo(min) < 0 || value.compareTo(LONGEST) > 0) {
+      throw new IllegalArgumentException(
+          name + " must be in [" + min + ", " + LONGEST + "], was " + value);
+    }
+  }
+
+  /** Every setting at its default, one range holding every key replicated on {@code replicas}. */
   public static CoreConfig defaults(List<Integer> replicas) {
     return defaults(Placement.single(replicas));
   }
 
-  /** {@link #defaults(List)} over several ranges. */
+  /** Every setting at its default over {@code placement}. */
   public static CoreConfig defaults(Placement placement) {
-    return new CoreConfig(
-        placement,
-        5_000_000L,
-        20_000_000L,
-        200_000_000L,
-        50_000_000L,
-        1 << 20,
-        Set.of(),
-        LeaseConfig.disabled(),
-        Modes.DEFAULT);
+    return builder(placement).build();
   }
 
-  public CoreConfig withSabotage(Set<Sabotage> broken) {
-    return new CoreConfig(
-        placement,
-        boundedDelayMicros,
-        hedgeNanos,
-        roundTimeoutNanos,
-        backoffMaxNanos,
-        warmKeysMax,
-        broken,
-        leases,
-        modes);
+  /** A builder over {@code placement} with every other setting at its default. */
+  public static Builder builder(Placement placement) {
+    return new Builder(placement);
   }
 
-  public CoreConfig withTimings(
-      long boundedDelayMicros, long hedgeNanos, long roundTimeoutNanos, long backoffMaxNanos) {
-    return new CoreConfig(
-        placement,
-        boundedDelayMicros,
-        hedgeNanos,
-        roundTimeoutNanos,
-        backoffMaxNanos,
-        warmKeysMax,
-        sabotage,
-        leases,
-        modes);
-  }
-
-  public CoreConfig withLeases(LeaseConfig leaseConfig) {
-    return new CoreConfig(
-        placement,
-        boundedDelayMicros,
-        hedgeNanos,
-        roundTimeoutNanos,
-        backoffMaxNanos,
-        warmKeysMax,
-        sabotage,
-        leaseConfig,
-        modes);
-  }
-
-  public CoreConfig withModes(Modes newModes) {
-    return new CoreConfig(
-        placement,
-        boundedDelayMicros,
-        hedgeNanos,
-        roundTimeoutNanos,
-        backoffMaxNanos,
-        warmKeysMax,
-        sabotage,
-        leases,
-        newModes);
-  }
-
-  public CoreConfig withPlacement(Placement newPlacement) {
-    return new CoreConfig(
-        newPlacement,
-        boundedDelayMicros,
-        hedgeNanos,
-        roundTimeoutNanos,
-        backoffMaxNanos,
-        warmKeysMax,
-        sabotage,
-        leases,
-        modes);
-  }
-
-  /** The replica set of {@code key}'s range, natural leader first. */
-  public List<Integer> replicasOf(Key key) {
-    return placement.replicasOf(key);
+  /** A builder holding this configuration's settings. */
+  public Builder toBuilder() {
+    return new Builder(placement)
+        .boundedDelay(boundedDelay)
+        .hedgeDelay(hedgeDelay)
+        .roundTimeout(roundTimeout)
+        .backoffMax(backoffMax)
+        .warmKeysMax(warmKeysMax)
+        .sabotage(sabotage)
+        .leases(leases)
+        .modes(modes);
   }
 
   /** {@code q = ⌊n/2⌋ + 1}. */
@@ -167,5 +136,86 @@ public record CoreConfig(
 
   public boolean broken(Sabotage s) {
     return sabotage.contains(s);
+  }
+
+  /**
+   * Builds a {@link CoreConfig}; the settings are those of the record's parameters, checked by
+   * {@link #build}. Not thread-safe.
+   */
+  public static final class Builder {
+    private Placement placement;
+    private Duration boundedDelay = DEFAULT_BOUNDED_DELAY;
+    private Duration hedgeDelay = DEFAULT_HEDGE_DELAY;
+    private Duration roundTimeout = DEFAULT_ROUND_TIMEOUT;
+    private Duration backoffMax = DEFAULT_BACKOFF_MAX;
+    private int warmKeysMax = DEFAULT_WARM_KEYS_MAX;
+    private Set<Sabotage> sabotage = Set.of();
+    private LeaseConfig leases = LeaseConfig.disabled();
+    private Modes modes = Modes.DEFAULT;
+
+    private Builder(Placement placement) {
+      this.placement = Objects.requireNonNull(placement);
+    }
+
+    public Builder placement(Placement placement) {
+      this.placement = Objects.requireNonNull(placement);
+      return this;
+    }
+
+    public Builder boundedDelay(Duration boundedDelay) {
+      this.boundedDelay = Objects.requireNonNull(boundedDelay);
+      return this;
+    }
+
+    public Builder hedgeDelay(Duration hedgeDelay) {
+      this.hedgeDelay = Objects.requireNonNull(hedgeDelay);
+      return this;
+    }
+
+    public Builder roundTimeout(Duration roundTimeout) {
+      this.roundTimeout = Objects.requireNonNull(roundTimeout);
+      return this;
+    }
+
+    public Builder backoffMax(Duration backoffMax) {
+      this.backoffMax = Objects.requireNonNull(backoffMax);
+      return this;
+    }
+
+    public Builder warmKeysMax(int warmKeysMax) {
+      this.warmKeysMax = warmKeysMax;
+      return this;
+    }
+
+    public Builder sabotage(Set<Sabotage> sabotage) {
+      this.sabotage = Objects.requireNonNull(sabotage);
+      return this;
+    }
+
+    public Builder leases(LeaseConfig leases) {
+      this.leases = Objects.requireNonNull(leases);
+      return this;
+    }
+
+    public Builder modes(Modes modes) {
+      this.modes = Objects.requireNonNull(modes);
+      return this;
+    }
+
+    /**
+     * @throws IllegalArgumentException if a setting is out of its range (see {@link CoreConfig})
+     */
+    public CoreConfig build() {
+      return new CoreConfig(
+          placement,
+          boundedDelay,
+          hedgeDelay,
+          roundTimeout,
+          backoffMax,
+          warmKeysMax,
+          sabotage,
+          leases,
+          modes);
+    }
   }
 }

@@ -13,8 +13,8 @@ import java.util.List;
 final class CreateRun extends Run {
   private final byte[] value;
 
-  CreateRun(Coordinator coordinator, Input.ClientRequest request) {
-    super(coordinator, request);
+  CreateRun(RunContext context, Input.ClientRequest request) {
+    super(context, request);
     this.value = ((Operation.Create) request.operation()).value();
   }
 

@@ -29,9 +29,13 @@ import java.util.Set;
  *
  * <p>In memory only and bounded: a crash, or more than {@code warmKeysMax} pending deletes, drops a
  * completion, which leaves the key's delete cell in place (space, never safety).
+ *
+ * <p>A completion keeps the replica set its delete was chosen in, whatever placement comes later
+ * ({@link Input.PlacementChanged}).
  */
 final class DeleteCompletion {
-  private final Coordinator coordinator;
+  private final Incarnation incarnation;
+  private final long probeEveryNanos;
   private final Map<RoundId, Pending> byRound = new HashMap<>();
   private final LinkedHashMap<Key, Pending> byKey;
 
@@ -57,9 +61,14 @@ final class DeleteCompletion {
     }
   }
 
-  DeleteCompletion(Coordinator coordinator) {
-    this.coordinator = coordinator;
-    int max = coordinator.config.warmKeysMax();
+  /**
+   * @param probeEveryNanos how long phase 1 waits for the missing replicas before asking them again
+   *     (the round timeout)
+   * @param max the most completions kept (the oldest is dropped first)
+   */
+  DeleteCompletion(Incarnation incarnation, long probeEveryNanos, int max) {
+    this.incarnation = incarnation;
+    this.probeEveryNanos = probeEveryNanos;
     this.byKey =
         new LinkedHashMap<>(16, 0.75f, false) {
           @Override
@@ -74,12 +83,14 @@ final class DeleteCompletion {
   }
 
   /**
-   * The delete {@code chosenDelete} of key {@code key} was chosen by the accept round {@code
-   * round}, which went to every replica: purge at once if all of them acked, else wait for them.
+   * The accept round {@code round} chose its delete of key {@code key}; it went to every one of
+   * {@code replicas} (the key's replica set the delete ran with). Purges at once if all of them
+   * acked, else waits for them.
    */
-  void deleteChosen(Now now, Key key, Round round, AcceptedValue chosenDelete, List<Effect> out) {
-    assert chosenDelete.isDelete() && chosenDelete.chosen();
-    Pending pending = new Pending(key, chosenDelete, coordinator.config.replicasOf(key), round.id);
+  void deleteChosen(Now now, Key key, List<Integer> replicas, Round round, List<Effect> out) {
+    AcceptedValue chosenDelete = round.proposal.withChosen(true);
+    assert chosenDelete.isDelete();
+    Pending pending = new Pending(key, chosenDelete, replicas, round.id);
     for (Map.Entry<Integer, Message.Reply> reply : round.replies.entrySet()) {
       if (reply.getValue() instanceof Message.Accepted) {
         pending.acked.add(reply.getKey());
@@ -93,7 +104,7 @@ final class DeleteCompletion {
       purge(now, pending, out);
       return;
     }
-    pending.nextProbeNanos = now.monoNanos() + coordinator.config.roundTimeoutNanos();
+    pending.nextProbeNanos = now.monoNanos() + probeEveryNanos;
     byKey.put(key, pending);
     byRound.put(round.id, pending);
   }
@@ -137,11 +148,11 @@ final class DeleteCompletion {
       if (now.monoNanos() < pending.nextProbeNanos) {
         continue;
       }
-      pending.nextProbeNanos = now.monoNanos() + coordinator.config.roundTimeoutNanos();
+      pending.nextProbeNanos = now.monoNanos() + probeEveryNanos;
       if (pending.probeRound != null) {
         byRound.remove(pending.probeRound);
       }
-      pending.probeRound = coordinator.newRoundId();
+      pending.probeRound = incarnation.newRoundId();
       byRound.put(pending.probeRound, pending);
       for (int to : pending.replicas) {
         if (!pending.acked.contains(to)) {

@@ -12,8 +12,8 @@ import java.util.Optional;
  * can take effect.
  */
 final class FenceRun extends Run {
-  FenceRun(Coordinator coordinator, Input.ClientRequest request) {
-    super(coordinator, request);
+  FenceRun(RunContext context, Input.ClientRequest request) {
+    super(context, request);
   }
 
   @Override
@@ -50,7 +50,7 @@ final class FenceRun extends Run {
      * there. Answers {@code m}'s value at the new version.
      */
     static void liveValue(Run run, Now now, AcceptedValue m, boolean mChosen, List<Effect> out) {
-      if (run.coordinator.config.broken(Sabotage.SKIP_QUENCH)) {
+      if (run.context.skipQuench()) {
         Outcome answer = new Outcome.ReadResult(Run.visible(m));
         if (mChosen) {
           run.finish(answer, out);

@@ -13,8 +13,8 @@ import java.util.Optional;
  * settle a delete and answer absent.
  */
 final class GetRun extends Run {
-  GetRun(Coordinator coordinator, Input.ClientRequest request) {
-    super(coordinator, request);
+  GetRun(RunContext context, Input.ClientRequest request) {
+    super(context, request);
   }
 
   /**
@@ -28,13 +28,13 @@ final class GetRun extends Run {
     if (servedLocally(now, out)) {
       return;
     }
-    if (!scanRead() && coordinator.leaderReads.onlyCatchingUp(now, key)) {
+    if (!scanRead() && context.onlyCatchingUp(now, key)) {
       // This node just learned a value of the key chosen (typically its own CAS, which this read
       // queued behind) and its commit to itself is on the way: a few steps from now the local
       // cell answers with 0 messages, where a quorum read would cost 2 round trips' messages.
       // Bounded by the hedge delay; then it reads a quorum as before. Waiting moves only the
       // instant the read is served, still inside the operation's interval.
-      catchUpUntilNanos = now.monoNanos() + coordinator.config.hedgeNanos();
+      catchUpUntilNanos = now.monoNanos() + context.timings().hedgeNanos();
     } else {
       read(now, out);
     }
@@ -42,7 +42,7 @@ final class GetRun extends Run {
 
   /** A value this node learned chosen for the key became durable in its local cell. */
   void localCaughtUp(Now now, List<Effect> out) {
-    if (catchUpUntilNanos >= 0 && !coordinator.leaderReads.onlyCatchingUp(now, key)) {
+    if (catchUpUntilNanos >= 0 && !context.onlyCatchingUp(now, key)) {
       stopWaiting(now, out); // else a newer chosen value is still on its way: wait for that
     }
   }
@@ -63,7 +63,7 @@ final class GetRun extends Run {
 
   /** Answers from the local cell if a leader-only read may (0 messages); false otherwise. */
   private boolean servedLocally(Now now, List<Effect> out) {
-    Outcome local = coordinator.leaderReads.tryServe(now, key);
+    Outcome local = context.serveLocally(now, key);
     if (local == null) {
       return false;
     }
@@ -83,13 +83,8 @@ final class GetRun extends Run {
     }
     int sameTriple = 0;
     boolean markedChosen = false;
-    Message.ReadReply own = (Message.ReadReply) read.replies.get(coordinator.nodeId);
-    Ballot ownBallot =
-        own != null
-                && own.promised().nodeId() == coordinator.nodeId
-                && own.promised().boot() == coordinator.boot
-            ? own.promised()
-            : Ballot.NONE;
+    Message.ReadReply own = (Message.ReadReply) read.replies.get(context.nodeId());
+    Ballot ownBallot = own != null && context.issued(own.promised()) ? own.promised() : Ballot.NONE;
     int promisedToUs = 0;
     for (Message.Reply r : read.replies.values()) {
       Message.ReadReply rr = (Message.ReadReply) r;
@@ -107,11 +102,11 @@ final class GetRun extends Run {
     if (chosen && (promisedToUs >= quorum || allReplied)) {
       AcceptedValue local = own == null ? null : own.accepted();
       boolean localKnows = local != null && local.chosen() && m != null && local.sameTriple(m);
-      if (m != null && !localKnows && replicas.contains(coordinator.nodeId)) {
+      if (m != null && !localKnows && replicas.contains(context.nodeId())) {
         // Merge the answer locally as chosen, so the next operation on the key can start warm.
         // (Only on a replica: a node outside the key's replica set never stores the key.)
-        out.add(new Effect.Send(coordinator.nodeId, new Message.Commit(key, m.withChosen(true))));
-        coordinator.leaderReads.learnedChosen(key, m.withChosen(true), false);
+        out.add(new Effect.Send(context.nodeId(), new Message.Commit(key, m.withChosen(true))));
+        context.learnedChosen(key, m.withChosen(true), false);
       }
       finish(new Outcome.ReadResult(Run.visible(m)), out);
     } else if (allReplied) {
@@ -148,10 +143,10 @@ final class GetRun extends Run {
       if (m == null) {
         finish(answer, out);
       } else if (mChosen) {
-        if (replicas.contains(coordinator.nodeId)) {
+        if (replicas.contains(context.nodeId())) {
           // Into this node's store, for its leader-only reads (a hint if it holds it already).
-          out.add(new Effect.Send(coordinator.nodeId, new Message.Commit(key, m.withChosen(true))));
-          coordinator.leaderReads.learnedChosen(key, m.withChosen(true), false);
+          out.add(new Effect.Send(context.nodeId(), new Message.Commit(key, m.withChosen(true))));
+          context.learnedChosen(key, m.withChosen(true), false);
         }
         finish(answer, out);
       } else {

@@ -102,4 +102,28 @@ public sealed interface Input {
       }
     }
   }
+
+  /**
+   * From the node's membership: the cluster's placement is now {@code next} (the home for adding
+   * and removing nodes). Allowed: the same ranges as the core's current placement — as many, with
+   * the same end tokens — and any replica set for each; anything else is refused with an {@link
+   * IllegalArgumentException} and changes nothing. A range's set changes when its members change (a
+   * new order alone keeps the set).
+   *
+   * <p>Effect: a run already started finishes with the replica set it started with, its quorum
+   * counted there (its rounds, hedges and retries, and the delete completion it hands over); queued
+   * operations and later ones start with the new set. Warm keys of a changed range turn cold. A
+   * range whose set is unchanged keeps its term, lease, scan and leader-only mode; for a range
+   * whose set changed they end as on a lost lease: leader-only mode off, the scan dropped, the term
+   * no longer counted as persisted (it is persisted again at the new set, then scanned anew), and
+   * only renewals sent from now on count. The acceptor is unaffected (terms are per range, ranges
+   * are unchanged). A placement equal to the current one changes nothing.
+   *
+   * <p>Not yet safe on its own: docs/PROTOCOL.md "Placement changes". Goes to every core shard.
+   */
+  record PlacementChanged(Placement next) implements Input {
+    public PlacementChanged {
+      Objects.requireNonNull(next);
+    }
+  }
 }

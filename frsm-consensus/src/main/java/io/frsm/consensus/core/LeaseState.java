@@ -16,11 +16,34 @@ import java.util.List;
  * learned of the bump, at least {@code L} in real time (its clock runs at most at {@code 1+ρ}). So
  * the old lease has ended before the successor's first accept, and the successor's term, durable at
  * {@code q} replicas before that accept, kills any message of the old holder still in flight.
+ *
+ * <p>A range scan's quorum reads run as the coordinator's runs: the calls that may start them take
+ * a {@link ScanReads} to submit them through, so this class holds no reference to the coordinator.
  */
-final class LeaseState implements RangeScan.Host {
-  private final Coordinator coordinator;
+final class LeaseState {
+  /** Where the scans' quorum reads go: the coordinator's per-key queues. */
+  @FunctionalInterface
+  interface ScanReads {
+    /** Queues {@code read} (a get under a negative request id) like a client's operation. */
+    void submit(Now now, Input.ClientRequest read, List<Effect> out);
+  }
+
   private final LeaseConfig config;
-  private final Placement placement;
+
+  /** {@code L·(1−ρ)} and {@code L·(1+ρ)}, computed once. */
+  private final long leaseAfterRenewalNanos;
+
+  private final long successorWaitNanos;
+
+  /** The current placement (ranges never change, replica sets may: {@link #placementChanged}). */
+  private Placement placement;
+
+  private final Incarnation incarnation;
+  private final long roundTimeoutNanos;
+  private final boolean skipLeaseWait;
+  private final boolean releaseKeepsLease;
+  private final boolean releaseBeforeWait;
+  private final boolean skipRangeScan;
   private final RangeLease[] ranges;
 
   /** The scan each internal read belongs to; a read of an abandoned scan is ignored. */
@@ -45,10 +68,17 @@ final class LeaseState implements RangeScan.Host {
   private long[] modeEntries;
   private boolean[] wasLeaderOnly;
 
-  LeaseState(Coordinator coordinator) {
-    this.coordinator = coordinator;
-    this.config = coordinator.config.leases();
-    this.placement = coordinator.config.placement();
+  LeaseState(CoreConfig config, CoreTimings timings, Incarnation incarnation) {
+    this.config = config.leases();
+    this.leaseAfterRenewalNanos = this.config.leaseAfterRenewalNanos();
+    this.successorWaitNanos = this.config.successorWaitNanos();
+    this.placement = config.placement();
+    this.incarnation = incarnation;
+    this.roundTimeoutNanos = timings.roundTimeoutNanos();
+    this.skipLeaseWait = config.broken(Sabotage.SKIP_LEASE_WAIT);
+    this.releaseKeepsLease = config.broken(Sabotage.RELEASE_KEEPS_LEASE);
+    this.releaseBeforeWait = config.broken(Sabotage.RELEASE_BEFORE_WAIT);
+    this.skipRangeScan = config.broken(Sabotage.SKIP_RANGE_SCAN);
     this.ranges = new RangeLease[placement.rangeCount()];
     for (int i = 0; i < ranges.length; i++) {
       ranges[i] = new RangeLease();
@@ -167,7 +197,7 @@ final class LeaseState implements RangeScan.Host {
     }
     r.grant(now, g.term(), g.noEarlierLease());
     servabilityChanged();
-    if (g.noEarlierLease() || coordinator.config.broken(Sabotage.SKIP_LEASE_WAIT)) {
+    if (g.noEarlierLease() || skipLeaseWait) {
       sendTermPersist(now, g.range(), r, out);
     }
   }
@@ -186,7 +216,7 @@ final class LeaseState implements RangeScan.Host {
       out.add(new Effect.LeaseReleased(release.range(), release.term(), false));
       return;
     }
-    if (!coordinator.config.broken(Sabotage.RELEASE_KEEPS_LEASE)) {
+    if (!releaseKeepsLease) {
       r.leaseEndMonoNanos = Long.MIN_VALUE;
       r.lostAtMonoNanos = now.monoNanos();
       r.released = true;
@@ -195,9 +225,7 @@ final class LeaseState implements RangeScan.Host {
       r.scan = null;
       servabilityChanged();
     }
-    boolean clean =
-        coordinator.config.broken(Sabotage.RELEASE_BEFORE_WAIT)
-            || r.predecessorsEnded(now, config.successorWaitNanos());
+    boolean clean = releaseBeforeWait || r.predecessorsEnded(now, successorWaitNanos);
     out.add(new Effect.LeaseReleased(release.range(), release.term(), clean));
   }
 
@@ -212,7 +240,7 @@ final class LeaseState implements RangeScan.Host {
       return; // for an older term, sent before the lease was lost, or of a released term
     }
     r.leaseEndMonoNanos =
-        Math.max(r.leaseEndMonoNanos, Math.addExact(sent, config.leaseAfterRenewalNanos()));
+        Math.max(r.leaseEndMonoNanos, Math.addExact(sent, leaseAfterRenewalNanos));
     servabilityChanged();
   }
 
@@ -229,33 +257,35 @@ final class LeaseState implements RangeScan.Host {
 
   // ---- Term persist -------------------------------------------------------------------------
 
-  /** Starts the term persist once the successor's wait is over; resends it after a timeout. */
-  void tick(Now now, List<Effect> out) {
+  /**
+   * Starts the term persist once the successor's wait is over; resends it after a timeout. Ticks
+   * the scans, whose reads go to {@code reads}.
+   */
+  void tick(Now now, ScanReads reads, List<Effect> out) {
     if (!enabled()) {
       return;
     }
     for (int i = 0; i < ranges.length; i++) {
       RangeLease r = ranges[i];
       if (r.scan != null) {
-        r.scan.tick(now, out);
+        r.scan.tick(now, readsOf(r.scan, reads), out);
         finishScan(r);
       }
       if (r.term == 0 || r.termPersisted || r.givenUp()) {
         continue;
       }
       if (r.persistRound == null) {
-        if (r.predecessorsEnded(now, config.successorWaitNanos())) {
+        if (r.predecessorsEnded(now, successorWaitNanos)) {
           sendTermPersist(now, i, r, out);
         }
-      } else if (now.monoNanos() - r.persistSentMonoNanos
-          >= coordinator.config.roundTimeoutNanos()) {
+      } else if (now.monoNanos() - r.persistSentMonoNanos >= roundTimeoutNanos) {
         sendTermPersist(now, i, r, out);
       }
     }
   }
 
   private void sendTermPersist(Now now, int range, RangeLease r, List<Effect> out) {
-    r.persistRound = coordinator.newRoundId();
+    r.persistRound = incarnation.newRoundId();
     r.persistSentMonoNanos = now.monoNanos();
     r.persistAcks.clear();
     Key key = RangeTerm.cellKey(range);
@@ -264,8 +294,11 @@ final class LeaseState implements RangeScan.Host {
     }
   }
 
-  /** A reply on a reserved range-term key: a term persist acknowledged or refused. */
-  void onTermReply(Now now, int from, Message.Reply reply, List<Effect> out) {
+  /**
+   * A reply on a reserved range-term key: a term persist acknowledged or refused, or a listing for
+   * the range's scan (whose reads go to {@code reads}).
+   */
+  void onTermReply(Now now, int from, Message.Reply reply, ScanReads reads, List<Effect> out) {
     int range = RangeTerm.rangeOf(reply.key());
     if (range < 0 || range >= ranges.length) {
       return; // not a range of this placement: nothing of ours to update
@@ -277,7 +310,7 @@ final class LeaseState implements RangeScan.Host {
     }
     if (reply instanceof Message.KeysListed listed) {
       if (r.scan != null) {
-        r.scan.onListed(now, from, listed, out);
+        r.scan.onListed(now, from, listed, readsOf(r.scan, reads), out);
         finishScan(r);
       }
       return;
@@ -293,12 +326,12 @@ final class LeaseState implements RangeScan.Host {
     if (r.persistAcks.size() >= quorum) {
       r.termPersisted = true;
       r.persistRound = null;
-      if (coordinator.config.broken(Sabotage.SKIP_RANGE_SCAN)) {
+      if (skipRangeScan) {
         r.leaderOnly = true;
         servabilityChanged();
         return;
       }
-      r.scan = new RangeScan(this, placement, range, r.term);
+      r.scan = new RangeScan(incarnation, roundTimeoutNanos, placement, range, r.term);
       r.scan.start(now, out);
     }
   }
@@ -314,32 +347,26 @@ final class LeaseState implements RangeScan.Host {
     }
   }
 
-  // ---- RangeScan.Host -------------------------------------------------------------------------
+  // ---- The scans' reads ------------------------------------------------------------------------
 
-  @Override
-  public RoundId newRoundId() {
-    return coordinator.newRoundId();
+  /**
+   * {@code scan}'s reads: each gets a fresh negative request id, remembered as the scan's so its
+   * outcome finds the scan again ({@link #scanReadDone}), and is submitted through {@code via}.
+   */
+  private RangeScan.Reads readsOf(RangeScan scan, ScanReads via) {
+    return (now, key, out) -> {
+      long id = nextReadId--;
+      scanReads.put(id, scan);
+      via.submit(now, new Input.ClientRequest(id, new Operation.Get(key), now.wallMicros()), out);
+      return id;
+    };
   }
 
-  @Override
-  public long newReadId() {
-    return nextReadId--;
-  }
-
-  @Override
-  public void read(Now now, long id, Key key, List<Effect> out) {
-    scanReads.put(id, ranges[placement.rangeOf(key)].scan);
-    coordinator.submit(
-        now, new Input.ClientRequest(id, new Operation.Get(key), now.wallMicros()), out);
-  }
-
-  @Override
-  public long roundTimeoutNanos() {
-    return coordinator.config.roundTimeoutNanos();
-  }
-
-  /** An internal read of a scan ended (request id {@code id} < 0). */
-  void scanReadDone(Now now, long id, Outcome outcome, List<Effect> out) {
+  /**
+   * An internal read of a scan ended (request id {@code id} < 0); further reads of the scan go to
+   * {@code reads}.
+   */
+  void scanReadDone(Now now, long id, Outcome outcome, ScanReads reads, List<Effect> out) {
     RangeScan scan = scanReads.remove(id);
     if (scan == null) {
       throw new IllegalStateException("no scan read " + id);
@@ -348,7 +375,7 @@ final class LeaseState implements RangeScan.Host {
     if (r.scan != scan) {
       return; // the scan was abandoned with its term
     }
-    scan.onRead(now, id, outcome, out);
+    scan.onRead(now, id, outcome, readsOf(scan, reads), out);
     finishScan(r);
   }
 
@@ -367,6 +394,22 @@ final class LeaseState implements RangeScan.Host {
     if (term > r.term) {
       r.endTerm(now);
       servabilityChanged();
+    }
+  }
+
+  /**
+   * The placement is now {@code change.next()}. A range whose replica set is unchanged keeps its
+   * term, lease, scan and leader-only mode; one whose set changed loses them as on a lost lease
+   * ({@link RangeLease#replicaSetChanged}); its term persist and scan start again, at the new set,
+   * from the next tick. Reads of a dropped scan still running are ignored when they end.
+   */
+  void placementChanged(Now now, PlacementChange change) {
+    placement = change.next();
+    for (int i = 0; i < ranges.length; i++) {
+      if (change.replicasChanged(i)) {
+        ranges[i].replicaSetChanged(now);
+        servabilityChanged();
+      }
     }
   }
 

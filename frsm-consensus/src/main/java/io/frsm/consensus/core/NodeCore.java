@@ -24,9 +24,29 @@ import java.util.Objects;
 public final class NodeCore {
   private final Acceptor acceptor;
   private final Coordinator coordinator;
+  private final RunContext runContext;
+  private final LeaseState leases;
+  private final LeaderReads leaderReads;
+  private final DeleteCompletion deletes;
+  private final PeerResponsiveness peers;
+  private final CoreCounters counters = new CoreCounters();
+
+  /** The scans' quorum reads go to the coordinator's per-key queues like clients' operations. */
+  private final LeaseState.ScanReads scanReads;
+
   private final Map<Long, Cell> chosenPersists = new HashMap<>();
   private long lastMonoNanos = Long.MIN_VALUE;
 
+  /** The current placement: the config's, until an {@link Input.PlacementChanged}. */
+  private Placement placement;
+
+  /**
+   * Wires the core's parts, each owning its state: the {@link Acceptor}; the {@link Coordinator}
+   * and its runs, which reach the rest only through a {@link RunContext}; range leases and scans
+   * ({@link LeaseState}); leader-only reads ({@link LeaderReads}); delete completion ({@link
+   * DeleteCompletion}). {@link #step} routes each input to the parts it concerns; no part holds
+   * another that holds it.
+   */
   public NodeCore(int nodeId, int boot, CoreConfig config, CellStore store, RandomSource random) {
     if (nodeId < 0 || boot < 0) {
       throw new IllegalArgumentException("nodeId and boot must be >= 0");
@@ -34,8 +54,34 @@ public final class NodeCore {
     Objects.requireNonNull(config);
     Objects.requireNonNull(store);
     Objects.requireNonNull(random);
+    CoreTimings timings = CoreTimings.of(config);
+    Incarnation incarnation = new Incarnation(nodeId, boot);
     this.acceptor = new Acceptor(store, config);
-    this.coordinator = new Coordinator(nodeId, boot, config, store, random);
+    this.leases = new LeaseState(config, timings, incarnation);
+    this.leaderReads =
+        new LeaderReads(
+            leases,
+            store,
+            config.modes().leaderOnlyReads(),
+            config.broken(Sabotage.SERVE_READ_WITHOUT_LEASE_CHECK));
+    this.deletes =
+        new DeleteCompletion(incarnation, timings.roundTimeoutNanos(), config.warmKeysMax());
+    this.peers = new PeerResponsiveness(timings.hedgeNanos());
+    this.placement = config.placement();
+    this.runContext =
+        new RunContext(
+            config,
+            timings,
+            incarnation,
+            store,
+            random,
+            leases,
+            leaderReads,
+            peers,
+            counters,
+            deletes);
+    this.coordinator = new Coordinator(runContext);
+    this.scanReads = coordinator::submit;
   }
 
   public List<Effect> step(Now now, Input input) {
@@ -45,39 +91,16 @@ public final class NodeCore {
     }
     lastMonoNanos = now.monoNanos();
     List<Effect> out = new ArrayList<>();
-    LeaseState leases = coordinator.leases;
     if (input instanceof Input.ClientRequest request) {
-      if (RangeTerm.isReserved(request.operation().key())) {
-        throw new IllegalArgumentException("reserved key: " + request.operation().key());
-      }
-      if (request.requestId() < 0) {
-        throw new IllegalArgumentException(
-            "client request ids are >= 0 (negative ones are the core's own): "
-                + request.requestId());
-      }
-      coordinator.submit(now, request, out);
+      submit(now, request, out);
     } else if (input instanceof Input.Receive receive) {
-      if (receive.message() instanceof Message.Reply reply) {
-        if (RangeTerm.isReserved(reply.key())) {
-          leases.onTermReply(now, receive.from(), reply, out);
-        } else {
-          coordinator.onReply(now, receive.from(), reply, out);
-        }
-      } else {
-        acceptor.receive(now, receive.from(), receive.message(), out);
-      }
+      receive(now, receive, out);
     } else if (input instanceof Input.Tick) {
-      leases.tick(now, out);
+      leases.tick(now, scanReads, out);
+      deletes.tick(now, out);
       coordinator.tick(now, out);
     } else if (input instanceof Input.PersistDone done) {
-      if (!acceptor.persistDone(now, done.persistId(), out)) {
-        throw new IllegalArgumentException("unknown persist id " + done.persistId());
-      }
-      Cell chosen = chosenPersists.remove(done.persistId());
-      if (chosen != null) {
-        coordinator.leaderReads.localDurable(chosen.key(), chosen.accepted());
-        coordinator.localCaughtUp(now, chosen.key(), out);
-      }
+      persistDone(now, done, out);
     } else if (input instanceof Input.TermGranted granted) {
       leases.granted(now, granted, out);
     } else if (input instanceof Input.LeaseRenewed renewed) {
@@ -88,14 +111,58 @@ public final class NodeCore {
       leases.release(now, release, out);
     } else if (input instanceof Input.Candidacy candidacy) {
       leases.candidacy(candidacy);
+    } else if (input instanceof Input.PlacementChanged changed) {
+      PlacementChange change = PlacementChange.between(placement, changed.next());
+      placement = change.next();
+      runContext.placementChanged(change);
+      leases.placementChanged(now, change);
     }
     if (leases.enabled()) {
-      takeScanReplies(now, leases, out);
+      takeScanReplies(now, out);
       watchChosenPersists(out);
-      coordinator.leaderReads.endOfStep();
+      leaderReads.endOfStep();
       leases.publish();
     }
     return out;
+  }
+
+  private void submit(Now now, Input.ClientRequest request, List<Effect> out) {
+    if (RangeTerm.isReserved(request.operation().key())) {
+      throw new IllegalArgumentException("reserved key: " + request.operation().key());
+    }
+    if (request.requestId() < 0) {
+      throw new IllegalArgumentException(
+          "client request ids are >= 0 (negative ones are the core's own): " + request.requestId());
+    }
+    coordinator.submit(now, request, out);
+  }
+
+  /**
+   * Requests and commits go to the acceptor; replies on a range's reserved term key to the leases;
+   * other replies to a delete completion if one owns their round, else to the key's run.
+   */
+  private void receive(Now now, Input.Receive receive, List<Effect> out) {
+    if (!(receive.message() instanceof Message.Reply reply)) {
+      acceptor.receive(now, receive.from(), receive.message(), out);
+    } else if (RangeTerm.isReserved(reply.key())) {
+      leases.onTermReply(now, receive.from(), reply, scanReads, out);
+    } else {
+      peers.heardFrom(receive.from());
+      if (!deletes.onReply(now, receive.from(), reply, out)) {
+        coordinator.onReply(now, receive.from(), reply, out);
+      }
+    }
+  }
+
+  private void persistDone(Now now, Input.PersistDone done, List<Effect> out) {
+    if (!acceptor.persistDone(now, done.persistId(), out)) {
+      throw new IllegalArgumentException("unknown persist id " + done.persistId());
+    }
+    Cell chosen = chosenPersists.remove(done.persistId());
+    if (chosen != null) {
+      leaderReads.localDurable(chosen.key(), chosen.accepted());
+      coordinator.localCaughtUp(now, chosen.key(), out);
+    }
   }
 
   /**
@@ -106,14 +173,14 @@ public final class NodeCore {
    * off, leader-only reads off, or a sabotage of the lease check in tests).
    */
   public boolean publishReadsTo(ReadGate gate) {
-    if (!coordinator.leases.enabled() || !coordinator.leaderReads.enabledOutsideCore()) {
+    if (!leases.enabled() || !leaderReads.enabledOutsideCore()) {
       return false;
     }
     if (lastMonoNanos != Long.MIN_VALUE) {
       throw new IllegalStateException("publishReadsTo must be called before the first step");
     }
-    coordinator.leaderReads.publishTo(gate);
-    coordinator.leases.publishTo(gate);
+    leaderReads.publishTo(gate);
+    leases.publishTo(gate);
     return true;
   }
 
@@ -121,11 +188,11 @@ public final class NodeCore {
    * Answers of the core's own scan reads (negative request ids) go to the scan, not the driver; the
    * scan may start more reads, whose answers may come at once, hence the loop.
    */
-  private static void takeScanReplies(Now now, LeaseState leases, List<Effect> out) {
+  private void takeScanReplies(Now now, List<Effect> out) {
     for (int i = 0; i < out.size(); i++) {
       if (out.get(i) instanceof Effect.Reply reply && reply.requestId() < 0) {
         out.remove(i--);
-        leases.scanReadDone(now, reply.requestId(), reply.outcome(), out);
+        leases.scanReadDone(now, reply.requestId(), reply.outcome(), scanReads, out);
       }
     }
   }
@@ -146,7 +213,7 @@ public final class NodeCore {
 
   /** Leader-only reads served so far (diagnostics and tests). */
   public long leaderOnlyReads() {
-    return coordinator.leaderReads.served();
+    return leaderReads.served();
   }
 
   /**
@@ -154,12 +221,12 @@ public final class NodeCore {
    * holders only; diagnostics and tests).
    */
   public long rangeScansCompleted() {
-    return coordinator.leases.scansCompleted();
+    return leases.scansCompleted();
   }
 
   /** The operation counters so far (a copy: cheap, but not free; publish it, do not poll it). */
   public CoreStats stats() {
-    return coordinator.counters.snapshot();
+    return counters.snapshot();
   }
 
   /** Keys with a client operation queued or running. */

@@ -99,6 +99,19 @@ final class RangeLease {
   /** The term is over (a replica persisted a higher one): stop acting as holder. */
   void endTerm(Now now) {
     superseded = true;
+    stopActing(now);
+  }
+
+  /**
+   * The range's replica set changed: what the old set vouched for (the term durable at its quorum,
+   * the scan of its replicas) counts no more, and the lease ends as if lost. The term goes on: it
+   * is persisted again, at the new set, once a renewal sent from now on brings the lease back.
+   */
+  void replicaSetChanged(Now now) {
+    stopActing(now);
+  }
+
+  private void stopActing(Now now) {
     leaseEndMonoNanos = Long.MIN_VALUE;
     lostAtMonoNanos = now.monoNanos();
     termPersisted = false;

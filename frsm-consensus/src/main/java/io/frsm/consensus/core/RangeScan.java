@@ -29,22 +29,23 @@ final class RangeScan {
   static final int PAGE_KEYS = 256;
   static final int READS_IN_FLIGHT = 32;
 
-  /** What the scan needs from the core around it. */
-  interface Host {
-    RoundId newRoundId();
-
-    /** A fresh internal request id: negative, never a client's. */
-    long newReadId();
-
-    /** Submits an internal quorum read of {@code key} under request id {@code id} (negative). */
-    void read(Now now, long id, Key key, List<Effect> out);
-
-    long roundTimeoutNanos();
+  /**
+   * Where the scan's quorum reads go. Passed with each call that may start reads, never held, so
+   * the scan keeps no reference to the core around it.
+   */
+  @FunctionalInterface
+  interface Reads {
+    /**
+     * Submits an internal quorum read of {@code key}; returns its request id (negative, never a
+     * client's), with which its outcome comes back to {@link #onRead}.
+     */
+    long read(Now now, Key key, List<Effect> out);
   }
 
   final int range;
   final long term;
-  private final Host host;
+  private final Incarnation incarnation;
+  private final long roundTimeoutNanos;
   private final List<Integer> replicas;
   private final int quorum;
   private final List<long[]> segments;
@@ -65,8 +66,13 @@ final class RangeScan {
   private boolean finished;
   private long keysRead;
 
-  RangeScan(Host host, Placement placement, int range, long term) {
-    this.host = host;
+  /**
+   * @param roundTimeoutNanos how long a listing or a failed read waits before it is asked again
+   */
+  RangeScan(
+      Incarnation incarnation, long roundTimeoutNanos, Placement placement, int range, long term) {
+    this.incarnation = incarnation;
+    this.roundTimeoutNanos = roundTimeoutNanos;
     this.range = range;
     this.term = term;
     this.replicas = placement.replicas(range);
@@ -105,7 +111,7 @@ final class RangeScan {
   }
 
   private void sendListing(Now now, List<Effect> out) {
-    listRound = host.newRoundId();
+    listRound = incarnation.newRoundId();
     listSentNanos = now.monoNanos();
     listings.clear();
     long[] seg = segments.get(segment);
@@ -120,7 +126,7 @@ final class RangeScan {
   }
 
   /** A listing arrived; with {@code q} of them the page's keys are read. */
-  void onListed(Now now, int from, Message.KeysListed listed, List<Effect> out) {
+  void onListed(Now now, int from, Message.KeysListed listed, Reads reads, List<Effect> out) {
     if (finished || listRound == null || !listed.round().equals(listRound)) {
       return; // late, or a duplicate of a page already taken
     }
@@ -146,11 +152,11 @@ final class RangeScan {
     }
     pageBound = bound;
     toRead.addAll(page);
-    pump(now, out);
+    pump(now, reads, out);
   }
 
   /** An internal read ended: a read that did not answer is retried after a round timeout. */
-  void onRead(Now now, long id, Outcome outcome, List<Effect> out) {
+  void onRead(Now now, long id, Outcome outcome, Reads reads, List<Effect> out) {
     Key key = reading.remove(id);
     if (key == null) {
       return;
@@ -159,35 +165,35 @@ final class RangeScan {
       keysRead++;
     } else {
       if (failed.isEmpty()) {
-        retryAtNanos = now.monoNanos() + host.roundTimeoutNanos();
+        retryAtNanos = now.monoNanos() + roundTimeoutNanos;
       }
       failed.add(key);
     }
-    pump(now, out);
+    pump(now, reads, out);
   }
 
-  void tick(Now now, List<Effect> out) {
+  void tick(Now now, Reads reads, List<Effect> out) {
     if (finished) {
       return;
     }
-    if (listRound != null && now.monoNanos() - listSentNanos >= host.roundTimeoutNanos()) {
+    if (listRound != null && now.monoNanos() - listSentNanos >= roundTimeoutNanos) {
       sendListing(now, out); // fewer than q listings in time: ask again under a new round
       return;
     }
     if (!failed.isEmpty() && now.monoNanos() - retryAtNanos >= 0) {
       toRead.addAll(failed);
       failed.clear();
-      pump(now, out);
+      pump(now, reads, out);
     }
   }
 
   /** Starts reads up to the window; when the page is fully read, moves to the next page. */
-  private void pump(Now now, List<Effect> out) {
+  private void pump(Now now, Reads reads, List<Effect> out) {
     while (reading.size() < READS_IN_FLIGHT && !toRead.isEmpty()) {
       Key key = toRead.poll();
-      long id = host.newReadId();
-      reading.put(id, key);
-      host.read(now, id, key, out);
+      // The read's outcome comes back at the earliest at the end of this step (the core takes its
+      // own reads' replies there), so recording it after submitting is in time.
+      reading.put(reads.read(now, key, out), key);
     }
     if (listRound != null || !reading.isEmpty() || !toRead.isEmpty() || !failed.isEmpty()) {
       return;

@@ -19,10 +19,11 @@ import java.util.Set;
  * prepare has {@code q} promises ({@link #decide}); the outcome after a proposal is chosen is fixed
  * when it is proposed.
  *
- * <p>Not thread-safe: driven by one {@link Coordinator}, one input at a time.
+ * <p>Not thread-safe: driven by one {@link Coordinator}, one input at a time. A run reaches the
+ * core around it only through its {@link RunContext}.
  */
 abstract class Run {
-  final Coordinator coordinator;
+  final RunContext context;
   final long requestId;
   private final Operation operation;
   final Key key;
@@ -63,15 +64,15 @@ abstract class Run {
   /** For the counters: a get answered from the local cell (set just before it finishes). */
   boolean servedLocally;
 
-  Run(Coordinator coordinator, Input.ClientRequest request) {
-    this.coordinator = coordinator;
+  Run(RunContext context, Input.ClientRequest request) {
+    this.context = context;
     this.requestId = request.requestId();
     this.operation = request.operation();
     this.key = request.operation().key();
-    this.replicas = coordinator.config.replicasOf(key);
+    this.replicas = context.replicasOf(key);
     this.quorum = CoreConfig.quorum(replicas.size());
     this.deadlineMicros =
-        Math.addExact(request.invokedAtMicros(), coordinator.config.boundedDelayMicros());
+        Math.addExact(request.invokedAtMicros(), context.timings().boundedDelayMicros());
   }
 
   /** Starts the operation: a read round, a warm accept or a prepare. */
@@ -107,9 +108,9 @@ abstract class Run {
   final Cell readLocal() {
     Cell local;
     try {
-      local = coordinator.store.get(key);
+      local = context.localCell(key);
     } catch (CellStoreException unreadable) {
-      coordinator.forgetWarm(key); // without the local cell the operation runs cold
+      context.forgetWarm(key); // without the local cell the operation runs cold
       return null;
     }
     if (local != null) {
@@ -123,8 +124,7 @@ abstract class Run {
     if (!mayStartRound(now, out)) {
       return;
     }
-    round =
-        new Round(coordinator.newRoundId(), Round.Phase.READ, Ballot.NONE, null, now.monoNanos());
+    round = new Round(context.newRoundId(), Round.Phase.READ, Ballot.NONE, null, now.monoNanos());
     sendTo(now, replicas, out);
   }
 
@@ -135,10 +135,10 @@ abstract class Run {
     }
     long r = Math.max(now.wallMicros(), highestRoundSeen + 1);
     r = Math.max(r, lastPreparedBallot.round() + 1);
-    Ballot ballot = new Ballot(r, coordinator.nodeId, coordinator.boot);
+    Ballot ballot = context.ballot(r);
     ownBallots.add(ballot);
     lastPreparedBallot = ballot;
-    round = new Round(coordinator.newRoundId(), Round.Phase.PREPARE, ballot, null, now.monoNanos());
+    round = new Round(context.newRoundId(), Round.Phase.PREPARE, ballot, null, now.monoNanos());
     sendTo(now, firstQuorum(now), out);
   }
 
@@ -160,11 +160,11 @@ abstract class Run {
     if (own) {
       ownProposals.add(proposal);
     }
-    coordinator.leaderReads.acceptSent(key);
+    context.acceptSent(key);
     answerOnChosen = answer;
     round =
         new Round(
-            coordinator.newRoundId(),
+            context.newRoundId(),
             Round.Phase.ACCEPT,
             proposal.accepted(),
             proposal,
@@ -191,10 +191,10 @@ abstract class Run {
   final List<Integer> firstQuorum(Now now) {
     List<Integer> order = new ArrayList<>(replicas.size());
     List<Integer> suspected = new ArrayList<>(1);
-    int self = replicas.indexOf(coordinator.nodeId);
+    int self = replicas.indexOf(context.nodeId());
     for (int i = 0; i < replicas.size(); i++) {
       int node = replicas.get(Math.floorMod(Math.max(self, 0) + i, replicas.size()));
-      if (node != coordinator.nodeId && coordinator.peers.suspected(node, now.monoNanos())) {
+      if (node != context.nodeId() && context.suspected(node, now.monoNanos())) {
         suspected.add(node);
       } else {
         order.add(node);
@@ -215,16 +215,16 @@ abstract class Run {
    * the range's leader instead of letting it wait out {@code T} here.
    */
   private boolean holdsRange(Now now, List<Effect> out) {
-    if (coordinator.leases.mayCoordinate(now, key)) {
-      roundTerm = coordinator.leases.termFor(key);
+    if (context.mayCoordinate(now, key)) {
+      roundTerm = context.termFor(key);
       return true;
     }
-    coordinator.forgetWarm(key);
+    context.forgetWarm(key);
     round = null;
-    if (ownProposals.isEmpty() && coordinator.leases.waitsInVain(now, key)) {
+    if (ownProposals.isEmpty() && context.waitsInVain(now, key)) {
       finish(
           new Outcome.NotExecuted(
-              "node " + coordinator.nodeId + " will not coordinate the key's range", true),
+              "node " + context.nodeId() + " will not coordinate the key's range", true),
           out);
       return false;
     }
@@ -236,8 +236,8 @@ abstract class Run {
   private void sendTo(Now now, Collection<Integer> targets, List<Effect> out) {
     for (int to : targets) {
       if (round.sentTo.add(to)) {
-        if (to != coordinator.nodeId) {
-          coordinator.peers.requestSent(to, now.monoNanos());
+        if (to != context.nodeId()) {
+          context.requestSent(to, now.monoNanos());
         }
         out.add(new Effect.Send(to, request(round)));
         countSent(round.phase);
@@ -248,10 +248,10 @@ abstract class Run {
   private void countSent(Round.Phase phase) {
     if (phase == Round.Phase.PREPARE) {
       prepareSent = true;
-      coordinator.counters.prepareSent();
+      context.counters().prepareSent();
     } else if (phase == Round.Phase.ACCEPT) {
       acceptSent = true;
-      coordinator.counters.acceptSent();
+      context.counters().acceptSent();
     }
   }
 
@@ -285,8 +285,9 @@ abstract class Run {
     if (requestId >= 0) {
       // A range scan's own reads (negative ids) are no client operations: the counters describe
       // what clients asked for, and the driver times only replies it hands to clients.
-      coordinator.counters.finished(
-          operation, outcome, prepareSent, acceptSent, servedLocally, readMode);
+      context
+          .counters()
+          .finished(operation, outcome, prepareSent, acceptSent, servedLocally, readMode);
     }
     out.add(new Effect.Reply(requestId, outcome, readMode));
   }
@@ -300,7 +301,7 @@ abstract class Run {
     learn(reply);
     if (reply instanceof Message.StaleTerm stale) {
       // A replica persisted a newer term for the range: another node leads it now.
-      coordinator.leases.superseded(now, key, stale.term());
+      context.termSeen(now, key, stale.term());
       roundFailed(now, out);
       return;
     }
@@ -341,7 +342,7 @@ abstract class Run {
     }
     if (round != null) {
       long elapsed = now.monoNanos() - round.startedNanos;
-      if (elapsed >= coordinator.config.roundTimeoutNanos()) {
+      if (elapsed >= context.timings().roundTimeoutNanos()) {
         if (round.phase == Round.Phase.READ) {
           Round r = round;
           round = null;
@@ -350,7 +351,7 @@ abstract class Run {
           roundFailed(now, out);
         }
       } else if (round.phase == Round.Phase.READ
-          && elapsed >= coordinator.config.hedgeNanos()
+          && elapsed >= context.timings().hedgeNanos()
           && round.replies.size() >= quorum) {
         // A replica is slow or gone, and the q replies that came could not answer alone
         // (Algorithm 1 needs all n unless q promised our ballot; onReadProgress already tried):
@@ -360,7 +361,7 @@ abstract class Run {
         round = null;
         onReadTimeout(now, r, out);
       } else if (!round.widened
-          && elapsed >= coordinator.config.hedgeNanos()
+          && elapsed >= context.timings().hedgeNanos()
           && now.wallMicros() <= deadlineMicros) {
         // Hedge: a replica is slow or gone; ask the rest of the set in the same round.
         round.widened = true;
@@ -380,11 +381,10 @@ abstract class Run {
 
   private void roundFailed(Now now, List<Effect> out) {
     // A round without q acks makes the key cold (DESIGN.md "Warm CAS").
-    coordinator.forgetWarm(key);
+    context.forgetWarm(key);
     round = null;
     backingOff = true;
-    resumeAtNanos =
-        now.monoNanos() + coordinator.random.nextLong(coordinator.config.backoffMaxNanos());
+    resumeAtNanos = now.monoNanos() + context.backoffNanos();
   }
 
   private void promised(Now now, Round r, List<Effect> out) {
@@ -404,7 +404,7 @@ abstract class Run {
     }
     lastPromisers = List.copyOf(who);
     round = null;
-    coordinator.leaderReads.prepared(key);
+    context.prepared(key);
     decide(now, m, mChosen, out);
   }
 
@@ -423,8 +423,8 @@ abstract class Run {
 
   private void chosen(Now now, Round r, List<Effect> out) {
     AcceptedValue value = r.proposal.withChosen(true);
-    coordinator.rememberWarm(key, r.ballot, value);
-    coordinator.leaderReads.learnedChosen(key, value, true);
+    context.rememberWarm(key, replicas, r.ballot, value);
+    context.learnedChosen(key, value, true);
     // Learn: asynchronous, off the reply path; a lost commit costs a later quorum read.
     for (int to : replicas) {
       out.add(new Effect.Send(to, new Message.Commit(key, value)));

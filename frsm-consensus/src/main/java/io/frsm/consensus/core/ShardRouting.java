@@ -15,8 +15,10 @@ import java.util.Objects;
  * lease, scan) lives in exactly one core, which is what the single-core proofs need: no state is
  * shared, only the node's identity, and ballots of two shards never meet on one key.
  *
- * <p>A {@link Input.Tick} goes to every shard; a {@link Input.PersistDone} back to the shard that
- * emitted the persist (persist ids are per core): neither has an owner here. Pure and immutable.
+ * <p>A {@link Input.Tick} and an {@link Input.PlacementChanged} go to every shard; a {@link
+ * Input.PersistDone} back to the shard that emitted the persist (persist ids are per core): none of
+ * them has an owner here. A placement change keeps the ranges, so it keeps every range's shard.
+ * Pure and immutable.
  */
 public final class ShardRouting {
   /** Beyond this, shards would outnumber a realistic ring's ranges and CPUs alike. */
@@ -58,7 +60,8 @@ public final class ShardRouting {
   /**
    * The shard owning {@code input}.
    *
-   * @throws IllegalArgumentException for a tick or a persist completion, which have no owner here
+   * @throws IllegalArgumentException for a tick, a placement change or a persist completion, which
+   *     have no owner here
    */
   public int of(Input input) {
     if (input instanceof Input.ClientRequest request) {
@@ -78,6 +81,7 @@ public final class ShardRouting {
     }
     throw new IllegalArgumentException(
         input
-            + " has no owning shard: ticks go to every shard, persist completions to the emitter");
+            + " has no owning shard: ticks and placement changes go to every shard, persist"
+            + " completions to the emitter");
   }
 }

@@ -123,7 +123,7 @@ class AcceptorTest {
 
   @Test
   void requestPastBoundedDelay_isNotExecuted_withoutAnyRound() {
-    long tau = NOW.wallMicros() - CoreConfig.defaults(List.of(0)).boundedDelayMicros() - 1;
+    long tau = NOW.wallMicros() - CoreConfig.DEFAULT_BOUNDED_DELAY.toNanos() / 1_000 - 1;
     List<Effect> out = node.step(NOW, new Input.ClientRequest(9, new Operation.Fence(K), tau));
     assertEquals(1, out.size());
     Effect.Reply reply = assertInstanceOf(Effect.Reply.class, out.get(0));

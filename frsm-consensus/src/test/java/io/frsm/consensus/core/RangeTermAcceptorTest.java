@@ -24,7 +24,7 @@ class RangeTermAcceptorTest {
   private static final RoundId R = new RoundId(1, 1, 0);
   private static final Now NOW = new Now(1_000_000, 0);
   private static final CoreConfig CONFIG =
-      CoreConfig.defaults(List.of(0, 1, 2)).withLeases(LeaseConfig.defaults());
+      CoreConfig.builder(Placement.single(List.of(0, 1, 2))).leases(LeaseConfig.defaults()).build();
 
   private final Map<Key, Cell> durable = new HashMap<>();
   private NodeCore node = new NodeCore(0, 1, CONFIG, durable::get, bound -> 0);

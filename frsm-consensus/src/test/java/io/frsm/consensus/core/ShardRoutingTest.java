@@ -82,6 +82,9 @@ class ShardRoutingTest {
     ShardRouting routing = new ShardRouting(FIVE_RANGES, 2);
     assertThrows(IllegalArgumentException.class, () -> routing.of(new Input.Tick()));
     assertThrows(IllegalArgumentException.class, () -> routing.of(new Input.PersistDone(3)));
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> routing.of(new Input.PlacementChanged(Placement.single(List.of(0)))));
     assertThrows(IllegalArgumentException.class, () -> new ShardRouting(FIVE_RANGES, 0));
     assertThrows(
         IllegalArgumentException.class,

@@ -434,14 +434,14 @@ public final class FrsmNode implements AutoCloseable {
       members.shape(shape);
       Ring ring = members.ring();
       CoreConfig config =
-          CoreConfig.defaults(ring.placement())
-              .withTimings(
-                  settings.boundedDelay.toNanos() / 1_000,
-                  settings.hedge.toNanos(),
-                  settings.roundTimeout.toNanos(),
-                  settings.backoffMax.toNanos())
-              .withLeases(new LeaseConfig(true, settings.lease.toNanos(), settings.clockDriftPpm))
-              .withModes(settings.modes());
+          CoreConfig.builder(ring.placement())
+              .boundedDelay(settings.boundedDelay)
+              .hedgeDelay(settings.hedge)
+              .roundTimeout(settings.roundTimeout)
+              .backoffMax(settings.backoffMax)
+              .leases(new LeaseConfig(true, settings.lease, settings.clockDriftPpm))
+              .modes(settings.modes())
+              .build();
       PeerMessageCounts peerMessages =
           new PeerMessageCounts(
               shape.nodeIds().stream().filter(id -> id != settings.nodeId).toList());

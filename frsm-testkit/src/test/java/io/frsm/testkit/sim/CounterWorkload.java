@@ -67,16 +67,18 @@ public final class CounterWorkload {
       Set<Sabotage> sabotage,
       boolean leases,
       java.util.function.UnaryOperator<ReadGate> tamper,
-      int coreShards) {
-    CoreConfig config =
+      int coreShards,
+      Consumer<Simulation> setup) {
+    CoreConfig.Builder builder =
         (leases ? Simulation.simConfig(mix.nodes()) : Simulation.simConfig(seed, mix))
-            .withSabotage(sabotage);
+            .toBuilder().sabotage(sabotage);
     if (leases) {
-      config =
-          config
-              .withLeases(simLeases())
-              .withPlacement(Placement.splitAt(List.of(0L), config.placement().replicas(0)));
+      CoreConfig plain = builder.build();
+      builder
+          .leases(simLeases())
+          .placement(Placement.splitAt(List.of(0L), plain.placement().replicas(0)));
     }
+    CoreConfig config = builder.build();
     this.sim = new Simulation(seed, mix, config, TICK_NANOS, SimStorage.MEMORY, coreShards);
     if (tamper != null) {
       sim.serveReadsOnCallerThreads(tamper);
@@ -97,8 +99,8 @@ public final class CounterWorkload {
       this.readChecker = null;
     }
     this.clientTimeoutNanos =
-        config.boundedDelayMicros() * 1000 + 2 * config.roundTimeoutNanos() + 10_000_000L;
-    this.createSettleNanos = (config.boundedDelayMicros() + 2 * mix.skewMaxMicros()) * 1000 + 1;
+        config.boundedDelay().toNanos() + 2 * config.roundTimeout().toNanos() + 10_000_000L;
+    this.createSettleNanos = config.boundedDelay().toNanos() + 2 * mix.skewMaxMicros() * 1000 + 1;
     for (int k = 0; k < KEYS; k++) {
       keys[k] = Key.of(("counter-" + k).getBytes(StandardCharsets.US_ASCII));
     }
@@ -106,6 +108,7 @@ public final class CounterWorkload {
     for (int c = 0; c < CLIENTS; c++) {
       clients[c] = new Client(c, clientRandom.fork());
     }
+    setup.accept(sim);
   }
 
   public static Result run(long seed) {
@@ -113,7 +116,7 @@ public final class CounterWorkload {
   }
 
   public static Result run(long seed, FaultMix mix, Set<Sabotage> sabotage) {
-    return new CounterWorkload(seed, mix, sabotage, false, null, 1).execute();
+    return new CounterWorkload(seed, mix, sabotage, false, null, 1, sim -> {}).execute();
   }
 
   /**
@@ -131,7 +134,7 @@ public final class CounterWorkload {
    */
   public static Result runWithLeases(
       long seed, FaultMix mix, Set<Sabotage> sabotage, int coreShards) {
-    return new CounterWorkload(seed, mix, sabotage, true, null, coreShards).execute();
+    return new CounterWorkload(seed, mix, sabotage, true, null, coreShards, sim -> {}).execute();
   }
 
   /**
@@ -140,12 +143,21 @@ public final class CounterWorkload {
    */
   static Result runWithTamperedCallerReads(
       long seed, FaultMix mix, java.util.function.UnaryOperator<ReadGate> tamper) {
-    return new CounterWorkload(seed, mix, Set.of(), true, tamper, 1).execute();
+    return new CounterWorkload(seed, mix, Set.of(), true, tamper, 1, sim -> {}).execute();
+  }
+
+  /**
+   * The workload of {@link #run(long)} ({@code leases} false) or {@link #runWithLeases(long,
+   * FaultMix, Set)} ({@code leases} true), after {@code setup} saw the simulation it runs in.
+   */
+  static Result run(long seed, boolean leases, Consumer<Simulation> setup) {
+    return new CounterWorkload(seed, FaultMix.forSeed(seed), Set.of(), leases, null, 1, setup)
+        .execute();
   }
 
   /** L = 40 ms (DESIGN.md's 2 s scaled to the 1 s workload), ρ = 10⁻³. */
   static io.frsm.consensus.core.LeaseConfig simLeases() {
-    return new io.frsm.consensus.core.LeaseConfig(true, 40_000_000L, 1_000);
+    return new io.frsm.consensus.core.LeaseConfig(true, java.time.Duration.ofMillis(40), 1_000);
   }
 
   private int rangeOf(int k) {

@@ -54,7 +54,11 @@ class LeaderOnlyReadTest {
         new Simulation(
             1,
             FaultMix.exact(3, DELAY_MICROS, 0),
-            Simulation.simConfig(3).withLeases(LEASES).withModes(modes).withSabotage(sabotage),
+            Simulation.simConfig(3).toBuilder()
+                .leases(LEASES)
+                .modes(modes)
+                .sabotage(sabotage)
+                .build(),
             1_000_000);
     sim.setLeaseAgent((node, effect) -> releases.add((Effect.LeaseReleased) effect));
     sim.setEffectObserver(
@@ -100,7 +104,7 @@ class LeaderOnlyReadTest {
       long sent = sim.monoNanos(node);
       sim.schedule(
           DELAY_MICROS * 1000, () -> sim.input(node, new Input.LeaseRenewed(0, term, sent)));
-      sim.schedule(LEASES.leaseNanos() / 4, () -> renew(node, term));
+      sim.schedule(LEASES.lease().toNanos() / 4, () -> renew(node, term));
     }
   }
 
@@ -165,7 +169,7 @@ class LeaderOnlyReadTest {
     assertEquals(ReadMode.QUORUM, lastReadMode());
 
     renewUntil[0] = 0; // the renewals stop: the lease runs out by node 0's clock
-    runFor(LEASES.leaseNanos());
+    runFor(LEASES.lease().toNanos());
     messages = sim.messagesTotal();
     long served = sim.leaderOnlyReads();
     assertInstanceOf(Outcome.ReadResult.class, run(0, new Operation.Get(KEY)));
@@ -201,7 +205,7 @@ class LeaderOnlyReadTest {
     // Once the lease ran out the cell is no authority, and without a lease no round may start:
     // the doomed CAS is refused, not answered from the cell.
     renewUntil[0] = 0;
-    runFor(LEASES.leaseNanos());
+    runFor(LEASES.lease().toNanos());
     assertInstanceOf(Outcome.NotExecuted.class, run(0, new Operation.Cas(KEY, v, b("lost"))));
     assertEquals(2, sim.stats(0).mismatchesLeaderOnly());
   }
@@ -243,7 +247,8 @@ class LeaderOnlyReadTest {
     assertEquals(ReadMode.QUORUM, lastReadMode());
     assertTrue(sim.messages(Message.Read.class) > reads, "a read round");
     assertTrue(
-        sim.nowNanos() - start >= sim.coreConfig().hedgeNanos(), "it waited the hedge delay first");
+        sim.nowNanos() - start >= sim.coreConfig().hedgeDelay().toNanos(),
+        "it waited the hedge delay first");
   }
 
   private long casRounds(int node) {

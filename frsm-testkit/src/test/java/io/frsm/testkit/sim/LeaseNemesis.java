@@ -35,7 +35,7 @@ public final class LeaseNemesis {
     this.sim = sim;
     this.service = service;
     this.random = random;
-    this.leaseNanos = sim.coreConfig().leases().leaseNanos();
+    this.leaseNanos = sim.coreConfig().leases().lease().toNanos();
     this.pausesPerSecond = pausesPerSecond;
     this.handoversPerSecond = handoversPerSecond;
     this.serviceCutsPerSecond = serviceCutsPerSecond;

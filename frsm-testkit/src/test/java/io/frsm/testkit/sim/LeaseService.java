@@ -72,10 +72,10 @@ public final class LeaseService {
     this.sim = sim;
     this.random = random;
     this.config = sim.coreConfig().leases();
-    this.renewEveryNanos = config.leaseNanos() / 4;
+    this.renewEveryNanos = config.lease().toNanos() / 4;
     // Shorter than the lease on purpose: the service may move leadership while the old holder's
     // lease still runs; only the lease rules, not session timing, may keep reads safe.
-    this.sessionTimeoutNanos = config.leaseNanos() * 3 / 8;
+    this.sessionTimeoutNanos = config.lease().toNanos() * 3 / 8;
     this.ranges = sim.coreConfig().placement().rangeCount();
     this.nodes = sim.nodeCount();
     this.term = new long[ranges];

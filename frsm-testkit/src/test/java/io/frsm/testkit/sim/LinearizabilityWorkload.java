@@ -77,12 +77,16 @@ public final class LinearizabilityWorkload {
       CheckResult check) {}
 
   private LinearizabilityWorkload(
-      long seed, FaultMix mix, Set<Sabotage> sabotage, SimStorage storage) {
-    CoreConfig config = Simulation.simConfig(seed, mix).withSabotage(sabotage);
+      long seed,
+      FaultMix mix,
+      Set<Sabotage> sabotage,
+      SimStorage storage,
+      Consumer<Simulation> setup) {
+    CoreConfig config = Simulation.simConfig(seed, mix).toBuilder().sabotage(sabotage).build();
     this.sim = new Simulation(seed, mix, config, TICK_NANOS, storage);
     this.recorder = new HistoryRecorder(sim::nowNanos);
     this.clientTimeoutNanos =
-        config.boundedDelayMicros() * 1000 + 2 * config.roundTimeoutNanos() + 10_000_000L;
+        config.boundedDelay().toNanos() + 2 * config.roundTimeout().toNanos() + 10_000_000L;
     this.maxEffectDelayNanos = maxEffectDelayNanos(config, mix);
     for (int k = 0; k < KEYS; k++) {
       keys[k] = Key.of(("hot-" + k).getBytes(StandardCharsets.US_ASCII));
@@ -91,11 +95,12 @@ public final class LinearizabilityWorkload {
     for (int c = 0; c < CLIENTS; c++) {
       clients[c] = new Client(c, clientRandom.fork());
     }
+    setup.accept(sim);
   }
 
   /** {@code T + 2ε} plus the delivery slack explained in the class comment. */
   static long maxEffectDelayNanos(CoreConfig config, FaultMix mix) {
-    return (config.boundedDelayMicros() + 2 * mix.skewMaxMicros()) * 1000 + DELIVERY_SLACK_NANOS;
+    return config.boundedDelay().toNanos() + 2 * mix.skewMaxMicros() * 1000 + DELIVERY_SLACK_NANOS;
   }
 
   public static Result run(long seed) {
@@ -110,7 +115,22 @@ public final class LinearizabilityWorkload {
    *     target/linearizability/})
    */
   public static Result run(long seed, FaultMix mix, Set<Sabotage> sabotage, SimStorage storage) {
-    LinearizabilityWorkload workload = new LinearizabilityWorkload(seed, mix, sabotage, storage);
+    return run(seed, mix, sabotage, storage, sim -> {});
+  }
+
+  /** {@link #run(long)} after {@code setup} saw the simulation it runs in. */
+  static Result run(long seed, Consumer<Simulation> setup) {
+    return run(seed, FaultMix.forSeed(seed), Set.of(), SimStorage.MEMORY, setup);
+  }
+
+  private static Result run(
+      long seed,
+      FaultMix mix,
+      Set<Sabotage> sabotage,
+      SimStorage storage,
+      Consumer<Simulation> setup) {
+    LinearizabilityWorkload workload =
+        new LinearizabilityWorkload(seed, mix, sabotage, storage, setup);
     try {
       return workload.execute();
     } finally {

@@ -101,7 +101,7 @@ class OperationsTest {
     sim.setFilter((from, to, m) -> from == 0 && to == 1 && m instanceof Message.Accept);
     long start = sim.nowNanos();
     assertEquals(new Outcome.Written(v0.next()), run(0, new Operation.Cas(KEY, v0, b("b"))));
-    long hedge = sim.coreConfig().hedgeNanos();
+    long hedge = sim.coreConfig().hedgeDelay().toNanos();
     assertTrue(sim.nowNanos() - start >= hedge, "answered after the hedge, from node 2");
     sim.setFilter((from, to, m) -> false);
     assertEquals(

@@ -52,7 +52,7 @@ class RangeScanTest {
         new Simulation(
             7,
             FaultMix.exact(3, DELAY_MICROS, 0),
-            Simulation.simConfig(3).withLeases(LEASES).withPlacement(PLACEMENT),
+            Simulation.simConfig(3).toBuilder().leases(LEASES).placement(PLACEMENT).build(),
             1_000_000);
     sim.setFilter(
         (from, to, m) ->
@@ -205,7 +205,7 @@ class RangeScanTest {
       long sent = sim.monoNanos(node);
       sim.schedule(
           DELAY_MICROS * 1000, () -> sim.input(node, new Input.LeaseRenewed(range, term, sent)));
-      sim.schedule(LEASES.leaseNanos() / 4, () -> renew(node, range, term));
+      sim.schedule(LEASES.lease().toNanos() / 4, () -> renew(node, range, term));
     }
   }
 

@@ -13,6 +13,7 @@ import io.frsm.consensus.core.Operation;
 import io.frsm.consensus.core.Outcome;
 import io.frsm.consensus.core.Placement;
 import io.frsm.consensus.core.ShardRouting;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -37,6 +38,16 @@ public final class Simulation {
   private final long seed;
   private final FaultMix faults;
   private final CoreConfig coreConfig;
+
+  /** What a node (re)started now is built with: {@link #coreConfig} with the latest placement. */
+  private CoreConfig startConfig;
+
+  /** A placement change waiting for its time ({@link #changePlacementAt}); null: none. */
+  private Placement pendingPlacement;
+
+  private long pendingPlacementAtNanos;
+
+  private long placementChangesFed;
   private final long tickNanos;
   private final SimRandom networkRandom;
   private final SimRandom diskRandom;
@@ -161,6 +172,7 @@ public final class Simulation {
     this.seed = seed;
     this.faults = faults;
     this.coreConfig = coreConfig;
+    this.startConfig = coreConfig;
     this.tickNanos = tickNanos;
     this.traceHash = seed;
     SimRandom root = new SimRandom(seed);
@@ -206,8 +218,12 @@ public final class Simulation {
     for (int i = 0; i < nodes; i++) {
       replicas.add(i);
     }
-    return CoreConfig.defaults(replicas)
-        .withTimings(200_000L, 8_000_000L, 40_000_000L, 20_000_000L);
+    return CoreConfig.builder(Placement.single(replicas))
+        .boundedDelay(Duration.ofMillis(200))
+        .hedgeDelay(Duration.ofMillis(8))
+        .roundTimeout(Duration.ofMillis(40))
+        .backoffMax(Duration.ofMillis(20))
+        .build();
   }
 
   /**
@@ -218,7 +234,7 @@ public final class Simulation {
   public static CoreConfig simConfig(long seed, FaultMix mix) {
     CoreConfig config = simConfig(mix.nodes());
     if (mix.nodes() == 5 && Math.floorMod(seed, 2) == 0) {
-      config = config.withPlacement(ringPlacement(5, 3));
+      config = config.toBuilder().placement(ringPlacement(5, 3)).build();
     }
     return config;
   }
@@ -377,6 +393,52 @@ public final class Simulation {
       return;
     }
     action.run();
+  }
+
+  /**
+   * Tells every running node's cores that the placement is now {@code next} ({@link
+   * Input.PlacementChanged}; deferred at a paused node); nodes started later start with it. The
+   * safety checkers keep the placement the simulation was built with: tests change replica sets
+   * only in ways those checks still hold for (a set shrunk to members of the old one, of the same
+   * quorum size).
+   */
+  public void changePlacement(Placement next) {
+    startConfig = coreConfig.toBuilder().placement(next).build();
+    for (SimNode node : nodes) {
+      if (node.up) {
+        placementChangesFed++;
+        input(node.id, new Input.PlacementChanged(next));
+      }
+    }
+  }
+
+  /** Placement changes handed to running nodes so far, one per node. */
+  public long placementChangesFed() {
+    return placementChangesFed;
+  }
+
+  /**
+   * {@link #changePlacement} at the first step boundary at or after {@code atNanos} at which no
+   * node is paused. It schedules no event and draws from no random stream, so a run whose cores
+   * answer the change with nothing keeps its trace hash.
+   */
+  public void changePlacementAt(long atNanos, Placement next) {
+    pendingPlacement = java.util.Objects.requireNonNull(next);
+    pendingPlacementAtNanos = atNanos;
+  }
+
+  private void changePlacementIfDue() {
+    if (pendingPlacement == null || nowNanos < pendingPlacementAtNanos) {
+      return;
+    }
+    for (SimNode node : nodes) {
+      if (isPaused(node.id)) {
+        return;
+      }
+    }
+    Placement next = pendingPlacement;
+    pendingPlacement = null;
+    changePlacement(next);
   }
 
   /** Feeds {@code input} to node {@code node} (deferred while it is paused). */
@@ -641,6 +703,9 @@ public final class Simulation {
     steps++;
     mix(0x11, e.at, e.seq);
     guarded(e.action);
+    if (pendingPlacement != null) {
+      guarded(this::changePlacementIfDue);
+    }
     return true;
   }
 
@@ -735,7 +800,7 @@ public final class Simulation {
     for (int s = 0; s < node.cores.length; s++) {
       // One shard: the node's random stream exactly as before shards existed (same traces).
       SimRandom random = node.random.fork();
-      node.cores[s] = new NodeCore(node.id, node.boot, coreConfig, node.store, random);
+      node.cores[s] = new NodeCore(node.id, node.boot, startConfig, node.store, random);
     }
     attachCallerReads(node);
     mix(0x21, node.id, node.boot);
@@ -819,9 +884,12 @@ public final class Simulation {
     return total;
   }
 
-  /** Steps the shard owning {@code input}; a tick steps every shard, in shard order. */
+  /**
+   * Steps the shard owning {@code input}; a tick or a placement change steps every shard, in shard
+   * order.
+   */
   private void stepNode(SimNode node, Input input) {
-    if (input instanceof Input.Tick) {
+    if (input instanceof Input.Tick || input instanceof Input.PlacementChanged) {
       stepShard(node, -1, input);
     } else {
       stepShard(node, routing.of(input), input);

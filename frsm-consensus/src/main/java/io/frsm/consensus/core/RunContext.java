@@ -1,0 +1,223 @@
+package io.frsm.consensus.core;
+
+import io.frsm.api.Version;
+import io.frsm.cell.AcceptedValue;
+import io.frsm.cell.Ballot;
+import io.frsm.cell.Cell;
+import io.frsm.cell.Key;
+import java.util.List;
+
+/**
+ * What a {@link Run} may see and touch of the core around it, and nothing more: the timings, the
+ * local store, this incarnation's ids and ballots, the warm state, the range's lease, leader-only
+ * reads, peer responsiveness, the counters, and the delete completion. The runs' only way out: they
+ * never hold the {@link Coordinator}, which holds them.
+ *
+ * <p>One per core, shared by all its runs. Not thread-safe: the core's single thread only.
+ */
+final class RunContext {
+  /** The current placement: a run takes its key's replica set from it when it starts. */
+  private Placement placement;
+
+  private final CoreTimings timings;
+  private final CoreConfig.Modes modes;
+  private final boolean skipQuench;
+  private final Incarnation incarnation;
+  private final CellStore store;
+  private final RandomSource random;
+  private final WarmKeys warm;
+  private final LeaseState leases;
+  private final LeaderReads leaderReads;
+  private final PeerResponsiveness peers;
+  private final CoreCounters counters;
+  private final DeleteCompletion deletes;
+
+  RunContext(
+      CoreConfig config,
+      CoreTimings timings,
+      Incarnation incarnation,
+      CellStore store,
+      RandomSource random,
+      LeaseState leases,
+      LeaderReads leaderReads,
+      PeerResponsiveness peers,
+      CoreCounters counters,
+      DeleteCompletion deletes) {
+    this.placement = config.placement();
+    this.timings = timings;
+    this.modes = config.modes();
+    this.skipQuench = config.broken(Sabotage.SKIP_QUENCH);
+    this.incarnation = incarnation;
+    this.store = store;
+    this.random = random;
+    this.warm = new WarmKeys(config.warmKeysMax());
+    this.leases = leases;
+    this.leaderReads = leaderReads;
+    this.peers = peers;
+    this.counters = counters;
+    this.deletes = deletes;
+  }
+
+  // ---- Settings and identity -------------------------------------------------------------------
+
+  CoreTimings timings() {
+    return timings;
+  }
+
+  /** The replica set of {@code key}'s range now, natural leader first. */
+  List<Integer> replicasOf(Key key) {
+    return placement.replicasOf(key);
+  }
+
+  /**
+   * Runs started from now on use {@code change.next()}; warm keys of a changed range turn cold
+   * (their last round's {@code q} acks came from the old set).
+   */
+  void placementChanged(PlacementChange change) {
+    placement = change.next();
+    warm.forgetChanged(change);
+  }
+
+  /** The sabotage {@link Sabotage#SKIP_QUENCH} (tests only). */
+  boolean skipQuench() {
+    return skipQuench;
+  }
+
+  int nodeId() {
+    return incarnation.nodeId();
+  }
+
+  RoundId newRoundId() {
+    return incarnation.newRoundId();
+  }
+
+  Ballot ballot(long round) {
+    return incarnation.ballot(round);
+  }
+
+  /** Whether {@code ballot} is this incarnation's own. */
+  boolean issued(Ballot ballot) {
+    return incarnation.issued(ballot);
+  }
+
+  /** A uniform back-off below {@code backoffMax}, from the injected random source. */
+  long backoffNanos() {
+    return random.nextLong(timings.backoffMaxNanos());
+  }
+
+  // ---- Local cell and warm state ---------------------------------------------------------------
+
+  /**
+   * This node's durable cell of {@code key} (null: none).
+   *
+   * @throws CellStoreException if the key cannot be read
+   */
+  Cell localCell(Key key) {
+    return store.get(key);
+  }
+
+  WarmKeys.Warm warm(Key key) {
+    return warm.get(key);
+  }
+
+  /**
+   * Remembers that a round of {@code key} with {@code ballot}, sent to {@code roundReplicas}, got
+   * {@code q} acks and chose {@code chosen}. Not if the key's replica set has changed since the run
+   * started: {@code q} acks of the old set say nothing about a quorum of the new one.
+   */
+  void rememberWarm(Key key, List<Integer> roundReplicas, Ballot ballot, AcceptedValue chosen) {
+    if (PlacementChange.sameMembers(roundReplicas, placement.replicasOf(key))) {
+      warm.remember(key, ballot, chosen);
+    }
+  }
+
+  void forgetWarm(Key key) {
+    warm.forget(key);
+  }
+
+  /**
+   * Whether this warm CAS must prepare anyway ({@link CoreConfig.Modes#forcedColdCasShare}). Draws
+   * from the random source only when the share is set, so default runs replay unchanged.
+   */
+  boolean forceCold() {
+    double share = modes.forcedColdCasShare();
+    return share > 0 && random.nextLong(FORCE_COLD_SCALE) < Math.round(share * FORCE_COLD_SCALE);
+  }
+
+  private static final long FORCE_COLD_SCALE = 1_000_000;
+
+  // ---- The range's lease (DESIGN.md "Lease invariant") -----------------------------------------
+
+  /** See {@link LeaseState#mayCoordinate}. */
+  boolean mayCoordinate(Now now, Key key) {
+    return leases.mayCoordinate(now, key);
+  }
+
+  /** The term a prepare or accept of {@code key} carries (0 with leases off). */
+  long termFor(Key key) {
+    return leases.termFor(key);
+  }
+
+  /** See {@link LeaseState#waitsInVain}. */
+  boolean waitsInVain(Now now, Key key) {
+    return leases.waitsInVain(now, key);
+  }
+
+  /** A replica answered a round of {@code key} with a persisted term {@code term}. */
+  void termSeen(Now now, Key key, long term) {
+    leases.superseded(now, key, term);
+  }
+
+  // ---- Leader-only reads ----------------------------------------------------------------------
+
+  /** See {@link LeaderReads#tryServe}. */
+  Outcome serveLocally(Now now, Key key) {
+    return leaderReads.tryServe(now, key);
+  }
+
+  /** See {@link LeaderReads#onlyCatchingUp}. */
+  boolean onlyCatchingUp(Now now, Key key) {
+    return leaderReads.onlyCatchingUp(now, key);
+  }
+
+  /** See {@link LeaderReads#mismatchFromLocalCell}. */
+  Outcome mismatchFromLocalCell(Now now, Key key, Version expected) {
+    return leaderReads.mismatchFromLocalCell(now, key, expected);
+  }
+
+  /** See {@link LeaderReads#acceptSent}. */
+  void acceptSent(Key key) {
+    leaderReads.acceptSent(key);
+  }
+
+  /** See {@link LeaderReads#prepared}. */
+  void prepared(Key key) {
+    leaderReads.prepared(key);
+  }
+
+  /** See {@link LeaderReads#learnedChosen}. */
+  void learnedChosen(Key key, AcceptedValue value, boolean ownRound) {
+    leaderReads.learnedChosen(key, value, ownRound);
+  }
+
+  // ---- Peers, counters, deletes ----------------------------------------------------------------
+
+  /** See {@link PeerResponsiveness#suspected}. */
+  boolean suspected(int peer, long monoNanos) {
+    return peers.suspected(peer, monoNanos);
+  }
+
+  /** See {@link PeerResponsiveness#requestSent}. */
+  void requestSent(int peer, long monoNanos) {
+    peers.requestSent(peer, monoNanos);
+  }
+
+  CoreCounters counters() {
+    return counters;
+  }
+
+  /** See {@link DeleteCompletion#deleteChosen}. */
+  void deleteChosen(Now now, Key key, List<Integer> replicas, Round round, List<Effect> out) {
+    deletes.deleteChosen(now, key, replicas, round, out);
+  }
+}

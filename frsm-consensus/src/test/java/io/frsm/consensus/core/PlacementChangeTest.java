@@ -1,0 +1,231 @@
+package io.frsm.consensus.core;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.frsm.api.Version;
+import io.frsm.cell.Key;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import org.junit.jupiter.api.Test;
+
+/** {@link Input.PlacementChanged}: what a core accepts, and what it keeps and drops. */
+class PlacementChangeTest {
+  private static final Placement ONE_RANGE = Placement.single(List.of(0, 1, 2));
+
+  /** Range 0 holds the negative tokens, range 1 the rest; both on nodes 0, 1, 2. */
+  private static final Placement TWO_RANGES = Placement.splitAt(List.of(0L), List.of(0, 1, 2));
+
+  private static final Key K = Key.of(b("k"));
+  private static final Key K2 = Key.of(b("k2"));
+  private static final Key IN_RANGE_0 = keyInRange(0);
+  private static final Key IN_RANGE_1 = keyInRange(1);
+
+  private static final long HEDGE_NANOS = CoreConfig.DEFAULT_HEDGE_DELAY.toNanos();
+
+  // ---- What a core accepts -----------------------------------------------------------------
+
+  @Test
+  void placementWithAnotherRangeCount_isRefused() {
+    CoreCluster cluster = new CoreCluster(3, CoreConfig.defaults(ONE_RANGE));
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> cluster.input(0, new Input.PlacementChanged(TWO_RANGES)));
+    assertTrue(e.getMessage().contains("1 ranges now, 2 in the new one"), e.getMessage());
+  }
+
+  @Test
+  void placementWithOtherRangeBoundaries_isRefused_andChangesNothing() {
+    CoreCluster cluster = new CoreCluster(4, CoreConfig.defaults(TWO_RANGES));
+    Placement otherCut = Placement.splitAt(List.of(5L), List.of(0, 1, 3));
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> cluster.input(0, new Input.PlacementChanged(otherCut)));
+    assertTrue(e.getMessage().contains("range 0 ends at token -1 now, at 4"), e.getMessage());
+    long id = cluster.submit(0, new Operation.Create(IN_RANGE_0, b("v")));
+    assertInstanceOf(Outcome.Written.class, cluster.outcome(id));
+    assertEquals(Set.of(1), peersSentTo(cluster, IN_RANGE_0), "still the old set {0, 1, 2}");
+  }
+
+  @Test
+  void sameMembers_inAnotherOrder_isNoChange() {
+    PlacementChange reordered =
+        PlacementChange.between(
+            TWO_RANGES,
+            Placement.of(
+                List.of(-1L, Long.MAX_VALUE), List.of(List.of(2, 1, 0), List.of(0, 1, 3))));
+    assertTrue(!reordered.replicasChanged(0));
+    assertTrue(reordered.replicasChanged(1));
+  }
+
+  // ---- Runs --------------------------------------------------------------------------------
+
+  @Test
+  void runInFlight_keepsItsReplicaSet_queuedAndLaterRunsTakeTheNewOne() {
+    CoreCluster cluster = new CoreCluster(5, CoreConfig.defaults(ONE_RANGE));
+    cluster.drop = (from, to, m) -> to == 1; // the create's first quorum {0, 1} cannot answer
+    long create = cluster.submit(0, new Operation.Create(K, b("v")));
+    long queuedGet = cluster.submit(0, new Operation.Get(K));
+    assertEquals(Set.of(1), peersSentTo(cluster, K));
+
+    changePlacement(cluster, Placement.single(List.of(0, 3, 4)));
+    cluster.advance(HEDGE_NANOS); // the hedge widens the prepare to the run's own set
+    Outcome written = cluster.outcome(create);
+    assertInstanceOf(Outcome.Written.class, written);
+    assertNotNull(cluster.cell(2, K), "chosen at the old set's quorum {0, 2}");
+    assertNull(cluster.cell(3, K));
+    assertNull(cluster.cell(4, K));
+
+    // The get was queued behind the create, so it started after the change: it reads the new set.
+    assertEquals(Set.of(1, 2, 3, 4), peersSentTo(cluster, K));
+    assertNotNull(cluster.outcome(queuedGet));
+
+    cluster.drop = (from, to, m) -> false;
+    cluster.sent.clear();
+    long later = cluster.submit(0, new Operation.Create(K2, b("w")));
+    assertInstanceOf(Outcome.Written.class, cluster.outcome(later));
+    assertEquals(Set.of(3), peersSentTo(cluster, K2), "a new run's first quorum is {0, 3}");
+    assertNull(cluster.cell(1, K2));
+    assertNull(cluster.cell(2, K2));
+  }
+
+  @Test
+  void warmKeysOfAChangedRange_turnCold_ofAnUnchangedRange_stayWarm() {
+    CoreCluster cluster = new CoreCluster(4, CoreConfig.defaults(TWO_RANGES));
+    Version a = created(cluster, IN_RANGE_0);
+    Version b = created(cluster, IN_RANGE_1);
+    changePlacement(
+        cluster,
+        Placement.of(List.of(-1L, Long.MAX_VALUE), List.of(List.of(0, 1, 3), List.of(0, 2, 1))));
+    cluster.sent.clear();
+    cluster.submit(0, new Operation.Cas(IN_RANGE_0, a, b("a2")));
+    cluster.submit(0, new Operation.Cas(IN_RANGE_1, b, b("b2")));
+    assertTrue(prepared(cluster, IN_RANGE_0), "range 0's set changed: its key is cold");
+    assertTrue(!prepared(cluster, IN_RANGE_1), "range 1's set is the same: its key is warm");
+  }
+
+  @Test
+  void identicalPlacement_changesNothing() {
+    CoreCluster cluster = new CoreCluster(3, CoreConfig.defaults(TWO_RANGES));
+    Version v = created(cluster, IN_RANGE_0);
+    Placement copy =
+        Placement.of(List.of(-1L, Long.MAX_VALUE), List.of(List.of(0, 1, 2), List.of(0, 1, 2)));
+    assertEquals(List.of(), cluster.core(0).step(cluster.now(), new Input.PlacementChanged(copy)));
+    cluster.sent.clear();
+    long id = cluster.submit(0, new Operation.Cas(IN_RANGE_0, v, b("w")));
+    assertEquals(new Outcome.Written(v.next()), cluster.outcome(id));
+    assertTrue(!prepared(cluster, IN_RANGE_0), "still warm");
+  }
+
+  // ---- Leases ------------------------------------------------------------------------------
+
+  @Test
+  void changedRange_endsAsOnALostLease_thenComesBackAtTheNewSet_unchangedRangeServesOn() {
+    CoreConfig config = CoreConfig.builder(TWO_RANGES).leases(LeaseConfig.defaults()).build();
+    CoreCluster cluster = new CoreCluster(4, config);
+    for (int range = 0; range < 2; range++) {
+      cluster.input(0, new Input.TermGranted(range, 1, true)); // persist, scan, leader-only
+      renew(cluster, range);
+    }
+    assertEquals(2, cluster.core(0).rangeScansCompleted());
+    created(cluster, IN_RANGE_0);
+    created(cluster, IN_RANGE_1);
+    assertLeaderOnly(cluster, IN_RANGE_0, true);
+    assertLeaderOnly(cluster, IN_RANGE_1, true);
+    long renewedBeforeChange = cluster.now().monoNanos();
+
+    cluster.advance(1_000);
+    changePlacement(
+        cluster,
+        Placement.of(List.of(-1L, Long.MAX_VALUE), List.of(List.of(0, 1, 3), List.of(0, 1, 2))));
+    assertLeaderOnly(cluster, IN_RANGE_1, true);
+    assertLeaderOnly(cluster, IN_RANGE_0, false);
+    // As on a lost lease, a renewal sent before the change does not bring it back.
+    cluster.input(0, new Input.LeaseRenewed(0, 1, renewedBeforeChange));
+    assertLeaderOnly(cluster, IN_RANGE_0, false);
+
+    // The next tick persists the term again, at the new set, and the range is scanned there; a
+    // renewal sent after the change brings the lease back, and with it leader-only reads.
+    cluster.sent.clear();
+    cluster.advance(1_000);
+    Set<Integer> persistedAt = new TreeSet<>();
+    cluster.sent.stream()
+        .filter(s -> s.from() == 0 && s.message() instanceof Message.TermPersist)
+        .forEach(s -> persistedAt.add(s.to()));
+    assertEquals(Set.of(0, 1, 3), persistedAt);
+    assertEquals(3, cluster.core(0).rangeScansCompleted());
+    assertLeaderOnly(cluster, IN_RANGE_0, false);
+    renew(cluster, 0);
+    assertLeaderOnly(cluster, IN_RANGE_0, true);
+  }
+
+  // ---- Helpers -----------------------------------------------------------------------------
+
+  private static void changePlacement(CoreCluster cluster, Placement next) {
+    for (int node = 0; node < cluster.size(); node++) {
+      cluster.input(node, new Input.PlacementChanged(next));
+    }
+  }
+
+  private static void renew(CoreCluster cluster, int range) {
+    cluster.input(0, new Input.LeaseRenewed(range, 1, cluster.now().monoNanos()));
+  }
+
+  /** Creates {@code key} through node 0 (which leaves it warm there); returns its version. */
+  private static Version created(CoreCluster cluster, Key key) {
+    long id = cluster.submit(0, new Operation.Create(key, b("v")));
+    return assertInstanceOf(Outcome.Written.class, cluster.outcome(id)).version();
+  }
+
+  private static void assertLeaderOnly(CoreCluster cluster, Key key, boolean expected) {
+    long before = cluster.core(0).leaderOnlyReads();
+    long id = cluster.submit(0, new Operation.Get(key));
+    assertInstanceOf(Outcome.ReadResult.class, cluster.outcome(id));
+    assertEquals(
+        expected ? before + 1 : before,
+        cluster.core(0).leaderOnlyReads(),
+        "leader-only read of " + key + " expected " + expected);
+  }
+
+  /** The peers node 0 sent a prepare, accept or read of {@code key} to. */
+  private static Set<Integer> peersSentTo(CoreCluster cluster, Key key) {
+    Set<Integer> peers = new TreeSet<>();
+    for (CoreCluster.Sent s : cluster.sent) {
+      if (s.from() == 0
+          && s.to() != 0
+          && s.message().key().equals(key)
+          && (s.message() instanceof Message.Prepare
+              || s.message() instanceof Message.Accept
+              || s.message() instanceof Message.Read)) {
+        peers.add(s.to());
+      }
+    }
+    return peers;
+  }
+
+  private static boolean prepared(CoreCluster cluster, Key key) {
+    return cluster.sent.stream()
+        .anyMatch(s -> s.message() instanceof Message.Prepare && s.message().key().equals(key));
+  }
+
+  private static Key keyInRange(int range) {
+    for (int i = 0; ; i++) {
+      Key key = Key.of(b("key-" + i));
+      if (TWO_RANGES.rangeOf(key) == range) {
+        return key;
+      }
+    }
+  }
+
+  private static byte[] b(String s) {
+    return s.getBytes(StandardCharsets.US_ASCII);
+  }
+}
