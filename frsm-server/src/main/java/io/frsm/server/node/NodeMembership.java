@@ -37,7 +37,10 @@ final class NodeMembership {
   /** Hears the view range leadership decides by. */
   @FunctionalInterface
   interface LeadershipView {
-    /** Who is live, who is ready (counting this node ready once it serves). */
+    /**
+     * Who is live, who is ready (counting this node ready once it serves). Only once both watches
+     * reported: an earlier view would be partial.
+     */
     void changed(Set<Integer> live, Set<Integer> ready);
   }
 
@@ -167,7 +170,7 @@ final class NodeMembership {
 
   /**
    * From now on {@code view} hears the leadership view after every change of the members or the
-   * ready markers, and hears the current one now.
+   * ready markers, and hears the current one now (if both watches reported).
    */
   void reportLeadershipViewTo(LeadershipView view) {
     leadershipView = view;
@@ -180,15 +183,15 @@ final class NodeMembership {
   }
 
   /**
-   * Tells the current leadership view, if there is a listener. This node counts itself ready as
-   * soon as it serves and is live in the view, without waiting for its watch to report its own
-   * marker: other nodes may see the marker first and route the node's ranges to it, and a node that
-   * did not yet count itself would tell its core it does not compete for them and give those
-   * operations back (RangeRouter), to bounce between views.
+   * Tells the current leadership view, if there is a listener and both watches reported. This node
+   * counts itself ready as soon as it serves and is live in the view, without waiting for its watch
+   * to report its own marker: other nodes may see the marker first and route the node's ranges to
+   * it, and a node that did not yet count itself would tell its core it does not compete for them
+   * and give those operations back (RangeRouter), to bounce between views.
    */
   private void publishLeadershipView() {
     LeadershipView l = leadershipView;
-    if (l == null) {
+    if (l == null || !members.watchesReported()) {
       return;
     }
     Set<Integer> live = members.live();
