@@ -60,7 +60,7 @@ public final class FrsmNode implements AutoCloseable {
   private NodeTransports transports;
   private EmbeddedClients clients;
   private NodeMembership membership;
-  private ClusterFormation formation;
+  private volatile ClusterFormation formation; // read by awaitReady on any thread
 
   /** Started once the cluster formed (under the formation's lock). */
   private final Serving serving = new Serving();
