@@ -31,11 +31,17 @@ public final class ClusterMembers {
   private volatile ClusterShape shape;
   private volatile IntUnaryOperator leaders = range -> -1;
 
+  /** Whether the watches of the members and of the ready markers each reported once. */
+  private volatile boolean membersRead;
+
+  private volatile boolean readyRead;
+
   /** Starts watching {@code registry}; {@code onChange} runs after each update (watch thread). */
   public void watch(MembershipRegistry registry, Consumer<List<NodeInfo>> onChange) {
     registry.watch(
         members -> {
           update(members);
+          membersRead = true;
           onChange.accept(members);
         });
   }
@@ -48,8 +54,19 @@ public final class ClusterMembers {
     registry.watchReady(
         nodes -> {
           ready = Set.copyOf(nodes);
+          readyRead = true;
           onChange.run();
         });
+  }
+
+  /**
+   * Whether both watches ({@link #watch}, {@link #watchReady}) reported at least once, so that
+   * {@link #live()} and {@link #ready()} are ZooKeeper's, not the empty sets they start as. Until
+   * then a node must not decide range leadership by them: with no ready marker read yet, a node
+   * restarting into a formed cluster would see itself as the only ready replica of every range.
+   */
+  public boolean watchesReported() {
+    return membersRead && readyRead;
   }
 
   /** Nodes marked ready (their core runs): only they take range leadership. */

@@ -11,18 +11,13 @@ import io.frsm.server.zk.ClusterTiming;
 import io.frsm.server.zk.MembershipRegistry;
 import io.frsm.server.zk.RangeLeaders;
 import io.frsm.server.zk.ZkLayout;
-import io.frsm.transport.ClientProtocolClient;
 import io.frsm.transport.OperationRequest;
-import io.frsm.transport.OperationResponse;
 import io.frsm.transport.TransportConfig;
 import io.frsm.transport.TransportEventLoops;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
@@ -64,8 +59,8 @@ public final class ThinClient extends SessionClient {
   private volatile long nextShapeReadNanos = System.nanoTime();
   private final TransportEventLoops loops;
   private final TransportConfig transportConfig;
-  private final Map<InetSocketAddress, ClientProtocolClient> connections =
-      new ConcurrentHashMap<>();
+  private final ClientConnections connections;
+  private final RedirectFollower redirects;
   private volatile boolean closed;
 
   private ThinClient(ClientSettings settings, ClusterMembers members) throws Exception {
@@ -84,6 +79,10 @@ public final class ThinClient extends SessionClient {
             .build();
     zk.start();
     this.loops = TransportEventLoops.create(1, true);
+    this.connections = new ClientConnections(transportConfig, loops);
+    this.redirects =
+        new RedirectFollower(
+            (target, request) -> connections.to(target).call(request, operationTimeout));
     try {
       if (!zk.blockUntilConnected(sessionMs, TimeUnit.MILLISECONDS)) {
         throw new FrsmException(
@@ -91,7 +90,7 @@ public final class ThinClient extends SessionClient {
       }
       this.registry = new MembershipRegistry(zk, layout);
       members.update(registry.members());
-      members.watch(registry, live -> dropConnectionsToDepartedMembers());
+      members.watch(registry, live -> connections.retainLiveMembers(members));
       members.watchReady(registry, () -> {});
       this.rangeLeaders = RangeLeaders.watch(zk, layout);
       members.leaders(rangeLeaders::holder);
@@ -174,83 +173,39 @@ public final class ThinClient extends SessionClient {
       return CompletableFuture.failedFuture(
           new NotExecutedException("no member of the cluster is registered in ZooKeeper"));
     }
-    return attempt(new OperationRequest(operation, 0), candidates, 0, MAX_REDIRECTS, null);
+    return attempt(new OperationRequest(operation, 0), candidates, 0, MAX_REDIRECTS);
   }
 
   private CompletableFuture<Outcome> attempt(
-      OperationRequest request,
-      List<Integer> candidates,
-      int index,
-      int redirectsLeft,
-      InetSocketAddress redirectedTo) {
-    InetSocketAddress target =
-        redirectedTo != null ? redirectedTo : members.clientAddress(candidates.get(index));
-    return connection(target)
-        .call(request, operationTimeout)
-        .handle(
-            (response, error) -> {
-              if (error != null) {
-                Throwable cause = unwrap(error);
-                if (cause instanceof NotExecutedException && index + 1 < candidates.size()) {
-                  return attempt(request, candidates, index + 1, redirectsLeft, null);
+      OperationRequest request, List<Integer> candidates, int index, int redirectsLeft) {
+    InetSocketAddress target = members.clientAddress(candidates.get(index));
+    return redirects
+        .send(request, target, redirectsLeft)
+        .thenCompose(
+            reply -> {
+              boolean nextCandidate = index + 1 < candidates.size();
+              if (reply instanceof RedirectFollower.Answered a) {
+                if (a.outcome() instanceof Outcome.NotExecuted && nextCandidate) {
+                  return attempt(request, candidates, index + 1, a.redirectsLeft());
                 }
-                return CompletableFuture.<Outcome>failedFuture(cause);
+                return CompletableFuture.completedFuture(a.outcome());
               }
-              if (response instanceof OperationResponse.Completed c) {
-                if (c.outcome() instanceof Outcome.NotExecuted && index + 1 < candidates.size()) {
-                  return attempt(request, candidates, index + 1, redirectsLeft, null);
+              if (reply instanceof RedirectFollower.CallFailed f) {
+                if (f.cause() instanceof NotExecutedException && nextCandidate) {
+                  return attempt(request, candidates, index + 1, f.redirectsLeft());
                 }
-                return CompletableFuture.completedFuture(c.outcome());
+                return CompletableFuture.failedFuture(f.cause());
               }
-              if (response instanceof OperationResponse.Invalid invalid) {
-                return CompletableFuture.<Outcome>failedFuture(
-                    new InvalidRequestException(invalid.reason()));
+              if (reply instanceof RedirectFollower.Unreachable u) {
+                return CompletableFuture.failedFuture(u.cause());
               }
-              OperationResponse.Redirect r = (OperationResponse.Redirect) response;
-              if (redirectsLeft == 0) {
-                return CompletableFuture.<Outcome>failedFuture(
-                    new NotExecutedException("too many redirects, last to " + r));
+              if (reply instanceof RedirectFollower.Refused r) {
+                return CompletableFuture.failedFuture(new InvalidRequestException(r.reason()));
               }
-              return attempt(
-                  request,
-                  candidates,
-                  index,
-                  redirectsLeft - 1,
-                  new InetSocketAddress(r.leaderHost(), r.leaderPort()));
-            })
-        .thenCompose(f -> f);
-  }
-
-  private static Throwable unwrap(Throwable error) {
-    return error instanceof CompletionException && error.getCause() != null
-        ? error.getCause()
-        : error;
-  }
-
-  /**
-   * A member that left (or restarted on another port) is no longer worth reconnecting to: its
-   * connection is closed, failing its calls in flight as the transport rules say.
-   */
-  private void dropConnectionsToDepartedMembers() {
-    java.util.Set<InetSocketAddress> live = new java.util.HashSet<>();
-    for (int id : members.live()) {
-      live.add(members.clientAddress(id));
-    }
-    connections
-        .entrySet()
-        .removeIf(
-            e -> {
-              if (live.contains(e.getKey())) {
-                return false;
-              }
-              e.getValue().close();
-              return true;
+              RedirectFollower.TooManyRedirects t = (RedirectFollower.TooManyRedirects) reply;
+              return CompletableFuture.failedFuture(
+                  new NotExecutedException("too many redirects, last to " + t.last()));
             });
-  }
-
-  private ClientProtocolClient connection(InetSocketAddress address) {
-    return connections.computeIfAbsent(
-        address, a -> ClientProtocolClient.connect(a, transportConfig, loops));
   }
 
   /** Calls in flight fail (a mutation's outcome is then unknown); threads and sessions end. */
@@ -260,8 +215,7 @@ public final class ThinClient extends SessionClient {
       return;
     }
     closed = true;
-    connections.values().forEach(ClientProtocolClient::close);
-    connections.clear();
+    connections.close();
     registry.close();
     if (rangeLeaders != null) {
       rangeLeaders.close();

@@ -10,10 +10,13 @@ import io.frsm.lsm.LsmEngine;
 import io.frsm.store.CachingCellStore;
 import io.frsm.transport.PeerTransport;
 import io.netty.util.concurrent.EventExecutor;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import java.util.function.ToLongFunction;
 
@@ -163,6 +166,18 @@ final class CoreShards {
   void stopAccepting() {
     for (CoreDriver d : drivers) {
       d.stopAccepting();
+    }
+  }
+
+  /**
+   * Graceful stop: refuses new operations and waits up to {@code timeout} for those running to be
+   * answered.
+   */
+  void drain(Duration timeout) {
+    stopAccepting();
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (openOperations() > 0 && System.nanoTime() - deadline < 0) {
+      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
     }
   }
 

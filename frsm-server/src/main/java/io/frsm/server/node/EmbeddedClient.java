@@ -12,8 +12,8 @@ import java.util.function.BiFunction;
 /**
  * The client {@link FrsmNode#client()} hands out: an operation on a key whose range this node leads
  * goes straight to the local core; any other is forwarded to the range's leader over the client
- * protocol (the node decides, see {@code FrsmNode#route}). τ is the caller's wall clock when it
- * issued the call, also when forwarded. Session ordering and argument checks come from {@link
+ * protocol (the node decides, see {@link OperationRouter#route}). τ is the caller's wall clock when
+ * it issued the call, also when forwarded. Session ordering and argument checks come from {@link
  * SessionClient}.
  */
 final class EmbeddedClient extends SessionClient {

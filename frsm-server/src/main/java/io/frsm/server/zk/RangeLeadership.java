@@ -322,11 +322,51 @@ public final class RangeLeadership implements AutoCloseable {
       stepDown(range, why);
     }
     if (latch != null) {
-      try {
-        latch.close();
-      } catch (IOException | RuntimeException e) {
-        LOG.log(System.Logger.Level.DEBUG, "closing a latch failed (its session went?)", e);
-      }
+      closeOnceChecked(latch, layout.latch(ZkLayout.rangeId(range)), latch.getOurPath() != null);
+    }
+  }
+
+  /**
+   * Closes {@code latch} once it has checked where its node stands. A LeaderLatch creates its node,
+   * then reads the latch's children to find it; closed while that answer is on its way, it finds no
+   * node, logs SEVERE "failed to find our node; resetting" and creates and deletes a stray node
+   * (Curator's close race). That happens when the view changes again within a round trip of a join
+   * — as nodes become ready one after the other while a cluster forms. ZooKeeper answers a
+   * session's calls in order, so once a call sent after the node was created is answered, the
+   * latch's own read was answered before it. {@code nodeKnown}: the node existed when this was
+   * called; if it was created since, one more round trip covers its read.
+   *
+   * <p>Until closed, the left latch may still win; {@link #won} ignores a latch no longer in {@link
+   * #latches}. Any thread (ZooKeeper's event thread calls back).
+   */
+  private void closeOnceChecked(LeaderLatch latch, String latchPath, boolean nodeKnown) {
+    if (!zk.getZookeeperClient().isConnected()) {
+      // No answer is on its way (calls in flight failed with the connection), and a call sent
+      // now would wait for the reconnect, where the latch would check its lost node again.
+      closeNow(latch);
+      return;
+    }
+    try {
+      zk.checkExists()
+          .inBackground(
+              (client, answer) -> {
+                if (!nodeKnown && latch.getOurPath() != null) {
+                  closeOnceChecked(latch, latchPath, true);
+                } else {
+                  closeNow(latch);
+                }
+              })
+          .forPath(latchPath);
+    } catch (Exception e) {
+      closeNow(latch);
+    }
+  }
+
+  private static void closeNow(LeaderLatch latch) {
+    try {
+      latch.close();
+    } catch (IOException | RuntimeException e) {
+      LOG.log(System.Logger.Level.DEBUG, "closing a latch failed (its session went?)", e);
     }
   }
 

@@ -12,8 +12,15 @@ import io.frsm.server.zk.ZkLayout;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
@@ -79,6 +86,80 @@ class RangeLeadershipIT {
           TimeUnit.NANOSECONDS.toMillis(servedNanos),
           TimeUnit.NANOSECONDS.toMillis(handBackNanos));
     }
+  }
+
+  /**
+   * Regression: a node restarting into a formed cluster took its first leadership view before its
+   * watch had read any ready marker, saw itself as the only ready replica of every range, joined
+   * every latch and left the foreign ones again milliseconds later — churn in ZooKeeper, and
+   * Curator's LeaderLatch, closed while its first check was in flight, logged SEVERE "failed to
+   * find our node; resetting". The view now waits for both watches.
+   */
+  @Test
+  void restartedNode_joinsOnlyTheLatchesOfItsOwnRanges_andNoLatchLosesItsNode(@TempDir Path dir)
+      throws Exception {
+    Logger latchLog = Logger.getLogger("org.apache.curator.framework.recipes.leader.LeaderLatch");
+    List<String> latchErrors = new CopyOnWriteArrayList<>();
+    Handler capture =
+        new Handler() {
+          @Override
+          public void publish(LogRecord record) {
+            if (record.getLevel().intValue() >= Level.SEVERE.intValue()) {
+              latchErrors.add(record.getMessage());
+            }
+          }
+
+          @Override
+          public void flush() {}
+
+          @Override
+          public void close() {}
+        };
+    try (TestCluster cluster = new TestCluster(dir);
+        CuratorFramework zk =
+            CuratorFrameworkFactory.newClient(
+                cluster.zookeeperConnectString(), new ExponentialBackoffRetry(100, 5))) {
+      zk.start();
+      assertTrue(zk.blockUntilConnected(30, TimeUnit.SECONDS));
+      Ring ring = cluster.ring();
+      List<Integer> ledBy1 = naturallyLedBy(ring, 1);
+      List<Integer> others = new ArrayList<>();
+      for (int r = 0; r < ring.rangeCount(); r++) {
+        if (!ledBy1.contains(r)) {
+          others.add(r);
+        }
+      }
+      cluster.node(1).close();
+      for (int r : ledBy1) {
+        cluster.awaitLeader(r, ring.replicasOfRange(r).get(1), MOVE_TIMEOUT);
+      }
+      Map<Integer, Integer> latchChangesBefore = latchChanges(zk, others);
+
+      latchLog.addHandler(capture);
+      cluster.restart(1);
+      for (int r : ledBy1) {
+        cluster.awaitLeader(r, 1, MOVE_TIMEOUT);
+      }
+
+      assertEquals(
+          latchChangesBefore,
+          latchChanges(zk, others),
+          "node 1 never joined the latch of a range whose natural leader serves");
+      assertEquals(List.of(), latchErrors, "Curator's LeaderLatch logged no error");
+    } finally {
+      latchLog.removeHandler(capture);
+    }
+  }
+
+  /** Per range, how often its latch's children changed (a join or a leave each). */
+  private static Map<Integer, Integer> latchChanges(CuratorFramework zk, List<Integer> ranges)
+      throws Exception {
+    ZkLayout layout = new ZkLayout(TestCluster.CLUSTER_ID);
+    Map<Integer, Integer> out = new HashMap<>();
+    for (int r : ranges) {
+      out.put(r, zk.checkExists().forPath(layout.latch(ZkLayout.rangeId(r))).getCversion());
+    }
+    return out;
   }
 
   @Test

@@ -1,0 +1,77 @@
+package io.frsm.server.node;
+
+import io.frsm.lsm.LsmConfig;
+import io.frsm.lsm.LsmEngine;
+import io.frsm.lsm.io.NioFileSystem;
+import io.frsm.store.CachingCellStore;
+import io.frsm.store.LsmCellStore;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.io.IOException;
+import java.nio.file.Path;
+
+/**
+ * This node's disk: the LSM engine (opening it replays the commit log), this incarnation's boot
+ * count (moved on durably once per start) and the clock cache the core reads cells through.
+ * Immutable once open; the engine is thread-safe.
+ */
+final class NodeStorage {
+  private final LsmEngine engine;
+  private final int boot;
+  private final CachingCellStore cells;
+
+  private NodeStorage(LsmEngine engine, int boot, CachingCellStore cells) {
+    this.engine = engine;
+    this.boot = boot;
+    this.cells = cells;
+  }
+
+  /**
+   * Opens the engine, then moves the boot counter on: after the engine opened (so a damaged
+   * directory fails before a boot is spent) and before anything is sent, so that no ballot of an
+   * earlier incarnation can be reused.
+   *
+   * @throws IOException if the directories cannot be opened or the boot counter written
+   */
+  static NodeStorage open(
+      LsmConfig config, MeterRegistry meters, Path dataDirectory, long clockCacheBytes)
+      throws IOException {
+    LsmEngine engine = LsmEngine.open(config, NioFileSystem.INSTANCE, meters);
+    try {
+      int boot = BootCounter.next(dataDirectory);
+      return new NodeStorage(
+          engine, boot, new CachingCellStore(new LsmCellStore(engine), clockCacheBytes));
+    } catch (IOException | RuntimeException e) {
+      try {
+        engine.close();
+      } catch (RuntimeException closing) {
+        e.addSuppressed(closing);
+      }
+      throw e;
+    }
+  }
+
+  LsmEngine engine() {
+    return engine;
+  }
+
+  /** This incarnation's boot count (1 on the first start). */
+  int boot() {
+    return boot;
+  }
+
+  CachingCellStore cells() {
+    return cells;
+  }
+
+  /** Graceful: flushes the memtables (the next start replays little) and closes. */
+  void close() {
+    engine.close();
+  }
+
+  /**
+   * As if the process died: nothing more is written; the commit log holds what was acknowledged.
+   */
+  void kill() {
+    engine.kill();
+  }
+}

@@ -1,0 +1,201 @@
+package io.frsm.server.node;
+
+import io.frsm.consensus.core.CoreConfig;
+import io.frsm.consensus.core.Message;
+import io.frsm.server.client.ClusterMembers;
+import io.frsm.server.config.CorePlacement;
+import io.frsm.server.config.NodeDefaults;
+import io.frsm.server.ring.Ring;
+import io.frsm.server.zk.ClusterShape;
+import io.frsm.server.zk.RangeLeaders;
+import io.frsm.server.zk.RangeLeadership;
+import io.frsm.server.zk.ZkLayout;
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+import org.apache.curator.framework.CuratorFramework;
+
+/**
+ * What a node runs once its cluster formed: the consensus core's shards, this node's side of range
+ * leadership (which feeds the core), the watch of who leads each range, and the routing decision
+ * made from both. Nothing before {@link #start} (then every query answers "none"); started at most
+ * once, over one ring, and immutable from then on but for leadership ending, which happens at most
+ * once (a stop, or a fatal error of the core, whichever comes first). Thread-safe.
+ */
+final class Serving {
+  private static final System.Logger LOG = System.getLogger(FrsmNode.class.getName());
+
+  private record Parts(
+      CoreShards core, RangeLeaders leaders, RangeLeadership leadership, RangeRouter ranges) {}
+
+  /** Null until started; published once, after every part runs. */
+  private volatile Parts parts;
+
+  private final AtomicBoolean leadershipEnded = new AtomicBoolean();
+
+  /**
+   * What a core runs on, fixed at the node's start: its id and storage, the transports it sends
+   * through (and whose loops it may share), where it reports, and its settings that do not depend
+   * on the ring.
+   *
+   * @param coreThreads core shards asked for (0: by the machine's CPUs)
+   * @param onFatal called once if the core stops on a fatal error
+   */
+  record Site(
+      int self,
+      NodeStorage storage,
+      NodeTransports transports,
+      NodeMetrics metrics,
+      int coreThreads,
+      CorePlacement placement,
+      Duration tickInterval,
+      Duration lease,
+      Consumer<Throwable> onFatal) {}
+
+  /**
+   * Starts the core's shards over {@code ring} with {@code config}, then watches the range leaders
+   * (routing in {@code members} follows them from now on) and starts range leadership, which feeds
+   * the running core at once. REQUIRES: not started before; callers serialize (the formation lock).
+   */
+  void start(
+      CoreConfig config,
+      ClusterShape shape,
+      Ring ring,
+      Site site,
+      CuratorFramework zk,
+      ZkLayout layout,
+      ClusterMembers members)
+      throws Exception {
+    PeerMessageCounts peerMessages =
+        new PeerMessageCounts(shape.nodeIds().stream().filter(id -> id != site.self()).toList());
+    site.metrics().peersKnown(peerMessages);
+    int loopCount = site.transports().loops().loops().size();
+    int shards = shardCount(site.self(), site.coreThreads(), ring.rangeCount());
+    boolean coresOnLoops = site.placement().onTransportLoops(loopCount, shards);
+    LOG.log(
+        Level.INFO,
+        "node {0}: {1} transport event loop(s), {2} consensus core shard(s) on {3}",
+        site.self(),
+        loopCount,
+        shards,
+        coresOnLoops ? "the event loops" : "threads of their own");
+    CoreShards core =
+        new CoreShards(
+            site.self(),
+            site.storage().boot(),
+            config,
+            shards,
+            site.storage().cells(),
+            site.storage().engine(),
+            site.transports().peers(),
+            site.tickInterval().toNanos(),
+            peerMessages,
+            coresOnLoops ? site.transports().loops().loops() : List.of(),
+            site.onFatal());
+    core.start();
+    RangeLeaders named = RangeLeaders.watch(zk, layout);
+    try {
+      members.leaders(named::holder);
+      RangeLeadership leadership =
+          new RangeLeadership(zk, layout, site.self(), ring, site.lease(), new CoreLeaseSink(core));
+      parts =
+          new Parts(core, named, leadership, new RangeRouter(site.self(), ring, named, leadership));
+    } catch (RuntimeException e) {
+      named.close();
+      throw e;
+    }
+  }
+
+  /**
+   * The core shards to run: as asked (0: a quarter of the CPUs), at most one per range of the ring
+   * — a shard owning no range would only tick.
+   */
+  private static int shardCount(int self, int asked, int ranges) {
+    int wanted =
+        asked == 0 ? NodeDefaults.coreThreads(Runtime.getRuntime().availableProcessors()) : asked;
+    if (wanted > ranges) {
+      LOG.log(
+          Level.WARNING,
+          "node {0}: {1} core threads asked for, but the ring has {2} ranges; running {2}",
+          self,
+          wanted,
+          ranges);
+      return ranges;
+    }
+    return wanted;
+  }
+
+  /** The core's shards; null before {@link #start}. */
+  CoreShards core() {
+    Parts p = parts;
+    return p == null ? null : p.core();
+  }
+
+  /** This node's range leadership; null before {@link #start}. */
+  RangeLeadership leadership() {
+    Parts p = parts;
+    return p == null ? null : p.leadership();
+  }
+
+  /** Who should coordinate each key; null before {@link #start}. */
+  RangeRouter ranges() {
+    Parts p = parts;
+    return p == null ? null : p.ranges();
+  }
+
+  /** Whether the core runs and takes client operations. */
+  boolean coreServing() {
+    CoreShards core = core();
+    return core != null && core.serving();
+  }
+
+  /** A peer's message for the core; before the start, dropped: Paxos tolerates lost messages. */
+  void receive(int from, Message message) {
+    CoreShards core = core();
+    if (core != null) {
+      core.receive(from, message);
+    }
+  }
+
+  /**
+   * Ends range leadership unless it ended already. {@code graceful}: leave every latch, releasing
+   * each lease through the core, so successors start at once; otherwise just stop renewing (the
+   * node is killed: its session's end removes the latch nodes, successors wait out the lease).
+   */
+  void endLeadership(boolean graceful) {
+    Parts p = parts;
+    if (p != null && leadershipEnded.compareAndSet(false, true)) {
+      if (graceful) {
+        p.leadership().close();
+      } else {
+        p.leadership().abandon();
+      }
+    }
+  }
+
+  /** Graceful stop: new operations are refused, those running get up to {@code timeout}. */
+  void drain(Duration timeout) {
+    CoreShards core = core();
+    if (core != null) {
+      core.drain(timeout);
+    }
+  }
+
+  /** Stops watching the range leaders. */
+  void closeLeaderWatch() {
+    Parts p = parts;
+    if (p != null) {
+      p.leaders().close();
+    }
+  }
+
+  /** Stops the core's shards. */
+  void stopCore() {
+    CoreShards core = core();
+    if (core != null) {
+      core.stop();
+    }
+  }
+}
