@@ -3,14 +3,16 @@ package io.frsm.server.node;
 import io.frsm.api.FrsmClient;
 import io.frsm.consensus.core.CoreConfig;
 import io.frsm.consensus.core.CoreStats;
-import io.frsm.consensus.core.LeaseConfig;
 import io.frsm.lsm.LsmConfig;
 import io.frsm.lsm.LsmEngine;
 import io.frsm.server.client.ClientConnections;
 import io.frsm.server.client.ClusterMembers;
 import io.frsm.server.client.RequestLimits;
 import io.frsm.server.client.SessionCounters;
-import io.frsm.server.config.NodeDefaults;
+import io.frsm.server.config.ConsensusKeys;
+import io.frsm.server.config.NodeKeys;
+import io.frsm.server.config.RingKeys;
+import io.frsm.server.config.ZooKeeperKeys;
 import io.frsm.server.ring.NodeInfo;
 import io.frsm.server.ring.Ring;
 import io.frsm.server.zk.ClusterShape;
@@ -50,6 +52,7 @@ public final class FrsmNode implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger(FrsmNode.class.getName());
 
   private final NodeSettings settings;
+  private final int nodeId;
   private final ZkLayout layout;
   private final ClusterMembers members = new ClusterMembers();
 
@@ -70,7 +73,8 @@ public final class FrsmNode implements AutoCloseable {
 
   FrsmNode(NodeSettings settings) {
     this.settings = settings;
-    this.layout = new ZkLayout(settings.clusterId);
+    this.nodeId = settings.nodeId();
+    this.layout = new ZkLayout(settings.get(NodeKeys.CLUSTER_ID));
   }
 
   public static FrsmNodeBuilder builder() {
@@ -87,7 +91,7 @@ public final class FrsmNode implements AutoCloseable {
    */
   public synchronized void start() throws IOException {
     if (started) {
-      throw new IllegalStateException("node " + settings.nodeId + " was started already");
+      throw new IllegalStateException("node " + nodeId + " was started already");
     }
     started = true;
     boolean ok = false;
@@ -95,52 +99,50 @@ public final class FrsmNode implements AutoCloseable {
       LsmConfig lsmConfig = settings.lsmConfig();
       SessionCounters sessions = new SessionCounters();
       metrics =
-          new NodeMetrics(settings.meterRegistry, serving::core, serving::leadership, sessions);
+          new NodeMetrics(settings.meterRegistry(), serving::core, serving::leadership, sessions);
       storage =
           NodeStorage.open(
-              lsmConfig, settings.meterRegistry, settings.dataDirectory, settings.clockCacheBytes);
-      int loopCount =
-          settings.transportThreads == 0
-              ? NodeDefaults.transportThreads(Runtime.getRuntime().availableProcessors())
-              : settings.transportThreads;
+              lsmConfig,
+              settings.meterRegistry(),
+              settings.get(NodeKeys.DATA_DIRECTORY),
+              settings.get(ConsensusKeys.CLOCK_CACHE_BYTES));
+      int loopCount = settings.transportLoops();
       TransportConfig transportConfig = settings.transportConfig();
       TransportEventLoops loops = TransportEventLoops.create(loopCount, true);
       router =
           new OperationRouter(
-              settings.nodeId,
+              nodeId,
               serving,
               members,
               RequestLimits.of(lsmConfig),
               metrics,
               new ClientConnections(transportConfig, loops),
-              settings.boundedDelay.plus(settings.roundTimeout.multipliedBy(10)),
+              settings.forwardingTimeout(),
               () -> stopped);
       transports =
           NodeTransports.start(
-              settings.nodeId,
+              nodeId,
               loops,
               transportConfig,
-              settings.peerAddress,
-              settings.clientAddress,
+              settings.peerAddress(),
+              settings.clientAddress(),
               members,
               serving::receive,
               router::onClientRequest);
-      long createSettleNanos =
-          settings.boundedDelay.plus(settings.clockSkewBound.multipliedBy(2)).toNanos();
-      clients = new EmbeddedClients(router, createSettleNanos, sessions);
+      clients = new EmbeddedClients(router, settings.createSettle().toNanos(), sessions);
       joinCluster();
       ok = true;
       LOG.log(
           Level.INFO,
           "node {0} boot {1} started: peer {2}, client {3}",
-          settings.nodeId,
+          nodeId,
           storage.boot(),
           peerAddress(),
           clientAddress());
     } catch (RuntimeException | IOException e) {
       throw e;
     } catch (Exception e) {
-      throw new IllegalStateException("node " + settings.nodeId + " could not start: " + e, e);
+      throw new IllegalStateException("node " + nodeId + " could not start: " + e, e);
     } finally {
       if (!ok) {
         shutdown(false, false);
@@ -152,9 +154,9 @@ public final class FrsmNode implements AutoCloseable {
   private void joinCluster() throws Exception {
     membership =
         new NodeMembership(
-            settings.nodeId,
-            settings.zookeeper,
-            settings.zookeeperSessionTimeout,
+            nodeId,
+            settings.get(ZooKeeperKeys.CONNECT),
+            settings.get(ZooKeeperKeys.SESSION_TIMEOUT),
             layout,
             members,
             serving::coreServing,
@@ -163,11 +165,11 @@ public final class FrsmNode implements AutoCloseable {
     membership.connect();
     formation =
         new ClusterFormation(
-            settings.nodeId,
-            settings.clusterId,
-            settings.initialNodes,
-            settings.vnodes,
-            settings.replicationFactor,
+            nodeId,
+            settings.get(NodeKeys.CLUSTER_ID),
+            settings.get(NodeKeys.INITIAL_NODES),
+            settings.get(RingKeys.VNODES),
+            settings.get(RingKeys.REPLICATION_FACTOR),
             settings.timing(),
             membership,
             layout,
@@ -176,11 +178,11 @@ public final class FrsmNode implements AutoCloseable {
     formation.checkStoredShape();
     membership.register(
         new NodeInfo(
-            settings.nodeId,
+            nodeId,
             settings.advertisedHost(),
             transports.peerAddress().getPort(),
             transports.clientAddress().getPort(),
-            settings.rack));
+            settings.get(NodeKeys.RACK)));
     membership.watch(
         () -> {
           formation.tryForm();
@@ -191,25 +193,17 @@ public final class FrsmNode implements AutoCloseable {
 
   /** The cluster formed with {@code ring}: runs the core over it, then takes range leadership. */
   private void startServing(ClusterShape shape, Ring ring) throws Exception {
-    CoreConfig config =
-        CoreConfig.builder(ring.placement())
-            .boundedDelay(settings.boundedDelay)
-            .hedgeDelay(settings.hedge)
-            .roundTimeout(settings.roundTimeout)
-            .backoffMax(settings.backoffMax)
-            .leases(new LeaseConfig(true, settings.lease, settings.clockDriftPpm))
-            .modes(settings.modes())
-            .build();
+    CoreConfig config = settings.coreConfig(ring.placement());
     Serving.Site site =
         new Serving.Site(
-            settings.nodeId,
+            nodeId,
             storage,
             transports,
             metrics,
-            settings.coreThreads,
-            settings.corePlacement,
-            settings.tickInterval,
-            settings.lease,
+            settings.get(ConsensusKeys.CORE_THREADS),
+            settings.get(ConsensusKeys.CORE_ON_TRANSPORT_LOOP),
+            settings.get(ConsensusKeys.TICK_INTERVAL),
+            settings.get(ConsensusKeys.LEASE),
             error -> membership.leaveForGood(() -> serving.endLeadership(true)));
     serving.start(config, shape, ring, site, membership.zooKeeper(), layout, members);
     // The commit log is replayed (the engine opened) and the core runs: take leadership.
@@ -227,7 +221,7 @@ public final class FrsmNode implements AutoCloseable {
     ClusterFormation f = formation;
     if (f == null) {
       throw new IllegalStateException(
-          stopped ? "node stopped" : "node " + settings.nodeId + " was not started");
+          stopped ? "node stopped" : "node " + nodeId + " was not started");
     }
     f.awaitFormed(timeout);
   }
@@ -238,13 +232,13 @@ public final class FrsmNode implements AutoCloseable {
    */
   public FrsmClient client() {
     if (!started || stopped) {
-      throw new IllegalStateException("node " + settings.nodeId + " is not running");
+      throw new IllegalStateException("node " + nodeId + " is not running");
     }
     return clients.open();
   }
 
   public int nodeId() {
-    return settings.nodeId;
+    return nodeId;
   }
 
   /** This incarnation's boot count (1 on the first start). */
@@ -289,7 +283,7 @@ public final class FrsmNode implements AutoCloseable {
 
   /** The registry holding this node's and its engine's meters. */
   public MeterRegistry meterRegistry() {
-    return settings.meterRegistry;
+    return settings.meterRegistry();
   }
 
   /** Ranges whose term this node holds now (0 before it serves). */
@@ -370,8 +364,8 @@ public final class FrsmNode implements AutoCloseable {
     // The parts are fields set once by start(); null ones never started, so have nothing to stop.
     boolean joined = membership != null;
     boolean bound = transports != null;
-    new StopSequence("node " + settings.nodeId)
-        .thenIf(graceful, "drain", () -> serving.drain(settings.drainTimeout))
+    new StopSequence("node " + nodeId)
+        .thenIf(graceful, "drain", () -> serving.drain(settings.get(NodeKeys.DRAIN_TIMEOUT)))
         .then("end range leadership", () -> serving.endLeadership(graceful))
         .thenIf(joined, "stop ZooKeeper chores", () -> membership.stopChores())
         .thenIf(joined, "stop watching the session", () -> membership.stopWatchingSession())
@@ -389,7 +383,7 @@ public final class FrsmNode implements AutoCloseable {
         .thenIf(storage != null && !killEngine, "close the engine", () -> storage.close())
         .thenIf(storage != null && killEngine, "kill the engine", () -> storage.kill())
         .run();
-    LOG.log(Level.INFO, "node {0} stopped ({1})", settings.nodeId, graceful ? "closed" : "killed");
+    LOG.log(Level.INFO, "node {0} stopped ({1})", nodeId, graceful ? "closed" : "killed");
   }
 
   /** The validated settings this node runs with (tests check the builder's mapping here). */

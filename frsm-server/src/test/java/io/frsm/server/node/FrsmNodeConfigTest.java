@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import io.frsm.server.config.ConfigException;
 import io.frsm.server.config.ConfigKey;
@@ -16,7 +15,6 @@ import io.frsm.server.config.MetricsKeys;
 import io.frsm.server.config.RingKeys;
 import io.frsm.transport.TransportConfig;
 import java.io.StringReader;
-import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.net.InetSocketAddress;
@@ -107,19 +105,6 @@ class FrsmNodeConfigTest {
   /** Keys of the file that configure something other than the node. */
   private static final Set<ConfigKey<?>> NOT_NODE_SETTINGS = Set.of(MetricsKeys.PORT);
 
-  /**
-   * The {@link NodeSettings} field of a key whose field is not named after the key's leaf; the
-   * storage engine's and the transport's keys are read from the engine's and transport's configs.
-   */
-  private static final Map<String, String> FIELD =
-      Map.of(
-          "cluster.id", "clusterId",
-          "node.id", "nodeId",
-          "zookeeper.connect", "zookeeper",
-          "zookeeper.sessionTimeout", "zookeeperSessionTimeout",
-          "transport.threads", "transportThreads",
-          "consensus.coreOnTransportLoop", "corePlacement");
-
   @Test
   void everyKeyOfTheFile_reachesTheNodesSettings() throws Exception {
     for (String key : ConfigLoader.keys()) {
@@ -159,20 +144,15 @@ class FrsmNodeConfigTest {
             .clientAddress(new InetSocketAddress("0.0.0.0", 7500))
             .build()
             .settings();
-    for (Field f : NodeSettings.class.getDeclaredFields()) {
-      if (Modifier.isStatic(f.getModifiers())) {
-        continue;
+    for (ConfigKey<?> key : ConfigKeys.all()) {
+      if (key.name().startsWith("lsm.")) {
+        continue; // compared as the engine's config below
       }
-      f.setAccessible(true);
-      switch (f.getName()) {
-        case "lsmConfig" ->
-            assertEquals(describe(fromBuilder.lsmConfig()), describe(fromFile.lsmConfig()));
-        case "meterRegistry" -> {
-          // Each node gets its own.
-        }
-        default -> assertEquals(f.get(fromBuilder), f.get(fromFile), f.getName());
-      }
+      assertEquals(comparable(fromBuilder.get(key)), comparable(fromFile.get(key)), key.toString());
     }
+    assertEquals(describe(fromBuilder.lsmConfig()), describe(fromFile.lsmConfig()));
+    assertEquals(fromBuilder.transportConfig(), fromFile.transportConfig());
+    assertEquals(fromBuilder.modes(), fromFile.modes());
   }
 
   @Test
@@ -185,8 +165,8 @@ class FrsmNodeConfigTest {
     assertTrue(noCluster.getMessage().contains("'cluster.id'"), noCluster.getMessage());
     assertTrue(noCluster.getMessage().contains("clusterId"), noCluster.getMessage());
     NodeSettings s = minimal().build().settings();
-    assertEquals(new InetSocketAddress("127.0.0.1", 0), s.peerAddress);
-    assertEquals(new InetSocketAddress("127.0.0.1", 0), s.clientAddress);
+    assertEquals(new InetSocketAddress("127.0.0.1", 0), s.peerAddress());
+    assertEquals(new InetSocketAddress("127.0.0.1", 0), s.clientAddress());
   }
 
   @Test
@@ -203,16 +183,23 @@ class FrsmNodeConfigTest {
             .roundTimings(Duration.ofMillis(30), Duration.ofMillis(200), Duration.ofMillis(50))
             .build()
             .settings();
-    assertEquals(byOption.clockDriftPpm, byKey.clockDriftPpm);
-    assertEquals(byOption.hedge, byKey.hedge);
+    assertEquals(
+        byOption.get(ConsensusKeys.CLOCK_DRIFT_PPM), byKey.get(ConsensusKeys.CLOCK_DRIFT_PPM));
+    assertEquals(byOption.get(ConsensusKeys.HEDGE), byKey.get(ConsensusKeys.HEDGE));
   }
 
   @Test
   void replicationFactor_isThreeByDefault_andASetting() {
-    assertEquals(3, minimal().build().settings().replicationFactor);
+    assertEquals(3, minimal().build().settings().get(RingKeys.REPLICATION_FACTOR));
     assertEquals(3, load(MINIMAL).get(RingKeys.REPLICATION_FACTOR));
     assertEquals(
-        5, minimal().replicationFactor(5).initialNodes(5).build().settings().replicationFactor);
+        5,
+        minimal()
+            .replicationFactor(5)
+            .initialNodes(5)
+            .build()
+            .settings()
+            .get(RingKeys.REPLICATION_FACTOR));
   }
 
   @Test
@@ -226,7 +213,7 @@ class FrsmNodeConfigTest {
             .transport(b -> b.connectTimeout(Duration.ofSeconds(4)))
             .build()
             .settings();
-    assertEquals(7, s.replicationFactor);
+    assertEquals(7, s.get(RingKeys.REPLICATION_FACTOR));
     assertEquals(14, s.lsmConfig().bloomBitsPerKey());
     assertEquals(config.lsm().memtableLifetime(), s.lsmConfig().memtableLifetime());
     assertEquals(Duration.ofSeconds(4), s.transportConfig().connectTimeout());
@@ -309,23 +296,16 @@ class FrsmNodeConfigTest {
   }
 
   /** How the node's settings hold {@code key}'s value. */
-  private static Object inSettings(ConfigKey<?> key, NodeSettings settings) throws Exception {
+  private static Object inSettings(ConfigKey<?> key, NodeSettings settings) {
     String name = key.name();
     String leaf = name.substring(name.indexOf('.') + 1);
     if (name.startsWith("lsm.")) {
       return describe(settings.lsmConfig()).get(leaf);
     }
-    if (name.startsWith("transport.") && !FIELD.containsKey(name)) {
-      return describe(settings.transportConfig()).get(leaf);
+    if (name.startsWith("transport.") && !name.equals("transport.threads")) {
+      return describe(settings.transportConfig()).get(leaf); // what the transport runs with
     }
-    try {
-      Field f = NodeSettings.class.getDeclaredField(FIELD.getOrDefault(name, leaf));
-      f.setAccessible(true);
-      return f.get(settings);
-    } catch (NoSuchFieldException e) {
-      fail(key + " has no counterpart in the node's settings: map it in NodeSettings and here");
-      return null;
-    }
+    return comparable(settings.get(key));
   }
 
   private static String hostPort(InetSocketAddress a) {
