@@ -3,7 +3,7 @@ package io.frsm.cell;
 import java.util.Arrays;
 
 /**
- * The merge join of two cells of one key (DESIGN.md "Merge is a join").
+ * The merge join of two cells of one key (docs/DESIGN.md "Merge is a join").
  *
  * <ul>
  *   <li>{@code promised} = max.

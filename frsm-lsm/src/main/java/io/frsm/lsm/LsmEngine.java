@@ -620,7 +620,7 @@ public final class LsmEngine implements AutoCloseable {
 
   /**
    * While on, every flushed table is segregated: never compacted with other tables, so it can be
-   * shipped as is to a recovering natural leader (DESIGN.md "Ring").
+   * shipped as is to a recovering natural leader (docs/DESIGN.md "Ring").
    */
   public void setSegregatedFlushes(boolean on) {
     segregatedFlushes = on;

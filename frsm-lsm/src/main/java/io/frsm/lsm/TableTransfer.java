@@ -20,10 +20,10 @@ import java.util.List;
  * import verifies foreign files block by block, keeps only what another replica may hand over, and
  * publishes all of them in one manifest write (all or nothing).
  *
- * <p>What import keeps (DESIGN.md "Acceptor rules": cells arriving other than through the protocol
- * are merged only if chosen): a cell's accepted part only if it is marked chosen, and its purge
- * mark; never the sender's promise, which is the sender's own acceptor state. A cell left with
- * nothing is skipped.
+ * <p>What import keeps (docs/DESIGN.md "Acceptor rules": cells arriving other than through the
+ * protocol are merged only if chosen): a cell's accepted part only if it is marked chosen, and its
+ * purge mark; never the sender's promise, which is the sender's own acceptor state. A cell left
+ * with nothing is skipped.
  */
 final class TableTransfer {
   private final FileSystem fs;

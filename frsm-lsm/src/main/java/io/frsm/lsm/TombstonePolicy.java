@@ -10,7 +10,7 @@ import java.util.function.LongSupplier;
 
 /**
  * Decides whether compaction may drop a key entirely — the only way state ever leaves the LSM
- * (DESIGN.md "Delete", paper appendix A.2). All of these must hold:
+ * (docs/DESIGN.md "Delete", paper appendix A.2). All of these must hold:
  *
  * <ol>
  *   <li>the key's newest accepted value is a delete and its purge mark names that instance (phase 2

@@ -10,7 +10,7 @@ import java.util.Objects;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * The clock cache (DESIGN.md "LSM"): a Caffeine cache of each key's merged cell (its clock and
+ * The clock cache (docs/DESIGN.md "LSM"): a Caffeine cache of each key's merged cell (its clock and
  * value, or "nothing stored") in front of a {@link CellStore}, bounded by weight in bytes.
  *
  * <p><b>Coherence.</b> Every persist the node completes passes through {@link #persisted} before

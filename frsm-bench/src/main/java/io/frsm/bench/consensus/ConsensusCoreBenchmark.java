@@ -39,7 +39,7 @@ import org.openjdk.jmh.infra.Blackhole;
  *   <li>{@code coordinatorQuorumRead}: one get as coordinator of a 3-node set: the client request,
  *       then three {@code ReadReply}s agreeing on a chosen value (4 steps an operation). The
  *       replies' promises are not the coordinator's ballot, so the answer leaves with the third
- *       reply (all {@code n} replied), as DESIGN.md's quorum-read rule asks.
+ *       reply (all {@code n} replied), as docs/DESIGN.md's quorum-read rule asks.
  * </ul>
  *
  * Run: {@code ./mvnw -pl frsm-bench -am package -DskipTests && java -jar

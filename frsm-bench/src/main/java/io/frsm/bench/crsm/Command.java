@@ -4,9 +4,9 @@ import io.frsm.api.Version;
 import java.util.Objects;
 
 /**
- * One client operation as it travels through a shard's log, with frsm's API semantics (DESIGN.md
- * "Operations"). Keys and values are owned by the command: callers hand over arrays they never
- * modify again.
+ * One client operation as it travels through a shard's log, with frsm's API semantics
+ * (docs/DESIGN.md "Operations"). Keys and values are owned by the command: callers hand over arrays
+ * they never modify again.
  */
 public sealed interface Command {
 

@@ -9,8 +9,8 @@ import java.util.Optional;
 
 /**
  * One shard's key-value state, changed only by executing chosen log entries in slot order, with
- * frsm's semantics (DESIGN.md "Operations"): every mutation is a CAS on {@code (epoch, timestamp)};
- * a delete leaves a marker so the next create starts a higher epoch.
+ * frsm's semantics (docs/DESIGN.md "Operations"): every mutation is a CAS on {@code (epoch,
+ * timestamp)}; a delete leaves a marker so the next create starts a higher epoch.
  *
  * <p>Deterministic: the same commands at the same slots give the same state and results on every
  * replica. A new epoch is {@code max(slot + 1, previous epoch + 1)}: above every epoch the key had,

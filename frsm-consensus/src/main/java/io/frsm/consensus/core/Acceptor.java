@@ -12,7 +12,7 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The acceptor side of per-key Paxos: the only code that changes consensus state (DESIGN.md
+ * The acceptor side of per-key Paxos: the only code that changes consensus state (docs/DESIGN.md
  * "Acceptor rules"). Comparisons use the effective promise, {@code max(promised, accepted)}.
  *
  * <p>Per key, one message is processed at a time: while a persist of key k is in flight, later
@@ -137,7 +137,7 @@ final class Acceptor {
             ? terms.refusal(from, p, p.term())
             : message instanceof Message.Accept a ? terms.refusal(from, a, a.term()) : null;
     if (stale != null) {
-      out.add(stale); // an old holder's late message dies here (DESIGN.md "Lease invariant" 4)
+      out.add(stale); // an old holder's late message dies here (docs/DESIGN.md "Lease invariant" 4)
       return;
     }
     Cell cell;

@@ -11,7 +11,7 @@ import java.util.Set;
 import java.util.function.Supplier;
 
 /**
- * The acceptor's side of range terms (DESIGN.md "Lease invariant" rule 4): the highest term
+ * The acceptor's side of range terms (docs/DESIGN.md "Lease invariant" rule 4): the highest term
  * persisted per range, the check that kills prepares and accepts of an old holder, and the barrier
  * that holds a {@link Message.TermPersisted} until everything the replica took under an older term
  * is durable. Without the barrier a replica could acknowledge the new term while an old holder's

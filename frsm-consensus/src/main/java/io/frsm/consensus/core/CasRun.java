@@ -7,9 +7,9 @@ import io.frsm.cell.Cell;
 import java.util.List;
 
 /**
- * CAS and delete phase 1 (DESIGN.md "Warm CAS", "Cold CAS", "Delete"): write {@code value} (or a
- * delete marker) at {@code (e, t+1)} iff the newest chosen version is {@code expected = (e, t)} and
- * live. A delete's accept goes to all {@code n} replicas and succeeds at {@code q}.
+ * CAS and delete phase 1 (docs/DESIGN.md "Warm CAS", "Cold CAS", "Delete"): write {@code value} (or
+ * a delete marker) at {@code (e, t+1)} iff the newest chosen version is {@code expected = (e, t)}
+ * and live. A delete's accept goes to all {@code n} replicas and succeeds at {@code q}.
  */
 final class CasRun extends Run {
   private final Version expected;

@@ -11,11 +11,11 @@ package io.frsm.consensus.core;
  * count the failures by kind over all operations.
  *
  * <p>Warm and cold count CAS operations (not deletes) that ran at least one round: warm ones got
- * their answer from accepts alone (1 RTT, DESIGN.md "Warm CAS"), cold ones ran a prepare. {@code
- * casCold / (casWarm + casCold)} is the paper's multi-phase fraction. Reads by mode count gets that
- * returned a value or absence: from the local cell under the lease ({@code readsLeaderOnly}), a
- * quorum read that wrote nothing ({@code readsQuorum}), or one that had to prepare and write
- * ({@code readsMutatingQuorum}).
+ * their answer from accepts alone (1 RTT, docs/DESIGN.md "Warm CAS"), cold ones ran a prepare.
+ * {@code casCold / (casWarm + casCold)} is the paper's multi-phase fraction. Reads by mode count
+ * gets that returned a value or absence: from the local cell under the lease ({@code
+ * readsLeaderOnly}), a quorum read that wrote nothing ({@code readsQuorum}), or one that had to
+ * prepare and write ({@code readsMutatingQuorum}).
  *
  * <p>{@code preparesSent} and {@code acceptsSent} count the prepare and accept messages the
  * operations' rounds sent, the one to this node itself included. {@code mismatchesLeaderOnly}

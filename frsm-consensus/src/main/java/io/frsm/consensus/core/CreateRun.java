@@ -5,10 +5,10 @@ import io.frsm.cell.AcceptedValue;
 import java.util.List;
 
 /**
- * Create (DESIGN.md "Create"): never warm, absence is never decided from local state. The new epoch
- * is the round of the create's own ballot, which must exceed every round and epoch seen in the
- * promises, so competing creates are ordered by ballot and a losing create's leftover never sits
- * above the winner.
+ * Create (docs/DESIGN.md "Create"): never warm, absence is never decided from local state. The new
+ * epoch is the round of the create's own ballot, which must exceed every round and epoch seen in
+ * the promises, so competing creates are ordered by ballot and a losing create's leftover never
+ * sits above the winner.
  */
 final class CreateRun extends Run {
   private final byte[] value;

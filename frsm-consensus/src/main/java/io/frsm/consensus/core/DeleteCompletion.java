@@ -12,10 +12,10 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Delete beyond the client's answer (DESIGN.md "Delete", paper appendix A.2). A delete succeeds
- * once {@code q} replicas durably accepted its marker; <b>phase 1</b> ends only when every replica
- * of the key's set has durably acked a delete at that instance. Until then the cell stays as it is
- * (the paper's DeletedCellTombstoned state is this default). Then <b>phase 2</b>: {@link
+ * Delete beyond the client's answer (docs/DESIGN.md "Delete", paper appendix A.2). A delete
+ * succeeds once {@code q} replicas durably accepted its marker; <b>phase 1</b> ends only when every
+ * replica of the key's set has durably acked a delete at that instance. Until then the cell stays
+ * as it is (the paper's DeletedCellTombstoned state is this default). Then <b>phase 2</b>: {@link
  * Message.Purge} to every replica, which records the purge mark {@code (epoch, timestamp,
  * markTimeMs)} in its cell (merge: max). Compaction may later drop a key only under that mark.
  *

@@ -6,8 +6,8 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Fence (DESIGN.md "Fence"): a mutating quorum read without the read round. It always writes: the
- * quench (the newest value again at {@code (e, t+1)}), or for ⊥ or a delete a delete marker at
+ * Fence (docs/DESIGN.md "Fence"): a mutating quorum read without the read round. It always writes:
+ * the quench (the newest value again at {@code (e, t+1)}), or for ⊥ or a delete a delete marker at
  * {@code (round of its ballot, 0)}. Once it answers version V, nothing expecting an older version
  * can take effect.
  */

@@ -6,11 +6,11 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Linearizable read (DESIGN.md "Quorum read", "Mutating quorum read"; paper Algorithm 1). Reads
- * clocks from all {@code n}; answers without writing iff the largest accepted part M is chosen and
- * either {@code q} replies show this node's own current ballot as their promise or all {@code n}
- * replied. Otherwise a mutating quorum read: prepare, then quench live M at {@code (e, t+1)}, or
- * settle a delete and answer absent.
+ * Linearizable read (docs/DESIGN.md "Quorum read", "Mutating quorum read"; paper Algorithm 1).
+ * Reads clocks from all {@code n}; answers without writing iff the largest accepted part M is
+ * chosen and either {@code q} replies show this node's own current ballot as their promise or all
+ * {@code n} replied. Otherwise a mutating quorum read: prepare, then quench live M at {@code (e,
+ * t+1)}, or settle a delete and answer absent.
  */
 final class GetRun extends Run {
   GetRun(RunContext context, Input.ClientRequest request) {

@@ -10,10 +10,10 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Leader-only reads (DESIGN.md "Leader-only read"): 0 messages, one local read. Served only when
- * the node holds the range's lease, is in leader-only mode for the range in its current term, and
- * its durable local cell is chosen or absent — and, beyond DESIGN.md, only when the local cell is
- * known to be up to date with what this node itself learned:
+ * Leader-only reads (docs/DESIGN.md "Leader-only read"): 0 messages, one local read. Served only
+ * when the node holds the range's lease, is in leader-only mode for the range in its current term,
+ * and its durable local cell is chosen or absent — and, beyond docs/DESIGN.md, only when the local
+ * cell is known to be up to date with what this node itself learned:
  *
  * <ul>
  *   <li>a value this node's round chose, or a quorum read found chosen, reaches the local cell

@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * The lease settings of DESIGN.md "Lease invariant": whether ranges have terms and leases, the
+ * The lease settings of docs/DESIGN.md "Lease invariant": whether ranges have terms and leases, the
  * lease length {@code L} and the monotonic clock drift bound {@code ρ}. The ranges themselves are
  * the {@link Placement}'s.
  *
@@ -18,10 +18,10 @@ import java.util.Objects;
  */
 public record LeaseConfig(boolean enabled, Duration lease, long driftPartsPerMillion) {
 
-  /** DESIGN.md's lease length. */
+  /** docs/DESIGN.md's lease length. */
   public static final Duration DEFAULT_LEASE = Duration.ofSeconds(2);
 
-  /** DESIGN.md's drift bound, 10⁻³. */
+  /** docs/DESIGN.md's drift bound, 10⁻³. */
   public static final long DEFAULT_DRIFT_PARTS_PER_MILLION = 1_000;
 
   public LeaseConfig {
@@ -44,7 +44,7 @@ public record LeaseConfig(boolean enabled, Duration lease, long driftPartsPerMil
     return new LeaseConfig(false, DEFAULT_LEASE, DEFAULT_DRIFT_PARTS_PER_MILLION);
   }
 
-  /** Leases on with DESIGN.md's defaults, L = 2 s and ρ = 10⁻³. */
+  /** Leases on with docs/DESIGN.md's defaults, L = 2 s and ρ = 10⁻³. */
   public static LeaseConfig defaults() {
     return new LeaseConfig(true, DEFAULT_LEASE, DEFAULT_DRIFT_PARTS_PER_MILLION);
   }

@@ -4,7 +4,7 @@ import io.frsm.cell.Key;
 import java.util.List;
 
 /**
- * One node's range leadership (DESIGN.md "Lease invariant" rules 1–5) as the core sees it: the
+ * One node's range leadership (docs/DESIGN.md "Lease invariant" rules 1–5) as the core sees it: the
  * terms the coordination service granted, the leases its renewals gave, the wait of a successor,
  * the term persist at {@code q} replicas, and leader-only mode. The coordination service itself
  * (ZooKeeper) is outside: its answers arrive as inputs.

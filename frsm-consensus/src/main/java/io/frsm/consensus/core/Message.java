@@ -65,10 +65,10 @@ public sealed interface Message {
   }
 
   /**
-   * A new range holder persists its term {@code term} for range {@code range} (DESIGN.md "Lease
-   * invariant" rule 4). {@code key} is the range's reserved cell ({@link RangeTerm#cellKey}). The
-   * acceptor answers {@link TermPersisted} once the term is durable and every prepare or accept of
-   * the range it took under an older term is durable too.
+   * A new range holder persists its term {@code term} for range {@code range} (docs/DESIGN.md
+   * "Lease invariant" rule 4). {@code key} is the range's reserved cell ({@link
+   * RangeTerm#cellKey}). The acceptor answers {@link TermPersisted} once the term is durable and
+   * every prepare or accept of the range it took under an older term is durable too.
    */
   record TermPersist(Key key, RoundId round, int range, long term) implements Request {
     public TermPersist {
@@ -90,10 +90,10 @@ public sealed interface Message {
   /**
    * A range holder in term {@code term} asks for the client keys the replica holds with {@code
    * fromToken <= token <= toToken} after {@code after} ((token, key) order; null: from the start),
-   * at most {@code limit} of them (DESIGN.md "Lease invariant" rule 5, the scan). {@code key} is
-   * the range's reserved cell ({@link RangeTerm#cellKey}). The replica first persists {@code term}
-   * exactly as for {@link TermPersist} (refusing with {@link StaleTerm} if it holds a higher one)
-   * and lists only once every persist of the range it took under an older term is durable: the
+   * at most {@code limit} of them (docs/DESIGN.md "Lease invariant" rule 5, the scan). {@code key}
+   * is the range's reserved cell ({@link RangeTerm#cellKey}). The replica first persists {@code
+   * term} exactly as for {@link TermPersist} (refusing with {@link StaleTerm} if it holds a higher
+   * one) and lists only once every persist of the range it took under an older term is durable: the
    * listings of any {@code q} replicas then hold every key whose value was chosen before.
    */
   record ListKeys(

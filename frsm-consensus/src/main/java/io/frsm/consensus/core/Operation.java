@@ -4,7 +4,10 @@ import io.frsm.api.Version;
 import io.frsm.cell.Key;
 import java.util.Objects;
 
-/** A client operation on one key (DESIGN.md "Operations"). Value arrays are owned by the record. */
+/**
+ * A client operation on one key (docs/DESIGN.md "Operations"). Value arrays are owned by the
+ * record.
+ */
 public sealed interface Operation {
   Key key();
 

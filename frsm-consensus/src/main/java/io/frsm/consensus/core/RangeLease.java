@@ -4,9 +4,9 @@ import java.util.HashSet;
 import java.util.Set;
 
 /**
- * What one node believes about its leadership of one range (DESIGN.md "Lease invariant"), in memory
- * only: a restarted node holds no lease and no term until the coordination service grants it one
- * again. All times are this node's monotonic clock.
+ * What one node believes about its leadership of one range (docs/DESIGN.md "Lease invariant"), in
+ * memory only: a restarted node holds no lease and no term until the coordination service grants it
+ * one again. All times are this node's monotonic clock.
  *
  * <p>Phases of a term: granted (waiting {@code L·(1+ρ)}, quorum reads only) → persisting the term →
  * writable (prepares and accepts while the lease holds) → leader-only (after the scan). Losing the

@@ -9,7 +9,7 @@ import java.util.Map;
 import java.util.TreeSet;
 
 /**
- * A new range holder's scan (DESIGN.md "Lease invariant" rule 5): after its term is durable at
+ * A new range holder's scan (docs/DESIGN.md "Lease invariant" rule 5): after its term is durable at
  * {@code q} replicas, the holder lists the keys the range's replicas hold, page by page, and reads
  * each through a quorum (a mutating read where the newest value is not known chosen). When every
  * page is read, every key whose value was chosen before this term has its chosen value in the

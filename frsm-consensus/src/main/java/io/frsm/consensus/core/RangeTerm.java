@@ -7,10 +7,10 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
- * Where an acceptor keeps the range terms it persisted (DESIGN.md "Lease invariant" rule 4): one
- * reserved cell per range, written through the normal {@link Effect.Persist} path. The term is the
- * round of the cell's promised ballot, so the cell merge (max promise) keeps the highest term ever
- * persisted and a term never goes back, across commit-log replay and compaction alike.
+ * Where an acceptor keeps the range terms it persisted (docs/DESIGN.md "Lease invariant" rule 4):
+ * one reserved cell per range, written through the normal {@link Effect.Persist} path. The term is
+ * the round of the cell's promised ballot, so the cell merge (max promise) keeps the highest term
+ * ever persisted and a term never goes back, across commit-log replay and compaction alike.
  *
  * <p>Reserved keys start with a zero byte and {@code frsm/range-term/}; client operations on them
  * are refused.

@@ -146,7 +146,8 @@ final class RunContext {
 
   private static final long FORCE_COLD_SCALE = 1_000_000;
 
-  // ---- The range's lease (DESIGN.md "Lease invariant") -----------------------------------------
+  // ---- The range's lease (docs/DESIGN.md "Lease invariant")
+  // -----------------------------------------
 
   /** See {@link LeaseState#mayCoordinate}. */
   boolean mayCoordinate(Now now, Key key) {

@@ -7,10 +7,10 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * The warm state (DESIGN.md "Warm CAS"): the keys whose last round in this incarnation got {@code
- * q} acks, with that round's ballot and the value it chose, so the next CAS may skip its prepare.
- * In memory only and bounded: the least recently used key is forgotten first, and a crash forgets
- * all, which only costs a prepare.
+ * The warm state (docs/DESIGN.md "Warm CAS"): the keys whose last round in this incarnation got
+ * {@code q} acks, with that round's ballot and the value it chose, so the next CAS may skip its
+ * prepare. In memory only and bounded: the least recently used key is forgotten first, and a crash
+ * forgets all, which only costs a prepare.
  *
  * <p>Not thread-safe: the core's single thread only.
  */

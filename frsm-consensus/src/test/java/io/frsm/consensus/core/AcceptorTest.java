@@ -15,7 +15,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** The acceptor rules (DESIGN.md "Acceptor rules") through {@link NodeCore#step}. */
+/** The acceptor rules (docs/DESIGN.md "Acceptor rules") through {@link NodeCore#step}. */
 class AcceptorTest {
   private static final Key K = Key.of("k".getBytes(StandardCharsets.US_ASCII));
   private static final Key OTHER = Key.of("other".getBytes(StandardCharsets.US_ASCII));

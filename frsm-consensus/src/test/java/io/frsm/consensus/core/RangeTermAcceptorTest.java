@@ -17,7 +17,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** The acceptor's range-term rules (DESIGN.md "Lease invariant" rule 4) through the core. */
+/** The acceptor's range-term rules (docs/DESIGN.md "Lease invariant" rule 4) through the core. */
 class RangeTermAcceptorTest {
   private static final Key K = Key.of("k".getBytes(StandardCharsets.US_ASCII));
   private static final Key TERM_KEY = RangeTerm.cellKey(0);

@@ -16,7 +16,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.function.Consumer;
 
 /**
- * The striped, group-committed commit log (DESIGN.md "LSM"; format in docs/formats/commitlog.md).
+ * The striped, group-committed commit log (docs/DESIGN.md "LSM"; format in
+ * docs/formats/commitlog.md).
  *
  * <p>A key always goes to stripe {@code floorMod(token, stripes)}, so whoever must reply about a
  * key's durable state waits for that stripe alone ({@link #awaitSynced}). Each stripe has one

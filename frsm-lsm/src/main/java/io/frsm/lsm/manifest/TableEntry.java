@@ -7,7 +7,8 @@ package io.frsm.lsm.manifest;
  *
  * @param generation unique, increasing table number; the file is {@code sst-<generation>.db}
  * @param segregated flushed while segregation was on: never compacted with other tables until
- *     released (DESIGN.md "Ring": an interim leader's tables are shipped to the natural leader)
+ *     released (docs/DESIGN.md "Ring": an interim leader's tables are shipped to the natural
+ *     leader)
  * @param quarantined found corrupt: the file sits in the {@code corrupt/} directory and every read
  *     of a key in its token range fails until an operator releases it after repairing the replica
  */

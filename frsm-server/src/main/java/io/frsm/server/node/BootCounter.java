@@ -11,9 +11,9 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 
 /**
- * The node's start counter, the {@code boot} part of every ballot it issues (DESIGN.md "The per-key
- * state"). Each start reads it, adds one and makes the new value durable before the node serves, so
- * no ballot of a crashed incarnation is ever issued again.
+ * The node's start counter, the {@code boot} part of every ballot it issues (docs/DESIGN.md "The
+ * per-key state"). Each start reads it, adds one and makes the new value durable before the node
+ * serves, so no ballot of a crashed incarnation is ever issued again.
  *
  * <p>File {@code <data>/BOOT}: the decimal value and a newline. Written to a temporary file,
  * forced, renamed over the old one atomically, then the directory is forced: a crash leaves the old

@@ -5,9 +5,9 @@ import io.frsm.server.zk.RangeLeadership;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Range leadership feeds the core through the core's own loop (DESIGN.md "Lease invariant"): every
- * event becomes an {@link Input} of the shard that owns the range, so a lease is granted, renewed
- * and lost in the same order as the core's other inputs.
+ * Range leadership feeds the core through the core's own loop (docs/DESIGN.md "Lease invariant"):
+ * every event becomes an {@link Input} of the shard that owns the range, so a lease is granted,
+ * renewed and lost in the same order as the core's other inputs.
  */
 final class CoreLeaseSink implements RangeLeadership.Sink {
   private final CoreShards core;

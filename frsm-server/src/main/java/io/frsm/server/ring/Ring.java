@@ -21,7 +21,7 @@ import java.util.TreeMap;
  *
  * <p>Immutable and pure: the same members, vnodes and replication factor give the same ring on
  * every node (vnode tokens are a hash of the node id). {@code version} orders rings: quorums use
- * the replica set of the proposer's ring version (DESIGN.md "Ring").
+ * the replica set of the proposer's ring version (docs/DESIGN.md "Ring").
  */
 public final class Ring {
   private final long version;

@@ -6,8 +6,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Checks a client history for per-key linearizability against the model of DESIGN.md "Operations"
- * (see {@link RegisterState} for how unobserved epochs are handled).
+ * Checks a client history for per-key linearizability against the model of docs/DESIGN.md
+ * "Operations" (see {@link RegisterState} for how unobserved epochs are handled).
  *
  * <p>Keys are independent registers, so the history is split by key and each key is searched on its
  * own (linearizability is compositional). Every key is assumed to start never created. Operations
@@ -56,7 +56,7 @@ public final class LinearizabilityChecker {
    * @param stepBudgetPerKey the most placements the search tries on one key before giving up
    * @param maxEffectDelayNanos how long after its call an unknown-outcome operation can still take
    *     effect, or {@link #UNBOUNDED_DELAY}. The store's bounded delay gives {@code T + 2ε}
-   *     (DESIGN.md "Operations"), but only if the recorder's clock is the one that stamped the
+   *     (docs/DESIGN.md "Operations"), but only if the recorder's clock is the one that stamped the
    *     operation's invocation time (embedded clients, the simulator's virtual clock); otherwise
    *     add the skew between the two clocks. A bound keeps refuting a bad history with many unknown
    *     outcomes near linear instead of exponential.

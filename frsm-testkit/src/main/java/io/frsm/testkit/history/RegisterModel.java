@@ -3,8 +3,9 @@ package io.frsm.testkit.history;
 import java.util.List;
 
 /**
- * The sequential specification of one key (DESIGN.md "Operations"): a compare-and-swap register
- * with create and delete, versioned by (epoch, timestamp). Pure functions of (operation, state).
+ * The sequential specification of one key (docs/DESIGN.md "Operations"): a compare-and-swap
+ * register with create and delete, versioned by (epoch, timestamp). Pure functions of (operation,
+ * state).
  */
 final class RegisterModel {
   private RegisterModel() {}
@@ -28,7 +29,7 @@ final class RegisterModel {
           return read;
         }
         // A mutating quorum read quenches: it re-writes the value it read one timestamp on and
-        // answers the new version (DESIGN.md "Mutating quorum read").
+        // answers the new version (docs/DESIGN.md "Mutating quorum read").
         RegisterState quenched =
             holds(state, op.outputValue, op.outputEpoch, op.outputTimestamp - 1);
         return quenched == null ? null : quenched.withTimestamp(op.outputTimestamp);

@@ -155,7 +155,7 @@ public final class CounterWorkload {
         .execute();
   }
 
-  /** L = 40 ms (DESIGN.md's 2 s scaled to the 1 s workload), ρ = 10⁻³. */
+  /** L = 40 ms (docs/DESIGN.md's 2 s scaled to the 1 s workload), ρ = 10⁻³. */
   static io.frsm.consensus.core.LeaseConfig simLeases() {
     return new io.frsm.consensus.core.LeaseConfig(true, java.time.Duration.ofMillis(40), 1_000);
   }

@@ -1,13 +1,14 @@
 package io.frsm.testkit.sim;
 
 /**
- * The lease faults (DESIGN.md "How it is tested"): process pauses longer than the lease (the node
- * handles nothing, then resumes with beliefs that expired meanwhile, its monotonic clock having
- * jumped), forced leader changes that revoke a holder without telling it (so two nodes believe they
- * lead a range until the old lease runs out), cuts between a node and the coordination service (its
- * session expires; a successor is granted), and hand-backs on purpose (the holder releases its
- * lease and marks the term released; a successor that finds the mark skips its wait), which land
- * among the forced changes and pauses: a release marked too early lets two leases overlap.
+ * The lease faults (docs/DESIGN.md "How it is tested"): process pauses longer than the lease (the
+ * node handles nothing, then resumes with beliefs that expired meanwhile, its monotonic clock
+ * having jumped), forced leader changes that revoke a holder without telling it (so two nodes
+ * believe they lead a range until the old lease runs out), cuts between a node and the coordination
+ * service (its session expires; a successor is granted), and hand-backs on purpose (the holder
+ * releases its lease and marks the term released; a successor that finds the mark skips its wait),
+ * which land among the forced changes and pauses: a release marked too early lets two leases
+ * overlap.
  */
 public final class LeaseNemesis {
   private final Simulation sim;

@@ -9,7 +9,7 @@ import java.util.List;
 
 /**
  * The coordination service (ZooKeeper with Curator) as the simulator plays it, and each node's
- * lease agent (the driver thread that talks to it). DESIGN.md "Lease invariant" rules 1–2:
+ * lease agent (the driver thread that talks to it). docs/DESIGN.md "Lease invariant" rules 1–2:
  *
  * <ul>
  *   <li>Each range has a term. When the holder's session expires (no request heard for the session

@@ -12,10 +12,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * The counter workload with range leases on (DESIGN.md "Lease invariant"), under the fault mixes
- * plus the lease nemesis: process pauses longer than the lease, forced handovers (two nodes believe
- * they lead a range), cuts from the coordination service. Clients read counters, many of the reads
- * leader-only, and every read is checked against what was acknowledged before it.
+ * The counter workload with range leases on (docs/DESIGN.md "Lease invariant"), under the fault
+ * mixes plus the lease nemesis: process pauses longer than the lease, forced handovers (two nodes
+ * believe they lead a range), cuts from the coordination service. Clients read counters, many of
+ * the reads leader-only, and every read is checked against what was acknowledged before it.
  *
  * <p>{@code -Dfrsm.sim.leaseSeeds=N} runs N seeds (default the CI budget below); {@code
  * -Dfrsm.sim.seed=S} replays one.

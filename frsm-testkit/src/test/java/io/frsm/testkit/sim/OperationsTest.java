@@ -15,7 +15,7 @@ import java.util.Optional;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** The API semantics of DESIGN.md "Operations", end to end over a 3-node simulated cluster. */
+/** The API semantics of docs/DESIGN.md "Operations", end to end over a 3-node simulated cluster. */
 class OperationsTest {
   private static final Key KEY = Key.of("op".getBytes(StandardCharsets.US_ASCII));
   private Simulation sim;

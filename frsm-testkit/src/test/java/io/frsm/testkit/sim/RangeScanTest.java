@@ -23,10 +23,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * A new range holder's scan (DESIGN.md "Lease invariant" rule 5) on a replica that missed every
- * write: it must page through the keys of the other replicas — more than one page, in every range,
- * across the wrapping range's two token segments — and bring each key's chosen value into its own
- * cell before it serves a single read from local state.
+ * A new range holder's scan (docs/DESIGN.md "Lease invariant" rule 5) on a replica that missed
+ * every write: it must page through the keys of the other replicas — more than one page, in every
+ * range, across the wrapping range's two token segments — and bring each key's chosen value into
+ * its own cell before it serves a single read from local state.
  */
 class RangeScanTest {
   private static final long DELAY_MICROS = 1_000;

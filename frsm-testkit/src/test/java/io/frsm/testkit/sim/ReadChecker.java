@@ -15,7 +15,7 @@ import java.util.Optional;
  * Reads return the newest value: a read that returns version v is a violation if, before the read
  * was handed to its node, some client was already told of a newer version (a write that took
  * effect, a mismatch or key-exists carrying the current value, or another read). That is the stale
- * read a second leader or an expired lease would produce (DESIGN.md "Lease invariant").
+ * read a second leader or an expired lease would produce (docs/DESIGN.md "Lease invariant").
  *
  * <p>Checked for every successful read that returns a value, and for every CAS or delete mismatch
  * that reports a current value; answers that show absent carry no version and are not checked here
