@@ -16,6 +16,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -35,6 +36,7 @@ public final class MetricsEndpoint implements AutoCloseable {
   private final JvmGcMetrics gcMetrics;
   private final ExecutorService scrapes;
   private volatile MetricsHttpServer server;
+  private final AtomicBoolean closed = new AtomicBoolean();
   private volatile boolean healthy = true;
   private volatile BooleanSupplier serving = () -> true;
 
@@ -143,8 +145,12 @@ public final class MetricsEndpoint implements AutoCloseable {
     return healthy && serving.getAsBoolean();
   }
 
+  /** Closes every connection, stops serving and unbinds; idempotent. */
   @Override
   public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
     if (server != null) {
       server.close();
     }

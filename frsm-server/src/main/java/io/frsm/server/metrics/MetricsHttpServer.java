@@ -115,8 +115,10 @@ final class MetricsHttpServer implements AutoCloseable {
   @Override
   public void close() {
     serverChannel.close().awaitUninterruptibly();
-    // Closes every connection still open; waits until the loop has stopped.
-    loop.shutdownGracefully(0, 5, TimeUnit.SECONDS).awaitUninterruptibly();
+    cap.closeAll();
+    // The quiet period lets the loop run the last tasks of connections closed meanwhile (one
+    // accepted just before the server channel closed) before it stops.
+    loop.shutdownGracefully(100, 5000, TimeUnit.MILLISECONDS).awaitUninterruptibly();
   }
 
   /** What the server tells of connections it closed on its own (called on its event loop). */
