@@ -2,6 +2,7 @@ package io.frsm.server.cli;
 
 import io.frsm.server.config.ConfigLoader;
 import io.frsm.server.config.FrsmConfig;
+import io.frsm.server.metrics.EndpointSettings;
 import io.frsm.server.metrics.MetricsEndpoint;
 import io.frsm.server.node.FrsmNode;
 import io.frsm.server.node.FrsmNodeBuilder;
@@ -82,16 +83,14 @@ final class ServerCommand implements Callable<Integer> {
     }
 
     /**
-     * Binds the metrics endpoint on the peer address's host (the interface the node's peers reach
-     * it on) and builds the node; nothing runs until {@link #start}.
+     * Binds the metrics endpoint on {@code metrics.bindAddress} (loopback by default) and builds
+     * the node; nothing runs until {@link #start}.
      */
     static Server create(FrsmConfig config) throws IOException {
       MetricsEndpoint metrics =
           config.metricsPort() == 0
               ? null
-              : MetricsEndpoint.start(
-                  new InetSocketAddress(
-                      config.peerAddress().getHostString(), config.metricsPort()));
+              : MetricsEndpoint.start(EndpointSettings.fromConfig(config));
       try {
         FrsmNode node = ServerCommand.node(config, metrics);
         if (metrics != null) {

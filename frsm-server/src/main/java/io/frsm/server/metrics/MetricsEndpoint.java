@@ -1,7 +1,7 @@
 package io.frsm.server.metrics;
 
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
@@ -10,41 +10,50 @@ import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
 
 /**
  * The node's Prometheus scrape endpoint: {@code GET /metrics} in the Prometheus text format, {@code
  * GET /health} answering 200 while the node serves ({@link #servingCheck}) and 503 otherwise. The
  * node's and its storage engine's meters register in {@link #registry()} (docs/OPERATIONS.md
- * "Metrics and health"); JVM meters are bound too. One small HTTP thread.
+ * "Metrics and health"); JVM meters are bound too, and the endpoint's own: the connections it holds
+ * ({@code frsm.metrics.connections.open}) and those it closed on its own ({@code
+ * frsm.metrics.connections.closed}).
+ *
+ * <p>No client can blind it: the HTTP server ({@link MetricsHttpServer}) is non-blocking with a
+ * request deadline and a connection cap ({@link EndpointSettings}), and scrapes are formatted on a
+ * thread of their own, so a health check is answered while scrapes run.
  */
 public final class MetricsEndpoint implements AutoCloseable {
   private final PrometheusMeterRegistry registry;
-  private final HttpServer server;
-  private final ExecutorService executor;
   private final JvmGcMetrics gcMetrics;
+  private final ExecutorService scrapes;
+  private volatile MetricsHttpServer server;
+  private final AtomicBoolean closed = new AtomicBoolean();
   private volatile boolean healthy = true;
   private volatile BooleanSupplier serving = () -> true;
 
   private MetricsEndpoint(
-      PrometheusMeterRegistry registry,
-      HttpServer server,
-      ExecutorService executor,
-      JvmGcMetrics gcMetrics) {
+      PrometheusMeterRegistry registry, JvmGcMetrics gcMetrics, ExecutorService scrapes) {
     this.registry = registry;
-    this.server = server;
-    this.executor = executor;
     this.gcMetrics = gcMetrics;
+    this.scrapes = scrapes;
   }
 
-  /** Binds {@code address} (port 0 = ephemeral) and starts serving. */
+  /** Binds {@code address} (port 0 = ephemeral) with the default limits and no authentication. */
   public static MetricsEndpoint start(InetSocketAddress address) throws IOException {
+    return start(EndpointSettings.defaults(address));
+  }
+
+  /** Binds {@code settings.address()} and starts serving. */
+  public static MetricsEndpoint start(EndpointSettings settings) throws IOException {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     new JvmMemoryMetrics().bindTo(registry);
     new JvmThreadMetrics().bindTo(registry);
@@ -52,20 +61,60 @@ public final class MetricsEndpoint implements AutoCloseable {
     new ProcessorMetrics().bindTo(registry);
     JvmGcMetrics gc = new JvmGcMetrics();
     gc.bindTo(registry);
-    HttpServer server = HttpServer.create(address, 16);
-    ExecutorService executor =
-        Executors.newSingleThreadExecutor(
+    // One scrape at a time; the queue holds at most one waiting scrape per open connection.
+    ExecutorService scrapes =
+        new ThreadPoolExecutor(
+            1,
+            1,
+            0,
+            TimeUnit.MILLISECONDS,
+            new LinkedBlockingQueue<>(),
             r -> {
-              Thread t = new Thread(r, "frsm-metrics-http");
+              Thread t = new Thread(r, "frsm-metrics-scrape");
               t.setDaemon(true);
               return t;
             });
-    server.setExecutor(executor);
-    MetricsEndpoint endpoint = new MetricsEndpoint(registry, server, executor, gc);
-    server.createContext("/metrics", endpoint::scrape);
-    server.createContext("/health", endpoint::health);
-    server.start();
+    MetricsEndpoint endpoint = new MetricsEndpoint(registry, gc, scrapes);
+    try {
+      endpoint.server =
+          MetricsHttpServer.start(
+              settings,
+              new EndpointRoutes(
+                  endpoint::answersHealthy, registry::scrape, scrapes, settings.basicAuth()),
+              closedConnections(registry));
+      Gauge.builder(
+              "frsm.metrics.connections.open", endpoint.server, MetricsHttpServer::openConnections)
+          .description("connections the metrics endpoint holds open")
+          .register(registry);
+    } catch (IOException | RuntimeException e) {
+      endpoint.closeResources();
+      throw e;
+    }
     return endpoint;
+  }
+
+  private static MetricsHttpServer.ConnectionEvents closedConnections(
+      PrometheusMeterRegistry registry) {
+    Counter overCap = closedCounter(registry, "over_cap");
+    Counter requestTimeout = closedCounter(registry, "request_timeout");
+    return new MetricsHttpServer.ConnectionEvents() {
+      @Override
+      public void refusedOverCap() {
+        overCap.increment();
+      }
+
+      @Override
+      public void closedForRequestTimeout() {
+        requestTimeout.increment();
+      }
+    };
+  }
+
+  private static Counter closedCounter(PrometheusMeterRegistry registry, String reason) {
+    return Counter.builder("frsm.metrics.connections.closed")
+        .tag("reason", reason)
+        .description("connections the metrics endpoint closed on its own")
+        .register(registry);
   }
 
   public PrometheusMeterRegistry registry() {
@@ -73,7 +122,7 @@ public final class MetricsEndpoint implements AutoCloseable {
   }
 
   public InetSocketAddress address() {
-    return server.getAddress();
+    return server.address();
   }
 
   /**
@@ -85,39 +134,31 @@ public final class MetricsEndpoint implements AutoCloseable {
   }
 
   /**
-   * What {@code /health} asks on every request (cheap, any thread): whether the node serves. Until
-   * set, only {@link #healthy} decides.
+   * What {@code /health} asks on every request (cheap, any thread: it runs on the endpoint's event
+   * loop): whether the node serves. Until set, only {@link #healthy} decides.
    */
   public void servingCheck(BooleanSupplier check) {
     serving = Objects.requireNonNull(check, "check");
   }
 
-  private void scrape(HttpExchange exchange) throws IOException {
-    if (!"GET".equals(exchange.getRequestMethod())) {
-      respond(exchange, 405, "GET only\n");
-      return;
-    }
-    respond(exchange, 200, registry.scrape());
+  private boolean answersHealthy() {
+    return healthy && serving.getAsBoolean();
   }
 
-  private void health(HttpExchange exchange) throws IOException {
-    boolean ok = healthy && serving.getAsBoolean();
-    respond(exchange, ok ? 200 : 503, ok ? "ok\n" : "unavailable\n");
-  }
-
-  private static void respond(HttpExchange exchange, int status, String body) throws IOException {
-    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-    exchange.getResponseHeaders().set("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
-    exchange.sendResponseHeaders(status, bytes.length);
-    try (OutputStream out = exchange.getResponseBody()) {
-      out.write(bytes);
-    }
-  }
-
+  /** Closes every connection, stops serving and unbinds; idempotent. */
   @Override
   public void close() {
-    server.stop(0);
-    executor.shutdownNow();
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    if (server != null) {
+      server.close();
+    }
+    closeResources();
+  }
+
+  private void closeResources() {
+    scrapes.shutdownNow();
     gcMetrics.close();
     registry.close();
   }

@@ -33,9 +33,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code frsm server}'s {@code metrics.port} wiring, in process: the node a config file describes
- * serves its own meters and {@code /health} on the configured port (on the peer address's host),
- * {@code /health} turns 200 once the cluster formed, and a graceful stop closes the endpoint.
- * {@code metrics.port: 0} starts no endpoint.
+ * serves its own meters and {@code /health} on the configured port (on {@code metrics.bindAddress},
+ * loopback by default), {@code /health} turns 200 once the cluster formed, and a graceful stop
+ * closes the endpoint. {@code metrics.port: 0} starts no endpoint.
  */
 class ServerCommandIT {
   private static final Duration READY = Duration.ofSeconds(60);
@@ -125,7 +125,9 @@ class ServerCommandIT {
       String printed = out.toString(StandardCharsets.UTF_8);
       assertTrue(printed.contains(", metrics 127.0.0.1:" + port), printed);
       assertEquals(port, s.metricsAddress().getPort());
-      assertTrue(s.metricsAddress().getAddress().isLoopbackAddress(), "bound on the peer host");
+      assertTrue(
+          s.metricsAddress().getAddress().isLoopbackAddress(),
+          "bound on metrics.bindAddress, loopback by default");
       return s;
     }
   }

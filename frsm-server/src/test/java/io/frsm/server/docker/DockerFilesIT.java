@@ -6,8 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.frsm.server.config.ConfigLoader;
 import io.frsm.server.config.FrsmConfig;
+import io.frsm.server.config.MetricsKeys;
 import io.frsm.server.config.NodeKeys;
 import io.frsm.server.config.ZooKeeperKeys;
+import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -29,9 +31,11 @@ import org.yaml.snakeyaml.constructor.SafeConstructor;
  * package} (the runnable jar included, with its main class), every {@code FRSM_*} variable in the
  * Dockerfile and the compose file is a real config key or launcher variable, the exposed and
  * published ports are the configured ones, the health check asks the metrics endpoint's {@code
- * /health}; and for each compose node: the config file it mounts exists in the repository and loads
- * with the node's environment (the loader refuses unknown keys), it dials the compose ZooKeeper
- * service by its name and port, peers reach it by its service name, and its data lives on a volume.
+ * /health} where the endpoint listens; and for each compose node: the config file it mounts exists
+ * in the repository and loads with the node's environment (the loader refuses unknown keys), it
+ * dials the compose ZooKeeper service by its name and port, peers reach it by its service name, its
+ * data lives on a volume, and its metrics endpoint listens where its published port and the health
+ * check reach it.
  */
 class DockerFilesIT {
   private static final Path ROOT = Path.of("..");
@@ -90,16 +94,23 @@ class DockerFilesIT {
     Matcher expose = Pattern.compile("(?m)^EXPOSE\\s+(.+)$").matcher(dockerfile);
     assertTrue(expose.find());
     assertEquals(ports, Set.of(expose.group(1).trim().split("\\s+")));
-    Matcher published = Pattern.compile("\"\\d+:(\\d+)\"").matcher(compose);
+    // "host:container" or "ip:host:container"
+    Matcher published = Pattern.compile("\"(?:[\\d.]+:)?\\d+:(\\d+)\"").matcher(compose);
+    int publishedPorts = 0;
     while (published.find()) {
       assertTrue(
           ports.contains(published.group(1)),
           "compose publishes unknown port " + published.group(1));
+      publishedPorts++;
     }
+    assertEquals(6, publishedPorts, "client and metrics port of each compose node");
     assertTrue(
         dockerfile.contains("/dev/tcp/127.0.0.1/${FRSM_METRICS_PORT:-" + config.metricsPort() + "}")
             && dockerfile.contains("GET /health"),
         "the health check asks /health on the metrics port");
+    assertTrue(
+        reachableOnLoopback(config.get(MetricsKeys.BIND_ADDRESS)),
+        "the health check dials 127.0.0.1: the image's endpoint must listen there");
     for (int node = 1; node <= 3; node++) {
       assertTrue(compose.contains("FRSM_NODE_ID: \"" + node + "\""), "compose runs node " + node);
     }
@@ -197,8 +208,24 @@ class DockerFilesIT {
       assertTrue(
           published.stream().anyMatch(p -> p.endsWith(":" + config.metricsPort())),
           name + " publishes its metrics port for Prometheus");
+      String bind = config.get(MetricsKeys.BIND_ADDRESS);
+      assertTrue(
+          InetAddress.getByName(bind).isAnyLocalAddress(),
+          name
+              + " publishes its metrics port, so its endpoint listens on every interface of the"
+              + " container (the published port arrives on one), not on "
+              + bind);
+      assertTrue(reachableOnLoopback(bind), name + ": the health check reaches the endpoint");
     }
     assertEquals(Set.of(1, 2, 3), nodeIds);
+  }
+
+  /**
+   * Whether an endpoint bound to {@code host} answers on 127.0.0.1, where the health check dials.
+   */
+  private static boolean reachableOnLoopback(String host) throws Exception {
+    InetAddress address = InetAddress.getByName(host);
+    return address.isAnyLocalAddress() || address.getHostAddress().equals("127.0.0.1");
   }
 
   /** The variables the Dockerfile's ENV instructions set ({@code NAME=value}, quoted or not). */

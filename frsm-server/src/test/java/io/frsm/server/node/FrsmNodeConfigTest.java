@@ -79,6 +79,11 @@ class FrsmNodeConfigTest {
         reconnectBackoffMax: 3s
       metrics:
         port: 9500
+        bindAddress: 0.0.0.0
+        maxConnections: 8
+        requestTimeout: 2s
+        basicAuthUser: prometheus
+        basicAuthPasswordFile: /frsm-test/metrics-password
       lsm:
         flushLargestMemtablesHeapFraction: 0.8
         memtableLifetime: 20m
@@ -102,8 +107,8 @@ class FrsmNodeConfigTest {
         skipCorruptCommitLogTail: true
       """;
 
-  /** Keys of the file that configure something other than the node. */
-  private static final Set<ConfigKey<?>> NOT_NODE_SETTINGS = Set.of(MetricsKeys.PORT);
+  /** Keys of the file that configure something other than the node: the metrics endpoint. */
+  private static final Set<ConfigKey<?>> NOT_NODE_SETTINGS = Set.copyOf(MetricsKeys.all());
 
   @Test
   void everyKeyOfTheFile_reachesTheNodesSettings() throws Exception {
