@@ -13,6 +13,7 @@ import io.frsm.server.config.ConsensusKeys;
 import io.frsm.server.config.FrsmConfig;
 import io.frsm.server.config.MetricsKeys;
 import io.frsm.server.config.RingKeys;
+import io.frsm.server.config.ServerKeys;
 import io.frsm.transport.TransportConfig;
 import java.io.StringReader;
 import java.lang.reflect.Method;
@@ -79,6 +80,8 @@ class FrsmNodeConfigTest {
         reconnectBackoffMax: 3s
       metrics:
         port: 9500
+      server:
+        exitOnFatalError: false
       lsm:
         flushLargestMemtablesHeapFraction: 0.8
         memtableLifetime: 20m
@@ -103,7 +106,8 @@ class FrsmNodeConfigTest {
       """;
 
   /** Keys of the file that configure something other than the node. */
-  private static final Set<ConfigKey<?>> NOT_NODE_SETTINGS = Set.of(MetricsKeys.PORT);
+  private static final Set<ConfigKey<?>> NOT_NODE_SETTINGS =
+      Set.of(MetricsKeys.PORT, ServerKeys.EXIT_ON_FATAL_ERROR);
 
   @Test
   void everyKeyOfTheFile_reachesTheNodesSettings() throws Exception {
