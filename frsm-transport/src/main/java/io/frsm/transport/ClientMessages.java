@@ -5,6 +5,8 @@ import static io.frsm.transport.ApiValues.versioned;
 import static io.frsm.transport.ApiValues.versionedOrAbsent;
 
 import com.google.protobuf.ByteString;
+import io.frsm.api.Version;
+import io.frsm.consensus.core.InputBounds;
 import io.frsm.consensus.core.Operation;
 import io.frsm.consensus.core.Outcome;
 import io.frsm.transport.proto.ClientRequest;
@@ -47,11 +49,10 @@ final class ClientMessages {
   }
 
   static OperationRequest request(ClientRequest p) throws WireDecodeException {
-    long invokedAtMicros = p.getInvokedAtMicros();
-    if (invokedAtMicros < 0) {
-      throw new WireDecodeException(
-          "invoked_at_micros " + Long.toUnsignedString(invokedAtMicros) + " is above 2^63-1");
-    }
+    // 0 means "not given" (the receiving node stamps its clock); how far a given τ may lie from
+    // the node's clock is the node's check (it knows T and ε), this one only keeps τ + T finite.
+    long invokedAtMicros =
+        WireValues.instanceField(p.getInvokedAtMicros(), "invoked_at_micros", "request");
     Operation op =
         switch (p.getOperationCase()) {
           case GET -> new Operation.Get(WireValues.key(p.getGet().getKey(), "get"));
@@ -62,18 +63,38 @@ final class ClientMessages {
           case CAS ->
               new Operation.Cas(
                   WireValues.key(p.getCas().getKey(), "cas"),
-                  version(p.getCas().hasExpected(), p.getCas().getExpected(), "cas.expected"),
+                  expected(p.getCas().hasExpected(), p.getCas().getExpected(), "cas.expected"),
                   p.getCas().getValue().toByteArray());
           case DELETE ->
               new Operation.Delete(
                   WireValues.key(p.getDelete().getKey(), "delete"),
-                  version(
+                  expected(
                       p.getDelete().hasExpected(), p.getDelete().getExpected(), "delete.expected"));
           case FENCE -> new Operation.Fence(WireValues.key(p.getFence().getKey(), "fence"));
           case OPERATION_NOT_SET ->
               throw new WireDecodeException("request without a (known) operation");
         };
     return new OperationRequest(op, invokedAtMicros);
+  }
+
+  /**
+   * The version a CAS or delete expects: its write lands at {@code timestamp + 1}, which must stay
+   * within {@code InputBounds.MAX_NUMBER}.
+   */
+  private static Version expected(
+      boolean present, io.frsm.transport.proto.Version version, String where)
+      throws WireDecodeException {
+    Version expected = version(present, version, where);
+    if (expected.timestamp() >= InputBounds.MAX_NUMBER) {
+      throw new WireDecodeException(
+          where
+              + ": timestamp "
+              + expected.timestamp()
+              + " is not below the maximum "
+              + InputBounds.MAX_NUMBER
+              + " (the write lands at timestamp + 1)");
+    }
+    return expected;
   }
 
   // ---- responses

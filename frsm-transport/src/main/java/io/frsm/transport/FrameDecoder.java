@@ -34,14 +34,21 @@ final class FrameDecoder extends ByteToMessageDecoder {
 
   private final int maxFrameBytes;
   private final EnvelopeReader reader;
+  private final Runnable onRefused;
   private boolean failed;
 
   FrameDecoder(int maxFrameBytes, EnvelopeReader reader) {
+    this(maxFrameBytes, reader, () -> {});
+  }
+
+  /** {@code onRefused} runs once for the frame that closes the connection (a counter: no I/O). */
+  FrameDecoder(int maxFrameBytes, EnvelopeReader reader, Runnable onRefused) {
     if (maxFrameBytes < 1) {
       throw new IllegalArgumentException("maxFrameBytes must be >= 1, was " + maxFrameBytes);
     }
     this.maxFrameBytes = maxFrameBytes;
     this.reader = reader;
+    this.onRefused = onRefused;
   }
 
   @Override
@@ -101,6 +108,7 @@ final class FrameDecoder extends ByteToMessageDecoder {
 
   private void fail(ChannelHandlerContext ctx, ByteBuf in, String reason) {
     failed = true;
+    onRefused.run();
     in.skipBytes(in.readableBytes());
     LOG.log(
         Level.WARNING, "closing connection from {0}: {1}", ctx.channel().remoteAddress(), reason);

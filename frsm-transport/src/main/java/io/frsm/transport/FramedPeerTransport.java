@@ -53,6 +53,7 @@ public final class FramedPeerTransport<M> implements AutoCloseable {
   private final Map<Integer, OutboundConnection> connections = new ConcurrentHashMap<>();
   private final LongAdder droppedMessages = new LongAdder();
   private final LongAdder connectionsAccepted = new LongAdder();
+  private final LongAdder refusedFrames = new LongAdder();
   private volatile boolean closed;
 
   private FramedPeerTransport(
@@ -79,7 +80,9 @@ public final class FramedPeerTransport<M> implements AutoCloseable {
                     acceptedChannels.add(ch);
                     connectionsAccepted.increment();
                     ch.pipeline()
-                        .addLast(new FrameDecoder(config.maxFrameBytes(), framing))
+                        .addLast(
+                            new FrameDecoder(
+                                config.maxFrameBytes(), framing, refusedFrames::increment))
                         .addLast(new PeerInboundHandler<>(handler));
                   }
                 });
@@ -162,6 +165,14 @@ public final class FramedPeerTransport<M> implements AutoCloseable {
   /** Messages {@link #send} refused plus queued messages discarded because a peer was down. */
   public long droppedMessages() {
     return droppedMessages.sum();
+  }
+
+  /**
+   * Inbound frames refused by their header or body (docs/formats/wire.md "Header rules", "Validated
+   * ranges"); each closed its connection.
+   */
+  public long refusedFrames() {
+    return refusedFrames.sum();
   }
 
   /**

@@ -64,6 +64,14 @@ public final class NettyPeerTransport implements PeerTransport {
     return transport.droppedMessages();
   }
 
+  /**
+   * Inbound frames refused by their header or a field out of range; each closed its connection
+   * (docs/formats/wire.md "Validated ranges").
+   */
+  public long refusedFrames() {
+    return transport.refusedFrames();
+  }
+
   /** Inbound connections accepted since start (see {@link FramedPeerTransport}). */
   long connectionsAccepted() {
     return transport.connectionsAccepted();

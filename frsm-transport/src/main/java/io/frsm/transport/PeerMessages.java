@@ -341,7 +341,7 @@ final class PeerMessages {
         new PurgeMark(
             instanceField(p.getEpoch(), "epoch", "purge"),
             instanceField(p.getTimestamp(), "timestamp", "purge"),
-            p.getMarkTimeMs()));
+            instanceField(p.getMarkTimeMs(), "mark_time_ms", "purge")));
   }
 
   // ---- ListKeys, KeysListed (a new holder's range scan)

@@ -5,13 +5,16 @@ import io.frsm.cell.AcceptedValue;
 import io.frsm.cell.Ballot;
 import io.frsm.cell.CellKind;
 import io.frsm.cell.Key;
+import io.frsm.consensus.core.InputBounds;
 import io.frsm.consensus.core.RoundId;
 import io.frsm.transport.proto.ValueKind;
 
 /**
  * Converts the value types shared by peer messages (keys, ballots, round ids, accepted parts)
  * between their protobuf form and the storage model. Decoding checks every field before a domain
- * object is built, so a bad field becomes a {@link WireDecodeException} naming it.
+ * object is built, so a bad field becomes a {@link WireDecodeException} naming it: numbers the
+ * protocol computes with (epochs, timestamps, ballot rounds, terms) must lie in {@code [0,
+ * InputBounds.MAX_NUMBER]} (docs/formats/wire.md "Validated ranges").
  */
 final class WireValues {
   private WireValues() {}
@@ -51,7 +54,7 @@ final class WireValues {
     int nodeId = ballot.getNodeId();
     int boot = ballot.getBoot();
     // uint64/uint32 above the signed range arrive as negative Java numbers.
-    if (round < 0 || nodeId < 0 || boot < 0) {
+    if (round < 0 || round > InputBounds.MAX_NUMBER || nodeId < 0 || boot < 0) {
       throw new WireDecodeException(where + ": ballot field out of range " + text(ballot));
     }
     if (round == 0) {
@@ -101,12 +104,23 @@ final class WireValues {
     return new RoundId(round.getNodeId(), round.getBoot(), round.getSequence());
   }
 
-  // ---- instance numbers
+  // ---- numbers the protocol computes with: epochs, timestamps, terms, times
 
+  /**
+   * A uint64 field that must lie in {@code [0, InputBounds.MAX_NUMBER]}, so that the protocol's
+   * {@code +1} and {@code τ + T} cannot overflow.
+   */
   static long instanceField(long value, String field, String where) throws WireDecodeException {
-    if (value < 0) {
+    // A uint64 above 2^63-1 arrives as a negative Java long: unsigned, it is above the bound too.
+    if (value < 0 || value > InputBounds.MAX_NUMBER) {
       throw new WireDecodeException(
-          where + ": " + field + " " + Long.toUnsignedString(value) + " is above 2^63-1");
+          where
+              + ": "
+              + field
+              + " "
+              + Long.toUnsignedString(value)
+              + " is above the maximum "
+              + InputBounds.MAX_NUMBER);
     }
     return value;
   }

@@ -6,6 +6,7 @@ import io.frsm.cell.AcceptedValue;
 import io.frsm.cell.Ballot;
 import io.frsm.cell.Key;
 import io.frsm.cell.PurgeMark;
+import io.frsm.consensus.core.InputBounds;
 import io.frsm.consensus.core.Message;
 import io.frsm.consensus.core.Operation;
 import io.frsm.consensus.core.Outcome;
@@ -38,7 +39,7 @@ final class RandomWire {
       }
       case 8 -> new Message.TermPersisted(key, roundId(), term());
       case 9 -> new Message.StaleTerm(key, roundId(), term());
-      case 10 -> new Message.Purge(key, new PurgeMark(instance(), instance(), random.nextLong()));
+      case 10 -> new Message.Purge(key, new PurgeMark(instance(), instance(), instance()));
       case 11 -> {
         int range = random.nextInt(64);
         Key after = random.nextBoolean() ? null : key();
@@ -76,11 +77,17 @@ final class RandomWire {
         switch (random.nextInt(5)) {
           case 0 -> new Operation.Get(key);
           case 1 -> new Operation.Create(key, bytes(0, 40));
-          case 2 -> new Operation.Cas(key, version(), bytes(0, 40));
-          case 3 -> new Operation.Delete(key, version());
+          case 2 -> new Operation.Cas(key, expectedVersion(), bytes(0, 40));
+          case 3 -> new Operation.Delete(key, expectedVersion());
           default -> new Operation.Fence(key);
         };
     return new OperationRequest(op, random.nextBoolean() ? 0 : instance());
+  }
+
+  /** What a CAS or delete may expect: its write lands at timestamp + 1, within the bound. */
+  private Version expectedVersion() {
+    Version v = version();
+    return new Version(v.epoch(), Math.min(v.timestamp(), InputBounds.MAX_NUMBER - 1));
   }
 
   OperationResponse response() {
@@ -112,11 +119,12 @@ final class RandomWire {
     return b;
   }
 
+  /** An epoch, timestamp or round: anything the decoders accept, both ends included. */
   long instance() {
     return switch (random.nextInt(4)) {
       case 0 -> 0;
-      case 1 -> Long.MAX_VALUE;
-      default -> random.nextLong() & Long.MAX_VALUE;
+      case 1 -> InputBounds.MAX_NUMBER;
+      default -> random.nextLong() & InputBounds.MAX_NUMBER; // 2^62 - 1: a mask
     };
   }
 

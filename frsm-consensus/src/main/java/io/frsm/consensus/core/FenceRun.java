@@ -59,6 +59,9 @@ final class FenceRun extends Run {
         }
         return;
       }
+      if (run.beyondBounds(m.timestamp() + 1, "the quench's timestamp", out)) {
+        return; // m.timestamp() <= MAX_NUMBER (InputBounds): the sum cannot overflow
+      }
       AcceptedValue quench =
           AcceptedValue.of(
               m.epoch(),

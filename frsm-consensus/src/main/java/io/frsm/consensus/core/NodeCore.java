@@ -84,7 +84,17 @@ public final class NodeCore {
     this.scanReads = coordinator::submit;
   }
 
+  /**
+   * Carries out one input and returns its effects, in order.
+   *
+   * @throws RefusedInputException if a client request or peer message carries a number outside
+   *     {@link InputBounds} (or a client request names a reserved key); nothing changed
+   * @throws IllegalArgumentException if monotonic time went backwards or a persist completion names
+   *     no persist in flight (driver bugs)
+   */
   public List<Effect> step(Now now, Input input) {
+    // First, before any state changes: a refused input leaves the core as it was.
+    InputBounds.check(input, placement);
     if (now.monoNanos() < lastMonoNanos) {
       throw new IllegalArgumentException(
           "monotonic time went backwards: " + now.monoNanos() + " < " + lastMonoNanos);
@@ -126,14 +136,8 @@ public final class NodeCore {
     return out;
   }
 
+  /** REQUIRES: {@link InputBounds#check} passed (key not reserved, request id >= 0). */
   private void submit(Now now, Input.ClientRequest request, List<Effect> out) {
-    if (RangeTerm.isReserved(request.operation().key())) {
-      throw new IllegalArgumentException("reserved key: " + request.operation().key());
-    }
-    if (request.requestId() < 0) {
-      throw new IllegalArgumentException(
-          "client request ids are >= 0 (negative ones are the core's own): " + request.requestId());
-    }
     coordinator.submit(now, request, out);
   }
 

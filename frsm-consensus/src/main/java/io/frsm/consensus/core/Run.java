@@ -135,6 +135,9 @@ abstract class Run {
     }
     long r = Math.max(now.wallMicros(), highestRoundSeen + 1);
     r = Math.max(r, lastPreparedBallot.round() + 1);
+    if (beyondBounds(r, "the key's next ballot round", out)) {
+      return;
+    }
     Ballot ballot = context.ballot(r);
     ownBallots.add(ballot);
     lastPreparedBallot = ballot;
@@ -274,6 +277,24 @@ abstract class Run {
             : new Outcome.Unknown("bounded delay T expired after the value was proposed"),
         out);
     return false;
+  }
+
+  /**
+   * Whether {@code next}, a number this run is about to propose, exceeds {@link
+   * InputBounds#MAX_NUMBER}; if so the run ends: not executed, or unknown once it proposed a value
+   * of its own (that one may have been chosen). Its peers would refuse any message carrying {@code
+   * next}, so no round could succeed. Only a key whose numbers an input planted at the bound gets
+   * here: the protocol itself moves rounds and timestamps by one per attempt.
+   */
+  final boolean beyondBounds(long next, String what, List<Effect> out) {
+    if (next <= InputBounds.MAX_NUMBER) {
+      return false;
+    }
+    String reason = what + " would exceed the maximum " + InputBounds.MAX_NUMBER;
+    finish(
+        ownProposals.isEmpty() ? new Outcome.NotExecuted(reason) : new Outcome.Unknown(reason),
+        out);
+    return true;
   }
 
   final void finish(Outcome outcome, List<Effect> out) {

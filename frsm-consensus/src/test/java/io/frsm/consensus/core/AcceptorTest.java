@@ -123,8 +123,10 @@ class AcceptorTest {
 
   @Test
   void requestPastBoundedDelay_isNotExecuted_withoutAnyRound() {
-    long tau = NOW.wallMicros() - CoreConfig.DEFAULT_BOUNDED_DELAY.toNanos() / 1_000 - 1;
-    List<Effect> out = node.step(NOW, new Input.ClientRequest(9, new Operation.Fence(K), tau));
+    long boundedDelayMicros = CoreConfig.DEFAULT_BOUNDED_DELAY.toNanos() / 1_000;
+    Now now = new Now(2 * boundedDelayMicros, 0); // τ below stays >= 0 (InputBounds)
+    long tau = now.wallMicros() - boundedDelayMicros - 1;
+    List<Effect> out = node.step(now, new Input.ClientRequest(9, new Operation.Fence(K), tau));
     assertEquals(1, out.size());
     Effect.Reply reply = assertInstanceOf(Effect.Reply.class, out.get(0));
     assertInstanceOf(Outcome.NotExecuted.class, reply.outcome());

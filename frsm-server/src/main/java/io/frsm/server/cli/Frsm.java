@@ -15,7 +15,8 @@ import picocli.CommandLine.Spec;
 
 /**
  * The {@code frsm} command: {@code local}, {@code server}, {@code cli}, {@code demo} (README "Run
- * it", docs/OPERATIONS.md). Exit codes: 0 success, 1 failure, 2 wrong command line.
+ * it", docs/OPERATIONS.md). Exit codes: 0 success, 1 failure, 2 wrong command line, 70 a server's
+ * node stopped on a fatal error.
  */
 @Command(
     name = "frsm",
@@ -23,7 +24,8 @@ import picocli.CommandLine.Spec;
     synopsisSubcommandLabel = "COMMAND",
     footerHeading = "%n",
     footer = {
-      "Exit codes: 0 success, 1 failure, 2 wrong command line.",
+      "Exit codes: 0 success, 1 failure, 2 wrong command line, 70 a server's node stopped on a"
+          + " fatal error.",
       "Logs: warnings and errors on standard error (frsm server: frsm's INFO too); --verbose or"
           + " FRSM_LOG_LEVEL=INFO (FINE, ...) for more."
     })

@@ -2,6 +2,7 @@ package io.frsm.server.cli;
 
 import io.frsm.server.config.ConfigLoader;
 import io.frsm.server.config.FrsmConfig;
+import io.frsm.server.config.ServerKeys;
 import io.frsm.server.metrics.EndpointSettings;
 import io.frsm.server.metrics.MetricsEndpoint;
 import io.frsm.server.node.FrsmNode;
@@ -15,12 +16,16 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
  * {@code frsm server --config frsm.yaml}: one production node until SIGTERM, with its Prometheus
- * endpoint when {@code metrics.port} is not 0.
+ * endpoint when {@code metrics.port} is not 0. Exits 0 after SIGTERM, and {@link #EXIT_FATAL} once
+ * the node stopped serving on a fatal error (unless {@code server.exitOnFatalError} is false), so
+ * that a supervisor restarts it (docs/OPERATIONS.md "Failure policy").
  */
 @Command(
     name = "server",
@@ -29,6 +34,9 @@ import picocli.CommandLine.Option;
       "FRSM_* environment variables override the file (docs/OPERATIONS.md)."
     })
 final class ServerCommand implements Callable<Integer> {
+  /** The exit status after a fatal error of the node (EX_SOFTWARE of sysexits.h). */
+  static final int EXIT_FATAL = 70;
+
   @Option(
       names = "--config",
       required = true,
@@ -49,6 +57,11 @@ final class ServerCommand implements Callable<Integer> {
     Runtime.getRuntime().addShutdownHook(new Thread(server::close, "frsm-server-shutdown"));
     server.start(out);
     server.awaitStopped();
+    Throwable fatal = server.fatalError();
+    if (fatal != null) {
+      out.println("frsm node " + loaded.nodeId() + " stopped on a fatal error: " + fatal);
+      return EXIT_FATAL; // Frsm.main exits with it; the shutdown hook closes what is left
+    }
     return 0;
   }
 
@@ -75,11 +88,17 @@ final class ServerCommand implements Callable<Integer> {
     private final FrsmNode node;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final CountDownLatch stopped = new CountDownLatch(1);
+    private final AtomicReference<Throwable> fatalError;
 
-    private Server(FrsmConfig config, MetricsEndpoint metrics, FrsmNode node) {
+    private Server(
+        FrsmConfig config,
+        MetricsEndpoint metrics,
+        FrsmNode node,
+        AtomicReference<Throwable> fatalError) {
       this.config = config;
       this.metrics = metrics;
       this.node = node;
+      this.fatalError = fatalError;
     }
 
     /**
@@ -92,11 +111,21 @@ final class ServerCommand implements Callable<Integer> {
               ? null
               : MetricsEndpoint.start(EndpointSettings.fromConfig(config));
       try {
-        FrsmNode node = ServerCommand.node(config, metrics);
+        AtomicReference<Throwable> fatalError = new AtomicReference<>();
+        AtomicReference<Server> server = new AtomicReference<>();
+        Consumer<Throwable> onFatal =
+            error -> {
+              fatalError.compareAndSet(null, error);
+              if (config.get(ServerKeys.EXIT_ON_FATAL_ERROR)) {
+                server.get().stopped.countDown(); // call() returns EXIT_FATAL
+              }
+            };
+        FrsmNode node = ServerCommand.node(config, metrics, onFatal);
         if (metrics != null) {
           metrics.servingCheck(node::serving);
         }
-        return new Server(config, metrics, node);
+        server.set(new Server(config, metrics, node, fatalError));
+        return server.get();
       } catch (RuntimeException e) {
         if (metrics != null) {
           metrics.close();
@@ -129,8 +158,17 @@ final class ServerCommand implements Callable<Integer> {
       return metrics == null ? null : metrics.address();
     }
 
+    /**
+     * Waits until {@link #close()} ran, or the node stopped on a fatal error and {@code
+     * server.exitOnFatalError} is true.
+     */
     void awaitStopped() throws InterruptedException {
       stopped.await();
+    }
+
+    /** The error the node stopped serving on, or null. */
+    Throwable fatalError() {
+      return fatalError.get();
     }
 
     /**
@@ -157,8 +195,8 @@ final class ServerCommand implements Callable<Integer> {
   }
 
   /** The node a config describes, its meters on the endpoint's registry if there is one. */
-  static FrsmNode node(FrsmConfig config, MetricsEndpoint metrics) {
-    FrsmNodeBuilder b = FrsmNode.builder().config(config);
+  static FrsmNode node(FrsmConfig config, MetricsEndpoint metrics, Consumer<Throwable> onFatal) {
+    FrsmNodeBuilder b = FrsmNode.builder().config(config).onFatalError(onFatal);
     if (metrics != null) {
       b.meterRegistry(metrics.registry());
     }

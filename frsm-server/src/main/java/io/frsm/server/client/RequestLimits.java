@@ -3,6 +3,7 @@ package io.frsm.server.client;
 import io.frsm.api.InvalidRequestException;
 import io.frsm.api.Version;
 import io.frsm.cell.Key;
+import io.frsm.consensus.core.InputBounds;
 import io.frsm.consensus.core.Operation;
 import io.frsm.consensus.core.RangeTerm;
 import io.frsm.lsm.LsmConfig;
@@ -60,9 +61,26 @@ public record RequestLimits(int maxKeyBytes, int maxValueBytes) {
     return value.clone();
   }
 
+  /**
+   * {@code expected} if a CAS or delete may expect it, else InvalidRequestException: the write
+   * lands at {@code timestamp + 1}, which must stay within {@link InputBounds#MAX_NUMBER}, as must
+   * the epoch (docs/formats/wire.md "Validated ranges"). No key ever reaches such a version.
+   */
   public static Version version(Version expected) {
     if (expected == null) {
       throw new InvalidRequestException("expected version must not be null");
+    }
+    if (expected.epoch() > InputBounds.MAX_NUMBER) {
+      throw new InvalidRequestException(
+          "expected.epoch " + expected.epoch() + " is above the maximum " + InputBounds.MAX_NUMBER);
+    }
+    if (expected.timestamp() >= InputBounds.MAX_NUMBER) {
+      throw new InvalidRequestException(
+          "expected.timestamp "
+              + expected.timestamp()
+              + " is not below the maximum "
+              + InputBounds.MAX_NUMBER
+              + " (the write lands at timestamp + 1)");
     }
     return expected;
   }
@@ -78,6 +96,9 @@ public record RequestLimits(int maxKeyBytes, int maxValueBytes) {
         value(c.value());
       } else if (op instanceof Operation.Cas c) {
         value(c.value());
+        version(c.expected());
+      } else if (op instanceof Operation.Delete d) {
+        version(d.expected());
       }
       return null;
     } catch (InvalidRequestException e) {

@@ -26,6 +26,7 @@ public final class ConfigKeys {
     all.addAll(ConsensusKeys.ALL);
     all.addAll(TransportKeys.ALL);
     all.addAll(MetricsKeys.ALL);
+    all.addAll(ServerKeys.ALL);
     all.addAll(LsmKeys.ALL);
     return List.copyOf(all);
   }

@@ -1,5 +1,6 @@
 package io.frsm.server.node;
 
+import io.frsm.consensus.core.CellStoreException;
 import io.frsm.consensus.core.CoreConfig;
 import io.frsm.consensus.core.CoreStats;
 import io.frsm.consensus.core.Effect;
@@ -10,6 +11,7 @@ import io.frsm.consensus.core.Now;
 import io.frsm.consensus.core.Operation;
 import io.frsm.consensus.core.Outcome;
 import io.frsm.consensus.core.ReadMode;
+import io.frsm.consensus.core.RefusedInputException;
 import io.frsm.consensus.core.ShardRouting;
 import io.frsm.lsm.LsmEngine;
 import io.frsm.store.CachingCellStore;
@@ -31,6 +33,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Consumer;
@@ -54,10 +57,15 @@ import java.util.function.Consumer;
  * {@code Send} to the peer transport (which queues and returns), {@code Reply} completes the
  * caller's future.
  *
- * <p>A failed persist, or an exception from the core, is fatal: the write may or may not survive,
- * and the core can no longer describe durable state. The loop then stops, every open operation
- * fails (mutations with an unknown outcome), and {@code onFatal} is told. Restart the node (a new
- * boot) to serve again.
+ * <p>What one input can do (docs/OPERATIONS.md "Failure policy"): an exception while the core
+ * handles one client operation fails that operation only ({@link #stepClientOperation}); a peer
+ * message the core refuses ({@link RefusedInputException}) is dropped. Both are counted and logged
+ * at most once a second. Anything else is fatal — a failed persist (the write may or may not
+ * survive), a storage failure ({@link CellStoreException}), an {@link Error}, or an exception while
+ * the core handles a peer message, a persist completion, a tick or a coordination input (the
+ * acceptor's lanes or a range's lease may be half-updated): the core can no longer describe durable
+ * state. The loop then stops, every open operation fails (mutations with an unknown outcome), and
+ * {@code onFatal} is told. Restart the node (a new boot) to serve again.
  */
 final class CoreDriver {
   private static final System.Logger LOG = System.getLogger(CoreDriver.class.getName());
@@ -75,6 +83,17 @@ final class CoreDriver {
 
   private final int nodeId;
   private final ShardRouting routing;
+
+  /** Client operations the core failed on and that were answered with an error instead. */
+  private final LongAdder operationErrors = new LongAdder();
+
+  /** Peer messages the core refused ({@link RefusedInputException}) and that were dropped. */
+  private final LongAdder refusedPeerMessages = new LongAdder();
+
+  private final RateLimitedLog operationErrorLog =
+      new RateLimitedLog(LOG, Level.ERROR, 1, TimeUnit.SECONDS);
+  private final RateLimitedLog refusedPeerMessageLog =
+      new RateLimitedLog(LOG, Level.WARNING, 1, TimeUnit.SECONDS);
   private final int shard;
   private final NodeCore core;
   private final LsmPersister persister;
@@ -345,6 +364,16 @@ final class CoreDriver {
     return openOperations.get();
   }
 
+  /** Client operations answered with an error because the core failed on them. */
+  long operationErrors() {
+    return operationErrors.sum();
+  }
+
+  /** Peer messages the core refused (a field outside {@code InputBounds}) and that were dropped. */
+  long refusedPeerMessages() {
+    return refusedPeerMessages.sum();
+  }
+
   /**
    * From now on new client operations are refused ({@code NotExecuted}); peers are still served.
    */
@@ -459,15 +488,92 @@ final class CoreDriver {
     if (event instanceof Submit s) {
       long requestId = ++nextRequestId;
       pending.put(requestId, s);
-      step(new Input.ClientRequest(requestId, s.operation(), s.invokedAtMicros()));
+      stepClientOperation(requestId, s);
     } else if (event instanceof Step s) {
-      if (s.input() instanceof Input.Receive r && r.from() != nodeId) {
-        peerMessages.received(r.from());
+      if (s.input() instanceof Input.Receive r) {
+        if (r.from() != nodeId) {
+          peerMessages.received(r.from());
+        }
+        stepPeerMessage(r);
+      } else {
+        step(s.input());
       }
-      step(s.input());
     } else if (event instanceof Fatal f) {
       fatal(f.error());
     }
+  }
+
+  /**
+   * Steps one client operation; what the core throws on it fails that operation, not the node.
+   *
+   * <p>Why that is safe: a refusal ({@link RefusedInputException}) comes before the core changed
+   * anything, so the answer "not executed" is exact. Any other exception can only have left the
+   * soft state of the operation's own run behind: a client request reaches the coordinator, never
+   * the acceptor, so its step emits no persist, and durable Paxos state (what safety rests on) is
+   * untouched; the step's other effects are dropped, which Paxos tolerates as lost messages. The
+   * run may still act later, so a mutation's answer is "outcome unknown" (resolve with a fence), a
+   * get's "not executed". Storage failures ({@link CellStoreException}) and {@link Error}s stay
+   * fatal: they say nothing about this one operation.
+   */
+  private void stepClientOperation(long requestId, Submit s) {
+    List<Effect> effects;
+    try {
+      effects =
+          core.step(now(), new Input.ClientRequest(requestId, s.operation(), s.invokedAtMicros()));
+    } catch (CellStoreException storage) {
+      throw storage;
+    } catch (RefusedInputException refused) {
+      operationFailed(
+          requestId,
+          new Outcome.NotExecuted("refused by the core: " + refused.getMessage()),
+          refused,
+          false);
+      return;
+    } catch (RuntimeException e) {
+      operationFailed(
+          requestId,
+          lost(s.operation(), "node " + nodeId + " failed on this operation: " + e),
+          e,
+          true);
+      return;
+    }
+    carryOut(effects);
+  }
+
+  private void operationFailed(long requestId, Outcome answer, RuntimeException e, boolean stack) {
+    operationErrors.increment();
+    operationErrorLog.log(
+        "node " + nodeId + ": the core failed on a client operation, which was answered " + answer,
+        stack ? e : null);
+    Submit s = pending.remove(requestId);
+    if (s != null) {
+      openOperations.decrementAndGet();
+      s.result().complete(CoreAnswer.of(answer));
+    }
+  }
+
+  /**
+   * Steps one peer message; one the core refuses (a field outside {@code InputBounds}, before it
+   * changed anything) is dropped, as the network may drop any message. Other exceptions are fatal:
+   * the acceptor may have half-updated a key's lane.
+   */
+  private void stepPeerMessage(Input.Receive receive) {
+    List<Effect> effects;
+    try {
+      effects = core.step(now(), receive);
+    } catch (RefusedInputException refused) {
+      refusedPeerMessages.increment();
+      refusedPeerMessageLog.log(
+          "node "
+              + nodeId
+              + " dropped a message of node "
+              + receive.from()
+              + ": "
+              + refused.getMessage(),
+          null);
+      return;
+    }
+    carryOut(effects);
   }
 
   private void fatal(Throwable error) {
@@ -495,7 +601,10 @@ final class CoreDriver {
   }
 
   private void step(Input input) {
-    List<Effect> effects = core.step(now(), input);
+    carryOut(core.step(now(), input));
+  }
+
+  private void carryOut(List<Effect> effects) {
     for (Effect effect : effects) {
       if (effect instanceof Effect.Persist p) {
         persister.execute(p);

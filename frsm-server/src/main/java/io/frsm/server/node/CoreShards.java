@@ -7,15 +7,18 @@ import io.frsm.consensus.core.Message;
 import io.frsm.consensus.core.Operation;
 import io.frsm.consensus.core.ShardRouting;
 import io.frsm.lsm.LsmEngine;
+import io.frsm.server.client.RequestLimits;
 import io.frsm.store.CachingCellStore;
 import io.frsm.transport.PeerTransport;
 import io.netty.util.concurrent.EventExecutor;
+import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import java.util.function.ToLongFunction;
@@ -31,14 +34,24 @@ import java.util.function.ToLongFunction;
  * <p>Every input goes to the shard owning its key or range, so a shard never sees another's state:
  * the drivers share the node id, boot, clock cache, engine and transport, nothing else. They fail
  * together: the first shard that stops on a fatal error stops the others (the node's durable state
- * can no longer be vouched for), then the node is told once.
+ * can no longer be vouched for), then the node is told once. A peer message is checked ({@link
+ * PeerAdmission}) before it reaches a shard.
  *
  * <p>Thread-safety: every method may be called from any thread.
  */
 final class CoreShards {
+  private static final System.Logger LOG = System.getLogger(CoreShards.class.getName());
+
   private final ShardRouting routing;
   private final CoreDriver[] drivers;
   private final AtomicBoolean failed = new AtomicBoolean();
+  private final PeerAdmission admission;
+
+  /** Peer messages {@link #admission} refused: dropped before any core saw them. */
+  private final LongAdder refusedPeerMessages = new LongAdder();
+
+  private final RateLimitedLog refusedPeerMessageLog =
+      new RateLimitedLog(LOG, Level.WARNING, 1, TimeUnit.SECONDS);
 
   CoreShards(
       int nodeId,
@@ -53,6 +66,8 @@ final class CoreShards {
       List<EventExecutor> hostLoops,
       Consumer<Throwable> onFatal) {
     this.routing = new ShardRouting(config.placement(), shards);
+    this.admission =
+        new PeerAdmission(RequestLimits.of(engine.config()), config.placement().rangeCount());
     this.drivers = new CoreDriver[shards];
     Consumer<Throwable> together = error -> failTogether(nodeId, error, onFatal);
     for (int s = 0; s < shards; s++) {
@@ -118,9 +133,29 @@ final class CoreShards {
     return drivers[routing.ofRange(range)].releaseLease(range, term);
   }
 
-  /** A peer message, to the shard owning its key (any thread; never blocks). */
+  /**
+   * A peer message, to the shard owning its key (any thread; never blocks). One {@link
+   * PeerAdmission} refuses is dropped, counted and logged (at most once a second): Paxos tolerates
+   * a lost message, and none of it reaches a core.
+   */
   void receive(int from, Message message) {
+    String refusal = admission.refusal(message);
+    if (refusal != null) {
+      refusedPeerMessages.increment();
+      refusedPeerMessageLog.log("dropped a message of node " + from + ": " + refusal, null);
+      return;
+    }
     drivers[routing.ofKey(message.key())].receive(from, message);
+  }
+
+  /** Peer messages dropped because the node or a core refused a field. */
+  long refusedPeerMessages() {
+    return refusedPeerMessages.sum() + sum(CoreDriver::refusedPeerMessages);
+  }
+
+  /** Client operations answered with an error because a core failed on them. */
+  long operationErrors() {
+    return sum(CoreDriver::operationErrors);
   }
 
   /** The shards' counters summed, each as of its last tick. */

@@ -60,7 +60,7 @@ public final class FrsmNode implements AutoCloseable {
   private volatile NodeMetrics metrics;
   private NodeStorage storage;
   private volatile OperationRouter router;
-  private NodeTransports transports;
+  private volatile NodeTransports transports; // read by the meters on any thread
   private EmbeddedClients clients;
   private NodeMembership membership;
   private volatile ClusterFormation formation; // read by awaitReady on any thread
@@ -99,7 +99,12 @@ public final class FrsmNode implements AutoCloseable {
       LsmConfig lsmConfig = settings.lsmConfig();
       SessionCounters sessions = new SessionCounters();
       metrics =
-          new NodeMetrics(settings.meterRegistry(), serving::core, serving::leadership, sessions);
+          new NodeMetrics(
+              settings.meterRegistry(),
+              serving::core,
+              serving::leadership,
+              sessions,
+              this::refusedPeerFrames);
       storage =
           NodeStorage.open(
               lsmConfig,
@@ -115,6 +120,9 @@ public final class FrsmNode implements AutoCloseable {
               serving,
               members,
               RequestLimits.of(lsmConfig),
+              InvocationWindow.of(
+                  settings.get(ConsensusKeys.BOUNDED_DELAY),
+                  settings.get(ConsensusKeys.CLOCK_SKEW_BOUND)),
               metrics,
               new ClientConnections(transportConfig, loops),
               settings.forwardingTimeout(),
@@ -204,7 +212,12 @@ public final class FrsmNode implements AutoCloseable {
             settings.get(ConsensusKeys.CORE_ON_TRANSPORT_LOOP),
             settings.get(ConsensusKeys.TICK_INTERVAL),
             settings.get(ConsensusKeys.LEASE),
-            error -> membership.leaveForGood(() -> serving.endLeadership(true)));
+            error ->
+                membership.leaveForGood(
+                    () -> {
+                      serving.endLeadership(true);
+                      settings.onFatalError().accept(error);
+                    }));
     serving.start(config, shape, ring, site, membership.zooKeeper(), layout, members);
     // The commit log is replayed (the engine opened) and the core runs: take leadership.
     membership.markReady();
@@ -273,6 +286,12 @@ public final class FrsmNode implements AutoCloseable {
    */
   public boolean serving() {
     return !stopped && serving.coreServing();
+  }
+
+  /** Peer frames the transport refused (each closed its connection); 0 before it started. */
+  private long refusedPeerFrames() {
+    NodeTransports t = transports;
+    return t == null ? 0 : t.peers().refusedFrames();
   }
 
   /** Gets this incarnation served on the callers' threads (CallerThreadReads); for tests. */

@@ -30,6 +30,7 @@ public final class FrsmNodeBuilder {
   private FrsmConfig.Builder config = embeddedDefaults();
   private double forcedColdCasShare;
   private MeterRegistry meterRegistry;
+  private Consumer<Throwable> onFatalError;
 
   FrsmNodeBuilder() {}
 
@@ -296,12 +297,26 @@ public final class FrsmNodeBuilder {
   }
 
   /**
+   * Who hears of a fatal error (default: nobody). A node that meets a storage failure or a failure
+   * of its consensus core it cannot contain stops serving for good — {@link FrsmNode#serving()}
+   * turns false, it leaves its ranges and the cluster — and then calls {@code listener} once, on a
+   * thread of its own, with the error (docs/OPERATIONS.md "Failure policy"). The JVM stays up: an
+   * embedding application decides what happens next (close the node and start a new one on the same
+   * directories, or exit); {@code frsm server} exits with status 70. Not a configuration key.
+   */
+  public FrsmNodeBuilder onFatalError(Consumer<Throwable> listener) {
+    onFatalError = Objects.requireNonNull(listener, "listener");
+    return this;
+  }
+
+  /**
    * A node with these settings, not started.
    *
    * @throws io.frsm.server.config.ConfigException (an IllegalArgumentException) naming the key and
    *     option that is missing or out of range, or the keys that contradict each other
    */
   public FrsmNode build() {
-    return new FrsmNode(new NodeSettings(config.build(), forcedColdCasShare, meterRegistry));
+    return new FrsmNode(
+        new NodeSettings(config.build(), forcedColdCasShare, meterRegistry, onFatalError));
   }
 }

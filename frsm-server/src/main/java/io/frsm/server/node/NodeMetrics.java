@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
 
@@ -67,10 +68,29 @@ final class NodeMetrics implements AutoCloseable {
       MeterRegistry registry,
       Supplier<CoreShards> driver,
       Supplier<RangeLeadership> leadership,
-      SessionCounters sessions) {
+      SessionCounters sessions,
+      LongSupplier refusedPeerFrames) {
     this.registry = registry;
     this.driver = driver;
     this.leadership = leadership;
+    add(
+        FunctionCounter.builder(
+                "frsm.core.operation.errors", this, m -> m.shards(CoreShards::operationErrors))
+            .description(
+                "client operations the core failed on, answered with an error; the node went on")
+            .register(registry));
+    add(
+        FunctionCounter.builder(
+                "frsm.peer.messages.refused", this, m -> m.shards(CoreShards::refusedPeerMessages))
+            .description("peer messages dropped for a field out of range (key, value, range)")
+            .tag("stage", "admission")
+            .register(registry));
+    add(
+        FunctionCounter.builder(
+                "frsm.peer.messages.refused", refusedPeerFrames, LongSupplier::getAsLong)
+            .description("peer frames the transport refused; each closed its connection")
+            .tag("stage", "decode")
+            .register(registry));
     for (Routed how : Routed.values()) {
       routed[how.ordinal()] =
           add(
@@ -251,6 +271,11 @@ final class NodeMetrics implements AutoCloseable {
   CoreStats stats() {
     CoreShards d = driver.get();
     return d == null ? CoreStats.ZERO : d.stats();
+  }
+
+  private double shards(ToDoubleFunction<CoreShards> f) {
+    CoreShards d = driver.get();
+    return d == null ? 0 : f.applyAsDouble(d);
   }
 
   private double queueDepth() {

@@ -17,21 +17,29 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.function.Consumer;
 
 /**
  * What a node is built with: its checked {@link FrsmConfig} (every key declared once, in the {@code
- * *Keys} classes of {@code io.frsm.server.config}) and the two options that are not configuration
- * keys — the forced-cold CAS share of experiments and the meter registry — plus the few values
- * derived from several keys. Settings are read with {@link #get}.
+ * *Keys} classes of {@code io.frsm.server.config}) and the three options that are not configuration
+ * keys — the forced-cold CAS share of experiments, the meter registry and who hears of a fatal
+ * error — plus the few values derived from several keys. Settings are read with {@link #get}.
  *
  * @param forcedColdCasShare experiments only, in [0, 1] ({@link
  *     FrsmNodeBuilder#forcedColdCasShare})
  * @param meterRegistry where the node's meters go
+ * @param onFatalError told once if the node stops serving on a fatal error ({@link
+ *     FrsmNodeBuilder#onFatalError})
  */
-record NodeSettings(FrsmConfig config, double forcedColdCasShare, MeterRegistry meterRegistry) {
+record NodeSettings(
+    FrsmConfig config,
+    double forcedColdCasShare,
+    MeterRegistry meterRegistry,
+    Consumer<Throwable> onFatalError) {
 
   /**
    * @param meterRegistry null: a private {@link SimpleMeterRegistry}
+   * @param onFatalError null: nobody (the host application watches {@link FrsmNode#serving()})
    * @throws IllegalArgumentException if {@code forcedColdCasShare} is outside [0, 1]
    */
   NodeSettings {
@@ -39,6 +47,11 @@ record NodeSettings(FrsmConfig config, double forcedColdCasShare, MeterRegistry 
     new CoreConfig.Modes(
         config.get(ConsensusKeys.LEADER_ONLY_READS), forcedColdCasShare); // checks it
     meterRegistry = meterRegistry != null ? meterRegistry : new SimpleMeterRegistry();
+    onFatalError = onFatalError != null ? onFatalError : error -> {};
+  }
+
+  NodeSettings(FrsmConfig config, double forcedColdCasShare, MeterRegistry meterRegistry) {
+    this(config, forcedColdCasShare, meterRegistry, null);
   }
 
   <T> T get(ConfigKey<T> key) {

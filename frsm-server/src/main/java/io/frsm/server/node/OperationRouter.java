@@ -39,6 +39,7 @@ final class OperationRouter {
   private final int self;
   private final ClusterMembers members;
   private final RequestLimits limits;
+  private final InvocationWindow window;
   private final NodeMetrics metrics;
   private final BooleanSupplier stopped;
   private final ClientConnections forwarding;
@@ -61,6 +62,7 @@ final class OperationRouter {
       Serving serving,
       ClusterMembers members,
       RequestLimits limits,
+      InvocationWindow window,
       NodeMetrics metrics,
       ClientConnections forwarding,
       Duration forwardTimeout,
@@ -69,6 +71,7 @@ final class OperationRouter {
     this.serving = serving;
     this.members = members;
     this.limits = limits;
+    this.window = window;
     this.metrics = metrics;
     this.forwarding = forwarding;
     this.stopped = stopped;
@@ -97,13 +100,23 @@ final class OperationRouter {
     forwarding.close();
   }
 
-  /** A thin client's request, as the client protocol server hands it over. */
+  /**
+   * A thin client's (or a forwarding node's) request, as the client protocol server hands it over.
+   * Admission checks what the transport's decoding could not (docs/formats/wire.md "Validated
+   * ranges"): sizes and reserved keys ({@link RequestLimits}) and τ against this node's clock
+   * ({@link InvocationWindow}); a refusal is answered Invalid, naming the field, before anything
+   * runs.
+   */
   CompletableFuture<OperationResponse> onClientRequest(OperationRequest request) {
+    long now = nowMicros();
     String refusal = limits.refusal(request.operation());
+    if (refusal == null) {
+      refusal = window.refusal(request.invokedAtMicros(), now);
+    }
     if (refusal != null) {
       return CompletableFuture.completedFuture(new OperationResponse.Invalid(refusal));
     }
-    long tau = request.invokedAtMicros() == 0 ? nowMicros() : request.invokedAtMicros();
+    long tau = request.invokedAtMicros() == 0 ? now : request.invokedAtMicros();
     return serveClient(request.operation(), tau, MAX_REROUTES);
   }
 

@@ -13,6 +13,7 @@ import io.frsm.server.config.ConsensusKeys;
 import io.frsm.server.config.FrsmConfig;
 import io.frsm.server.config.MetricsKeys;
 import io.frsm.server.config.RingKeys;
+import io.frsm.server.config.ServerKeys;
 import io.frsm.transport.TransportConfig;
 import java.io.StringReader;
 import java.lang.reflect.Method;
@@ -84,6 +85,8 @@ class FrsmNodeConfigTest {
         requestTimeout: 2s
         basicAuthUser: prometheus
         basicAuthPasswordFile: /frsm-test/metrics-password
+      server:
+        exitOnFatalError: false
       lsm:
         flushLargestMemtablesHeapFraction: 0.8
         memtableLifetime: 20m
@@ -107,8 +110,14 @@ class FrsmNodeConfigTest {
         skipCorruptCommitLogTail: true
       """;
 
-  /** Keys of the file that configure something other than the node: the metrics endpoint. */
-  private static final Set<ConfigKey<?>> NOT_NODE_SETTINGS = Set.copyOf(MetricsKeys.all());
+  /** Keys of the file that configure something other than the node: the endpoint, the process. */
+  private static final Set<ConfigKey<?>> NOT_NODE_SETTINGS = notNodeSettings();
+
+  private static Set<ConfigKey<?>> notNodeSettings() {
+    Set<ConfigKey<?>> keys = new java.util.HashSet<>(MetricsKeys.all());
+    keys.add(ServerKeys.EXIT_ON_FATAL_ERROR);
+    return Set.copyOf(keys);
+  }
 
   @Test
   void everyKeyOfTheFile_reachesTheNodesSettings() throws Exception {

@@ -3,19 +3,28 @@ package io.frsm.server.node;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.frsm.api.FrsmClient;
+import io.frsm.api.FrsmException;
+import io.frsm.api.InvalidRequestException;
 import io.frsm.api.Version;
 import io.frsm.api.Versioned;
 import io.frsm.cell.AcceptedValue;
 import io.frsm.cell.Ballot;
 import io.frsm.cell.Key;
+import io.frsm.consensus.core.InputBounds;
 import io.frsm.consensus.core.Message;
 import io.frsm.consensus.core.Operation;
 import io.frsm.transport.BadFrames;
 import io.frsm.transport.BadFrames.BadFrame;
+import io.frsm.transport.ClientProtocolClient;
 import io.frsm.transport.OperationRequest;
+import io.frsm.transport.OperationResponse;
+import io.frsm.transport.TransportConfig;
+import io.frsm.transport.TransportEventLoops;
 import io.frsm.transport.TransportWarnings;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -51,6 +60,11 @@ import org.junit.jupiter.api.io.TempDir;
  * client create of a fresh key and a CAS of a written key, a peer commit of a fresh key and a
  * commit that moves a written key to a newer version, sent under a real peer's node id (so the
  * node's per-peer counters would count it).
+ *
+ * <p>And the probe that once stopped a node with a single sound frame (docs/OPERATIONS.md "Failure
+ * policy"): an invocation time near {@code Long.MAX_VALUE}, a CAS expecting a version whose {@code
+ * timestamp + 1} overflows, and a peer planting a value at the top of the version range. Each is
+ * refused or ends its own operation, and every node keeps serving every key.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class NodeBadInputIT {
@@ -162,6 +176,138 @@ class NodeBadInputIT {
     assertEquals(
         List.of(), changes(before, settledStates()), "what the bad input changed on the nodes");
     everyNodeStillServes();
+  }
+
+  // ---- the probe that stopped a node with one frame (docs/OPERATIONS.md "Failure policy")
+
+  /** A raw client-protocol call to node {@code id}: what any program on the network can send. */
+  private OperationResponse rawCall(int id, Operation op, long invokedAtMicros) throws Exception {
+    TransportConfig config = TransportConfig.builder(TestCluster.CLUSTER_ID).build();
+    try (TransportEventLoops loops = TransportEventLoops.create(1, true);
+        ClientProtocolClient client =
+            ClientProtocolClient.connect(cluster.node(id).clientAddress(), config, loops)) {
+      return client
+          .call(new OperationRequest(op, invokedAtMicros), DEADLINE)
+          .get(DEADLINE.toSeconds(), TimeUnit.SECONDS);
+    }
+  }
+
+  private void assertInvalid(OperationResponse response, String field) {
+    OperationResponse.Invalid invalid = assertInstanceOf(OperationResponse.Invalid.class, response);
+    assertTrue(invalid.reason().contains(field), invalid.reason() + " names " + field);
+  }
+
+  private void everyNodeServing() {
+    for (int id = 1; id <= cluster.size(); id++) {
+      assertTrue(cluster.node(id).serving(), "node " + id + " serves (/health 200)");
+    }
+  }
+
+  @Test
+  void extremeInvocationTime_doesNotStopTheNode() throws Exception {
+    Key key = Key.of(bytes(written.keySet().iterator().next()));
+    long now = TimeUnit.MILLISECONDS.toMicros(System.currentTimeMillis());
+    for (int id = 1; id <= cluster.size(); id++) {
+      for (long tau :
+          List.of(
+              Long.MAX_VALUE, // the probe: τ + T overflowed in the core
+              InputBounds.MAX_NUMBER,
+              now + TimeUnit.DAYS.toMicros(1),
+              now - TimeUnit.DAYS.toMicros(1),
+              1L)) {
+        assertInvalid(rawCall(id, new Operation.Fence(key), tau), "invoked_at_micros");
+        assertInvalid(rawCall(id, new Operation.Create(Key.of(VICTIM), EVIL), tau), "invoked_at");
+      }
+    }
+    everyNodeServing();
+    everyNodeStillServes();
+  }
+
+  @Test
+  void versionNearTheMaximum_isRefused_andTheKeyStaysUsable() throws Exception {
+    byte[] key = bytes("bad-input/near-the-maximum");
+    FrsmClient thin = cluster.thinClient();
+    try {
+      Version v = thin.create(key, bytes("first"));
+      for (int id = 1; id <= cluster.size(); id++) {
+        // The probe: a CAS expecting timestamp Long.MAX_VALUE - 1 made timestamp + 1 overflow.
+        for (Version planted :
+            List.of(
+                new Version(v.epoch(), Long.MAX_VALUE - 1),
+                new Version(v.epoch(), InputBounds.MAX_NUMBER),
+                new Version(InputBounds.MAX_NUMBER + 1, 0))) {
+          assertInvalid(rawCall(id, new Operation.Cas(Key.of(key), planted, EVIL), 0), "expected");
+          assertInvalid(rawCall(id, new Operation.Delete(Key.of(key), planted), 0), "expected");
+        }
+      }
+      assertThrows(
+          InvalidRequestException.class,
+          () -> thin.cas(key, new Version(v.epoch(), Long.MAX_VALUE - 1), EVIL));
+      // The key goes on from its real version, through every node in turn.
+      Version next = v;
+      for (int id = 1; id <= cluster.size(); id++) {
+        try (FrsmClient embedded = cluster.node(id).client()) {
+          next = embedded.cas(key, next, bytes("through node " + id));
+        }
+      }
+      assertEquals(next, thin.get(key).orElseThrow().version());
+    } finally {
+      thin.close();
+    }
+    everyNodeServing();
+    everyNodeStillServes();
+  }
+
+  /**
+   * A peer that plants a value at the very top of the version range, at every replica: a fence
+   * would have to write timestamp + 1 above it, so it ends without a round (not executed) instead
+   * of overflowing, and the key stays readable; every node serves on.
+   */
+  @Test
+  void valuePlantedAtTheMaximumByAPeer_endsOperationsOnThatKeyOnly() throws Exception {
+    byte[] key = bytes("bad-input/planted-at-the-maximum");
+    long round = TimeUnit.MILLISECONDS.toMicros(System.currentTimeMillis()) * 2;
+    for (int target = 1; target <= cluster.size(); target++) {
+      int sender = target % cluster.size() + 1;
+      Message commit =
+          new Message.Commit(
+              Key.of(key),
+              AcceptedValue.live(
+                  7, InputBounds.MAX_NUMBER, new Ballot(round, sender, 1), EVIL, true));
+      sendPeerFrame(cluster.node(target).peerAddress(), sender, commit);
+    }
+    FrsmClient thin = cluster.thinClient();
+    try {
+      Await.until(
+          () -> {
+            try {
+              return thin.get(key).isPresent();
+            } catch (FrsmException notYet) {
+              return false;
+            }
+          },
+          DEADLINE,
+          "the planted value to be readable");
+      assertEquals(new Version(7, InputBounds.MAX_NUMBER), thin.get(key).orElseThrow().version());
+      assertThrows(FrsmException.class, () -> thin.fence(key));
+      assertThrows(
+          InvalidRequestException.class,
+          () -> thin.cas(key, new Version(7, InputBounds.MAX_NUMBER), EVIL));
+    } finally {
+      thin.close();
+    }
+    everyNodeServing();
+    everyNodeStillServes();
+  }
+
+  /** Writes one sound peer frame from a raw socket, as node {@code sender}, then closes it. */
+  private static void sendPeerFrame(InetSocketAddress target, int sender, Message message)
+      throws IOException {
+    try (java.net.Socket socket = new java.net.Socket()) {
+      socket.connect(target, (int) DEADLINE.toMillis());
+      socket.getOutputStream().write(BadFrames.peerFrame(TestCluster.CLUSTER_ID, sender, message));
+      socket.getOutputStream().flush();
+    }
   }
 
   /** Reads through every node and a thin client, and writes through every node. */
