@@ -764,6 +764,14 @@ public final class LsmEngine implements AutoCloseable {
   }
 
   /**
+   * Whether the engine still takes reads and writes: false once {@link #close()} or {@link #kill()}
+   * began. Lets a caller tell "this engine is gone" apart from a failure of one request.
+   */
+  public boolean isOpen() {
+    return !closed;
+  }
+
+  /**
    * Stops at once, as if the process died: no flush, pending work abandoned. Whatever the commit
    * log already synced survives (and is replayed by the next open). For fatal errors and crash
    * tests; {@link #close()} is the normal way to stop.

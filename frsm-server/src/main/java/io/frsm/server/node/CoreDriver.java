@@ -21,19 +21,14 @@ import io.frsm.transport.PeerTransport;
 import io.netty.util.concurrent.EventExecutor;
 import java.lang.System.Logger.Level;
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Consumer;
@@ -73,9 +68,7 @@ final class CoreDriver {
 
   private sealed interface Event {}
 
-  private record Submit(
-      Operation operation, long invokedAtMicros, CompletableFuture<CoreAnswer> result)
-      implements Event {}
+  private record Submit(OpenOperations.Call call) implements Event {}
 
   private record Step(Input input) implements Event {}
 
@@ -83,20 +76,12 @@ final class CoreDriver {
 
   private final int nodeId;
   private final ShardRouting routing;
-
-  /** Client operations the core failed on and that were answered with an error instead. */
-  private final LongAdder operationErrors = new LongAdder();
-
-  /** Peer messages the core refused ({@link RefusedInputException}) and that were dropped. */
-  private final LongAdder refusedPeerMessages = new LongAdder();
-
-  private final RateLimitedLog operationErrorLog =
-      new RateLimitedLog(LOG, Level.ERROR, 1, TimeUnit.SECONDS);
-  private final RateLimitedLog refusedPeerMessageLog =
-      new RateLimitedLog(LOG, Level.WARNING, 1, TimeUnit.SECONDS);
+  private final ContainedFailures contained;
+  private final PendingReleases releases = new PendingReleases();
   private final int shard;
   private final NodeCore core;
   private final LsmPersister persister;
+  private final LsmEngine engine;
   private final PeerTransport transport;
   private final long tickNanos;
   private final Consumer<Throwable> onFatal;
@@ -126,14 +111,12 @@ final class CoreDriver {
   private boolean stopped; // guarded by lifecycle
   private volatile boolean accepting = true;
   private volatile boolean running = true;
-  private final AtomicInteger openOperations = new AtomicInteger();
+  private final OpenOperations open = new OpenOperations();
 
   /** The core's counters as of the last tick, for readers on other threads. */
   private volatile CoreStats published = CoreStats.ZERO;
 
   // Loop thread only.
-  private final Map<Long, Submit> pending = new HashMap<>();
-  private long nextRequestId;
 
   /**
    * @param routing how the node splits its inputs between shards; this driver is shard {@code
@@ -154,6 +137,7 @@ final class CoreDriver {
       EventExecutor hostLoop,
       Consumer<Throwable> onFatal) {
     this.nodeId = nodeId;
+    this.contained = new ContainedFailures(nodeId, LOG);
     this.routing = routing;
     this.shard = shard;
     if (shard < 0 || shard >= routing.shards()) {
@@ -167,6 +151,7 @@ final class CoreDriver {
         new CallerThreadReads(
             config.placement(), key -> store.getIfCached(key, CallerThreadReads.NOT_IN_MEMORY));
     this.callerReads = core.publishReadsTo(reads) ? reads : null;
+    this.engine = engine;
     this.persister =
         new LsmPersister(
             engine, store, done -> enqueue(new Step(done)), e -> enqueue(new Fatal(e)));
@@ -223,8 +208,8 @@ final class CoreDriver {
         result.complete(CoreAnswer.of(new Outcome.NotExecuted("node " + nodeId + " is stopped")));
         return result;
       }
-      openOperations.incrementAndGet();
-      enqueue(new Submit(operation, invokedAtMicros, result)); // on a loop: schedules its drain
+      open.admitted();
+      enqueue(new Submit(new OpenOperations.Call(operation, invokedAtMicros, result)));
     } finally {
       lifecycle.readLock().unlock();
     }
@@ -248,29 +233,22 @@ final class CoreDriver {
    * stopped first.
    */
   CompletableFuture<Boolean> releaseLease(int range, long term) {
-    CompletableFuture<Boolean> answer = new CompletableFuture<>();
-    ReleaseKey key = new ReleaseKey(range, term);
-    CompletableFuture<Boolean> earlier = releases.putIfAbsent(key, answer);
-    if (earlier != null) {
-      return earlier; // the same release asked twice: one answer
-    }
-    lifecycle.readLock().lock();
-    try {
-      if (stopped) {
-        releases.remove(key, answer);
-        answer.complete(false);
-        return answer;
-      }
-      enqueue(new Step(new Input.ReleaseLease(range, term)));
-    } finally {
-      lifecycle.readLock().unlock();
-    }
-    return answer;
+    return releases.release(
+        range,
+        term,
+        (r, t) -> {
+          lifecycle.readLock().lock();
+          try {
+            if (stopped) {
+              return false;
+            }
+            enqueue(new Step(new Input.ReleaseLease(r, t)));
+            return true;
+          } finally {
+            lifecycle.readLock().unlock();
+          }
+        });
   }
-
-  private record ReleaseKey(int range, long term) {}
-
-  private final Map<ReleaseKey, CompletableFuture<Boolean>> releases = new ConcurrentHashMap<>();
 
   /** A peer message (any thread; never blocks). */
   void receive(int from, Message message) {
@@ -361,17 +339,17 @@ final class CoreDriver {
 
   /** Client operations submitted and not yet answered. */
   int openOperations() {
-    return openOperations.get();
+    return open.count();
   }
 
   /** Client operations answered with an error because the core failed on them. */
   long operationErrors() {
-    return operationErrors.sum();
+    return contained.operationErrors();
   }
 
   /** Peer messages the core refused (a field outside {@code InputBounds}) and that were dropped. */
   long refusedPeerMessages() {
-    return refusedPeerMessages.sum();
+    return contained.refusedPeerMessages();
   }
 
   /**
@@ -430,28 +408,14 @@ final class CoreDriver {
   }
 
   private void failOpen(String reason) {
-    // Releases the loop never answered: not clean (the successor waits).
-    releases.values().forEach(a -> a.complete(false));
-    releases.clear();
-    // The loop has ended (or is ending on this very thread): nobody else touches pending now.
-    for (Submit s : pending.values()) {
-      s.result()
-          .complete(
-              CoreAnswer.of(lost(s.operation(), reason + " while the operation was running")));
-    }
-    pending.clear();
+    releases.failAll(); // not clean: the successor waits
+    open.failRunning(reason + " while the operation was running");
     for (Event e; (e = queue.poll()) != null; ) {
       if (e instanceof Submit s) {
-        s.result()
-            .complete(
-                CoreAnswer.of(new Outcome.NotExecuted(reason + " before the operation started")));
+        OpenOperations.failQueued(s.call(), reason + " before the operation started");
       }
     }
-    openOperations.set(0);
-  }
-
-  private static Outcome lost(Operation operation, String reason) {
-    return operation.mutates() ? new Outcome.Unknown(reason) : new Outcome.NotExecuted(reason);
+    open.closed();
   }
 
   private void loop() {
@@ -486,9 +450,7 @@ final class CoreDriver {
 
   private void handle(Event event) {
     if (event instanceof Submit s) {
-      long requestId = ++nextRequestId;
-      pending.put(requestId, s);
-      stepClientOperation(requestId, s);
+      stepClientOperation(open.run(s.call()), s.call());
     } else if (event instanceof Step s) {
       if (s.input() instanceof Input.Receive r) {
         if (r.from() != nodeId) {
@@ -512,10 +474,11 @@ final class CoreDriver {
    * the acceptor, so its step emits no persist, and durable Paxos state (what safety rests on) is
    * untouched; the step's other effects are dropped, which Paxos tolerates as lost messages. The
    * run may still act later, so a mutation's answer is "outcome unknown" (resolve with a fence), a
-   * get's "not executed". Storage failures ({@link CellStoreException}) and {@link Error}s stay
-   * fatal: they say nothing about this one operation.
+   * get's "not executed". Storage failures ({@link CellStoreException}, or any failure once the
+   * engine is no longer open) and {@link Error}s stay fatal: they say nothing about this one
+   * operation (CoreShardsIT kills the engine under a client operation).
    */
-  private void stepClientOperation(long requestId, Submit s) {
+  private void stepClientOperation(long requestId, OpenOperations.Call s) {
     List<Effect> effects;
     try {
       effects =
@@ -530,9 +493,12 @@ final class CoreDriver {
           false);
       return;
     } catch (RuntimeException e) {
+      if (!engine.isOpen()) {
+        throw e; // not this operation's fault: the store is gone, which is fatal
+      }
       operationFailed(
           requestId,
-          lost(s.operation(), "node " + nodeId + " failed on this operation: " + e),
+          OpenOperations.lost(s.operation(), "node " + nodeId + " failed on this operation: " + e),
           e,
           true);
       return;
@@ -541,15 +507,8 @@ final class CoreDriver {
   }
 
   private void operationFailed(long requestId, Outcome answer, RuntimeException e, boolean stack) {
-    operationErrors.increment();
-    operationErrorLog.log(
-        "node " + nodeId + ": the core failed on a client operation, which was answered " + answer,
-        stack ? e : null);
-    Submit s = pending.remove(requestId);
-    if (s != null) {
-      openOperations.decrementAndGet();
-      s.result().complete(CoreAnswer.of(answer));
-    }
+    contained.operationFailed(answer, e, stack);
+    open.answer(requestId, CoreAnswer.of(answer));
   }
 
   /**
@@ -562,15 +521,7 @@ final class CoreDriver {
     try {
       effects = core.step(now(), receive);
     } catch (RefusedInputException refused) {
-      refusedPeerMessages.increment();
-      refusedPeerMessageLog.log(
-          "node "
-              + nodeId
-              + " dropped a message of node "
-              + receive.from()
-              + ": "
-              + refused.getMessage(),
-          null);
+      contained.peerMessageRefused(receive.from(), refused);
       return;
     }
     carryOut(effects);
@@ -621,16 +572,9 @@ final class CoreDriver {
           transport.send(s.to(), s.message());
         }
       } else if (effect instanceof Effect.Reply r) {
-        Submit s = pending.remove(r.requestId());
-        if (s != null) {
-          openOperations.decrementAndGet();
-          s.result().complete(new CoreAnswer(r.outcome(), r.readMode()));
-        }
+        open.answer(r.requestId(), new CoreAnswer(r.outcome(), r.readMode()));
       } else if (effect instanceof Effect.LeaseReleased l) {
-        CompletableFuture<Boolean> answer = releases.remove(new ReleaseKey(l.range(), l.term()));
-        if (answer != null) {
-          answer.complete(l.clean());
-        }
+        releases.answered(l.range(), l.term(), l.clean());
       }
     }
   }
