@@ -172,8 +172,8 @@ final class RangeLatch implements AutoCloseable {
     check();
   }
 
-  /** Reads the entries to see where this one stands. REQUIRES: holds the monitor. */
-  private void check() {
+  /** Reads the entries to see where this one stands. */
+  private synchronized void check() {
     if (closed || entry == null) {
       return;
     }
@@ -209,7 +209,9 @@ final class RangeLatch implements AutoCloseable {
     if (position < 0) {
       entryGone();
     } else if (position == 0) {
-      confirmFirst(entry);
+      // A children read just after a session expiry may still list the old session's entry (the
+      // server deletes it when it expires the session on its side, which can come later).
+      ifStillOurs(entry, () -> setLeading(true));
     } else {
       setLeading(false);
       watchPredecessor(entry, latchPath + "/" + entries.get(position - 1));
@@ -217,33 +219,35 @@ final class RangeLatch implements AutoCloseable {
   }
 
   /**
-   * The entry is first in the children read; it leads if it belongs to the current session. A
-   * children read just after a session expiry may still list the old session's entry (the server
-   * deletes it when it expires the session on its side, which can come later).
+   * Reads whether {@code current} is an entry of the current session: if so runs {@code ifOurs}
+   * under the monitor, if not (or if it is gone) joins again.
    */
-  private void confirmFirst(String first) {
+  private void ifStillOurs(String current, Runnable ifOurs) {
     try {
-      zk.checkExists().inBackground((client, answer) -> confirmed(first, answer)).forPath(first);
+      zk.checkExists()
+          .inBackground((client, answer) -> ownerRead(current, answer, ifOurs))
+          .forPath(current);
     } catch (Exception e) {
       LOG.log(System.Logger.Level.WARNING, describedAs + ": cannot read its latch entry", e);
     }
   }
 
-  private synchronized void confirmed(String first, CuratorEvent answer) {
-    if (closed || !first.equals(entry)) {
+  private synchronized void ownerRead(String current, CuratorEvent answer, Runnable ifOurs) {
+    if (closed || !current.equals(entry)) {
       return;
     }
     Stat stat = answer.getStat();
-    if (answer.getResultCode() == Code.OK.intValue() && stat != null) {
-      if (stat.getEphemeralOwner() == sessionId()) {
-        setLeading(true);
+    long session = sessionId();
+    if (answer.getResultCode() == Code.OK.intValue() && stat != null && session != 0) {
+      if (stat.getEphemeralOwner() == session) {
+        ifOurs.run();
       } else {
         entryGone();
       }
     } else if (answer.getResultCode() == Code.NONODE.intValue()) {
       entryGone();
     }
-    // Otherwise the connection went: the reconnect checks again.
+    // Otherwise the connection went (or no session is known now): the reconnect checks again.
   }
 
   /**
@@ -268,7 +272,7 @@ final class RangeLatch implements AutoCloseable {
 
   private void predecessorChanged(WatchedEvent event) {
     if (event.getType() == Watcher.Event.EventType.NodeDeleted) {
-      recheckCurrent();
+      check();
     }
   }
 
@@ -278,13 +282,10 @@ final class RangeLatch implements AutoCloseable {
     }
   }
 
-  private synchronized void recheckCurrent() {
-    check();
-  }
-
   /**
    * This latch's entry is no longer in ZooKeeper: its session expired. Not an error (the entry went
-   * with the session, as ephemeral znodes do): join again with a new entry.
+   * with the session, as ephemeral znodes do): join again with a new entry. REQUIRES: holds the
+   * monitor, not closed.
    */
   private void entryGone() {
     setLeading(false);
@@ -308,44 +309,14 @@ final class RangeLatch implements AutoCloseable {
         if (entry == null) {
           join();
         } else {
-          confirmFirstOrCheck();
+          ifStillOurs(entry, this::check);
         }
       }
       default -> {}
     }
   }
 
-  /**
-   * After a reconnect: whether the entry is still this session's decides between checking where it
-   * stands and joining again.
-   */
-  private void confirmFirstOrCheck() {
-    String current = entry;
-    try {
-      zk.checkExists()
-          .inBackground((client, answer) -> ownerKnown(current, answer))
-          .forPath(current);
-    } catch (Exception e) {
-      LOG.log(System.Logger.Level.WARNING, describedAs + ": cannot read its latch entry", e);
-    }
-  }
-
-  private synchronized void ownerKnown(String current, CuratorEvent answer) {
-    if (closed || !current.equals(entry)) {
-      return;
-    }
-    Stat stat = answer.getStat();
-    if (answer.getResultCode() == Code.OK.intValue() && stat != null) {
-      if (stat.getEphemeralOwner() == sessionId()) {
-        check();
-      } else {
-        entryGone();
-      }
-    } else if (answer.getResultCode() == Code.NONODE.intValue()) {
-      entryGone();
-    }
-  }
-
+  /** REQUIRES: holds the monitor, not closed (a closed latch reports nothing). */
   private void setLeading(boolean now) {
     if (leading == now) {
       return;
@@ -358,11 +329,12 @@ final class RangeLatch implements AutoCloseable {
     }
   }
 
+  /** The current session's id, or 0 (never a session's) if none is known now. */
   private long sessionId() {
     try {
       return zk.getZookeeperClient().getZooKeeper().getSessionId();
     } catch (Exception e) {
-      return 0; // no session: no entry of it can lead
+      return 0;
     }
   }
 
