@@ -4,6 +4,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.WatcherRemoveCuratorFramework;
 import org.apache.curator.framework.api.CuratorEvent;
@@ -72,6 +73,7 @@ final class RangeLatch implements AutoCloseable {
   private boolean creating;
   private String entry; // this latch's znode, null while it has none
   private boolean leading;
+  private CompletableFuture<Void> creation = CompletableFuture.completedFuture(null);
 
   /**
    * @param latchPath the range's latch znode ({@link ZkLayout#latch})
@@ -112,6 +114,16 @@ final class RangeLatch implements AutoCloseable {
   }
 
   /**
+   * Completes once no creation of an entry is in flight (at once if none is). The ZooKeeper client
+   * must not close before: the first entry of a latch also creates the latch znode, which Curator
+   * does with calls made on its background thread, and closing the client interrupts them (Curator
+   * logs SEVERE "Background exception was not retry-able").
+   */
+  synchronized CompletableFuture<Void> creationAnswered() {
+    return creation;
+  }
+
+  /**
    * Leaves the election for good, at once: this latch reports nothing more, and its entry is
    * deleted (by Curator's guaranteed delete, retried across connection loss; an entry whose
    * creation is still in flight is deleted when it is answered). The listener hears no {@link
@@ -138,6 +150,7 @@ final class RangeLatch implements AutoCloseable {
       return;
     }
     creating = true;
+    creation = new CompletableFuture<>();
     try {
       zk.create()
           .creatingParentContainersIfNeeded()
@@ -147,12 +160,14 @@ final class RangeLatch implements AutoCloseable {
           .forPath(latchPath + "/" + ENTRY_PREFIX, participantId);
     } catch (Exception e) {
       creating = false;
+      creation.complete(null);
       LOG.log(System.Logger.Level.WARNING, describedAs + ": cannot join the latch", e);
     }
   }
 
   private synchronized void created(CuratorEvent answer) {
     creating = false;
+    creation.complete(null);
     if (answer.getResultCode() != Code.OK.intValue()) {
       // Curator retried what can be retried; the next reconnect joins again.
       if (!closed) {

@@ -115,6 +115,17 @@ public final class RangeLeadership implements AutoCloseable {
   /** How long a release waits for the core's answer before the latch is left unmarked. */
   private static final Duration RELEASE_ANSWER_TIMEOUT = Duration.ofSeconds(2);
 
+  /**
+   * Entry creations of left latches still unanswered ({@link RangeLatch#creationAnswered}): {@link
+   * #close} waits for them (up to {@link #CREATION_ANSWER_TIMEOUT}) so that the node does not close
+   * its ZooKeeper client under them. Any thread.
+   */
+  private final Set<java.util.concurrent.CompletableFuture<Void>> unansweredCreations =
+      ConcurrentHashMap.newKeySet();
+
+  /** Far above a creation's round trips in a healthy ensemble; bounds a stop without one. */
+  private static final Duration CREATION_ANSWER_TIMEOUT = Duration.ofSeconds(2);
+
   private final java.util.concurrent.atomic.LongAdder releasesMarked =
       new java.util.concurrent.atomic.LongAdder();
   private final java.util.concurrent.atomic.LongAdder termsAfterRelease =
@@ -318,6 +329,11 @@ public final class RangeLeadership implements AutoCloseable {
     }
     if (latch != null) {
       latch.close(); // final at once, even with its own reads in flight: it reports nothing more
+      java.util.concurrent.CompletableFuture<Void> creation = latch.creationAnswered();
+      if (!creation.isDone()) {
+        unansweredCreations.add(creation);
+        creation.whenComplete((ignored, error) -> unansweredCreations.remove(creation));
+      }
     }
   }
 
@@ -429,7 +445,10 @@ public final class RangeLeadership implements AutoCloseable {
     }
   }
 
-  /** Leaves every latch (ending every lease) and stops. */
+  /**
+   * Leaves every latch (ending every lease) and stops; returns once the creations of their entries
+   * are answered, so the caller may close the ZooKeeper client.
+   */
   @Override
   public void close() {
     java.util.concurrent.CompletableFuture<Void> done =
@@ -446,6 +465,16 @@ public final class RangeLeadership implements AutoCloseable {
       done.get(10, TimeUnit.SECONDS);
     } catch (Exception e) {
       LOG.log(System.Logger.Level.WARNING, "node " + self + ": leadership did not stop cleanly", e);
+    }
+    try {
+      java.util.concurrent.CompletableFuture.allOf(
+              unansweredCreations.toArray(java.util.concurrent.CompletableFuture[]::new))
+          .get(CREATION_ANSWER_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt(); // stop anyway; the caller sees the interrupt
+    } catch (Exception e) {
+      // No answer in time (ZooKeeper unreachable): stop anyway.
+      LOG.log(System.Logger.Level.DEBUG, "node " + self + ": latch entries still being created", e);
     }
     keeper.close();
     events.shutdownNow();

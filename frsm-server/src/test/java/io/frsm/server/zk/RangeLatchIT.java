@@ -25,6 +25,7 @@ import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.recipes.leader.LeaderLatch;
 import org.apache.curator.framework.recipes.leader.Participant;
 import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.data.Stat;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -146,6 +147,52 @@ class RangeLatchIT {
       loggers.forEach(l -> l.removeHandler(capture));
     }
     assertEquals(List.of(), problems, "errors, or latch warnings, logged");
+  }
+
+  /**
+   * Regression: the first entry of a latch also creates the latch znode, with calls Curator makes
+   * on its background thread; a client closed under them interrupts them, and Curator logged SEVERE
+   * "Background exception was not retry-able" (a node stopped just after it joined a new range's
+   * latch, as while a cluster forms). The client here closes as soon as the latch znode appears,
+   * once the entry's creation is answered: quiet.
+   */
+  @Test
+  void clientClosedOnceTheEntrysCreationIsAnswered_logsNoError() throws Exception {
+    List<String> problems = new CopyOnWriteArrayList<>();
+    Handler capture = problemsInto(problems);
+    Logger curator = Logger.getLogger("org.apache.curator");
+    curator.addHandler(capture);
+    CuratorFramework watching = client();
+    try {
+      for (int round = 0; round < 40; round++) {
+        CuratorFramework c = client(); // closing it again at the end is a no-op
+        String fresh = new ZkLayout("latch-test").latch(ZkLayout.rangeId(100 + round));
+        RangeLatch latch = new RangeLatch(c, fresh, "1", "participant 1", new Outcomes());
+        CompletableFuture<Void> clientClosed = new CompletableFuture<>();
+        watching
+            .checkExists()
+            .usingWatcher(
+                (Watcher)
+                    created ->
+                        CompletableFuture.runAsync(
+                            () -> {
+                              latch.close();
+                              try {
+                                latch.creationAnswered().get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+                              } catch (Exception e) {
+                                clientClosed.completeExceptionally(e);
+                              }
+                              c.close();
+                              clientClosed.complete(null);
+                            }))
+            .forPath(fresh);
+        latch.start();
+        clientClosed.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+      }
+    } finally {
+      curator.removeHandler(capture);
+    }
+    assertEquals(List.of(), problems, "errors logged");
   }
 
   @Test
