@@ -224,8 +224,8 @@ final class NodeMembership {
 
   /**
    * After ZooKeeper expired this node's session (its registration and ready marker went with it),
-   * register again in the new session; the range latches rejoin by themselves (Curator) and leases
-   * ended at SUSPENDED already (RangeLeadership).
+   * register again in the new session; the range latches join again by themselves (RangeLatch) and
+   * leases ended at SUSPENDED already (RangeLeadership).
    */
   private void onConnectionState(CuratorFramework client, ConnectionState state) {
     if (state != ConnectionState.RECONNECTED || stopped.getAsBoolean()) {

@@ -1,7 +1,6 @@
 package io.frsm.server.zk;
 
 import io.frsm.server.ring.Ring;
-import java.io.IOException;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -15,13 +14,11 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.recipes.leader.LeaderLatch;
-import org.apache.curator.framework.recipes.leader.LeaderLatchListener;
 
 /**
  * One node's side of range leadership (DESIGN.md "Ring, leadership, membership"; "Lease
- * invariant"). Per range it replicates, the node competes in the range's Curator {@link
- * LeaderLatch} only while it is the range's preferred holder: the first replica, in the range's
+ * invariant"). Per range it replicates, the node competes in the range's leader election ({@link
+ * RangeLatch}) only while it is the range's preferred holder: the first replica, in the range's
  * order (natural leader first), that is live and ready. So the natural leader holds its ranges
  * whenever it serves; while it is down the next replica takes over; when it is ready again the
  * stand-in sees that it is no longer preferred, leaves the latch and ends its lease, and the
@@ -39,7 +36,7 @@ import org.apache.curator.framework.recipes.leader.LeaderLatchListener;
  * and reports {@link Sink#granted}; the {@link LeaseKeeper} then renews all held ranges in one
  * {@code multi} per {@code L/4} and reports each renewal. Losing the latch, stepping aside, a
  * failed renewal check and a SUSPENDED or LOST connection report {@link Sink#lost} at once. After a
- * new ZooKeeper session the latches rejoin by themselves (Curator resets them) and a won latch
+ * new ZooKeeper session the latches join again by themselves ({@link RangeLatch}) and a won latch
  * bumps a new term.
  *
  * <p>Leadership is advisory: two nodes that both believe they lead cannot break safety (ballots,
@@ -96,7 +93,7 @@ public final class RangeLeadership implements AutoCloseable {
   private final Map<Integer, List<Integer>> replicated = new HashMap<>();
 
   // Event thread only.
-  private final Map<Integer, LeaderLatch> latches = new HashMap<>();
+  private final Map<Integer, RangeLatch> latches = new HashMap<>();
   private Set<Integer> live = Set.of();
   private Set<Integer> ready = Set.of();
   private boolean closed;
@@ -117,6 +114,17 @@ public final class RangeLeadership implements AutoCloseable {
 
   /** How long a release waits for the core's answer before the latch is left unmarked. */
   private static final Duration RELEASE_ANSWER_TIMEOUT = Duration.ofSeconds(2);
+
+  /**
+   * Entry creations of left latches still unanswered ({@link RangeLatch#creationAnswered}): {@link
+   * #close} waits for them (up to {@link #CREATION_ANSWER_TIMEOUT}) so that the node does not close
+   * its ZooKeeper client under them. Any thread.
+   */
+  private final Set<java.util.concurrent.CompletableFuture<Void>> unansweredCreations =
+      ConcurrentHashMap.newKeySet();
+
+  /** Far above a creation's round trips in a healthy ensemble; bounds a stop without one. */
+  private static final Duration CREATION_ANSWER_TIMEOUT = Duration.ofSeconds(2);
 
   private final java.util.concurrent.atomic.LongAdder releasesMarked =
       new java.util.concurrent.atomic.LongAdder();
@@ -287,27 +295,25 @@ public final class RangeLeadership implements AutoCloseable {
   }
 
   private void join(int range) {
-    LeaderLatch latch = new LeaderLatch(zk, layout.latch(ZkLayout.rangeId(range)), "" + self);
-    latch.addListener(
-        new LeaderLatchListener() {
-          @Override
-          public void isLeader() {
-            post(() -> won(range, latch));
-          }
+    RangeLatch latch =
+        new RangeLatch(
+            zk,
+            layout.latch(ZkLayout.rangeId(range)),
+            Integer.toString(self),
+            "node " + self + ", range " + range,
+            new RangeLatch.Listener() {
+              @Override
+              public void won(RangeLatch winner) {
+                post(() -> RangeLeadership.this.won(range, winner));
+              }
 
-          @Override
-          public void notLeader() {
-            post(() -> latchLost(range, latch));
-          }
-        },
-        Runnable::run);
+              @Override
+              public void lost(RangeLatch loser) {
+                post(() -> latchLost(range, loser));
+              }
+            });
     latches.put(range, latch);
-    try {
-      latch.start();
-    } catch (Exception e) {
-      latches.remove(range);
-      LOG.log(System.Logger.Level.WARNING, "node " + self + ": cannot join range " + range, e);
-    }
+    latch.start();
   }
 
   /**
@@ -315,73 +321,34 @@ public final class RangeLeadership implements AutoCloseable {
    * and mark it, so the successor need not wait) rather than a lost term.
    */
   private void leave(int range, String why, boolean onPurpose) {
-    LeaderLatch latch = latches.remove(range);
+    RangeLatch latch = latches.remove(range);
     if (onPurpose) {
       release(range, why);
     } else {
       stepDown(range, why);
     }
     if (latch != null) {
-      closeOnceChecked(latch, layout.latch(ZkLayout.rangeId(range)), latch.getOurPath() != null);
-    }
-  }
-
-  /**
-   * Closes {@code latch} once it has checked where its node stands. A LeaderLatch creates its node,
-   * then reads the latch's children to find it; closed while that answer is on its way, it finds no
-   * node, logs SEVERE "failed to find our node; resetting" and creates and deletes a stray node
-   * (Curator's close race). That happens when the view changes again within a round trip of a join
-   * — as nodes become ready one after the other while a cluster forms. ZooKeeper answers a
-   * session's calls in order, so once a call sent after the node was created is answered, the
-   * latch's own read was answered before it. {@code nodeKnown}: the node existed when this was
-   * called; if it was created since, one more round trip covers its read.
-   *
-   * <p>Until closed, the left latch may still win; {@link #won} ignores a latch no longer in {@link
-   * #latches}. Any thread (ZooKeeper's event thread calls back).
-   */
-  private void closeOnceChecked(LeaderLatch latch, String latchPath, boolean nodeKnown) {
-    if (!zk.getZookeeperClient().isConnected()) {
-      // No answer is on its way (calls in flight failed with the connection), and a call sent
-      // now would wait for the reconnect, where the latch would check its lost node again.
-      closeNow(latch);
-      return;
-    }
-    try {
-      zk.checkExists()
-          .inBackground(
-              (client, answer) -> {
-                if (!nodeKnown && latch.getOurPath() != null) {
-                  closeOnceChecked(latch, latchPath, true);
-                } else {
-                  closeNow(latch);
-                }
-              })
-          .forPath(latchPath);
-    } catch (Exception e) {
-      closeNow(latch);
-    }
-  }
-
-  private static void closeNow(LeaderLatch latch) {
-    try {
-      latch.close();
-    } catch (IOException | RuntimeException e) {
-      LOG.log(System.Logger.Level.DEBUG, "closing a latch failed (its session went?)", e);
+      latch.close(); // final at once, even with its own reads in flight: it reports nothing more
+      java.util.concurrent.CompletableFuture<Void> creation = latch.creationAnswered();
+      if (!creation.isDone()) {
+        unansweredCreations.add(creation);
+        creation.whenComplete((ignored, error) -> unansweredCreations.remove(creation));
+      }
     }
   }
 
   /** Won the latch: take a new term, then keep its lease. */
-  private void won(int range, LeaderLatch latch) {
-    if (latches.get(range) != latch || !latch.hasLeadership() || held.containsKey(range)) {
+  private void won(int range, RangeLatch latch) {
+    if (latches.get(range) != latch || !latch.leads() || held.containsKey(range)) {
       return;
     }
     String rangeId = ZkLayout.rangeId(range);
     try {
       Optional<TermGrant> grant = Optional.empty();
-      for (int attempt = 0; attempt < 5 && grant.isEmpty() && latch.hasLeadership(); attempt++) {
+      for (int attempt = 0; attempt < 5 && grant.isEmpty() && latch.leads(); attempt++) {
         grant = terms.bumpTerm(rangeId, self); // empty: a racing bump; read the new term, retry
       }
-      if (grant.isEmpty() || !latch.hasLeadership()) {
+      if (grant.isEmpty() || !latch.leads()) {
         return;
       }
       TermGrant g = grant.get();
@@ -407,7 +374,7 @@ public final class RangeLeadership implements AutoCloseable {
     }
   }
 
-  private void latchLost(int range, LeaderLatch latch) {
+  private void latchLost(int range, RangeLatch latch) {
     if (latches.get(range) == latch) {
       stepDown(range, "lost the latch");
     }
@@ -478,7 +445,10 @@ public final class RangeLeadership implements AutoCloseable {
     }
   }
 
-  /** Leaves every latch (ending every lease) and stops. */
+  /**
+   * Leaves every latch (ending every lease) and stops; returns once the creations of their entries
+   * are answered, so the caller may close the ZooKeeper client.
+   */
   @Override
   public void close() {
     java.util.concurrent.CompletableFuture<Void> done =
@@ -495,6 +465,16 @@ public final class RangeLeadership implements AutoCloseable {
       done.get(10, TimeUnit.SECONDS);
     } catch (Exception e) {
       LOG.log(System.Logger.Level.WARNING, "node " + self + ": leadership did not stop cleanly", e);
+    }
+    try {
+      java.util.concurrent.CompletableFuture.allOf(
+              unansweredCreations.toArray(java.util.concurrent.CompletableFuture[]::new))
+          .get(CREATION_ANSWER_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt(); // stop anyway; the caller sees the interrupt
+    } catch (Exception e) {
+      // No answer in time (ZooKeeper unreachable): stop anyway.
+      LOG.log(System.Logger.Level.DEBUG, "node " + self + ": latch entries still being created", e);
     }
     keeper.close();
     events.shutdownNow();

@@ -13,7 +13,8 @@ package io.frsm.server.zk;
  *   /frsm/&lt;cluster&gt;/ranges/&lt;rangeId&gt;/leasegen    its version is the lease generation; data:
  *                                               the bump's term and holder, or after a release
  *                                               on purpose those plus a release flag (13 bytes)
- *   /frsm/&lt;cluster&gt;/ranges/&lt;rangeId&gt;/latch       Curator LeaderLatch of the range
+ *   /frsm/&lt;cluster&gt;/ranges/&lt;rangeId&gt;/latch       the range's election (RangeLatch; the
+ *                                               znode layout of Curator's LeaderLatch)
  * </pre>
  *
  * A range's id is its index on the ring ({@link io.frsm.server.ring.Ring#rangeIndexOf}) in decimal:

@@ -23,16 +23,6 @@ class FrsmCommandIT {
   /** A warning or error logged by frsm or a library (java.util.logging's level names). */
   private static final Pattern LOGGED_PROBLEM = Pattern.compile("(?m)^.*\\b(WARNING|SEVERE)\\b.*$");
 
-  /**
-   * A logged problem with a known cause outside the command line: Curator's LeaderLatch resets when
-   * frsm's range leadership removes a latch node under it (being fixed in frsm-server's zk and node
-   * packages). It must stay visible to users (Curator logs at WARNING and above); this test leaves
-   * it to the leadership tests. Remove this allowance with that fix.
-   */
-  private static boolean known(String line) {
-    return line.contains("LeaderLatch") && line.contains("failed to find our node; resetting");
-  }
-
   private static FrsmRun frsm(String... args) {
     return FrsmRun.of(args);
   }
@@ -54,8 +44,7 @@ class FrsmCommandIT {
       assertEquals(0, exit, out);
     }
     // Healthy: nothing logged a warning or an error (the kill is the demo's own doing).
-    List<String> logged =
-        LOGGED_PROBLEM.matcher(out).results().map(m -> m.group()).filter(l -> !known(l)).toList();
+    List<String> logged = LOGGED_PROBLEM.matcher(out).results().map(m -> m.group()).toList();
     assertEquals(List.of(), logged, out);
 
     // The node killed is the one that held the hottest key's range at that moment; another node

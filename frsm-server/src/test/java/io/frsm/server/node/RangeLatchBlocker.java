@@ -10,8 +10,9 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
 
 /**
  * A test fault: a participant in one range's leader latch ({@code /ranges/<range>/latch}) that
- * never takes the range's term. Queued behind the current holder, it wins the latch when the holder
- * leaves and keeps every node out until {@link #close()}: the range has no leader while its
+ * never takes the range's term (a Curator LeaderLatch: the nodes' RangeLatch keeps its znode
+ * layout, so both queue in one order). Queued behind the current holder, it wins the latch when the
+ * holder leaves and keeps every node out until {@link #close()}: the range has no leader while its
  * preferred replica already serves. That is the window of a hand-over (a restarted natural leader
  * that is ready but has not won its range back yet), held open for as long as a test needs, so what
  * the nodes and clients do in it can be asserted without racing the hand-over.

@@ -15,12 +15,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.logging.Handler;
-import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
@@ -92,29 +87,13 @@ class RangeLeadershipIT {
    * Regression: a node restarting into a formed cluster took its first leadership view before its
    * watch had read any ready marker, saw itself as the only ready replica of every range, joined
    * every latch and left the foreign ones again milliseconds later — churn in ZooKeeper, and
-   * Curator's LeaderLatch, closed while its first check was in flight, logged SEVERE "failed to
-   * find our node; resetting". The view now waits for both watches.
+   * Curator's LeaderLatch (the latch then), closed while its first check was in flight, logged
+   * SEVERE "failed to find our node; resetting". The view now waits for both watches; and neither
+   * Curator nor frsm logs an error across the restart.
    */
   @Test
   void restartedNode_joinsOnlyTheLatchesOfItsOwnRanges_andNoLatchLosesItsNode(@TempDir Path dir)
       throws Exception {
-    Logger latchLog = Logger.getLogger("org.apache.curator.framework.recipes.leader.LeaderLatch");
-    List<String> latchErrors = new CopyOnWriteArrayList<>();
-    Handler capture =
-        new Handler() {
-          @Override
-          public void publish(LogRecord record) {
-            if (record.getLevel().intValue() >= Level.SEVERE.intValue()) {
-              latchErrors.add(record.getMessage());
-            }
-          }
-
-          @Override
-          public void flush() {}
-
-          @Override
-          public void close() {}
-        };
     try (TestCluster cluster = new TestCluster(dir);
         CuratorFramework zk =
             CuratorFrameworkFactory.newClient(
@@ -135,19 +114,20 @@ class RangeLeadershipIT {
       }
       Map<Integer, Integer> latchChangesBefore = latchChanges(zk, others);
 
-      latchLog.addHandler(capture);
-      cluster.restart(1);
-      for (int r : ledBy1) {
-        cluster.awaitLeader(r, 1, MOVE_TIMEOUT);
+      List<String> severe;
+      try (LoggedProblems logged = LoggedProblems.capture(LoggedProblems.LIBRARIES_AND_FRSM)) {
+        cluster.restart(1);
+        for (int r : ledBy1) {
+          cluster.awaitLeader(r, 1, MOVE_TIMEOUT);
+        }
+        severe = logged.severe();
       }
 
       assertEquals(
           latchChangesBefore,
           latchChanges(zk, others),
           "node 1 never joined the latch of a range whose natural leader serves");
-      assertEquals(List.of(), latchErrors, "Curator's LeaderLatch logged no error");
-    } finally {
-      latchLog.removeHandler(capture);
+      assertEquals(List.of(), severe, "neither a library nor frsm logged an error");
     }
   }
 
@@ -182,28 +162,35 @@ class RangeLeadershipIT {
 
       ZkLayout layout = new ZkLayout(TestCluster.CLUSTER_ID);
       long oldSession = zk.checkExists().forPath(layout.member(2)).getEphemeralOwner();
-      cluster.node(2).expireZooKeeperSession();
-      // The old session's term ends; node 2 comes back (new session) and wins a newer term.
-      Await.until(
-          () -> {
-            try {
-              long[] now = terms.current(ZkLayout.rangeId(range)).orElseThrow();
-              return now[0] > termBefore
-                  && now[1] == 2
-                  && cluster.holdersOf(range).equals(List.of(2));
-            } catch (Exception e) {
-              throw new IllegalStateException(e);
-            }
-          },
-          MOVE_TIMEOUT,
-          "node 2 to lead range " + range + " again in a newer term");
-      Await.until(
-          () -> registeredInAnotherSession(zk, 2, oldSession),
-          MOVE_TIMEOUT,
-          "node 2's registration and ready marker in its new session");
-      for (int r : naturallyLedBy(ring, 2)) {
-        cluster.awaitLeader(r, 2, MOVE_TIMEOUT);
+      // An expiry is not a healthy run (ZooKeeper and the lease keeper warn), but the latches
+      // whose entries went with the old session join again without an error.
+      List<String> severe;
+      try (LoggedProblems logged = LoggedProblems.capture(LoggedProblems.LIBRARIES_AND_FRSM)) {
+        cluster.node(2).expireZooKeeperSession();
+        // The old session's term ends; node 2 comes back (new session) and wins a newer term.
+        Await.until(
+            () -> {
+              try {
+                long[] now = terms.current(ZkLayout.rangeId(range)).orElseThrow();
+                return now[0] > termBefore
+                    && now[1] == 2
+                    && cluster.holdersOf(range).equals(List.of(2));
+              } catch (Exception e) {
+                throw new IllegalStateException(e);
+              }
+            },
+            MOVE_TIMEOUT,
+            "node 2 to lead range " + range + " again in a newer term");
+        Await.until(
+            () -> registeredInAnotherSession(zk, 2, oldSession),
+            MOVE_TIMEOUT,
+            "node 2's registration and ready marker in its new session");
+        for (int r : naturallyLedBy(ring, 2)) {
+          cluster.awaitLeader(r, 2, MOVE_TIMEOUT);
+        }
+        severe = logged.severe();
       }
+      assertEquals(List.of(), severe, "errors logged across the expiry");
       thin.cas(key, thin.get(key).orElseThrow().version(), "1".getBytes(UTF_8));
       try (FrsmClient embedded = cluster.node(2).client()) {
         assertArrayEquals("1".getBytes(UTF_8), embedded.get(key).orElseThrow().value());
