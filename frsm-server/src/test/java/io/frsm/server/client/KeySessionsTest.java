@@ -270,9 +270,9 @@ class KeySessionsTest {
       int index = i;
       CompletableFuture<Outcome> f = racing.submit(new Operation.Get(A), 0);
       reads.set(i, f);
-      // Which thread runs this callback is up to CompletableFuture (any thread waiting in get()
-      // may run it), so the order callbacks run in says nothing; the promise is that a read's
-      // answer is given only once every earlier read of the key has its answer.
+      // Which thread runs this callback is up to CompletableFuture (a thread waiting in get() may
+      // run it), so the order callbacks run in says nothing. What KeySessions promises, with
+      // callbacks run inline, is that a read's future completes only once every earlier read's did.
       checked.add(
           f.whenComplete(
               (outcome, error) -> {
