@@ -31,10 +31,10 @@ import java.util.function.LongSupplier;
  *       it, and a read issued before one does not.
  *   <li>Reads issued with no mutation queued or running before them run concurrently, so a hot key
  *       read by many threads costs one round trip, not one per reader in line. Their results are
- *       delivered in issue order, and a read that returned something older than the read before it
- *       (a lower version, or absent against present either way: the order of those cannot be told)
- *       is run once more, from after that earlier read ended, so its answer cannot be older. A
- *       client's reads of a key never go back in time, as if they had run one at a time.
+ *       given in issue order (see below), and a read that returned something older than the read
+ *       before it (a lower version, or absent against present either way: the order of those cannot
+ *       be told) is run once more, from after that earlier read ended, so its answer cannot be
+ *       older. A client's reads of a key never go back in time, as if they had run one at a time.
  *   <li>A CAS or delete that expects a version older than one this client already saw chosen for
  *       the key (in an answer that arrived before the call starts) cannot succeed: versions only
  *       grow. It is not sent; a read runs in its place, among the other reads, and the call ends
@@ -51,7 +51,12 @@ import java.util.function.LongSupplier;
  *
  * <p>Thread-safe. Results are delivered on {@code callbacks}, never on the thread that completed
  * the operation (a node's event loop or a network thread must not run user code). {@code callbacks}
- * must never reject a task (run it inline once closed).
+ * must never reject a task (run it inline once closed). A key's calls get their results one at a
+ * time, in issue order, and each result is then handed to {@code callbacks} on its own: the
+ * callers' futures complete in issue order when {@code callbacks} runs tasks inline, but a pool may
+ * run two hand-overs side by side and complete a later call's future first (the values still keep
+ * the order above). Code attached to the futures may run on any thread that completes or waits on
+ * them, in any order.
  */
 public final class KeySessions {
 
