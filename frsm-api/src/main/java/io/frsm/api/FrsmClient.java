@@ -9,10 +9,13 @@ import java.util.concurrent.CompletableFuture;
  * <p>Every mutation is a compare-and-swap on the key's {@link Version}. Operations on one key take
  * effect in the order a client issues them (session ordering): a client runs at most one mutation
  * of a key at a time, behind every earlier call on the key; the reads between two mutations run
- * concurrently, but their answers come in issue order and a later one is never older. Failures are
- * unchecked subclasses of {@link FrsmException}: {@link KeyExistsException} and {@link
- * CasMismatchException} are definite; {@link OutcomeUnknownException} is resolved with {@link
- * #fence(byte[])}; {@link NotExecutedException} is safe to retry.
+ * concurrently, and the answer to a later one is never older than the answer to an earlier one
+ * (answers are released in issue order; the futures of async calls complete on the client's
+ * callback threads, so two of them may complete in either order — chain a call on the future of the
+ * one before it where the completion order matters). Failures are unchecked subclasses of {@link
+ * FrsmException}: {@link KeyExistsException} and {@link CasMismatchException} are definite; {@link
+ * OutcomeUnknownException} is resolved with {@link #fence(byte[])}; {@link NotExecutedException} is
+ * safe to retry.
  *
  * <p>Thread-safe. The async methods never block the caller; the sync methods wait for their async
  * twin.

@@ -208,9 +208,10 @@ abstract class Run {
   }
 
   /**
-   * DESIGN.md "Lease invariant" rules 3–4: with leases on, a prepare or accept starts only while
-   * this node holds the range's lease and its term is durable at {@code q} replicas. Otherwise the
-   * operation waits (re-checked every tick) until that holds or the bounded delay answers it.
+   * docs/DESIGN.md "Lease invariant" rules 3–4: with leases on, a prepare or accept starts only
+   * while this node holds the range's lease and its term is durable at {@code q} replicas.
+   * Otherwise the operation waits (re-checked every tick) until that holds or the bounded delay
+   * answers it.
    *
    * <p>Except when the wait is in vain — this node gave the range up for good in its term, or no
    * longer competes for it ({@link Input.Candidacy}) — and the operation proposed nothing of its
@@ -401,7 +402,7 @@ abstract class Run {
   void idleTick(Now now, List<Effect> out) {}
 
   private void roundFailed(Now now, List<Effect> out) {
-    // A round without q acks makes the key cold (DESIGN.md "Warm CAS").
+    // A round without q acks makes the key cold (docs/DESIGN.md "Warm CAS").
     context.forgetWarm(key);
     round = null;
     backingOff = true;

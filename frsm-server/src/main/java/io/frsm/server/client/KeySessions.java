@@ -21,8 +21,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
 /**
- * Session ordering (DESIGN.md "Operations"): a client's operations on one key take effect in the
- * order it issued them.
+ * Session ordering (docs/DESIGN.md "Operations"): a client's operations on one key take effect in
+ * the order it issued them.
  *
  * <ul>
  *   <li>A mutation (create, CAS, delete, fence) runs alone: it starts once every earlier call on

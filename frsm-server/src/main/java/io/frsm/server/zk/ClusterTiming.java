@@ -5,7 +5,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.Objects;
 
 /**
- * The cluster's bounded delay {@code T} and wall-clock skew bound ε (DESIGN.md "Operations"),
+ * The cluster's bounded delay {@code T} and wall-clock skew bound ε (docs/DESIGN.md "Operations"),
  * published in its {@link ClusterShape} when it forms. Every node runs with these values (a node
  * configured otherwise is refused), and every client needs them: a create whose outcome is unknown
  * is settled only {@code T + 2ε} after its invocation, so a fence that resolves it must wait that

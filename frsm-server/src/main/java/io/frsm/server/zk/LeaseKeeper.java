@@ -14,8 +14,8 @@ import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
 
 /**
- * Keeps the leases of the ranges this node holds (DESIGN.md "Lease invariant" rule 2): every {@code
- * L/4} it renews all of them with one ZooKeeper {@code multi} of checks ({@link
+ * Keeps the leases of the ranges this node holds (docs/DESIGN.md "Lease invariant" rule 2): every
+ * {@code L/4} it renews all of them with one ZooKeeper {@code multi} of checks ({@link
  * RangeTermStore#renewAll}) and reports the monotonic send time of every successful renewal, from
  * which the consensus core computes {@code leaseEnd = sent + L·(1−ρ)}. A failed check (a successor
  * bumped the generation), a renewal error, or a SUSPENDED or LOST connection ends the affected

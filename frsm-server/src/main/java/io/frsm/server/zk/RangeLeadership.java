@@ -16,7 +16,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 
 /**
- * One node's side of range leadership (DESIGN.md "Ring, leadership, membership"; "Lease
+ * One node's side of range leadership (docs/DESIGN.md "Ring, leadership, membership"; "Lease
  * invariant"). Per range it replicates, the node competes in the range's leader election ({@link
  * RangeLatch}) only while it is the range's preferred holder: the first replica, in the range's
  * order (natural leader first), that is live and ready. So the natural leader holds its ranges

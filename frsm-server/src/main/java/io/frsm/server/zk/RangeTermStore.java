@@ -13,7 +13,7 @@ import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.data.Stat;
 
 /**
- * Range terms and lease generations in ZooKeeper (DESIGN.md "Lease invariant" rules 1–2).
+ * Range terms and lease generations in ZooKeeper (docs/DESIGN.md "Lease invariant" rules 1–2).
  *
  * <ul>
  *   <li>{@link #bumpTerm}: one {@code multi}: set the term znode at its expected version (so two

@@ -2,7 +2,7 @@ package io.frsm.server.zk;
 
 /**
  * A node won the term of a range: it bumped the term and, in the same ZooKeeper transaction, the
- * range's lease generation, which revokes every lease of the predecessor (DESIGN.md "Lease
+ * range's lease generation, which revokes every lease of the predecessor (docs/DESIGN.md "Lease
  * invariant" rule 1). Renewals check {@code leaseGenerationVersion}.
  *
  * @param grantedAtNanos the holder's monotonic clock when the bump request was sent; the successor
