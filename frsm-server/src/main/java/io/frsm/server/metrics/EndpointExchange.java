@@ -1,22 +1,16 @@
 package io.frsm.server.metrics;
 
-import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.socket.DuplexChannel;
-import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
-import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
-import io.netty.handler.codec.http.HttpVersion;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.time.Duration;
-import java.util.Map;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
@@ -74,19 +68,7 @@ final class EndpointExchange extends ChannelInboundHandlerAdapter {
     if (!ctx.channel().isActive()) {
       return;
     }
-    FullHttpResponse response =
-        new DefaultFullHttpResponse(
-            HttpVersion.HTTP_1_1,
-            answer.status(),
-            head ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(answer.body()));
-    response
-        .headers()
-        .set(HttpHeaderNames.CONTENT_TYPE, answer.contentType())
-        .setInt(HttpHeaderNames.CONTENT_LENGTH, answer.body().length)
-        .set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
-    for (Map.Entry<String, String> header : answer.headers().entrySet()) {
-      response.headers().set(header.getKey(), header.getValue());
-    }
+    FullHttpResponse response = AnswerResponses.of(answer, head);
     ctx.writeAndFlush(response).addListener(written -> endAfter(ctx, written));
   }
 
