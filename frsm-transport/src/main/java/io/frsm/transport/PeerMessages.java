@@ -56,6 +56,8 @@ final class PeerMessages {
       return envelope.setListKeys(listKeys(m));
     } else if (message instanceof Message.KeysListed m) {
       return envelope.setKeysListed(keysListed(m));
+    } else if (message instanceof Message.StaleRing m) {
+      return envelope.setStaleRing(staleRing(m));
     }
     throw new IllegalArgumentException(
         "no wire mapping for " + message.getClass().getName() + ": add it to peer.proto");
@@ -79,6 +81,7 @@ final class PeerMessages {
         case PURGE -> purge(envelope.getPurge());
         case LIST_KEYS -> listKeys(envelope.getListKeys());
         case KEYS_LISTED -> keysListed(envelope.getKeysListed());
+        case STALE_RING -> staleRing(envelope.getStaleRing());
         case BODY_NOT_SET ->
             throw new WireDecodeException("peer envelope without a (known) message body");
       };
@@ -97,6 +100,7 @@ final class PeerMessages {
         .setRound(roundId(m.round()))
         .setBallot(ballot(m.ballot()))
         .setTerm(m.term())
+        .setRingVersion(m.ringVersion())
         .build();
   }
 
@@ -106,7 +110,8 @@ final class PeerMessages {
         key(p.getKey(), "prepare"),
         roundId(p.hasRound(), p.getRound(), "prepare"),
         realBallot(p.hasBallot(), p.getBallot(), "prepare.ballot"),
-        instanceField(p.getTerm(), "term", "prepare"));
+        instanceField(p.getTerm(), "term", "prepare"),
+        instanceField(p.getRingVersion(), "ring_version", "prepare"));
   }
 
   // ---- Promise
@@ -144,6 +149,7 @@ final class PeerMessages {
         .setRound(roundId(m.round()))
         .setProposal(acceptedValue(m.proposal()))
         .setTerm(m.term())
+        .setRingVersion(m.ringVersion())
         .build();
   }
 
@@ -158,7 +164,8 @@ final class PeerMessages {
         key(p.getKey(), "accept"),
         roundId(p.hasRound(), p.getRound(), "accept"),
         proposal,
-        instanceField(p.getTerm(), "term", "accept"));
+        instanceField(p.getTerm(), "term", "accept"),
+        instanceField(p.getRingVersion(), "ring_version", "accept"));
   }
 
   // ---- Accepted
@@ -218,11 +225,15 @@ final class PeerMessages {
     return io.frsm.transport.proto.Read.newBuilder()
         .setKey(key(m.key()))
         .setRound(roundId(m.round()))
+        .setRingVersion(m.ringVersion())
         .build();
   }
 
   private static Message.Read read(io.frsm.transport.proto.Read p) throws WireDecodeException {
-    return new Message.Read(key(p.getKey(), "read"), roundId(p.hasRound(), p.getRound(), "read"));
+    return new Message.Read(
+        key(p.getKey(), "read"),
+        roundId(p.hasRound(), p.getRound(), "read"),
+        instanceField(p.getRingVersion(), "ring_version", "read"));
   }
 
   // ---- ReadReply
@@ -276,6 +287,7 @@ final class PeerMessages {
         .setRound(roundId(m.round()))
         .setRange(m.range())
         .setTerm(m.term())
+        .setRingVersion(m.ringVersion())
         .build();
   }
 
@@ -289,7 +301,8 @@ final class PeerMessages {
         key(p.getKey(), "term_persist"),
         roundId(p.hasRound(), p.getRound(), "term_persist"),
         p.getRange(),
-        instanceField(p.getTerm(), "term", "term_persist"));
+        instanceField(p.getTerm(), "term", "term_persist"),
+        instanceField(p.getRingVersion(), "ring_version", "term_persist"));
   }
 
   private static io.frsm.transport.proto.TermPersisted termPersisted(Message.TermPersisted m) {
@@ -332,6 +345,7 @@ final class PeerMessages {
         .setEpoch(m.mark().epoch())
         .setTimestamp(m.mark().timestamp())
         .setMarkTimeMs(m.mark().markTimeMs())
+        .setRingVersion(m.ringVersion())
         .build();
   }
 
@@ -341,7 +355,8 @@ final class PeerMessages {
         new PurgeMark(
             instanceField(p.getEpoch(), "epoch", "purge"),
             instanceField(p.getTimestamp(), "timestamp", "purge"),
-            instanceField(p.getMarkTimeMs(), "mark_time_ms", "purge")));
+            instanceField(p.getMarkTimeMs(), "mark_time_ms", "purge")),
+        instanceField(p.getRingVersion(), "ring_version", "purge"));
   }
 
   // ---- ListKeys, KeysListed (a new holder's range scan)
@@ -355,7 +370,8 @@ final class PeerMessages {
             .setTerm(m.term())
             .setFromToken(m.fromToken())
             .setToToken(m.toToken())
-            .setLimit(m.limit());
+            .setLimit(m.limit())
+            .setRingVersion(m.ringVersion());
     if (m.after() != null) {
       b.setAfter(key(m.after()));
     }
@@ -379,7 +395,8 @@ final class PeerMessages {
         p.getFromToken(),
         p.getToToken(),
         p.getAfter().isEmpty() ? null : key(p.getAfter(), "list_keys.after"),
-        p.getLimit());
+        p.getLimit(),
+        instanceField(p.getRingVersion(), "ring_version", "list_keys"));
   }
 
   private static io.frsm.transport.proto.KeysListed keysListed(Message.KeysListed m) {
@@ -405,5 +422,23 @@ final class PeerMessages {
         roundId(p.hasRound(), p.getRound(), "keys_listed"),
         keys,
         p.getMore());
+  }
+
+  // ---- StaleRing (ring versions: docs/PROTOCOL.md "Membership changes")
+
+  private static io.frsm.transport.proto.StaleRing staleRing(Message.StaleRing m) {
+    return io.frsm.transport.proto.StaleRing.newBuilder()
+        .setKey(key(m.key()))
+        .setRound(roundId(m.round()))
+        .setRingVersion(m.ringVersion())
+        .build();
+  }
+
+  private static Message.StaleRing staleRing(io.frsm.transport.proto.StaleRing p)
+      throws WireDecodeException {
+    return new Message.StaleRing(
+        key(p.getKey(), "stale_ring"),
+        roundId(p.hasRound(), p.getRound(), "stale_ring"),
+        instanceField(p.getRingVersion(), "ring_version", "stale_ring"));
   }
 }

@@ -25,21 +25,23 @@ final class RandomWire {
 
   Message message() {
     Key key = key();
-    return switch (random.nextInt(14)) {
-      case 0 -> new Message.Prepare(key, roundId(), realBallot(), term());
+    return switch (random.nextInt(15)) {
+      case 0 -> new Message.Prepare(key, roundId(), realBallot(), term(), ringVersion());
       case 1 -> new Message.Promise(key, roundId(), realBallot(), ballot(), acceptedOrNull());
-      case 2 -> new Message.Accept(key, roundId(), accepted(false), term());
+      case 2 -> new Message.Accept(key, roundId(), accepted(false), term(), ringVersion());
       case 3 -> new Message.Accepted(key, roundId(), realBallot(), instance(), instance());
       case 4 -> new Message.Reject(key, roundId(), ballot(), ballot(), acceptedOrNull());
-      case 5 -> new Message.Read(key, roundId());
+      case 5 -> new Message.Read(key, roundId(), ringVersion());
       case 6 -> new Message.ReadReply(key, roundId(), ballot(), acceptedOrNull());
       case 7 -> {
         int range = random.nextInt(64);
-        yield new Message.TermPersist(RangeTerm.cellKey(range), roundId(), range, 1 + term());
+        yield new Message.TermPersist(
+            RangeTerm.cellKey(range), roundId(), range, 1 + term(), ringVersion());
       }
       case 8 -> new Message.TermPersisted(key, roundId(), term());
       case 9 -> new Message.StaleTerm(key, roundId(), term());
-      case 10 -> new Message.Purge(key, new PurgeMark(instance(), instance(), instance()));
+      case 10 ->
+          new Message.Purge(key, new PurgeMark(instance(), instance(), instance()), ringVersion());
       case 11 -> {
         int range = random.nextInt(64);
         Key after = random.nextBoolean() ? null : key();
@@ -50,11 +52,12 @@ final class RandomWire {
             RangeTerm.cellKey(range),
             roundId(),
             range,
-            1 + term(),
+            term(), // 0: a membership settle's listing
             from,
             to,
             after,
-            1 + random.nextInt(2048));
+            1 + random.nextInt(2048),
+            ringVersion());
       }
       case 12 -> {
         java.util.List<Key> keys = new java.util.ArrayList<>();
@@ -63,8 +66,14 @@ final class RandomWire {
         }
         yield new Message.KeysListed(key, roundId(), keys, !keys.isEmpty() && random.nextBoolean());
       }
+      case 13 -> new Message.StaleRing(key, roundId(), ringVersion());
       default -> new Message.Commit(key, accepted(true));
     };
+  }
+
+  /** A ring version: 0 (a cluster that never changed) half the time, else anything in bounds. */
+  private long ringVersion() {
+    return random.nextBoolean() ? 0 : instance();
   }
 
   private long term() {

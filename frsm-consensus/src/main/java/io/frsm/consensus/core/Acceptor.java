@@ -33,6 +33,9 @@ final class Acceptor {
   private final Map<Key, Lane> busyLanes = new HashMap<>();
   private final Map<Long, Lane> lanesByPersist = new HashMap<>();
   private final AcceptorTerms terms;
+  private final RingVersions rings;
+  private final boolean ignoreRingVersion;
+  private final CoreCounters counters;
   private long nextPersistId;
 
   /** The messages of one key waiting behind its in-flight persist. */
@@ -47,10 +50,52 @@ final class Acceptor {
     }
   }
 
-  Acceptor(CellStore store, CoreConfig config) {
+  Acceptor(CellStore store, CoreConfig config, CoreCounters counters) {
     this.store = store;
     this.config = config;
     this.terms = new AcceptorTerms(store, config.leases(), config.placement());
+    this.rings = new RingVersions(config.placement());
+    this.ignoreRingVersion = config.broken(Sabotage.IGNORE_RING_VERSION);
+    this.counters = counters;
+  }
+
+  /** The placement moved to a newer ring version (ranges never change, so terms are unaffected). */
+  void placementChanged(PlacementChange change) {
+    rings.install(change);
+  }
+
+  /**
+   * Whether {@code message} must be refused for its ring version: a request or purge older than the
+   * version at which its range's members last changed here, or a settle's listing of a version this
+   * node has not installed. A refused request is answered with {@link Message.StaleRing}; a purge
+   * dies silently (it is never answered).
+   */
+  private boolean refusedForRing(int from, Message message, List<Effect> out) {
+    long version;
+    RoundId round;
+    if (message instanceof Message.Request request) {
+      version = request.ringVersion();
+      round = request.round();
+    } else if (message instanceof Message.Purge purge) {
+      version = purge.ringVersion();
+      round = null;
+    } else {
+      return false; // a commit teaches a chosen value: chosen at any version, it stays chosen
+    }
+    int range = RangeTerm.rangeOf(message.key()); // a reserved cell belongs to the range it names
+    if (range < 0 || range >= rings.rangeCount()) {
+      range = terms.rangeOf(message.key());
+    }
+    boolean settleAhead =
+        message instanceof Message.ListKeys lk && lk.settle() && lk.ringVersion() > rings.version();
+    if (!settleAhead && (ignoreRingVersion || !rings.stale(range, version))) {
+      return false;
+    }
+    counters.staleRingRefused();
+    if (round != null) {
+      out.add(new Effect.Send(from, new Message.StaleRing(message.key(), round, rings.version())));
+    }
+    return true;
   }
 
   /** REQUIRES: {@code message} is a request or a commit. */
@@ -95,6 +140,9 @@ final class Acceptor {
   private void process(Now now, int from, Message message, List<Effect> out) {
     Key key = message.key();
     long writeTimeMs = Math.floorDiv(now.wallMicros(), 1000);
+    if (refusedForRing(from, message, out)) {
+      return; // a round counted over an outdated replica set dies here (PROTOCOL.md "Membership")
+    }
     if (message instanceof Message.Commit c) {
       // A merge whatever this replica promised: the join keeps the newer instance and ORs the
       // chosen flag at the same one. A chosen live value is a hint wherever it lands, written
@@ -113,6 +161,13 @@ final class Acceptor {
       Effect ack =
           new Effect.Send(from, new Message.TermPersisted(tp.key(), tp.round(), tp.term()));
       persistTerm(from, tp.key(), tp.round(), tp.range(), tp.term(), () -> ack, writeTimeMs, out);
+      return;
+    }
+    if (message instanceof Message.ListKeys lk && lk.settle()) {
+      // A settle's listing: no term; listed once what the range already took is durable. From now
+      // on this replica refuses older rounds of the range (it installed the version: checked
+      // above), so no key it lacks now can be chosen by one of them later.
+      terms.holdUntilDurable(rangePersistsInFlight(lk.range()), () -> listKeys(from, lk), out);
       return;
     }
     if (message instanceof Message.ListKeys lk) {
@@ -208,16 +263,22 @@ final class Acceptor {
       out.add(new Effect.Send(from, new Message.StaleTerm(key, round, known)));
       return;
     }
+    Set<Long> waitFor = rangePersistsInFlight(range);
+    if (terms.raise(range, term)) {
+      waitFor.add(persist(key, RangeTerm.termCell(range, term, writeTimeMs), null, out));
+    }
+    terms.holdUntilDurable(waitFor, reply, out);
+  }
+
+  /** The persists in flight of client keys of {@code range} (a barrier waits for them). */
+  private Set<Long> rangePersistsInFlight(int range) {
     Set<Long> waitFor = new HashSet<>();
     for (var e : lanesByPersist.entrySet()) {
       if (terms.inRange(e.getValue().key, range)) {
         waitFor.add(e.getKey());
       }
     }
-    if (terms.raise(range, term)) {
-      waitFor.add(persist(key, RangeTerm.termCell(range, term, writeTimeMs), null, out));
-    }
-    terms.holdUntilDurable(waitFor, reply, out);
+    return waitFor;
   }
 
   /** The listing a {@link Message.ListKeys} asks for, or null if the store cannot be read. */

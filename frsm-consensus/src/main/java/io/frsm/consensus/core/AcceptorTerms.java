@@ -84,6 +84,11 @@ final class AcceptorTerms {
     }
   }
 
+  /** The range of client key {@code key}. */
+  int rangeOf(Key key) {
+    return placement.rangeOf(key);
+  }
+
   /** Whether {@code key} is a client key of {@code range} (the barrier's scope). */
   boolean inRange(Key key, int range) {
     return !RangeTerm.isReserved(key) && placement.rangeOf(key) == range;

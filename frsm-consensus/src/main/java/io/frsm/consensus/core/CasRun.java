@@ -88,7 +88,9 @@ final class CasRun extends Run {
   @Override
   void onChosen(Now now, Round r, AcceptedValue value, List<Effect> out) {
     if (this.value == null && value.isDelete() && isOwn(value)) {
-      context.deleteChosen(now, key, replicas, r, out); // phase 1 goes on to all n
+      // Phase 1 goes on to every replica that stores the key, learners included: a learner that
+      // kept an older value while the others purged the delete would bring it back when promoted.
+      context.deleteChosen(now, key, members(), ringVersion, r, out);
     }
   }
 

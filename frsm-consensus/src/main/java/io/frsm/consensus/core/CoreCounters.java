@@ -22,6 +22,18 @@ final class CoreCounters {
   private long preparesSent;
   private long acceptsSent;
   private long mismatchesLeaderOnly;
+  private long staleRingRefused;
+  private long staleRingReplies;
+
+  /** This node's acceptor refused a request or purge for its outdated ring version. */
+  void staleRingRefused() {
+    staleRingRefused++;
+  }
+
+  /** One of this node's rounds was refused for its ring version ({@link Message.StaleRing}). */
+  void staleRingReply() {
+    staleRingReplies++;
+  }
 
   void prepareSent() {
     preparesSent++;
@@ -99,6 +111,8 @@ final class CoreCounters {
         notExecuted,
         preparesSent,
         acceptsSent,
-        mismatchesLeaderOnly);
+        mismatchesLeaderOnly,
+        staleRingRefused,
+        staleRingReplies);
   }
 }

@@ -21,6 +21,12 @@ package io.frsm.consensus.core;
  * operations' rounds sent, the one to this node itself included. {@code mismatchesLeaderOnly}
  * counts the CAS and delete mismatches (part of {@code mismatches}) answered from the local cell
  * under the lease, with no round (they are neither warm nor cold).
+ *
+ * <p>Ring versions (docs/PROTOCOL.md "Membership changes"): {@code staleRingRefused} counts the
+ * requests and purges this node's acceptor refused because they carried an outdated ring version;
+ * {@code staleRingReplies} counts the refusals of that kind this node's own rounds (client
+ * operations, scans and settles) received — a node that gets them is behind, or ran a round that
+ * started before a membership step.
  */
 public record CoreStats(
     long gets,
@@ -39,14 +45,16 @@ public record CoreStats(
     long notExecuted,
     long preparesSent,
     long acceptsSent,
-    long mismatchesLeaderOnly) {
+    long mismatchesLeaderOnly,
+    long staleRingRefused,
+    long staleRingReplies) {
 
   public static final CoreStats ZERO =
-      new CoreStats(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+      new CoreStats(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
 
   /** {@code n} gets served from the local cell under the lease, and nothing else. */
   public static CoreStats leaderOnlyReads(long n) {
-    return new CoreStats(n, 0, 0, 0, 0, 0, 0, n, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    return new CoreStats(n, 0, 0, 0, 0, 0, 0, n, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
   }
 
   /** Field-wise sum, for cluster-wide totals. */
@@ -77,7 +85,9 @@ public record CoreStats(
         notExecuted + sign * o.notExecuted,
         preparesSent + sign * o.preparesSent,
         acceptsSent + sign * o.acceptsSent,
-        mismatchesLeaderOnly + sign * o.mismatchesLeaderOnly);
+        mismatchesLeaderOnly + sign * o.mismatchesLeaderOnly,
+        staleRingRefused + sign * o.staleRingRefused,
+        staleRingReplies + sign * o.staleRingReplies);
   }
 
   /** Cold CAS operations over all counted ones (0 when none ran). */

@@ -30,8 +30,12 @@ import java.util.Set;
  * <p>In memory only and bounded: a crash, or more than {@code warmKeysMax} pending deletes, drops a
  * completion, which leaves the key's delete cell in place (space, never safety).
  *
- * <p>A completion keeps the replica set its delete was chosen in, whatever placement comes later
- * ({@link Input.PlacementChanged}).
+ * <p>"Every replica" means every replica that stores the key at the delete's ring version, voters
+ * and learners alike: a learner that kept an older value while the voters dropped the delete would
+ * bring the value back once promoted. A completion keeps that set; if a newer placement changes the
+ * members of the key's range, the completion is dropped without a purge ({@link
+ * #placementChanged}): a replica that joined may hold an older value the set never acked over. Its
+ * reads and purges carry the delete's ring version, so replicas that moved past it refuse them.
  */
 final class DeleteCompletion {
   private final Incarnation incarnation;
@@ -44,15 +48,22 @@ final class DeleteCompletion {
     final Key key;
     final AcceptedValue delete;
     final List<Integer> replicas;
+    final long ringVersion;
     final Set<Integer> acked = new HashSet<>();
     final RoundId acceptRound;
     RoundId probeRound;
     long nextProbeNanos;
 
-    Pending(Key key, AcceptedValue delete, List<Integer> replicas, RoundId acceptRound) {
+    Pending(
+        Key key,
+        AcceptedValue delete,
+        List<Integer> replicas,
+        long ringVersion,
+        RoundId acceptRound) {
       this.key = key;
       this.delete = delete;
       this.replicas = replicas;
+      this.ringVersion = ringVersion;
       this.acceptRound = acceptRound;
     }
 
@@ -84,13 +95,14 @@ final class DeleteCompletion {
 
   /**
    * The accept round {@code round} chose its delete of key {@code key}; it went to every one of
-   * {@code replicas} (the key's replica set the delete ran with). Purges at once if all of them
-   * acked, else waits for them.
+   * {@code replicas} (every replica storing the key at ring version {@code ringVersion}, the set
+   * the delete ran with). Purges at once if all of them acked, else waits for them.
    */
-  void deleteChosen(Now now, Key key, List<Integer> replicas, Round round, List<Effect> out) {
+  void deleteChosen(
+      Now now, Key key, List<Integer> replicas, long ringVersion, Round round, List<Effect> out) {
     AcceptedValue chosenDelete = round.proposal.withChosen(true);
     assert chosenDelete.isDelete();
-    Pending pending = new Pending(key, chosenDelete, replicas, round.id);
+    Pending pending = new Pending(key, chosenDelete, List.copyOf(replicas), ringVersion, round.id);
     for (Map.Entry<Integer, Message.Reply> reply : round.replies.entrySet()) {
       if (reply.getValue() instanceof Message.Accepted) {
         pending.acked.add(reply.getKey());
@@ -157,7 +169,9 @@ final class DeleteCompletion {
       for (int to : pending.replicas) {
         if (!pending.acked.contains(to)) {
           out.add(new Effect.Send(to, new Message.Commit(pending.key, pending.delete)));
-          out.add(new Effect.Send(to, new Message.Read(pending.key, pending.probeRound)));
+          out.add(
+              new Effect.Send(
+                  to, new Message.Read(pending.key, pending.probeRound, pending.ringVersion)));
         }
       }
     }
@@ -175,7 +189,19 @@ final class DeleteCompletion {
             pending.delete.timestamp(),
             Math.floorDiv(now.wallMicros(), 1000));
     for (int to : pending.replicas) {
-      out.add(new Effect.Send(to, new Message.Purge(pending.key, mark)));
+      out.add(new Effect.Send(to, new Message.Purge(pending.key, mark, pending.ringVersion)));
+    }
+  }
+
+  /**
+   * Drops, without a purge, every completion of a key whose range's members changed: the set it
+   * waits for is no longer every replica of the key.
+   */
+  void placementChanged(PlacementChange change) {
+    for (Pending pending : new ArrayList<>(byKey.values())) {
+      if (change.membersChanged(change.next().rangeOf(pending.key))) {
+        end(pending);
+      }
     }
   }
 

@@ -62,4 +62,29 @@ public sealed interface Effect {
    * mark, and only while the lease generation is still the one {@code term} set.
    */
   record LeaseReleased(int range, long term, boolean clean) implements Effect {}
+
+  /**
+   * The answer to an {@link Input.PlacementChanged} that moved the core to a newer ring version:
+   * from now on this node refuses every request of a range whose set changed that carries an older
+   * version. The orchestrator of a membership change counts these (from a quorum of the new
+   * version's voters) before it takes the next step (docs/PROTOCOL.md "Membership changes", rule
+   * a). Not emitted for a placement the core already had or an older one.
+   */
+  record RingInstalled(long ringVersion) implements Effect {}
+
+  /**
+   * A replica refused one of this node's requests with {@link Message.StaleRing}: it installed ring
+   * version {@code ringVersion}, newer than any this node has. The driver should fetch the ring;
+   * emitted once per newer version seen.
+   */
+  record RingBehind(long ringVersion) implements Effect {}
+
+  /**
+   * The answer to {@link Input.SettleRange}. {@code settled}: every key of range {@code range} that
+   * a voter of ring version {@code ringVersion} listed has its newest chosen value (or ⊥) held with
+   * one accepted triple by a quorum of that version's voters, read after the listed replicas
+   * stopped taking older rounds. False: the settle was abandoned (the core moved to another version
+   * first, or the version asked for was not the installed one); ask again.
+   */
+  record RangeSettled(int range, long ringVersion, boolean settled) implements Effect {}
 }

@@ -25,6 +25,10 @@ final class GetRun extends Run {
 
   @Override
   void start(Now now, List<Effect> out) {
+    if (settleRead()) {
+      read(now, out); // a settle needs a quorum's evidence, never the local cell
+      return;
+    }
     if (servedLocally(now, out)) {
       return;
     }
@@ -74,6 +78,10 @@ final class GetRun extends Run {
 
   @Override
   void onReadProgress(Now now, Round read, List<Effect> out) {
+    if (settleRead()) {
+      settleReadProgress(now, read, out);
+      return;
+    }
     AcceptedValue m = null;
     for (Message.Reply r : read.replies.values()) {
       AcceptedValue a = ((Message.ReadReply) r).accepted();
@@ -133,11 +141,59 @@ final class GetRun extends Run {
    * this holder's own rounds: that operation's outcome was unknown, so it may take effect then.
    */
   private boolean scanRead() {
-    return requestId < 0;
+    return requestId < 0 && !settleRead();
+  }
+
+  /**
+   * A read of a membership change's settle ({@link RangeSettles}): it ends only when the key's
+   * newest value — the largest accepted part among every voter of the run's ring version, or ⊥ — is
+   * held with one accepted triple by a quorum of those voters. From the read round only if every
+   * voter answered (so no newer accepted part sits on any of them) and a quorum shows the same
+   * triple; a chosen flag or promises to this node are not enough (a flag may sit on a single
+   * replica: commits are hints). Otherwise it prepares a fresh ballot and either finds the triple
+   * at a quorum of promises or re-commits M at its own instance under that ballot. Like a scan read
+   * it never quenches: it answers no client, and must not move a key's version.
+   */
+  private boolean settleRead() {
+    return RangeSettles.isSettleRead(requestId);
+  }
+
+  private void settleReadProgress(Now now, Round read, List<Effect> out) {
+    if (read.replies.size() < replicas.size()) {
+      return; // wait for every voter, or the timeout's prepare
+    }
+    AcceptedValue m = null;
+    for (Message.Reply r : read.replies.values()) {
+      AcceptedValue a = ((Message.ReadReply) r).accepted();
+      if (a != null && (m == null || a.compareTo(m) > 0)) {
+        m = a;
+      }
+    }
+    int sameTriple = 0;
+    for (Message.Reply r : read.replies.values()) {
+      AcceptedValue a = ((Message.ReadReply) r).accepted();
+      if (m == null ? a == null : a != null && a.sameTriple(m)) {
+        sameTriple++;
+      }
+    }
+    if (sameTriple >= quorum) {
+      finish(new Outcome.ReadResult(Run.visible(m)), out);
+    } else {
+      prepare(now, out);
+    }
   }
 
   @Override
   void decide(Now now, AcceptedValue m, boolean mChosen, List<Effect> out) {
+    if (settleRead()) {
+      Outcome answer = new Outcome.ReadResult(Run.visible(m));
+      if (m == null || promisesHolding(m) >= quorum) {
+        finish(answer, out); // ⊥ at a promise quorum, or M already held by one
+      } else {
+        accept(now, recommit(m), false, promisers(), answer, out);
+      }
+      return;
+    }
     if (scanRead()) {
       Outcome answer = new Outcome.ReadResult(Run.visible(m));
       if (m == null) {

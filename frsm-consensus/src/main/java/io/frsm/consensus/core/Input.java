@@ -104,26 +104,43 @@ public sealed interface Input {
   }
 
   /**
-   * From the node's membership: the cluster's placement is now {@code next} (the home for adding
-   * and removing nodes). Allowed: the same ranges as the core's current placement — as many, with
-   * the same end tokens — and any replica set for each; anything else is refused with an {@link
-   * IllegalArgumentException} and changes nothing. A range's set changes when its members change (a
-   * new order alone keeps the set).
+   * From the node's membership: the cluster's placement is now {@code next}, at its ring version
+   * (docs/PROTOCOL.md "Membership changes"). A newer version with the same ranges — as many, with
+   * the same end tokens — and any voters and learners for each is installed and answered with
+   * {@link Effect.RingInstalled}; an older version, or the same placement again, changes nothing
+   * and is not answered (a late notice); the same version with other contents, or other ranges, is
+   * refused with an {@link IllegalArgumentException} and changes nothing.
    *
-   * <p>Effect: a run already started finishes with the replica set it started with, its quorum
-   * counted there (its rounds, hedges and retries, and the delete completion it hands over); queued
-   * operations and later ones start with the new set. Warm keys of a changed range turn cold. A
-   * range whose set is unchanged keeps its term, lease, scan and leader-only mode; for a range
-   * whose set changed they end as on a lost lease: leader-only mode off, the scan dropped, the term
-   * no longer counted as persisted (it is persisted again at the new set, then scanned anew), and
-   * only renewals sent from now on count. The acceptor is unaffected (terms are per range, ranges
-   * are unchanged). A placement equal to the current one changes nothing.
-   *
-   * <p>Not yet safe on its own: docs/PROTOCOL.md "Placement changes". Goes to every core shard.
+   * <p>Effect: from now on the acceptor refuses requests of a range whose members (voters or
+   * learners) changed that carry an older version ({@link Message.StaleRing}). A run already
+   * started keeps the set it started with until it prepares again after a failed round, and then
+   * takes the newest; queued operations and later ones start with the new set. Warm keys of a range
+   * whose voters changed turn cold. A range whose voters are unchanged keeps its term, lease, scan
+   * and leader-only mode; for a range whose voters changed they end as on a lost lease: leader-only
+   * mode off, the scan dropped, the term no longer counted as persisted (it is persisted again at
+   * the new voters, then scanned anew), and only renewals sent from now on count. Delete
+   * completions of a range whose members changed are dropped (no purge: space, never safety). A
+   * settle of another version is abandoned. Goes to every core shard.
    */
   record PlacementChanged(Placement next) implements Input {
     public PlacementChanged {
       Objects.requireNonNull(next);
+    }
+  }
+
+  /**
+   * From the orchestrator of a membership change: settle range {@code range} at ring version {@code
+   * ringVersion}, which must be the installed one (docs/PROTOCOL.md "Membership changes", rule b).
+   * The core lists the keys of a quorum of the version's voters and reads each until its newest
+   * value is held by a quorum of them, then answers {@link Effect.RangeSettled}. With leases on,
+   * only the range's holder can prepare: ask it. Goes to the shard owning the range.
+   */
+  record SettleRange(int range, long ringVersion) implements Input {
+    public SettleRange {
+      if (range < 0 || ringVersion < 0) {
+        throw new IllegalArgumentException(
+            "range >= 0, ring version >= 0: " + range + ", " + ringVersion);
+      }
     }
   }
 }

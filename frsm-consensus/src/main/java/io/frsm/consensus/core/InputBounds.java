@@ -78,6 +78,13 @@ public final class InputBounds {
   }
 
   private static void checkMessage(Message m, Placement placement) {
+    if (m instanceof Message.Request request) {
+      number(request.ringVersion(), "ring_version");
+    } else if (m instanceof Message.Purge purge) {
+      number(purge.ringVersion(), "purge.ring_version");
+    } else if (m instanceof Message.StaleRing stale) {
+      number(stale.ringVersion(), "stale_ring.ring_version");
+    }
     if (m instanceof Message.Prepare p) {
       ballot(p.ballot(), "prepare.ballot");
       number(p.term(), "prepare.term");

@@ -285,12 +285,19 @@ final class LeaseState {
   }
 
   private void sendTermPersist(Now now, int range, RangeLease r, List<Effect> out) {
+    if (placement.learners(range).contains(incarnation.nodeId())) {
+      return; // a learner never holds a range: its term is never persisted, so it never leads
+    }
     r.persistRound = incarnation.newRoundId();
     r.persistSentMonoNanos = now.monoNanos();
     r.persistAcks.clear();
     Key key = RangeTerm.cellKey(range);
     for (int to : placement.replicas(range)) {
-      out.add(new Effect.Send(to, new Message.TermPersist(key, r.persistRound, range, r.term)));
+      out.add(
+          new Effect.Send(
+              to,
+              new Message.TermPersist(
+                  key, r.persistRound, range, r.term, placement.ringVersion())));
     }
   }
 

@@ -29,7 +29,11 @@ public final class NodeCore {
   private final LeaderReads leaderReads;
   private final DeleteCompletion deletes;
   private final PeerResponsiveness peers;
+  private final RangeSettles settles;
   private final CoreCounters counters = new CoreCounters();
+
+  /** The highest ring version a {@link Message.StaleRing} showed above this node's own. */
+  private long ringBehindReported;
 
   /** The scans' quorum reads go to the coordinator's per-key queues like clients' operations. */
   private final LeaseState.ScanReads scanReads;
@@ -56,7 +60,7 @@ public final class NodeCore {
     Objects.requireNonNull(random);
     CoreTimings timings = CoreTimings.of(config);
     Incarnation incarnation = new Incarnation(nodeId, boot);
-    this.acceptor = new Acceptor(store, config);
+    this.acceptor = new Acceptor(store, config, counters);
     this.leases = new LeaseState(config, timings, incarnation);
     this.leaderReads =
         new LeaderReads(
@@ -68,6 +72,8 @@ public final class NodeCore {
         new DeleteCompletion(incarnation, timings.roundTimeoutNanos(), config.warmKeysMax());
     this.peers = new PeerResponsiveness(timings.hedgeNanos());
     this.placement = config.placement();
+    this.ringBehindReported = placement.ringVersion();
+    this.settles = new RangeSettles(incarnation, timings.roundTimeoutNanos(), config.placement());
     this.runContext =
         new RunContext(
             config,
@@ -107,6 +113,7 @@ public final class NodeCore {
       receive(now, receive, out);
     } else if (input instanceof Input.Tick) {
       leases.tick(now, scanReads, out);
+      settles.tick(now, scanReads, out);
       deletes.tick(now, out);
       coordinator.tick(now, out);
     } else if (input instanceof Input.PersistDone done) {
@@ -122,18 +129,38 @@ public final class NodeCore {
     } else if (input instanceof Input.Candidacy candidacy) {
       leases.candidacy(candidacy);
     } else if (input instanceof Input.PlacementChanged changed) {
-      PlacementChange change = PlacementChange.between(placement, changed.next());
-      placement = change.next();
-      runContext.placementChanged(change);
-      leases.placementChanged(now, change);
+      placementChanged(now, changed, out);
+    } else if (input instanceof Input.SettleRange settle) {
+      settles.settle(now, settle, scanReads, out);
+    }
+    if (leases.enabled() || settles.busy()) {
+      takeScanReplies(now, out);
     }
     if (leases.enabled()) {
-      takeScanReplies(now, out);
       watchChosenPersists(out);
       leaderReads.endOfStep();
       leases.publish();
     }
     return out;
+  }
+
+  /**
+   * A newer ring version is installed in every part at once, within this step: from its end the
+   * acceptor refuses older rounds of the changed ranges, and the answer says so. An older or equal
+   * placement changes nothing and is not answered.
+   */
+  private void placementChanged(Now now, Input.PlacementChanged changed, List<Effect> out) {
+    PlacementChange change = PlacementChange.between(placement, changed.next());
+    if (change == null) {
+      return;
+    }
+    placement = change.next();
+    acceptor.placementChanged(change);
+    runContext.placementChanged(change);
+    leases.placementChanged(now, change);
+    deletes.placementChanged(change);
+    settles.placementChanged(change, out);
+    out.add(new Effect.RingInstalled(placement.ringVersion()));
   }
 
   /** REQUIRES: {@link InputBounds#check} passed (key not reserved, request id >= 0). */
@@ -146,8 +173,19 @@ public final class NodeCore {
    * other replies to a delete completion if one owns their round, else to the key's run.
    */
   private void receive(Now now, Input.Receive receive, List<Effect> out) {
+    if (receive.message() instanceof Message.StaleRing stale) {
+      counters.staleRingReply();
+      if (stale.ringVersion() > Math.max(ringBehindReported, placement.ringVersion())) {
+        ringBehindReported = stale.ringVersion();
+        out.add(new Effect.RingBehind(stale.ringVersion()));
+      }
+    }
     if (!(receive.message() instanceof Message.Reply reply)) {
       acceptor.receive(now, receive.from(), receive.message(), out);
+    } else if (RangeTerm.isReserved(reply.key()) && settles.owns(reply)) {
+      if (reply instanceof Message.KeysListed listed) {
+        settles.onListed(now, receive.from(), listed, scanReads, out);
+      } // a StaleRing: that replica has not installed the settle's version; the others may list
     } else if (RangeTerm.isReserved(reply.key())) {
       leases.onTermReply(now, receive.from(), reply, scanReads, out);
     } else {
@@ -189,14 +227,19 @@ public final class NodeCore {
   }
 
   /**
-   * Answers of the core's own scan reads (negative request ids) go to the scan, not the driver; the
-   * scan may start more reads, whose answers may come at once, hence the loop.
+   * Answers of the core's own scan and settle reads (negative request ids) go to the scan or
+   * settle, not the driver; they may start more reads, whose answers may come at once, hence the
+   * loop.
    */
   private void takeScanReplies(Now now, List<Effect> out) {
     for (int i = 0; i < out.size(); i++) {
       if (out.get(i) instanceof Effect.Reply reply && reply.requestId() < 0) {
         out.remove(i--);
-        leases.scanReadDone(now, reply.requestId(), reply.outcome(), scanReads, out);
+        if (RangeSettles.isSettleRead(reply.requestId())) {
+          settles.readDone(now, reply.requestId(), reply.outcome(), scanReads, out);
+        } else {
+          leases.scanReadDone(now, reply.requestId(), reply.outcome(), scanReads, out);
+        }
       }
     }
   }
@@ -226,6 +269,16 @@ public final class NodeCore {
    */
   public long rangeScansCompleted() {
     return leases.scansCompleted();
+  }
+
+  /** Range settles this core completed (diagnostics and tests). */
+  public long rangeSettlesCompleted() {
+    return settles.settled();
+  }
+
+  /** The ring version this core installed. */
+  public long ringVersion() {
+    return placement.ringVersion();
   }
 
   /** The operation counters so far (a copy: cheap, but not free; publish it, do not poll it). */

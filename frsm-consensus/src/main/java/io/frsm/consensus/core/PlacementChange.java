@@ -5,29 +5,52 @@ import java.util.List;
 
 /**
  * A new placement for a running core ({@link Input.PlacementChanged}) checked against the current
- * one, and which ranges' replica sets it changes.
+ * one, and what it changes per range (docs/PROTOCOL.md "Membership changes").
  *
- * <p>What a core can take: the same ranges — as many, with the same end tokens — and any replica
- * set for each. Everything a core keeps per range (term, lease, scan, shard ownership) and every
- * acceptor's term cell is indexed by range, and a key's range is found by token; with other
- * boundaries a key would change ranges under state that belongs to its old one. A range's replica
- * set counts as changed when its members differ; a new order of the same members (another natural
- * leader) is not a change of the set: quorums stay the same.
+ * <p>What a core can take: a newer ring version with the same ranges — as many, with the same end
+ * tokens — and any voters and learners for each. Everything a core keeps per range (term, lease,
+ * scan, shard ownership) and every acceptor's term cell is indexed by range, and a key's range is
+ * found by token; with other boundaries a key would change ranges under state that belongs to its
+ * old one. Whether a step is a safe membership step (one voter per range) is {@link
+ * RingTransition}'s question, asked by whoever publishes versions: the core takes what it is given.
+ *
+ * <p>A range's <em>voters</em> change when their members differ; a new order of the same members
+ * (another natural leader) is no change: quorums stay the same. A range's <em>members</em> (voters
+ * and learners) change when either does.
  */
 final class PlacementChange {
   private final Placement next;
-  private final boolean[] replicasChanged;
+  private final boolean[] votersChanged;
+  private final boolean[] membersChanged;
 
-  private PlacementChange(Placement next, boolean[] replicasChanged) {
+  private PlacementChange(Placement next, boolean[] votersChanged, boolean[] membersChanged) {
     this.next = next;
-    this.replicasChanged = replicasChanged;
+    this.votersChanged = votersChanged;
+    this.membersChanged = membersChanged;
   }
 
   /**
-   * @throws IllegalArgumentException if {@code next} has other ranges than {@code current}: another
+   * The change from {@code current} to {@code next}, or null if {@code next} changes nothing: it is
+   * {@code current} again, or older (a late notice: a core never goes back to an older version).
+   *
+   * @throws IllegalArgumentException if {@code next} has the version of {@code current} with other
+   *     contents (one version names one placement), or other ranges than {@code current}: another
    *     count, or another end token for some range
    */
   static PlacementChange between(Placement current, Placement next) {
+    if (next.ringVersion() < current.ringVersion()) {
+      return null;
+    }
+    if (next.ringVersion() == current.ringVersion()) {
+      if (next.equals(current)) {
+        return null;
+      }
+      throw new IllegalArgumentException(
+          "ring version "
+              + next.ringVersion()
+              + " names another placement than the one installed: a new placement needs a newer"
+              + " ring version");
+    }
     int ranges = current.rangeCount();
     if (next.rangeCount() != ranges) {
       throw new IllegalArgumentException(
@@ -37,7 +60,8 @@ final class PlacementChange {
               + next.rangeCount()
               + " in the new one (only replica sets may change)");
     }
-    boolean[] changed = new boolean[ranges];
+    boolean[] voters = new boolean[ranges];
+    boolean[] members = new boolean[ranges];
     for (int range = 0; range < ranges; range++) {
       if (next.endToken(range) != current.endToken(range)) {
         throw new IllegalArgumentException(
@@ -49,9 +73,10 @@ final class PlacementChange {
                 + next.endToken(range)
                 + " in the new one (only replica sets may change)");
       }
-      changed[range] = !sameMembers(current.replicas(range), next.replicas(range));
+      voters[range] = !sameMembers(current.replicas(range), next.replicas(range));
+      members[range] = voters[range] || !sameMembers(current.learners(range), next.learners(range));
     }
-    return new PlacementChange(next, changed);
+    return new PlacementChange(next, voters, members);
   }
 
   /** Whether {@code a} and {@code b} hold the same nodes, in any order (both hold no repeats). */
@@ -63,13 +88,18 @@ final class PlacementChange {
     return next;
   }
 
-  /** Whether range {@code range}'s replica set has other members in the new placement. */
+  /** Whether range {@code range}'s voters have other members in the new placement. */
   boolean replicasChanged(int range) {
-    return replicasChanged[range];
+    return votersChanged[range];
   }
 
-  /** Whether {@code key}'s range's replica set has other members in the new placement. */
+  /** Whether {@code key}'s range's voters have other members in the new placement. */
   boolean replicasChanged(Key key) {
-    return replicasChanged[next.rangeOf(key)];
+    return votersChanged[next.rangeOf(key)];
+  }
+
+  /** Whether range {@code range}'s voters or learners have other members in the new placement. */
+  boolean membersChanged(int range) {
+    return membersChanged[range];
   }
 }

@@ -43,7 +43,13 @@ final class RangeScan {
   }
 
   final int range;
+
+  /** The holder's term; 0 for a settle ({@link RangeSettles}), whose listings persist no term. */
   final long term;
+
+  /** The ring version the listings carry: the placement's the scan was built with. */
+  final long ringVersion;
+
   private final Incarnation incarnation;
   private final long roundTimeoutNanos;
   private final List<Integer> replicas;
@@ -75,6 +81,7 @@ final class RangeScan {
     this.roundTimeoutNanos = roundTimeoutNanos;
     this.range = range;
     this.term = term;
+    this.ringVersion = placement.ringVersion();
     this.replicas = placement.replicas(range);
     this.quorum = CoreConfig.quorum(replicas.size());
     this.segments = segments(placement, range);
@@ -106,6 +113,11 @@ final class RangeScan {
     return finished;
   }
 
+  /** Whether {@code round} is this scan's listing round now. */
+  boolean listing(RoundId round) {
+    return listRound != null && listRound.equals(round);
+  }
+
   long keysRead() {
     return keysRead;
   }
@@ -121,7 +133,15 @@ final class RangeScan {
           new Effect.Send(
               to,
               new Message.ListKeys(
-                  rangeKey, listRound, range, term, seg[0], seg[1], cursor, PAGE_KEYS)));
+                  rangeKey,
+                  listRound,
+                  range,
+                  term,
+                  seg[0],
+                  seg[1],
+                  cursor,
+                  PAGE_KEYS,
+                  ringVersion)));
     }
   }
 

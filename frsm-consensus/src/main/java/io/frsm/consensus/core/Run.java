@@ -27,8 +27,24 @@ abstract class Run {
   final long requestId;
   private final Operation operation;
   final Key key;
-  final List<Integer> replicas;
-  final int quorum;
+
+  /**
+   * The voters of the key's range this run counts its quorums over, at ring version {@link
+   * #ringVersion}: taken when the run starts, and again at a prepare after the node installed a
+   * newer version (a fresh prepare and the accepts that follow it form one round at one set, so a
+   * new set there is as good as for a new run).
+   */
+  List<Integer> replicas;
+
+  /**
+   * The range's learners at {@link #ringVersion}: they get the accepts and commits, never count.
+   */
+  private List<Integer> learners;
+
+  /** The ring version of {@link #replicas}, carried by every request of this run. */
+  long ringVersion;
+
+  int quorum;
 
   /** {@code τ + T}: no prepare or accept starts after this wall-clock time. */
   private final long deadlineMicros;
@@ -51,6 +67,7 @@ abstract class Run {
 
   private Outcome answerOnChosen;
   private List<Integer> lastPromisers = List.of();
+  private List<Message.Promise> lastPromises = List.of();
   private Ballot lastPreparedBallot = Ballot.NONE;
   private boolean backingOff;
   private long resumeAtNanos;
@@ -69,10 +86,26 @@ abstract class Run {
     this.requestId = request.requestId();
     this.operation = request.operation();
     this.key = request.operation().key();
-    this.replicas = context.replicasOf(key);
-    this.quorum = CoreConfig.quorum(replicas.size());
+    takeCurrentSet();
     this.deadlineMicros =
         Math.addExact(request.invokedAtMicros(), context.timings().boundedDelayMicros());
+  }
+
+  private void takeCurrentSet() {
+    this.replicas = context.replicasOf(key);
+    this.learners = context.learnersOf(key);
+    this.ringVersion = context.ringVersion();
+    this.quorum = CoreConfig.quorum(replicas.size());
+  }
+
+  /** Voters then learners: every replica that stores the key at this run's ring version. */
+  final List<Integer> members() {
+    if (learners.isEmpty()) {
+      return replicas;
+    }
+    List<Integer> all = new ArrayList<>(replicas);
+    all.addAll(learners);
+    return all;
   }
 
   /** Starts the operation: a read round, a warm accept or a prepare. */
@@ -126,12 +159,18 @@ abstract class Run {
     }
     round = new Round(context.newRoundId(), Round.Phase.READ, Ballot.NONE, null, now.monoNanos());
     sendTo(now, replicas, out);
+    if (context.learnerVotes()) {
+      sendTo(now, learners, out);
+    }
   }
 
   /** Prepares a fresh ballot above every round seen, at {@code q} replicas (self first). */
   final void prepare(Now now, List<Effect> out) {
     if (!mayStartRound(now, out) || !holdsRange(now, out)) {
       return;
+    }
+    if (ringVersion != context.ringVersion()) {
+      takeCurrentSet(); // the node installed a newer ring version since this run's set
     }
     long r = Math.max(now.wallMicros(), highestRoundSeen + 1);
     r = Math.max(r, lastPreparedBallot.round() + 1);
@@ -143,6 +182,9 @@ abstract class Run {
     lastPreparedBallot = ballot;
     round = new Round(context.newRoundId(), Round.Phase.PREPARE, ballot, null, now.monoNanos());
     sendTo(now, firstQuorum(now), out);
+    if (context.learnerVotes()) {
+      sendTo(now, learners, out);
+    }
   }
 
   /**
@@ -173,11 +215,37 @@ abstract class Run {
             proposal,
             now.monoNanos());
     sendTo(now, targets, out);
+    informLearners(now, out);
+  }
+
+  /**
+   * Learners get every accept round's proposal (so they catch up) as a message whose reply no round
+   * waits for: their acks never count toward a quorum (docs/PROTOCOL.md "Membership changes").
+   */
+  private void informLearners(Now now, List<Effect> out) {
+    if (context.learnerVotes()) {
+      sendTo(now, learners, out); // the sabotage: learners join the round and their acks count
+      return;
+    }
+    for (int to : learners) {
+      out.add(new Effect.Send(to, request(round)));
+    }
   }
 
   /** The ballot of the last prepare that got a quorum (what cold proposals carry). */
   final Ballot preparedBallot() {
     return lastPreparedBallot;
+  }
+
+  /** How many promises of the last successful prepare hold exactly {@code m}'s triple. */
+  final int promisesHolding(AcceptedValue m) {
+    int n = 0;
+    for (Message.Promise p : lastPromises) {
+      if (p.accepted() != null && p.accepted().sameTriple(m)) {
+        n++;
+      }
+    }
+    return n;
   }
 
   /** The replicas that promised in the last successful prepare. */
@@ -261,9 +329,9 @@ abstract class Run {
 
   private Message request(Round r) {
     return switch (r.phase) {
-      case READ -> new Message.Read(key, r.id);
-      case PREPARE -> new Message.Prepare(key, r.id, r.ballot, roundTerm);
-      case ACCEPT -> new Message.Accept(key, r.id, r.proposal, roundTerm);
+      case READ -> new Message.Read(key, r.id, ringVersion);
+      case PREPARE -> new Message.Prepare(key, r.id, r.ballot, roundTerm, ringVersion);
+      case ACCEPT -> new Message.Accept(key, r.id, r.proposal, roundTerm, ringVersion);
     };
   }
 
@@ -317,6 +385,10 @@ abstract class Run {
   // ---- Inputs ----------------------------------------------------------------------------------
 
   final void onReply(Now now, int from, Message.Reply reply, List<Effect> out) {
+    if (reply instanceof Message.StaleRing) {
+      staleRing(now, from, reply, out);
+      return;
+    }
     if (done || round == null || !reply.round().equals(round.id) || !round.record(from, reply)) {
       return; // stale, duplicate or unexpected: replies describe durable state, dropping is safe
     }
@@ -355,6 +427,29 @@ abstract class Run {
           chosen(now, r, out);
         }
       }
+    }
+  }
+
+  /**
+   * A replica refused this run's round for its ring version: never an acknowledgement, so it is not
+   * recorded as a reply. If this node already installed a newer version than the run's, the round
+   * fails at once and the next prepare takes the new set; otherwise it is silence (the other
+   * replicas may still make the quorum, or the round times out).
+   */
+  private void staleRing(Now now, int from, Message.Reply reply, List<Effect> out) {
+    if (done
+        || round == null
+        || !reply.round().equals(round.id)
+        || !round.sentTo.contains(from)
+        || context.ringVersion() == ringVersion) {
+      return;
+    }
+    if (round.phase == Round.Phase.READ) {
+      Round r = round;
+      round = null;
+      onReadTimeout(now, r, out);
+    } else {
+      roundFailed(now, out);
     }
   }
 
@@ -425,6 +520,9 @@ abstract class Run {
       mChosen |= m != null && a != null && a.sameInstance(m) && a.chosen();
     }
     lastPromisers = List.copyOf(who);
+    List<Message.Promise> promises = new ArrayList<>(r.replies.size());
+    r.replies.values().forEach(reply -> promises.add((Message.Promise) reply));
+    lastPromises = promises;
     round = null;
     context.prepared(key);
     decide(now, m, mChosen, out);
@@ -448,7 +546,7 @@ abstract class Run {
     context.rememberWarm(key, replicas, r.ballot, value);
     context.learnedChosen(key, value, true);
     // Learn: asynchronous, off the reply path; a lost commit costs a later quorum read.
-    for (int to : replicas) {
+    for (int to : members()) {
       out.add(new Effect.Send(to, new Message.Commit(key, value)));
     }
     onChosen(now, r, value, out);

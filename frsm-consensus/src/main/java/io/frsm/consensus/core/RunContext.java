@@ -31,6 +31,7 @@ final class RunContext {
   private final PeerResponsiveness peers;
   private final CoreCounters counters;
   private final DeleteCompletion deletes;
+  private final boolean learnerVotes;
 
   RunContext(
       CoreConfig config,
@@ -56,6 +57,7 @@ final class RunContext {
     this.peers = peers;
     this.counters = counters;
     this.deletes = deletes;
+    this.learnerVotes = config.broken(Sabotage.LEARNER_VOTES);
   }
 
   // ---- Settings and identity -------------------------------------------------------------------
@@ -64,9 +66,24 @@ final class RunContext {
     return timings;
   }
 
-  /** The replica set of {@code key}'s range now, natural leader first. */
+  /** The voters of {@code key}'s range now, natural leader first. */
   List<Integer> replicasOf(Key key) {
     return placement.replicasOf(key);
+  }
+
+  /** The learners of {@code key}'s range now. */
+  List<Integer> learnersOf(Key key) {
+    return placement.learnersOf(key);
+  }
+
+  /** The ring version of the current placement. */
+  long ringVersion() {
+    return placement.ringVersion();
+  }
+
+  /** The sabotage {@link Sabotage#LEARNER_VOTES} (tests only). */
+  boolean learnerVotes() {
+    return learnerVotes;
   }
 
   /**
@@ -218,7 +235,8 @@ final class RunContext {
   }
 
   /** See {@link DeleteCompletion#deleteChosen}. */
-  void deleteChosen(Now now, Key key, List<Integer> replicas, Round round, List<Effect> out) {
-    deletes.deleteChosen(now, key, replicas, round, out);
+  void deleteChosen(
+      Now now, Key key, List<Integer> members, long ringVersion, Round round, List<Effect> out) {
+    deletes.deleteChosen(now, key, members, ringVersion, round, out);
   }
 }

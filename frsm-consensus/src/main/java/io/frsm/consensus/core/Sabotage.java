@@ -34,5 +34,12 @@ public enum Sabotage {
    * A commit that brings a replica a delete it lacks is an unlogged hint like a live value's:
    * delete phase 1 may count a replica whose delete a crash can still take back.
    */
-  DELETE_COMMIT_AS_HINT
+  DELETE_COMMIT_AS_HINT,
+  /**
+   * A learner's replies count toward quorums like a voter's: rounds go to the learners too, and
+   * their acks complete a quorum of the voters' size.
+   */
+  LEARNER_VOTES,
+  /** The acceptor takes requests and purges of any ring version, however old. */
+  IGNORE_RING_VERSION
 }

@@ -78,6 +78,8 @@ public final class ShardRouting {
       return ofRange(release.range());
     } else if (input instanceof Input.Candidacy candidacy) {
       return ofRange(candidacy.range());
+    } else if (input instanceof Input.SettleRange settle) {
+      return ofRange(settle.range());
     }
     throw new IllegalArgumentException(
         input

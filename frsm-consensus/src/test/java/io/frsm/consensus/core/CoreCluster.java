@@ -33,6 +33,11 @@ final class CoreCluster {
   private final ArrayDeque<Delivery> queue = new ArrayDeque<>();
   private final Map<Long, Outcome> replies = new HashMap<>();
   final List<Sent> sent = new ArrayList<>();
+
+  /** An effect other than a persist, send or reply: {@code effect} emitted by {@code node}. */
+  record Notice(int node, Effect effect) {}
+
+  final List<Notice> noticed = new ArrayList<>();
   Drop drop = (from, to, message) -> false;
   private long monoNanos = 1_000_000_000L;
   private long nextRequestId;
@@ -128,6 +133,8 @@ final class CoreCluster {
       }
     } else if (effect instanceof Effect.Reply r) {
       replies.put(r.requestId(), r.outcome());
+    } else {
+      noticed.add(new Notice(node, effect));
     }
   }
 }

@@ -161,7 +161,7 @@ class CoreStatsTest {
   private static final class Expected {
     long gets, creates, cases, deletes, fences, warm, cold, leaderReads, quorumReads;
     long mutatingReads, mismatches, exists, unknown, notExecuted, prepares, accepts;
-    long leaderMismatches;
+    long leaderMismatches, staleRingRefused, staleRingReplies;
   }
 
   @SafeVarargs
@@ -187,7 +187,9 @@ class CoreStatsTest {
         e.notExecuted,
         e.prepares,
         e.accepts,
-        e.leaderMismatches);
+        e.leaderMismatches,
+        e.staleRingRefused,
+        e.staleRingReplies);
   }
 
   private static CoreStats minus(CoreStats a, CoreStats b) {
