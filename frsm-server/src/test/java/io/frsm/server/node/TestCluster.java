@@ -35,8 +35,13 @@ final class TestCluster implements AutoCloseable {
   private final Path dir;
   private final Duration boundedDelay;
   private final Duration clockSkewBound;
-  private final EmbeddedZooKeeper zookeeper;
+  private volatile EmbeddedZooKeeper zookeeper;
   private final FrsmNode[] nodes;
+
+  /**
+   * Per node (index id − 1), the faults on its peer links; null without {@link #withLinkFaults}.
+   */
+  private final PeerLinkFaults[] linkFaults;
 
   /** Replicas per range, or 0 to leave the builder's default (3). */
   private final int replicationFactor;
@@ -70,6 +75,14 @@ final class TestCluster implements AutoCloseable {
     return new TestCluster(dir, 3, 0, BOUNDED_DELAY, CLOCK_SKEW_BOUND, coreThreads, true);
   }
 
+  /**
+   * Three nodes whose peer links pass through {@link PeerLinkFaults} ({@link #linkFaults}), so a
+   * test can cut them.
+   */
+  static TestCluster withLinkFaults(Path dir) throws Exception {
+    return new TestCluster(dir, 3, 0, BOUNDED_DELAY, CLOCK_SKEW_BOUND, 0, null, true);
+  }
+
   /** {@code n} nodes with {@code replicationFactor} replicas per range (0: the default). */
   TestCluster(Path dir, int n, int replicationFactor) throws Exception {
     this(dir, n, replicationFactor, BOUNDED_DELAY, CLOCK_SKEW_BOUND, 0, null);
@@ -89,6 +102,33 @@ final class TestCluster implements AutoCloseable {
       int coreThreads,
       Boolean coreOnTransportLoop)
       throws Exception {
+    this(
+        dir,
+        n,
+        replicationFactor,
+        boundedDelay,
+        clockSkewBound,
+        coreThreads,
+        coreOnTransportLoop,
+        false);
+  }
+
+  private TestCluster(
+      Path dir,
+      int n,
+      int replicationFactor,
+      Duration boundedDelay,
+      Duration clockSkewBound,
+      int coreThreads,
+      Boolean coreOnTransportLoop,
+      boolean withLinkFaults)
+      throws Exception {
+    this.linkFaults = withLinkFaults ? new PeerLinkFaults[n] : null;
+    if (withLinkFaults) {
+      for (int i = 0; i < n; i++) {
+        linkFaults[i] = new PeerLinkFaults();
+      }
+    }
     this.coreThreads = coreThreads;
     this.coreOnTransportLoop = coreOnTransportLoop;
     this.dir = dir;
@@ -131,6 +171,9 @@ final class TestCluster implements AutoCloseable {
     }
     if (coreOnTransportLoop != null) {
       builder.coreOnTransportLoop(coreOnTransportLoop);
+    }
+    if (linkFaults != null) {
+      builder.peerLinkFaults(linkFaults[nodeId - 1]);
     }
     return builder
         .nodeId(nodeId)
@@ -274,6 +317,43 @@ final class TestCluster implements AutoCloseable {
         },
         READY_TIMEOUT,
         "node " + nodeId + " to hear from nodes " + java.util.Arrays.toString(peers));
+  }
+
+  /** The faults on node {@code nodeId}'s peer links (a cluster made {@link #withLinkFaults}). */
+  PeerLinkFaults linkFaults(int nodeId) {
+    if (linkFaults == null) {
+      throw new IllegalStateException("this cluster was not made withLinkFaults");
+    }
+    return linkFaults[nodeId - 1];
+  }
+
+  /**
+   * Cuts node {@code nodeId} off from every other node, both ways, on the peer protocol only: its
+   * ZooKeeper session and its client port keep working.
+   */
+  void isolateFromPeers(int nodeId) {
+    int[] others =
+        java.util.stream.IntStream.rangeClosed(1, nodes.length).filter(p -> p != nodeId).toArray();
+    linkFaults(nodeId).isolateFrom(others);
+  }
+
+  /** Ends every peer link fault of every node. */
+  void healLinks() {
+    for (int id = 1; id <= nodes.length; id++) {
+      linkFaults(id).heal();
+    }
+  }
+
+  /**
+   * Stops the embedded ZooKeeper for {@code outage} (the fault's length, not a wait for anything),
+   * then starts it again on the same port and data directory: sessions survive if they do not
+   * expire meanwhile.
+   */
+  void restartZooKeeper(Duration outage) throws Exception {
+    int port = zookeeper.port();
+    zookeeper.close();
+    java.util.concurrent.locks.LockSupport.parkNanos(outage.toNanos());
+    zookeeper = EmbeddedZooKeeper.start(dir.resolve("zk"), port);
   }
 
   String zookeeperConnectString() {
