@@ -265,7 +265,7 @@ final class NodeMembership {
   /**
    * After ZooKeeper expired this node's session (its registration and ready marker went with it),
    * register again in the new session; the range latches join again by themselves (RangeLatch) and
-   * leases ended at SUSPENDED already (RangeLeadership).
+   * leases ended when the session was LOST (LeaseKeeper).
    */
   private void onConnectionState(CuratorFramework client, ConnectionState state) {
     if (state != ConnectionState.RECONNECTED || stopped.getAsBoolean()) {

@@ -180,7 +180,7 @@ public final class LeaseKeeper implements AutoCloseable {
         // successor may bump at any time. Nothing is lost by ending the leases now.
         suspended = true; // until RECONNECTED: a new session renews what is still held
         for (TermGrant g : List.copyOf(held.values())) {
-          lose(g, "ZooKeeper session lost");
+          lose(g, "ZooKeeper connection LOST");
         }
       }
       default -> {}

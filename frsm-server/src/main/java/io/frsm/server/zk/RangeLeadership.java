@@ -34,10 +34,16 @@ import org.apache.curator.framework.CuratorFramework;
  * <p>On winning a latch the node bumps the range's term ({@link RangeTermStore#bumpTerm}, which
  * revokes the predecessor's lease generation and names this node as the range's leader for routing)
  * and reports {@link Sink#granted}; the {@link LeaseKeeper} then renews all held ranges in one
- * {@code multi} per {@code L/4} and reports each renewal. Losing the latch, stepping aside, a
- * failed renewal check and a SUSPENDED or LOST connection report {@link Sink#lost} at once. After a
- * new ZooKeeper session the latches join again by themselves ({@link RangeLatch}) and a won latch
- * bumps a new term.
+ * {@code multi} per {@code L/4} and reports each renewal. Losing the latch, a failed renewal check
+ * and a LOST session report {@link Sink#lost} at once; a SUSPENDED connection only pauses renewing
+ * ({@link LeaseKeeper}). After a new ZooKeeper session the latches join again by themselves ({@link
+ * RangeLatch}) and a won latch bumps a new term.
+ *
+ * <p>Step-down (docs/PROTOCOL.md "Step-down and the quorum watch"): the node's cores report the
+ * ranges whose quorum of replicas they cannot reach ({@link #quorumChanged}); the node counts
+ * itself out of those ranges' preferred holders — so it hands over the ones it holds, by a release,
+ * and joins no latch of theirs (a pre-vote guard) — and publishes them, so that the others count it
+ * out too, until its cores report the quorum reachable again.
  *
  * <p>Leadership is advisory: two nodes that both believe they lead cannot break safety (ballots,
  * terms persisted at a quorum and the lease wait do), it only costs liveness. Latch and membership

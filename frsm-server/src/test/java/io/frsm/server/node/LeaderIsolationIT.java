@@ -37,7 +37,7 @@ class LeaderIsolationIT {
     int libraryWarnings;
     // From the cluster's start on: the embedded ZooKeeper's warning at its own start (no connection
     // limit, docs/OPERATIONS.md "Logs") is not the recovery's.
-    try (TestCluster cluster = TestCluster.withLinkFaults(dir);
+    try (TestCluster cluster = TestCluster.withFaults(dir);
         LoggedProblems logged = LoggedProblems.capture(List.of("org.apache"))) {
       Ring ring = cluster.ring();
       List<Integer> ledBy1 = new ArrayList<>();

@@ -38,10 +38,11 @@ final class TestCluster implements AutoCloseable {
   private volatile EmbeddedZooKeeper zookeeper;
   private final FrsmNode[] nodes;
 
-  /**
-   * Per node (index id − 1), the faults on its peer links; null without {@link #withLinkFaults}.
-   */
+  /** Per node (index id − 1), the faults on its peer links; null without {@link #withFaults}. */
   private final PeerLinkFaults[] linkFaults;
+
+  /** Per node, the proxy it reaches ZooKeeper through; null without {@link #withFaults}. */
+  private final ZooKeeperProxy[] zooKeeperProxies;
 
   /** Replicas per range, or 0 to leave the builder's default (3). */
   private final int replicationFactor;
@@ -76,10 +77,11 @@ final class TestCluster implements AutoCloseable {
   }
 
   /**
-   * Three nodes whose peer links pass through {@link PeerLinkFaults} ({@link #linkFaults}), so a
-   * test can cut them.
+   * Three nodes whose peer links pass through {@link PeerLinkFaults} ({@link #linkFaults}) and each
+   * of which reaches ZooKeeper through a proxy of its own ({@link #zooKeeperProxy}), so a test can
+   * cut them.
    */
-  static TestCluster withLinkFaults(Path dir) throws Exception {
+  static TestCluster withFaults(Path dir) throws Exception {
     return new TestCluster(dir, 3, 0, BOUNDED_DELAY, CLOCK_SKEW_BOUND, 0, null, true);
   }
 
@@ -121,14 +123,10 @@ final class TestCluster implements AutoCloseable {
       Duration clockSkewBound,
       int coreThreads,
       Boolean coreOnTransportLoop,
-      boolean withLinkFaults)
+      boolean withFaults)
       throws Exception {
-    this.linkFaults = withLinkFaults ? new PeerLinkFaults[n] : null;
-    if (withLinkFaults) {
-      for (int i = 0; i < n; i++) {
-        linkFaults[i] = new PeerLinkFaults();
-      }
-    }
+    this.linkFaults = withFaults ? new PeerLinkFaults[n] : null;
+    this.zooKeeperProxies = withFaults ? new ZooKeeperProxy[n] : null;
     this.coreThreads = coreThreads;
     this.coreOnTransportLoop = coreOnTransportLoop;
     this.dir = dir;
@@ -138,6 +136,12 @@ final class TestCluster implements AutoCloseable {
     this.replicationFactor = replicationFactor;
     this.zookeeper = EmbeddedZooKeeper.start(dir.resolve("zk"));
     try {
+      if (withFaults) {
+        for (int i = 0; i < n; i++) {
+          linkFaults[i] = new PeerLinkFaults();
+          zooKeeperProxies[i] = new ZooKeeperProxy(zookeeper.port());
+        }
+      }
       for (int i = 0; i < n; i++) {
         nodes[i] = newNode(i + 1);
         nodes[i].start();
@@ -180,7 +184,10 @@ final class TestCluster implements AutoCloseable {
         .clusterId(CLUSTER_ID)
         .dataDirectory(data.resolve("data"))
         .commitLogDirectories(List.of(data.resolve("log-a"), data.resolve("log-b")))
-        .zookeeper(zookeeper.connectString())
+        .zookeeper(
+            zooKeeperProxies == null
+                ? zookeeper.connectString()
+                : zooKeeperProxies[nodeId - 1].connectString())
         .zookeeperSessionTimeout(Duration.ofSeconds(3))
         .initialNodes(nodes.length)
         .rack("rack-" + nodeId)
@@ -319,10 +326,20 @@ final class TestCluster implements AutoCloseable {
         "node " + nodeId + " to hear from nodes " + java.util.Arrays.toString(peers));
   }
 
-  /** The faults on node {@code nodeId}'s peer links (a cluster made {@link #withLinkFaults}). */
+  /**
+   * The proxy node {@code nodeId} reaches ZooKeeper through (a cluster made {@link #withFaults}).
+   */
+  ZooKeeperProxy zooKeeperProxy(int nodeId) {
+    if (zooKeeperProxies == null) {
+      throw new IllegalStateException("this cluster was not made withFaults");
+    }
+    return zooKeeperProxies[nodeId - 1];
+  }
+
+  /** The faults on node {@code nodeId}'s peer links (a cluster made {@link #withFaults}). */
   PeerLinkFaults linkFaults(int nodeId) {
     if (linkFaults == null) {
-      throw new IllegalStateException("this cluster was not made withLinkFaults");
+      throw new IllegalStateException("this cluster was not made withFaults");
     }
     return linkFaults[nodeId - 1];
   }
@@ -403,6 +420,13 @@ final class TestCluster implements AutoCloseable {
       }
     }
     closing.forEach(CompletableFuture::join);
+    if (zooKeeperProxies != null) {
+      for (ZooKeeperProxy p : zooKeeperProxies) {
+        if (p != null) {
+          p.close();
+        }
+      }
+    }
     if (zookeeper != null) {
       zookeeper.close();
     }
