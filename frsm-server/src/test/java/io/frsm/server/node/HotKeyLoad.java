@@ -44,7 +44,12 @@ final class HotKeyLoad implements AutoCloseable {
   private final List<HotKey> keys = new ArrayList<>();
   private final List<Thread> threads = new ArrayList<>();
   private final AtomicBoolean running = new AtomicBoolean(true);
+
+  /** The first {@link #ERRORS_KEPT} errors; the rest are only counted (a fast-failing loop). */
   private final ConcurrentLinkedQueue<String> errors = new ConcurrentLinkedQueue<>();
+
+  private final AtomicLong errorCount = new AtomicLong();
+  private static final int ERRORS_KEPT = 100;
 
   /** Creates a counter at 0 in each of {@code ranges} and starts the load on them. */
   HotKeyLoad(TestCluster cluster, List<Integer> ranges) {
@@ -95,10 +100,10 @@ final class HotKeyLoad implements AutoCloseable {
         current = e.current().orElseThrow();
       } catch (OutcomeUnknownException e) {
         k.unknown.incrementAndGet();
-        errors.add(e.getClass().getSimpleName() + ": " + e.getMessage());
+        error(e);
         current = null;
       } catch (FrsmException e) {
-        errors.add(e.getClass().getSimpleName() + ": " + e.getMessage());
+        error(e);
         current = null;
       }
     }
@@ -112,8 +117,14 @@ final class HotKeyLoad implements AutoCloseable {
           k.answers.add(System.nanoTime());
         }
       } catch (FrsmException e) {
-        errors.add(e.getClass().getSimpleName() + ": " + e.getMessage());
+        error(e);
       }
+    }
+  }
+
+  private void error(FrsmException e) {
+    if (errorCount.incrementAndGet() <= ERRORS_KEPT) {
+      errors.add(e.getClass().getSimpleName() + ": " + e.getMessage());
     }
   }
 
@@ -121,9 +132,14 @@ final class HotKeyLoad implements AutoCloseable {
     return Long.parseLong(new String(v.value(), UTF_8));
   }
 
-  /** Every error a client saw so far (exception class and message). */
+  /** The first errors clients saw (exception class and message), at most 100. */
   List<String> errors() {
     return List.copyOf(errors);
+  }
+
+  /** How many errors clients saw so far. */
+  long errorCount() {
+    return errorCount.get();
   }
 
   /**

@@ -106,7 +106,7 @@ class LeaderIsolationIT {
           TimeUnit.NANOSECONDS.toMillis(backNanos),
           acknowledged,
           unknown,
-          load.errors().size());
+          load.errorCount());
       assertEquals(List.of(), violations, "acknowledged increments lost or doubled");
       assertTrue(
           longest <= BOUND.toNanos(),

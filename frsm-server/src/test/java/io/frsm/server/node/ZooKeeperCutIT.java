@@ -46,7 +46,7 @@ class ZooKeeperCutIT {
       proxy.blackhole();
       LockSupport.parkNanos(SHORT_CUT.toNanos()); // the cut's length
       proxy.restore();
-      int errorsAfterShortCut = load.errors().size();
+      long errorsAfterShortCut = load.errorCount();
       for (int r : ledBy1) {
         assertEquals(List.of(1), cluster.holdersOf(r), "range " + r + " after a short cut");
       }
@@ -91,7 +91,7 @@ class ZooKeeperCutIT {
           TimeUnit.NANOSECONDS.toMillis(movedNanos),
           TimeUnit.NANOSECONDS.toMillis(longGap),
           TimeUnit.NANOSECONDS.toMillis(backNanos),
-          load.errors().size());
+          load.errorCount());
       assertEquals(0, errorsAfterShortCut, "client errors during a cut shorter than the lease");
       assertEquals(List.of(), load.counterViolations(cluster.thinClient()), "counter check");
     }
