@@ -87,4 +87,13 @@ public sealed interface Effect {
    * first, or the version asked for was not the installed one); ask again.
    */
   record RangeSettled(int range, long ringVersion, boolean settled) implements Effect {}
+
+  /**
+   * From the quorum watch ({@link NodeCore#watchQuorums}; never without it): this node can ({@code
+   * reachable}) or cannot reach a quorum of range {@code range}'s replicas, judged by round trips
+   * (docs/PROTOCOL.md "Step-down and the quorum watch"). Reported once per change. A hint for the
+   * agent that competes for ranges: a holder that cannot reach a quorum hands the range over, and a
+   * node that cannot does not compete for it; nothing in the core depends on it.
+   */
+  record QuorumReachability(int range, boolean reachable) implements Effect {}
 }

@@ -80,7 +80,7 @@ public sealed interface Input {
     }
   }
 
-  /** From the coordination service: a failed check, SUSPENDED or LOST. The lease ends now. */
+  /** From the coordination service: a failed check or a LOST session. The lease ends now. */
   record LeaseLost(int range) implements Input {}
 
   /**

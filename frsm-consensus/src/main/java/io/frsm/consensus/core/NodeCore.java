@@ -38,6 +38,11 @@ public final class NodeCore {
   /** The scans' quorum reads go to the coordinator's per-key queues like clients' operations. */
   private final LeaseState.ScanReads scanReads;
 
+  private final Incarnation incarnation;
+
+  /** Null unless the driver turned the quorum watch on ({@link #watchQuorums}). */
+  private QuorumWatch quorumWatch;
+
   private final Map<Long, Cell> chosenPersists = new HashMap<>();
   private long lastMonoNanos = Long.MIN_VALUE;
 
@@ -60,6 +65,7 @@ public final class NodeCore {
     Objects.requireNonNull(random);
     CoreTimings timings = CoreTimings.of(config);
     Incarnation incarnation = new Incarnation(nodeId, boot);
+    this.incarnation = incarnation;
     this.acceptor = new Acceptor(store, config, counters);
     this.leases = new LeaseState(config, timings, incarnation);
     this.leaderReads =
@@ -133,6 +139,12 @@ public final class NodeCore {
     } else if (input instanceof Input.SettleRange settle) {
       settles.settle(now, settle, scanReads, out);
     }
+    if (quorumWatch != null) {
+      if (input instanceof Input.Tick) {
+        quorumWatch.tick(now, out); // after the runs' ticks: their resends count as sent now
+      }
+      quorumWatch.sent(now, out);
+    }
     if (leases.enabled() || settles.busy()) {
       takeScanReplies(now, out);
     }
@@ -160,6 +172,9 @@ public final class NodeCore {
     leases.placementChanged(now, change);
     deletes.placementChanged(change);
     settles.placementChanged(change, out);
+    if (quorumWatch != null) {
+      quorumWatch.placementChanged(placement);
+    }
     out.add(new Effect.RingInstalled(placement.ringVersion()));
   }
 
@@ -173,6 +188,9 @@ public final class NodeCore {
    * other replies to a delete completion if one owns their round, else to the key's run.
    */
   private void receive(Now now, Input.Receive receive, List<Effect> out) {
+    if (quorumWatch != null && receive.message() instanceof Message.Reply) {
+      quorumWatch.replied(now, receive.from());
+    }
     if (receive.message() instanceof Message.StaleRing stale) {
       counters.staleRingReply();
       if (stale.ringVersion() > Math.max(ringBehindReported, placement.ringVersion())) {
@@ -224,6 +242,35 @@ public final class NodeCore {
     leaderReads.publishTo(gate);
     leases.publishTo(gate);
     return true;
+  }
+
+  /**
+   * Turns on the quorum watch (docs/PROTOCOL.md "Step-down and the quorum watch"): from now on the
+   * core probes peers that have not replied for {@code unreachableAfter / 4} and reports, as {@link
+   * Effect.QuorumReachability}, each change of whether this node reaches a quorum of the replicas
+   * of a range that {@code ownsRange} accepts and this node replicates. A peer counts as
+   * unreachable once a request to it has been unanswered for {@code unreachableAfter}. Call before
+   * the first step; a core that never calls it behaves exactly as before (the simulator's traces).
+   *
+   * @param ownsRange the ranges whose inputs reach this core (all of them for a single core; a core
+   *     shard's own ones otherwise, see {@link ShardRouting#ofRange}): probes read the term cell of
+   *     such a range, so that their replies come back to this core
+   */
+  public void watchQuorums(
+      java.time.Duration unreachableAfter, java.util.function.IntPredicate ownsRange) {
+    if (lastMonoNanos != Long.MIN_VALUE) {
+      throw new IllegalStateException("watchQuorums must be called before the first step");
+    }
+    if (quorumWatch != null) {
+      throw new IllegalStateException("the quorum watch is on already");
+    }
+    quorumWatch =
+        new QuorumWatch(
+            incarnation.nodeId(),
+            unreachableAfter.toNanos(),
+            Objects.requireNonNull(ownsRange),
+            incarnation,
+            placement);
   }
 
   /**

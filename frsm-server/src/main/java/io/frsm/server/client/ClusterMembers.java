@@ -27,6 +27,10 @@ public final class ClusterMembers {
   private volatile Map<Integer, NodeInfo> known = Map.of();
   private volatile Set<Integer> live = Set.of();
   private volatile Set<Integer> ready = Set.of();
+
+  /** Per ready node, the ranges it does not compete for (its ready marker's data). */
+  private volatile Map<Integer, Set<Integer>> unreachableRanges = Map.of();
+
   private volatile Ring ring;
   private volatile ClusterShape shape;
   private volatile IntUnaryOperator leaders = range -> -1;
@@ -53,7 +57,8 @@ public final class ClusterMembers {
   public void watchReady(MembershipRegistry registry, Runnable onChange) {
     registry.watchReady(
         nodes -> {
-          ready = Set.copyOf(nodes);
+          unreachableRanges = Map.copyOf(nodes);
+          ready = Set.copyOf(nodes.keySet());
           readyRead = true;
           onChange.run();
         });
@@ -72,6 +77,14 @@ public final class ClusterMembers {
   /** Nodes marked ready (their core runs): only they take range leadership. */
   public Set<Integer> ready() {
     return ready;
+  }
+
+  /**
+   * Per ready node, the ranges it does not compete for because it cannot reach a quorum of their
+   * replicas (docs/PROTOCOL.md "Step-down and the quorum watch"); a node absent has none.
+   */
+  public Map<Integer, Set<Integer>> unreachableRanges() {
+    return unreachableRanges;
   }
 
   /** Applies a full live member list. */

@@ -56,6 +56,10 @@ final class ConfigRules {
     ordered(values, ConsensusKeys.HEDGE, ConsensusKeys.ROUND_TIMEOUT, false);
     // Timers fire on ticks: a longer tick would delay every hedge past its setting.
     ordered(values, ConsensusKeys.TICK_INTERVAL, ConsensusKeys.HEDGE, true);
+    // One round that timed out is no evidence of a cut-off peer: only a longer silence is.
+    if (!((Duration) values.get(ConsensusKeys.STEP_DOWN_AFTER)).isZero()) {
+      ordered(values, ConsensusKeys.ROUND_TIMEOUT, ConsensusKeys.STEP_DOWN_AFTER, false);
+    }
     int low = (Integer) values.get(TransportKeys.WRITE_BUFFER_LOW_WATER_MARK_BYTES);
     int high = (Integer) values.get(TransportKeys.WRITE_BUFFER_HIGH_WATER_MARK_BYTES);
     if (low > high) {

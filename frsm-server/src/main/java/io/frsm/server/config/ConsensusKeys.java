@@ -53,6 +53,17 @@ public final class ConsensusKeys {
           .range(Duration.ofMillis(4), Timings.MAX)
           .doc("L, the range lease: renewed every L/4; a new leader waits L·(1+ρ) before writing");
 
+  /**
+   * The quorum watch's patience (docs/PROTOCOL.md "Step-down and the quorum watch"): a peer whose
+   * answer to a request is this late counts as unreachable. Above the round timeout (a rule between
+   * keys), so that one slow round is not taken for a cut-off peer; 0 turns step-down off.
+   */
+  public static final ConfigKey<Duration> STEP_DOWN_AFTER =
+      ConfigKey.of("consensus.stepDownAfter", ValueType.DURATION, Duration.ofSeconds(1))
+          .range(Duration.ZERO, Timings.MAX)
+          .doc(
+              "a range leader that has had no answer from a quorum of the range's replicas this long hands the range over; 0s: never");
+
   /** Below 10%: a drift that large is a broken clock, and leases would shrink to nothing. */
   public static final ConfigKey<Integer> CLOCK_DRIFT_PPM =
       ConfigKey.of("consensus.clockDriftPpm", ValueType.INTEGER, 1_000)
@@ -92,6 +103,7 @@ public final class ConsensusKeys {
           TICK_INTERVAL,
           LEASE,
           CLOCK_DRIFT_PPM,
+          STEP_DOWN_AFTER,
           LEADER_ONLY_READS,
           CORE_THREADS,
           CORE_ON_TRANSPORT_LOOP,

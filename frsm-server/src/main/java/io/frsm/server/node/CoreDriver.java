@@ -86,6 +86,7 @@ final class CoreDriver {
   private final long tickNanos;
   private final Consumer<Throwable> onFatal;
   private final PeerMessageCounts peerMessages;
+  private final RangeQuorums quorums;
   private final LinkedBlockingQueue<Event> queue = new LinkedBlockingQueue<>();
 
   /** The driver's own thread; null when it runs on {@link #hostLoop}. */
@@ -135,7 +136,9 @@ final class CoreDriver {
       long tickNanos,
       PeerMessageCounts peerMessages,
       EventExecutor hostLoop,
-      Consumer<Throwable> onFatal) {
+      Consumer<Throwable> onFatal,
+      java.time.Duration stepDownAfter,
+      RangeQuorums quorums) {
     this.nodeId = nodeId;
     this.contained = new ContainedFailures(nodeId, LOG);
     this.routing = routing;
@@ -145,6 +148,11 @@ final class CoreDriver {
     }
     SplittableRandom random = new SplittableRandom();
     this.core = new NodeCore(nodeId, boot, config, store, random::nextLong);
+    this.quorums = quorums;
+    if (!stepDownAfter.isZero()) {
+      // Probes read the term cell of a range this shard owns, so their replies come back here.
+      core.watchQuorums(stepDownAfter, range -> routing.ofRange(range) == shard);
+    }
     // Callers are user threads and Netty event loops: they read the clock cache only, never the
     // LSM (a miss goes to the core, which loads the key into the cache for the next read).
     CallerThreadReads reads =
@@ -556,6 +564,7 @@ final class CoreDriver {
   }
 
   private void carryOut(List<Effect> effects) {
+    List<Effect.QuorumReachability> quorumReports = null;
     for (Effect effect : effects) {
       if (effect instanceof Effect.Persist p) {
         persister.execute(p);
@@ -575,7 +584,15 @@ final class CoreDriver {
         open.answer(r.requestId(), new CoreAnswer(r.outcome(), r.readMode()));
       } else if (effect instanceof Effect.LeaseReleased l) {
         releases.answered(l.range(), l.term(), l.clean());
+      } else if (effect instanceof Effect.QuorumReachability q) {
+        if (quorumReports == null) {
+          quorumReports = new java.util.ArrayList<>();
+        }
+        quorumReports.add(q);
       }
+    }
+    if (quorumReports != null) {
+      quorums.report(quorumReports); // leadership acts on its own thread: no ZooKeeper I/O here
     }
   }
 

@@ -64,7 +64,9 @@ final class CoreShards {
       long tickNanos,
       PeerMessageCounts peerMessages,
       List<EventExecutor> hostLoops,
-      Consumer<Throwable> onFatal) {
+      Consumer<Throwable> onFatal,
+      java.time.Duration stepDownAfter,
+      RangeQuorums quorums) {
     this.routing = new ShardRouting(config.placement(), shards);
     this.admission =
         new PeerAdmission(RequestLimits.of(engine.config()), config.placement().rangeCount());
@@ -84,7 +86,9 @@ final class CoreShards {
               tickNanos,
               peerMessages,
               hostLoops.isEmpty() ? null : hostLoops.get(s % hostLoops.size()),
-              together);
+              together,
+              stepDownAfter,
+              quorums);
     }
   }
 

@@ -136,7 +136,8 @@ public final class FrsmNode implements AutoCloseable {
               settings.clientAddress(),
               members,
               serving::receive,
-              router::onClientRequest);
+              router::onClientRequest,
+              settings.peerLinkFaults());
       clients = new EmbeddedClients(router, settings.createSettle().toNanos(), sessions);
       joinCluster();
       ok = true;
@@ -212,13 +213,22 @@ public final class FrsmNode implements AutoCloseable {
             settings.get(ConsensusKeys.CORE_ON_TRANSPORT_LOOP),
             settings.get(ConsensusKeys.TICK_INTERVAL),
             settings.get(ConsensusKeys.LEASE),
+            settings.get(ConsensusKeys.STEP_DOWN_AFTER),
             error ->
                 membership.leaveForGood(
                     () -> {
                       serving.endLeadership(true);
                       settings.onFatalError().accept(error);
                     }));
-    serving.start(config, shape, ring, site, membership.zooKeeper(), layout, members);
+    serving.start(
+        config,
+        shape,
+        ring,
+        site,
+        membership.zooKeeper(),
+        layout,
+        members,
+        membership::publishUnreachable);
     // The commit log is replayed (the engine opened) and the core runs: take leadership.
     membership.markReady();
     membership.reportLeadershipViewTo(serving.leadership()::membersChanged);

@@ -31,6 +31,7 @@ public final class FrsmNodeBuilder {
   private double forcedColdCasShare;
   private MeterRegistry meterRegistry;
   private Consumer<Throwable> onFatalError;
+  private PeerLinkFaults peerLinkFaults;
 
   FrsmNodeBuilder() {}
 
@@ -221,6 +222,16 @@ public final class FrsmNodeBuilder {
     return this;
   }
 
+  /**
+   * How long a range leader goes without an answer from a quorum of the range's replicas before it
+   * hands the range over, and a node stops competing for it until it reaches a quorum again
+   * (default 1 s; above the round timeout; {@link Duration#ZERO}: never).
+   */
+  public FrsmNodeBuilder stepDownAfter(Duration stepDownAfter) {
+    config.set(ConsensusKeys.STEP_DOWN_AFTER, stepDownAfter);
+    return this;
+  }
+
   /** ρ, the bound on monotonic clock drift in parts per million (default 1000 = 10⁻³). */
   public FrsmNodeBuilder clockDriftPpm(int ppm) {
     config.set(ConsensusKeys.CLOCK_DRIFT_PPM, ppm);
@@ -315,8 +326,18 @@ public final class FrsmNodeBuilder {
    * @throws io.frsm.server.config.ConfigException (an IllegalArgumentException) naming the key and
    *     option that is missing or out of range, or the keys that contradict each other
    */
+  /**
+   * Tests only: the node's peer messages pass through {@code faults}, which the test switches at
+   * run time (drops, one-way cuts, delays). Not a configuration key: production nodes have none.
+   */
+  FrsmNodeBuilder peerLinkFaults(PeerLinkFaults faults) {
+    peerLinkFaults = Objects.requireNonNull(faults, "faults");
+    return this;
+  }
+
   public FrsmNode build() {
     return new FrsmNode(
-        new NodeSettings(config.build(), forcedColdCasShare, meterRegistry, onFatalError));
+        new NodeSettings(
+            config.build(), forcedColdCasShare, meterRegistry, onFatalError, peerLinkFaults));
   }
 }

@@ -7,6 +7,7 @@ import io.frsm.server.zk.ZkLayout;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.HashSet;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -38,10 +39,11 @@ final class NodeMembership {
   @FunctionalInterface
   interface LeadershipView {
     /**
-     * Who is live, who is ready (counting this node ready once it serves). Only once both watches
-     * reported: an earlier view would be partial.
+     * Who is live, who is ready (counting this node ready once it serves), and per ready node the
+     * ranges it does not compete for (as its marker says; this node's own set is its leadership's
+     * to know first). Only once both watches reported: an earlier view would be partial.
      */
-    void changed(Set<Integer> live, Set<Integer> ready);
+    void changed(Set<Integer> live, Set<Integer> ready, Map<Integer, Set<Integer>> unreachable);
   }
 
   private final int self;
@@ -59,6 +61,12 @@ final class NodeMembership {
   private MembershipRegistry registry;
   private volatile LeadershipView leadershipView;
   private volatile NodeInfo registeredAs;
+
+  /**
+   * The ranges this node does not compete for (it cannot reach a quorum of their replicas), as last
+   * told by its leadership: what its ready marker says once {@link #writeUnreachable} ran.
+   */
+  private volatile Set<Integer> unreachableRanges = Set.of();
 
   /** Set once the cores stopped on a fatal error: the node never registers or leads again. */
   private volatile boolean failed;
@@ -179,7 +187,39 @@ final class NodeMembership {
 
   /** Marks this node ready: its commit log is replayed and its core runs. */
   void markReady() throws Exception {
-    registry.markReady(self);
+    registry.markReady(self, unreachableRanges);
+  }
+
+  /**
+   * From now on this node's ready marker names {@code ranges} as the ranges it does not compete for
+   * (docs/PROTOCOL.md "Step-down and the quorum watch"), so that the other replicas compete
+   * instead. Written on the chores thread (in order, never on the caller's); a marker that is gone
+   * gets them when the node is marked ready again. Any thread.
+   */
+  void publishUnreachable(Set<Integer> ranges) {
+    unreachableRanges = Set.copyOf(ranges);
+    try {
+      chores.execute(this::writeUnreachable);
+    } catch (RejectedExecutionException stopping) {
+      // Shutting down: the marker goes with the session.
+    }
+  }
+
+  private void writeUnreachable() {
+    if (stopped.getAsBoolean() || failed || !serving.getAsBoolean()) {
+      return;
+    }
+    Set<Integer> ranges = unreachableRanges; // the newest: a later call writes again anyway
+    try {
+      registry.markUnreachable(self, ranges);
+    } catch (Exception e) {
+      // ZooKeeper unreachable: the next reconnect marks the node ready again with the newest set.
+      LOG.log(
+          Level.INFO,
+          "node {0} could not publish its unreachable ranges yet: {1}",
+          self,
+          e.toString());
+    }
   }
 
   /**
@@ -201,7 +241,7 @@ final class NodeMembership {
       withSelf.add(self);
       ready = withSelf;
     }
-    l.changed(live, ready);
+    l.changed(live, ready, members.unreachableRanges());
   }
 
   /**
@@ -225,7 +265,7 @@ final class NodeMembership {
   /**
    * After ZooKeeper expired this node's session (its registration and ready marker went with it),
    * register again in the new session; the range latches join again by themselves (RangeLatch) and
-   * leases ended at SUSPENDED already (RangeLeadership).
+   * leases ended when the session was LOST (LeaseKeeper).
    */
   private void onConnectionState(CuratorFramework client, ConnectionState state) {
     if (state != ConnectionState.RECONNECTED || stopped.getAsBoolean()) {
@@ -261,7 +301,7 @@ final class NodeMembership {
       try {
         registry.reregister(registeredAs);
         if (serving.getAsBoolean()) {
-          registry.markReady(self);
+          registry.markReady(self, unreachableRanges);
         }
         LOG.log(Level.INFO, "node {0} registered in its new ZooKeeper session", self);
         publishLeadershipView();

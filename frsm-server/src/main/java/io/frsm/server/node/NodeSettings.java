@@ -30,12 +30,14 @@ import java.util.function.Consumer;
  * @param meterRegistry where the node's meters go
  * @param onFatalError told once if the node stops serving on a fatal error ({@link
  *     FrsmNodeBuilder#onFatalError})
+ * @param peerLinkFaults tests only: faults on the node's peer links; null (production): none
  */
 record NodeSettings(
     FrsmConfig config,
     double forcedColdCasShare,
     MeterRegistry meterRegistry,
-    Consumer<Throwable> onFatalError) {
+    Consumer<Throwable> onFatalError,
+    PeerLinkFaults peerLinkFaults) {
 
   /**
    * @param meterRegistry null: a private {@link SimpleMeterRegistry}
@@ -51,7 +53,7 @@ record NodeSettings(
   }
 
   NodeSettings(FrsmConfig config, double forcedColdCasShare, MeterRegistry meterRegistry) {
-    this(config, forcedColdCasShare, meterRegistry, null);
+    this(config, forcedColdCasShare, meterRegistry, null, null);
   }
 
   <T> T get(ConfigKey<T> key) {

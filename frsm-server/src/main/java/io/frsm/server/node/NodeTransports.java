@@ -16,18 +16,28 @@ import java.net.InetSocketAddress;
 final class NodeTransports {
   private final TransportEventLoops loops;
   private final NettyPeerTransport peers;
+
+  /** What the cores send through: {@link #peers}, behind the test's faults if it set any. */
+  private final PeerTransport peerSender;
+
   private final ClientProtocolServer clients;
 
   private NodeTransports(
-      TransportEventLoops loops, NettyPeerTransport peers, ClientProtocolServer clients) {
+      TransportEventLoops loops,
+      NettyPeerTransport peers,
+      PeerTransport peerSender,
+      ClientProtocolServer clients) {
     this.loops = loops;
     this.peers = peers;
+    this.peerSender = peerSender;
     this.clients = clients;
   }
 
   /**
    * Binds the peer and client ports (0: any free port) on {@code loops}, which the transports own
-   * from then on: on failure they are closed, with whatever started.
+   * from then on: on failure they are closed, with whatever started. {@code faults}: null in
+   * production; a test's faults act on every peer message sent and received ({@link
+   * FaultyPeerTransport}).
    */
   static NodeTransports start(
       int self,
@@ -37,14 +47,20 @@ final class NodeTransports {
       InetSocketAddress clientAddress,
       ClusterMembers members,
       PeerTransport.InboundHandler onPeerMessage,
-      ClientProtocolServer.OperationHandler onClientRequest) {
+      ClientProtocolServer.OperationHandler onClientRequest,
+      PeerLinkFaults faults) {
     NettyPeerTransport peers = null;
     try {
+      PeerTransport.InboundHandler inbound =
+          faults == null ? onPeerMessage : FaultyPeerTransport.inbound(onPeerMessage, faults);
       peers =
-          NettyPeerTransport.start(
-              self, peerAddress, members::peerAddress, onPeerMessage, config, loops);
+          NettyPeerTransport.start(self, peerAddress, members::peerAddress, inbound, config, loops);
+      PeerTransport sender = faults == null ? peers : new FaultyPeerTransport(peers, faults);
       return new NodeTransports(
-          loops, peers, ClientProtocolServer.start(clientAddress, onClientRequest, config, loops));
+          loops,
+          peers,
+          sender,
+          ClientProtocolServer.start(clientAddress, onClientRequest, config, loops));
     } catch (RuntimeException e) {
       if (peers != null) {
         peers.close();
@@ -62,6 +78,11 @@ final class NodeTransports {
     return peers;
   }
 
+  /** Where the cores send peer messages (the peer transport, or the test's faults before it). */
+  PeerTransport peerSender() {
+    return peerSender;
+  }
+
   /** The bound peer address (the actual port when 0 was asked). */
   InetSocketAddress peerAddress() {
     return peers.localAddress();
@@ -77,7 +98,7 @@ final class NodeTransports {
   }
 
   void closePeers() {
-    peers.close();
+    peerSender.close(); // closes the peer transport (behind the faults, if any)
   }
 
   void closeLoops() {

@@ -11,7 +11,9 @@ import io.frsm.server.client.RequestLimits;
  * (docs/formats/wire.md "Validated ranges"): what only the node knows. Keys and values must fit the
  * storage engine's limits — a persist the engine refused would stop the node — and a range must be
  * one of the ring's. A range's reserved term cell is written only through {@code TermPersist} and
- * {@code ListKeys}: a Paxos request or commit on it would move the range's term. Immutable.
+ * {@code ListKeys}: a Paxos request or commit on it would move the range's term. A {@code Read} of
+ * it writes nothing and is let through: it is the quorum watch's probe (docs/PROTOCOL.md "Step-down
+ * and the quorum watch"), answered with the replica's term. Immutable.
  */
 final class PeerAdmission {
   private final RequestLimits limits;
@@ -43,6 +45,7 @@ final class PeerAdmission {
       return null;
     }
     if (RangeTerm.isReserved(m.key())
+        && !(m instanceof Message.Read)
         && (m instanceof Message.Request
             || m instanceof Message.Commit
             || m instanceof Message.Purge)) {

@@ -52,6 +52,7 @@ final class Serving {
       CorePlacement placement,
       Duration tickInterval,
       Duration lease,
+      Duration stepDownAfter,
       Consumer<Throwable> onFatal) {}
 
   /**
@@ -66,7 +67,8 @@ final class Serving {
       Site site,
       CuratorFramework zk,
       ZkLayout layout,
-      ClusterMembers members)
+      ClusterMembers members,
+      java.util.function.Consumer<java.util.Set<Integer>> publishUnreachable)
       throws Exception {
     PeerMessageCounts peerMessages =
         new PeerMessageCounts(shape.nodeIds().stream().filter(id -> id != site.self()).toList());
@@ -81,6 +83,7 @@ final class Serving {
         loopCount,
         shards,
         coresOnLoops ? "the event loops" : "threads of their own");
+    RangeQuorums quorums = new RangeQuorums();
     CoreShards core =
         new CoreShards(
             site.self(),
@@ -89,17 +92,27 @@ final class Serving {
             shards,
             site.storage().cells(),
             site.storage().engine(),
-            site.transports().peers(),
+            site.transports().peerSender(),
             site.tickInterval().toNanos(),
             peerMessages,
             coresOnLoops ? site.transports().loops().loops() : List.of(),
-            site.onFatal());
+            site.onFatal(),
+            site.stepDownAfter(),
+            quorums);
     core.start();
     RangeLeaders named = RangeLeaders.watch(zk, layout);
     try {
       members.leaders(named::holder);
       RangeLeadership leadership =
-          new RangeLeadership(zk, layout, site.self(), ring, site.lease(), new CoreLeaseSink(core));
+          new RangeLeadership(
+              zk,
+              layout,
+              site.self(),
+              ring,
+              site.lease(),
+              new CoreLeaseSink(core),
+              publishUnreachable);
+      quorums.listen(leadership::quorumChanged);
       parts =
           new Parts(core, named, leadership, new RangeRouter(site.self(), ring, named, leadership));
     } catch (RuntimeException e) {

@@ -55,6 +55,11 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
     }
   }
 
+  /** The client port (the same after a restart on it). */
+  public int port() {
+    return port;
+  }
+
   /** {@code 127.0.0.1:port}. */
   public String connectString() {
     return "127.0.0.1:" + port;

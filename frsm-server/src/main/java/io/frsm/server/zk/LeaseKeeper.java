@@ -12,15 +12,23 @@ import java.util.concurrent.atomic.LongAdder;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
+import org.apache.zookeeper.KeeperException;
 
 /**
  * Keeps the leases of the ranges this node holds (docs/DESIGN.md "Lease invariant" rule 2): every
  * {@code L/4} it renews all of them with one ZooKeeper {@code multi} of checks ({@link
  * RangeTermStore#renewAll}) and reports the monotonic send time of every successful renewal, from
  * which the consensus core computes {@code leaseEnd = sent + L·(1−ρ)}. A failed check (a successor
- * bumped the generation), a renewal error, or a SUSPENDED or LOST connection ends the affected
- * leases at once: {@link Listener#lost} is called and renewal of that grant stops; holding the
- * range again needs a new term.
+ * bumped the generation), a renewal error other than a lost connection, or a LOST session ends the
+ * affected leases at once: {@link Listener#lost} is called and renewal of that grant stops; holding
+ * the range again needs a new term.
+ *
+ * <p>A SUSPENDED connection (ZooKeeper unreachable, the session perhaps still alive) only pauses
+ * renewing: each lease runs on until {@code L·(1−ρ)} after its last successful renewal was sent and
+ * ends by itself in the core. That is safe because a successor must first bump the term in
+ * ZooKeeper and then wait {@code L·(1+ρ)}, which outlasts any lease renewed before the bump
+ * (docs/PROTOCOL.md "Why it is safe"). On RECONNECTED renewing resumes at once, with a fresh send
+ * time, so a ZooKeeper outage shorter than the lease costs clients nothing.
  *
  * <p>Listener calls are made under the keeper's lock and only for grants still held, so once {@link
  * #release} returned no {@link Listener#renewed} for the released grant follows: a caller that ends
@@ -44,6 +52,10 @@ public final class LeaseKeeper implements AutoCloseable {
   private final ScheduledFuture<?> renewals;
   private final LongAdder renewed = new LongAdder();
   private final LongAdder batches = new LongAdder();
+  private final ScheduledExecutorService scheduler;
+
+  /** Between SUSPENDED and RECONNECTED: no renewal is tried (it could only wait or fail). */
+  private volatile boolean suspended;
 
   public LeaseKeeper(
       CuratorFramework zk,
@@ -54,6 +66,7 @@ public final class LeaseKeeper implements AutoCloseable {
     this.zk = zk;
     this.store = store;
     this.listener = listener;
+    this.scheduler = scheduler;
     zk.getConnectionStateListenable().addListener(connectionListener);
     long periodNanos = lease.toNanos() / 4;
     if (periodNanos <= 0) {
@@ -89,7 +102,7 @@ public final class LeaseKeeper implements AutoCloseable {
 
   private void renewAll() {
     List<TermGrant> grants = new ArrayList<>(held.values());
-    if (grants.isEmpty()) {
+    if (grants.isEmpty() || suspended) {
       return;
     }
     long[] sent = new long[1];
@@ -97,6 +110,12 @@ public final class LeaseKeeper implements AutoCloseable {
     try {
       batches.increment();
       ok = store.renewAll(grants, sent);
+    } catch (KeeperException.ConnectionLossException
+        | KeeperException.OperationTimeoutException e) {
+      // No answer, so no evidence a successor exists: the leases run out by themselves unless a
+      // renewal gets through first (SUSPENDED and RECONNECTED say when to try again).
+      LOG.log(System.Logger.Level.DEBUG, "lease renewal got no answer: {0}", e.toString());
+      return;
     } catch (Exception e) {
       for (TermGrant g : grants) {
         lose(g, "renewal failed: " + e);
@@ -125,16 +144,46 @@ public final class LeaseKeeper implements AutoCloseable {
   private synchronized void lose(TermGrant grant, String reason) {
     if (held.remove(grant.rangeId(), grant)) {
       LOG.log(
-          System.Logger.Level.WARNING, "lease of range {0} ended: {1}", grant.rangeId(), reason);
+          System.Logger.Level.INFO,
+          "lease of range {0} in term {1} ended: {2}",
+          grant.rangeId(),
+          grant.term(),
+          reason);
       listener.lost(grant.rangeId(), reason);
     }
   }
 
   private void onConnectionState(CuratorFramework client, ConnectionState state) {
-    if (state == ConnectionState.SUSPENDED || state == ConnectionState.LOST) {
-      for (TermGrant g : List.copyOf(held.values())) {
-        lose(g, "ZooKeeper connection " + state);
+    switch (state) {
+      case SUSPENDED -> {
+        suspended = true;
+        LOG.log(
+            System.Logger.Level.INFO,
+            "ZooKeeper connection suspended: renewals of {0} range lease(s) paused; each runs out"
+                + " L·(1−ρ) after its last renewal unless the connection comes back first",
+            held.size());
       }
+      case RECONNECTED -> {
+        suspended = false;
+        LOG.log(
+            System.Logger.Level.INFO,
+            "ZooKeeper connection back: renewing {0} range lease(s) now",
+            held.size());
+        try {
+          scheduler.execute(this::renewAll); // a fresh send time at once, not L/4 from now
+        } catch (java.util.concurrent.RejectedExecutionException closed) {
+          // Closed meanwhile: nothing to renew.
+        }
+      }
+      case LOST -> {
+        // The session expired (or is taken for expired): the latch entries went with it, and a
+        // successor may bump at any time. Nothing is lost by ending the leases now.
+        suspended = true; // until RECONNECTED: a new session renews what is still held
+        for (TermGrant g : List.copyOf(held.values())) {
+          lose(g, "ZooKeeper connection LOST");
+        }
+      }
+      default -> {}
     }
   }
 

@@ -3,8 +3,10 @@ package io.frsm.server.zk;
 import io.frsm.server.ring.NodeInfo;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
 import org.apache.curator.framework.CuratorFramework;
@@ -25,6 +27,10 @@ public final class MembershipRegistry implements AutoCloseable {
   private final CuratorCache cache;
   private final CuratorCache readyCache;
 
+  /** Per node, the last refusal of its ready marker's data that was logged. */
+  private final Map<Integer, String> badMarkerLogged =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
   public MembershipRegistry(CuratorFramework zk, ZkLayout layout) throws Exception {
     this.zk = zk;
     this.layout = layout;
@@ -36,14 +42,16 @@ public final class MembershipRegistry implements AutoCloseable {
 
   /**
    * Marks {@code nodeId} ready: its commit log is replayed and its core runs, so it may take range
-   * leadership. Ephemeral, like the registration; idempotent within one session.
+   * leadership, but for the ranges in {@code unreachableRanges} ({@link ReadyMarker}). Ephemeral,
+   * like the registration; idempotent within one session (an existing marker gets the data).
    */
-  public void markReady(int nodeId) throws Exception {
+  public void markReady(int nodeId, Set<Integer> unreachableRanges) throws Exception {
+    byte[] data = ReadyMarker.encode(unreachableRanges);
     try {
       zk.create()
           .creatingParentContainersIfNeeded()
           .withMode(CreateMode.EPHEMERAL)
-          .forPath(layout.ready(nodeId));
+          .forPath(layout.ready(nodeId), data);
     } catch (KeeperException.NodeExistsException e) {
       Stat stat = zk.checkExists().forPath(layout.ready(nodeId));
       long session = zk.getZookeeperClient().getZooKeeper().getSessionId();
@@ -51,6 +59,25 @@ public final class MembershipRegistry implements AutoCloseable {
         throw new IllegalStateException(
             "node id " + nodeId + " is marked ready by another live session", e);
       }
+      markUnreachable(nodeId, unreachableRanges);
+    }
+  }
+
+  /** {@link #markReady} with no unreachable range. */
+  public void markReady(int nodeId) throws Exception {
+    markReady(nodeId, Set.of());
+  }
+
+  /**
+   * Writes the ranges {@code nodeId} does not compete for into its ready marker. False if it has no
+   * marker (not ready, or its session expired: marking it ready again writes them).
+   */
+  public boolean markUnreachable(int nodeId, Set<Integer> unreachableRanges) throws Exception {
+    try {
+      zk.setData().forPath(layout.ready(nodeId), ReadyMarker.encode(unreachableRanges));
+      return true;
+    } catch (KeeperException.NoNodeException notReady) {
+      return false;
     }
   }
 
@@ -63,8 +90,12 @@ public final class MembershipRegistry implements AutoCloseable {
     return out;
   }
 
-  /** Calls {@code onChange} with the ready set after every change (and once at start). */
-  public void watchReady(Consumer<Set<Integer>> onChange) {
+  /**
+   * Calls {@code onChange} after every change of the ready markers (and once at start) with each
+   * ready node and the ranges its marker says it does not compete for ({@link ReadyMarker}; a
+   * marker whose data does not parse counts as none, logged).
+   */
+  public void watchReady(Consumer<Map<Integer, Set<Integer>>> onChange) {
     readyCache
         .listenable()
         .addListener(
@@ -75,7 +106,7 @@ public final class MembershipRegistry implements AutoCloseable {
                         return;
                       }
                       try {
-                        onChange.accept(readyNodes());
+                        onChange.accept(readyWithUnreachableRanges());
                       } catch (Exception e) {
                         if (zk.getState() != CuratorFrameworkState.STARTED) {
                           return;
@@ -86,6 +117,36 @@ public final class MembershipRegistry implements AutoCloseable {
                     })
                 .build());
     readyCache.start();
+  }
+
+  /**
+   * The ready nodes read from ZooKeeper (a full set, never a cache still filling), each with the
+   * unreachable ranges of its marker's data as the cache holds it (changes of the data come as
+   * events of their own).
+   */
+  private Map<Integer, Set<Integer>> readyWithUnreachableRanges() throws Exception {
+    Map<Integer, Set<Integer>> out = new HashMap<>();
+    for (int id : readyNodes()) {
+      Set<Integer> unreachable = Set.of();
+      var cached = readyCache.get(layout.ready(id));
+      if (cached.isPresent()) {
+        try {
+          unreachable = ReadyMarker.decode(cached.get().getData());
+        } catch (IllegalArgumentException bad) {
+          // Once per node and message, not on every event: the watch fires on every change.
+          if (!bad.getMessage().equals(badMarkerLogged.put(id, bad.getMessage()))) {
+            System.getLogger(MembershipRegistry.class.getName())
+                .log(
+                    System.Logger.Level.WARNING,
+                    "ready marker of node {0}: its unreachable ranges are ignored: {1}",
+                    id,
+                    bad.getMessage());
+          }
+        }
+      }
+      out.put(id, unreachable);
+    }
+    return out;
   }
 
   /**

@@ -33,9 +33,14 @@ import org.apache.zookeeper.data.Stat;
  * expired session is not an error either: the latch joins again (INFO).
  *
  * <p>Leadership is advisory (ranges are guarded by terms and leases): this class only decides who
- * bumps a term. Between a {@code SUSPENDED} or {@code LOST} connection and the check after the
- * reconnect it does not lead. Hand-over costs what the recipe costs: the successor's watch fires
- * when the holder's entry is deleted, then one read of the children and one of its own entry.
+ * bumps a term. A {@code SUSPENDED} connection changes nothing (the session may well live on, and
+ * with it the entry; the holder's lease runs out by itself if it cannot be renewed); from a {@code
+ * LOST} session (expired, or taken for expired) until the check after the reconnect it does not
+ * lead. Either way the check after the reconnect reads whether the entry still belongs to the
+ * current session: an entry that went with an expired session, while another node perhaps took the
+ * range, is noticed there and the latch joins again. Hand-over costs what the recipe costs: the
+ * successor's watch fires when the holder's entry is deleted, then one read of the children and one
+ * of its own entry.
  *
  * <p>Thread-safe: {@link #start} and {@link #close} run on the caller's thread, answers and watch
  * events on ZooKeeper's event thread, connection changes on Curator's; all under this latch's
@@ -318,7 +323,10 @@ final class RangeLatch implements AutoCloseable {
       return;
     }
     switch (state) {
-      case SUSPENDED, LOST -> setLeading(false);
+      case LOST -> setLeading(false);
+      case SUSPENDED -> {
+        // Keeps leading: see the class comment. A term is guarded by its lease, not by this flag.
+      }
       case RECONNECTED -> {
         // The session may be new (the old one expired with its entry): check the entry's owner.
         if (entry == null) {

@@ -34,10 +34,16 @@ import org.apache.curator.framework.CuratorFramework;
  * <p>On winning a latch the node bumps the range's term ({@link RangeTermStore#bumpTerm}, which
  * revokes the predecessor's lease generation and names this node as the range's leader for routing)
  * and reports {@link Sink#granted}; the {@link LeaseKeeper} then renews all held ranges in one
- * {@code multi} per {@code L/4} and reports each renewal. Losing the latch, stepping aside, a
- * failed renewal check and a SUSPENDED or LOST connection report {@link Sink#lost} at once. After a
- * new ZooKeeper session the latches join again by themselves ({@link RangeLatch}) and a won latch
- * bumps a new term.
+ * {@code multi} per {@code L/4} and reports each renewal. Losing the latch, a failed renewal check
+ * and a LOST session report {@link Sink#lost} at once; a SUSPENDED connection only pauses renewing
+ * ({@link LeaseKeeper}). After a new ZooKeeper session the latches join again by themselves ({@link
+ * RangeLatch}) and a won latch bumps a new term.
+ *
+ * <p>Step-down (docs/PROTOCOL.md "Step-down and the quorum watch"): the node's cores report the
+ * ranges whose quorum of replicas they cannot reach ({@link #quorumChanged}); the node counts
+ * itself out of those ranges' preferred holders — so it hands over the ones it holds, by a release,
+ * and joins no latch of theirs (a pre-vote guard) — and publishes them, so that the others count it
+ * out too, until its cores report the quorum reachable again.
  *
  * <p>Leadership is advisory: two nodes that both believe they lead cannot break safety (ballots,
  * terms persisted at a quorum and the lease wait do), it only costs liveness. Latch and membership
@@ -74,9 +80,26 @@ public final class RangeLeadership implements AutoCloseable {
     void candidacy(int range, boolean candidate);
   }
 
-  /** A view of the members: who is live, who is ready. */
-  private record View(Set<Integer> live, Set<Integer> ready) {
-    static final View NONE = new View(Set.of(), Set.of());
+  /**
+   * A view of the members: who is live, who is ready, and per node the ranges it does not compete
+   * for because it cannot reach a quorum of their replicas (this node's own from its cores, the
+   * others' from their ready markers).
+   */
+  private record View(
+      Set<Integer> live, Set<Integer> ready, Map<Integer, Set<Integer>> unreachable) {
+    static final View NONE = new View(Set.of(), Set.of(), Map.of());
+
+    /** The first replica, in the range's order, that is live, ready and reaches its quorum. */
+    int preferredHolder(int range, List<Integer> replicas) {
+      for (int id : replicas) {
+        if (live.contains(id)
+            && ready.contains(id)
+            && !unreachable.getOrDefault(id, Set.of()).contains(range)) {
+          return id;
+        }
+      }
+      return -1;
+    }
   }
 
   private final CuratorFramework zk;
@@ -88,6 +111,7 @@ public final class RangeLeadership implements AutoCloseable {
   private final ExecutorService events;
   private final ScheduledExecutorService renewer;
   private final LeaseKeeper keeper;
+  private final java.util.function.Consumer<Set<Integer>> publishUnreachable;
 
   /** Ranges this node replicates, with their replicas in preference order. */
   private final Map<Integer, List<Integer>> replicated = new HashMap<>();
@@ -96,7 +120,20 @@ public final class RangeLeadership implements AutoCloseable {
   private final Map<Integer, RangeLatch> latches = new HashMap<>();
   private Set<Integer> live = Set.of();
   private Set<Integer> ready = Set.of();
+
+  /** The other nodes' unreachable ranges, as their ready markers say. */
+  private Map<Integer, Set<Integer>> othersUnreachable = Map.of();
+
+  /**
+   * The ranges whose quorum this node's cores cannot reach now (Effect.QuorumReachability): it does
+   * not compete for them, and hands over those it holds.
+   */
+  private final Set<Integer> unreachable = new java.util.TreeSet<>();
+
   private boolean closed;
+
+  /** A view of the members arrived: candidacies may be told (never before the first view). */
+  private boolean viewSeen;
 
   /** What the core was last told of each replicated range (Sink#candidacy). */
   private final Map<Integer, Boolean> candidacy = new HashMap<>();
@@ -133,6 +170,23 @@ public final class RangeLeadership implements AutoCloseable {
 
   public RangeLeadership(
       CuratorFramework zk, ZkLayout layout, int self, Ring ring, Duration lease, Sink sink) {
+    this(zk, layout, self, ring, lease, sink, ranges -> {});
+  }
+
+  /**
+   * @param publishUnreachable told, on the leadership thread, the ranges this node does not compete
+   *     for whenever they change: the node writes them into its ready marker, so that the other
+   *     replicas compete instead (must not block)
+   */
+  public RangeLeadership(
+      CuratorFramework zk,
+      ZkLayout layout,
+      int self,
+      Ring ring,
+      Duration lease,
+      Sink sink,
+      java.util.function.Consumer<Set<Integer>> publishUnreachable) {
+    this.publishUnreachable = publishUnreachable;
     this.zk = zk;
     this.layout = layout;
     this.self = self;
@@ -182,23 +236,96 @@ public final class RangeLeadership implements AutoCloseable {
    * the preferred holder, step aside from the others. Any thread.
    */
   public void membersChanged(Set<Integer> liveNodes, Set<Integer> readyNodes) {
+    membersChanged(liveNodes, readyNodes, Map.of());
+  }
+
+  /**
+   * As {@link #membersChanged(Set, Set)}, with the ranges each ready node does not compete for (its
+   * ready marker's; this node's own entry is ignored: its cores tell it first). Any thread.
+   */
+  public void membersChanged(
+      Set<Integer> liveNodes, Set<Integer> readyNodes, Map<Integer, Set<Integer>> unreachableOf) {
     Set<Integer> l = Set.copyOf(liveNodes);
     Set<Integer> r = Set.copyOf(readyNodes);
+    Map<Integer, Set<Integer>> u = new HashMap<>(unreachableOf);
+    u.remove(self);
+    Map<Integer, Set<Integer>> others = Map.copyOf(u);
     post(
         () -> {
           live = l;
           ready = r;
-          tellCandidacy(true);
-          routingView = new View(l, r);
-          rebalance(); // hands over what this node no longer prefers before it stops competing
-          tellCandidacy(false);
+          othersUnreachable = others;
+          viewSeen = true;
+          viewChanged();
         });
+  }
+
+  /**
+   * This node's cores report the ranges whose quorum of replicas became unreachable ({@code lost})
+   * and those reachable again ({@code regained}) (docs/PROTOCOL.md "Step-down and the quorum
+   * watch"). It hands over the lost ones it holds, stops competing for them and says so in its
+   * ready marker, so that a replica that reaches a quorum takes them; it competes again for the
+   * regained ones (as the natural leader, it takes them back). Any thread; must not block.
+   */
+  public void quorumChanged(Set<Integer> lost, Set<Integer> regained) {
+    Set<Integer> down = Set.copyOf(lost);
+    Set<Integer> up = Set.copyOf(regained);
+    post(
+        () -> {
+          Set<Integer> newlyLost = new java.util.TreeSet<>(down);
+          newlyLost.retainAll(replicated.keySet());
+          newlyLost.removeAll(unreachable);
+          Set<Integer> newlyRegained = new java.util.TreeSet<>(up);
+          newlyRegained.retainAll(unreachable);
+          if (newlyLost.isEmpty() && newlyRegained.isEmpty()) {
+            return;
+          }
+          unreachable.addAll(newlyLost);
+          unreachable.removeAll(newlyRegained);
+          if (!newlyLost.isEmpty()) {
+            LOG.log(
+                System.Logger.Level.INFO,
+                "node {0}: no answer from a quorum of the replicas of ranges {1}: it hands over"
+                    + " those it holds and does not compete for them until it reaches a quorum",
+                self,
+                newlyLost);
+          }
+          if (!newlyRegained.isEmpty()) {
+            LOG.log(
+                System.Logger.Level.INFO,
+                "node {0}: reaches a quorum of the replicas of ranges {1} again: competes for them",
+                self,
+                newlyRegained);
+          }
+          publishUnreachable.accept(Set.copyOf(unreachable));
+          if (viewSeen) {
+            viewChanged();
+          }
+        });
+  }
+
+  /** The view changed: tell the core, publish routing's view, compete or step aside. */
+  private void viewChanged() {
+    tellCandidacy(true);
+    routingView = currentView();
+    rebalance(); // hands over what this node no longer prefers before it stops competing
+    tellCandidacy(false);
+  }
+
+  /** The view on the event thread, with this node's own unreachable ranges. */
+  private View currentView() {
+    Map<Integer, Set<Integer>> all = new HashMap<>(othersUnreachable);
+    if (!unreachable.isEmpty()) {
+      all.put(self, Set.copyOf(unreachable));
+    }
+    return new View(live, ready, Map.copyOf(all));
   }
 
   /** Tells the core each replicated range whose candidacy became {@code now} in this view. */
   private void tellCandidacy(boolean now) {
+    View view = currentView();
     for (Map.Entry<Integer, List<Integer>> e : replicated.entrySet()) {
-      boolean candidate = preferredHolder(e.getValue(), live, ready) == self;
+      boolean candidate = view.preferredHolder(e.getKey(), e.getValue()) == self;
       if (candidate == now && !Boolean.valueOf(now).equals(candidacy.get(e.getKey()))) {
         candidacy.put(e.getKey(), now);
         sink.candidacy(e.getKey(), now);
@@ -211,8 +338,12 @@ public final class RangeLeadership implements AutoCloseable {
    * replica; -1 if none is (or no view arrived yet). Any thread.
    */
   public int preferredHolder(int range) {
-    View v = routingView;
-    return preferredHolder(ring.replicasOfRange(range), v.live(), v.ready());
+    return routingView.preferredHolder(range, ring.replicasOfRange(range));
+  }
+
+  /** The ranges this node does not compete for now: it cannot reach a quorum of their replicas. */
+  public Set<Integer> unreachableRanges() {
+    return routingView.unreachable().getOrDefault(self, Set.of());
   }
 
   /** The live members in the view routing uses. Any thread. */
@@ -255,12 +386,7 @@ public final class RangeLeadership implements AutoCloseable {
    * range's order, that is live and ready; -1 if none is.
    */
   public static int preferredHolder(List<Integer> replicas, Set<Integer> live, Set<Integer> ready) {
-    for (int id : replicas) {
-      if (live.contains(id) && ready.contains(id)) {
-        return id;
-      }
-    }
-    return -1;
+    return new View(live, ready, Map.of()).preferredHolder(-1, replicas);
   }
 
   private void post(Runnable task) {
@@ -282,14 +408,22 @@ public final class RangeLeadership implements AutoCloseable {
   }
 
   private void rebalance() {
+    View view = currentView();
     for (Map.Entry<Integer, List<Integer>> e : replicated.entrySet()) {
       int range = e.getKey();
-      boolean preferred = preferredHolder(e.getValue(), live, ready) == self;
+      int preferredHolder = view.preferredHolder(range, e.getValue());
+      boolean preferred = preferredHolder == self;
       if (preferred && !latches.containsKey(range)) {
         join(range);
       } else if (!preferred && latches.containsKey(range)) {
         leave(
-            range, "replica " + preferredHolder(e.getValue(), live, ready) + " is preferred", true);
+            range,
+            unreachable.contains(range)
+                ? "steps down: no answer from a quorum of its replicas"
+                : preferredHolder < 0
+                    ? "no replica is preferred"
+                    : "replica " + preferredHolder + " is preferred",
+            true);
       }
     }
   }
@@ -429,11 +563,17 @@ public final class RangeLeadership implements AutoCloseable {
     }
     LOG.log(
         System.Logger.Level.INFO,
-        "node {0} hands range {1} over ({2}){3}",
+        "node {0} hands range {1} over in term {2} ({3}): {4}",
         self,
         range,
+        g.term(),
         why,
-        marked ? ": term " + g.term() + " marked released" : "");
+        marked
+            ? "marked released, the successor need not wait"
+            : clean
+                ? "a successor bumped first; it waits out the lease"
+                : "not clean (this node had not waited out its predecessor), the successor waits"
+                    + " out the lease");
   }
 
   private void stepDown(int range, String why) {
@@ -441,7 +581,13 @@ public final class RangeLeadership implements AutoCloseable {
     if (g != null) {
       keeper.release(g.rangeId());
       sink.lost(range);
-      LOG.log(System.Logger.Level.INFO, "node {0} leaves range {1}: {2}", self, range, why);
+      LOG.log(
+          System.Logger.Level.INFO,
+          "node {0} loses range {1} in term {2}: {3}",
+          self,
+          range,
+          g.term(),
+          why);
     }
   }
 

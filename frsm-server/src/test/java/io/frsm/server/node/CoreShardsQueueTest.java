@@ -135,7 +135,9 @@ class CoreShardsQueueTest {
         1_000_000,
         new PeerMessageCounts(peers),
         hostLoops,
-        error -> {});
+        error -> {},
+        java.time.Duration.ZERO,
+        new RangeQuorums());
   }
 
   /** Nothing here reaches a peer: a send is dropped. */

@@ -82,7 +82,9 @@ class EdgeAdmissionTest {
             TimeUnit.MILLISECONDS.toNanos(1),
             new PeerMessageCounts(List.of()),
             List.of(),
-            fatal::set);
+            fatal::set,
+            java.time.Duration.ZERO,
+            new RangeQuorums());
     shards.start();
   }
 

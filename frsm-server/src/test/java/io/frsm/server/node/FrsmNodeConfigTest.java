@@ -65,6 +65,7 @@ class FrsmNodeConfigTest {
         tickInterval: 3ms
         lease: 3s
         clockDriftPpm: 500
+        stepDownAfter: 1500ms
         leaderOnlyReads: false
         coreThreads: 3
         coreOnTransportLoop: true

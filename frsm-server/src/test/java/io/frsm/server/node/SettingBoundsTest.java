@@ -127,16 +127,35 @@ class SettingBoundsTest {
         IllegalArgumentException.class, () -> minimal().boundedDelay(max.plusMillis(1)).build());
 
     // The round timings' upper edges, with the rules between them kept.
+    // (A round timeout of an hour leaves no room for step-down, which must come after it: off.)
     Duration hour = Duration.ofHours(1);
     assertDoesNotThrow(
         () ->
             minimal()
                 .roundTimings(hour.minusMillis(1), hour, hour)
                 .tickInterval(hour.minusMillis(1))
+                .stepDownAfter(Duration.ZERO)
                 .build());
     assertThrows(
         ConfigException.class,
-        () -> minimal().roundTimings(hour, hour.plusMillis(1), hour).tickInterval(hour).build());
+        () ->
+            minimal()
+                .roundTimings(hour, hour.plusMillis(1), hour)
+                .tickInterval(hour)
+                .stepDownAfter(Duration.ZERO)
+                .build());
+  }
+
+  @Test
+  void stepDownAfter_isAboveTheRoundTimeout_orOff() {
+    Duration timeout = Duration.ofMillis(200);
+    assertDoesNotThrow(() -> minimal().stepDownAfter(timeout.plusMillis(1)).build());
+    assertDoesNotThrow(() -> minimal().stepDownAfter(Duration.ZERO).build());
+    ConfigException atTimeout =
+        assertThrows(ConfigException.class, () -> minimal().stepDownAfter(timeout).build());
+    assertTrue(atTimeout.getMessage().contains("consensus.stepDownAfter"), atTimeout.getMessage());
+    assertThrows(ConfigException.class, () -> file("consensus", "stepDownAfter", "100ms"));
+    assertDoesNotThrow(() -> file("consensus", "stepDownAfter", "0s"));
   }
 
   /** The bounds themselves (an open upper bound: the minimum only). */

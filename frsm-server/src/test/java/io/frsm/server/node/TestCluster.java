@@ -35,8 +35,14 @@ final class TestCluster implements AutoCloseable {
   private final Path dir;
   private final Duration boundedDelay;
   private final Duration clockSkewBound;
-  private final EmbeddedZooKeeper zookeeper;
+  private volatile EmbeddedZooKeeper zookeeper;
   private final FrsmNode[] nodes;
+
+  /** Per node (index id − 1), the faults on its peer links; null without {@link #withFaults}. */
+  private final PeerLinkFaults[] linkFaults;
+
+  /** Per node, the proxy it reaches ZooKeeper through; null without {@link #withFaults}. */
+  private final ZooKeeperProxy[] zooKeeperProxies;
 
   /** Replicas per range, or 0 to leave the builder's default (3). */
   private final int replicationFactor;
@@ -70,6 +76,15 @@ final class TestCluster implements AutoCloseable {
     return new TestCluster(dir, 3, 0, BOUNDED_DELAY, CLOCK_SKEW_BOUND, coreThreads, true);
   }
 
+  /**
+   * Three nodes whose peer links pass through {@link PeerLinkFaults} ({@link #linkFaults}) and each
+   * of which reaches ZooKeeper through a proxy of its own ({@link #zooKeeperProxy}), so a test can
+   * cut them.
+   */
+  static TestCluster withFaults(Path dir) throws Exception {
+    return new TestCluster(dir, 3, 0, BOUNDED_DELAY, CLOCK_SKEW_BOUND, 0, null, true);
+  }
+
   /** {@code n} nodes with {@code replicationFactor} replicas per range (0: the default). */
   TestCluster(Path dir, int n, int replicationFactor) throws Exception {
     this(dir, n, replicationFactor, BOUNDED_DELAY, CLOCK_SKEW_BOUND, 0, null);
@@ -89,6 +104,29 @@ final class TestCluster implements AutoCloseable {
       int coreThreads,
       Boolean coreOnTransportLoop)
       throws Exception {
+    this(
+        dir,
+        n,
+        replicationFactor,
+        boundedDelay,
+        clockSkewBound,
+        coreThreads,
+        coreOnTransportLoop,
+        false);
+  }
+
+  private TestCluster(
+      Path dir,
+      int n,
+      int replicationFactor,
+      Duration boundedDelay,
+      Duration clockSkewBound,
+      int coreThreads,
+      Boolean coreOnTransportLoop,
+      boolean withFaults)
+      throws Exception {
+    this.linkFaults = withFaults ? new PeerLinkFaults[n] : null;
+    this.zooKeeperProxies = withFaults ? new ZooKeeperProxy[n] : null;
     this.coreThreads = coreThreads;
     this.coreOnTransportLoop = coreOnTransportLoop;
     this.dir = dir;
@@ -98,6 +136,12 @@ final class TestCluster implements AutoCloseable {
     this.replicationFactor = replicationFactor;
     this.zookeeper = EmbeddedZooKeeper.start(dir.resolve("zk"));
     try {
+      if (withFaults) {
+        for (int i = 0; i < n; i++) {
+          linkFaults[i] = new PeerLinkFaults();
+          zooKeeperProxies[i] = new ZooKeeperProxy(zookeeper.port());
+        }
+      }
       for (int i = 0; i < n; i++) {
         nodes[i] = newNode(i + 1);
         nodes[i].start();
@@ -132,12 +176,18 @@ final class TestCluster implements AutoCloseable {
     if (coreOnTransportLoop != null) {
       builder.coreOnTransportLoop(coreOnTransportLoop);
     }
+    if (linkFaults != null) {
+      builder.peerLinkFaults(linkFaults[nodeId - 1]);
+    }
     return builder
         .nodeId(nodeId)
         .clusterId(CLUSTER_ID)
         .dataDirectory(data.resolve("data"))
         .commitLogDirectories(List.of(data.resolve("log-a"), data.resolve("log-b")))
-        .zookeeper(zookeeper.connectString())
+        .zookeeper(
+            zooKeeperProxies == null
+                ? zookeeper.connectString()
+                : zooKeeperProxies[nodeId - 1].connectString())
         .zookeeperSessionTimeout(Duration.ofSeconds(3))
         .initialNodes(nodes.length)
         .rack("rack-" + nodeId)
@@ -276,6 +326,53 @@ final class TestCluster implements AutoCloseable {
         "node " + nodeId + " to hear from nodes " + java.util.Arrays.toString(peers));
   }
 
+  /**
+   * The proxy node {@code nodeId} reaches ZooKeeper through (a cluster made {@link #withFaults}).
+   */
+  ZooKeeperProxy zooKeeperProxy(int nodeId) {
+    if (zooKeeperProxies == null) {
+      throw new IllegalStateException("this cluster was not made withFaults");
+    }
+    return zooKeeperProxies[nodeId - 1];
+  }
+
+  /** The faults on node {@code nodeId}'s peer links (a cluster made {@link #withFaults}). */
+  PeerLinkFaults linkFaults(int nodeId) {
+    if (linkFaults == null) {
+      throw new IllegalStateException("this cluster was not made withFaults");
+    }
+    return linkFaults[nodeId - 1];
+  }
+
+  /**
+   * Cuts node {@code nodeId} off from every other node, both ways, on the peer protocol only: its
+   * ZooKeeper session and its client port keep working.
+   */
+  void isolateFromPeers(int nodeId) {
+    int[] others =
+        java.util.stream.IntStream.rangeClosed(1, nodes.length).filter(p -> p != nodeId).toArray();
+    linkFaults(nodeId).isolateFrom(others);
+  }
+
+  /** Ends every peer link fault of every node. */
+  void healLinks() {
+    for (int id = 1; id <= nodes.length; id++) {
+      linkFaults(id).heal();
+    }
+  }
+
+  /**
+   * Stops the embedded ZooKeeper for {@code outage} (the fault's length, not a wait for anything),
+   * then starts it again on the same port and data directory: sessions survive if they do not
+   * expire meanwhile.
+   */
+  void restartZooKeeper(Duration outage) throws Exception {
+    int port = zookeeper.port();
+    zookeeper.close();
+    java.util.concurrent.locks.LockSupport.parkNanos(outage.toNanos());
+    zookeeper = EmbeddedZooKeeper.start(dir.resolve("zk"), port);
+  }
+
   String zookeeperConnectString() {
     return zookeeper.connectString();
   }
@@ -323,6 +420,13 @@ final class TestCluster implements AutoCloseable {
       }
     }
     closing.forEach(CompletableFuture::join);
+    if (zooKeeperProxies != null) {
+      for (ZooKeeperProxy p : zooKeeperProxies) {
+        if (p != null) {
+          p.close();
+        }
+      }
+    }
     if (zookeeper != null) {
       zookeeper.close();
     }

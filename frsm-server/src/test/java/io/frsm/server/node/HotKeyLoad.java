@@ -1,0 +1,201 @@
+package io.frsm.server.node;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+
+import io.frsm.api.CasMismatchException;
+import io.frsm.api.FrsmClient;
+import io.frsm.api.FrsmException;
+import io.frsm.api.OutcomeUnknownException;
+import io.frsm.api.Version;
+import io.frsm.api.Versioned;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A hot counter per chosen range under thin clients: per key one thread increments it by CAS and
+ * another reads it, each on a thin client of its own (so a write waiting out an unknown outcome
+ * does not hold up the reads). Records when each answer came, so a test can measure the longest
+ * time a key went without one, counts every error a client saw, and checks at the end that no
+ * acknowledged increment was lost or doubled (the counter check of docs/DESIGN.md "How it is
+ * tested": acknowledged ≤ final value ≤ acknowledged + unknown).
+ */
+final class HotKeyLoad implements AutoCloseable {
+  /** One hot key: its range, its answers and its counts. */
+  static final class HotKey {
+    final int range;
+    final byte[] key;
+    final ConcurrentLinkedQueue<Long> answers = new ConcurrentLinkedQueue<>();
+    final ConcurrentLinkedQueue<Long> writesAcknowledged = new ConcurrentLinkedQueue<>();
+    final AtomicLong acknowledged = new AtomicLong();
+    final AtomicLong unknown = new AtomicLong();
+
+    HotKey(int range, byte[] key) {
+      this.range = range;
+      this.key = key;
+    }
+  }
+
+  private final List<HotKey> keys = new ArrayList<>();
+  private final List<Thread> threads = new ArrayList<>();
+  private final AtomicBoolean running = new AtomicBoolean(true);
+
+  /** The first {@link #ERRORS_KEPT} errors; the rest are only counted (a fast-failing loop). */
+  private final ConcurrentLinkedQueue<String> errors = new ConcurrentLinkedQueue<>();
+
+  private final AtomicLong errorCount = new AtomicLong();
+  private static final int ERRORS_KEPT = 100;
+
+  /** Creates a counter at 0 in each of {@code ranges} and starts the load on them. */
+  HotKeyLoad(TestCluster cluster, List<Integer> ranges) {
+    FrsmClient setup = cluster.thinClient();
+    Map<Integer, byte[]> chosen = new TreeMap<>();
+    for (int i = 0; chosen.size() < ranges.size(); i++) {
+      byte[] key = ("hot/" + i).getBytes(UTF_8);
+      int range = cluster.rangeOf(key);
+      if (ranges.contains(range)) {
+        chosen.putIfAbsent(range, key);
+      }
+    }
+    for (Map.Entry<Integer, byte[]> e : chosen.entrySet()) {
+      setup.create(e.getValue(), "0".getBytes(UTF_8));
+      keys.add(new HotKey(e.getKey(), e.getValue()));
+    }
+    for (HotKey k : keys) {
+      FrsmClient writer = cluster.thinClient();
+      FrsmClient reader = cluster.thinClient();
+      threads.add(new Thread(() -> increment(writer, k), "hot-writer-" + k.range));
+      threads.add(new Thread(() -> read(reader, k), "hot-reader-" + k.range));
+    }
+    threads.forEach(Thread::start);
+  }
+
+  List<HotKey> keys() {
+    return keys;
+  }
+
+  private void increment(FrsmClient client, HotKey k) {
+    Versioned current = null;
+    while (running.get()) {
+      try {
+        if (current == null) {
+          current = client.get(k.key).orElseThrow();
+          k.answers.add(System.nanoTime());
+        }
+        long next = value(current) + 1;
+        byte[] value = Long.toString(next).getBytes(UTF_8);
+        Version v = client.cas(k.key, current.version(), value);
+        long now = System.nanoTime();
+        k.answers.add(now);
+        k.writesAcknowledged.add(now);
+        k.acknowledged.incrementAndGet();
+        current = new Versioned(value, v);
+      } catch (CasMismatchException e) {
+        k.answers.add(System.nanoTime()); // an answer: the key is served
+        current = e.current().orElseThrow();
+      } catch (OutcomeUnknownException e) {
+        k.unknown.incrementAndGet();
+        error(e);
+        current = null;
+      } catch (FrsmException e) {
+        error(e);
+        current = null;
+      }
+    }
+  }
+
+  private void read(FrsmClient client, HotKey k) {
+    while (running.get()) {
+      try {
+        Optional<Versioned> v = client.get(k.key);
+        if (v.isPresent()) {
+          k.answers.add(System.nanoTime());
+        }
+      } catch (FrsmException e) {
+        error(e);
+      }
+    }
+  }
+
+  private void error(FrsmException e) {
+    if (errorCount.incrementAndGet() <= ERRORS_KEPT) {
+      errors.add(e.getClass().getSimpleName() + ": " + e.getMessage());
+    }
+  }
+
+  private static long value(Versioned v) {
+    return Long.parseLong(new String(v.value(), UTF_8));
+  }
+
+  /** The first errors clients saw (exception class and message), at most 100. */
+  List<String> errors() {
+    return List.copyOf(errors);
+  }
+
+  /** How many errors clients saw so far. */
+  long errorCount() {
+    return errorCount.get();
+  }
+
+  /**
+   * The longest time, in nanoseconds, that {@code k} went without an answer (a read, an
+   * acknowledged write, or a mismatch that reported the current value) within [{@code from}, {@code
+   * to}] (System.nanoTime).
+   */
+  static long longestGapNanos(HotKey k, long from, long to) {
+    return longestGap(k.answers, from, to);
+  }
+
+  /** As {@link #longestGapNanos}, counting acknowledged writes only. */
+  static long longestWriteGapNanos(HotKey k, long from, long to) {
+    return longestGap(k.writesAcknowledged, from, to);
+  }
+
+  private static long longestGap(ConcurrentLinkedQueue<Long> times, long from, long to) {
+    List<Long> points = new ArrayList<>();
+    points.add(from);
+    for (long t : times) {
+      if (t - from > 0 && to - t > 0) {
+        points.add(t);
+      }
+    }
+    points.add(to);
+    points.sort(Long::compare);
+    long longest = 0;
+    for (int i = 1; i < points.size(); i++) {
+      longest = Math.max(longest, points.get(i) - points.get(i - 1));
+    }
+    return longest;
+  }
+
+  /** Stops the load (each thread finishes its call in hand). */
+  @Override
+  public void close() throws InterruptedException {
+    running.set(false);
+    for (Thread t : threads) {
+      t.join();
+    }
+  }
+
+  /**
+   * After {@link #close}: per key, reads the counter through {@code client} and returns what
+   * violates acknowledged ≤ value ≤ acknowledged + unknown, or an empty list.
+   */
+  List<String> counterViolations(FrsmClient client) {
+    List<String> out = new ArrayList<>();
+    for (HotKey k : keys) {
+      long value = value(client.get(k.key).orElseThrow());
+      long low = k.acknowledged.get();
+      long high = low + k.unknown.get();
+      if (value < low || value > high) {
+        out.add("range " + k.range + ": value " + value + " outside [" + low + ", " + high + "]");
+      }
+    }
+    return out;
+  }
+}
