@@ -288,6 +288,16 @@ final class NodeMetrics implements AutoCloseable {
     return d == null ? 0 : d.deepestQueue();
   }
 
+  /** A count one of the node's parts keeps (refusals at the edge, reloads), as a counter. */
+  void counter(
+      String name, String description, String tagKey, String tagValue, LongSupplier count) {
+    add(
+        FunctionCounter.builder(name, count, LongSupplier::getAsLong)
+            .description(description)
+            .tag(tagKey, tagValue)
+            .register(registry));
+  }
+
   private <M extends Meter> M add(M meter) {
     meters.add(meter);
     return meter;

@@ -6,6 +6,7 @@ import io.frsm.transport.NettyPeerTransport;
 import io.frsm.transport.PeerTransport;
 import io.frsm.transport.TransportConfig;
 import io.frsm.transport.TransportEventLoops;
+import io.frsm.transport.tls.ChannelSecurity;
 import java.net.InetSocketAddress;
 
 /**
@@ -33,6 +34,7 @@ final class NodeTransports {
       int self,
       TransportEventLoops loops,
       TransportConfig config,
+      ChannelSecurity security,
       InetSocketAddress peerAddress,
       InetSocketAddress clientAddress,
       ClusterMembers members,
@@ -42,9 +44,11 @@ final class NodeTransports {
     try {
       peers =
           NettyPeerTransport.start(
-              self, peerAddress, members::peerAddress, onPeerMessage, config, loops);
+              self, peerAddress, members::peerAddress, onPeerMessage, config, loops, security);
       return new NodeTransports(
-          loops, peers, ClientProtocolServer.start(clientAddress, onClientRequest, config, loops));
+          loops,
+          peers,
+          ClientProtocolServer.start(clientAddress, onClientRequest, config, loops, security));
     } catch (RuntimeException e) {
       if (peers != null) {
         peers.close();
@@ -60,6 +64,10 @@ final class NodeTransports {
 
   NettyPeerTransport peers() {
     return peers;
+  }
+
+  ClientProtocolServer clients() {
+    return clients;
   }
 
   /** The bound peer address (the actual port when 0 was asked). */
