@@ -8,6 +8,7 @@ import io.netty.handler.ssl.NotSslRecordException;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.util.AttributeKey;
+import io.netty.util.ReferenceCountUtil;
 import java.security.cert.Certificate;
 import java.security.cert.X509Certificate;
 import javax.net.ssl.SSLException;
@@ -21,10 +22,9 @@ import javax.net.ssl.SSLPeerUnverifiedException;
  * with a user event ({@link Verified} or {@link Refused}), so a dialing side writes only once the
  * other end is known.
  *
- * <p>Nothing the other end sends reaches the handlers after this one before its identity is
- * recorded: TLS delivers no application data before the handshake completes, and the handshake
- * event reaches this handler before the data that follows it. Handlers after it still treat a
- * missing identity as a refusal. TLS failures are counted and logged at most once a second ({@link
+ * <p>Nothing the other end sends passes this handler unless its identity is recorded: bytes that
+ * arrive before (or after a refusal) are dropped here. Handlers after it still treat a missing
+ * identity as a refusal. TLS failures are counted and logged at most once a second ({@link
  * MutualTls}) and go no further, so a flood of bad handshakes leaves one line a second. Not
  * sharable.
  */
@@ -58,6 +58,19 @@ public final class IdentityGate extends ChannelInboundHandlerAdapter {
   /** The verified identity of the other end, or null (not yet, refused, or plaintext). */
   public static CertificateIdentity identity(Channel channel) {
     return channel.attr(IDENTITY).get();
+  }
+
+  /**
+   * Bytes pass only once the identity is verified: TLS may decode application data of the same read
+   * after a refusal closed the connection, and none of it may reach the protocol.
+   */
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    if (identity(ctx.channel()) == null) {
+      ReferenceCountUtil.release(msg);
+      return;
+    }
+    ctx.fireChannelRead(msg);
   }
 
   @Override

@@ -26,7 +26,9 @@ public final class MutualTls implements ChannelSecurity {
   private final long handshakeTimeoutMillis;
   private final LongAdder handshakeFailures = new LongAdder();
   private final LongAdder identityRefusals = new LongAdder();
-  private final LogThrottle refusalLog = new LogThrottle(LOG, Level.WARNING, 1, TimeUnit.SECONDS);
+  // One per kind, so a flood of one kind of refusal does not hide the other.
+  private final LogThrottle handshakeLog = new LogThrottle(LOG, Level.WARNING, 1, TimeUnit.SECONDS);
+  private final LogThrottle identityLog = new LogThrottle(LOG, Level.WARNING, 1, TimeUnit.SECONDS);
 
   /**
    * @param clusterId the cluster every accepted identity must belong to; this side's own
@@ -101,7 +103,8 @@ public final class MutualTls implements ChannelSecurity {
 
   void refused(Channel channel, String reason, boolean handshake) {
     (handshake ? handshakeFailures : identityRefusals).increment();
-    refusalLog.log("refused TLS connection with {0}: {1}", channel.remoteAddress(), reason);
+    (handshake ? handshakeLog : identityLog)
+        .log("refused TLS connection with {0}: {1}", channel.remoteAddress(), reason);
   }
 
   @Override
