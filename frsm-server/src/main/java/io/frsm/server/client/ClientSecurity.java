@@ -6,7 +6,7 @@ import io.frsm.transport.tls.ChannelSecurity;
 import io.frsm.transport.tls.MutualTls;
 import io.frsm.transport.tls.TlsContexts;
 import io.frsm.transport.tls.TlsFiles;
-import io.netty.handler.ssl.SslProvider;
+import io.frsm.transport.tls.TlsProviders;
 import java.time.Duration;
 
 /**
@@ -33,7 +33,7 @@ final class ClientSecurity {
     TlsContexts contexts =
         TlsContexts.load(
             new TlsFiles(tls.caBundle(), tls.certificateChain(), tls.privateKey()),
-            SslProvider.JDK,
+            TlsProviders.preferred(),
             RELOAD_CHECK_INTERVAL);
     return new MutualTls(contexts, settings.clusterId(), HANDSHAKE_TIMEOUT);
   }

@@ -6,7 +6,7 @@ import io.frsm.transport.tls.ChannelSecurity;
 import io.frsm.transport.tls.MutualTls;
 import io.frsm.transport.tls.TlsContexts;
 import io.frsm.transport.tls.TlsFiles;
-import io.netty.handler.ssl.SslProvider;
+import io.frsm.transport.tls.TlsProviders;
 import java.lang.System.Logger.Level;
 
 /**
@@ -41,7 +41,7 @@ final class NodeSecurity {
                 settings.get(SecurityKeys.CA_BUNDLE),
                 settings.get(SecurityKeys.CERTIFICATE_CHAIN),
                 settings.get(SecurityKeys.PRIVATE_KEY)),
-            SslProvider.JDK,
+            TlsProviders.preferred(),
             settings.get(SecurityKeys.RELOAD_CHECK_INTERVAL));
     CertificateIdentity.Node expected = new CertificateIdentity.Node(cluster, self);
     if (!expected.equals(contexts.self())) {

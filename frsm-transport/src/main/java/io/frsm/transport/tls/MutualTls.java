@@ -68,16 +68,12 @@ public final class MutualTls implements ChannelSecurity {
 
   @Override
   public void accepted(Channel channel, IdentityRule rule) {
-    SslHandler ssl = contexts.server().newHandler(channel.alloc());
-    install(channel, ssl, rule);
+    install(channel, SslHandlers.accepted(contexts.server(), channel), rule);
   }
 
   @Override
   public void dialed(Channel channel, InetSocketAddress target, IdentityRule rule) {
-    // Host and port key the client's session cache, so a reconnect may resume the session.
-    SslHandler ssl =
-        contexts.client().newHandler(channel.alloc(), target.getHostString(), target.getPort());
-    install(channel, ssl, rule);
+    install(channel, SslHandlers.dialed(contexts.client(), channel, target), rule);
   }
 
   private void install(Channel channel, SslHandler ssl, IdentityRule rule) {
