@@ -84,6 +84,7 @@ class TlsReloadTest {
     assertServed(old);
     ClientProtocolClient refused = connect(clientOfSecond);
     assertRefused(refused, "the second CA is not trusted yet");
+    refused.close(); // it would redial with back-off, and might see the files half-replaced
 
     // Rotate: a certificate of the second CA, and a bundle trusting both.
     TlsFiles rotated = second.issueNode(dir.resolve("staged"), CLUSTER, 1, VALIDITY);
