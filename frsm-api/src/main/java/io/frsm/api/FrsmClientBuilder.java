@@ -2,6 +2,8 @@ package io.frsm.api;
 
 import io.frsm.api.spi.ClientProvider;
 import io.frsm.api.spi.ClientSettings;
+import io.frsm.api.spi.TlsSettings;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Iterator;
 import java.util.Objects;
@@ -9,7 +11,10 @@ import java.util.ServiceLoader;
 
 /**
  * Builds a thin client that reaches a cluster through its ZooKeeper registry: {@code
- * FrsmClient.builder().zookeeper("zk1:2181").clusterId("prod").build()}.
+ * FrsmClient.builder().zookeeper("zk1:2181").clusterId("prod").tls(ca, cert, key).build()}.
+ *
+ * <p>Nodes speak mutual TLS unless their operator turned it off, so a client names its certificate
+ * with {@link #tls}, or says {@link #insecure()} for a plaintext cluster: one of them is required.
  *
  * <p>The implementation is loaded with {@link ServiceLoader} (frsm-api has no dependencies): put
  * {@code io.frsm:frsm-server} on the class path.
@@ -19,6 +24,8 @@ public final class FrsmClientBuilder {
   private String clusterId;
   private Duration operationTimeout = Duration.ofSeconds(7);
   private Duration zookeeperSessionTimeout = Duration.ofSeconds(10);
+  private TlsSettings tls;
+  private boolean insecure;
 
   FrsmClientBuilder() {}
 
@@ -49,6 +56,28 @@ public final class FrsmClientBuilder {
     return this;
   }
 
+  /**
+   * Mutual TLS with these PEM files (docs/OPERATIONS.md "Security"): the CAs whose node
+   * certificates the client trusts, the client's certificate chain (its first certificate names
+   * {@code frsm://client/<name>?cluster=<cluster id>&roles=<read,write,...>}: the roles the CA
+   * granted), and its unencrypted PKCS#8 key. The files are read again when they change.
+   */
+  public FrsmClientBuilder tls(Path caBundle, Path certificateChain, Path privateKey) {
+    this.tls = new TlsSettings(caBundle, certificateChain, privateKey);
+    this.insecure = false;
+    return this;
+  }
+
+  /**
+   * Plaintext, for a cluster whose nodes run with {@code security.insecure: true}: nothing is
+   * encrypted and the nodes cannot know who the client is.
+   */
+  public FrsmClientBuilder insecure() {
+    this.insecure = true;
+    this.tls = null;
+    return this;
+  }
+
   private static Duration positive(Duration d, String name) {
     Objects.requireNonNull(d, name);
     if (d.isNegative() || d.isZero()) {
@@ -60,7 +89,8 @@ public final class FrsmClientBuilder {
   /**
    * Connects and returns the client.
    *
-   * @throws IllegalStateException if zookeeper or clusterId is missing
+   * @throws IllegalStateException if zookeeper or clusterId is missing, or neither {@link #tls} nor
+   *     {@link #insecure()} was chosen
    * @throws FrsmException if no implementation is on the class path or the cluster is unreachable
    */
   public FrsmClient build() {
@@ -69,6 +99,11 @@ public final class FrsmClientBuilder {
     }
     if (clusterId == null || clusterId.isBlank()) {
       throw new IllegalStateException("clusterId(id) is required");
+    }
+    if (tls == null && !insecure) {
+      throw new IllegalStateException(
+          "tls(caBundle, certificateChain, privateKey) is required, or insecure() for a cluster"
+              + " whose nodes run plaintext");
     }
     Iterator<ClientProvider> providers =
         ServiceLoader.load(ClientProvider.class, FrsmClientBuilder.class.getClassLoader())
@@ -83,6 +118,7 @@ public final class FrsmClientBuilder {
     return providers
         .next()
         .create(
-            new ClientSettings(zookeeper, clusterId, operationTimeout, zookeeperSessionTimeout));
+            new ClientSettings(
+                zookeeper, clusterId, operationTimeout, zookeeperSessionTimeout, tls));
   }
 }

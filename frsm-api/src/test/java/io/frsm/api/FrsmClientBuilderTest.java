@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.frsm.api.spi.ClientProvider;
 import io.frsm.api.spi.ClientSettings;
+import io.frsm.api.spi.TlsSettings;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
@@ -29,7 +31,7 @@ class FrsmClientBuilderTest {
 
   @Test
   void build_passesTheDefaults() {
-    FrsmClient.builder().zookeeper("zk:2181").clusterId("c").build();
+    FrsmClient.builder().zookeeper("zk:2181").clusterId("c").insecure().build();
     assertEquals(
         new ClientSettings("zk:2181", "c", Duration.ofSeconds(7), Duration.ofSeconds(10)),
         BUILT.get());
@@ -42,10 +44,26 @@ class FrsmClientBuilderTest {
         .clusterId("c")
         .operationTimeout(Duration.ofSeconds(3))
         .zookeeperSessionTimeout(Duration.ofSeconds(4))
+        .tls(Path.of("ca.pem"), Path.of("me.pem"), Path.of("me-key.pem"))
         .build();
     assertEquals(
-        new ClientSettings("zk:2181", "c", Duration.ofSeconds(3), Duration.ofSeconds(4)),
+        new ClientSettings(
+            "zk:2181",
+            "c",
+            Duration.ofSeconds(3),
+            Duration.ofSeconds(4),
+            new TlsSettings(Path.of("ca.pem"), Path.of("me.pem"), Path.of("me-key.pem"))),
         BUILT.get());
+  }
+
+  @Test
+  void build_withoutChoosingTlsOrInsecure_isRefused() {
+    var unchosen =
+        assertThrows(
+            IllegalStateException.class,
+            () -> FrsmClient.builder().zookeeper("zk").clusterId("c").build());
+    assertTrue(unchosen.getMessage().contains("tls("), unchosen.getMessage());
+    assertTrue(unchosen.getMessage().contains("insecure()"), unchosen.getMessage());
   }
 
   @Test

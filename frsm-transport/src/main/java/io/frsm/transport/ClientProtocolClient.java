@@ -4,6 +4,8 @@ import com.google.protobuf.MessageLite;
 import io.frsm.api.NotExecutedException;
 import io.frsm.api.OutcomeUnknownException;
 import io.frsm.transport.proto.ClientEnvelope;
+import io.frsm.transport.tls.ChannelSecurity;
+import io.frsm.transport.tls.IdentityRule;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
@@ -45,7 +47,10 @@ public final class ClientProtocolClient implements AutoCloseable {
   private volatile boolean closed;
 
   private ClientProtocolClient(
-      InetSocketAddress server, TransportConfig config, TransportEventLoops loops) {
+      InetSocketAddress server,
+      TransportConfig config,
+      TransportEventLoops loops,
+      ChannelSecurity security) {
     this.server = server;
     this.config = config;
     this.codec = new ClientCodec(config.clusterId(), ClientCodec.Side.CLIENT);
@@ -55,10 +60,12 @@ public final class ClientProtocolClient implements AutoCloseable {
             () -> server,
             loops,
             config,
-            pipeline ->
-                pipeline
-                    .addLast(new FrameDecoder(config.maxFrameBytes(), codec))
-                    .addLast(new ResponseHandler()),
+            pipeline -> {
+              security.dialed(pipeline.channel(), server, IdentityRule.anyNode());
+              pipeline
+                  .addLast(new FrameDecoder(config.maxFrameBytes(), codec))
+                  .addLast(new ResponseHandler());
+            },
             this::channelClosed,
             discarded -> {});
   }
@@ -66,7 +73,19 @@ public final class ClientProtocolClient implements AutoCloseable {
   /** A client for the node at {@code server}; it dials now and reconnects with back-off. */
   public static ClientProtocolClient connect(
       InetSocketAddress server, TransportConfig config, TransportEventLoops loops) {
-    ClientProtocolClient client = new ClientProtocolClient(server, config, loops);
+    return connect(server, config, loops, ChannelSecurity.plaintext());
+  }
+
+  /**
+   * As above, over {@code security}: the node must present a node certificate of the cluster;
+   * requests wait until it did (a refused node fails them as never sent).
+   */
+  public static ClientProtocolClient connect(
+      InetSocketAddress server,
+      TransportConfig config,
+      TransportEventLoops loops,
+      ChannelSecurity security) {
+    ClientProtocolClient client = new ClientProtocolClient(server, config, loops, security);
     client.connection.connect();
     return client;
   }

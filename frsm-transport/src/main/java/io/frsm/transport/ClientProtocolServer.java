@@ -3,6 +3,8 @@ package io.frsm.transport;
 import io.frsm.consensus.core.Operation;
 import io.frsm.consensus.core.Outcome;
 import io.frsm.transport.proto.ClientEnvelope;
+import io.frsm.transport.tls.ChannelSecurity;
+import io.frsm.transport.tls.IdentityRule;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -18,6 +20,7 @@ import java.lang.System.Logger.Level;
 import java.net.InetSocketAddress;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Serves the client protocol: decodes requests at the edge, hands each to an {@link
@@ -27,6 +30,10 @@ import java.util.concurrent.TimeUnit;
  * <p>A request whose envelope is sound but whose operation is not (empty key, missing version) is
  * answered {@link OperationResponse.Invalid} and never reaches the handler. A client that stops
  * reading its responses is disconnected once {@code maxQueuedFramesPerConnection} responses wait.
+ *
+ * <p>With TLS ({@link ChannelSecurity}), a connection carries the identity of its certificate, and
+ * an operation whose role ({@link OperationAuthorizer}) that identity lacks is answered {@link
+ * OperationResponse.Invalid} ("permission denied ...") and never reaches the handler.
  */
 public final class ClientProtocolServer implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger(ClientProtocolServer.class.getName());
@@ -40,12 +47,15 @@ public final class ClientProtocolServer implements AutoCloseable {
   private final Channel serverChannel;
   private final ChannelGroup accepted =
       new DefaultChannelGroup("clients-in", GlobalEventExecutor.INSTANCE);
+  private final LongAdder refusedOperations = new LongAdder();
 
   private ClientProtocolServer(
       InetSocketAddress listenAddress,
       OperationHandler handler,
       TransportConfig config,
-      TransportEventLoops loops) {
+      TransportEventLoops loops,
+      ChannelSecurity security) {
+    OperationAuthorizer authorizer = new OperationAuthorizer(security, refusedOperations);
     ClientCodec codec = new ClientCodec(config.clusterId(), ClientCodec.Side.SERVER);
     ServerBootstrap server =
         ServerSockets.bootstrap(loops)
@@ -58,10 +68,11 @@ public final class ClientProtocolServer implements AutoCloseable {
                   @Override
                   protected void initChannel(SocketChannel ch) {
                     accepted.add(ch);
+                    security.accepted(ch, IdentityRule.nodeOrClient());
                     ch.pipeline()
                         .addLast(FrameEncoder.INSTANCE)
                         .addLast(new FrameDecoder(config.maxFrameBytes(), codec))
-                        .addLast(new Connection(ch, handler, codec, config));
+                        .addLast(new Connection(ch, handler, codec, config, authorizer));
                   }
                 });
     this.serverChannel = ServerSockets.bind(server, listenAddress, "client protocol server");
@@ -73,7 +84,25 @@ public final class ClientProtocolServer implements AutoCloseable {
       OperationHandler handler,
       TransportConfig config,
       TransportEventLoops loops) {
-    return new ClientProtocolServer(listenAddress, handler, config, loops);
+    return start(listenAddress, handler, config, loops, ChannelSecurity.plaintext());
+  }
+
+  /**
+   * Listens on {@code listenAddress}, every connection secured by {@code security}: a client or a
+   * node certificate of the cluster, whose roles each operation needs.
+   */
+  public static ClientProtocolServer start(
+      InetSocketAddress listenAddress,
+      OperationHandler handler,
+      TransportConfig config,
+      TransportEventLoops loops,
+      ChannelSecurity security) {
+    return new ClientProtocolServer(listenAddress, handler, config, loops, security);
+  }
+
+  /** Operations refused because the connection's certificate lacks the role they need. */
+  public long refusedOperations() {
+    return refusedOperations.sum();
   }
 
   public InetSocketAddress localAddress() {
@@ -92,11 +121,17 @@ public final class ClientProtocolServer implements AutoCloseable {
     private final OperationHandler handler;
     private final ClientCodec codec;
     private final TransportConfig config;
+    private final OperationAuthorizer authorizer;
     private final CoalescingWriter writer;
 
     Connection(
-        Channel channel, OperationHandler handler, ClientCodec codec, TransportConfig config) {
+        Channel channel,
+        OperationHandler handler,
+        ClientCodec codec,
+        TransportConfig config,
+        OperationAuthorizer authorizer) {
       this.channel = channel;
+      this.authorizer = authorizer;
       this.handler = handler;
       this.codec = codec;
       this.config = config;
@@ -119,6 +154,11 @@ public final class ClientProtocolServer implements AutoCloseable {
       }
       ClientFrame.Request request = (ClientFrame.Request) frame;
       Operation op = request.request().operation();
+      String denied = authorizer.refusal(channel, op);
+      if (denied != null) {
+        respond(request.requestId(), null, new OperationResponse.Invalid(denied));
+        return;
+      }
       CompletableFuture<OperationResponse> future;
       try {
         future = handler.handle(request.request());

@@ -1,6 +1,8 @@
 package io.frsm.transport;
 
 import com.google.protobuf.MessageLite;
+import io.frsm.transport.tls.ChannelSecurity;
+import io.frsm.transport.tls.IdentityRule;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -48,12 +50,14 @@ public final class FramedPeerTransport<M> implements AutoCloseable {
   private final TransportConfig config;
   private final TransportEventLoops loops;
   private final PeerFraming<M> framing;
+  private final ChannelSecurity security;
   private final Channel serverChannel;
   private final ChannelGroup acceptedChannels;
   private final Map<Integer, OutboundConnection> connections = new ConcurrentHashMap<>();
   private final LongAdder droppedMessages = new LongAdder();
   private final LongAdder connectionsAccepted = new LongAdder();
   private final LongAdder refusedFrames = new LongAdder();
+  private final LongAdder refusedSenders = new LongAdder();
   private volatile boolean closed;
 
   private FramedPeerTransport(
@@ -63,8 +67,10 @@ public final class FramedPeerTransport<M> implements AutoCloseable {
       PeerWireCodec<M> codec,
       InboundHandler<M> handler,
       TransportConfig config,
-      TransportEventLoops loops) {
+      TransportEventLoops loops,
+      ChannelSecurity security) {
     this.selfNodeId = selfNodeId;
+    this.security = security;
     this.peerAddresses = peerAddresses;
     this.config = config;
     this.loops = loops;
@@ -79,11 +85,13 @@ public final class FramedPeerTransport<M> implements AutoCloseable {
                   protected void initChannel(SocketChannel ch) {
                     acceptedChannels.add(ch);
                     connectionsAccepted.increment();
+                    security.accepted(ch, IdentityRule.anyNode());
                     ch.pipeline()
                         .addLast(
                             new FrameDecoder(
                                 config.maxFrameBytes(), framing, refusedFrames::increment))
-                        .addLast(new PeerInboundHandler<>(handler));
+                        .addLast(
+                            new PeerInboundHandler<>(handler, security, refusedSenders::increment));
                   }
                 });
     this.serverChannel =
@@ -109,11 +117,37 @@ public final class FramedPeerTransport<M> implements AutoCloseable {
       InboundHandler<M> handler,
       TransportConfig config,
       TransportEventLoops loops) {
+    return start(
+        selfNodeId,
+        listenAddress,
+        peerAddresses,
+        codec,
+        handler,
+        config,
+        loops,
+        ChannelSecurity.plaintext());
+  }
+
+  /**
+   * As {@link #start(int, InetSocketAddress, IntFunction, PeerWireCodec, InboundHandler,
+   * TransportConfig, TransportEventLoops)}, every connection secured by {@code security}: accepted
+   * ones must present a node's certificate, whose node id every frame's sender must equal; a dialed
+   * one must present the certificate of the node dialed.
+   */
+  public static <M> FramedPeerTransport<M> start(
+      int selfNodeId,
+      InetSocketAddress listenAddress,
+      IntFunction<InetSocketAddress> peerAddresses,
+      PeerWireCodec<M> codec,
+      InboundHandler<M> handler,
+      TransportConfig config,
+      TransportEventLoops loops,
+      ChannelSecurity security) {
     if (selfNodeId < 0) {
       throw new IllegalArgumentException("node id must be >= 0, was " + selfNodeId);
     }
     return new FramedPeerTransport<>(
-        selfNodeId, listenAddress, peerAddresses, codec, handler, config, loops);
+        selfNodeId, listenAddress, peerAddresses, codec, handler, config, loops, security);
   }
 
   public InetSocketAddress localAddress() {
@@ -176,6 +210,14 @@ public final class FramedPeerTransport<M> implements AutoCloseable {
   }
 
   /**
+   * Inbound frames whose sender is not the node the connection's certificate names (TLS only); each
+   * closed its connection unread.
+   */
+  public long refusedSenders() {
+    return refusedSenders.sum();
+  }
+
+  /**
    * Inbound connections accepted since start: each peer that sends to this node dials one and keeps
    * it, so this stays at the number of such peers plus one per reconnect (tests).
    */
@@ -190,7 +232,14 @@ public final class FramedPeerTransport<M> implements AutoCloseable {
             () -> peerAddresses.apply(nodeId),
             loops,
             config,
-            pipeline -> pipeline.addLast(new RefuseInbound()),
+            pipeline -> {
+              InetSocketAddress target = peerAddresses.apply(nodeId);
+              security.dialed(
+                  pipeline.channel(),
+                  target != null ? target : InetSocketAddress.createUnresolved("node", nodeId),
+                  IdentityRule.node(nodeId));
+              pipeline.addLast(new RefuseInbound());
+            },
             closedChannel -> {},
             droppedMessages::add);
     connection.connect();

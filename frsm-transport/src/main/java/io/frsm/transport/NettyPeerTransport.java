@@ -1,6 +1,7 @@
 package io.frsm.transport;
 
 import io.frsm.consensus.core.Message;
+import io.frsm.transport.tls.ChannelSecurity;
 import java.net.InetSocketAddress;
 import java.util.function.IntFunction;
 
@@ -32,6 +33,29 @@ public final class NettyPeerTransport implements PeerTransport {
       InboundHandler handler,
       TransportConfig config,
       TransportEventLoops loops) {
+    return start(
+        selfNodeId,
+        listenAddress,
+        peerAddresses,
+        handler,
+        config,
+        loops,
+        ChannelSecurity.plaintext());
+  }
+
+  /**
+   * As above, every connection secured by {@code security} (see {@link
+   * FramedPeerTransport#start(int, InetSocketAddress, IntFunction, PeerWireCodec,
+   * FramedPeerTransport.InboundHandler, TransportConfig, TransportEventLoops, ChannelSecurity)}).
+   */
+  public static NettyPeerTransport start(
+      int selfNodeId,
+      InetSocketAddress listenAddress,
+      IntFunction<InetSocketAddress> peerAddresses,
+      InboundHandler handler,
+      TransportConfig config,
+      TransportEventLoops loops,
+      ChannelSecurity security) {
     return new NettyPeerTransport(
         FramedPeerTransport.start(
             selfNodeId,
@@ -40,7 +64,8 @@ public final class NettyPeerTransport implements PeerTransport {
             FrsmPeerWireCodec.INSTANCE,
             handler::onMessage,
             config,
-            loops));
+            loops,
+            security));
   }
 
   public InetSocketAddress localAddress() {
@@ -70,6 +95,14 @@ public final class NettyPeerTransport implements PeerTransport {
    */
   public long refusedFrames() {
     return transport.refusedFrames();
+  }
+
+  /**
+   * Inbound frames whose sender is not the node the connection's certificate names; each closed its
+   * connection unread (docs/PROTOCOL.md "Peer identity").
+   */
+  public long refusedSenders() {
+    return transport.refusedSenders();
   }
 
   /** Inbound connections accepted since start (see {@link FramedPeerTransport}). */

@@ -1,5 +1,6 @@
 package io.frsm.transport;
 
+import io.frsm.transport.tls.IdentityGate;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -177,6 +178,9 @@ final class OutboundConnection {
     state = State.CONNECTED;
     channel = f.channel();
     channel.closeFuture().addListener((ChannelFuture c) -> channelClosed(c.channel()));
+    if (IdentityGate.guards(channel) && IdentityGate.identity(channel) == null) {
+      return; // TLS: frames wait until the other end is verified (WritabilityAndErrors attaches)
+    }
     writer.attach(channel);
   }
 
@@ -238,8 +242,27 @@ final class OutboundConnection {
     }
   }
 
-  /** Resumes writing when the channel drains; closes it on any error. */
+  /**
+   * Resumes writing when the channel drains; closes it on any error. With TLS, starts writing once
+   * the other end's identity is verified, and discards the queued frames when it is refused: they
+   * were never written, and the target will not take them.
+   */
   private final class WritabilityAndErrors extends ChannelInboundHandlerAdapter {
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+      if (evt == IdentityGate.Verified.INSTANCE) {
+        if (state == State.CONNECTED && ctx.channel() == channel) {
+          writer.attach(channel);
+        }
+      } else if (evt instanceof IdentityGate.Refused refused) {
+        int discarded = writer.discardQueued(name + ": " + refused.reason());
+        if (discarded > 0) {
+          onDiscarded.accept(discarded);
+        }
+      }
+      ctx.fireUserEventTriggered(evt);
+    }
+
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
       writer.writabilityChanged(ctx);

@@ -14,17 +14,29 @@ import java.util.Objects;
  *     mutation then fails with {@code OutcomeUnknownException}, a read with {@code
  *     NotExecutedException})
  * @param zookeeperSessionTimeout the client's ZooKeeper session timeout
+ * @param tls the client's certificate, key and trusted CAs; null: plaintext (the user chose {@code
+ *     insecure()})
  */
 public record ClientSettings(
     String zookeeper,
     String clusterId,
     Duration operationTimeout,
-    Duration zookeeperSessionTimeout) {
+    Duration zookeeperSessionTimeout,
+    TlsSettings tls) {
 
   public ClientSettings {
     Objects.requireNonNull(zookeeper, "zookeeper");
     Objects.requireNonNull(clusterId, "clusterId");
     Objects.requireNonNull(operationTimeout, "operationTimeout");
     Objects.requireNonNull(zookeeperSessionTimeout, "zookeeperSessionTimeout");
+  }
+
+  /** Plaintext settings (no TLS). */
+  public ClientSettings(
+      String zookeeper,
+      String clusterId,
+      Duration operationTimeout,
+      Duration zookeeperSessionTimeout) {
+    this(zookeeper, clusterId, operationTimeout, zookeeperSessionTimeout, null);
   }
 }

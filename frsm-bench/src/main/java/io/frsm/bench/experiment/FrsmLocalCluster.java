@@ -152,6 +152,12 @@ final class FrsmLocalCluster implements KvSystem {
    * of each range still waits out L·(1+ρ): warm-up).
    */
   static FrsmLocalCluster start(Path baseDir, Settings settings) throws Exception {
+    return start(baseDir, settings, LocalCluster.Security.TLS);
+  }
+
+  /** As above, the nodes' and thin clients' connections secured as {@code security} says. */
+  static FrsmLocalCluster start(Path baseDir, Settings settings, LocalCluster.Security security)
+      throws Exception {
     return new FrsmLocalCluster(
         LocalCluster.start(
             baseDir,
@@ -164,7 +170,8 @@ final class FrsmLocalCluster implements KvSystem {
                     .forcedColdCasShare(settings.forcedColdCasShare())
                     .coreThreads(settings.coreThreads())
                     .corePlacement(settings.corePlacement())
-                    .lsm(b -> b.commitLogGroupCommitWindow(settings.groupCommitWindow()))));
+                    .lsm(b -> b.commitLogGroupCommitWindow(settings.groupCommitWindow())),
+            security));
   }
 
   @Override

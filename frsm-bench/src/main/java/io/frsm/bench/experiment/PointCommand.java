@@ -6,6 +6,7 @@ import io.frsm.consensus.core.CoreStats;
 import io.frsm.lsm.commitlog.GroupCommitWindow;
 import io.frsm.server.cli.CommandLines;
 import io.frsm.server.config.CorePlacement;
+import io.frsm.server.local.LocalCluster;
 import io.frsm.server.workload.WorkloadSpec;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -103,6 +104,14 @@ final class PointCommand implements Callable<Integer> {
               + " client over TCP (default: ${DEFAULT-VALUE}).")
   ClientKind client;
 
+  @Option(
+      names = "--security",
+      paramLabel = "MODE",
+      defaultValue = "TLS",
+      description =
+          "frsm: TLS (mutual TLS 1.3, as frsm server runs; default) or INSECURE (plaintext).")
+  LocalCluster.Security security;
+
   @Option(names = "--clients", required = true, paramLabel = "N", description = "Client threads.")
   int clients;
 
@@ -176,7 +185,8 @@ final class PointCommand implements Callable<Integer> {
                   .transportThreads(transportThreads == null ? 0 : transportThreads)
                   .coreThreads(coreThreads)
                   .corePlacement(corePlacement)
-                  .groupCommitWindow(groupCommitWindow));
+                  .groupCommitWindow(groupCommitWindow),
+              security);
       try (FrsmClient c =
               client == ClientKind.thin
                   ? frsm.client(FrsmLocalCluster.Access.THIN, 0)

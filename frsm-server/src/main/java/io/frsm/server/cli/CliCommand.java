@@ -1,6 +1,7 @@
 package io.frsm.server.cli;
 
 import io.frsm.api.FrsmClient;
+import io.frsm.api.FrsmClientBuilder;
 import io.frsm.api.FrsmException;
 import io.frsm.api.Version;
 import io.frsm.api.Versioned;
@@ -13,6 +14,7 @@ import io.frsm.server.zk.RangeTermStore;
 import io.frsm.server.zk.ZkLayout;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -60,6 +62,33 @@ final class CliCommand implements Runnable {
       scope = ScopeType.INHERIT,
       description = "The cluster id (default: ${DEFAULT-VALUE}; frsm local's: local).")
   String cluster;
+
+  @Option(
+      names = "--ca",
+      paramLabel = "FILE",
+      scope = ScopeType.INHERIT,
+      description = "PEM: the CAs whose node certificates to trust (with --cert and --key).")
+  Path caBundle;
+
+  @Option(
+      names = "--cert",
+      paramLabel = "FILE",
+      scope = ScopeType.INHERIT,
+      description = "PEM: this client's certificate (frsm://client/<name>?cluster=...&roles=...).")
+  Path certificateChain;
+
+  @Option(
+      names = "--key",
+      paramLabel = "FILE",
+      scope = ScopeType.INHERIT,
+      description = "PEM: this client's private key, unencrypted PKCS#8.")
+  Path privateKey;
+
+  @Option(
+      names = "--insecure",
+      scope = ScopeType.INHERIT,
+      description = "Plaintext, for a cluster with security.insecure: true (instead of --ca ...).")
+  boolean insecure;
 
   @Spec CommandSpec spec;
 
@@ -136,13 +165,33 @@ final class CliCommand implements Runnable {
 
   /** Runs {@code operation} through a thin client: 0, or 1 with the typed error printed. */
   private int withClient(Operation operation) {
-    try (FrsmClient client = FrsmClient.builder().zookeeper(zookeeper).clusterId(cluster).build()) {
+    try (FrsmClient client =
+        security(FrsmClient.builder()).zookeeper(zookeeper).clusterId(cluster).build()) {
       operation.on(client);
       return 0;
     } catch (FrsmException e) {
       out.println("error: " + e.getClass().getSimpleName() + ": " + e.getMessage());
       return 1;
     }
+  }
+
+  /** TLS with the three files, or plaintext with --insecure: exactly one of them. */
+  private FrsmClientBuilder security(FrsmClientBuilder b) {
+    boolean anyFile = caBundle != null || certificateChain != null || privateKey != null;
+    if (insecure && anyFile) {
+      throw new ParameterException(
+          spec.commandLine(), "--insecure excludes --ca, --cert and --key");
+    }
+    if (insecure) {
+      return b.insecure();
+    }
+    if (caBundle == null || certificateChain == null || privateKey == null) {
+      throw new ParameterException(
+          spec.commandLine(),
+          "--ca, --cert and --key are needed (the nodes speak mutual TLS), or --insecure for a"
+              + " plaintext cluster");
+    }
+    return b.tls(caBundle, certificateChain, privateKey);
   }
 
   /** The ring and its nodes, or with {@code key} the leaders of its range. */

@@ -14,9 +14,9 @@ import picocli.CommandLine.ScopeType;
 import picocli.CommandLine.Spec;
 
 /**
- * The {@code frsm} command: {@code local}, {@code server}, {@code cli}, {@code demo} (README "Run
- * it", docs/OPERATIONS.md). Exit codes: 0 success, 1 failure, 2 wrong command line, 70 a server's
- * node stopped on a fatal error.
+ * The {@code frsm} command: {@code local}, {@code server}, {@code cli}, {@code demo}, {@code certs}
+ * (README "Run it", docs/OPERATIONS.md). Exit codes: 0 success, 1 failure, 2 wrong command line, 70
+ * a server's node stopped on a fatal error.
  */
 @Command(
     name = "frsm",
@@ -73,6 +73,7 @@ public final class Frsm implements Runnable {
     cl.addSubcommand(new ServerCommand(out));
     cl.addSubcommand(new CliCommand(out));
     cl.addSubcommand(new DemoCommand(out));
+    cl.addSubcommand(new CertsCommand(out));
     cl.addSubcommand(new CommandLines.Help());
     return CommandLines.configure(cl, out, err);
   }

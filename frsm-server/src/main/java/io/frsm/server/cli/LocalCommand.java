@@ -2,6 +2,7 @@ package io.frsm.server.cli;
 
 import io.frsm.server.local.LocalCluster;
 import io.frsm.server.node.FrsmNode;
+import io.frsm.transport.tls.TlsFiles;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -71,11 +72,23 @@ final class LocalCommand implements Callable<Integer> {
               + ", client "
               + HostPort.of(n.clientAddress()));
     }
+    TlsFiles client = cluster.adminClientFiles();
+    out.println(
+        "  certificates (CA, nodes, client "
+            + LocalCluster.ADMIN_CLIENT
+            + "): "
+            + LocalCluster.certificateDirectory(dir));
     out.println(
         "try: frsm cli --zookeeper "
             + cluster.zookeeperConnect()
             + " --cluster "
             + CLUSTER_ID
+            + " --ca "
+            + client.caBundle()
+            + " --cert "
+            + client.certificateChain()
+            + " --key "
+            + client.privateKey()
             + " get hello");
     out.println("Ctrl-C stops it.");
     stopped.await();

@@ -3,6 +3,7 @@ package io.frsm.server.client;
 import io.frsm.transport.ClientProtocolClient;
 import io.frsm.transport.TransportConfig;
 import io.frsm.transport.TransportEventLoops;
+import io.frsm.transport.tls.ChannelSecurity;
 import java.net.InetSocketAddress;
 import java.util.HashSet;
 import java.util.Map;
@@ -17,11 +18,15 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class ClientConnections implements AutoCloseable {
   private final TransportConfig config;
   private final TransportEventLoops loops;
+  private final ChannelSecurity security;
   private final Map<InetSocketAddress, ClientProtocolClient> byAddress = new ConcurrentHashMap<>();
 
-  public ClientConnections(TransportConfig config, TransportEventLoops loops) {
+  /** {@code security}: how every connection is secured (the node's own, or the client's). */
+  public ClientConnections(
+      TransportConfig config, TransportEventLoops loops, ChannelSecurity security) {
     this.config = config;
     this.loops = loops;
+    this.security = security;
   }
 
   /**
@@ -30,7 +35,8 @@ public final class ClientConnections implements AutoCloseable {
    * @throws RuntimeException if no connection can be created (for example the loops are closed)
    */
   public ClientProtocolClient to(InetSocketAddress address) {
-    return byAddress.computeIfAbsent(address, a -> ClientProtocolClient.connect(a, config, loops));
+    return byAddress.computeIfAbsent(
+        address, a -> ClientProtocolClient.connect(a, config, loops, security));
   }
 
   /**

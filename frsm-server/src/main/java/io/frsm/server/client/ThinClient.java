@@ -14,6 +14,7 @@ import io.frsm.server.zk.ZkLayout;
 import io.frsm.transport.OperationRequest;
 import io.frsm.transport.TransportConfig;
 import io.frsm.transport.TransportEventLoops;
+import io.frsm.transport.tls.ChannelSecurity;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
@@ -42,6 +43,9 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
  *       from its shape ({@link ClusterTiming}); only a cluster formed before the shape carried them
  *       (and not yet joined by a node of this version, which publishes its own) leaves the client
  *       with the nodes' defaults.
+ *   <li>With TLS ({@link ClientSecurity}) every connection presents the client's certificate and
+ *       accepts only node certificates of the cluster; an operation the certificate's roles do not
+ *       allow fails {@code InvalidRequestException} ("permission denied ...").
  * </ul>
  */
 public final class ThinClient extends SessionClient {
@@ -78,8 +82,15 @@ public final class ThinClient extends SessionClient {
             .retryPolicy(new ExponentialBackoffRetry(100, 10))
             .build();
     zk.start();
+    ChannelSecurity security;
+    try {
+      security = ClientSecurity.of(settings);
+    } catch (IllegalArgumentException e) {
+      zk.close();
+      throw new FrsmException("client TLS settings: " + e.getMessage(), e);
+    }
     this.loops = TransportEventLoops.create(1, true);
-    this.connections = new ClientConnections(transportConfig, loops);
+    this.connections = new ClientConnections(transportConfig, loops, security);
     this.redirects =
         new RedirectFollower(
             (target, request) -> connections.to(target).call(request, operationTimeout));

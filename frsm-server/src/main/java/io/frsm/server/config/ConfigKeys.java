@@ -25,6 +25,7 @@ public final class ConfigKeys {
     all.addAll(RingKeys.ALL);
     all.addAll(ConsensusKeys.ALL);
     all.addAll(TransportKeys.ALL);
+    all.addAll(SecurityKeys.ALL);
     all.addAll(MetricsKeys.ALL);
     all.addAll(ServerKeys.ALL);
     all.addAll(LsmKeys.ALL);

@@ -76,6 +76,37 @@ final class ConfigRules {
     }
     ordered(values, TransportKeys.RECONNECT_BACKOFF_MIN, TransportKeys.RECONNECT_BACKOFF_MAX, true);
     checkFrameBudget(values);
+    checkSecurity(values);
+  }
+
+  /**
+   * TLS or an explicit {@code security.insecure}: never plaintext because a file was forgotten, and
+   * never a file that is silently ignored.
+   */
+  private static void checkSecurity(Map<ConfigKey<?>, Object> values) {
+    boolean insecure = (Boolean) values.get(SecurityKeys.INSECURE);
+    java.util.List<String> set = new java.util.ArrayList<>();
+    java.util.List<String> unset = new java.util.ArrayList<>();
+    for (ConfigKey<java.nio.file.Path> key : SecurityKeys.FILES) {
+      (values.get(key) != null ? set : unset).add(quoted(key));
+    }
+    if (insecure && !set.isEmpty()) {
+      throw new ConfigException(
+          "config key "
+              + SecurityKeys.INSECURE.describe()
+              + " is true but "
+              + String.join(", ", set)
+              + " set: choose TLS (unset security.insecure) or plaintext (unset the files)");
+    }
+    if (!insecure && !unset.isEmpty()) {
+      throw new ConfigException(
+          "TLS needs "
+              + String.join(", ", unset)
+              + " (FrsmNodeBuilder.tls); or, for a plaintext node anyone who reaches can read and"
+              + " write, set "
+              + SecurityKeys.INSECURE.describe()
+              + " to true (docs/OPERATIONS.md \"Security\")");
+    }
   }
 
   /**

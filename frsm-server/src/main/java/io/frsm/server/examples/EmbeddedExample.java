@@ -4,14 +4,19 @@ import io.frsm.api.CasMismatchException;
 import io.frsm.api.FrsmClient;
 import io.frsm.api.Version;
 import io.frsm.api.Versioned;
+import io.frsm.server.certs.CertificateAuthority;
 import io.frsm.server.node.FrsmNode;
 import io.frsm.server.zk.EmbeddedZooKeeper;
+import io.frsm.transport.tls.CertificateIdentity;
+import io.frsm.transport.tls.Role;
+import io.frsm.transport.tls.TlsFiles;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 
 /**
@@ -80,14 +85,21 @@ public final class EmbeddedExample {
   private static void runCluster(String zookeeper, String clusterId, Path dir, PrintStream out)
       throws Exception {
     List<FrsmNode> nodes = new ArrayList<>();
+    // Mutual TLS as in production: a CA of the example's own, a certificate per node naming it
+    // (frsm://node/<id>?cluster=<id>), and one for the thin client with the roles it needs.
+    Path certs = dir.resolve("certs");
+    Duration validity = Duration.ofDays(1);
+    CertificateAuthority ca = CertificateAuthority.loadOrCreate(certs, clusterId, validity);
     try {
       for (int id = 1; id <= NODES; id++) {
+        TlsFiles tls = ca.issueNode(certs, clusterId, id, validity);
         FrsmNode node =
             FrsmNode.builder()
                 .nodeId(id)
                 .clusterId(clusterId)
                 .dataDirectory(dir.resolve("node-" + id))
                 .zookeeper(zookeeper)
+                .tls(tls.caBundle(), tls.certificateChain(), tls.privateKey())
                 .build();
         nodes.add(node);
         node.start(); // returns once registered; the cluster forms with the third node
@@ -114,8 +126,19 @@ public final class EmbeddedExample {
           out.println("stale CAS refused; the key is at " + e.current().orElseThrow().version());
         }
       }
+      TlsFiles app =
+          ca.issue(
+              certs,
+              "client-example",
+              new CertificateIdentity.Client(
+                  clusterId, "example", EnumSet.of(Role.READ, Role.WRITE)),
+              validity);
       try (FrsmClient thin =
-          FrsmClient.builder().zookeeper(zookeeper).clusterId(clusterId).build()) {
+          FrsmClient.builder()
+              .zookeeper(zookeeper)
+              .clusterId(clusterId)
+              .tls(app.caBundle(), app.certificateChain(), app.privateKey())
+              .build()) {
         Versioned read = thin.get(key).orElseThrow();
         out.println(
             "thin client reads \""

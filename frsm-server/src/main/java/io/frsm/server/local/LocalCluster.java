@@ -1,16 +1,22 @@
 package io.frsm.server.local;
 
 import io.frsm.api.FrsmClient;
+import io.frsm.api.FrsmClientBuilder;
+import io.frsm.server.certs.CertificateAuthority;
 import io.frsm.server.node.FrsmNode;
 import io.frsm.server.node.FrsmNodeBuilder;
 import io.frsm.server.node.NaturalLeaders;
 import io.frsm.server.zk.EmbeddedZooKeeper;
+import io.frsm.transport.tls.CertificateIdentity;
+import io.frsm.transport.tls.Role;
+import io.frsm.transport.tls.TlsFiles;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Consumer;
@@ -21,6 +27,12 @@ import java.util.function.Consumer;
  * local} and {@code frsm demo} run, and the frsm side of frsm-bench's experiments. {@link #start}
  * returns once every range is led by its natural leader (the steady state: leases held, reads
  * leader-only).
+ *
+ * <p>Security: by default the cluster runs mutual TLS like production, with a CA of its own made in
+ * {@code <baseDir>/certs} ({@link CertificateAuthority}): node certificates for its nodes, and a
+ * client certificate with every role ({@code client-local-admin.pem}) for {@link #thinClient} and
+ * {@code frsm cli}. {@link Security#INSECURE} runs plaintext instead (the TLS-off side of the
+ * benchmark's A/B).
  *
  * <p>Thread-safety: {@link #node}, {@link #nodes} and {@link #kill} may be called from any thread
  * (a workload's clients route by {@link #node} while another thread kills); {@link #restart} and
@@ -36,10 +48,27 @@ public final class LocalCluster implements AutoCloseable {
    */
   public static final Duration SESSION_TIMEOUT = Duration.ofSeconds(3);
 
+  /** How the cluster's connections are secured. */
+  public enum Security {
+    /** Mutual TLS with certificates made for the cluster (the default). */
+    TLS,
+    /** Plaintext and unauthenticated: {@code security.insecure: true}. */
+    INSECURE
+  }
+
+  /** The certificates a local cluster makes are valid this long: it runs on a temp directory. */
+  static final Duration CERTIFICATE_VALIDITY = Duration.ofDays(30);
+
+  /** The client certificate of {@link #thinClient}: every role. */
+  public static final String ADMIN_CLIENT = "local-admin";
+
   private final Path baseDir;
   private final String clusterId;
   private final EmbeddedZooKeeper zookeeper;
   private final Consumer<FrsmNodeBuilder> settings;
+
+  /** The cluster's CA, or null when it runs {@link Security#INSECURE}. */
+  private final CertificateAuthority ca;
 
   /** Node {@code id} at index {@code id - 1}; null while it is killed. */
   private final AtomicReferenceArray<FrsmNode> nodes;
@@ -49,7 +78,9 @@ public final class LocalCluster implements AutoCloseable {
       String clusterId,
       EmbeddedZooKeeper zookeeper,
       int size,
-      Consumer<FrsmNodeBuilder> settings) {
+      Consumer<FrsmNodeBuilder> settings,
+      CertificateAuthority ca) {
+    this.ca = ca;
     this.baseDir = baseDir;
     this.clusterId = clusterId;
     this.zookeeper = zookeeper;
@@ -69,13 +100,30 @@ public final class LocalCluster implements AutoCloseable {
   public static LocalCluster start(
       Path baseDir, String clusterId, int size, Consumer<FrsmNodeBuilder> settings)
       throws Exception {
+    return start(baseDir, clusterId, size, settings, Security.TLS);
+  }
+
+  /** As above, secured as {@code security} says. */
+  public static LocalCluster start(
+      Path baseDir,
+      String clusterId,
+      int size,
+      Consumer<FrsmNodeBuilder> settings,
+      Security security)
+      throws Exception {
+    CertificateAuthority ca =
+        security == Security.TLS
+            ? CertificateAuthority.loadOrCreate(
+                certificateDirectory(baseDir), clusterId, CERTIFICATE_VALIDITY)
+            : null;
     LocalCluster cluster =
         new LocalCluster(
             baseDir,
             clusterId,
             EmbeddedZooKeeper.start(baseDir.resolve("zookeeper")),
             size,
-            settings);
+            settings,
+            ca);
     try {
       List<FrsmNode> started = new ArrayList<>();
       for (int id = 1; id <= size; id++) {
@@ -97,7 +145,12 @@ public final class LocalCluster implements AutoCloseable {
     }
   }
 
-  private FrsmNode newNode(int nodeId) {
+  /** Where a cluster on {@code baseDir} keeps its CA and certificates. */
+  public static Path certificateDirectory(Path baseDir) {
+    return baseDir.resolve("certs");
+  }
+
+  private FrsmNode newNode(int nodeId) throws IOException {
     Path dir = baseDir.resolve("node-" + nodeId);
     InetSocketAddress any = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
     FrsmNodeBuilder b =
@@ -112,6 +165,13 @@ public final class LocalCluster implements AutoCloseable {
             .zookeeperSessionTimeout(SESSION_TIMEOUT)
             .initialNodes(nodes.length())
             .rack(rack(nodeId));
+    if (ca == null) {
+      b.insecure(true);
+    } else {
+      TlsFiles files =
+          ca.issueNode(certificateDirectory(baseDir), clusterId, nodeId, CERTIFICATE_VALIDITY);
+      b.tls(files.caBundle(), files.certificateChain(), files.privateKey());
+    }
     settings.accept(b);
     return b.build();
   }
@@ -151,9 +211,48 @@ public final class LocalCluster implements AutoCloseable {
     return out;
   }
 
-  /** A thin client of this cluster (through ZooKeeper, like a remote application). */
+  /**
+   * A thin client of this cluster (through ZooKeeper, like a remote application), with the
+   * certificate of {@link #adminClientFiles()} unless the cluster is insecure.
+   */
   public FrsmClient thinClient() {
-    return FrsmClient.builder().zookeeper(zookeeper.connectString()).clusterId(clusterId).build();
+    FrsmClientBuilder b =
+        FrsmClient.builder().zookeeper(zookeeper.connectString()).clusterId(clusterId);
+    TlsFiles files = adminClientFiles();
+    if (files == null) {
+      b.insecure();
+    } else {
+      b.tls(files.caBundle(), files.certificateChain(), files.privateKey());
+    }
+    return b.build();
+  }
+
+  /**
+   * The files of a client certificate with every role ({@link #ADMIN_CLIENT}), issued on first use;
+   * null when the cluster is insecure.
+   */
+  public synchronized TlsFiles adminClientFiles() {
+    if (ca == null) {
+      return null;
+    }
+    Path dir = certificateDirectory(baseDir);
+    Path chain = dir.resolve("client-" + ADMIN_CLIENT + ".pem");
+    try {
+      if (java.nio.file.Files.exists(chain)) {
+        return new TlsFiles(
+            dir.resolve(CertificateAuthority.FILE_CA),
+            chain,
+            dir.resolve("client-" + ADMIN_CLIENT + "-key.pem"));
+      }
+      return ca.issue(
+          dir,
+          "client-" + ADMIN_CLIENT,
+          new CertificateIdentity.Client(
+              clusterId, ADMIN_CLIENT, EnumSet.of(Role.READ, Role.WRITE, Role.ADMIN)),
+          CERTIFICATE_VALIDITY);
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
   }
 
   /** Kills node {@code nodeId} as SIGKILL would: no drain, no flush, no deregistration. */

@@ -20,6 +20,8 @@ import io.frsm.server.zk.RangeLeadership;
 import io.frsm.server.zk.ZkLayout;
 import io.frsm.transport.TransportConfig;
 import io.frsm.transport.TransportEventLoops;
+import io.frsm.transport.tls.ChannelSecurity;
+import io.frsm.transport.tls.MutualTls;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
@@ -113,6 +115,7 @@ public final class FrsmNode implements AutoCloseable {
               settings.get(ConsensusKeys.CLOCK_CACHE_BYTES));
       int loopCount = settings.transportLoops();
       TransportConfig transportConfig = settings.transportConfig();
+      ChannelSecurity security = NodeSecurity.of(settings);
       TransportEventLoops loops = TransportEventLoops.create(loopCount, true);
       router =
           new OperationRouter(
@@ -124,7 +127,7 @@ public final class FrsmNode implements AutoCloseable {
                   settings.get(ConsensusKeys.BOUNDED_DELAY),
                   settings.get(ConsensusKeys.CLOCK_SKEW_BOUND)),
               metrics,
-              new ClientConnections(transportConfig, loops),
+              new ClientConnections(transportConfig, loops, security),
               settings.forwardingTimeout(),
               () -> stopped);
       transports =
@@ -132,6 +135,7 @@ public final class FrsmNode implements AutoCloseable {
               nodeId,
               loops,
               transportConfig,
+              security,
               settings.peerAddress(),
               settings.clientAddress(),
               members,
@@ -139,6 +143,7 @@ public final class FrsmNode implements AutoCloseable {
               router::onClientRequest,
               settings.peerLinkFaults());
       clients = new EmbeddedClients(router, settings.createSettle().toNanos(), sessions);
+      securityMeters(security);
       joinCluster();
       ok = true;
       LOG.log(
@@ -156,6 +161,57 @@ public final class FrsmNode implements AutoCloseable {
       if (!ok) {
         shutdown(false, false);
       }
+    }
+  }
+
+  /** docs/OPERATIONS.md "Security": what the edge refused, by reason. */
+  private void securityMeters(ChannelSecurity security) {
+    String refused = "frsm.security.refused";
+    NodeTransports t = transports;
+    metrics.counter(
+        refused,
+        "peer frames whose sender is not the node their connection's certificate names",
+        "reason",
+        "sender_not_certificate",
+        () -> t.peers().refusedSenders());
+    metrics.counter(
+        refused,
+        "peer messages from a node id not in the cluster's shape",
+        "reason",
+        "unknown_node",
+        serving::unknownSenders);
+    metrics.counter(
+        refused,
+        "client operations whose certificate lacks the role they need",
+        "reason",
+        "role",
+        () -> t.clients().refusedOperations());
+    if (security instanceof MutualTls tls) {
+      metrics.counter(
+          refused,
+          "connections whose TLS handshake failed (no, an untrusted or no certificate at all)",
+          "reason",
+          "handshake",
+          tls::handshakeFailures);
+      metrics.counter(
+          refused,
+          "connections whose certificate names no usable identity, another cluster, or the"
+              + " wrong kind (a client on the peer port, another node than dialed)",
+          "reason",
+          "identity",
+          tls::identityRefusals);
+      metrics.counter(
+          "frsm.security.tls.reloads",
+          "changes of the TLS files new connections now use",
+          "result",
+          "loaded",
+          () -> tls.contexts().reloads());
+      metrics.counter(
+          "frsm.security.tls.reloads",
+          "changes of the TLS files that could not be used (the previous ones stayed)",
+          "result",
+          "failed",
+          () -> tls.contexts().reloadFailures());
     }
   }
 

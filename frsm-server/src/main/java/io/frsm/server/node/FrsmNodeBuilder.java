@@ -7,6 +7,7 @@ import io.frsm.server.config.CorePlacement;
 import io.frsm.server.config.FrsmConfig;
 import io.frsm.server.config.NodeKeys;
 import io.frsm.server.config.RingKeys;
+import io.frsm.server.config.SecurityKeys;
 import io.frsm.server.config.TransportKeys;
 import io.frsm.server.config.ZooKeeperKeys;
 import io.frsm.transport.TransportConfig;
@@ -105,6 +106,43 @@ public final class FrsmNodeBuilder {
   /** The host others reach this node at (default: the peer address's host). */
   public FrsmNodeBuilder advertisedHost(String host) {
     config.set(NodeKeys.ADVERTISED_HOST, host);
+    return this;
+  }
+
+  /**
+   * Mutual TLS on the peer and client ports with these PEM files (docs/OPERATIONS.md "Security"):
+   * the CAs trusted, this node's certificate chain (its first certificate names {@code
+   * frsm://node/<id>?cluster=<cluster id>}), and its unencrypted PKCS#8 key. Either this or {@link
+   * #insecure}{@code (true)} is required: an embedded node is never plaintext by omission.
+   */
+  public FrsmNodeBuilder tls(Path caBundle, Path certificateChain, Path privateKey) {
+    config
+        .set(SecurityKeys.CA_BUNDLE, Objects.requireNonNull(caBundle, "caBundle"))
+        .set(SecurityKeys.CERTIFICATE_CHAIN, Objects.requireNonNull(certificateChain, "chain"))
+        .set(SecurityKeys.PRIVATE_KEY, Objects.requireNonNull(privateKey, "privateKey"));
+    return this;
+  }
+
+  /**
+   * {@code true}: plaintext, unauthenticated peer and client ports — anyone who reaches them can
+   * read and write every key, and send peer messages as any node. For tests and loopback
+   * experiments; the node logs a warning when it starts. Default false (then {@link #tls} is
+   * required).
+   */
+  public FrsmNodeBuilder insecure(boolean insecure) {
+    config.set(SecurityKeys.INSECURE, insecure);
+    return this;
+  }
+
+  /** How often a new connection may look for changed TLS files (default 10 s; 0: every time). */
+  public FrsmNodeBuilder tlsReloadCheckInterval(Duration interval) {
+    config.set(SecurityKeys.RELOAD_CHECK_INTERVAL, interval);
+    return this;
+  }
+
+  /** A connection that has not completed its TLS handshake by then is closed (default 10 s). */
+  public FrsmNodeBuilder tlsHandshakeTimeout(Duration timeout) {
+    config.set(SecurityKeys.HANDSHAKE_TIMEOUT, timeout);
     return this;
   }
 

@@ -288,6 +288,20 @@ final class NodeMetrics implements AutoCloseable {
     return d == null ? 0 : d.deepestQueue();
   }
 
+  /** A count one of the node's parts keeps (refusals at the edge, reloads), as a counter. */
+  void counter(
+      String name, String description, String tagKey, String tagValue, LongSupplier count) {
+    counts.add(count); // a function counter holds its object weakly: a lambda would be collected
+    add(
+        FunctionCounter.builder(name, count, LongSupplier::getAsLong)
+            .description(description)
+            .tag(tagKey, tagValue)
+            .register(registry));
+  }
+
+  /** What {@link #counter} counters read, held strongly for as long as the meters live. */
+  private final List<LongSupplier> counts = new java.util.concurrent.CopyOnWriteArrayList<>();
+
   private <M extends Meter> M add(M meter) {
     meters.add(meter);
     return meter;

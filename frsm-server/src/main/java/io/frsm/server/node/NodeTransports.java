@@ -6,6 +6,7 @@ import io.frsm.transport.NettyPeerTransport;
 import io.frsm.transport.PeerTransport;
 import io.frsm.transport.TransportConfig;
 import io.frsm.transport.TransportEventLoops;
+import io.frsm.transport.tls.ChannelSecurity;
 import java.net.InetSocketAddress;
 
 /**
@@ -43,6 +44,7 @@ final class NodeTransports {
       int self,
       TransportEventLoops loops,
       TransportConfig config,
+      ChannelSecurity security,
       InetSocketAddress peerAddress,
       InetSocketAddress clientAddress,
       ClusterMembers members,
@@ -54,13 +56,14 @@ final class NodeTransports {
       PeerTransport.InboundHandler inbound =
           faults == null ? onPeerMessage : FaultyPeerTransport.inbound(onPeerMessage, faults);
       peers =
-          NettyPeerTransport.start(self, peerAddress, members::peerAddress, inbound, config, loops);
+          NettyPeerTransport.start(
+              self, peerAddress, members::peerAddress, inbound, config, loops, security);
       PeerTransport sender = faults == null ? peers : new FaultyPeerTransport(peers, faults);
       return new NodeTransports(
           loops,
           peers,
           sender,
-          ClientProtocolServer.start(clientAddress, onClientRequest, config, loops));
+          ClientProtocolServer.start(clientAddress, onClientRequest, config, loops, security));
     } catch (RuntimeException e) {
       if (peers != null) {
         peers.close();
@@ -81,6 +84,10 @@ final class NodeTransports {
   /** Where the cores send peer messages (the peer transport, or the test's faults before it). */
   PeerTransport peerSender() {
     return peerSender;
+  }
+
+  ClientProtocolServer clients() {
+    return clients;
   }
 
   /** The bound peer address (the actual port when 0 was asked). */

@@ -10,10 +10,14 @@ import io.frsm.server.zk.ClusterShape;
 import io.frsm.server.zk.RangeLeaders;
 import io.frsm.server.zk.RangeLeadership;
 import io.frsm.server.zk.ZkLayout;
+import io.frsm.transport.LogThrottle;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import org.apache.curator.framework.CuratorFramework;
 
@@ -28,12 +32,19 @@ final class Serving {
   private static final System.Logger LOG = System.getLogger(FrsmNode.class.getName());
 
   private record Parts(
-      CoreShards core, RangeLeaders leaders, RangeLeadership leadership, RangeRouter ranges) {}
+      CoreShards core,
+      RangeLeaders leaders,
+      RangeLeadership leadership,
+      RangeRouter ranges,
+      Set<Integer> nodes) {}
 
   /** Null until started; published once, after every part runs. */
   private volatile Parts parts;
 
   private final AtomicBoolean leadershipEnded = new AtomicBoolean();
+  private final LongAdder unknownSenders = new LongAdder();
+  private final LogThrottle unknownSenderLog =
+      new LogThrottle(LOG, Level.WARNING, 1, TimeUnit.SECONDS);
 
   /**
    * What a core runs on, fixed at the node's start: its id and storage, the transports it sends
@@ -114,7 +125,12 @@ final class Serving {
               publishUnreachable);
       quorums.listen(leadership::quorumChanged);
       parts =
-          new Parts(core, named, leadership, new RangeRouter(site.self(), ring, named, leadership));
+          new Parts(
+              core,
+              named,
+              leadership,
+              new RangeRouter(site.self(), ring, named, leadership),
+              Set.copyOf(shape.nodeIds()));
     } catch (RuntimeException e) {
       named.close();
       throw e;
@@ -164,12 +180,30 @@ final class Serving {
     return core != null && core.serving();
   }
 
-  /** A peer's message for the core; before the start, dropped: Paxos tolerates lost messages. */
+  /**
+   * A peer's message for the core; before the start, dropped: Paxos tolerates lost messages. A
+   * sender that is not a node of the cluster's shape is refused (counted, logged at most once a
+   * second): only the shape's nodes take part in any range's quorum (docs/PROTOCOL.md "Peer
+   * identity").
+   */
   void receive(int from, Message message) {
-    CoreShards core = core();
-    if (core != null) {
-      core.receive(from, message);
+    Parts p = parts;
+    if (p == null) {
+      return;
     }
+    if (!p.nodes().contains(from)) {
+      unknownSenders.increment();
+      unknownSenderLog.log(
+          "refused a peer message from node {0}, which is not in the cluster''s shape {1}",
+          from, p.nodes());
+      return;
+    }
+    p.core().receive(from, message);
+  }
+
+  /** Peer messages refused because their sender is not a node of the cluster's shape. */
+  long unknownSenders() {
+    return unknownSenders.sum();
   }
 
   /**

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.frsm.server.local.LocalCluster;
+import io.frsm.transport.tls.TlsFiles;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -108,44 +109,209 @@ class FrsmCommandIT {
   void cli_operatesOnALocalCluster(@TempDir Path dir) throws Exception {
     try (LocalCluster cluster = LocalCluster.start(dir, LocalCommand.CLUSTER_ID, 3)) {
       String zk = cluster.zookeeperConnect();
-      FrsmRun created = frsm("cli", "--zookeeper", zk, "--cluster", "local", "create", "k", "v1");
+      TlsFiles tls = cluster.adminClientFiles();
+      String ca = tls.caBundle().toString();
+      String cert = tls.certificateChain().toString();
+      String key = tls.privateKey().toString();
+      FrsmRun created =
+          frsm(
+              "cli",
+              "--zookeeper",
+              zk,
+              "--cluster",
+              "local",
+              "--ca",
+              ca,
+              "--cert",
+              cert,
+              "--key",
+              key,
+              "create",
+              "k",
+              "v1");
       assertEquals(0, created.exitCode(), created.out() + created.err());
       assertTrue(created.out().startsWith("created at version ("), created.out());
-      FrsmRun got = frsm("cli", "--zookeeper", zk, "--cluster", "local", "get", "k");
+      FrsmRun got =
+          frsm(
+              "cli",
+              "--zookeeper",
+              zk,
+              "--cluster",
+              "local",
+              "--ca",
+              ca,
+              "--cert",
+              cert,
+              "--key",
+              key,
+              "get",
+              "k");
       assertTrue(got.out().startsWith("v1  @ version ("), got.out());
       FrsmRun stale =
-          frsm("cli", "--zookeeper", zk, "--cluster", "local", "cas", "k", "1", "0", "x");
+          frsm(
+              "cli",
+              "--zookeeper",
+              zk,
+              "--cluster",
+              "local",
+              "--ca",
+              ca,
+              "--cert",
+              cert,
+              "--key",
+              key,
+              "cas",
+              "k",
+              "1",
+              "0",
+              "x");
       assertEquals(1, stale.exitCode());
       assertTrue(stale.out().contains("CasMismatchException"), stale.out());
       String[] v1 = version(created.out());
       FrsmRun written =
-          frsm("cli", "--zookeeper", zk, "--cluster", "local", "cas", "k", v1[0], v1[1], "v2");
+          frsm(
+              "cli",
+              "--zookeeper",
+              zk,
+              "--cluster",
+              "local",
+              "--ca",
+              ca,
+              "--cert",
+              cert,
+              "--key",
+              key,
+              "cas",
+              "k",
+              v1[0],
+              v1[1],
+              "v2");
       assertEquals(0, written.exitCode(), written.out() + written.err());
       assertTrue(written.out().startsWith("written at version ("), written.out());
-      FrsmRun fenced = frsm("cli", "--zookeeper", zk, "--cluster", "local", "fence", "k");
+      FrsmRun fenced =
+          frsm(
+              "cli",
+              "--zookeeper",
+              zk,
+              "--cluster",
+              "local",
+              "--ca",
+              ca,
+              "--cert",
+              cert,
+              "--key",
+              key,
+              "fence",
+              "k");
       assertEquals(0, fenced.exitCode(), fenced.out() + fenced.err());
       assertTrue(fenced.out().startsWith("v2  @ version ("), fenced.out());
       String[] v3 = version(fenced.out());
       // The fence moved the version on: the one the cas returned is stale now.
       String[] v2 = version(written.out());
       FrsmRun staleDelete =
-          frsm("cli", "--zookeeper", zk, "--cluster", "local", "delete", "k", v2[0], v2[1]);
+          frsm(
+              "cli",
+              "--zookeeper",
+              zk,
+              "--cluster",
+              "local",
+              "--ca",
+              ca,
+              "--cert",
+              cert,
+              "--key",
+              key,
+              "delete",
+              "k",
+              v2[0],
+              v2[1]);
       assertEquals(1, staleDelete.exitCode(), staleDelete.out());
       assertTrue(staleDelete.out().contains("CasMismatchException"), staleDelete.out());
       FrsmRun deleted =
-          frsm("cli", "--zookeeper", zk, "--cluster", "local", "delete", "k", v3[0], v3[1]);
+          frsm(
+              "cli",
+              "--zookeeper",
+              zk,
+              "--cluster",
+              "local",
+              "--ca",
+              ca,
+              "--cert",
+              cert,
+              "--key",
+              key,
+              "delete",
+              "k",
+              v3[0],
+              v3[1]);
       assertEquals(0, deleted.exitCode(), deleted.out() + deleted.err());
       assertEquals("deleted", deleted.out().strip());
-      FrsmRun gone = frsm("cli", "--zookeeper", zk, "--cluster", "local", "get", "k");
+      FrsmRun gone =
+          frsm(
+              "cli",
+              "--zookeeper",
+              zk,
+              "--cluster",
+              "local",
+              "--ca",
+              ca,
+              "--cert",
+              cert,
+              "--key",
+              key,
+              "get",
+              "k");
       assertEquals("(absent)", gone.out().strip());
       FrsmRun badVersion =
-          frsm("cli", "--zookeeper", zk, "--cluster", "local", "delete", "k", "x", "1");
+          frsm(
+              "cli",
+              "--zookeeper",
+              zk,
+              "--cluster",
+              "local",
+              "--ca",
+              ca,
+              "--cert",
+              cert,
+              "--key",
+              key,
+              "delete",
+              "k",
+              "x",
+              "1");
       assertEquals(2, badVersion.exitCode());
       assertTrue(badVersion.err().contains("EPOCH TIMESTAMP"), badVersion.err());
-      FrsmRun ring = frsm("cli", "--zookeeper", zk, "--cluster", "local", "ring");
+      FrsmRun ring =
+          frsm(
+              "cli",
+              "--zookeeper",
+              zk,
+              "--cluster",
+              "local",
+              "--ca",
+              ca,
+              "--cert",
+              cert,
+              "--key",
+              key,
+              "ring");
       assertEquals(0, ring.exitCode(), ring.out());
       assertTrue(ring.out().contains("nodes [1, 2, 3]"), ring.out());
-      FrsmRun leader = frsm("cli", "--zookeeper", zk, "--cluster", "local", "leader", "k");
+      FrsmRun leader =
+          frsm(
+              "cli",
+              "--zookeeper",
+              zk,
+              "--cluster",
+              "local",
+              "--ca",
+              ca,
+              "--cert",
+              cert,
+              "--key",
+              key,
+              "leader",
+              "k");
       assertTrue(leader.out().contains("natural leader node"), leader.out());
       assertTrue(leader.out().contains("current leader node "), leader.out());
     }

@@ -26,6 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
 class LocalCommandProcessIT {
   private static final Duration DEADLINE = Duration.ofSeconds(60);
   private static final Pattern ZOOKEEPER = Pattern.compile("zookeeper: (\\S+)");
+  private static final Pattern TLS_FILES =
+      Pattern.compile("--ca (\\S+) --cert (\\S+) --key (\\S+)");
   private static final String UP = "Ctrl-C stops it.";
 
   /** How many lines of output {@code frsm local} may take to say it is up and how to use it. */
@@ -58,10 +60,15 @@ class LocalCommandProcessIT {
       Matcher zk = ZOOKEEPER.matcher(printed);
       assertTrue(zk.find(), printed);
       String connect = zk.group(1);
+      // The printed hint names the client certificate frsm local made (it runs mutual TLS).
+      Matcher tls = TLS_FILES.matcher(printed);
+      assertTrue(tls.find(), printed);
+      List<String> certificate =
+          List.of("--ca", tls.group(1), "--cert", tls.group(2), "--key", tls.group(3));
 
-      String created = cli(connect, "create", "greeting", "hello");
+      String created = cli(connect, certificate, "create", "greeting", "hello");
       assertTrue(created.startsWith("created at version ("), created);
-      String got = cli(connect, "get", "greeting");
+      String got = cli(connect, certificate, "get", "greeting");
       assertTrue(got.startsWith("hello  @ version ("), got);
 
       // What Ctrl-C sends to the foreground process.
@@ -97,10 +104,11 @@ class LocalCommandProcessIT {
     return false;
   }
 
-  private static String cli(String zookeeper, String... operation) {
+  private static String cli(String zookeeper, List<String> certificate, String... operation) {
     List<String> args =
         new ArrayList<>(
             List.of("cli", "--zookeeper", zookeeper, "--cluster", LocalCommand.CLUSTER_ID));
+    args.addAll(certificate);
     args.addAll(List.of(operation));
     FrsmRun r = FrsmRun.of(args);
     assertEquals(0, r.exitCode(), r.out() + r.err());

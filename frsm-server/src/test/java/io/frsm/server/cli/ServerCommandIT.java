@@ -6,11 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.frsm.server.certs.CertificateAuthority;
 import io.frsm.server.config.ConfigLoader;
 import io.frsm.server.config.FrsmConfig;
 import io.frsm.server.metrics.Scrape;
 import io.frsm.server.node.FrsmNode;
 import io.frsm.server.zk.EmbeddedZooKeeper;
+import io.frsm.transport.tls.TlsFiles;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -69,8 +71,10 @@ class ServerCommandIT {
     assertTrue(lonely.sum("jvm_memory_used_bytes") > 0, "the JVM's meters");
 
     for (int id = 2; id <= 3; id++) {
+      TlsFiles tls = authority(dir).issueNode(dir.resolve("certs"), "server-it", id, VALIDITY);
       FrsmNode peer =
           FrsmNode.builder()
+              .tls(tls.caBundle(), tls.certificateChain(), tls.privateKey())
               .nodeId(id)
               .clusterId("server-it")
               .dataDirectory(dir.resolve("node-" + id))
@@ -132,8 +136,16 @@ class ServerCommandIT {
     }
   }
 
+  private static final Duration VALIDITY = Duration.ofDays(1);
+
+  /** The test's CA in {@code <dir>/certs}: the server runs mutual TLS from its file, as shipped. */
+  private static CertificateAuthority authority(Path dir) throws IOException {
+    return CertificateAuthority.loadOrCreate(dir.resolve("certs"), "server-it", VALIDITY);
+  }
+
   private static Path writeConfig(Path dir, String zookeeperConnect, int metricsPort)
       throws IOException {
+    TlsFiles tls = authority(dir).issueNode(dir.resolve("certs"), "server-it", 1, VALIDITY);
     Path file = dir.resolve("frsm-" + metricsPort + ".yaml");
     Files.writeString(
         file,
@@ -151,6 +163,10 @@ class ServerCommandIT {
             "zookeeper:",
             "  connect: " + zookeeperConnect,
             "  sessionTimeout: 3s",
+            "security:",
+            "  caBundle: " + tls.caBundle(),
+            "  certificateChain: " + tls.certificateChain(),
+            "  privateKey: " + tls.privateKey(),
             "metrics:",
             "  port: " + metricsPort,
             ""),

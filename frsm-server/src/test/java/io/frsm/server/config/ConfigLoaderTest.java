@@ -16,11 +16,14 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class ConfigLoaderTest {
+  /** Most tests here are about other keys: a plaintext node, said so explicitly. */
+  private static final String INSECURE = "security:\n  insecure: true\n";
+
   /** The example shipped in the repository (and in the Docker image). */
   private static final Path EXAMPLE = Path.of("..", "config", "frsm.yaml");
 
   private static final String MINIMAL =
-      "node:\n  id: 3\n  dataDirectory: /d\nzookeeper:\n  connect: zk:2181\n";
+      "node:\n  id: 3\n  dataDirectory: /d\nzookeeper:\n  connect: zk:2181\n" + INSECURE;
 
   @Test
   void shippedExample_loads_withThePapersDefaults() {
@@ -74,7 +77,10 @@ class ConfigLoaderTest {
         ConfigLoader.parse(
             "node:\n  id: 1\n  rack: rack1\n  dataDirectory: /var/lib/frsm/data\n"
                 + "  commitLogDirectories: [/var/lib/frsm/commitlog]\n"
-                + "zookeeper:\n  connect: localhost:2181\n",
+                + "zookeeper:\n  connect: localhost:2181\n"
+                + "security:\n  caBundle: /etc/frsm/tls/ca.pem\n"
+                + "  certificateChain: /etc/frsm/tls/node.pem\n"
+                + "  privateKey: /etc/frsm/tls/node-key.pem\n",
             "t",
             Map.of());
     for (ConfigKey<?> key : ConfigKeys.all()) {
@@ -295,10 +301,10 @@ class ConfigLoaderTest {
   /** {@code section} (one section's keys) added to MINIMAL, merged if MINIMAL has the section. */
   private static String withMinimal(String section) {
     if (section.startsWith("node:")) {
-      return section + "  id: 3\n  dataDirectory: /d\nzookeeper:\n  connect: zk:2181\n";
+      return section + "  id: 3\n  dataDirectory: /d\nzookeeper:\n  connect: zk:2181\n" + INSECURE;
     }
     if (section.startsWith("zookeeper:")) {
-      return section + "  connect: zk:2181\nnode:\n  id: 3\n  dataDirectory: /d\n";
+      return section + "  connect: zk:2181\nnode:\n  id: 3\n  dataDirectory: /d\n" + INSECURE;
     }
     return MINIMAL + section;
   }

@@ -72,6 +72,7 @@ class NodeScrapeIT {
               .transportThreads(1)
               .lsm(b -> b.blockCacheSizeBytes(1 << 20))
               .meterRegistry(endpoint.registry())
+              .insecure(true) // about the meters, not the wire
               .build();
       endpoint.servingCheck(node::serving);
       nodes.add(node);

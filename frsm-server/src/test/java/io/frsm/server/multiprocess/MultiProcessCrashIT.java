@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import io.frsm.api.FrsmClient;
 import io.frsm.api.FrsmException;
 import io.frsm.cell.Key;
+import io.frsm.server.certs.CertificateAuthority;
 import io.frsm.server.client.ClusterMembers;
 import io.frsm.server.ring.NodeInfo;
 import io.frsm.server.workload.CounterCheck;
@@ -19,11 +20,15 @@ import io.frsm.testkit.history.CheckResult;
 import io.frsm.testkit.history.HistoryJsonWriter;
 import io.frsm.testkit.history.HistoryRecorder;
 import io.frsm.testkit.history.LinearizabilityChecker;
+import io.frsm.transport.tls.CertificateIdentity;
+import io.frsm.transport.tls.Role;
+import io.frsm.transport.tls.TlsFiles;
 import java.io.Writer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
 import java.util.SplittableRandom;
@@ -59,6 +64,14 @@ import org.junit.jupiter.api.io.TempDir;
  * output goes to {@code target/multiprocess/}.
  */
 class MultiProcessCrashIT {
+  /** The test's CA (the child JVMs run mutual TLS from their configuration files). */
+  private CertificateAuthority ca;
+
+  private Path certs;
+
+  /** The thin clients' certificate: read and write. */
+  private TlsFiles clientTls;
+
   private static final String CLUSTER_ID = "mp-cluster";
   private static final int NODES = 3;
   private static final int COUNTERS = 3;
@@ -105,6 +118,15 @@ class MultiProcessCrashIT {
     System.out.printf(
         "multi-process crash: seed %d (replay the schedule with -Dfrsm.multiprocess.seed=%d)%n",
         seed, seed);
+    certs = dir.resolve("certs");
+    ca = CertificateAuthority.loadOrCreate(certs, CLUSTER_ID, Duration.ofDays(1));
+    clientTls =
+        ca.issue(
+            certs,
+            "client-recorder",
+            new CertificateIdentity.Client(
+                CLUSTER_ID, "recorder", EnumSet.of(Role.READ, Role.WRITE)),
+            Duration.ofDays(1));
     Thread killAll = new Thread(this::killAll, "multiprocess-it-kill-nodes");
     Runtime.getRuntime().addShutdownHook(killAll);
     List<Thread> workers = new ArrayList<>();
@@ -114,6 +136,7 @@ class MultiProcessCrashIT {
             new RecordingClient(recorder, () -> thinClient(zookeeper.connectString()))) {
       Path output = NODE_OUTPUT.resolve("run-" + seed);
       for (int id = 1; id <= NODES; id++) {
+        TlsFiles tls = ca.issueNode(certs, CLUSTER_ID, id, Duration.ofDays(1));
         nodes.add(
             new NodeProcess(
                 id,
@@ -123,6 +146,7 @@ class MultiProcessCrashIT {
                 CLUSTER_ID,
                 SESSION_TIMEOUT,
                 BOUNDED_DELAY,
+                tls,
                 processes));
       }
       MembershipRegistry registry = new MembershipRegistry(zk, new ZkLayout(CLUSTER_ID));
@@ -443,11 +467,13 @@ class MultiProcessCrashIT {
     return zk;
   }
 
-  private static FrsmClient thinClient(String zookeeper) {
+  private FrsmClient thinClient(String zookeeper) {
+    TlsFiles tls = clientTls;
     return FrsmClient.builder()
         .zookeeper(zookeeper)
         .clusterId(CLUSTER_ID)
         .operationTimeout(CLIENT_TIMEOUT)
+        .tls(tls.caBundle(), tls.certificateChain(), tls.privateKey())
         .build();
   }
 

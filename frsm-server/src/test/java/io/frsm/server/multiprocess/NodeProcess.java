@@ -1,5 +1,6 @@
 package io.frsm.server.multiprocess;
 
+import io.frsm.transport.tls.TlsFiles;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -24,12 +25,14 @@ final class NodeProcess {
   private final String clusterId;
   private final Duration sessionTimeout;
   private final Duration boundedDelay;
+  private final TlsFiles tls;
   private final List<Process> all;
   private Process process;
   private Path log;
   private int incarnation;
 
   /**
+   * @param tls the node's certificate, key and CA bundle: the server runs mutual TLS from its file
    * @param all every process started, so the caller's shutdown hook can kill them all
    */
   NodeProcess(
@@ -40,7 +43,9 @@ final class NodeProcess {
       String clusterId,
       Duration sessionTimeout,
       Duration boundedDelay,
+      TlsFiles tls,
       List<Process> all) {
+    this.tls = tls;
     this.nodeId = nodeId;
     this.dataRoot = dataRoot;
     this.logDir = logDir;
@@ -114,6 +119,10 @@ final class NodeProcess {
         "  sessionTimeout: " + sessionTimeout.toMillis() + "ms",
         "consensus:",
         "  boundedDelay: " + boundedDelay.toMillis() + "ms",
+        "security:",
+        "  caBundle: " + tls.caBundle(),
+        "  certificateChain: " + tls.certificateChain(),
+        "  privateKey: " + tls.privateKey(),
         "metrics:",
         "  port: 0",
         "lsm:",

@@ -33,7 +33,8 @@ import org.junit.jupiter.api.Test;
  */
 class FrsmNodeConfigTest {
   private static final String MINIMAL =
-      "node:\n  id: 3\n  dataDirectory: /d\nzookeeper:\n  connect: zk:2181\n";
+      "node:\n  id: 3\n  dataDirectory: /d\nzookeeper:\n  connect: zk:2181\n"
+          + "security:\n  insecure: true\n";
 
   /** Every key of the file, each set to a value other than its default. */
   private static final String EVERY_KEY =
@@ -79,6 +80,13 @@ class FrsmNodeConfigTest {
         connectTimeout: 3s
         reconnectBackoffMin: 30ms
         reconnectBackoffMax: 3s
+      security:
+        insecure: false
+        caBundle: /frsm-test/tls/ca.pem
+        certificateChain: /frsm-test/tls/node-4.pem
+        privateKey: /frsm-test/tls/node-4-key.pem
+        reloadCheckInterval: 3s
+        handshakeTimeout: 4s
       metrics:
         port: 9500
         bindAddress: 0.0.0.0
@@ -157,6 +165,7 @@ class FrsmNodeConfigTest {
             .zookeeper("zk:2181")
             .peerAddress(new InetSocketAddress("0.0.0.0", 7400))
             .clientAddress(new InetSocketAddress("0.0.0.0", 7500))
+            .insecure(true)
             .build()
             .settings();
     for (ConfigKey<?> key : ConfigKeys.all()) {
@@ -292,6 +301,7 @@ class FrsmNodeConfigTest {
   /** The options every builder needs, nothing else (also for SettingBoundsTest). */
   static FrsmNodeBuilder minimal() {
     return FrsmNode.builder()
+        .insecure(true)
         .nodeId(1)
         .clusterId("c")
         .dataDirectory(Path.of("/d"))

@@ -26,8 +26,12 @@ import io.frsm.transport.OperationResponse;
 import io.frsm.transport.TransportConfig;
 import io.frsm.transport.TransportEventLoops;
 import io.frsm.transport.TransportWarnings;
+import io.frsm.transport.tls.MutualTls;
+import io.frsm.transport.tls.TlsContexts;
+import io.frsm.transport.tls.TlsFiles;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.netty.handler.ssl.SslProvider;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
@@ -42,6 +46,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
 import java.util.function.IntFunction;
+import javax.net.ssl.SSLContext;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -112,17 +117,24 @@ class NodeBadInputIT {
     for (OperationRequest body : bodies) {
       frames.addAll(BadFrames.allClient(TestCluster.CLUSTER_ID, body));
     }
-    attackAndCheckNothingChanged("client port", FrsmNode::clientAddress, id -> frames);
+    SSLContext admin = TlsSockets.context(cluster.tls().admin(), cluster.tls().admin());
+    attackAndCheckNothingChanged(
+        "client port", FrsmNode::clientAddress, id -> frames, (id, bad) -> admin);
   }
 
   @Test
   void badFrames_onEveryPeerPort_closeTheirConnections_andChangeNothing() throws Exception {
-    attackAndCheckNothingChanged("peer port", FrsmNode::peerAddress, this::peerFramesFor);
+    // Sent by a member with its own certificate: the frames are bad, not the identity.
+    attackAndCheckNothingChanged(
+        "peer port",
+        FrsmNode::peerAddress,
+        this::peerFramesFor,
+        (id, bad) -> peerContext(senderFor(id)));
   }
 
   /** Bad frames for node {@code target}'s peer port, posing as another member of the cluster. */
   private List<BadFrame> peerFramesFor(int target) {
-    int sender = target % cluster.size() + 1;
+    int sender = senderFor(target);
     long round = TimeUnit.MILLISECONDS.toMicros(System.currentTimeMillis()) * 2;
     Ballot ballot = new Ballot(round, sender, 1);
     Versioned first = written.values().iterator().next();
@@ -145,18 +157,36 @@ class NodeBadInputIT {
     return frames;
   }
 
-  /** Sends every bad frame to {@code port} of every node, then checks nothing changed. */
+  /** The member that bad peer frames to node {@code target} come from. */
+  private int senderFor(int target) {
+    return target % cluster.size() + 1;
+  }
+
+  /** TLS as member {@code nodeId}, with its own certificate. */
+  private SSLContext peerContext(int nodeId) {
+    try {
+      return TlsSockets.context(cluster.tls().node(nodeId), cluster.tls().node(nodeId));
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * Sends every bad frame to {@code port} of every node, over TLS as {@code tlsFor} says (the
+   * frames are bad, the identity is sound), then checks nothing changed.
+   */
   private void attackAndCheckNothingChanged(
       String port,
       Function<FrsmNode, InetSocketAddress> address,
-      IntFunction<List<BadFrame>> framesForNode)
+      IntFunction<List<BadFrame>> framesForNode,
+      java.util.function.BiFunction<Integer, BadFrame, SSLContext> tlsFor)
       throws IOException {
     Map<String, Object> before = settledStates();
     try (TransportWarnings warnings = TransportWarnings.capture()) {
       for (int id = 1; id <= cluster.size(); id++) {
         InetSocketAddress target = address.apply(cluster.node(id));
         for (BadFrame bad : framesForNode.apply(id)) {
-          int from = BadFrames.sendExpectingClose(target, bad, DEADLINE);
+          int from = TlsSockets.sendExpectingClose(tlsFor.apply(id, bad), target, bad, DEADLINE);
           warnings.await(
               w -> w.contains(":" + from) && w.contains(bad.logged()),
               DEADLINE,
@@ -183,9 +213,15 @@ class NodeBadInputIT {
   /** A raw client-protocol call to node {@code id}: what any program on the network can send. */
   private OperationResponse rawCall(int id, Operation op, long invokedAtMicros) throws Exception {
     TransportConfig config = TransportConfig.builder(TestCluster.CLUSTER_ID).build();
+    TlsFiles admin = cluster.tls().admin();
+    MutualTls tls =
+        new MutualTls(
+            TlsContexts.load(admin, SslProvider.JDK, Duration.ofMinutes(1)),
+            TestCluster.CLUSTER_ID,
+            DEADLINE);
     try (TransportEventLoops loops = TransportEventLoops.create(1, true);
         ClientProtocolClient client =
-            ClientProtocolClient.connect(cluster.node(id).clientAddress(), config, loops)) {
+            ClientProtocolClient.connect(cluster.node(id).clientAddress(), config, loops, tls)) {
       return client
           .call(new OperationRequest(op, invokedAtMicros), DEADLINE)
           .get(DEADLINE.toSeconds(), TimeUnit.SECONDS);
@@ -274,7 +310,7 @@ class NodeBadInputIT {
               Key.of(key),
               AcceptedValue.live(
                   7, InputBounds.MAX_NUMBER, new Ballot(round, sender, 1), EVIL, true));
-      sendPeerFrame(cluster.node(target).peerAddress(), sender, commit);
+      sendPeerFrame(cluster.node(target).peerAddress(), peerContext(sender), sender, commit);
     }
     FrsmClient thin = cluster.thinClient();
     try {
@@ -300,14 +336,14 @@ class NodeBadInputIT {
     everyNodeStillServes();
   }
 
-  /** Writes one sound peer frame from a raw socket, as node {@code sender}, then closes it. */
-  private static void sendPeerFrame(InetSocketAddress target, int sender, Message message)
-      throws IOException {
-    try (java.net.Socket socket = new java.net.Socket()) {
-      socket.connect(target, (int) DEADLINE.toMillis());
-      socket.getOutputStream().write(BadFrames.peerFrame(TestCluster.CLUSTER_ID, sender, message));
-      socket.getOutputStream().flush();
-    }
+  /**
+   * Writes one sound peer frame from a raw TLS socket holding node {@code sender}'s certificate (a
+   * member gone rogue), then closes it.
+   */
+  private static void sendPeerFrame(
+      InetSocketAddress target, SSLContext tls, int sender, Message message) throws IOException {
+    TlsSockets.send(
+        tls, target, BadFrames.peerFrame(TestCluster.CLUSTER_ID, sender, message), DEADLINE);
   }
 
   /** Reads through every node and a thin client, and writes through every node. */

@@ -210,6 +210,7 @@ class ReplicationFactorIT {
         .replicationFactor(replicationFactor)
         .transportThreads(1)
         .drainTimeout(Duration.ZERO)
+        .insecure(true) // about the ring, not the wire
         .build();
   }
 

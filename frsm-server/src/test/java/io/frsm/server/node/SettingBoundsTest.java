@@ -28,7 +28,8 @@ import org.junit.jupiter.api.Test;
  */
 class SettingBoundsTest {
   private static final String BASE =
-      "node:\n  id: 1\n  dataDirectory: /d\nzookeeper:\n  connect: z:1\n";
+      "node:\n  id: 1\n  dataDirectory: /d\nzookeeper:\n  connect: z:1\n"
+          + "security:\n  insecure: true\n";
 
   /**
    * Keys in rules between keys, whose edges the defaults of the others do not all allow: tried
@@ -215,9 +216,15 @@ class SettingBoundsTest {
       yaml =
           sections
               + (sections.contains("\n  id:") ? "" : "  id: 1\n")
-              + "  dataDirectory: /d\nzookeeper:\n  connect: z:1\n";
+              + "  dataDirectory: /d\nzookeeper:\n  connect: z:1\nsecurity:\n  insecure: true\n";
     } else if (sections.startsWith("zookeeper:")) {
-      yaml = sections + "  connect: z:1\nnode:\n  id: 1\n  dataDirectory: /d\n";
+      yaml =
+          sections
+              + "  connect: z:1\nnode:\n  id: 1\n  dataDirectory: /d\nsecurity:\n  insecure: true\n";
+    } else if (sections.startsWith("security:")) {
+      yaml =
+          sections
+              + "  insecure: true\nnode:\n  id: 1\n  dataDirectory: /d\nzookeeper:\n  connect: z:1\n";
     } else {
       yaml = BASE + sections;
     }

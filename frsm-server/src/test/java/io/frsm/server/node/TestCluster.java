@@ -4,6 +4,7 @@ import io.frsm.api.FrsmClient;
 import io.frsm.cell.Token;
 import io.frsm.server.ring.Ring;
 import io.frsm.server.zk.EmbeddedZooKeeper;
+import io.frsm.transport.tls.TlsFiles;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -54,6 +55,9 @@ final class TestCluster implements AutoCloseable {
   private final Boolean coreOnTransportLoop;
 
   private final List<FrsmClient> clients = new ArrayList<>();
+
+  /** Every test cluster runs mutual TLS, with a CA of its own: the production path. */
+  private final TestTls tls;
 
   TestCluster(Path dir) throws Exception {
     this(dir, 3);
@@ -134,6 +138,7 @@ final class TestCluster implements AutoCloseable {
     this.clockSkewBound = clockSkewBound;
     this.nodes = new FrsmNode[n];
     this.replicationFactor = replicationFactor;
+    this.tls = TestTls.create(dir.resolve("certs"), CLUSTER_ID);
     this.zookeeper = EmbeddedZooKeeper.start(dir.resolve("zk"));
     try {
       if (withFaults) {
@@ -179,7 +184,9 @@ final class TestCluster implements AutoCloseable {
     if (linkFaults != null) {
       builder.peerLinkFaults(linkFaults[nodeId - 1]);
     }
+    TlsFiles files = tls.node(nodeId);
     return builder
+        .tls(files.caBundle(), files.certificateChain(), files.privateKey())
         .nodeId(nodeId)
         .clusterId(CLUSTER_ID)
         .dataDirectory(data.resolve("data"))
@@ -373,6 +380,11 @@ final class TestCluster implements AutoCloseable {
     zookeeper = EmbeddedZooKeeper.start(dir.resolve("zk"), port);
   }
 
+  /** The cluster's CA, to issue more certificates (hostile peers, clients with fewer roles). */
+  TestTls tls() {
+    return tls;
+  }
+
   String zookeeperConnectString() {
     return zookeeper.connectString();
   }
@@ -383,11 +395,17 @@ final class TestCluster implements AutoCloseable {
 
   /** A thin client whose calls give up after {@code operationTimeout}; closed with the cluster. */
   FrsmClient thinClient(Duration operationTimeout) {
+    return thinClient(operationTimeout, tls.admin());
+  }
+
+  /** A thin client with the certificate {@code files}; closed with the cluster. */
+  FrsmClient thinClient(Duration operationTimeout, TlsFiles files) {
     FrsmClient c =
         FrsmClient.builder()
             .zookeeper(zookeeper.connectString())
             .clusterId(CLUSTER_ID)
             .operationTimeout(operationTimeout)
+            .tls(files.caBundle(), files.certificateChain(), files.privateKey())
             .build();
     clients.add(c);
     return c;

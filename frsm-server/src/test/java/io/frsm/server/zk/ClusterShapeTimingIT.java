@@ -69,6 +69,7 @@ class ClusterShapeTimingIT {
                   .zookeeper(zookeeper.connectString())
                   .clusterId("timing-it")
                   .operationTimeout(Duration.ofSeconds(1))
+                  .insecure() // no node runs: about the shape in ZooKeeper
                   .build()) {
         assertEquals(ClusterTiming.DEFAULTS, client.clusterTiming(), "nothing published yet");
         ClusterShape.publishTimingIfAbsent(zk, LAYOUT, OTHER);
