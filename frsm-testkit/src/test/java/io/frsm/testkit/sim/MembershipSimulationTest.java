@@ -76,6 +76,31 @@ class MembershipSimulationTest {
     }
   }
 
+  /** A seed is a complete description of a membership run too (the nemesis draws from it). */
+  @Test
+  void withMembershipChanges_sameSeedTwice_sameTrace() {
+    for (long seed : new long[] {2, 7, 626}) {
+      for (boolean leases : new boolean[] {false, true}) {
+        CounterWorkload.Result first =
+            CounterWorkload.runWithMembership(seed, leases, Set.of(), RUN);
+        assertTrue(first.ringVersionsPublished() > 0, "seed " + seed + " changes the ring");
+        assertEquals(
+            first,
+            CounterWorkload.runWithMembership(seed, leases, Set.of(), RUN),
+            "seed " + seed + (leases ? " with leases" : ""));
+      }
+      MembershipNemesis[] nemesis = {null};
+      assertEquals(
+          LinearizabilityWorkload.runWithMembership(
+                  seed, OPERATIONS_PER_SECOND, Set.of(), Set.of(), nemesis)
+              .traceHash(),
+          LinearizabilityWorkload.runWithMembership(
+                  seed, OPERATIONS_PER_SECOND, Set.of(), Set.of(), nemesis)
+              .traceHash(),
+          "linearizability workload, seed " + seed);
+    }
+  }
+
   @Test
   void linearizabilityWorkload_withMembershipChanges_historyIsLinearizable() {
     SeedRange seeds =
