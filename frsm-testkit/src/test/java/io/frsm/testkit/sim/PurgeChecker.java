@@ -38,6 +38,13 @@ final class PurgeChecker {
     this.history = history;
   }
 
+  /** Node {@code node} lost its disk: nothing it logged is kept. */
+  void wiped(int node) {
+    for (Map<Integer, Cell> cells : logged.values()) {
+      cells.remove(node);
+    }
+  }
+
   void onSend(Message message) {
     if (message instanceof Message.Purge purge) {
       purgeVersions

@@ -551,6 +551,7 @@ public final class Simulation {
     }
     n.store.close();
     n.store = storage.open(node, this::onDurable);
+    purgeChecker.wiped(node);
     if (!n.stopped) {
       start(n);
     }
