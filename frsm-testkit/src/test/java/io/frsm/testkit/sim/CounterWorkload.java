@@ -180,8 +180,17 @@ public final class CounterWorkload {
    */
   static Result runWithMembership(
       long seed, boolean leases, Set<Sabotage> sabotage, MembershipRun membership) {
+    return runWithMembership(seed, leases, sabotage, membership, 1);
+  }
+
+  /**
+   * As above, every node running {@code coreShards} core shards (see {@link
+   * io.frsm.consensus.core.ShardRouting}).
+   */
+  static Result runWithMembership(
+      long seed, boolean leases, Set<Sabotage> sabotage, MembershipRun membership, int coreShards) {
     return new CounterWorkload(
-            seed, FaultMix.forSeed(seed), sabotage, leases, null, 1, membership, sim -> {})
+            seed, FaultMix.forSeed(seed), sabotage, leases, null, coreShards, membership, sim -> {})
         .execute();
   }
 
