@@ -129,11 +129,23 @@ public final class LinearizabilityWorkload {
       Set<MembershipMutation> mutations,
       Set<Sabotage> sabotage,
       MembershipNemesis[] nemesis) {
+    return runWithMembership(
+        seed, operationsPerSecond, mutations, sabotage, SimStorage.MEMORY, nemesis);
+  }
+
+  /** As above, each node (added ones too) storing its cells as {@code storage} says. */
+  static Result runWithMembership(
+      long seed,
+      double operationsPerSecond,
+      Set<MembershipMutation> mutations,
+      Set<Sabotage> sabotage,
+      SimStorage storage,
+      MembershipNemesis[] nemesis) {
     return run(
         seed,
         FaultMix.forSeed(seed),
         sabotage,
-        SimStorage.MEMORY,
+        storage,
         sim ->
             nemesis[0] =
                 MembershipNemesis.install(
