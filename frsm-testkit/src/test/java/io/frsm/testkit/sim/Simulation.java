@@ -29,6 +29,10 @@ import java.util.function.Consumer;
  * a random latency; a crash loses the ones not completed) and the clocks (wall clocks skewed within
  * a bound). The {@link SafetyChecker} sees every durable change and every accept sent.
  *
+ * <p>Membership changes: the simulation holds the published ring history ({@link RingHistory}),
+ * builds restarted nodes with its newest version, adds nodes with empty stores, stops nodes for
+ * good, and hands the nodes' ring effects to a {@link MembershipAgent} (the orchestrator).
+ *
  * <p>Any failure is rethrown with the seed and step, and replays from the seed alone.
  */
 public final class Simulation {
@@ -428,10 +432,10 @@ public final class Simulation {
 
   /**
    * Tells every running node's cores that the placement is now {@code next} ({@link
-   * Input.PlacementChanged}; deferred at a paused node); nodes started later start with it. The
-   * safety checkers keep the placement the simulation was built with: tests change replica sets
-   * only in ways those checks still hold for (a set shrunk to members of the old one, of the same
-   * quorum size).
+   * Input.PlacementChanged}; deferred at a paused node), all at once; nodes started later start
+   * with it. It is recorded as published ({@link #publishPlacement}), so the checkers count its
+   * version's rounds over its voters. No {@code RingTransition} rule is checked: scripted tests
+   * change placements by hand; {@link MembershipOrchestrator} publishes step by step.
    */
   public void changePlacement(Placement next) {
     publishPlacement(next);
