@@ -26,7 +26,7 @@ final class GetRun extends Run {
   @Override
   void start(Now now, List<Effect> out) {
     if (settleRead()) {
-      read(now, out); // a settle needs a quorum's evidence, never the local cell
+      prepare(now, out); // a settle writes what it finds at a quorum: see settleRead()
       return;
     }
     if (servedLocally(now, out)) {
@@ -78,10 +78,6 @@ final class GetRun extends Run {
 
   @Override
   void onReadProgress(Now now, Round read, List<Effect> out) {
-    if (settleRead()) {
-      settleReadProgress(now, read, out);
-      return;
-    }
     AcceptedValue m = null;
     for (Message.Reply r : read.replies.values()) {
       AcceptedValue a = ((Message.ReadReply) r).accepted();
@@ -146,49 +142,29 @@ final class GetRun extends Run {
 
   /**
    * A read of a membership change's settle ({@link RangeSettles}): it ends only when the key's
-   * newest value — the largest accepted part among every voter of the run's ring version, or ⊥ — is
-   * held with one accepted triple by a quorum of those voters. From the read round only if every
-   * voter answered (so no newer accepted part sits on any of them) and a quorum shows the same
-   * triple; a chosen flag or promises to this node are not enough (a flag may sit on a single
-   * replica: commits are hints). Otherwise it prepares a fresh ballot and either finds the triple
-   * at a quorum of promises or re-commits M at its own instance under that ballot. Like a scan read
-   * it never quenches: it answers no client, and must not move a key's version.
+   * newest value M is <em>durably</em> held by a quorum of the run's voters. It prepares a fresh
+   * ballot at a quorum of them and, unless every promise shows ⊥, re-commits M at its own instance
+   * under that ballot: an accept round, which each voter logs before it acknowledges. It never
+   * trusts copies it merely sees: a replica's answer shows a commit it took as a hint (an unlogged
+   * write, docs/PROTOCOL.md "Commits are hints") exactly like a logged accept, and a crash loses
+   * the hint. Counting such a copy toward the quorum (a read round where a quorum showed one
+   * triple, or a quorum of promises holding M, which the first version of the settle took as done)
+   * let a value end up durable on fewer than a quorum of the new voters, and a later version that
+   * dropped one of them lost it (the membership simulation found it: {@code SettleHintTest}). ⊥ at
+   * a quorum of promises needs no write: a value chosen at the previous version sits, logged, on a
+   * quorum of its voters, which meets every quorum of these. Like a scan read it never quenches: it
+   * answers no client, and must not move a key's version.
    */
   private boolean settleRead() {
     return RangeSettles.isSettleRead(requestId);
-  }
-
-  private void settleReadProgress(Now now, Round read, List<Effect> out) {
-    if (read.replies.size() < replicas.size()) {
-      return; // wait for every voter, or the timeout's prepare
-    }
-    AcceptedValue m = null;
-    for (Message.Reply r : read.replies.values()) {
-      AcceptedValue a = ((Message.ReadReply) r).accepted();
-      if (a != null && (m == null || a.compareTo(m) > 0)) {
-        m = a;
-      }
-    }
-    int sameTriple = 0;
-    for (Message.Reply r : read.replies.values()) {
-      AcceptedValue a = ((Message.ReadReply) r).accepted();
-      if (m == null ? a == null : a != null && a.sameTriple(m)) {
-        sameTriple++;
-      }
-    }
-    if (sameTriple >= quorum) {
-      finish(new Outcome.ReadResult(Run.visible(m)), out);
-    } else {
-      prepare(now, out);
-    }
   }
 
   @Override
   void decide(Now now, AcceptedValue m, boolean mChosen, List<Effect> out) {
     if (settleRead()) {
       Outcome answer = new Outcome.ReadResult(Run.visible(m));
-      if (m == null || promisesHolding(m) >= quorum) {
-        finish(answer, out); // ⊥ at a promise quorum, or M already held by one
+      if (m == null) {
+        finish(answer, out); // ⊥ at a promise quorum
       } else {
         accept(now, recommit(m), false, promisers(), answer, out);
       }

@@ -67,7 +67,6 @@ abstract class Run {
 
   private Outcome answerOnChosen;
   private List<Integer> lastPromisers = List.of();
-  private List<Message.Promise> lastPromises = List.of();
   private Ballot lastPreparedBallot = Ballot.NONE;
   private boolean backingOff;
   private long resumeAtNanos;
@@ -235,17 +234,6 @@ abstract class Run {
   /** The ballot of the last prepare that got a quorum (what cold proposals carry). */
   final Ballot preparedBallot() {
     return lastPreparedBallot;
-  }
-
-  /** How many promises of the last successful prepare hold exactly {@code m}'s triple. */
-  final int promisesHolding(AcceptedValue m) {
-    int n = 0;
-    for (Message.Promise p : lastPromises) {
-      if (p.accepted() != null && p.accepted().sameTriple(m)) {
-        n++;
-      }
-    }
-    return n;
   }
 
   /** The replicas that promised in the last successful prepare. */
@@ -520,9 +508,6 @@ abstract class Run {
       mChosen |= m != null && a != null && a.sameInstance(m) && a.chosen();
     }
     lastPromisers = List.copyOf(who);
-    List<Message.Promise> promises = new ArrayList<>(r.replies.size());
-    r.replies.values().forEach(reply -> promises.add((Message.Promise) reply));
-    lastPromises = promises;
     round = null;
     context.prepared(key);
     decide(now, m, mChosen, out);

@@ -44,6 +44,10 @@ public final class CounterWorkload {
 
   private final LeaseNemesis leaseNemesis;
   private final ReadChecker readChecker;
+
+  /** Membership changes during the fault phase (null: none, the cluster keeps its nodes). */
+  private final MembershipNemesis membership;
+
   private static final double READ_PROBABILITY = 0.3;
 
   /** What a run did, for reports and the determinism test. */
@@ -59,7 +63,11 @@ public final class CounterWorkload {
       long leaderOnlyReads,
       long readsChecked,
       long grantsAfterRelease,
-      long callerThreadReads) {}
+      long callerThreadReads,
+      long ringVersionsPublished) {}
+
+  /** Membership changes at {@code operationsPerSecond}, broken by {@code mutations}. */
+  record MembershipRun(double operationsPerSecond, Set<MembershipMutation> mutations) {}
 
   private CounterWorkload(
       long seed,
@@ -68,6 +76,7 @@ public final class CounterWorkload {
       boolean leases,
       java.util.function.UnaryOperator<ReadGate> tamper,
       int coreShards,
+      MembershipRun membershipRun,
       Consumer<Simulation> setup) {
     CoreConfig.Builder builder =
         (leases ? Simulation.simConfig(mix.nodes()) : Simulation.simConfig(seed, mix))
@@ -98,6 +107,15 @@ public final class CounterWorkload {
       this.leaseNemesis = null;
       this.readChecker = null;
     }
+    this.membership =
+        membershipRun == null
+            ? null
+            : MembershipNemesis.install(
+                sim,
+                leaseService,
+                new SimRandom(seed ^ 0x3E3B3E75L),
+                membershipRun.operationsPerSecond(),
+                membershipRun.mutations());
     this.clientTimeoutNanos =
         config.boundedDelay().toNanos() + 2 * config.roundTimeout().toNanos() + 10_000_000L;
     this.createSettleNanos = config.boundedDelay().toNanos() + 2 * mix.skewMaxMicros() * 1000 + 1;
@@ -116,7 +134,7 @@ public final class CounterWorkload {
   }
 
   public static Result run(long seed, FaultMix mix, Set<Sabotage> sabotage) {
-    return new CounterWorkload(seed, mix, sabotage, false, null, 1, sim -> {}).execute();
+    return new CounterWorkload(seed, mix, sabotage, false, null, 1, null, sim -> {}).execute();
   }
 
   /**
@@ -134,7 +152,8 @@ public final class CounterWorkload {
    */
   public static Result runWithLeases(
       long seed, FaultMix mix, Set<Sabotage> sabotage, int coreShards) {
-    return new CounterWorkload(seed, mix, sabotage, true, null, coreShards, sim -> {}).execute();
+    return new CounterWorkload(seed, mix, sabotage, true, null, coreShards, null, sim -> {})
+        .execute();
   }
 
   /**
@@ -143,7 +162,7 @@ public final class CounterWorkload {
    */
   static Result runWithTamperedCallerReads(
       long seed, FaultMix mix, java.util.function.UnaryOperator<ReadGate> tamper) {
-    return new CounterWorkload(seed, mix, Set.of(), true, tamper, 1, sim -> {}).execute();
+    return new CounterWorkload(seed, mix, Set.of(), true, tamper, 1, null, sim -> {}).execute();
   }
 
   /**
@@ -151,7 +170,27 @@ public final class CounterWorkload {
    * FaultMix, Set)} ({@code leases} true), after {@code setup} saw the simulation it runs in.
    */
   static Result run(long seed, boolean leases, Consumer<Simulation> setup) {
-    return new CounterWorkload(seed, FaultMix.forSeed(seed), Set.of(), leases, null, 1, setup)
+    return new CounterWorkload(seed, FaultMix.forSeed(seed), Set.of(), leases, null, 1, null, setup)
+        .execute();
+  }
+
+  /**
+   * The workload ({@code leases} as in {@link #run(long, boolean, Consumer)}) with membership
+   * changes during the fault phase ({@link MembershipNemesis}).
+   */
+  static Result runWithMembership(
+      long seed, boolean leases, Set<Sabotage> sabotage, MembershipRun membership) {
+    return runWithMembership(seed, leases, sabotage, membership, 1);
+  }
+
+  /**
+   * As above, every node running {@code coreShards} core shards (see {@link
+   * io.frsm.consensus.core.ShardRouting}).
+   */
+  static Result runWithMembership(
+      long seed, boolean leases, Set<Sabotage> sabotage, MembershipRun membership, int coreShards) {
+    return new CounterWorkload(
+            seed, FaultMix.forSeed(seed), sabotage, leases, null, coreShards, membership, sim -> {})
         .execute();
   }
 
@@ -167,7 +206,7 @@ public final class CounterWorkload {
   /** The node a client sends key {@code k} to: the holder it knows of, or the key's home node. */
   private int leaderOf(int k) {
     int holder = leaseService == null ? -1 : leaseService.holder(rangeOf(k));
-    return holder >= 0 ? holder : Math.floorMod(k, sim.nodeCount());
+    return holder >= 0 ? holder : sim.notStopped(Math.floorMod(k, sim.nodeCount()));
   }
 
   private Result execute() {
@@ -225,7 +264,8 @@ public final class CounterWorkload {
         sim.leaderOnlyReads() + sim.callerThreadReads(),
         readChecker == null ? 0 : readChecker.readsChecked(),
         leaseService == null ? 0 : leaseService.grantsAfterRelease(),
-        sim.callerThreadReads());
+        sim.callerThreadReads(),
+        membership == null ? 0 : membership.orchestrator().versionsPublished());
   }
 
   private boolean allClientsFinished() {
@@ -242,18 +282,39 @@ public final class CounterWorkload {
       int key = k;
       Object[] result = {null};
       Runnable[] read = new Runnable[1];
+      Consumer<Outcome> onReply =
+          o -> {
+            if (leaseService != null && o instanceof Outcome.NotExecuted) {
+              sim.schedule(5_000_000, read[0]); // the holder is changing
+            } else if (membership != null && o instanceof Outcome.Unknown) {
+              // A settle of a membership change still running re-commits the key under a higher
+              // ballot, so the read's quench may lose to it: a read that ends unknown is retried.
+              sim.schedule(5_000_000, read[0]);
+            } else {
+              result[0] = o;
+            }
+          };
+      int[] attempt = {0};
       read[0] =
-          () ->
-              sim.submit(
-                  leaseService == null ? 0 : leaderOf(key),
-                  new Operation.Get(keys[key]),
-                  o -> {
-                    if (leaseService != null && o instanceof Outcome.NotExecuted) {
-                      sim.schedule(5_000_000, read[0]); // the holder is changing
-                    } else {
-                      result[0] = o;
-                    }
-                  });
+          () -> {
+            int node = leaseService == null ? sim.notStopped(0) : leaderOf(key);
+            if (membership == null) {
+              sim.submit(node, new Operation.Get(keys[key]), onReply);
+              return;
+            }
+            // The node asked may leave the cluster and stop meanwhile: ask another after a timeout.
+            sim.call(
+                sim.notStopped(node + attempt[0]++),
+                new Operation.Get(keys[key]),
+                clientTimeoutNanos,
+                (o, timedOut) -> {
+                  if (timedOut) {
+                    read[0].run();
+                  } else {
+                    onReply.accept(o);
+                  }
+                });
+          };
       read[0].run();
       sim.runUntil(() -> result[0] != null, sim.nowNanos() + 10_000_000_000L, "final read");
       if (!(result[0] instanceof Outcome.ReadResult r) || r.value().isEmpty()) {
@@ -508,7 +569,7 @@ public final class CounterWorkload {
       }
       Consumer<Outcome> reply = then;
       sim.call(
-          node,
+          sim.notStopped(node),
           op,
           clientTimeoutNanos,
           (o, timedOut) -> {

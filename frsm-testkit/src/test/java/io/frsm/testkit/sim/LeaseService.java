@@ -33,6 +33,12 @@ import java.util.List;
  *
  * The agent runs inside the node's process: while the node pauses, it sends nothing, and replies
  * reach it only after the pause.
+ *
+ * <p>Membership changes: only a voter of the range in the newest published ring version joins its
+ * latch (as the server's latch holds the range's replicas). When a version drops the holder from a
+ * range's voters, the service grants the range to a live voter ({@link #ringChanged}) without
+ * telling the old holder, exactly as a forced handover: the successor's wait covers the old lease.
+ * Nodes added to the cluster get an agent ({@link #nodeAdded}).
  */
 public final class LeaseService {
   private final Simulation sim;
@@ -41,7 +47,12 @@ public final class LeaseService {
   private final long renewEveryNanos;
   private final long sessionTimeoutNanos;
   private final int ranges;
+
+  /** The nodes the cluster started with (natural leaders are counted over them). */
   private final int nodes;
+
+  /** Room for nodes added by membership changes (ids are dense). */
+  private static final int ADDED_NODES_MAX = 64;
 
   private final long[] term;
 
@@ -78,19 +89,20 @@ public final class LeaseService {
     this.sessionTimeoutNanos = config.lease().toNanos() * 3 / 8;
     this.ranges = sim.coreConfig().placement().rangeCount();
     this.nodes = sim.nodeCount();
+    int capacity = nodes + ADDED_NODES_MAX;
     this.term = new long[ranges];
     this.releasedTerm = new long[ranges];
     this.holder = new int[ranges];
     this.holderIncarnation = new int[ranges];
     Arrays.fill(holder, -1);
     this.lastRenewNanos = new long[ranges];
-    this.lastHeardNanos = new long[nodes];
+    this.lastHeardNanos = new long[capacity];
     Arrays.fill(lastHeardNanos, Long.MIN_VALUE / 2);
-    this.sessionIncarnation = new int[nodes];
-    this.cut = new boolean[nodes];
-    this.agentIncarnation = new int[nodes];
-    this.agentTerms = new long[nodes][ranges];
-    this.agentLastReplyNanos = new long[nodes];
+    this.sessionIncarnation = new int[capacity];
+    this.cut = new boolean[capacity];
+    this.agentIncarnation = new int[capacity];
+    this.agentTerms = new long[capacity][ranges];
+    this.agentLastReplyNanos = new long[capacity];
     sim.setLeaseAgent(
         (node, effect) -> {
           if (effect instanceof Effect.LeaseReleased released) {
@@ -106,6 +118,45 @@ public final class LeaseService {
       sim.schedule(random.between(0, renewEveryNanos), () -> agentLoop(node));
     }
     sim.schedule(renewEveryNanos / 2, this::sessionCheck);
+  }
+
+  /** Node {@code node} joined the cluster: its agent starts its renewal loop. */
+  public void nodeAdded(int node) {
+    if (node >= lastHeardNanos.length) {
+      throw new IllegalStateException(
+          "the simulated service has room for " + lastHeardNanos.length);
+    }
+    sim.schedule(random.between(0, renewEveryNanos), () -> agentLoop(node));
+  }
+
+  /**
+   * A new ring version was published: a holder that is no longer a voter of its range is revoked,
+   * the range granted to a live voter (natural leader first) if there is one.
+   */
+  public void ringChanged() {
+    for (int r = 0; r < ranges; r++) {
+      if (holder[r] >= 0 && !eligible(r, holder[r])) {
+        List<Integer> candidates = candidates(r);
+        if (!candidates.isEmpty()) {
+          grant(r, candidates.get(random.nextInt(candidates.size())));
+        }
+      }
+    }
+  }
+
+  /** Whether {@code node} joins range {@code range}'s latch: a voter of the newest version. */
+  private boolean eligible(int range, int node) {
+    return sim.ring().latest().isVoter(range, node);
+  }
+
+  private List<Integer> candidates(int range) {
+    List<Integer> candidates = new ArrayList<>();
+    for (int n = 0; n < sim.nodeCount(); n++) {
+      if (sessionAlive(n) && eligible(range, n)) {
+        candidates.add(n);
+      }
+    }
+    return candidates;
   }
 
   /** The holder the service records for {@code range} (what a client reads), or -1. */
@@ -193,7 +244,7 @@ public final class LeaseService {
           if (released.clean()) {
             releasedTerm[range] = released.term();
           }
-          if (sessionAlive(successor)) {
+          if (sessionAlive(successor) && eligible(range, successor)) {
             grant(range, successor);
           }
         });
@@ -209,7 +260,7 @@ public final class LeaseService {
    * old holder is revoked without being told and keeps its lease until it runs out.
    */
   public void forceHandover(int range, int successor) {
-    if (sessionAlive(successor) && holder[range] != successor) {
+    if (sessionAlive(successor) && holder[range] != successor && eligible(range, successor)) {
       grant(range, successor);
     }
   }
@@ -231,16 +282,12 @@ public final class LeaseService {
       int h = holder[r];
       boolean alive =
           h >= 0
+              && eligible(r, h)
               && holderIncarnation[r] == sessionIncarnation[h]
               && sessionAlive(h)
               && sim.nowNanos() - lastRenewNanos[r] <= sessionTimeoutNanos;
       if (!alive) {
-        List<Integer> candidates = new ArrayList<>();
-        for (int n = 0; n < nodes; n++) {
-          if (sessionAlive(n)) {
-            candidates.add(n);
-          }
-        }
+        List<Integer> candidates = candidates(r);
         if (!candidates.isEmpty()) {
           // The natural leader first (paper §5), else any live session.
           int natural = Math.floorMod(r, nodes);

@@ -118,6 +118,40 @@ public final class LinearizabilityWorkload {
     return run(seed, mix, sabotage, storage, sim -> {});
   }
 
+  /**
+   * {@link #run(long)} with membership changes at {@code operationsPerSecond} during the fault
+   * phase ({@link MembershipNemesis}), broken by {@code mutations} and the core by {@code
+   * sabotage}; {@code nemesis[0]} receives the nemesis (for its counters).
+   */
+  static Result runWithMembership(
+      long seed,
+      double operationsPerSecond,
+      Set<MembershipMutation> mutations,
+      Set<Sabotage> sabotage,
+      MembershipNemesis[] nemesis) {
+    return runWithMembership(
+        seed, operationsPerSecond, mutations, sabotage, SimStorage.MEMORY, nemesis);
+  }
+
+  /** As above, each node (added ones too) storing its cells as {@code storage} says. */
+  static Result runWithMembership(
+      long seed,
+      double operationsPerSecond,
+      Set<MembershipMutation> mutations,
+      Set<Sabotage> sabotage,
+      SimStorage storage,
+      MembershipNemesis[] nemesis) {
+    return run(
+        seed,
+        FaultMix.forSeed(seed),
+        sabotage,
+        storage,
+        sim ->
+            nemesis[0] =
+                MembershipNemesis.install(
+                    sim, null, new SimRandom(seed ^ 0x3E3B3E75L), operationsPerSecond, mutations));
+  }
+
   /** {@link #run(long)} after {@code setup} saw the simulation it runs in. */
   static Result run(long seed, Consumer<Simulation> setup) {
     return run(seed, FaultMix.forSeed(seed), Set.of(), SimStorage.MEMORY, setup);
@@ -316,7 +350,7 @@ public final class LinearizabilityWorkload {
             sim.schedule(random.between(0, 3_000_000), this::next);
           };
       sim.call(
-          node,
+          sim.notStopped(node),
           op,
           clientTimeoutNanos,
           (o, timedOut) -> {

@@ -1,6 +1,7 @@
 package io.frsm.testkit.sim;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -16,6 +17,9 @@ import org.junit.jupiter.api.Test;
 class LsmStorageSimulationTest {
   /** About 12 s on the CI machine (with the in-memory twin of every seed). */
   static final int CI_SEEDS = 80;
+
+  /** Seeds of the membership run on the LSM (each with its in-memory twin). */
+  static final int MEMBERSHIP_SEEDS = 40;
 
   @Test
   void lsmBackedNodes_randomOperations_linearizableAndSameTraceAsInMemory() {
@@ -34,6 +38,37 @@ class LsmStorageSimulationTest {
     System.out.printf(
         "LSM-backed simulation: %d seeds, %d operations in %d ms%n",
         count, operations, (System.nanoTime() - started) / 1_000_000);
+  }
+
+  /**
+   * Membership changes on the real LSM: nodes added with empty engines, removed nodes stopped,
+   * settles reading and re-committing through the engines — the same trace and history as in
+   * memory.
+   */
+  @Test
+  void lsmBackedNodes_withMembershipChanges_sameTraceAsInMemory() {
+    for (long seed = 1; seed <= MEMBERSHIP_SEEDS; seed++) {
+      SimStorage storage = seed % 2 == 0 ? SimStorage.LSM : SimStorage.LSM_CACHED;
+      MembershipNemesis[] onLsmNemesis = {null};
+      LinearizabilityWorkload.Result onLsm =
+          LinearizabilityWorkload.runWithMembership(
+              seed,
+              MembershipSimulationTest.OPERATIONS_PER_SECOND,
+              Set.of(),
+              Set.of(),
+              storage,
+              onLsmNemesis);
+      LinearizabilityWorkload.Result inMemory =
+          LinearizabilityWorkload.runWithMembership(
+              seed,
+              MembershipSimulationTest.OPERATIONS_PER_SECOND,
+              Set.of(),
+              Set.of(),
+              new MembershipNemesis[1]);
+      assertTrue(onLsmNemesis[0].orchestrator().versionsPublished() > 0, "seed " + seed);
+      assertEquals(inMemory.traceHash(), onLsm.traceHash(), "seed " + seed + " on " + storage);
+      assertEquals(inMemory.history(), onLsm.history(), "seed " + seed + " on " + storage);
+    }
   }
 
   @Test

@@ -4,8 +4,12 @@ import io.frsm.cell.AcceptedValue;
 import io.frsm.cell.Cell;
 import io.frsm.cell.Key;
 import io.frsm.cell.PurgeMark;
+import io.frsm.consensus.core.Message;
+import io.frsm.consensus.core.Placement;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * Delete phase 2 never runs ahead of phase 1: when any replica durably records a purge mark {@code
@@ -14,19 +18,40 @@ import java.util.Map;
  * is lost by a crash, so a replica that holds the delete only as a hint does not count — after a
  * crash it could hold the value the delete replaced, and a purge elsewhere would let that value
  * return.
+ *
+ * <p>"Every replica" is every member (voter or learner) of the ring version the purge carried: a
+ * delete's phase 1 waits for the learners too, and a completion whose range's members changed is
+ * dropped without a purge (docs/PROTOCOL.md "Membership changes").
  */
 final class PurgeChecker {
-  private final int nodes;
-  private final io.frsm.consensus.core.Placement placement;
+  private final RingHistory history;
 
   /** Each key's cell per node as its logged persists alone leave it (what a crash keeps). */
-  private final Map<Key, Cell[]> logged = new HashMap<>();
+  private final Map<Key, Map<Integer, Cell>> logged = new HashMap<>();
+
+  /** The ring versions each purge mark was sent with. */
+  private final Map<Key, Map<PurgeMark, Set<Long>>> purgeVersions = new HashMap<>();
 
   private long purgesChecked;
 
-  PurgeChecker(int nodes, io.frsm.consensus.core.Placement placement) {
-    this.nodes = nodes;
-    this.placement = placement;
+  PurgeChecker(RingHistory history) {
+    this.history = history;
+  }
+
+  /** Node {@code node} lost its disk: nothing it logged is kept. */
+  void wiped(int node) {
+    for (Map<Integer, Cell> cells : logged.values()) {
+      cells.remove(node);
+    }
+  }
+
+  void onSend(Message message) {
+    if (message instanceof Message.Purge purge) {
+      purgeVersions
+          .computeIfAbsent(purge.key(), k -> new HashMap<>())
+          .computeIfAbsent(purge.mark(), m -> new TreeSet<>())
+          .add(purge.ringVersion());
+    }
   }
 
   long purgesChecked() {
@@ -37,16 +62,16 @@ final class PurgeChecker {
     if (!isLogged) {
       return; // a hint: nothing a crash would keep
     }
-    Cell[] cells = logged.computeIfAbsent(delta.key(), k -> new Cell[nodes]);
-    Cell after = NodeStorage.merged(node, cells[node], delta);
-    cells[node] = after;
+    Map<Integer, Cell> cells = logged.computeIfAbsent(delta.key(), k -> new HashMap<>());
+    Cell after = NodeStorage.merged(node, cells.get(node), delta);
+    cells.put(node, after);
     PurgeMark mark = delta.purge();
     if (mark == null) {
       return;
     }
     purgesChecked++;
-    for (int other : placement.replicasOf(after.key())) {
-      AcceptedValue held = cells[other] == null ? null : cells[other].accepted();
+    for (int other : membersAt(after.key(), mark)) {
+      AcceptedValue held = cells.get(other) == null ? null : cells.get(other).accepted();
       boolean atOrAbove =
           held != null
               && (held.epoch() > mark.epoch()
@@ -65,5 +90,23 @@ final class PurgeChecker {
                 + (held == null ? "⊥" : held));
       }
     }
+  }
+
+  /**
+   * The members of every version {@code mark} was sent with (the first version's voters if no such
+   * purge was seen, as before ring versions).
+   */
+  private Set<Integer> membersAt(Key key, PurgeMark mark) {
+    Set<Long> versions = purgeVersions.getOrDefault(key, Map.of()).get(mark);
+    Set<Integer> members = new TreeSet<>();
+    if (versions == null) {
+      members.addAll(history.at(0).replicasOf(key));
+      return members;
+    }
+    for (long version : versions) {
+      Placement placement = history.at(version);
+      members.addAll(placement.members(placement.rangeOf(key)));
+    }
+    return members;
   }
 }

@@ -10,6 +10,7 @@ import io.frsm.consensus.core.Placement;
 import io.frsm.consensus.core.RangeTerm;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -25,9 +26,22 @@ import java.util.Set;
  *       its instance under one ballot;
  *   <li>no ballot carries two values at one instance.
  * </ol>
+ *
+ * <p>Membership changes (docs/PROTOCOL.md "Membership changes"): a ballot's value counts as
+ * accepted by a quorum once the replicas that durably accepted it hold a majority of the voters of
+ * the ring version its {@code Accept} carried, <em>or of any version published after it</em>. The
+ * later versions matter because a learner durably accepts every proposal (its ack is never counted
+ * in the round) and, once promoted, its copy is as good as a voter's: a read at the next version
+ * that finds a majority of that version's voters holding one triple rightly takes it as chosen, and
+ * every quorum of both versions meets such a majority (adjacent versions differ by one voter). This
+ * is the lenient reading for rule 3 (a chosen flag needs a majority of some version at or after the
+ * ballot's) and the strict one for rule 2 (more values count as accepted by a quorum). Learners'
+ * accepts never make a majority of the version they were learners in: {@code LEARNER_VOTES} stays
+ * visible. A node may store a key of a range it was a voter or learner of in some published version
+ * (ex-members keep their cells).
  */
 public final class SafetyChecker {
-  private final Placement placement;
+  private final RingHistory history;
 
   private record Instance(Key key, long epoch, long timestamp) {}
 
@@ -39,19 +53,26 @@ public final class SafetyChecker {
   /** Which replicas durably accepted each ballot's value at each instance. */
   private final Map<BallotAtInstance, Set<Integer>> acceptors = new HashMap<>();
 
+  /** The oldest ring version each ballot's accepts at each instance carried. */
+  private final Map<BallotAtInstance, Long> roundVersions = new HashMap<>();
+
   /** The value a quorum accepted at each instance, once one did. */
   private final Map<Instance, AcceptedValue> quorumValues = new HashMap<>();
 
   private long checks;
 
   public SafetyChecker(Placement placement) {
-    this.placement = placement;
+    this(new RingHistory(placement));
   }
 
-  /** The replica set of {@code key}: a range-term cell lives on its range's replicas. */
-  private java.util.List<Integer> replicasOf(Key key) {
+  SafetyChecker(RingHistory history) {
+    this.history = history;
+  }
+
+  /** The range of {@code key}: a range-term cell lives on its range's replicas. */
+  private int rangeOf(Key key) {
     int range = RangeTerm.rangeOf(key);
-    return range >= 0 ? placement.replicas(range) : placement.replicasOf(key);
+    return range >= 0 ? range : history.latest().rangeOf(key);
   }
 
   public long checks() {
@@ -61,7 +82,9 @@ public final class SafetyChecker {
   void onSend(int from, Message message) {
     if (message instanceof Message.Accept accept) {
       checks++;
-      recordProposal(accept.key(), accept.proposal(), "node " + from + " sent");
+      BallotAtInstance at =
+          recordProposal(accept.key(), accept.proposal(), "node " + from + " sent");
+      roundVersions.merge(at, accept.ringVersion(), Math::min);
     }
   }
 
@@ -73,9 +96,16 @@ public final class SafetyChecker {
   void onDurable(int node, Cell before, Cell delta, Cell after) {
     checks++;
     Key key = after.key();
-    if (!replicasOf(key).contains(node)) {
+    int range = rangeOf(key);
+    if (!history.everMember(range, node)) {
       throw new SafetyViolation(
-          "node " + node + " stored " + key + " outside its replica set " + replicasOf(key));
+          "node "
+              + node
+              + " stored "
+              + key
+              + " outside its replica set "
+              + history.latest().members(range)
+              + (history.size() > 1 ? " (never a member of range " + range + ")" : ""));
     }
     if (before != null) {
       if (after.promised().compareTo(before.promised()) < 0
@@ -92,7 +122,7 @@ public final class SafetyChecker {
     boolean voted =
         delta.accepted() != null && !delta.accepted().chosen() && a.sameProposal(delta.accepted());
     Set<Integer> who = acceptors.computeIfAbsent(at, x -> new HashSet<>());
-    if (voted && who.add(node) && who.size() == CoreConfig.quorum(replicasOf(key).size())) {
+    if (voted && who.add(node) && quorumAccepted(at, range, who)) {
       AcceptedValue earlier = quorumValues.putIfAbsent(at.instance(), a);
       if (earlier != null && !sameValue(earlier, a)) {
         throw new SafetyViolation(
@@ -101,6 +131,10 @@ public final class SafetyChecker {
     }
     if (a.chosen()) {
       Instance instance = at.instance();
+      if (!quorumValues.containsKey(instance) && quorumAccepted(at, range, who)) {
+        // A majority of a version published after the last vote (a learner promoted since).
+        quorumValues.put(instance, a);
+      }
       AcceptedValue quorumValue = quorumValues.get(instance);
       if (quorumValue == null || !sameValue(quorumValue, a)) {
         throw new SafetyViolation(
@@ -116,6 +150,27 @@ public final class SafetyChecker {
                 + ")");
       }
     }
+  }
+
+  /**
+   * Whether {@code who} holds a majority of the voters of the oldest version the ballot's accepts
+   * carried, or of a later published one (from the first version if no accept of it was seen).
+   */
+  private boolean quorumAccepted(BallotAtInstance at, int range, Set<Integer> who) {
+    long first = roundVersions.getOrDefault(at, Long.MIN_VALUE);
+    for (Placement placement : history.since(first)) {
+      List<Integer> voters = placement.replicas(range);
+      int votes = 0;
+      for (int voter : voters) {
+        if (who.contains(voter)) {
+          votes++;
+        }
+      }
+      if (votes >= CoreConfig.quorum(voters.size())) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private BallotAtInstance recordProposal(Key key, AcceptedValue a, String where) {

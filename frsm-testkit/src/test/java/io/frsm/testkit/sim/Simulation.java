@@ -29,6 +29,10 @@ import java.util.function.Consumer;
  * a random latency; a crash loses the ones not completed) and the clocks (wall clocks skewed within
  * a bound). The {@link SafetyChecker} sees every durable change and every accept sent.
  *
+ * <p>Membership changes: the simulation holds the published ring history ({@link RingHistory}),
+ * builds restarted nodes with its newest version, adds nodes with empty stores, stops nodes for
+ * good, and hands the nodes' ring effects to a {@link MembershipAgent} (the orchestrator).
+ *
  * <p>Any failure is rethrown with the seed and step, and replays from the seed alone.
  */
 public final class Simulation {
@@ -52,8 +56,19 @@ public final class Simulation {
   private final SimRandom networkRandom;
   private final SimRandom diskRandom;
   private final SimRandom faultRandom;
-  private final SimNode[] nodes;
-  private final boolean[][] cut;
+  private SimNode[] nodes;
+  private boolean[][] cut;
+  private final SimStorage storage;
+
+  /** The published ring versions (what ZooKeeper holds): checkers count quorums over them. */
+  private final RingHistory ring;
+
+  /** Random streams of nodes added by a membership change (null until the first is added). */
+  private SimRandom addedNodesRandom;
+
+  private MembershipAgent membershipAgent;
+  private Runnable onStartFaults = () -> {};
+  private Runnable onStopFaults = () -> {};
   private final SafetyChecker checker;
   private final PurgeChecker purgeChecker;
   private final PriorityQueue<Event> queue = new PriorityQueue<>();
@@ -98,6 +113,20 @@ public final class Simulation {
 
   private record Submitted(Operation operation, long invokedNanos) {}
 
+  /**
+   * Where a node's membership effects go ({@link Effect.RingInstalled}, {@link Effect.RingBehind},
+   * {@link Effect.RangeSettled}): the orchestrator of membership changes.
+   */
+  public interface MembershipAgent {
+    void emitted(int node, Effect effect);
+
+    /**
+     * Node {@code node} (re)started with a core built at ring version {@code ringVersion}: it
+     * refuses rounds of older versions as if it had installed that one.
+     */
+    void started(int node, long ringVersion);
+  }
+
   /** Scripted message loss for tests: return true to drop. */
   @FunctionalInterface
   public interface MessageFilter {
@@ -115,11 +144,14 @@ public final class Simulation {
 
   private static final class SimNode {
     final int id;
-    final NodeStorage store;
+    NodeStorage store;
     final SimRandom random;
     int boot;
     int incarnation;
     boolean up;
+
+    /** Stopped for good (a dead or removed node): never restarted. */
+    boolean stopped;
 
     /** This incarnation's core shards ({@link ShardRouting}); null while the node is down. */
     NodeCore[] cores;
@@ -175,13 +207,15 @@ public final class Simulation {
     this.startConfig = coreConfig;
     this.tickNanos = tickNanos;
     this.traceHash = seed;
+    this.storage = storage;
+    this.ring = new RingHistory(coreConfig.placement());
     SimRandom root = new SimRandom(seed);
     this.networkRandom = root.fork();
     this.diskRandom = root.fork();
     this.faultRandom = root.fork();
     int n = faults.nodes();
-    this.checker = new SafetyChecker(coreConfig.placement());
-    this.purgeChecker = new PurgeChecker(n, coreConfig.placement());
+    this.checker = new SafetyChecker(ring);
+    this.purgeChecker = new PurgeChecker(ring);
     this.nodes = new SimNode[n];
     this.cut = new boolean[n][n];
     // Drifting monotonic clocks only with leases on, so that runs without leases keep their traces.
@@ -204,6 +238,7 @@ public final class Simulation {
   /** Starts the fault phase: crashes, partitions, message loss and duplication. */
   public void startFaults() {
     faultsActive = true;
+    onStartFaults.run();
     if (faults.crashesPerSecond() > 0) {
       schedule(faultRandom.exponentialNanos(faults.crashesPerSecond()), this::crashSomeNode);
     }
@@ -397,18 +432,132 @@ public final class Simulation {
 
   /**
    * Tells every running node's cores that the placement is now {@code next} ({@link
-   * Input.PlacementChanged}; deferred at a paused node); nodes started later start with it. The
-   * safety checkers keep the placement the simulation was built with: tests change replica sets
-   * only in ways those checks still hold for (a set shrunk to members of the old one, of the same
-   * quorum size).
+   * Input.PlacementChanged}; deferred at a paused node), all at once; nodes started later start
+   * with it. It is recorded as published ({@link #publishPlacement}), so the checkers count its
+   * version's rounds over its voters. No {@code RingTransition} rule is checked: scripted tests
+   * change placements by hand; {@link MembershipOrchestrator} publishes step by step.
    */
   public void changePlacement(Placement next) {
-    startConfig = coreConfig.toBuilder().placement(next).build();
+    publishPlacement(next);
     for (SimNode node : nodes) {
       if (node.up) {
         placementChangesFed++;
         input(node.id, new Input.PlacementChanged(next));
       }
+    }
+  }
+
+  /**
+   * Records {@code next} in the durable ring history without telling any node: nodes (re)started
+   * from now on are built with it, and the checkers count rounds of its version over its voters.
+   * The orchestrator of membership changes delivers it ({@link Input.PlacementChanged}).
+   */
+  void publishPlacement(Placement next) {
+    ring.publish(next);
+    if (TRACE) {
+      StringBuilder sets = new StringBuilder();
+      for (int r = 0; r < next.rangeCount(); r++) {
+        sets.append(" r").append(r).append(next.replicas(r)).append('+').append(next.learners(r));
+      }
+      System.out.println(nowNanos / 1000 + " PUBLISH ring version " + next.ringVersion() + sets);
+    }
+    startConfig = coreConfig.toBuilder().placement(next).build();
+  }
+
+  RingHistory ring() {
+    return ring;
+  }
+
+  /** Membership effects of every node go to {@code agent} from now on. */
+  void setMembershipAgent(MembershipAgent agent) {
+    this.membershipAgent = agent;
+  }
+
+  /** Runs {@code onStart} when the fault phase starts and {@code onStop} when it ends. */
+  void onFaultPhase(Runnable onStart, Runnable onStop) {
+    this.onStartFaults = onStart;
+    this.onStopFaults = onStop;
+  }
+
+  /**
+   * Starts a new node with an empty store under the next unused id, built with the newest published
+   * placement (in which it replicates nothing yet). Returns its id.
+   */
+  int addNode() {
+    if (addedNodesRandom == null) {
+      addedNodesRandom = new SimRandom(seed ^ 0xADD0DEL);
+    }
+    int id = nodes.length;
+    nodes = java.util.Arrays.copyOf(nodes, id + 1);
+    boolean[][] wider = new boolean[id + 1][id + 1];
+    for (int a = 0; a < id; a++) {
+      System.arraycopy(cut[a], 0, wider[a], 0, id);
+    }
+    cut = wider;
+    SimNode node = new SimNode(id, storage.open(id, this::onDurable), addedNodesRandom.fork());
+    long rho = coreConfig.leases().enabled() ? coreConfig.leases().driftPartsPerMillion() : 0;
+    node.driftPpm = addedNodesRandom.between(-rho, rho);
+    node.monoOriginNanos = rho == 0 ? 0 : addedNodesRandom.between(0, 1L << 40);
+    nodes[id] = node;
+    start(node);
+    return id;
+  }
+
+  /**
+   * {@code preferred}, or if it was stopped for good the next node id, cyclically, that was not:
+   * where a client goes instead. A retired node still running (it left the cluster and stops soon)
+   * is taken: clients with an old view of the cluster reach it, and it coordinates at its version.
+   */
+  public int notStopped(int preferred) {
+    for (int i = 0; i < nodes.length; i++) {
+      int node = Math.floorMod(preferred + i, nodes.length);
+      if (!nodes[node].stopped) {
+        return node;
+      }
+    }
+    throw new IllegalStateException("every node was stopped for good");
+  }
+
+  /** Stops node {@code node} for good (it died, or it was removed): it never restarts. */
+  void stopForGood(int node) {
+    SimNode n = nodes[node];
+    n.stopped = true;
+    if (n.up) {
+      crash(n);
+    }
+  }
+
+  public boolean isStopped(int node) {
+    return nodes[node].stopped;
+  }
+
+  /**
+   * Crashes node {@code node} (unlogged writes and persists in flight are lost) and restarts it.
+   */
+  void crashAndRestart(int node) {
+    SimNode n = nodes[node];
+    if (n.up) {
+      crash(n);
+    }
+    if (!n.stopped) {
+      start(n);
+    }
+  }
+
+  /**
+   * Node {@code node} loses its disk and comes back at once under its old id with an empty store
+   * (boot + 1): the unsafe rejoin that rule 3 of {@code RingTransition} forbids, for teeth tests.
+   */
+  void wipeAndRestart(int node) {
+    SimNode n = nodes[node];
+    if (n.up) {
+      crash(n);
+    }
+    n.store.close();
+    n.store = storage.open(node, this::onDurable);
+    purgeChecker.wiped(node);
+    if (!n.stopped) {
+      start(n);
     }
   }
 
@@ -779,11 +928,12 @@ public final class Simulation {
    */
   public void stopFaults() {
     faultsActive = false;
+    onStopFaults.run();
     for (boolean[] row : cut) {
       java.util.Arrays.fill(row, false);
     }
     for (SimNode node : nodes) {
-      if (!node.up) {
+      if (!node.up && !node.stopped) {
         start(node);
       }
     }
@@ -805,6 +955,9 @@ public final class Simulation {
     attachCallerReads(node);
     mix(0x21, node.id, node.boot);
     scheduleTick(node, node.incarnation);
+    if (membershipAgent != null) {
+      membershipAgent.started(node.id, startConfig.placement().ringVersion());
+    }
   }
 
   private void crash(SimNode node) {
@@ -828,7 +981,7 @@ public final class Simulation {
         schedule(
             1000 * faultRandom.between(faults.downMinMicros(), faults.downMaxMicros()),
             () -> {
-              if (!victim.up) {
+              if (!victim.up && !victim.stopped) {
                 start(victim);
               }
             });
@@ -964,12 +1117,18 @@ public final class Simulation {
       }
     } else if (effect instanceof Effect.LeaseReleased) {
       leaseAgent.emitted(node.id, effect);
+    } else if (membershipAgent != null
+        && (effect instanceof Effect.RingInstalled
+            || effect instanceof Effect.RingBehind
+            || effect instanceof Effect.RangeSettled)) {
+      membershipAgent.emitted(node.id, effect);
     }
     effectObserver.emitted(node.id, effect);
   }
 
   private void send(SimNode from, int to, Message message) {
     checker.onSend(from.id, message);
+    purgeChecker.onSend(message);
     messagesByType.merge(message.getClass().getSimpleName(), 1L, Long::sum);
     SimNode target = nodes[to];
     if (to == from.id) {

@@ -1,0 +1,100 @@
+package io.frsm.testkit.sim;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.frsm.consensus.core.Sabotage;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The membership checks have teeth: with a deliberate bug of the core ({@link Sabotage}) or of the
+ * orchestrator ({@link MembershipMutation}) switched on, the membership simulation (even seeds the
+ * counter workload, odd ones the linearizability workload) fails within {@link #SEEDS} seeds and
+ * names the seed that replays it. Skipping only the installation wait is the exception, and the
+ * test says why.
+ */
+class MembershipSabotageTest {
+  /** Seeds tried per bug before the test gives up. */
+  static final int SEEDS = 2_000;
+
+  /** Seeds of the run that shows the installation wait is implied by the settle. */
+  static final int MASKED_SEEDS = 200;
+
+  @ParameterizedTest
+  @EnumSource(
+      value = Sabotage.class,
+      names = {"LEARNER_VOTES", "IGNORE_RING_VERSION"})
+  void brokenCore_isCaught(Sabotage sabotage) {
+    caught(sabotage.name(), Set.of(sabotage), Set.of());
+  }
+
+  @ParameterizedTest
+  @EnumSource(
+      value = MembershipMutation.class,
+      names = {"SKIP_SETTLE", "WIPED_REJOINS_UNDER_OLD_ID"})
+  void brokenOrchestrator_isCaught(MembershipMutation mutation) {
+    caught(mutation.name(), Set.of(), Set.of(mutation));
+  }
+
+  /**
+   * Skipping rule 4a alone is not unsafe, so no checker can catch it: the settle that rule 4b asks
+   * lists the range at a quorum of the new voters, and a replica answers that listing only once it
+   * installed the version, so a settled step was installed by a quorum whether the orchestrator
+   * waited or not. Only steps that change learners alone, which settle nothing, are followed early,
+   * and those leave every quorum as it was. The runs stay green, steps that changed voters were
+   * never followed before their installation quorum, and learner-only steps were.
+   */
+  @Test
+  void skippingOnlyTheInstallationWait_isMaskedByTheSettlesListing() {
+    long learnerStepsEarly = 0;
+    long voterStepsEarly = 0;
+    for (long seed = 1; seed <= MASKED_SEEDS; seed++) {
+      MembershipNemesis[] nemesis = {null};
+      LinearizabilityWorkload.runWithMembership(
+          seed,
+          MembershipSimulationTest.OPERATIONS_PER_SECOND,
+          Set.of(MembershipMutation.SKIP_INSTALL_WAIT),
+          Set.of(),
+          nemesis);
+      learnerStepsEarly += nemesis[0].orchestrator().learnerStepsFollowedEarly();
+      voterStepsEarly += nemesis[0].orchestrator().voterStepsFollowedEarly();
+    }
+    System.out.println(
+        "SKIP_INSTALL_WAIT: "
+            + learnerStepsEarly
+            + " learner-only steps followed before their installation quorum, "
+            + voterStepsEarly
+            + " voter steps");
+    assertEquals(0, voterStepsEarly, "a settled step was installed by a quorum");
+    assertTrue(learnerStepsEarly > MASKED_SEEDS / 4, "the mutation acts: " + learnerStepsEarly);
+  }
+
+  private static void caught(
+      String what, Set<Sabotage> sabotage, Set<MembershipMutation> mutations) {
+    CounterWorkload.MembershipRun run =
+        new CounterWorkload.MembershipRun(
+            MembershipSimulationTest.OPERATIONS_PER_SECOND, mutations);
+    for (long seed = 1; seed <= SEEDS; seed++) {
+      try {
+        if (seed % 2 == 0) {
+          CounterWorkload.runWithMembership(seed, false, sabotage, run);
+        } else {
+          LinearizabilityWorkload.runWithMembership(
+              seed,
+              MembershipSimulationTest.OPERATIONS_PER_SECOND,
+              mutations,
+              sabotage,
+              new MembershipNemesis[1]);
+        }
+      } catch (AssertionError caught) {
+        System.out.println(what + " caught at seed " + seed + ": " + caught.getMessage());
+        assertTrue(caught.getMessage().contains("seed " + seed), "names its seed");
+        return;
+      }
+    }
+    throw new AssertionError(what + " not caught in " + SEEDS + " seeds");
+  }
+}
