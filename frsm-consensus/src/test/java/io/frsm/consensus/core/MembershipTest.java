@@ -195,6 +195,30 @@ class MembershipTest {
     assertEquals(0, cluster.core(0).stats().gets(), "settle reads are no client operations");
   }
 
+  /**
+   * Every voter already shows the key's triple, yet the settle still writes it: a copy a replica
+   * shows may be a commit it took as an unlogged hint, which a crash loses (docs/PROTOCOL.md
+   * "Membership changes", settle; the simulator's SettleHintTest scripts the write that was lost).
+   */
+  @Test
+  void settle_reCommitsEvenAKeyEveryVoterShows_soNoHintCountsTowardItsQuorum() {
+    CoreCluster cluster = new CoreCluster(3, CoreConfig.defaults(V0));
+    assertInstanceOf(
+        Outcome.Written.class, cluster.outcome(cluster.submit(0, new Operation.Create(K, b("v")))));
+    cluster.sent.clear();
+    cluster.input(1, new Input.SettleRange(0, 0));
+    cluster.advance(CoreConfig.DEFAULT_HEDGE_DELAY.toNanos());
+    assertEquals(
+        List.of(new CoreCluster.Notice(1, new Effect.RangeSettled(0, 0, true))), cluster.noticed);
+    long accepts =
+        cluster.sent.stream()
+            .filter(
+                s -> s.from() == 1 && s.message() instanceof Message.Accept a && a.key().equals(K))
+            .count();
+    assertTrue(
+        accepts >= 2, "the settle re-committed the key at a quorum: " + accepts + " accepts");
+  }
+
   @Test
   void settle_ofAnotherVersion_orCutShortByANewerOne_answersNotSettled() {
     CoreCluster cluster = new CoreCluster(4, CoreConfig.defaults(V0));

@@ -28,7 +28,11 @@ import java.util.TreeSet;
  * a replace instead wipes the member's disk and restarts it under its old id.
  */
 final class MembershipNemesis {
-  /** Voters per range stay within these (three: the replication factor the runs start with). */
+  /**
+   * Grows and shrinks keep the voters per range within these (three: the replication factor the
+   * runs start with); a replace passes through one more, the new voter joining before the dead one
+   * leaves.
+   */
   private static final int VOTERS_MIN = 3;
 
   private static final int VOTERS_MAX = 5;
