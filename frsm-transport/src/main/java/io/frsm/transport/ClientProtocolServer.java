@@ -1,8 +1,17 @@
 package io.frsm.transport;
 
-import io.frsm.consensus.core.Operation;
-import io.frsm.consensus.core.Outcome;
-import io.frsm.transport.proto.ClientEnvelope;
+import io.frsm.client.proto.ClientEnvelope;
+import io.frsm.client.transport.ClientCodec;
+import io.frsm.client.transport.ClientFrame;
+import io.frsm.client.transport.ClientOperation;
+import io.frsm.client.transport.ClientOutcome;
+import io.frsm.client.transport.CoalescingWriter;
+import io.frsm.client.transport.FrameDecoder;
+import io.frsm.client.transport.FrameEncoder;
+import io.frsm.client.transport.OperationRequest;
+import io.frsm.client.transport.OperationResponse;
+import io.frsm.client.transport.TransportConfig;
+import io.frsm.client.transport.TransportEventLoops;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -118,7 +127,7 @@ public final class ClientProtocolServer implements AutoCloseable {
         return;
       }
       ClientFrame.Request request = (ClientFrame.Request) frame;
-      Operation op = request.request().operation();
+      ClientOperation op = request.request().operation();
       CompletableFuture<OperationResponse> future;
       try {
         future = handler.handle(request.request());
@@ -131,22 +140,22 @@ public final class ClientProtocolServer implements AutoCloseable {
     }
 
     /** The handler failed: the client cannot know whether a mutation ran. */
-    private static OperationResponse failure(Operation op, Throwable error) {
+    private static OperationResponse failure(ClientOperation op, Throwable error) {
       LOG.log(Level.ERROR, "operation handler failed on " + op, error);
       String reason = "server error: " + error;
       return new OperationResponse.Completed(
-          op.mutates() ? new Outcome.Unknown(reason) : new Outcome.NotExecuted(reason));
+          op.mutates() ? new ClientOutcome.Unknown(reason) : new ClientOutcome.NotExecuted(reason));
     }
 
     /** Any thread. */
-    private void respond(long requestId, Operation op, OperationResponse response) {
+    private void respond(long requestId, ClientOperation op, OperationResponse response) {
       ClientEnvelope envelope = codec.encodeResponse(requestId, response);
       if (envelope.getSerializedSize() > config.maxFrameBytes()) {
         String reason = "response exceeds maxFrameBytes " + config.maxFrameBytes();
-        Outcome fallback =
+        ClientOutcome fallback =
             op != null && op.mutates()
-                ? new Outcome.Unknown(reason)
-                : new Outcome.NotExecuted(reason);
+                ? new ClientOutcome.Unknown(reason)
+                : new ClientOutcome.NotExecuted(reason);
         envelope = codec.encodeResponse(requestId, new OperationResponse.Completed(fallback));
       }
       if (!writer.offer(envelope)) {

@@ -1,6 +1,11 @@
 package io.frsm.transport;
 
 import com.google.protobuf.MessageLite;
+import io.frsm.client.transport.CoalescingWriter;
+import io.frsm.client.transport.FrameDecoder;
+import io.frsm.client.transport.OutboundConnection;
+import io.frsm.client.transport.TransportConfig;
+import io.frsm.client.transport.TransportEventLoops;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;

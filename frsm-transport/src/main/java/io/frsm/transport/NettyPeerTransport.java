@@ -1,5 +1,7 @@
 package io.frsm.transport;
 
+import io.frsm.client.transport.TransportConfig;
+import io.frsm.client.transport.TransportEventLoops;
 import io.frsm.consensus.core.Message;
 import java.net.InetSocketAddress;
 import java.util.function.IntFunction;

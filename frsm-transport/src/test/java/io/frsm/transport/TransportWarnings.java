@@ -1,5 +1,6 @@
 package io.frsm.transport;
 
+import io.frsm.client.transport.FrameDecoder;
 import java.text.MessageFormat;
 import java.time.Duration;
 import java.util.List;

@@ -150,6 +150,18 @@ public final class ClusterMembers {
     return n == null ? null : new InetSocketAddress(n.host(), n.clientPort());
   }
 
+  /** The client addresses of the live members (whose connections are worth keeping). */
+  public Set<InetSocketAddress> liveClientAddresses() {
+    Set<InetSocketAddress> addresses = new HashSet<>();
+    for (int id : live) {
+      InetSocketAddress a = clientAddress(id);
+      if (a != null) {
+        addresses.add(a);
+      }
+    }
+    return addresses;
+  }
+
   /**
    * Where to send an operation on {@code key}, best first: the live node believed to lead its
    * range, then the key's live replicas in ring order (natural leader first; ready ones first),

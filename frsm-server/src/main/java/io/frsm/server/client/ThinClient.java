@@ -4,16 +4,21 @@ import io.frsm.api.FrsmException;
 import io.frsm.api.InvalidRequestException;
 import io.frsm.api.NotExecutedException;
 import io.frsm.api.spi.ClientSettings;
-import io.frsm.consensus.core.Operation;
-import io.frsm.consensus.core.Outcome;
+import io.frsm.cell.Key;
+import io.frsm.client.ClientConnections;
+import io.frsm.client.RedirectFollower;
+import io.frsm.client.RequestLimits;
+import io.frsm.client.SessionClient;
+import io.frsm.client.transport.ClientOperation;
+import io.frsm.client.transport.ClientOutcome;
+import io.frsm.client.transport.OperationRequest;
+import io.frsm.client.transport.TransportConfig;
+import io.frsm.client.transport.TransportEventLoops;
 import io.frsm.server.zk.ClusterShape;
 import io.frsm.server.zk.ClusterTiming;
 import io.frsm.server.zk.MembershipRegistry;
 import io.frsm.server.zk.RangeLeaders;
 import io.frsm.server.zk.ZkLayout;
-import io.frsm.transport.OperationRequest;
-import io.frsm.transport.TransportConfig;
-import io.frsm.transport.TransportEventLoops;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
@@ -90,7 +95,7 @@ public final class ThinClient extends SessionClient {
       }
       this.registry = new MembershipRegistry(zk, layout);
       members.update(registry.members());
-      members.watch(registry, live -> connections.retainLiveMembers(members));
+      members.watch(registry, live -> connections.retainOnly(members.liveClientAddresses()));
       members.watchReady(registry, () -> {});
       this.rangeLeaders = RangeLeaders.watch(zk, layout);
       members.leaders(rangeLeaders::holder);
@@ -159,7 +164,8 @@ public final class ThinClient extends SessionClient {
   }
 
   @Override
-  protected CompletableFuture<Outcome> runOperation(Operation operation, long invokedAtMicros) {
+  protected CompletableFuture<ClientOutcome> runOperation(
+      ClientOperation operation, long invokedAtMicros) {
     if (closed) {
       return CompletableFuture.failedFuture(new NotExecutedException("client closed"));
     }
@@ -168,7 +174,7 @@ public final class ThinClient extends SessionClient {
     } catch (Exception e) {
       // Routing without the ring still reaches a live member, which redirects to the leader.
     }
-    List<Integer> candidates = members.route(operation.key());
+    List<Integer> candidates = members.route(Key.wrap(operation.key().bytesUnsafe()));
     if (candidates.isEmpty()) {
       return CompletableFuture.failedFuture(
           new NotExecutedException("no member of the cluster is registered in ZooKeeper"));
@@ -176,7 +182,7 @@ public final class ThinClient extends SessionClient {
     return attempt(new OperationRequest(operation, 0), candidates, 0, MAX_REDIRECTS);
   }
 
-  private CompletableFuture<Outcome> attempt(
+  private CompletableFuture<ClientOutcome> attempt(
       OperationRequest request, List<Integer> candidates, int index, int redirectsLeft) {
     InetSocketAddress target = members.clientAddress(candidates.get(index));
     return redirects
@@ -185,7 +191,7 @@ public final class ThinClient extends SessionClient {
             reply -> {
               boolean nextCandidate = index + 1 < candidates.size();
               if (reply instanceof RedirectFollower.Answered a) {
-                if (a.outcome() instanceof Outcome.NotExecuted && nextCandidate) {
+                if (a.outcome() instanceof ClientOutcome.NotExecuted && nextCandidate) {
                   return attempt(request, candidates, index + 1, a.redirectsLeft());
                 }
                 return CompletableFuture.completedFuture(a.outcome());

@@ -1,14 +1,16 @@
 package io.frsm.server.node;
 
 import io.frsm.api.FrsmClient;
+import io.frsm.client.ClientConnections;
+import io.frsm.client.RequestLimits;
+import io.frsm.client.SessionCounters;
+import io.frsm.client.transport.TransportConfig;
+import io.frsm.client.transport.TransportEventLoops;
 import io.frsm.consensus.core.CoreConfig;
 import io.frsm.consensus.core.CoreStats;
 import io.frsm.lsm.LsmConfig;
 import io.frsm.lsm.LsmEngine;
-import io.frsm.server.client.ClientConnections;
 import io.frsm.server.client.ClusterMembers;
-import io.frsm.server.client.RequestLimits;
-import io.frsm.server.client.SessionCounters;
 import io.frsm.server.config.ConsensusKeys;
 import io.frsm.server.config.NodeKeys;
 import io.frsm.server.config.RingKeys;
@@ -18,8 +20,6 @@ import io.frsm.server.ring.Ring;
 import io.frsm.server.zk.ClusterShape;
 import io.frsm.server.zk.RangeLeadership;
 import io.frsm.server.zk.ZkLayout;
-import io.frsm.transport.TransportConfig;
-import io.frsm.transport.TransportEventLoops;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
@@ -119,7 +119,7 @@ public final class FrsmNode implements AutoCloseable {
               nodeId,
               serving,
               members,
-              RequestLimits.of(lsmConfig),
+              new RequestLimits(lsmConfig.maxKeySizeBytes(), lsmConfig.maxValueSizeBytes()),
               InvocationWindow.of(
                   settings.get(ConsensusKeys.BOUNDED_DELAY),
                   settings.get(ConsensusKeys.CLOCK_SKEW_BOUND)),

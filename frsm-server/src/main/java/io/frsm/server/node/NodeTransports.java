@@ -1,11 +1,11 @@
 package io.frsm.server.node;
 
+import io.frsm.client.transport.TransportConfig;
+import io.frsm.client.transport.TransportEventLoops;
 import io.frsm.server.client.ClusterMembers;
 import io.frsm.transport.ClientProtocolServer;
 import io.frsm.transport.NettyPeerTransport;
 import io.frsm.transport.PeerTransport;
-import io.frsm.transport.TransportConfig;
-import io.frsm.transport.TransportEventLoops;
 import java.net.InetSocketAddress;
 
 /**
