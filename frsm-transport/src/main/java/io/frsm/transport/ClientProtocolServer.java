@@ -10,6 +10,7 @@ import io.frsm.client.transport.FrameDecoder;
 import io.frsm.client.transport.FrameEncoder;
 import io.frsm.client.transport.OperationRequest;
 import io.frsm.client.transport.OperationResponse;
+import io.frsm.client.transport.TopologySnapshot;
 import io.frsm.client.transport.TransportConfig;
 import io.frsm.client.transport.TransportEventLoops;
 import io.netty.bootstrap.ServerBootstrap;
@@ -53,6 +54,7 @@ public final class ClientProtocolServer implements AutoCloseable {
   private ClientProtocolServer(
       InetSocketAddress listenAddress,
       OperationHandler handler,
+      TopologyFeed topology,
       TransportConfig config,
       TransportEventLoops loops) {
     ClientCodec codec = new ClientCodec(config.clusterId(), ClientCodec.Side.SERVER);
@@ -70,7 +72,7 @@ public final class ClientProtocolServer implements AutoCloseable {
                     ch.pipeline()
                         .addLast(FrameEncoder.INSTANCE)
                         .addLast(new FrameDecoder(config.maxFrameBytes(), codec))
-                        .addLast(new Connection(ch, handler, codec, config));
+                        .addLast(new Connection(ch, handler, topology, codec, config));
                   }
                 });
     this.serverChannel = ServerSockets.bind(server, listenAddress, "client protocol server");
@@ -82,7 +84,20 @@ public final class ClientProtocolServer implements AutoCloseable {
       OperationHandler handler,
       TransportConfig config,
       TransportEventLoops loops) {
-    return new ClientProtocolServer(listenAddress, handler, config, loops);
+    return new ClientProtocolServer(listenAddress, handler, TopologyFeed.NONE, config, loops);
+  }
+
+  /**
+   * Like {@link #start(InetSocketAddress, OperationHandler, TransportConfig, TransportEventLoops)},
+   * also answering clients' topology watches from {@code topology}.
+   */
+  public static ClientProtocolServer start(
+      InetSocketAddress listenAddress,
+      OperationHandler handler,
+      TopologyFeed topology,
+      TransportConfig config,
+      TransportEventLoops loops) {
+    return new ClientProtocolServer(listenAddress, handler, topology, config, loops);
   }
 
   public InetSocketAddress localAddress() {
@@ -99,14 +114,24 @@ public final class ClientProtocolServer implements AutoCloseable {
   private static final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
     private final Channel channel;
     private final OperationHandler handler;
+    private final TopologyFeed topology;
     private final ClientCodec codec;
     private final TransportConfig config;
     private final CoalescingWriter writer;
+    // The connection's topology watch; touched only on the connection's loop.
+    private AutoCloseable watchHandle;
+    private long watchRequestId;
+    private TopologySnapshot lastSent;
 
     Connection(
-        Channel channel, OperationHandler handler, ClientCodec codec, TransportConfig config) {
+        Channel channel,
+        OperationHandler handler,
+        TopologyFeed topology,
+        ClientCodec codec,
+        TransportConfig config) {
       this.channel = channel;
       this.handler = handler;
+      this.topology = topology;
       this.codec = codec;
       this.config = config;
       this.writer =
@@ -122,6 +147,10 @@ public final class ClientProtocolServer implements AutoCloseable {
 
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, ClientFrame frame) {
+      if (frame instanceof ClientFrame.WatchTopology watch) {
+        startWatch(watch.requestId());
+        return;
+      }
       if (frame instanceof ClientFrame.BadRequest bad) {
         respond(bad.requestId(), null, new OperationResponse.Invalid(bad.reason()));
         return;
@@ -137,6 +166,46 @@ public final class ClientProtocolServer implements AutoCloseable {
       future.whenComplete(
           (response, error) ->
               respond(request.requestId(), op, error == null ? response : failure(op, error)));
+    }
+
+    /**
+     * Sends the node's view now and again whenever it changed, tagged {@code requestId}, until the
+     * connection closes. One watch per connection: a second one closes it (a client never sends
+     * two). Views are built and compared on the connection's loop, so they go out in order and a
+     * change that leaves the view as it was sends nothing.
+     */
+    private void startWatch(long requestId) {
+      if (watchHandle != null) {
+        LOG.log(
+            Level.WARNING,
+            "closing client connection from {0}: second topology watch",
+            channel.remoteAddress());
+        channel.close();
+        return;
+      }
+      watchRequestId = requestId;
+      watchHandle = topology.onChange(() -> channel.eventLoop().execute(this::sendTopology));
+      sendTopology();
+    }
+
+    /** On the loop. */
+    private void sendTopology() {
+      if (!channel.isActive()) {
+        return;
+      }
+      TopologySnapshot now = topology.current();
+      if (now.sameAs(lastSent)) {
+        return;
+      }
+      lastSent = now;
+      ClientEnvelope envelope = codec.encodeTopology(watchRequestId, now);
+      if (envelope.getSerializedSize() > config.maxFrameBytes() || !writer.offer(envelope)) {
+        LOG.log(
+            Level.WARNING,
+            "closing client connection from {0}: cannot send its topology",
+            channel.remoteAddress());
+        channel.close();
+      }
     }
 
     /** The handler failed: the client cannot know whether a mutation ran. */
@@ -177,6 +246,13 @@ public final class ClientProtocolServer implements AutoCloseable {
     public void channelInactive(ChannelHandlerContext ctx) {
       writer.detach();
       writer.discardQueued("connection closed");
+      if (watchHandle != null) {
+        try {
+          watchHandle.close();
+        } catch (Exception e) {
+          LOG.log(Level.WARNING, "ending a topology watch failed: {0}", e.toString());
+        }
+      }
       ctx.fireChannelInactive();
     }
 

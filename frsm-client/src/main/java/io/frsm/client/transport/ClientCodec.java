@@ -2,6 +2,7 @@ package io.frsm.client.transport;
 
 import com.google.protobuf.CodedInputStream;
 import io.frsm.client.proto.ClientEnvelope;
+import io.frsm.client.proto.WatchTopology;
 
 /**
  * Builds and reads {@code ClientEnvelope}s of one cluster, for one side of the connection: a server
@@ -34,6 +35,14 @@ public final class ClientCodec implements FrameDecoder.EnvelopeReader {
     return envelope(requestId).setResponse(ClientMessages.response(response)).build();
   }
 
+  public ClientEnvelope encodeWatchTopology(long requestId) {
+    return envelope(requestId).setWatchTopology(WatchTopology.getDefaultInstance()).build();
+  }
+
+  public ClientEnvelope encodeTopology(long requestId, TopologySnapshot topology) {
+    return envelope(requestId).setTopology(TopologyMessages.encode(topology)).build();
+  }
+
   private ClientEnvelope.Builder envelope(long requestId) {
     return ClientEnvelope.newBuilder()
         .setProtocolVersion(WireFormat.PROTOCOL_VERSION)
@@ -51,6 +60,9 @@ public final class ClientCodec implements FrameDecoder.EnvelopeReader {
     long requestId = envelope.getRequestId();
     switch (side) {
       case SERVER -> {
+        if (envelope.hasWatchTopology()) {
+          return new ClientFrame.WatchTopology(requestId);
+        }
         if (!envelope.hasRequest()) {
           throw new WireDecodeException("client envelope without a request");
         }
@@ -62,6 +74,10 @@ public final class ClientCodec implements FrameDecoder.EnvelopeReader {
         }
       }
       case CLIENT -> {
+        if (envelope.hasTopology()) {
+          return new ClientFrame.TopologyUpdate(
+              requestId, TopologyMessages.decode(envelope.getTopology()));
+        }
         if (!envelope.hasResponse()) {
           throw new WireDecodeException("client envelope without a response");
         }

@@ -25,4 +25,14 @@ public sealed interface ClientFrame {
       Objects.requireNonNull(response, "response");
     }
   }
+
+  /** A client asks for the cluster's topology now and after every change (server side). */
+  public record WatchTopology(long requestId) implements ClientFrame {}
+
+  /** A node's view of the cluster, answering the watch {@code requestId} (client side). */
+  public record TopologyUpdate(long requestId, TopologySnapshot topology) implements ClientFrame {
+    public TopologyUpdate {
+      Objects.requireNonNull(topology, "topology");
+    }
+  }
 }

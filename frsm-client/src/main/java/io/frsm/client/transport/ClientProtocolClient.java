@@ -42,7 +42,17 @@ public final class ClientProtocolClient implements AutoCloseable {
   private final OutboundConnection connection;
   private final AtomicLong nextRequestId = new AtomicLong();
   private final Map<Long, Call> calls = new ConcurrentHashMap<>();
+  private volatile TopologyWatch watch;
   private volatile boolean closed;
+
+  /** Hears the topology a node pushes on this connection (on the connection's event loop). */
+  public interface TopologyListener {
+    /** The node's current view; called once at once, then after every change it sees. */
+    void updated(TopologySnapshot topology);
+
+    /** No more views will come on this watch (connection lost, or client closed). */
+    void lost(String reason);
+  }
 
   private ClientProtocolClient(
       InetSocketAddress server, TransportConfig config, TransportEventLoops loops) {
@@ -109,6 +119,26 @@ public final class ClientProtocolClient implements AutoCloseable {
     return call.future;
   }
 
+  /**
+   * Asks the node for its view of the cluster now and after every change, for as long as the
+   * current connection lasts; {@code listener} hears each view and, once, that the watch ended (the
+   * caller then watches again, here or at another node). At most one watch per client: a second
+   * call while one is open is refused (false), as is one on a closed client or a full backlog.
+   */
+  public synchronized boolean watchTopology(TopologyListener listener) {
+    if (closed || watch != null) {
+      return false;
+    }
+    long requestId = nextRequestId.incrementAndGet();
+    TopologyWatch w = new TopologyWatch(requestId, codec.encodeWatchTopology(requestId), listener);
+    watch = w;
+    if (!connection.send(w)) {
+      watch = null;
+      return false;
+    }
+    return true;
+  }
+
   /** Requests in flight or queued. */
   public int pendingCalls() {
     return calls.size();
@@ -116,6 +146,10 @@ public final class ClientProtocolClient implements AutoCloseable {
 
   /** On the loop: requests written on {@code closed} will get no response. */
   private void channelClosed(Channel closed) {
+    TopologyWatch w = watch;
+    if (w != null && w.writtenOn == closed) {
+      w.end("connection to " + server + " closed");
+    }
     for (Call call : calls.values()) {
       if (call.writtenOn == closed) {
         call.lost("connection to " + server + " closed before the response arrived");
@@ -128,6 +162,10 @@ public final class ClientProtocolClient implements AutoCloseable {
   public void close() {
     closed = true;
     connection.close("client closed");
+    TopologyWatch w = watch;
+    if (w != null) {
+      connection.loop().execute(() -> w.end("client closed"));
+    }
     for (Call call : calls.values()) {
       connection.loop().execute(() -> call.lost("client closed before the response arrived"));
     }
@@ -201,9 +239,65 @@ public final class ClientProtocolClient implements AutoCloseable {
     }
   }
 
+  /** The one topology watch; its state changes only on the connection's loop. */
+  private final class TopologyWatch implements TrackedFrame {
+    final long requestId;
+    final ClientEnvelope envelope;
+    final TopologyListener listener;
+    Channel writtenOn;
+    boolean ended;
+
+    TopologyWatch(long requestId, ClientEnvelope envelope, TopologyListener listener) {
+      this.requestId = requestId;
+      this.envelope = envelope;
+      this.listener = listener;
+    }
+
+    @Override
+    public MessageLite envelope() {
+      return envelope;
+    }
+
+    @Override
+    public boolean beforeWrite(Channel channel) {
+      if (ended) {
+        return false;
+      }
+      writtenOn = channel;
+      return true;
+    }
+
+    @Override
+    public void discarded(String reason) {
+      end(reason);
+    }
+
+    void end(String reason) {
+      if (ended) {
+        return;
+      }
+      ended = true;
+      synchronized (ClientProtocolClient.this) {
+        if (watch == this) {
+          watch = null;
+        }
+      }
+      listener.lost(reason);
+    }
+  }
+
   private final class ResponseHandler extends SimpleChannelInboundHandler<ClientFrame> {
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, ClientFrame frame) {
+      if (frame instanceof ClientFrame.TopologyUpdate update) {
+        TopologyWatch w = watch;
+        if (w != null && !w.ended && w.requestId == update.requestId()) {
+          w.listener.updated(update.topology());
+        } else {
+          LOG.log(Level.DEBUG, "topology from {0} that no watch asked for", server);
+        }
+        return;
+      }
       ClientFrame.Response response = (ClientFrame.Response) frame;
       Call call = calls.get(response.requestId());
       if (call == null) {
