@@ -54,7 +54,8 @@ class TopologyWatchTest {
             new TopologySnapshot.Member(2, "node-b", 7502, false)),
         List.of(
             new TopologySnapshot.Range(-5, List.of(1, 2), leader),
-            new TopologySnapshot.Range(Long.MAX_VALUE, List.of(2, 1), -1)));
+            new TopologySnapshot.Range(Long.MAX_VALUE, List.of(2, 1), -1)),
+        4_020_000);
   }
 
   /** A feed whose view the test sets. */
@@ -152,6 +153,19 @@ class TopologyWatchTest {
     assertRefused(good.toBuilder().setRingVersion(0), "without a ring version");
     assertRefused(
         good.toBuilder().setRanges(0, good.getRanges(0).toBuilder().addReplicas(1)), "twice");
+    // uint64 above 2^63-1 arrives negative; a day is above the one-hour bound.
+    assertRefused(good.toBuilder().setCreateSettleMicros(-1), "create_settle_micros");
+    assertRefused(good.toBuilder().setCreateSettleMicros(86_400_000_000L), "create_settle_micros");
+  }
+
+  @Test
+  void createSettle_roundTrips_andAChangeOfItIsAChangeOfTheView() throws Exception {
+    TopologySnapshot v = view(7, 2);
+    assertEquals(
+        4_020_000, TopologyMessages.decode(TopologyMessages.encode(v)).createSettleMicros());
+    TopologySnapshot unknown = new TopologySnapshot(v.ringVersion(), 8, v.members(), v.ranges(), 0);
+    assertFalse(unknown.sameAs(v), "a router must hear the cluster's T + 2ε when it learns it");
+    assertEquals(0, TopologyMessages.decode(TopologyMessages.encode(unknown)).createSettleMicros());
   }
 
   private static void assertRefused(Topology.Builder forged, String reason) {

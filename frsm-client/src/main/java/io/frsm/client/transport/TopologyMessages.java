@@ -16,7 +16,8 @@ public final class TopologyMessages {
     Topology.Builder b =
         Topology.newBuilder()
             .setRingVersion(snapshot.ringVersion())
-            .setSequence(snapshot.sequence());
+            .setSequence(snapshot.sequence())
+            .setCreateSettleMicros(snapshot.createSettleMicros());
     for (TopologySnapshot.Member m : snapshot.members()) {
       b.addMembers(
           Topology.Member.newBuilder()
@@ -66,7 +67,15 @@ public final class TopologyMessages {
       int leader = r.hasLeader() ? nodeId(r.getLeader(), "topology.ranges.leader") : -1;
       ranges.add(new TopologySnapshot.Range(r.getEndToken(), replicas, leader));
     }
-    return new TopologySnapshot(ringVersion, sequence, members, ranges);
+    long settle = t.getCreateSettleMicros();
+    if (settle < 0 || settle > TopologySnapshot.MAX_CREATE_SETTLE_MICROS) {
+      throw new WireDecodeException(
+          "topology.create_settle_micros "
+              + Long.toUnsignedString(settle)
+              + " is not 0-"
+              + TopologySnapshot.MAX_CREATE_SETTLE_MICROS);
+    }
+    return new TopologySnapshot(ringVersion, sequence, members, ranges, settle);
   }
 
   private static int nodeId(int id, String field) throws WireDecodeException {

@@ -14,12 +14,24 @@ import java.util.Objects;
  * @param ringVersion the ring's version; 0 before the cluster formed, and then {@code ranges} is
  *     empty
  * @param sequence grows with every view the sending node builds
+ * @param createSettleMicros {@code T + 2ε} of the cluster in microseconds (how long a fence after a
+ *     create with an unknown outcome waits), or 0 if the node does not know it
  */
 public record TopologySnapshot(
-    long ringVersion, long sequence, List<Member> members, List<Range> ranges) {
+    long ringVersion,
+    long sequence,
+    List<Member> members,
+    List<Range> ranges,
+    long createSettleMicros) {
 
   /** The longest host name a member may have (a DNS name's limit). */
   public static final int MAX_HOST_CHARS = 253;
+
+  /**
+   * The longest {@code T + 2ε} a view may carry (one hour): far above any sane bounded delay, and
+   * low enough that a forged value cannot park a client's fence for days.
+   */
+  public static final long MAX_CREATE_SETTLE_MICROS = 3_600_000_000L;
 
   /** A member and where its client protocol listens. */
   public record Member(int nodeId, String host, int clientPort, boolean live) {
@@ -55,12 +67,22 @@ public record TopologySnapshot(
     }
   }
 
+  /** A view that does not carry the cluster's {@code T + 2ε}. */
+  public TopologySnapshot(
+      long ringVersion, long sequence, List<Member> members, List<Range> ranges) {
+    this(ringVersion, sequence, members, ranges, 0);
+  }
+
   public TopologySnapshot {
     members = List.copyOf(members);
     ranges = List.copyOf(ranges);
     if (ringVersion < 0 || sequence < 0) {
       throw new IllegalArgumentException(
           "ring version and sequence must be >= 0, were " + ringVersion + ", " + sequence);
+    }
+    if (createSettleMicros < 0 || createSettleMicros > MAX_CREATE_SETTLE_MICROS) {
+      throw new IllegalArgumentException(
+          "create settle must be 0-" + MAX_CREATE_SETTLE_MICROS + " µs, was " + createSettleMicros);
     }
     if (ringVersion == 0 && !ranges.isEmpty()) {
       throw new IllegalArgumentException("ranges without a ring version");
@@ -108,6 +130,7 @@ public record TopologySnapshot(
   public boolean sameAs(TopologySnapshot other) {
     return other != null
         && ringVersion == other.ringVersion
+        && createSettleMicros == other.createSettleMicros
         && members.equals(other.members)
         && ranges.equals(other.ranges);
   }
@@ -119,6 +142,6 @@ public record TopologySnapshot(
 
   @Override
   public int hashCode() {
-    return Objects.hash(ringVersion, sequence, members, ranges);
+    return Objects.hash(ringVersion, sequence, members, ranges, createSettleMicros);
   }
 }

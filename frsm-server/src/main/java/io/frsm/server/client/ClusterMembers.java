@@ -118,6 +118,14 @@ public final class ClusterMembers {
   }
 
   /**
+   * The node that last took range {@code rangeIndex}'s term, or -1 if unknown; it may be down
+   * (check {@link #live()}).
+   */
+  public int leaderOfRange(int rangeIndex) {
+    return leaders.applyAsInt(rangeIndex);
+  }
+
+  /**
    * The live node believed to lead {@code key}'s range, or -1 if unknown, not live, or the cluster
    * has not formed.
    */

@@ -56,6 +56,9 @@ public final class FrsmNode implements AutoCloseable {
   private final ZkLayout layout;
   private final ClusterMembers members = new ClusterMembers();
 
+  /** What clients' topology watches hear; told of every change by the parts that see it. */
+  private final NodeTopology topology = new NodeTopology(members);
+
   // Set by start(), in this order, under the node's monitor; null if start failed before them.
   private volatile NodeMetrics metrics;
   private NodeStorage storage;
@@ -136,7 +139,8 @@ public final class FrsmNode implements AutoCloseable {
               settings.clientAddress(),
               members,
               serving::receive,
-              router::onClientRequest);
+              router::onClientRequest,
+              topology);
       clients = new EmbeddedClients(router, settings.createSettle().toNanos(), sessions);
       joinCluster();
       ok = true;
@@ -195,6 +199,7 @@ public final class FrsmNode implements AutoCloseable {
         () -> {
           formation.tryForm();
           router.membersChanged();
+          topology.changed();
         });
     formation.tryForm();
   }
@@ -212,6 +217,7 @@ public final class FrsmNode implements AutoCloseable {
             settings.get(ConsensusKeys.CORE_ON_TRANSPORT_LOOP),
             settings.get(ConsensusKeys.TICK_INTERVAL),
             settings.get(ConsensusKeys.LEASE),
+            topology::changed,
             error ->
                 membership.leaveForGood(
                     () -> {
@@ -222,6 +228,7 @@ public final class FrsmNode implements AutoCloseable {
     // The commit log is replayed (the engine opened) and the core runs: take leadership.
     membership.markReady();
     membership.reportLeadershipViewTo(serving.leadership()::membersChanged);
+    topology.changed(); // the view carries the ring from now on
   }
 
   /**

@@ -6,12 +6,14 @@ import io.frsm.server.client.ClusterMembers;
 import io.frsm.transport.ClientProtocolServer;
 import io.frsm.transport.NettyPeerTransport;
 import io.frsm.transport.PeerTransport;
+import io.frsm.transport.TopologyFeed;
 import java.net.InetSocketAddress;
 
 /**
  * This node's network: the Netty event loops, the peer transport (consensus messages to and from
- * the other nodes) and the client protocol server (thin clients' and forwarded requests), all on
- * the same loops. The parts stop separately, as the node's stop order interleaves them with others.
+ * the other nodes) and the client protocol server (clients' and forwarded requests, and clients'
+ * topology watches answered from a {@link TopologyFeed}), all on the same loops. The parts stop
+ * separately, as the node's stop order interleaves them with others.
  */
 final class NodeTransports {
   private final TransportEventLoops loops;
@@ -37,14 +39,17 @@ final class NodeTransports {
       InetSocketAddress clientAddress,
       ClusterMembers members,
       PeerTransport.InboundHandler onPeerMessage,
-      ClientProtocolServer.OperationHandler onClientRequest) {
+      ClientProtocolServer.OperationHandler onClientRequest,
+      TopologyFeed topology) {
     NettyPeerTransport peers = null;
     try {
       peers =
           NettyPeerTransport.start(
               self, peerAddress, members::peerAddress, onPeerMessage, config, loops);
       return new NodeTransports(
-          loops, peers, ClientProtocolServer.start(clientAddress, onClientRequest, config, loops));
+          loops,
+          peers,
+          ClientProtocolServer.start(clientAddress, onClientRequest, topology, config, loops));
     } catch (RuntimeException e) {
       if (peers != null) {
         peers.close();

@@ -41,6 +41,8 @@ final class Serving {
    * on the ring.
    *
    * @param coreThreads core shards asked for (0: by the machine's CPUs)
+   * @param leadersChanged runs after every change of a range's leader named in ZooKeeper (on the
+   *     watch's thread; must not block)
    * @param onFatal called once if the core stops on a fatal error
    */
   record Site(
@@ -52,6 +54,7 @@ final class Serving {
       CorePlacement placement,
       Duration tickInterval,
       Duration lease,
+      Runnable leadersChanged,
       Consumer<Throwable> onFatal) {}
 
   /**
@@ -95,7 +98,7 @@ final class Serving {
             coresOnLoops ? site.transports().loops().loops() : List.of(),
             site.onFatal());
     core.start();
-    RangeLeaders named = RangeLeaders.watch(zk, layout);
+    RangeLeaders named = RangeLeaders.watch(zk, layout, site.leadersChanged());
     try {
       members.leaders(named::holder);
       RangeLeadership leadership =
