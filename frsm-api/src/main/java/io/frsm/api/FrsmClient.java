@@ -23,9 +23,10 @@ import java.util.concurrent.CompletableFuture;
 public interface FrsmClient extends AutoCloseable {
 
   /**
-   * A builder for a thin client that finds the cluster through ZooKeeper. Needs an implementation
-   * on the class path ({@code io.frsm:frsm-server}); an embedded node hands out its own client
-   * instead ({@code FrsmNode.client()}).
+   * A builder for a client that learns the cluster from seed nodes ({@link
+   * FrsmClientBuilder#seeds}). Needs an implementation on the class path ({@code
+   * io.frsm:frsm-client}); an embedded node hands out its own client instead ({@code
+   * FrsmNode.client()}).
    */
   static FrsmClientBuilder builder() {
     return new FrsmClientBuilder();

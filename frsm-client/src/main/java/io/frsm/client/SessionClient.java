@@ -47,15 +47,23 @@ public abstract class SessionClient implements FrsmClient {
     this(limits, createSettleNanos, new SessionCounters());
   }
 
+  /**
+   * For a client that learns {@code T + 2ε} of the cluster over time: {@link #createSettleNanos()}
+   * is asked each time a create ends with an unknown outcome.
+   */
+  protected SessionClient(RequestLimits limits) {
+    this(limits, null, new SessionCounters());
+  }
+
   private SessionClient(
       RequestLimits limits, LongSupplier createSettleNanos, SessionCounters counters) {
     this.limits = limits;
+    LongSupplier settle = createSettleNanos != null ? createSettleNanos : this::createSettleNanos;
     int id = CLIENTS.incrementAndGet();
     this.callbackPool = Executors.newCachedThreadPool(daemon("frsm-client-" + id + "-callbacks"));
     this.scheduler =
         Executors.newSingleThreadScheduledExecutor(daemon("frsm-client-" + id + "-timer"));
-    this.sessions =
-        new KeySessions(this::runOperation, this::deliver, scheduler, createSettleNanos, counters);
+    this.sessions = new KeySessions(this::runOperation, this::deliver, scheduler, settle, counters);
   }
 
   private static ThreadFactory daemon(String name) {
@@ -82,6 +90,14 @@ public abstract class SessionClient implements FrsmClient {
    */
   protected abstract CompletableFuture<ClientOutcome> runOperation(
       ClientOperation operation, long invokedAtMicros);
+
+  /**
+   * {@code T + 2ε} of the cluster now, for a client built with {@link
+   * #SessionClient(RequestLimits)}; must not block. The others pass it to their constructor.
+   */
+  protected long createSettleNanos() {
+    throw new IllegalStateException("this client was given T + 2ε at construction");
+  }
 
   /** τ for an operation issued now: the caller's wall clock (embedded) or 0 (thin client). */
   protected abstract long invocationMicros();

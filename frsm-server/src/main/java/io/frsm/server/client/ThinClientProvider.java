@@ -10,6 +10,11 @@ import io.frsm.api.spi.ClientSettings;
  */
 public final class ThinClientProvider implements ClientProvider {
   @Override
+  public boolean accepts(ClientSettings settings) {
+    return !settings.fromSeeds();
+  }
+
+  @Override
   public FrsmClient create(ClientSettings settings) {
     return ThinClient.connect(settings);
   }

@@ -276,6 +276,22 @@ final class TestCluster implements AutoCloseable {
         "node " + nodeId + " to hear from nodes " + java.util.Arrays.toString(peers));
   }
 
+  /** Node {@code nodeId}'s client protocol address as a seed, {@code 127.0.0.1:port}. */
+  String seed(int nodeId) {
+    return "127.0.0.1:" + node(nodeId).clientAddress().getPort();
+  }
+
+  /** Every running node's client address, as {@code FrsmClientBuilder.seeds} takes them. */
+  String seeds() {
+    List<String> out = new ArrayList<>();
+    for (FrsmNode n : nodes) {
+      if (n != null && n.serving()) {
+        out.add("127.0.0.1:" + n.clientAddress().getPort());
+      }
+    }
+    return String.join(",", out);
+  }
+
   String zookeeperConnectString() {
     return zookeeper.connectString();
   }

@@ -1,0 +1,198 @@
+package io.frsm.client;
+
+import io.frsm.api.FrsmException;
+import io.frsm.api.InvalidRequestException;
+import io.frsm.api.NotExecutedException;
+import io.frsm.api.spi.ClientSettings;
+import io.frsm.client.transport.ClientOperation;
+import io.frsm.client.transport.ClientOutcome;
+import io.frsm.client.transport.OperationRequest;
+import io.frsm.client.transport.TopologySnapshot;
+import io.frsm.client.transport.TransportConfig;
+import io.frsm.client.transport.TransportEventLoops;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The client a service depends on: it learns the cluster from its nodes, starting at the seeds,
+ * over one {@link ControlConnection}, and sends each key's operations to its range's leader over
+ * the client protocol (one connection per node), falling back to the key's other live replicas
+ * (natural leader first) when the leader is unknown or down. A node that does not lead the key
+ * answers with a redirect to the one it believes does.
+ *
+ * <ul>
+ *   <li>τ is left to the first node (its arrival time), as client clocks are not trusted.
+ *   <li>{@code Redirect} answers are followed (at most {@value #MAX_REDIRECTS} times).
+ *   <li>A call that was definitely not executed ({@link NotExecutedException}: never sent, the node
+ *       is down or refused it before running it) is tried on the next candidate node; anything else
+ *       ends the call. A mutation that timed out after it was sent fails {@code
+ *       OutcomeUnknownException}; the key is then fenced before its next operation. It is never
+ *       sent to another node: that could apply it twice. So a stale view costs a redirect or a
+ *       retry of a call that never ran, never a duplicate.
+ *   <li>The fence after a create with an unknown outcome waits {@code T + 2ε} of the cluster, as
+ *       the nodes' topology carries it; until a node told it, the nodes' defaults ({@value
+ *       #DEFAULT_CREATE_SETTLE_MILLIS} ms).
+ * </ul>
+ */
+public final class SeedClient extends SessionClient {
+  static final int MAX_REDIRECTS = 3;
+
+  /** {@code T + 2ε} with the nodes' defaults (T = 5 s, ε = 250 ms). */
+  static final long DEFAULT_CREATE_SETTLE_MILLIS = 5_500;
+
+  private final Duration operationTimeout;
+  private final List<InetSocketAddress> seeds;
+  private final TransportEventLoops loops;
+  private final ClientConnections connections;
+  private final RedirectFollower redirects;
+  private final ControlConnection control;
+  private volatile RoutingView view;
+  private volatile boolean closed;
+
+  private SeedClient(ClientSettings settings, List<InetSocketAddress> seeds) {
+    super(RequestLimits.DEFAULTS);
+    this.operationTimeout = settings.operationTimeout();
+    this.seeds = seeds;
+    this.view = RoutingView.ofSeeds(seeds);
+    TransportConfig transportConfig = TransportConfig.builder(settings.clusterId()).build();
+    this.loops = TransportEventLoops.create(1, true);
+    this.connections = new ClientConnections(transportConfig, loops);
+    this.redirects =
+        new RedirectFollower(
+            (target, request) -> connections.to(target).call(request, operationTimeout));
+    this.control =
+        new ControlConnection(
+            seeds, transportConfig, loops, settings.connectTimeout(), this::viewChanged);
+  }
+
+  /**
+   * Connects to the cluster {@code settings} describe: waits up to its connect timeout for a seed
+   * (or, once one answered, any member) to tell the cluster's topology.
+   *
+   * @throws FrsmException if no seed answered in time
+   */
+  public static SeedClient connect(ClientSettings settings) {
+    if (!settings.fromSeeds()) {
+      throw new IllegalArgumentException("a seed client needs seeds");
+    }
+    SeedClient client = new SeedClient(settings, Seeds.resolve(settings.seeds()));
+    try {
+      client.control.start();
+      client.control.firstView().get(settings.connectTimeout().toNanos(), TimeUnit.NANOSECONDS);
+      return client;
+    } catch (TimeoutException e) {
+      client.close();
+      throw new FrsmException(
+          "no node of cluster "
+              + settings.clusterId()
+              + " answered at seeds "
+              + settings.seeds()
+              + " within "
+              + settings.connectTimeout().toMillis()
+              + " ms (is the cluster id right, and is a seed's client port reachable?)");
+    } catch (InterruptedException e) {
+      client.close();
+      Thread.currentThread().interrupt();
+      throw new FrsmException("interrupted while connecting", e);
+    } catch (ExecutionException | RuntimeException e) {
+      client.close();
+      throw new FrsmException("cannot connect to cluster " + settings.clusterId() + ": " + e, e);
+    }
+  }
+
+  /** On a control connection's loop. */
+  private void viewChanged(TopologySnapshot topology) {
+    RoutingView next = RoutingView.of(topology, seeds);
+    view = next;
+    Set<InetSocketAddress> keep = new HashSet<>(next.liveAddresses());
+    keep.addAll(seeds);
+    connections.retainOnly(keep);
+  }
+
+  /**
+   * {@code T + 2ε} of the cluster as the last view carried it, or the nodes' defaults before a node
+   * told it.
+   */
+  @Override
+  protected long createSettleNanos() {
+    TopologySnapshot t = view.topology();
+    return t != null && t.createSettleMicros() > 0
+        ? TimeUnit.MICROSECONDS.toNanos(t.createSettleMicros())
+        : TimeUnit.MILLISECONDS.toNanos(DEFAULT_CREATE_SETTLE_MILLIS);
+  }
+
+  /** The topology the client routes by now, or null before a node told it (tests, diagnostics). */
+  public TopologySnapshot topology() {
+    return view.topology();
+  }
+
+  @Override
+  protected long invocationMicros() {
+    return 0; // the first node stamps the arrival time
+  }
+
+  @Override
+  protected CompletableFuture<ClientOutcome> runOperation(
+      ClientOperation operation, long invokedAtMicros) {
+    if (closed) {
+      return CompletableFuture.failedFuture(new NotExecutedException("client closed"));
+    }
+    List<InetSocketAddress> candidates = view.route(operation.key().bytesUnsafe());
+    return attempt(new OperationRequest(operation, 0), candidates, 0, MAX_REDIRECTS);
+  }
+
+  private CompletableFuture<ClientOutcome> attempt(
+      OperationRequest request, List<InetSocketAddress> candidates, int index, int redirectsLeft) {
+    return redirects
+        .send(request, candidates.get(index), redirectsLeft)
+        .thenCompose(
+            reply -> {
+              boolean nextCandidate = index + 1 < candidates.size();
+              if (reply instanceof RedirectFollower.Answered a) {
+                if (a.outcome() instanceof ClientOutcome.NotExecuted && nextCandidate) {
+                  return attempt(request, candidates, index + 1, a.redirectsLeft());
+                }
+                return CompletableFuture.completedFuture(a.outcome());
+              }
+              if (reply instanceof RedirectFollower.CallFailed f) {
+                if (f.cause() instanceof NotExecutedException && nextCandidate) {
+                  return attempt(request, candidates, index + 1, f.redirectsLeft());
+                }
+                return CompletableFuture.failedFuture(f.cause());
+              }
+              if (reply instanceof RedirectFollower.Unreachable u) {
+                if (nextCandidate) {
+                  return attempt(request, candidates, index + 1, redirectsLeft);
+                }
+                return CompletableFuture.failedFuture(
+                    new NotExecutedException("no connection to " + u.target() + ": " + u.cause()));
+              }
+              if (reply instanceof RedirectFollower.Refused r) {
+                return CompletableFuture.failedFuture(new InvalidRequestException(r.reason()));
+              }
+              RedirectFollower.TooManyRedirects t = (RedirectFollower.TooManyRedirects) reply;
+              return CompletableFuture.failedFuture(
+                  new NotExecutedException("too many redirects, last to " + t.last()));
+            });
+  }
+
+  /** Calls in flight fail (a mutation's outcome is then unknown); threads and sessions end. */
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    control.close();
+    connections.close();
+    closeSessions();
+    loops.close();
+  }
+}
