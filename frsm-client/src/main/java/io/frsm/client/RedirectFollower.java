@@ -9,7 +9,7 @@ import java.util.concurrent.CompletionException;
 
 /**
  * Sends one operation to a node over the client protocol and follows the node's redirects to the
- * key's leader, a bounded number of times. The thin client ({@link ThinClient}) and a node
+ * key's leader, a bounded number of times. The seed client ({@link SeedClient}) and a node
  * forwarding an embedded client's operation both send this way; how the call ended is returned as a
  * {@link Reply}, and each caller maps it by its own rules (try the next node, answer "not
  * executed", raise an exception).

@@ -122,10 +122,25 @@ public final class SeedClient extends SessionClient {
    */
   @Override
   protected long createSettleNanos() {
-    TopologySnapshot t = view.topology();
-    return t != null && t.createSettleMicros() > 0
-        ? TimeUnit.MICROSECONDS.toNanos(t.createSettleMicros())
+    return createSettleNanos(view.topology());
+  }
+
+  /**
+   * {@code T + 2ε} as {@code topology} carries it; the nodes' defaults for a view that carries none
+   * (or no view yet).
+   */
+  static long createSettleNanos(TopologySnapshot topology) {
+    return topology != null && topology.createSettleMicros() > 0
+        ? TimeUnit.MICROSECONDS.toNanos(topology.createSettleMicros())
         : TimeUnit.MILLISECONDS.toNanos(DEFAULT_CREATE_SETTLE_MILLIS);
+  }
+
+  /**
+   * How long the fence after a create with an unknown outcome waits now: the cluster's {@code T +
+   * 2ε} once a node told it, the nodes' defaults before.
+   */
+  public Duration createSettle() {
+    return Duration.ofNanos(createSettleNanos());
   }
 
   /** The topology the client routes by now, or null before a node told it (tests, diagnostics). */

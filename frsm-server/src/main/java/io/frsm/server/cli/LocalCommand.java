@@ -72,8 +72,9 @@ final class LocalCommand implements Callable<Integer> {
               + HostPort.of(n.clientAddress()));
     }
     out.println(
-        "try: frsm cli --zookeeper "
-            + cluster.zookeeperConnect()
+        "try: frsm cli --seeds "
+            + String.join(
+                ",", cluster.nodes().stream().map(n -> HostPort.of(n.clientAddress())).toList())
             + " --cluster "
             + CLUSTER_ID
             + " get hello");

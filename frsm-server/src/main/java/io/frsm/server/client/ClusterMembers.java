@@ -16,10 +16,10 @@ import java.util.function.Consumer;
 import java.util.function.IntUnaryOperator;
 
 /**
- * What a node or a thin client knows about the cluster's members, kept current by a ZooKeeper
- * watch: the live members, the last record seen of every member (a member that went down keeps its
- * last address until it registers again), and, once the cluster has formed, the ring over its
- * {@link ClusterShape} for routing.
+ * What a node knows about the cluster's members, kept current by a ZooKeeper watch: the live
+ * members, the last record seen of every member (a member that went down keeps its last address
+ * until it registers again), and, once the cluster has formed, the ring over its {@link
+ * ClusterShape} for routing.
  *
  * <p>Thread-safe: every view is an immutable snapshot swapped on change.
  */

@@ -16,8 +16,9 @@ import java.util.List;
 
 /**
  * Embedding frsm: a three-node cluster in one JVM, a few operations through a node's embedded
- * client and through a thin client, then a clean shutdown. Against the ZooKeeper given with {@code
- * --zookeeper}, or one it starts in the data directory when none is given.
+ * client and through a remote client started from the nodes' addresses (seeds), then a clean
+ * shutdown. Against the ZooKeeper given with {@code --zookeeper}, or one it starts in the data
+ * directory when none is given.
  *
  * <p>Run (from the repository root; {@code EmbeddedExampleIT} runs the same {@link #run}):
  *
@@ -114,8 +115,12 @@ public final class EmbeddedExample {
           out.println("stale CAS refused; the key is at " + e.current().orElseThrow().version());
         }
       }
-      try (FrsmClient thin =
-          FrsmClient.builder().zookeeper(zookeeper).clusterId(clusterId).build()) {
+      // A remote client needs only frsm-client and some nodes' addresses (seeds); the nodes run
+      // in this process, so loopback reaches their client ports.
+      String seeds =
+          String.join(
+              ",", nodes.stream().map(n -> "127.0.0.1:" + n.clientAddress().getPort()).toList());
+      try (FrsmClient thin = FrsmClient.builder().seeds(seeds).clusterId(clusterId).build()) {
         Versioned read = thin.get(key).orElseThrow();
         out.println(
             "thin client reads \""

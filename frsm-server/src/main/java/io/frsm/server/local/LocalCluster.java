@@ -151,9 +151,17 @@ public final class LocalCluster implements AutoCloseable {
     return out;
   }
 
-  /** A thin client of this cluster (through ZooKeeper, like a remote application). */
+  /**
+   * A remote client of this cluster over TCP, started from the running nodes' client addresses
+   * (seeds), like a service that depends on frsm-client alone.
+   */
   public FrsmClient thinClient() {
-    return FrsmClient.builder().zookeeper(zookeeper.connectString()).clusterId(clusterId).build();
+    List<String> seeds = new ArrayList<>();
+    for (FrsmNode n : nodes()) {
+      String host = n.clientAddress().getAddress().getHostAddress(); // bound to loopback
+      seeds.add((host.contains(":") ? "[" + host + "]" : host) + ":" + n.clientAddress().getPort());
+    }
+    return FrsmClient.builder().seeds(String.join(",", seeds)).clusterId(clusterId).build();
   }
 
   /** Kills node {@code nodeId} as SIGKILL would: no drain, no flush, no deregistration. */

@@ -108,13 +108,19 @@ class FrsmCommandIT {
   void cli_operatesOnALocalCluster(@TempDir Path dir) throws Exception {
     try (LocalCluster cluster = LocalCluster.start(dir, LocalCommand.CLUSTER_ID, 3)) {
       String zk = cluster.zookeeperConnect();
-      FrsmRun created = frsm("cli", "--zookeeper", zk, "--cluster", "local", "create", "k", "v1");
+      String seeds =
+          String.join(
+              ",",
+              cluster.nodes().stream()
+                  .map(n -> "127.0.0.1:" + n.clientAddress().getPort())
+                  .toList());
+      FrsmRun created = frsm("cli", "--seeds", seeds, "--cluster", "local", "create", "k", "v1");
       assertEquals(0, created.exitCode(), created.out() + created.err());
       assertTrue(created.out().startsWith("created at version ("), created.out());
-      FrsmRun got = frsm("cli", "--zookeeper", zk, "--cluster", "local", "get", "k");
+      FrsmRun got = frsm("cli", "--seeds", seeds, "--cluster", "local", "get", "k");
       assertTrue(got.out().startsWith("v1  @ version ("), got.out());
       FrsmRun stale =
-          frsm("cli", "--zookeeper", zk, "--cluster", "local", "cas", "k", "1", "0", "x");
+          frsm("cli", "--seeds", seeds, "--cluster", "local", "cas", "k", "1", "0", "x");
       assertEquals(1, stale.exitCode());
       assertTrue(stale.out().contains("CasMismatchException"), stale.out());
       String[] v1 = version(created.out());
@@ -148,6 +154,12 @@ class FrsmCommandIT {
       FrsmRun leader = frsm("cli", "--zookeeper", zk, "--cluster", "local", "leader", "k");
       assertTrue(leader.out().contains("natural leader node"), leader.out());
       assertTrue(leader.out().contains("current leader node "), leader.out());
+      FrsmRun neither = frsm("cli", "--cluster", "local", "get", "k");
+      assertEquals(2, neither.exitCode());
+      assertTrue(neither.err().contains("--seeds or --zookeeper"), neither.err());
+      FrsmRun ringBySeeds = frsm("cli", "--seeds", seeds, "--cluster", "local", "ring");
+      assertEquals(2, ringBySeeds.exitCode());
+      assertTrue(ringBySeeds.err().contains("give --zookeeper"), ringBySeeds.err());
     }
   }
 

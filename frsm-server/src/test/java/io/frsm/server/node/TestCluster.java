@@ -300,11 +300,15 @@ final class TestCluster implements AutoCloseable {
     return thinClient(CLIENT_TIMEOUT);
   }
 
-  /** A thin client whose calls give up after {@code operationTimeout}; closed with the cluster. */
+  /**
+   * A client over TCP ({@code io.frsm.client.SeedClient}) that starts from the running nodes'
+   * addresses, as a service would; its calls give up after {@code operationTimeout}; closed with
+   * the cluster.
+   */
   FrsmClient thinClient(Duration operationTimeout) {
     FrsmClient c =
         FrsmClient.builder()
-            .zookeeper(zookeeper.connectString())
+            .seeds(seeds())
             .clusterId(CLUSTER_ID)
             .operationTimeout(operationTimeout)
             .build();

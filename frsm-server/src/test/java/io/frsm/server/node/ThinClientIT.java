@@ -14,7 +14,7 @@ import io.frsm.api.FrsmClient;
 import io.frsm.api.InvalidRequestException;
 import io.frsm.api.Version;
 import io.frsm.api.Versioned;
-import io.frsm.server.client.ThinClient;
+import io.frsm.client.SeedClient;
 import io.frsm.server.zk.ClusterTiming;
 import io.frsm.server.zk.ZkLayout;
 import io.micrometer.core.instrument.Timer;
@@ -38,11 +38,12 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The thin client against three real nodes in steady state: it sends every operation straight to
- * the leader of its key's range (no node redirects or forwards any of them), its delete and fence
- * behave alike through the sync and async API (also for the embedded client), and it times fences
- * with the T and ε the cluster published in its shape — which a node configured otherwise cannot
- * join. Failures and stale views are in {@link ThinClientFailoverIT}.
+ * The client ({@link SeedClient}, from the nodes' addresses) against three real nodes in steady
+ * state: it sends every operation straight to the leader of its key's range (no node redirects or
+ * forwards any of them), its delete and fence behave alike through the sync and async API (also for
+ * the embedded client), and it times fences with the T and ε the cluster published in its shape —
+ * which a node configured otherwise cannot join. Failures and stale views are in {@link
+ * ThinClientFailoverIT}.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ThinClientIT {
@@ -157,13 +158,13 @@ class ThinClientIT {
   }
 
   @Test
-  void theThinClient_timesFencesWithTheTimingTheClusterPublished() throws Exception {
+  void theClient_timesFencesWithTheTimingTheClusterPublished() throws Exception {
     ClusterTiming published =
         new ClusterTiming(TestCluster.BOUNDED_DELAY, TestCluster.CLOCK_SKEW_BOUND);
     assertNotEquals(ClusterTiming.DEFAULTS, published, "the test cluster runs non-default values");
-    ThinClient client = assertInstanceOf(ThinClient.class, cluster.thinClient());
-    assertEquals(published, client.clusterTiming());
-    assertEquals(Duration.ofMillis(4_020), client.clusterTiming().createSettle());
+    SeedClient client = assertInstanceOf(SeedClient.class, cluster.thinClient());
+    assertEquals(published.createSettle(), client.createSettle(), "from the nodes' topology");
+    assertEquals(Duration.ofMillis(4_020), client.createSettle());
 
     try (CuratorFramework zk =
         CuratorFrameworkFactory.newClient(
