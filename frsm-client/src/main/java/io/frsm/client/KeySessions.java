@@ -64,6 +64,15 @@ public final class KeySessions {
   @FunctionalInterface
   public interface OperationRunner {
     CompletableFuture<ClientOutcome> run(ClientOperation operation, long invokedAtMicros);
+
+    /**
+     * Runs one operation waiting at most {@code timeoutNanos} for a node's answer (0: the client's
+     * default). A runner without per-call timeouts ignores it.
+     */
+    default CompletableFuture<ClientOutcome> run(
+        ClientOperation operation, long invokedAtMicros, long timeoutNanos) {
+      return run(operation, invokedAtMicros);
+    }
   }
 
   private final OperationRunner runner;
@@ -106,8 +115,12 @@ public final class KeySessions {
     }
   }
 
+  /** {@code timeoutNanos}: the caller's per-call timeout, 0 for the client's default. */
   private record Call(
-      ClientOperation operation, long invokedAtMicros, CompletableFuture<ClientOutcome> result) {}
+      ClientOperation operation,
+      long invokedAtMicros,
+      long timeoutNanos,
+      CompletableFuture<ClientOutcome> result) {}
 
   /**
    * A running read and, once it ended, how. {@code lost}, when not null: the call is a CAS or
@@ -164,7 +177,16 @@ public final class KeySessions {
 
   /** Queues {@code operation} behind the key's earlier ones; the result arrives on callbacks. */
   public CompletableFuture<ClientOutcome> submit(ClientOperation operation, long invokedAtMicros) {
-    CompletableFuture<ClientOutcome> result = enqueue(operation, invokedAtMicros);
+    return submit(operation, invokedAtMicros, 0);
+  }
+
+  /**
+   * Like {@link #submit(ClientOperation, long)}, with a per-call timeout the runner is given with
+   * the operation (0: the client's default); the fence the call may need first gets it too.
+   */
+  public CompletableFuture<ClientOutcome> submit(
+      ClientOperation operation, long invokedAtMicros, long timeoutNanos) {
+    CompletableFuture<ClientOutcome> result = enqueue(operation, invokedAtMicros, timeoutNanos);
     CompletableFuture<ClientOutcome> delivered = new CompletableFuture<>();
     // whenCompleteAsync (unlike thenApplyAsync) uses the executor for failures too.
     result.whenCompleteAsync(
@@ -187,12 +209,21 @@ public final class KeySessions {
    */
   public CompletableFuture<ClientOutcome> submitForBlockingCaller(
       ClientOperation operation, long invokedAtMicros) {
-    return enqueue(operation, invokedAtMicros);
+    return enqueue(operation, invokedAtMicros, 0);
+  }
+
+  /** Like {@link #submitForBlockingCaller(ClientOperation, long)}, with a per-call timeout. */
+  public CompletableFuture<ClientOutcome> submitForBlockingCaller(
+      ClientOperation operation, long invokedAtMicros, long timeoutNanos) {
+    return enqueue(operation, invokedAtMicros, timeoutNanos);
   }
 
   private CompletableFuture<ClientOutcome> enqueue(
-      ClientOperation operation, long invokedAtMicros) {
-    Call call = new Call(operation, invokedAtMicros, new CompletableFuture<>());
+      ClientOperation operation, long invokedAtMicros, long timeoutNanos) {
+    if (timeoutNanos < 0) {
+      throw new IllegalArgumentException("timeout must be >= 0, was " + timeoutNanos);
+    }
+    Call call = new Call(operation, invokedAtMicros, timeoutNanos, new CompletableFuture<>());
     KeyState state;
     synchronized (this) {
       state = keys.computeIfAbsent(operation.key(), k -> new KeyState());
@@ -266,7 +297,7 @@ public final class KeySessions {
     Call call = alone;
     Runnable fence =
         () ->
-            run(new ClientOperation.Fence(key), call.invokedAtMicros())
+            run(new ClientOperation.Fence(key), call.invokedAtMicros(), call.timeoutNanos())
                 .whenComplete(
                     (outcome, error) -> {
                       if (error == null && outcome instanceof ClientOutcome.ReadResult) {
@@ -295,7 +326,7 @@ public final class KeySessions {
 
   /** Runs a call with nothing else of the key running: a mutation, or a call behind a fence. */
   private void runAlone(KeyBytes key, KeyState state, Call call) {
-    run(call.operation(), call.invokedAtMicros())
+    run(call.operation(), call.invokedAtMicros(), call.timeoutNanos())
         .whenComplete(
             (outcome, error) -> {
               boolean unknown =
@@ -332,7 +363,7 @@ public final class KeySessions {
 
   private void runRead(KeyState state, Read read) {
     KeyBytes key = read.call.operation().key();
-    run(read.toRun(), read.call.invokedAtMicros())
+    run(read.toRun(), read.call.invokedAtMicros(), read.call.timeoutNanos())
         .whenComplete((outcome, error) -> readEnded(key, state, read, outcome, error));
   }
 
@@ -538,9 +569,10 @@ public final class KeySessions {
   private static final int MAX_INLINE_STARTS = 8;
   private static final ThreadLocal<int[]> INLINE_DEPTH = ThreadLocal.withInitial(() -> new int[1]);
 
-  private CompletableFuture<ClientOutcome> run(ClientOperation operation, long invokedAtMicros) {
+  private CompletableFuture<ClientOutcome> run(
+      ClientOperation operation, long invokedAtMicros, long timeoutNanos) {
     try {
-      return runner.run(operation, invokedAtMicros);
+      return runner.run(operation, invokedAtMicros, timeoutNanos);
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }

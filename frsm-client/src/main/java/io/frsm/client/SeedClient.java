@@ -156,35 +156,57 @@ public final class SeedClient extends SessionClient {
   @Override
   protected CompletableFuture<ClientOutcome> runOperation(
       ClientOperation operation, long invokedAtMicros) {
+    return runOperation(operation, invokedAtMicros, 0);
+  }
+
+  @Override
+  protected CompletableFuture<ClientOutcome> runOperation(
+      ClientOperation operation, long invokedAtMicros, long timeoutNanos) {
     if (closed) {
       return CompletableFuture.failedFuture(new NotExecutedException("client closed"));
     }
     List<InetSocketAddress> candidates = view.route(operation.key().bytesUnsafe());
-    return attempt(new OperationRequest(operation, 0), candidates, 0, MAX_REDIRECTS);
+    RedirectFollower follower = timeoutNanos == 0 ? redirects : follower(timeoutNanos);
+    return attempt(follower, new OperationRequest(operation, 0), candidates, 0, MAX_REDIRECTS);
+  }
+
+  @Override
+  protected boolean supportsTimeout() {
+    return true;
+  }
+
+  /** Hops that wait {@code timeoutNanos} for each node's answer (a per-call timeout). */
+  private RedirectFollower follower(long timeoutNanos) {
+    Duration timeout = Duration.ofNanos(timeoutNanos);
+    return new RedirectFollower((target, request) -> connections.to(target).call(request, timeout));
   }
 
   private CompletableFuture<ClientOutcome> attempt(
-      OperationRequest request, List<InetSocketAddress> candidates, int index, int redirectsLeft) {
-    return redirects
+      RedirectFollower follower,
+      OperationRequest request,
+      List<InetSocketAddress> candidates,
+      int index,
+      int redirectsLeft) {
+    return follower
         .send(request, candidates.get(index), redirectsLeft)
         .thenCompose(
             reply -> {
               boolean nextCandidate = index + 1 < candidates.size();
               if (reply instanceof RedirectFollower.Answered a) {
                 if (a.outcome() instanceof ClientOutcome.NotExecuted && nextCandidate) {
-                  return attempt(request, candidates, index + 1, a.redirectsLeft());
+                  return attempt(follower, request, candidates, index + 1, a.redirectsLeft());
                 }
                 return CompletableFuture.completedFuture(a.outcome());
               }
               if (reply instanceof RedirectFollower.CallFailed f) {
                 if (f.cause() instanceof NotExecutedException && nextCandidate) {
-                  return attempt(request, candidates, index + 1, f.redirectsLeft());
+                  return attempt(follower, request, candidates, index + 1, f.redirectsLeft());
                 }
                 return CompletableFuture.failedFuture(f.cause());
               }
               if (reply instanceof RedirectFollower.Unreachable u) {
                 if (nextCandidate) {
-                  return attempt(request, candidates, index + 1, redirectsLeft);
+                  return attempt(follower, request, candidates, index + 1, redirectsLeft);
                 }
                 return CompletableFuture.failedFuture(
                     new NotExecutedException("no connection to " + u.target() + ": " + u.cause()));

@@ -3,10 +3,12 @@ package io.frsm.client;
 import io.frsm.api.FrsmClient;
 import io.frsm.api.FrsmException;
 import io.frsm.api.Futures;
+import io.frsm.api.ReadMode;
 import io.frsm.api.Version;
 import io.frsm.api.Versioned;
 import io.frsm.client.transport.ClientOperation;
 import io.frsm.client.transport.ClientOutcome;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -63,7 +65,7 @@ public abstract class SessionClient implements FrsmClient {
     this.callbackPool = Executors.newCachedThreadPool(daemon("frsm-client-" + id + "-callbacks"));
     this.scheduler =
         Executors.newSingleThreadScheduledExecutor(daemon("frsm-client-" + id + "-timer"));
-    this.sessions = new KeySessions(this::runOperation, this::deliver, scheduler, settle, counters);
+    this.sessions = new KeySessions(new Runner(), this::deliver, scheduler, settle, counters);
   }
 
   private static ThreadFactory daemon(String name) {
@@ -84,12 +86,41 @@ public abstract class SessionClient implements FrsmClient {
     }
   }
 
+  /** Hands KeySessions' calls to {@link #runOperation}, with their per-call timeout. */
+  private final class Runner implements KeySessions.OperationRunner {
+    @Override
+    public CompletableFuture<ClientOutcome> run(ClientOperation operation, long invokedAtMicros) {
+      return runOperation(operation, invokedAtMicros, 0);
+    }
+
+    @Override
+    public CompletableFuture<ClientOutcome> run(
+        ClientOperation operation, long invokedAtMicros, long timeoutNanos) {
+      return runOperation(operation, invokedAtMicros, timeoutNanos);
+    }
+  }
+
   /**
    * Runs one validated operation. Completes with the outcome, or exceptionally with an {@link
    * FrsmException} (for example a timeout in transit).
    */
   protected abstract CompletableFuture<ClientOutcome> runOperation(
       ClientOperation operation, long invokedAtMicros);
+
+  /**
+   * Like {@link #runOperation(ClientOperation, long)}, waiting at most {@code timeoutNanos} for an
+   * answer (0: the client's default). A client that honours per-call timeouts overrides this and
+   * {@link #supportsTimeout}.
+   */
+  protected CompletableFuture<ClientOutcome> runOperation(
+      ClientOperation operation, long invokedAtMicros, long timeoutNanos) {
+    return runOperation(operation, invokedAtMicros);
+  }
+
+  /** Whether {@link #runOperation(ClientOperation, long, long)} honours its timeout. */
+  protected boolean supportsTimeout() {
+    return false;
+  }
 
   /**
    * {@code T + 2ε} of the cluster now, for a client built with {@link
@@ -104,59 +135,133 @@ public abstract class SessionClient implements FrsmClient {
 
   @Override
   public CompletableFuture<Optional<Versioned>> getAsync(byte[] key) {
-    return submit(() -> new ClientOperation.Get(limits.key(key)), false)
-        .thenApply(SessionClient::readResult);
+    return getAsync(key, CallOptions.DEFAULTS);
   }
 
   @Override
   public Optional<Versioned> get(byte[] key) {
-    return Futures.join(
-        submit(() -> new ClientOperation.Get(limits.key(key)), true)
-            .thenApply(SessionClient::readResult));
+    return get(key, CallOptions.DEFAULTS);
   }
 
   @Override
   public CompletableFuture<Version> createAsync(byte[] key, byte[] value) {
-    return submit(() -> createOp(key, value), false).thenApply(SessionClient::written);
+    return createAsync(key, value, CallOptions.DEFAULTS);
   }
 
   @Override
   public Version create(byte[] key, byte[] value) {
-    return Futures.join(submit(() -> createOp(key, value), true).thenApply(SessionClient::written));
+    return create(key, value, CallOptions.DEFAULTS);
   }
 
   @Override
   public CompletableFuture<Version> casAsync(byte[] key, Version expected, byte[] newValue) {
-    return submit(() -> casOp(key, expected, newValue), false).thenApply(SessionClient::written);
+    return casAsync(key, expected, newValue, CallOptions.DEFAULTS);
   }
 
   @Override
   public Version cas(byte[] key, Version expected, byte[] newValue) {
-    return Futures.join(
-        submit(() -> casOp(key, expected, newValue), true).thenApply(SessionClient::written));
+    return cas(key, expected, newValue, CallOptions.DEFAULTS);
   }
 
   @Override
   public CompletableFuture<Void> deleteAsync(byte[] key, Version expected) {
-    return submit(() -> deleteOp(key, expected), false).thenApply(SessionClient::deleted);
+    return deleteAsync(key, expected, CallOptions.DEFAULTS);
   }
 
   @Override
   public void delete(byte[] key, Version expected) {
-    Futures.join(submit(() -> deleteOp(key, expected), true).thenApply(SessionClient::deleted));
+    delete(key, expected, CallOptions.DEFAULTS);
   }
 
   @Override
   public CompletableFuture<Optional<Versioned>> fenceAsync(byte[] key) {
-    return submit(() -> new ClientOperation.Fence(limits.key(key)), false)
-        .thenApply(SessionClient::readResult);
+    return fenceAsync(key, CallOptions.DEFAULTS);
   }
 
   @Override
   public Optional<Versioned> fence(byte[] key) {
+    return fence(key, CallOptions.DEFAULTS);
+  }
+
+  @Override
+  public FrsmClient withReadMode(ReadMode mode) {
+    return new DerivedClient(this, CallOptions.DEFAULTS.withReadMode(mode));
+  }
+
+  @Override
+  public FrsmClient withTimeout(Duration timeout) {
+    return new DerivedClient(this, CallOptions.DEFAULTS.withTimeout(timeout));
+  }
+
+  // The calls with options: this client's own methods pass the defaults, a DerivedClient its own.
+
+  final CompletableFuture<Optional<Versioned>> getAsync(byte[] key, CallOptions o) {
+    return submit(() -> readOp(key, o.readMode()), false, o).thenApply(SessionClient::readResult);
+  }
+
+  final Optional<Versioned> get(byte[] key, CallOptions o) {
     return Futures.join(
-        submit(() -> new ClientOperation.Fence(limits.key(key)), true)
+        submit(() -> readOp(key, o.readMode()), true, o).thenApply(SessionClient::readResult));
+  }
+
+  final CompletableFuture<Version> createAsync(byte[] key, byte[] value, CallOptions o) {
+    return submit(() -> createOp(key, value), false, o).thenApply(SessionClient::written);
+  }
+
+  final Version create(byte[] key, byte[] value, CallOptions o) {
+    return Futures.join(
+        submit(() -> createOp(key, value), true, o).thenApply(SessionClient::written));
+  }
+
+  final CompletableFuture<Version> casAsync(
+      byte[] key, Version expected, byte[] newValue, CallOptions o) {
+    return submit(() -> casOp(key, expected, newValue), false, o).thenApply(SessionClient::written);
+  }
+
+  final Version cas(byte[] key, Version expected, byte[] newValue, CallOptions o) {
+    return Futures.join(
+        submit(() -> casOp(key, expected, newValue), true, o).thenApply(SessionClient::written));
+  }
+
+  final CompletableFuture<Void> deleteAsync(byte[] key, Version expected, CallOptions o) {
+    return submit(() -> deleteOp(key, expected), false, o).thenApply(SessionClient::deleted);
+  }
+
+  final void delete(byte[] key, Version expected, CallOptions o) {
+    Futures.join(submit(() -> deleteOp(key, expected), true, o).thenApply(SessionClient::deleted));
+  }
+
+  final CompletableFuture<Optional<Versioned>> fenceAsync(byte[] key, CallOptions o) {
+    return submit(() -> new ClientOperation.Fence(limits.key(key)), false, o)
+        .thenApply(SessionClient::readResult);
+  }
+
+  final Optional<Versioned> fence(byte[] key, CallOptions o) {
+    return Futures.join(
+        submit(() -> new ClientOperation.Fence(limits.key(key)), true, o)
             .thenApply(SessionClient::readResult));
+  }
+
+  /** A get in {@code mode}: a fence for {@link ReadMode#FENCED}, which answers like a read. */
+  private ClientOperation readOp(byte[] key, ReadMode mode) {
+    return switch (mode) {
+      case LEADER_WHEN_AVAILABLE -> new ClientOperation.Get(limits.key(key));
+      case QUORUM -> new ClientOperation.Get(limits.key(key), true);
+      case FENCED -> new ClientOperation.Fence(limits.key(key));
+    };
+  }
+
+  /**
+   * Checks a derived client's options when it is made.
+   *
+   * @throws UnsupportedOperationException if this client cannot honour them
+   */
+  final void checkOptions(CallOptions o) {
+    if (o.timeoutNanos() > 0 && !supportsTimeout()) {
+      throw new UnsupportedOperationException(
+          getClass().getSimpleName()
+              + " has no per-call timeout: its operations end by the cluster's bounded delay T");
+    }
   }
 
   private ClientOperation createOp(byte[] key, byte[] value) {
@@ -180,7 +285,7 @@ public abstract class SessionClient implements FrsmClient {
    * thread.
    */
   private CompletableFuture<ClientOutcome> submit(
-      java.util.function.Supplier<ClientOperation> operation, boolean blocking) {
+      java.util.function.Supplier<ClientOperation> operation, boolean blocking, CallOptions o) {
     long tau = invocationMicros();
     ClientOperation op;
     try {
@@ -188,7 +293,9 @@ public abstract class SessionClient implements FrsmClient {
     } catch (FrsmException e) {
       return CompletableFuture.failedFuture(e);
     }
-    return blocking ? sessions.submitForBlockingCaller(op, tau) : sessions.submit(op, tau);
+    return blocking
+        ? sessions.submitForBlockingCaller(op, tau, o.timeoutNanos())
+        : sessions.submit(op, tau, o.timeoutNanos());
   }
 
   private static Optional<Versioned> readResult(ClientOutcome outcome) {

@@ -19,8 +19,8 @@ public final class CoreOperations {
 
   public static Operation toCore(ClientOperation op) {
     Key key = Key.wrap(op.key().bytesUnsafe());
-    if (op instanceof ClientOperation.Get) {
-      return new Operation.Get(key);
+    if (op instanceof ClientOperation.Get get) {
+      return new Operation.Get(key, get.quorum());
     } else if (op instanceof ClientOperation.Create c) {
       return new Operation.Create(key, c.value());
     } else if (op instanceof ClientOperation.Cas c) {
@@ -33,8 +33,8 @@ public final class CoreOperations {
 
   public static ClientOperation toClient(Operation op) {
     KeyBytes key = KeyBytes.wrap(op.key().bytesUnsafe());
-    if (op instanceof Operation.Get) {
-      return new ClientOperation.Get(key);
+    if (op instanceof Operation.Get get) {
+      return new ClientOperation.Get(key, get.quorum());
     } else if (op instanceof Operation.Create c) {
       return new ClientOperation.Create(key, c.value());
     } else if (op instanceof Operation.Cas c) {

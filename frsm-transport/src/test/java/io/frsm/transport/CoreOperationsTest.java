@@ -36,6 +36,7 @@ class CoreOperationsTest {
     List<Operation> ops =
         List.of(
             new Operation.Get(K),
+            new Operation.Get(K, true),
             new Operation.Create(K, new byte[] {1}),
             new Operation.Cas(K, V, new byte[] {2}),
             new Operation.Delete(K, V),
@@ -48,6 +49,9 @@ class CoreOperationsTest {
       assertEquals(op.getClass(), back.getClass());
       assertEquals(K, back.key());
       assertEquals(CoreOperations.toClient(back), client, "records of shared arrays: " + op);
+      if (op instanceof Operation.Get get) {
+        assertEquals(get, back, "a quorum read stays one, both ways");
+      }
     }
   }
 

@@ -78,7 +78,7 @@ final class RandomWire {
     KeyBytes key = KeyBytes.wrap(bytes(1, 24));
     ClientOperation op =
         switch (random.nextInt(5)) {
-          case 0 -> new ClientOperation.Get(key);
+          case 0 -> new ClientOperation.Get(key, random.nextBoolean());
           case 1 -> new ClientOperation.Create(key, bytes(0, 40));
           case 2 -> new ClientOperation.Cas(key, expectedVersion(), bytes(0, 40));
           case 3 -> new ClientOperation.Delete(key, expectedVersion());

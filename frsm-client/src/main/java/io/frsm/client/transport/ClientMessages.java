@@ -24,8 +24,8 @@ public final class ClientMessages {
         ClientRequest.newBuilder().setInvokedAtMicros(request.invokedAtMicros());
     ClientOperation op = request.operation();
     ByteString key = ByteString.copyFrom(op.key().bytesUnsafe());
-    if (op instanceof ClientOperation.Get) {
-      b.setGet(ClientRequest.Get.newBuilder().setKey(key));
+    if (op instanceof ClientOperation.Get get) {
+      b.setGet(ClientRequest.Get.newBuilder().setKey(key).setQuorum(get.quorum()));
     } else if (op instanceof ClientOperation.Create c) {
       b.setCreate(ClientRequest.Create.newBuilder().setKey(key).setValue(bytes(c.value())));
     } else if (op instanceof ClientOperation.Cas c) {
@@ -52,7 +52,8 @@ public final class ClientMessages {
         ApiValues.instanceField(p.getInvokedAtMicros(), "invoked_at_micros", "request");
     ClientOperation op =
         switch (p.getOperationCase()) {
-          case GET -> new ClientOperation.Get(key(p.getGet().getKey(), "get"));
+          case GET ->
+              new ClientOperation.Get(key(p.getGet().getKey(), "get"), p.getGet().getQuorum());
           case CREATE ->
               new ClientOperation.Create(
                   key(p.getCreate().getKey(), "create"), p.getCreate().getValue().toByteArray());

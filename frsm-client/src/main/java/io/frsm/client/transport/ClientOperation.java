@@ -16,10 +16,18 @@ public sealed interface ClientOperation {
     return !(this instanceof Get);
   }
 
-  /** Linearizable read: the newest chosen value, or absent. */
-  public record Get(KeyBytes key) implements ClientOperation {
+  /**
+   * Linearizable read: the newest chosen value, or absent. {@code quorum}: always by a quorum read,
+   * never from the leader's local cell under its lease.
+   */
+  public record Get(KeyBytes key, boolean quorum) implements ClientOperation {
     public Get {
       Objects.requireNonNull(key, "key");
+    }
+
+    /** A read the leader may serve under its lease. */
+    public Get(KeyBytes key) {
+      this(key, false);
     }
   }
 

@@ -12,6 +12,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.frsm.api.CasMismatchException;
 import io.frsm.api.FrsmClient;
 import io.frsm.api.InvalidRequestException;
+import io.frsm.api.NotExecutedException;
+import io.frsm.api.ReadMode;
 import io.frsm.api.Version;
 import io.frsm.api.Versioned;
 import io.frsm.client.SeedClient;
@@ -102,6 +104,43 @@ class ThinClientIT {
         routedBefore,
         routed("redirected") + routed("forwarded"),
         "operations a node redirected or forwarded");
+  }
+
+  @Test
+  void readModes_reachTheLeader_asTheyPromise_andATimeoutIsPerCall() {
+    FrsmClient client = cluster.thinClient();
+    byte[] key = "read-modes".getBytes(UTF_8);
+    Version v = client.create(key, key);
+    FrsmNode leader = cluster.node(cluster.holdersOf(cluster.rangeOf(key)).get(0));
+    client.get(key); // the leader's own commit is in its cell: later plain gets are leader-only
+    long leaderOnly = reads(leader, "leader_only");
+    client.get(key);
+    assertEquals(leaderOnly + 1, reads(leader, "leader_only"), "the default: under the lease");
+
+    long quorum = reads(leader, "quorum") + reads(leader, "mutating_quorum");
+    FrsmClient quorumReads = client.withReadMode(ReadMode.QUORUM);
+    assertArrayEquals(key, quorumReads.get(key).orElseThrow().value());
+    assertEquals(quorum + 1, reads(leader, "quorum") + reads(leader, "mutating_quorum"));
+    assertEquals(leaderOnly + 1, reads(leader, "leader_only"), "QUORUM never uses the lease");
+
+    Versioned fenced = client.withReadMode(ReadMode.FENCED).get(key).orElseThrow();
+    assertEquals(v.next(), fenced.version(), "FENCED moves the version on");
+    assertThrows(CasMismatchException.class, () -> client.cas(key, v, key));
+
+    // A call that may wait 1 ns for its answer cannot get one; a read then was not executed.
+    assertThrows(
+        NotExecutedException.class, () -> client.withTimeout(Duration.ofNanos(1)).get(key));
+    assertArrayEquals(key, client.get(key).orElseThrow().value(), "the root keeps its timeout");
+
+    try (FrsmClient embedded = cluster.node(1).client()) {
+      assertThrows(
+          UnsupportedOperationException.class, () -> embedded.withTimeout(Duration.ofSeconds(1)));
+      assertArrayEquals(key, embedded.withReadMode(ReadMode.QUORUM).get(key).orElseThrow().value());
+    }
+  }
+
+  private static long reads(FrsmNode node, String mode) {
+    return node.meterRegistry().get("frsm.reads.latency").tag("mode", mode).timer().count();
   }
 
   @Test
