@@ -26,6 +26,7 @@ public final class FrsmClientBuilder {
   private Duration operationTimeout = Duration.ofSeconds(7);
   private Duration zookeeperSessionTimeout = Duration.ofSeconds(10);
   private Duration connectTimeout = Duration.ofSeconds(10);
+  private ClientObserver observer = ClientObserver.NONE;
 
   FrsmClientBuilder() {}
 
@@ -112,6 +113,16 @@ public final class FrsmClientBuilder {
     return this;
   }
 
+  /**
+   * Hears every call's end and every topology change, for the service's own metrics (default:
+   * nothing). With Micrometer: {@code observer(new MicrometerObserver(registry))} from
+   * frsm-client's {@code io.frsm.client.micrometer} package.
+   */
+  public FrsmClientBuilder observer(ClientObserver observer) {
+    this.observer = Objects.requireNonNull(observer, "observer");
+    return this;
+  }
+
   private static Duration positive(Duration d, String name) {
     Objects.requireNonNull(d, name);
     if (d.isNegative() || d.isZero()) {
@@ -146,7 +157,8 @@ public final class FrsmClientBuilder {
             clusterId,
             operationTimeout,
             zookeeperSessionTimeout,
-            connectTimeout);
+            connectTimeout,
+            observer);
     for (ClientProvider provider :
         ServiceLoader.load(ClientProvider.class, FrsmClientBuilder.class.getClassLoader())) {
       if (provider.accepts(settings)) {

@@ -43,13 +43,16 @@ class FrsmClientBuilderTest {
             "c",
             Duration.ofSeconds(7),
             Duration.ofSeconds(10),
-            Duration.ofSeconds(10)),
+            Duration.ofSeconds(10),
+            ClientObserver.NONE),
         BUILT.get());
   }
 
   @Test
   void build_passesWhatWasSet() {
+    ClientObserver observer = new ClientObserver() {};
     FrsmClient.builder()
+        .observer(observer)
         .zookeeper("zk:2181")
         .clusterId("c")
         .operationTimeout(Duration.ofSeconds(3))
@@ -63,7 +66,8 @@ class FrsmClientBuilderTest {
             "c",
             Duration.ofSeconds(3),
             Duration.ofSeconds(4),
-            Duration.ofSeconds(5)),
+            Duration.ofSeconds(5),
+            observer),
         BUILT.get());
   }
 

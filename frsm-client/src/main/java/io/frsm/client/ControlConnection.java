@@ -5,7 +5,6 @@ import io.frsm.client.transport.ClientProtocolClient;
 import io.frsm.client.transport.TopologySnapshot;
 import io.frsm.client.transport.TransportConfig;
 import io.frsm.client.transport.TransportEventLoops;
-import java.lang.System.Logger.Level;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -14,6 +13,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A client's control connection: one topology watch (docs/formats/wire.md "Topology") kept open on
@@ -27,7 +28,7 @@ import java.util.function.Consumer;
  * state they change is guarded by this object's monitor, and the listener runs outside it.
  */
 final class ControlConnection implements AutoCloseable {
-  private static final System.Logger LOG = System.getLogger(ControlConnection.class.getName());
+  private static final Logger LOG = LoggerFactory.getLogger(ControlConnection.class);
 
   private final List<InetSocketAddress> seeds;
   private final TransportConfig config;
@@ -93,7 +94,7 @@ final class ControlConnection implements AutoCloseable {
       try {
         dialled = ClientProtocolClient.connect(target, config, loops);
       } catch (RuntimeException e) { // the loops are closing
-        LOG.log(Level.DEBUG, "control connection cannot dial {0}: {1}", target, e.toString());
+        LOG.debug("control connection cannot dial {}: {}", target, e.toString());
         return;
       }
       current = dialled;
@@ -170,9 +171,8 @@ final class ControlConnection implements AutoCloseable {
         current = null;
         delayMillis = backoff.nextDelayMillis();
       }
-      LOG.log(
-          Level.DEBUG,
-          "control connection to {0} lost ({1}); moving on in {2} ms",
+      LOG.debug(
+          "control connection to {} lost ({}); moving on in {} ms",
           client.server(),
           reason,
           delayMillis);

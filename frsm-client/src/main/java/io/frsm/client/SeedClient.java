@@ -57,7 +57,7 @@ public final class SeedClient extends SessionClient {
   private volatile boolean closed;
 
   private SeedClient(ClientSettings settings, List<InetSocketAddress> seeds) {
-    super(RequestLimits.DEFAULTS);
+    super(RequestLimits.DEFAULTS, settings.observer());
     this.operationTimeout = settings.operationTimeout();
     this.seeds = seeds;
     this.view = RoutingView.ofSeeds(seeds);
@@ -111,6 +111,8 @@ public final class SeedClient extends SessionClient {
   private void viewChanged(TopologySnapshot topology) {
     RoutingView next = RoutingView.of(topology, seeds);
     view = next;
+    topologyChanged(
+        (int) topology.members().stream().filter(TopologySnapshot.Member::live).count());
     Set<InetSocketAddress> keep = new HashSet<>(next.liveAddresses());
     keep.addAll(seeds);
     connections.retainOnly(keep);
@@ -220,16 +222,34 @@ public final class SeedClient extends SessionClient {
             });
   }
 
-  /** Calls in flight fail (a mutation's outcome is then unknown); threads and sessions end. */
+  /**
+   * Graceful close: new calls fail {@link NotExecutedException} at once; calls already made get up
+   * to the operation timeout to end on their own (so a mutation in flight is not turned into an
+   * unknown outcome by the close); whatever still runs then fails (a mutation's outcome is then
+   * unknown); connections, threads and sessions end.
+   */
   @Override
   public void close() {
     if (closed) {
       return;
     }
     closed = true;
+    long deadline = System.nanoTime() + operationTimeout.toNanos();
+    boolean interrupted = false;
+    while (activeKeys() > 0 && System.nanoTime() - deadline < 0) {
+      if (Thread.interrupted()) {
+        interrupted = true; // stop waiting, close now, and keep the caller's interrupt
+        break;
+      }
+      // Condition-based wait with a deadline; calls end on the event loops.
+      java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+    }
     control.close();
     connections.close();
     closeSessions();
     loops.close();
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
   }
 }

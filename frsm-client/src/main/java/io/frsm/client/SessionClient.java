@@ -1,5 +1,6 @@
 package io.frsm.client;
 
+import io.frsm.api.ClientObserver;
 import io.frsm.api.FrsmClient;
 import io.frsm.api.FrsmException;
 import io.frsm.api.Futures;
@@ -32,13 +33,14 @@ public abstract class SessionClient implements FrsmClient {
   private final ExecutorService callbackPool;
   private final ScheduledExecutorService scheduler;
   private final KeySessions sessions;
+  private final ObservedCalls observed;
 
   /**
    * @param createSettleNanos {@code T + 2ε} of the cluster (see {@link KeySessions})
    * @param counters where this client's sessions count what they did (shared, e.g. by a node)
    */
   protected SessionClient(RequestLimits limits, long createSettleNanos, SessionCounters counters) {
-    this(limits, () -> createSettleNanos, counters);
+    this(limits, () -> createSettleNanos, counters, ClientObserver.NONE);
   }
 
   /**
@@ -46,20 +48,24 @@ public abstract class SessionClient implements FrsmClient {
    *     unknown outcome (see {@link KeySessions}); must not block
    */
   protected SessionClient(RequestLimits limits, LongSupplier createSettleNanos) {
-    this(limits, createSettleNanos, new SessionCounters());
+    this(limits, createSettleNanos, new SessionCounters(), ClientObserver.NONE);
   }
 
   /**
    * For a client that learns {@code T + 2ε} of the cluster over time: {@link #createSettleNanos()}
    * is asked each time a create ends with an unknown outcome.
    */
-  protected SessionClient(RequestLimits limits) {
-    this(limits, null, new SessionCounters());
+  protected SessionClient(RequestLimits limits, ClientObserver observer) {
+    this(limits, null, new SessionCounters(), observer);
   }
 
   private SessionClient(
-      RequestLimits limits, LongSupplier createSettleNanos, SessionCounters counters) {
+      RequestLimits limits,
+      LongSupplier createSettleNanos,
+      SessionCounters counters,
+      ClientObserver observer) {
     this.limits = limits;
+    this.observed = new ObservedCalls(observer);
     LongSupplier settle = createSettleNanos != null ? createSettleNanos : this::createSettleNanos;
     int id = CLIENTS.incrementAndGet();
     this.callbackPool = Executors.newCachedThreadPool(daemon("frsm-client-" + id + "-callbacks"));
@@ -196,50 +202,61 @@ public abstract class SessionClient implements FrsmClient {
   // The calls with options: this client's own methods pass the defaults, a DerivedClient its own.
 
   final CompletableFuture<Optional<Versioned>> getAsync(byte[] key, CallOptions o) {
-    return submit(() -> readOp(key, o.readMode()), false, o).thenApply(SessionClient::readResult);
+    return submit(readKind(o), () -> readOp(key, o.readMode()), false, o)
+        .thenApply(SessionClient::readResult);
   }
 
   final Optional<Versioned> get(byte[] key, CallOptions o) {
     return Futures.join(
-        submit(() -> readOp(key, o.readMode()), true, o).thenApply(SessionClient::readResult));
+        submit(readKind(o), () -> readOp(key, o.readMode()), true, o)
+            .thenApply(SessionClient::readResult));
   }
 
   final CompletableFuture<Version> createAsync(byte[] key, byte[] value, CallOptions o) {
-    return submit(() -> createOp(key, value), false, o).thenApply(SessionClient::written);
+    return submit("create", () -> createOp(key, value), false, o).thenApply(SessionClient::written);
   }
 
   final Version create(byte[] key, byte[] value, CallOptions o) {
     return Futures.join(
-        submit(() -> createOp(key, value), true, o).thenApply(SessionClient::written));
+        submit("create", () -> createOp(key, value), true, o).thenApply(SessionClient::written));
   }
 
   final CompletableFuture<Version> casAsync(
       byte[] key, Version expected, byte[] newValue, CallOptions o) {
-    return submit(() -> casOp(key, expected, newValue), false, o).thenApply(SessionClient::written);
+    return submit("cas", () -> casOp(key, expected, newValue), false, o)
+        .thenApply(SessionClient::written);
   }
 
   final Version cas(byte[] key, Version expected, byte[] newValue, CallOptions o) {
     return Futures.join(
-        submit(() -> casOp(key, expected, newValue), true, o).thenApply(SessionClient::written));
+        submit("cas", () -> casOp(key, expected, newValue), true, o)
+            .thenApply(SessionClient::written));
   }
 
   final CompletableFuture<Void> deleteAsync(byte[] key, Version expected, CallOptions o) {
-    return submit(() -> deleteOp(key, expected), false, o).thenApply(SessionClient::deleted);
+    return submit("delete", () -> deleteOp(key, expected), false, o)
+        .thenApply(SessionClient::deleted);
   }
 
   final void delete(byte[] key, Version expected, CallOptions o) {
-    Futures.join(submit(() -> deleteOp(key, expected), true, o).thenApply(SessionClient::deleted));
+    Futures.join(
+        submit("delete", () -> deleteOp(key, expected), true, o).thenApply(SessionClient::deleted));
   }
 
   final CompletableFuture<Optional<Versioned>> fenceAsync(byte[] key, CallOptions o) {
-    return submit(() -> new ClientOperation.Fence(limits.key(key)), false, o)
+    return submit("fence", () -> new ClientOperation.Fence(limits.key(key)), false, o)
         .thenApply(SessionClient::readResult);
   }
 
   final Optional<Versioned> fence(byte[] key, CallOptions o) {
     return Futures.join(
-        submit(() -> new ClientOperation.Fence(limits.key(key)), true, o)
+        submit("fence", () -> new ClientOperation.Fence(limits.key(key)), true, o)
             .thenApply(SessionClient::readResult));
+  }
+
+  /** What a get in {@code o}'s read mode is, to the observer. */
+  private static String readKind(CallOptions o) {
+    return o.readMode() == ReadMode.FENCED ? "fence" : "get";
   }
 
   /** A get in {@code mode}: a fence for {@link ReadMode#FENCED}, which answers like a read. */
@@ -285,17 +302,25 @@ public abstract class SessionClient implements FrsmClient {
    * thread.
    */
   private CompletableFuture<ClientOutcome> submit(
-      java.util.function.Supplier<ClientOperation> operation, boolean blocking, CallOptions o) {
+      String kind,
+      java.util.function.Supplier<ClientOperation> operation,
+      boolean blocking,
+      CallOptions o) {
     long tau = invocationMicros();
+    long startNanos = System.nanoTime();
     ClientOperation op;
     try {
       op = operation.get();
     } catch (FrsmException e) {
+      observed.refused(kind, startNanos);
       return CompletableFuture.failedFuture(e);
     }
-    return blocking
-        ? sessions.submitForBlockingCaller(op, tau, o.timeoutNanos())
-        : sessions.submit(op, tau, o.timeoutNanos());
+    return observed.observe(
+        op,
+        startNanos,
+        blocking
+            ? sessions.submitForBlockingCaller(op, tau, o.timeoutNanos())
+            : sessions.submit(op, tau, o.timeoutNanos()));
   }
 
   private static Optional<Versioned> readResult(ClientOutcome outcome) {
@@ -324,6 +349,16 @@ public abstract class SessionClient implements FrsmClient {
       return f.toException();
     }
     return new FrsmException("unexpected outcome for this operation: " + outcome);
+  }
+
+  /** Keys with calls queued or running (a graceful close waits for none). */
+  protected int activeKeys() {
+    return sessions.activeKeys();
+  }
+
+  /** The observer's hearing of a topology change (for subclasses that learn one). */
+  protected void topologyChanged(int liveNodes) {
+    observed.topologyChanged(liveNodes);
   }
 
   /** Stops the client's own threads; subclasses fail their calls in flight first. */

@@ -1,5 +1,6 @@
 package io.frsm.api.spi;
 
+import io.frsm.api.ClientObserver;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -20,6 +21,8 @@ import java.util.Objects;
  *     NotExecutedException})
  * @param zookeeperSessionTimeout the client's ZooKeeper session timeout (with {@code zookeeper})
  * @param connectTimeout how long building the client waits for the cluster's first answer
+ * @param observer hears every call's end and every topology change ({@link ClientObserver#NONE} by
+ *     default)
  */
 public record ClientSettings(
     List<String> seeds,
@@ -27,7 +30,8 @@ public record ClientSettings(
     String clusterId,
     Duration operationTimeout,
     Duration zookeeperSessionTimeout,
-    Duration connectTimeout) {
+    Duration connectTimeout,
+    ClientObserver observer) {
 
   public ClientSettings {
     seeds = List.copyOf(seeds);
@@ -36,6 +40,7 @@ public record ClientSettings(
     Objects.requireNonNull(operationTimeout, "operationTimeout");
     Objects.requireNonNull(zookeeperSessionTimeout, "zookeeperSessionTimeout");
     Objects.requireNonNull(connectTimeout, "connectTimeout");
+    Objects.requireNonNull(observer, "observer");
     if (seeds.isEmpty() == zookeeper.isEmpty()) {
       throw new IllegalArgumentException("exactly one of seeds and zookeeper must be set");
     }

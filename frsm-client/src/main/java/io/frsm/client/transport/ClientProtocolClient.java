@@ -8,7 +8,6 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.util.concurrent.ScheduledFuture;
-import java.lang.System.Logger.Level;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Map;
@@ -16,6 +15,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The client side of the client protocol: one reconnecting connection to one node, many requests in
@@ -34,7 +35,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * A call whose timeout expires while still queued is never written afterwards.
  */
 public final class ClientProtocolClient implements AutoCloseable {
-  private static final System.Logger LOG = System.getLogger(ClientProtocolClient.class.getName());
+  private static final Logger LOG = LoggerFactory.getLogger(ClientProtocolClient.class);
 
   private final InetSocketAddress server;
   private final ClientCodec codec;
@@ -294,16 +295,15 @@ public final class ClientProtocolClient implements AutoCloseable {
         if (w != null && !w.ended && w.requestId == update.requestId()) {
           w.listener.updated(update.topology());
         } else {
-          LOG.log(Level.DEBUG, "topology from {0} that no watch asked for", server);
+          LOG.debug("topology from {} that no watch asked for", server);
         }
         return;
       }
       ClientFrame.Response response = (ClientFrame.Response) frame;
       Call call = calls.get(response.requestId());
       if (call == null) {
-        LOG.log(
-            Level.DEBUG,
-            "response to request {0} from {1} arrived after the caller gave up",
+        LOG.debug(
+            "response to request {} from {} arrived after the caller gave up",
             response.requestId(),
             server);
         return;

@@ -5,8 +5,9 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
-import java.lang.System.Logger.Level;
 import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The inbound edge: cuts length-prefixed frames out of the byte stream and decodes each one to an
@@ -24,7 +25,7 @@ import java.util.List;
  * bad connection reaches the node. Not sharable: one per channel.
  */
 public final class FrameDecoder extends ByteToMessageDecoder {
-  private static final System.Logger LOG = System.getLogger(FrameDecoder.class.getName());
+  private static final Logger LOG = LoggerFactory.getLogger(FrameDecoder.class);
 
   /** Parses one envelope and checks it. Must not retain the stream or its bytes. */
   @FunctionalInterface
@@ -97,9 +98,8 @@ public final class FrameDecoder extends ByteToMessageDecoder {
       throws Exception {
     super.decodeLast(ctx, in, out);
     if (!failed && in.isReadable()) {
-      LOG.log(
-          Level.WARNING,
-          "connection from {0} closed in the middle of a frame ({1} bytes unread); dropped them",
+      LOG.warn(
+          "connection from {} closed in the middle of a frame ({} bytes unread); dropped them",
           ctx.channel().remoteAddress(),
           in.readableBytes());
       in.skipBytes(in.readableBytes());
@@ -110,8 +110,7 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     failed = true;
     onRefused.run();
     in.skipBytes(in.readableBytes());
-    LOG.log(
-        Level.WARNING, "closing connection from {0}: {1}", ctx.channel().remoteAddress(), reason);
+    LOG.warn("closing connection from {}: {}", ctx.channel().remoteAddress(), reason);
     ctx.close();
   }
 }

@@ -11,11 +11,12 @@ import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoop;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.socket.SocketChannel;
-import java.lang.System.Logger.Level;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One dialed connection that keeps itself connected: it dials on first use, and after a failed
@@ -30,7 +31,7 @@ import java.util.function.Supplier;
  * <p>All state but the writer's queue lives on one event loop.
  */
 public final class OutboundConnection {
-  private static final System.Logger LOG = System.getLogger(OutboundConnection.class.getName());
+  private static final Logger LOG = LoggerFactory.getLogger(OutboundConnection.class);
 
   private enum State {
     IDLE,
@@ -170,7 +171,7 @@ public final class OutboundConnection {
       return;
     }
     if (lastAttemptFailed) {
-      LOG.log(Level.INFO, "{0}: connected to {1} again", name, target);
+      LOG.info("{}: connected to {} again", name, target);
       lastAttemptFailed = false;
     }
     backoff.reset();
@@ -186,7 +187,7 @@ public final class OutboundConnection {
       onDiscarded.accept(discarded);
     }
     if (!lastAttemptFailed) {
-      LOG.log(Level.WARNING, "{0}: {1}; retrying with back-off", name, reason);
+      LOG.warn("{}: {}; retrying with back-off", name, reason);
       lastAttemptFailed = true;
     }
     scheduleReconnect();
@@ -199,7 +200,7 @@ public final class OutboundConnection {
     if (state == State.CLOSED) {
       return;
     }
-    LOG.log(Level.INFO, "{0}: connection to {1} closed", name, closed.remoteAddress());
+    LOG.info("{}: connection to {} closed", name, closed.remoteAddress());
     scheduleReconnect();
   }
 
@@ -247,7 +248,7 @@ public final class OutboundConnection {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-      LOG.log(Level.WARNING, "{0}: closing connection after error: {1}", name, cause.toString());
+      LOG.warn("{}: closing connection after error: {}", name, cause.toString());
       ctx.close();
     }
   }

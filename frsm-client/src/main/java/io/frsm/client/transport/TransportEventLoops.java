@@ -12,8 +12,9 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
-import java.lang.System.Logger.Level;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The event loops and channel types every transport of a node shares: native epoll when the
@@ -21,7 +22,7 @@ import java.util.concurrent.TimeUnit;
  * it; close it after the transports that use it.
  */
 public final class TransportEventLoops implements AutoCloseable {
-  private static final System.Logger LOG = System.getLogger(TransportEventLoops.class.getName());
+  private static final Logger LOG = LoggerFactory.getLogger(TransportEventLoops.class);
 
   private final EventLoopGroup group;
   private final boolean nativeEpoll;
@@ -43,10 +44,8 @@ public final class TransportEventLoops implements AutoCloseable {
     }
     boolean epoll = preferNative && Epoll.isAvailable();
     if (preferNative && !epoll) {
-      LOG.log(
-          Level.INFO,
-          "native epoll unavailable ({0}); using NIO",
-          String.valueOf(Epoll.unavailabilityCause()));
+      LOG.info(
+          "native epoll unavailable ({}); using NIO", String.valueOf(Epoll.unavailabilityCause()));
     }
     return new TransportEventLoops(threads, epoll);
   }

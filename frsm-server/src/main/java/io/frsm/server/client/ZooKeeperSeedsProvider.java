@@ -45,7 +45,8 @@ public final class ZooKeeperSeedsProvider implements ClientProvider {
             settings.clusterId(),
             settings.operationTimeout(),
             settings.zookeeperSessionTimeout(),
-            settings.connectTimeout()));
+            settings.connectTimeout(),
+            settings.observer()));
   }
 
   /** The registered members' client addresses, {@code host:port} (IPv6 in brackets). */

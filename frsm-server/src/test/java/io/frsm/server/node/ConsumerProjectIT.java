@@ -48,7 +48,7 @@ class ConsumerProjectIT {
           "caffeine",
           "guava",
           "snakeyaml",
-          "micrometer-registry");
+          "micrometer");
 
   private static final String PROGRAM =
       """

@@ -8,14 +8,20 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.frsm.api.ClientObserver;
 import io.frsm.api.FrsmClient;
 import io.frsm.api.FrsmException;
+import io.frsm.api.NotExecutedException;
 import io.frsm.api.Version;
 import io.frsm.client.SeedClient;
 import io.frsm.client.transport.TopologySnapshot;
 import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -68,6 +74,42 @@ class SeedClientIT {
   }
 
   @Test
+  void close_letsCallsInFlightEnd_refusesNewOnes_andTheObserverHearsEveryEnd(@TempDir Path dir)
+      throws Exception {
+    try (TestCluster cluster = new TestCluster(dir)) {
+      List<String> ended = new CopyOnWriteArrayList<>();
+      AtomicInteger views = new AtomicInteger();
+      FrsmClient client =
+          FrsmClient.builder()
+              .seeds(cluster.seeds())
+              .clusterId(TestCluster.CLUSTER_ID)
+              .operationTimeout(TestCluster.CLIENT_TIMEOUT)
+              .observer(
+                  new ClientObserver() {
+                    @Override
+                    public void operationEnded(String operation, String outcome, long nanos) {
+                      ended.add(operation + " " + outcome);
+                    }
+
+                    @Override
+                    public void topologyChanged(int liveNodes) {
+                      views.incrementAndGet();
+                    }
+                  })
+              .build();
+      assertTrue(views.get() >= 1, "the first view was heard");
+      byte[] key = bytes("closing");
+      CompletableFuture<Version> inFlight = client.createAsync(key, bytes("v"));
+      client.close(); // graceful: the create, on its way, ends by itself first
+      assertEquals(
+          new Version(inFlight.join().epoch(), 0), inFlight.join(), "created, not unknown");
+      assertThrows(NotExecutedException.class, () -> client.get(key));
+      assertTrue(ended.contains("create ok"), ended.toString());
+      assertTrue(ended.contains("get not_executed"), ended.toString());
+    }
+  }
+
+  @Test
   void noLiveSeed_failsWithinTheConnectTimeout_namingTheSeeds() throws Exception {
     int deadPort;
     try (ServerSocket s = new ServerSocket(0)) {
@@ -96,7 +138,7 @@ class SeedClientIT {
     while (true) {
       try {
         return client.cas(key, v, value);
-      } catch (io.frsm.api.NotExecutedException e) {
+      } catch (NotExecutedException e) {
         if (System.nanoTime() - deadline > 0) {
           throw e;
         }
