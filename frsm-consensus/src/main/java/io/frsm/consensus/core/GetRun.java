@@ -13,8 +13,12 @@ import java.util.Optional;
  * t+1)}, or settle a delete and answer absent.
  */
 final class GetRun extends Run {
+  /** Asked for a quorum read ({@link Operation.Get#quorum}): never served from the local cell. */
+  private final boolean quorumAsked;
+
   GetRun(RunContext context, Input.ClientRequest request) {
     super(context, request);
+    this.quorumAsked = ((Operation.Get) request.operation()).quorum();
   }
 
   /**
@@ -25,8 +29,10 @@ final class GetRun extends Run {
 
   @Override
   void start(Now now, List<Effect> out) {
-    if (settleRead()) {
-      read(now, out); // a settle needs a quorum's evidence, never the local cell
+    if (settleRead() || quorumAsked) {
+      // a settle needs a quorum's evidence; a client that asked for a quorum read gets one,
+      // whatever the lease says: neither is ever served from the local cell
+      read(now, out);
       return;
     }
     if (servedLocally(now, out)) {

@@ -14,10 +14,10 @@ import io.frsm.cell.AcceptedValue;
 import io.frsm.cell.Ballot;
 import io.frsm.cell.Cell;
 import io.frsm.cell.Key;
+import io.frsm.client.transport.tls.Role;
+import io.frsm.client.transport.tls.TlsFiles;
 import io.frsm.consensus.core.Message;
 import io.frsm.transport.BadFrames;
-import io.frsm.transport.tls.Role;
-import io.frsm.transport.tls.TlsFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
@@ -60,7 +60,7 @@ class HostilePeerIT {
   /** Loggers whose warnings say a connection or message was refused. */
   private static final List<String> LOGGERS =
       List.of(
-          "io.frsm.transport.tls.MutualTls",
+          "io.frsm.client.transport.tls.MutualTls",
           "io.frsm.transport.PeerInboundHandler",
           "io.frsm.transport.OperationAuthorizer",
           FrsmNode.class.getName());

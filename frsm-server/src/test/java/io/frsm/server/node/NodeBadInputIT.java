@@ -15,20 +15,21 @@ import io.frsm.api.Versioned;
 import io.frsm.cell.AcceptedValue;
 import io.frsm.cell.Ballot;
 import io.frsm.cell.Key;
+import io.frsm.client.transport.ClientProtocolClient;
+import io.frsm.client.transport.OperationRequest;
+import io.frsm.client.transport.OperationResponse;
+import io.frsm.client.transport.TransportConfig;
+import io.frsm.client.transport.TransportEventLoops;
+import io.frsm.client.transport.tls.MutualTls;
+import io.frsm.client.transport.tls.TlsContexts;
+import io.frsm.client.transport.tls.TlsFiles;
 import io.frsm.consensus.core.InputBounds;
 import io.frsm.consensus.core.Message;
 import io.frsm.consensus.core.Operation;
 import io.frsm.transport.BadFrames;
 import io.frsm.transport.BadFrames.BadFrame;
-import io.frsm.transport.ClientProtocolClient;
-import io.frsm.transport.OperationRequest;
-import io.frsm.transport.OperationResponse;
-import io.frsm.transport.TransportConfig;
-import io.frsm.transport.TransportEventLoops;
+import io.frsm.transport.CoreOperations;
 import io.frsm.transport.TransportWarnings;
-import io.frsm.transport.tls.MutualTls;
-import io.frsm.transport.tls.TlsContexts;
-import io.frsm.transport.tls.TlsFiles;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.handler.ssl.SslProvider;
@@ -111,8 +112,11 @@ class NodeBadInputIT {
     byte[] firstKey = bytes(written.keySet().iterator().next());
     List<OperationRequest> bodies =
         List.of(
-            new OperationRequest(new Operation.Create(Key.of(VICTIM), EVIL), 0),
-            new OperationRequest(new Operation.Cas(Key.of(firstKey), first.version(), EVIL), 0));
+            new OperationRequest(
+                CoreOperations.toClient(new Operation.Create(Key.of(VICTIM), EVIL)), 0),
+            new OperationRequest(
+                CoreOperations.toClient(new Operation.Cas(Key.of(firstKey), first.version(), EVIL)),
+                0));
     List<BadFrame> frames = new ArrayList<>();
     for (OperationRequest body : bodies) {
       frames.addAll(BadFrames.allClient(TestCluster.CLUSTER_ID, body));
@@ -223,7 +227,7 @@ class NodeBadInputIT {
         ClientProtocolClient client =
             ClientProtocolClient.connect(cluster.node(id).clientAddress(), config, loops, tls)) {
       return client
-          .call(new OperationRequest(op, invokedAtMicros), DEADLINE)
+          .call(new OperationRequest(CoreOperations.toClient(op), invokedAtMicros), DEADLINE)
           .get(DEADLINE.toSeconds(), TimeUnit.SECONDS);
     }
   }

@@ -2,9 +2,9 @@ package io.frsm.server.node;
 
 import io.frsm.api.FrsmClient;
 import io.frsm.cell.Token;
+import io.frsm.client.transport.tls.TlsFiles;
 import io.frsm.server.ring.Ring;
 import io.frsm.server.zk.EmbeddedZooKeeper;
-import io.frsm.transport.tls.TlsFiles;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -385,6 +385,22 @@ final class TestCluster implements AutoCloseable {
     return tls;
   }
 
+  /** Node {@code nodeId}'s client protocol address as a seed, {@code 127.0.0.1:port}. */
+  String seed(int nodeId) {
+    return "127.0.0.1:" + node(nodeId).clientAddress().getPort();
+  }
+
+  /** Every running node's client address, as {@code FrsmClientBuilder.seeds} takes them. */
+  String seeds() {
+    List<String> out = new ArrayList<>();
+    for (FrsmNode n : nodes) {
+      if (n != null && n.serving()) {
+        out.add("127.0.0.1:" + n.clientAddress().getPort());
+      }
+    }
+    return String.join(",", out);
+  }
+
   String zookeeperConnectString() {
     return zookeeper.connectString();
   }
@@ -393,7 +409,11 @@ final class TestCluster implements AutoCloseable {
     return thinClient(CLIENT_TIMEOUT);
   }
 
-  /** A thin client whose calls give up after {@code operationTimeout}; closed with the cluster. */
+  /**
+   * A client over TCP ({@code io.frsm.client.SeedClient}) that starts from the running nodes'
+   * addresses, as a service would; its calls give up after {@code operationTimeout}; closed with
+   * the cluster.
+   */
   FrsmClient thinClient(Duration operationTimeout) {
     return thinClient(operationTimeout, tls.admin());
   }
@@ -402,7 +422,7 @@ final class TestCluster implements AutoCloseable {
   FrsmClient thinClient(Duration operationTimeout, TlsFiles files) {
     FrsmClient c =
         FrsmClient.builder()
-            .zookeeper(zookeeper.connectString())
+            .seeds(seeds())
             .clusterId(CLUSTER_ID)
             .operationTimeout(operationTimeout)
             .tls(files.caBundle(), files.certificateChain(), files.privateKey())
