@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.frsm.client.transport.tls.Role;
+import io.frsm.client.transport.tls.TlsFiles;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -21,9 +23,10 @@ import org.junit.jupiter.api.io.TempDir;
  * A service that depends on {@code io.frsm:frsm-client} alone (issue 25, "Tests"): a small program
  * is compiled against frsm-client's resolved runtime class path only (written by frsm-client's
  * build, from the reactor: no install), that class path is checked to hold no ZooKeeper, Curator,
- * LSM, consensus core, node or SLF4J binding, and the program then runs in a JVM of its own with
- * that class path and the nodes' client addresses only, doing get, create and CAS against three
- * real nodes.
+ * LSM, consensus core, node, SLF4J binding, OpenSSL (netty-tcnative) or BouncyCastle, and the
+ * program then runs in a JVM of its own with that class path, the nodes' client addresses and a
+ * client certificate only, doing get, create and CAS against three real nodes over mutual TLS (the
+ * production default) through the JDK's TLS provider.
  */
 class ConsumerProjectIT {
   private static final Path CLIENT_TARGET = Path.of("..", "frsm-client", "target");
@@ -48,7 +51,10 @@ class ConsumerProjectIT {
           "caffeine",
           "guava",
           "snakeyaml",
-          "micrometer");
+          "micrometer",
+          "tcnative",
+          "bcprov",
+          "bcpkix");
 
   private static final String PROGRAM =
       """
@@ -56,13 +62,16 @@ class ConsumerProjectIT {
       import io.frsm.api.FrsmClient;
       import io.frsm.api.Version;
       import java.nio.charset.StandardCharsets;
+      import java.nio.file.Path;
 
       public final class Consumer {
         public static void main(String[] args) throws Exception {
           for (String absent : new String[] {
               "org.apache.zookeeper.ZooKeeper", "org.apache.curator.framework.CuratorFramework",
               "io.frsm.server.node.FrsmNode", "io.frsm.lsm.LsmEngine", "io.frsm.cell.Token",
-              "org.slf4j.impl.StaticLoggerBinder", "ch.qos.logback.classic.Logger"}) {
+              "org.slf4j.impl.StaticLoggerBinder", "ch.qos.logback.classic.Logger",
+              "io.netty.internal.tcnative.SSL",
+              "org.bouncycastle.jce.provider.BouncyCastleProvider"}) {
             try {
               Class.forName(absent);
               throw new AssertionError(absent + " is on the class path");
@@ -72,7 +81,11 @@ class ConsumerProjectIT {
           }
           byte[] key = "consumer".getBytes(StandardCharsets.UTF_8);
           try (FrsmClient client =
-              FrsmClient.builder().seeds(args[0]).clusterId(args[1]).build()) {
+              FrsmClient.builder()
+                  .seeds(args[0])
+                  .clusterId(args[1])
+                  .tls(Path.of(args[2]), Path.of(args[3]), Path.of(args[4]))
+                  .build()) {
             if (client.get(key).isPresent()) {
               throw new AssertionError("fresh key present");
             }
@@ -125,6 +138,7 @@ class ConsumerProjectIT {
     assertEquals(0, compiled, "the consumer compiles against frsm-client's class path alone");
 
     try (TestCluster cluster = new TestCluster(dir.resolve("cluster"))) {
+      TlsFiles certificate = cluster.tls().client("consumer", Role.READ, Role.WRITE);
       Path log = dir.resolve("consumer.log");
       Process p =
           new ProcessBuilder(
@@ -133,7 +147,10 @@ class ConsumerProjectIT {
                   cp + File.pathSeparator + classes,
                   "Consumer",
                   cluster.seeds(),
-                  TestCluster.CLUSTER_ID)
+                  TestCluster.CLUSTER_ID,
+                  certificate.caBundle().toString(),
+                  certificate.certificateChain().toString(),
+                  certificate.privateKey().toString())
               .redirectErrorStream(true)
               .redirectOutput(log.toFile())
               .start();

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.frsm.api.FrsmClient;
+import io.frsm.api.FrsmException;
 import io.frsm.api.InvalidRequestException;
 import io.frsm.api.Version;
 import io.frsm.api.Versioned;
@@ -207,6 +208,36 @@ class HostilePeerIT {
         () -> warnings.stream().anyMatch(w -> w.contains("needs the write role")),
         DEADLINE,
         "the refusal logged");
+    assertNothingChanged();
+  }
+
+  @Test
+  void aClientWithoutTheReadRole_isRefusedTheTopologyWatch_andCannotConnect() throws Exception {
+    TlsFiles writer = cluster.tls().client("writer", Role.WRITE);
+    double before = 0;
+    for (int id = 1; id <= cluster.size(); id++) {
+      before += refused(id, "role");
+    }
+    FrsmException refusedWatch =
+        assertThrows(
+            FrsmException.class,
+            () ->
+                FrsmClient.builder()
+                    .seeds(cluster.seeds())
+                    .clusterId(TestCluster.CLUSTER_ID)
+                    .connectTimeout(Duration.ofSeconds(5))
+                    .tls(writer.caBundle(), writer.certificateChain(), writer.privateKey())
+                    .build()
+                    .close());
+    assertTrue(
+        refusedWatch.getMessage().contains("needs the read role")
+            || refusedWatch.getMessage().contains("lacks the read role"),
+        refusedWatch.getMessage());
+    double after = 0;
+    for (int id = 1; id <= cluster.size(); id++) {
+      after += refused(id, "role");
+    }
+    assertTrue(after >= before + 1, "the refused watch counted: " + before + " -> " + after);
     assertNothingChanged();
   }
 
