@@ -17,7 +17,10 @@ import java.util.concurrent.atomic.LongAdder;
  */
 final class OperationAuthorizer {
   private static final System.Logger LOG = System.getLogger(OperationAuthorizer.class.getName());
+  // One per kind, so a client retrying a refused watch does not hide refused operations.
   private static final LogThrottle REFUSALS =
+      new LogThrottle(LOG, Level.WARNING, 1, TimeUnit.SECONDS);
+  private static final LogThrottle WATCH_REFUSALS =
       new LogThrottle(LOG, Level.WARNING, 1, TimeUnit.SECONDS);
 
   private final ChannelSecurity security;
@@ -44,7 +47,8 @@ final class OperationAuthorizer {
     return refusal(
         channel,
         requiredRole(op),
-        op.getClass().getSimpleName().toLowerCase(java.util.Locale.ROOT));
+        op.getClass().getSimpleName().toLowerCase(java.util.Locale.ROOT),
+        REFUSALS);
   }
 
   /**
@@ -55,23 +59,26 @@ final class OperationAuthorizer {
     if (!security.authenticates()) {
       return null;
     }
-    return refusal(channel, Role.READ, "topology watch");
+    return refusal(channel, Role.READ, "topology watch", WATCH_REFUSALS);
   }
 
-  private String refusal(io.netty.channel.Channel channel, Role needed, String what) {
+  private String refusal(
+      io.netty.channel.Channel channel, Role needed, String what, LogThrottle log) {
     CertificateIdentity id = security.identity(channel);
     if (id != null && id.roles().contains(needed)) {
       return null;
     }
     refused.increment();
     String who = id == null ? "an unverified connection" : id.toString();
-    REFUSALS.log(
+    log.log(
         "refused a {0} from {1} ({2}): it needs the {3} role",
         what, who, channel.remoteAddress(), needed.uriName());
     return "permission denied: "
         + who
         + " lacks the "
         + needed.uriName()
-        + " role this operation needs";
+        + " role a "
+        + what
+        + " needs";
   }
 }

@@ -1,6 +1,7 @@
 package io.frsm.bench.experiment;
 
 import io.frsm.api.FrsmClient;
+import io.frsm.api.FrsmClientBuilder;
 import io.frsm.api.FrsmException;
 import io.frsm.api.Version;
 import io.frsm.api.Versioned;
@@ -25,8 +26,12 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <pre>{@code
  * java -cp frsm-bench/target/frsm-bench.jar io.frsm.bench.experiment.ClientCpuMain \
- *     --seeds 127.0.0.1:PORT --cluster local --threads 64 --seconds 20 [--cluster-pid PID]
+ *     --seeds 127.0.0.1:PORT --cluster local --ca D/ca.pem --cert D/client-local-admin.pem \
+ *     --key D/client-local-admin-key.pem --threads 64 --seconds 20 [--cluster-pid PID]
  * }</pre>
+ *
+ * <p>The certificate is the one {@code frsm local} printed (mutual TLS on every connection, as in
+ * production); {@code --insecure} instead for a cluster running plaintext.
  *
  * <p>{@code --zookeeper HOST:PORT} instead of {@code --seeds} builds the client from the cluster's
  * ZooKeeper; with this class on the class path of an older {@code frsm.jar} (before issue 25) that
@@ -45,6 +50,10 @@ public final class ClientCpuMain {
     int seconds = 10;
     int keys = 10_000;
     long clusterPid = -1;
+    Path ca = null;
+    Path cert = null;
+    Path key = null;
+    boolean insecure = false;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--seeds" -> seeds = args[++i];
@@ -54,6 +63,10 @@ public final class ClientCpuMain {
         case "--seconds" -> seconds = Integer.parseInt(args[++i]);
         case "--keys" -> keys = Integer.parseInt(args[++i]);
         case "--cluster-pid" -> clusterPid = Long.parseLong(args[++i]);
+        case "--ca" -> ca = Path.of(args[++i]);
+        case "--cert" -> cert = Path.of(args[++i]);
+        case "--key" -> key = Path.of(args[++i]);
+        case "--insecure" -> insecure = true;
         default -> throw new IllegalArgumentException("unknown argument " + args[i]);
       }
     }
@@ -62,10 +75,19 @@ public final class ClientCpuMain {
     }
     // --zookeeper: whatever client the class path's provider builds from a ZooKeeper string (so
     // the same program measures an older frsm.jar's ZooKeeper-routed thin client).
+    if (insecure == (ca != null && cert != null && key != null)) {
+      throw new IllegalArgumentException(
+          "give --ca FILE --cert FILE --key FILE (the client certificate 'frsm local' printed) or"
+              + " --insecure");
+    }
+    FrsmClientBuilder builder = FrsmClient.builder().clusterId(cluster);
+    if (insecure) {
+      builder.insecure();
+    } else {
+      builder.tls(ca, cert, key);
+    }
     try (FrsmClient client =
-        seeds != null
-            ? FrsmClient.builder().seeds(seeds).clusterId(cluster).build()
-            : FrsmClient.builder().zookeeper(zookeeper).clusterId(cluster).build()) {
+        seeds != null ? builder.seeds(seeds).build() : builder.zookeeper(zookeeper).build()) {
       run(client, threads, seconds, keys); // warm-up: JIT, connections, keys created
       com.sun.management.OperatingSystemMXBean os =
           (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();

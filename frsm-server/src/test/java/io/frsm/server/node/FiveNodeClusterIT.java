@@ -16,9 +16,12 @@ import io.frsm.client.transport.OperationRequest;
 import io.frsm.client.transport.OperationResponse;
 import io.frsm.client.transport.TransportConfig;
 import io.frsm.client.transport.TransportEventLoops;
+import io.frsm.client.transport.tls.MutualTls;
+import io.frsm.client.transport.tls.TlsContexts;
 import io.frsm.consensus.core.Operation;
 import io.frsm.server.ring.Ring;
 import io.frsm.transport.CoreOperations;
+import io.netty.handler.ssl.SslProvider;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -142,7 +145,11 @@ class FiveNodeClusterIT {
             ClientProtocolClient.connect(
                 node.clientAddress(),
                 TransportConfig.builder(TestCluster.CLUSTER_ID).build(),
-                loops)) {
+                loops,
+                new MutualTls(
+                    TlsContexts.load(cluster.tls().admin(), SslProvider.JDK, Duration.ofMinutes(1)),
+                    TestCluster.CLUSTER_ID,
+                    Duration.ofSeconds(30)))) {
       OperationResponse response =
           raw.call(
                   new OperationRequest(CoreOperations.toClient(new Operation.Get(Key.of(key))), 0),

@@ -15,6 +15,7 @@ import io.frsm.api.NotExecutedException;
 import io.frsm.api.Version;
 import io.frsm.client.SeedClient;
 import io.frsm.client.transport.TopologySnapshot;
+import io.frsm.client.transport.tls.TlsFiles;
 import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -37,6 +38,7 @@ class SeedClientIT {
   void aDeadFirstSeed_isSkipped_andTheControlConnectionFollowsAKill(@TempDir Path dir)
       throws Exception {
     try (TestCluster cluster = new TestCluster(dir)) {
+      TlsFiles admin = cluster.tls().admin();
       int deadPort;
       try (ServerSocket s = new ServerSocket(0)) {
         deadPort = s.getLocalPort(); // closed again: connecting there is refused
@@ -47,6 +49,7 @@ class SeedClientIT {
               .seeds(seeds)
               .clusterId(TestCluster.CLUSTER_ID)
               .operationTimeout(TestCluster.CLIENT_TIMEOUT)
+              .tls(admin.caBundle(), admin.certificateChain(), admin.privateKey())
               .build()) {
         SeedClient seedClient = assertInstanceOf(SeedClient.class, client);
         TopologySnapshot first = seedClient.topology();
@@ -77,6 +80,7 @@ class SeedClientIT {
   void close_letsCallsInFlightEnd_refusesNewOnes_andTheObserverHearsEveryEnd(@TempDir Path dir)
       throws Exception {
     try (TestCluster cluster = new TestCluster(dir)) {
+      TlsFiles admin = cluster.tls().admin();
       List<String> ended = new CopyOnWriteArrayList<>();
       AtomicInteger views = new AtomicInteger();
       FrsmClient client =
@@ -84,6 +88,7 @@ class SeedClientIT {
               .seeds(cluster.seeds())
               .clusterId(TestCluster.CLUSTER_ID)
               .operationTimeout(TestCluster.CLIENT_TIMEOUT)
+              .tls(admin.caBundle(), admin.certificateChain(), admin.privateKey())
               .observer(
                   new ClientObserver() {
                     @Override
@@ -124,6 +129,7 @@ class SeedClientIT {
                     .seeds("127.0.0.1:" + deadPort)
                     .clusterId("nobody")
                     .connectTimeout(Duration.ofSeconds(2))
+                    .insecure() // nothing listens: no handshake to make
                     .build());
     assertTrue(e.getMessage().contains("127.0.0.1:" + deadPort), e.getMessage());
     assertTrue(System.nanoTime() - start < Duration.ofSeconds(30).toNanos());

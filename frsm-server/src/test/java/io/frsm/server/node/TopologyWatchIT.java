@@ -8,7 +8,11 @@ import io.frsm.client.transport.ClientProtocolClient;
 import io.frsm.client.transport.TopologySnapshot;
 import io.frsm.client.transport.TransportConfig;
 import io.frsm.client.transport.TransportEventLoops;
+import io.frsm.client.transport.tls.MutualTls;
+import io.frsm.client.transport.tls.Role;
+import io.frsm.client.transport.tls.TlsContexts;
 import io.frsm.server.ring.Ring;
+import io.netty.handler.ssl.SslProvider;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -53,6 +57,15 @@ class TopologyWatchIT {
     }
   }
 
+  /** A client certificate with the read role only: all a topology watch needs. */
+  private static MutualTls readerTls(TestCluster cluster) {
+    return new MutualTls(
+        TlsContexts.load(
+            cluster.tls().client("watcher", Role.READ), SslProvider.JDK, Duration.ofMinutes(1)),
+        TestCluster.CLUSTER_ID,
+        Duration.ofSeconds(30));
+  }
+
   @Test
   void watch_mirrorsTheNodesView_andFollowsALeaderKill(@TempDir Path dir) throws Exception {
     try (TestCluster cluster = new TestCluster(dir);
@@ -61,7 +74,8 @@ class TopologyWatchIT {
             ClientProtocolClient.connect(
                 cluster.node(1).clientAddress(),
                 TransportConfig.builder(TestCluster.CLUSTER_ID).build(),
-                loops)) {
+                loops,
+                readerTls(cluster))) {
       Ring ring = cluster.ring();
       Recorder recorder = new Recorder();
       assertTrue(control.watchTopology(recorder));
