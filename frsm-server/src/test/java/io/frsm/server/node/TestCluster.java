@@ -42,6 +42,8 @@ final class TestCluster implements AutoCloseable {
   /** Per node (index id − 1), the faults on its peer links; null without {@link #withFaults}. */
   private final PeerLinkFaults[] linkFaults;
 
+  private final Duration stepDownAfter; // null: the default
+
   /** Per node, the proxy it reaches ZooKeeper through; null without {@link #withFaults}. */
   private final ZooKeeperProxy[] zooKeeperProxies;
 
@@ -81,12 +83,22 @@ final class TestCluster implements AutoCloseable {
   }
 
   /**
+   * Three nodes whose range leaders never step down, so the quorum watch (docs/PROTOCOL.md
+   * "Step-down and the quorum watch") sends no probes: for a test that checks that an idle
+   * cluster's peer traffic does not move at all.
+   */
+  static TestCluster withoutStepDown(Path dir) throws Exception {
+    return new TestCluster(
+        dir, 3, 0, BOUNDED_DELAY, CLOCK_SKEW_BOUND, 0, null, false, Duration.ZERO);
+  }
+
+  /**
    * Three nodes whose peer links pass through {@link PeerLinkFaults} ({@link #linkFaults}) and each
    * of which reaches ZooKeeper through a proxy of its own ({@link #zooKeeperProxy}), so a test can
    * cut them.
    */
   static TestCluster withFaults(Path dir) throws Exception {
-    return new TestCluster(dir, 3, 0, BOUNDED_DELAY, CLOCK_SKEW_BOUND, 0, null, true);
+    return new TestCluster(dir, 3, 0, BOUNDED_DELAY, CLOCK_SKEW_BOUND, 0, null, true, null);
   }
 
   /** {@code n} nodes with {@code replicationFactor} replicas per range (0: the default). */
@@ -116,7 +128,8 @@ final class TestCluster implements AutoCloseable {
         clockSkewBound,
         coreThreads,
         coreOnTransportLoop,
-        false);
+        false,
+        null);
   }
 
   private TestCluster(
@@ -127,8 +140,10 @@ final class TestCluster implements AutoCloseable {
       Duration clockSkewBound,
       int coreThreads,
       Boolean coreOnTransportLoop,
-      boolean withFaults)
+      boolean withFaults,
+      Duration stepDownAfter)
       throws Exception {
+    this.stepDownAfter = stepDownAfter;
     this.linkFaults = withFaults ? new PeerLinkFaults[n] : null;
     this.zooKeeperProxies = withFaults ? new ZooKeeperProxy[n] : null;
     this.coreThreads = coreThreads;
@@ -183,6 +198,9 @@ final class TestCluster implements AutoCloseable {
     }
     if (linkFaults != null) {
       builder.peerLinkFaults(linkFaults[nodeId - 1]);
+    }
+    if (stepDownAfter != null) {
+      builder.stepDownAfter(stepDownAfter);
     }
     TlsFiles files = tls.node(nodeId);
     return builder
