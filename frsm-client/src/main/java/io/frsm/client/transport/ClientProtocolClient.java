@@ -112,7 +112,7 @@ public final class ClientProtocolClient implements AutoCloseable {
   public CompletableFuture<OperationResponse> call(OperationRequest request, Duration timeout) {
     long requestId = nextRequestId.incrementAndGet();
     ClientEnvelope envelope = codec.encodeRequest(requestId, request);
-    Call call = new Call(requestId, request, envelope);
+    Call call = new Call(requestId, request, envelope, timeout);
     if (closed) {
       call.fail(new NotExecutedException("client closed"));
       return call.future;
@@ -197,13 +197,17 @@ public final class ClientProtocolClient implements AutoCloseable {
     final OperationRequest request;
     final ClientEnvelope envelope;
     final CompletableFuture<OperationResponse> future = new CompletableFuture<>();
+    final Duration allowed;
+    final long deadlineNanos;
     Channel writtenOn;
     volatile ScheduledFuture<?> timeout;
 
-    Call(long requestId, OperationRequest request, ClientEnvelope envelope) {
+    Call(long requestId, OperationRequest request, ClientEnvelope envelope, Duration allowed) {
       this.requestId = requestId;
       this.request = request;
       this.envelope = envelope;
+      this.allowed = allowed;
+      this.deadlineNanos = System.nanoTime() + allowed.toNanos();
     }
 
     @Override
@@ -215,6 +219,12 @@ public final class ClientProtocolClient implements AutoCloseable {
     public boolean beforeWrite(Channel channel) {
       if (future.isDone()) {
         return false; // expired while queued: it must never run now
+      }
+      if (System.nanoTime() - deadlineNanos >= 0) {
+        // Past its deadline, though the timer has not run yet (it may run after the loop has
+        // already read the answer): never written, so never answered.
+        expire(allowed);
+        return false;
       }
       writtenOn = channel;
       return true;
