@@ -23,9 +23,10 @@ import java.util.concurrent.CompletableFuture;
 public interface FrsmClient extends AutoCloseable {
 
   /**
-   * A builder for a thin client that finds the cluster through ZooKeeper. Needs an implementation
-   * on the class path ({@code io.frsm:frsm-server}); an embedded node hands out its own client
-   * instead ({@code FrsmNode.client()}).
+   * A builder for a client that learns the cluster from seed nodes ({@link
+   * FrsmClientBuilder#seeds}). Needs an implementation on the class path ({@code
+   * io.frsm:frsm-client}); an embedded node hands out its own client instead ({@code
+   * FrsmNode.client()}).
    */
   static FrsmClientBuilder builder() {
     return new FrsmClientBuilder();
@@ -63,6 +64,33 @@ public interface FrsmClient extends AutoCloseable {
   }
 
   CompletableFuture<Optional<Versioned>> getAsync(byte[] key);
+
+  /**
+   * A client that reads with {@code mode} and otherwise behaves as this one: it shares this
+   * client's connections and its session ordering per key (calls through either keep their issue
+   * order on a key), and lives as long as this client; closing it does nothing. frsm's clients
+   * (frsm-client's and a node's embedded client) implement it.
+   *
+   * @throws UnsupportedOperationException if this implementation offers no read modes
+   */
+  default FrsmClient withReadMode(ReadMode mode) {
+    throw new UnsupportedOperationException(getClass().getName() + " offers no read modes");
+  }
+
+  /**
+   * A client whose calls wait at most {@code timeout} for a node's answer (instead of the builder's
+   * {@code operationTimeout}), and otherwise behaves as this one (shared connections and session
+   * ordering; closing it does nothing). A mutation whose answer did not come in time fails {@link
+   * OutcomeUnknownException}, a read {@link NotExecutedException}. frsm-client's client implements
+   * it; a node's embedded client does not (its operations end by the cluster's bounded delay {@code
+   * T}).
+   *
+   * @throws IllegalArgumentException if {@code timeout} is not positive
+   * @throws UnsupportedOperationException if this implementation offers no per-call timeout
+   */
+  default FrsmClient withTimeout(java.time.Duration timeout) {
+    throw new UnsupportedOperationException(getClass().getName() + " offers no per-call timeout");
+  }
 
   CompletableFuture<Version> createAsync(byte[] key, byte[] value);
 

@@ -5,31 +5,87 @@ import io.frsm.api.spi.ClientSettings;
 import io.frsm.api.spi.TlsSettings;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Iterator;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.ServiceLoader;
 
 /**
- * Builds a thin client that reaches a cluster through its ZooKeeper registry: {@code
- * FrsmClient.builder().zookeeper("zk1:2181").clusterId("prod").tls(ca, cert, key).build()}.
+ * Builds a client that learns the cluster's topology from its nodes: {@code
+ * FrsmClient.builder().seeds("node1:7500,node2:7500").clusterId("prod").tls(ca, cert,
+ * key).build()}. The client asks one seed (then another, if that one does not answer) for the
+ * cluster's members, ring and range leaders, keeps that view current over one control connection,
+ * and sends each key's operations to its range's leader.
  *
  * <p>Nodes speak mutual TLS unless their operator turned it off, so a client names its certificate
  * with {@link #tls}, or says {@link #insecure()} for a plaintext cluster: one of them is required.
+ * Every connection the client opens (the control connection included) uses that choice.
  *
  * <p>The implementation is loaded with {@link ServiceLoader} (frsm-api has no dependencies): put
- * {@code io.frsm:frsm-server} on the class path.
+ * {@code io.frsm:frsm-client} on the class path. {@link #zookeeper(String)} instead of seeds reads
+ * the seeds from the cluster's ZooKeeper registry once, and needs {@code io.frsm:frsm-server}.
  */
 public final class FrsmClientBuilder {
-  private String zookeeper;
+  private List<String> seeds = List.of();
+  private String zookeeper = "";
   private String clusterId;
   private Duration operationTimeout = Duration.ofSeconds(7);
   private Duration zookeeperSessionTimeout = Duration.ofSeconds(10);
   private TlsSettings tls;
   private boolean insecure;
+  private Duration connectTimeout = Duration.ofSeconds(10);
+  private ClientObserver observer = ClientObserver.NONE;
 
   FrsmClientBuilder() {}
 
-  /** Required: the ZooKeeper connect string, {@code host:port[,host:port...]}. */
+  /**
+   * The nodes to learn the cluster's topology from: {@code host:port[,host:port...]}, each the
+   * client protocol address of a node (an IPv6 host in brackets, {@code [::1]:7500}). One live seed
+   * is enough; more let the client start while some are down. Either this or {@link #zookeeper}.
+   *
+   * @throws IllegalArgumentException naming an entry that is not {@code host:port}
+   */
+  public FrsmClientBuilder seeds(String seeds) {
+    Objects.requireNonNull(seeds, "seeds");
+    List<String> parsed = new ArrayList<>();
+    for (String entry : seeds.split(",", -1)) {
+      parsed.add(seed(entry.trim()));
+    }
+    this.seeds = List.copyOf(parsed);
+    return this;
+  }
+
+  private static String seed(String entry) {
+    int colon = entry.lastIndexOf(':');
+    String host = colon < 0 ? "" : entry.substring(0, colon);
+    boolean bracketed = host.startsWith("[") && host.endsWith("]");
+    if (bracketed) {
+      host = host.substring(1, host.length() - 1);
+    }
+    int port;
+    try {
+      port = colon < 0 ? -1 : Integer.parseInt(entry.substring(colon + 1));
+    } catch (NumberFormatException e) {
+      port = -1;
+    }
+    boolean ambiguous = host.contains(":") && !bracketed; // an IPv6 literal needs its brackets
+    if (host.isEmpty()
+        || host.contains("[")
+        || host.contains("]")
+        || ambiguous
+        || port < 1
+        || port > 65_535) {
+      throw new IllegalArgumentException(
+          "seeds: '" + entry + "' is not host:port (port 1-65535, IPv6 host in brackets)");
+    }
+    return host.contains(":") ? "[" + host + "]:" + port : host + ":" + port;
+  }
+
+  /**
+   * The ZooKeeper connect string, {@code host:port[,host:port...]}, where the cluster's nodes
+   * register: the client reads the nodes' addresses there once and uses them as seeds (needs {@code
+   * io.frsm:frsm-server} on the class path). Either this or {@link #seeds}.
+   */
   public FrsmClientBuilder zookeeper(String connectString) {
     this.zookeeper = Objects.requireNonNull(connectString, "connectString");
     return this;
@@ -50,7 +106,7 @@ public final class FrsmClientBuilder {
     return this;
   }
 
-  /** The client's ZooKeeper session timeout (default 10 s). */
+  /** The ZooKeeper session timeout used while reading the seeds there (default 10 s). */
   public FrsmClientBuilder zookeeperSessionTimeout(Duration timeout) {
     this.zookeeperSessionTimeout = positive(timeout, "zookeeperSessionTimeout");
     return this;
@@ -69,12 +125,31 @@ public final class FrsmClientBuilder {
   }
 
   /**
+   * How long {@link #build()} waits for a node to tell the cluster's topology (default 10 s); it
+   * fails if none does by then.
+   */
+  public FrsmClientBuilder connectTimeout(Duration timeout) {
+    this.connectTimeout = positive(timeout, "connectTimeout");
+    return this;
+  }
+
+  /**
    * Plaintext, for a cluster whose nodes run with {@code security.insecure: true}: nothing is
    * encrypted and the nodes cannot know who the client is.
    */
   public FrsmClientBuilder insecure() {
     this.insecure = true;
     this.tls = null;
+    return this;
+  }
+
+  /**
+   * Hears every call's end and every topology change, for the service's own metrics (default:
+   * nothing). With Micrometer: {@code observer(new MicrometerObserver(registry))} from
+   * frsm-client's {@code io.frsm.client.micrometer} package.
+   */
+  public FrsmClientBuilder observer(ClientObserver observer) {
+    this.observer = Objects.requireNonNull(observer, "observer");
     return this;
   }
 
@@ -89,13 +164,18 @@ public final class FrsmClientBuilder {
   /**
    * Connects and returns the client.
    *
-   * @throws IllegalStateException if zookeeper or clusterId is missing, or neither {@link #tls} nor
-   *     {@link #insecure()} was chosen
-   * @throws FrsmException if no implementation is on the class path or the cluster is unreachable
+   * @throws IllegalStateException if clusterId is missing, not exactly one of seeds and zookeeper
+   *     is set, or neither {@link #tls} nor {@link #insecure()} was chosen
+   * @throws FrsmException if no implementation for these settings is on the class path, or the
+   *     cluster is unreachable
    */
   public FrsmClient build() {
-    if (zookeeper == null || zookeeper.isBlank()) {
-      throw new IllegalStateException("zookeeper(connectString) is required");
+    boolean fromZooKeeper = !zookeeper.isBlank();
+    if (seeds.isEmpty() == !fromZooKeeper) {
+      throw new IllegalStateException(
+          seeds.isEmpty()
+              ? "seeds(hostPorts) or zookeeper(connectString) is required"
+              : "set seeds(hostPorts) or zookeeper(connectString), not both");
     }
     if (clusterId == null || clusterId.isBlank()) {
       throw new IllegalStateException("clusterId(id) is required");
@@ -105,20 +185,29 @@ public final class FrsmClientBuilder {
           "tls(caBundle, certificateChain, privateKey) is required, or insecure() for a cluster"
               + " whose nodes run plaintext");
     }
-    Iterator<ClientProvider> providers =
-        ServiceLoader.load(ClientProvider.class, FrsmClientBuilder.class.getClassLoader())
-            .iterator();
-    if (!providers.hasNext()) {
-      throw new FrsmException(
-          "no frsm client implementation on the class path: add the io.frsm:frsm-server"
-              + " dependency (it provides "
-              + ClientProvider.class.getName()
-              + ")");
+    ClientSettings settings =
+        new ClientSettings(
+            seeds,
+            fromZooKeeper ? zookeeper : "",
+            clusterId,
+            operationTimeout,
+            zookeeperSessionTimeout,
+            connectTimeout,
+            observer,
+            tls);
+    for (ClientProvider provider :
+        ServiceLoader.load(ClientProvider.class, FrsmClientBuilder.class.getClassLoader())) {
+      if (provider.accepts(settings)) {
+        return provider.create(settings);
+      }
     }
-    return providers
-        .next()
-        .create(
-            new ClientSettings(
-                zookeeper, clusterId, operationTimeout, zookeeperSessionTimeout, tls));
+    throw new FrsmException(
+        "no frsm client implementation on the class path for "
+            + (fromZooKeeper
+                ? "a ZooKeeper connect string: add the io.frsm:frsm-server dependency"
+                : "seeds: add the io.frsm:frsm-client dependency")
+            + " (it provides "
+            + ClientProvider.class.getName()
+            + ")");
   }
 }

@@ -9,19 +9,25 @@ import io.frsm.api.spi.ClientSettings;
 import io.frsm.api.spi.TlsSettings;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
  * The builder hands what the user set, or the documented defaults, to the provider found on the
- * class path (this module's tests register {@link RecordingProvider}), and refuses bad values
- * naming the setting.
+ * class path that accepts the settings (this module's tests register {@link RecordingProvider}),
+ * and refuses bad values naming the setting.
  */
 class FrsmClientBuilderTest {
   private static final AtomicReference<ClientSettings> BUILT = new AtomicReference<>();
 
   /** Records the settings it was asked to build a client for; the client is never used. */
   public static final class RecordingProvider implements ClientProvider {
+    @Override
+    public boolean accepts(ClientSettings settings) {
+      return !settings.clusterId().equals("nobody-accepts");
+    }
+
     @Override
     public FrsmClient create(ClientSettings settings) {
       BUILT.set(settings);
@@ -33,25 +39,39 @@ class FrsmClientBuilderTest {
   void build_passesTheDefaults() {
     FrsmClient.builder().zookeeper("zk:2181").clusterId("c").insecure().build();
     assertEquals(
-        new ClientSettings("zk:2181", "c", Duration.ofSeconds(7), Duration.ofSeconds(10)),
+        new ClientSettings(
+            List.of(),
+            "zk:2181",
+            "c",
+            Duration.ofSeconds(7),
+            Duration.ofSeconds(10),
+            Duration.ofSeconds(10),
+            ClientObserver.NONE,
+            null),
         BUILT.get());
   }
 
   @Test
   void build_passesWhatWasSet() {
+    ClientObserver observer = new ClientObserver() {};
     FrsmClient.builder()
+        .observer(observer)
         .zookeeper("zk:2181")
         .clusterId("c")
         .operationTimeout(Duration.ofSeconds(3))
         .zookeeperSessionTimeout(Duration.ofSeconds(4))
+        .connectTimeout(Duration.ofSeconds(5))
         .tls(Path.of("ca.pem"), Path.of("me.pem"), Path.of("me-key.pem"))
         .build();
     assertEquals(
         new ClientSettings(
+            List.of(),
             "zk:2181",
             "c",
             Duration.ofSeconds(3),
             Duration.ofSeconds(4),
+            Duration.ofSeconds(5),
+            observer,
             new TlsSettings(Path.of("ca.pem"), Path.of("me.pem"), Path.of("me-key.pem"))),
         BUILT.get());
   }
@@ -67,6 +87,57 @@ class FrsmClientBuilderTest {
   }
 
   @Test
+  void insecure_afterTls_dropsTheTlsSettings_andTls_afterInsecure_keepsThem() {
+    FrsmClient.builder()
+        .seeds("a:1")
+        .clusterId("c")
+        .tls(Path.of("ca.pem"), Path.of("me.pem"), Path.of("me-key.pem"))
+        .insecure()
+        .build();
+    assertEquals(null, BUILT.get().tls());
+    FrsmClient.builder()
+        .seeds("a:1")
+        .clusterId("c")
+        .insecure()
+        .tls(Path.of("ca.pem"), Path.of("me.pem"), Path.of("me-key.pem"))
+        .build();
+    assertEquals(
+        new TlsSettings(Path.of("ca.pem"), Path.of("me.pem"), Path.of("me-key.pem")),
+        BUILT.get().tls());
+  }
+
+  @Test
+  void seeds_areParsedAndNormalized() {
+    FrsmClient.builder()
+        .seeds(" a:7500,10.0.0.2:7501 ,[::1]:7502")
+        .clusterId("c")
+        .insecure()
+        .build();
+    assertEquals(List.of("a:7500", "10.0.0.2:7501", "[::1]:7502"), BUILT.get().seeds());
+    assertEquals("", BUILT.get().zookeeper());
+    assertTrue(BUILT.get().fromSeeds());
+  }
+
+  @Test
+  void badSeeds_areRefused_namingTheEntry() {
+    for (String bad :
+        List.of("", "a", "a:", ":7500", "a:0", "a:65536", "a:x", "a:1,", "::1:7500")) {
+      var e =
+          assertThrows(IllegalArgumentException.class, () -> FrsmClient.builder().seeds(bad), bad);
+      assertTrue(e.getMessage().startsWith("seeds: '"), e.getMessage());
+    }
+  }
+
+  @Test
+  void noProviderAccepting_isAnFrsmException_sayingWhatToAdd() {
+    var e =
+        assertThrows(
+            FrsmException.class,
+            () -> FrsmClient.builder().seeds("a:1").clusterId("nobody-accepts").insecure().build());
+    assertTrue(e.getMessage().contains("io.frsm:frsm-client"), e.getMessage());
+  }
+
+  @Test
   void badValues_areRefused_namingTheSetting() {
     FrsmClientBuilder builder = FrsmClient.builder();
     var zero =
@@ -77,10 +148,19 @@ class FrsmClientBuilderTest {
             IllegalArgumentException.class,
             () -> builder.zookeeperSessionTimeout(Duration.ofSeconds(-1)));
     assertTrue(negative.getMessage().contains("zookeeperSessionTimeout"), negative.getMessage());
+    var connect =
+        assertThrows(IllegalArgumentException.class, () -> builder.connectTimeout(Duration.ZERO));
+    assertTrue(connect.getMessage().contains("connectTimeout"), connect.getMessage());
     var noZookeeper =
         assertThrows(
             IllegalStateException.class, () -> FrsmClient.builder().clusterId("c").build());
     assertTrue(noZookeeper.getMessage().contains("zookeeper"), noZookeeper.getMessage());
+    assertTrue(noZookeeper.getMessage().contains("seeds"), noZookeeper.getMessage());
+    var both =
+        assertThrows(
+            IllegalStateException.class,
+            () -> FrsmClient.builder().seeds("a:1").zookeeper("zk").clusterId("c").build());
+    assertTrue(both.getMessage().contains("not both"), both.getMessage());
     var noCluster =
         assertThrows(
             IllegalStateException.class, () -> FrsmClient.builder().zookeeper("zk").build());

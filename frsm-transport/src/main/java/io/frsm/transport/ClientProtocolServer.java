@@ -1,10 +1,20 @@
 package io.frsm.transport;
 
-import io.frsm.consensus.core.Operation;
-import io.frsm.consensus.core.Outcome;
-import io.frsm.transport.proto.ClientEnvelope;
-import io.frsm.transport.tls.ChannelSecurity;
-import io.frsm.transport.tls.IdentityRule;
+import io.frsm.client.proto.ClientEnvelope;
+import io.frsm.client.transport.ClientCodec;
+import io.frsm.client.transport.ClientFrame;
+import io.frsm.client.transport.ClientOperation;
+import io.frsm.client.transport.ClientOutcome;
+import io.frsm.client.transport.CoalescingWriter;
+import io.frsm.client.transport.FrameDecoder;
+import io.frsm.client.transport.FrameEncoder;
+import io.frsm.client.transport.OperationRequest;
+import io.frsm.client.transport.OperationResponse;
+import io.frsm.client.transport.TopologySnapshot;
+import io.frsm.client.transport.TransportConfig;
+import io.frsm.client.transport.TransportEventLoops;
+import io.frsm.client.transport.tls.ChannelSecurity;
+import io.frsm.client.transport.tls.IdentityRule;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -52,6 +62,7 @@ public final class ClientProtocolServer implements AutoCloseable {
   private ClientProtocolServer(
       InetSocketAddress listenAddress,
       OperationHandler handler,
+      TopologyFeed topology,
       TransportConfig config,
       TransportEventLoops loops,
       ChannelSecurity security) {
@@ -72,7 +83,7 @@ public final class ClientProtocolServer implements AutoCloseable {
                     ch.pipeline()
                         .addLast(FrameEncoder.INSTANCE)
                         .addLast(new FrameDecoder(config.maxFrameBytes(), codec))
-                        .addLast(new Connection(ch, handler, codec, config, authorizer));
+                        .addLast(new Connection(ch, handler, topology, codec, config, authorizer));
                   }
                 });
     this.serverChannel = ServerSockets.bind(server, listenAddress, "client protocol server");
@@ -84,23 +95,42 @@ public final class ClientProtocolServer implements AutoCloseable {
       OperationHandler handler,
       TransportConfig config,
       TransportEventLoops loops) {
-    return start(listenAddress, handler, config, loops, ChannelSecurity.plaintext());
+    return start(
+        listenAddress, handler, TopologyFeed.NONE, config, loops, ChannelSecurity.plaintext());
   }
 
   /**
-   * Listens on {@code listenAddress}, every connection secured by {@code security}: a client or a
-   * node certificate of the cluster, whose roles each operation needs.
+   * Like {@link #start(InetSocketAddress, OperationHandler, TransportConfig, TransportEventLoops)},
+   * also answering clients' topology watches from {@code topology}.
    */
   public static ClientProtocolServer start(
       InetSocketAddress listenAddress,
       OperationHandler handler,
+      TopologyFeed topology,
+      TransportConfig config,
+      TransportEventLoops loops) {
+    return start(listenAddress, handler, topology, config, loops, ChannelSecurity.plaintext());
+  }
+
+  /**
+   * Listens on {@code listenAddress}, every connection secured by {@code security}: a client or a
+   * node certificate of the cluster, whose roles each operation (and a topology watch: read) needs;
+   * topology watches are answered from {@code topology}.
+   */
+  public static ClientProtocolServer start(
+      InetSocketAddress listenAddress,
+      OperationHandler handler,
+      TopologyFeed topology,
       TransportConfig config,
       TransportEventLoops loops,
       ChannelSecurity security) {
-    return new ClientProtocolServer(listenAddress, handler, config, loops, security);
+    return new ClientProtocolServer(listenAddress, handler, topology, config, loops, security);
   }
 
-  /** Operations refused because the connection's certificate lacks the role they need. */
+  /**
+   * Operations (and topology watches) refused because the connection's certificate lacks the role
+   * they need.
+   */
   public long refusedOperations() {
     return refusedOperations.sum();
   }
@@ -119,20 +149,27 @@ public final class ClientProtocolServer implements AutoCloseable {
   private static final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
     private final Channel channel;
     private final OperationHandler handler;
+    private final TopologyFeed topology;
     private final ClientCodec codec;
     private final TransportConfig config;
     private final OperationAuthorizer authorizer;
     private final CoalescingWriter writer;
+    // The connection's topology watch; touched only on the connection's loop.
+    private AutoCloseable watchHandle;
+    private long watchRequestId;
+    private TopologySnapshot lastSent;
 
     Connection(
         Channel channel,
         OperationHandler handler,
+        TopologyFeed topology,
         ClientCodec codec,
         TransportConfig config,
         OperationAuthorizer authorizer) {
       this.channel = channel;
       this.authorizer = authorizer;
       this.handler = handler;
+      this.topology = topology;
       this.codec = codec;
       this.config = config;
       this.writer =
@@ -148,12 +185,22 @@ public final class ClientProtocolServer implements AutoCloseable {
 
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, ClientFrame frame) {
+      if (frame instanceof ClientFrame.WatchTopology watch) {
+        String denied = authorizer.watchRefusal(channel);
+        if (denied != null) {
+          // The client's watch ends with this answer (ClientProtocolClient): no view is sent.
+          respond(watch.requestId(), null, new OperationResponse.Invalid(denied));
+          return;
+        }
+        startWatch(watch.requestId());
+        return;
+      }
       if (frame instanceof ClientFrame.BadRequest bad) {
         respond(bad.requestId(), null, new OperationResponse.Invalid(bad.reason()));
         return;
       }
       ClientFrame.Request request = (ClientFrame.Request) frame;
-      Operation op = request.request().operation();
+      ClientOperation op = request.request().operation();
       String denied = authorizer.refusal(channel, op);
       if (denied != null) {
         respond(request.requestId(), null, new OperationResponse.Invalid(denied));
@@ -170,23 +217,63 @@ public final class ClientProtocolServer implements AutoCloseable {
               respond(request.requestId(), op, error == null ? response : failure(op, error)));
     }
 
+    /**
+     * Sends the node's view now and again whenever it changed, tagged {@code requestId}, until the
+     * connection closes. One watch per connection: a second one closes it (a client never sends
+     * two). Views are built and compared on the connection's loop, so they go out in order and a
+     * change that leaves the view as it was sends nothing.
+     */
+    private void startWatch(long requestId) {
+      if (watchHandle != null) {
+        LOG.log(
+            Level.WARNING,
+            "closing client connection from {0}: second topology watch",
+            channel.remoteAddress());
+        channel.close();
+        return;
+      }
+      watchRequestId = requestId;
+      watchHandle = topology.onChange(() -> channel.eventLoop().execute(this::sendTopology));
+      sendTopology();
+    }
+
+    /** On the loop. */
+    private void sendTopology() {
+      if (!channel.isActive()) {
+        return;
+      }
+      TopologySnapshot now = topology.current();
+      if (now.sameAs(lastSent)) {
+        return;
+      }
+      lastSent = now;
+      ClientEnvelope envelope = codec.encodeTopology(watchRequestId, now);
+      if (envelope.getSerializedSize() > config.maxFrameBytes() || !writer.offer(envelope)) {
+        LOG.log(
+            Level.WARNING,
+            "closing client connection from {0}: cannot send its topology",
+            channel.remoteAddress());
+        channel.close();
+      }
+    }
+
     /** The handler failed: the client cannot know whether a mutation ran. */
-    private static OperationResponse failure(Operation op, Throwable error) {
+    private static OperationResponse failure(ClientOperation op, Throwable error) {
       LOG.log(Level.ERROR, "operation handler failed on " + op, error);
       String reason = "server error: " + error;
       return new OperationResponse.Completed(
-          op.mutates() ? new Outcome.Unknown(reason) : new Outcome.NotExecuted(reason));
+          op.mutates() ? new ClientOutcome.Unknown(reason) : new ClientOutcome.NotExecuted(reason));
     }
 
     /** Any thread. */
-    private void respond(long requestId, Operation op, OperationResponse response) {
+    private void respond(long requestId, ClientOperation op, OperationResponse response) {
       ClientEnvelope envelope = codec.encodeResponse(requestId, response);
       if (envelope.getSerializedSize() > config.maxFrameBytes()) {
         String reason = "response exceeds maxFrameBytes " + config.maxFrameBytes();
-        Outcome fallback =
+        ClientOutcome fallback =
             op != null && op.mutates()
-                ? new Outcome.Unknown(reason)
-                : new Outcome.NotExecuted(reason);
+                ? new ClientOutcome.Unknown(reason)
+                : new ClientOutcome.NotExecuted(reason);
         envelope = codec.encodeResponse(requestId, new OperationResponse.Completed(fallback));
       }
       if (!writer.offer(envelope)) {
@@ -208,6 +295,13 @@ public final class ClientProtocolServer implements AutoCloseable {
     public void channelInactive(ChannelHandlerContext ctx) {
       writer.detach();
       writer.discardQueued("connection closed");
+      if (watchHandle != null) {
+        try {
+          watchHandle.close();
+        } catch (Exception e) {
+          LOG.log(Level.WARNING, "ending a topology watch failed: {0}", e.toString());
+        }
+      }
       ctx.fireChannelInactive();
     }
 

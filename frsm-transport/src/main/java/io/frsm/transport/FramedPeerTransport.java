@@ -1,8 +1,13 @@
 package io.frsm.transport;
 
 import com.google.protobuf.MessageLite;
-import io.frsm.transport.tls.ChannelSecurity;
-import io.frsm.transport.tls.IdentityRule;
+import io.frsm.client.transport.CoalescingWriter;
+import io.frsm.client.transport.FrameDecoder;
+import io.frsm.client.transport.OutboundConnection;
+import io.frsm.client.transport.TransportConfig;
+import io.frsm.client.transport.TransportEventLoops;
+import io.frsm.client.transport.tls.ChannelSecurity;
+import io.frsm.client.transport.tls.IdentityRule;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;

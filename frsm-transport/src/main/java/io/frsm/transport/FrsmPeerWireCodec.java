@@ -1,5 +1,8 @@
 package io.frsm.transport;
 
+import io.frsm.client.transport.EnvelopeParser;
+import io.frsm.client.transport.WireDecodeException;
+import io.frsm.client.transport.WireFormat;
 import io.frsm.consensus.core.Message;
 import io.frsm.transport.proto.PeerEnvelope;
 

@@ -1,7 +1,9 @@
 package io.frsm.transport;
 
+import io.frsm.client.transport.TransportConfig;
+import io.frsm.client.transport.TransportEventLoops;
+import io.frsm.client.transport.tls.ChannelSecurity;
 import io.frsm.consensus.core.Message;
-import io.frsm.transport.tls.ChannelSecurity;
 import java.net.InetSocketAddress;
 import java.util.function.IntFunction;
 

@@ -2,6 +2,9 @@ package io.frsm.transport;
 
 import com.google.protobuf.CodedInputStream;
 import com.google.protobuf.MessageLite;
+import io.frsm.client.transport.EnvelopeHeader;
+import io.frsm.client.transport.FrameDecoder;
+import io.frsm.client.transport.WireDecodeException;
 
 /**
  * A {@link PeerWireCodec} bound to one cluster: builds this node's envelopes and checks received

@@ -1,7 +1,8 @@
 package io.frsm.transport;
 
-import io.frsm.transport.tls.CertificateIdentity;
-import io.frsm.transport.tls.ChannelSecurity;
+import io.frsm.client.transport.LogThrottle;
+import io.frsm.client.transport.tls.CertificateIdentity;
+import io.frsm.client.transport.tls.ChannelSecurity;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
 import java.lang.System.Logger.Level;

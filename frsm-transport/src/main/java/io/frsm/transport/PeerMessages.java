@@ -12,6 +12,7 @@ import static io.frsm.transport.WireValues.roundId;
 
 import io.frsm.cell.AcceptedValue;
 import io.frsm.cell.PurgeMark;
+import io.frsm.client.transport.WireDecodeException;
 import io.frsm.consensus.core.Message;
 import io.frsm.transport.proto.PeerEnvelope;
 

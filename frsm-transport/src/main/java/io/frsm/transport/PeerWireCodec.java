@@ -3,6 +3,7 @@ package io.frsm.transport;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.CodedInputStream;
 import com.google.protobuf.MessageLite;
+import io.frsm.client.transport.WireDecodeException;
 
 /**
  * One peer protocol's envelope format, for {@link FramedPeerTransport}: how one message becomes a

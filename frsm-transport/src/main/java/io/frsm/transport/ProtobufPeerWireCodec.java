@@ -3,6 +3,8 @@ package io.frsm.transport;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.CodedInputStream;
 import com.google.protobuf.MessageLite;
+import io.frsm.client.transport.EnvelopeParser;
+import io.frsm.client.transport.WireDecodeException;
 import java.util.function.Function;
 import java.util.function.ToIntFunction;
 

@@ -1,5 +1,7 @@
 package io.frsm.transport;
 
+import io.frsm.client.transport.CoalescingWriter;
+import io.frsm.client.transport.TransportEventLoops;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;

@@ -5,6 +5,7 @@ import io.frsm.cell.AcceptedValue;
 import io.frsm.cell.Ballot;
 import io.frsm.cell.CellKind;
 import io.frsm.cell.Key;
+import io.frsm.client.transport.WireDecodeException;
 import io.frsm.consensus.core.InputBounds;
 import io.frsm.consensus.core.RoundId;
 import io.frsm.transport.proto.ValueKind;

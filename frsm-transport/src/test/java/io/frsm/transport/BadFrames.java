@@ -2,8 +2,11 @@ package io.frsm.transport;
 
 import static io.frsm.transport.WireTesting.frame;
 
+import io.frsm.client.proto.ClientEnvelope;
+import io.frsm.client.transport.ClientCodec;
+import io.frsm.client.transport.OperationRequest;
+import io.frsm.client.transport.WireFormat;
 import io.frsm.consensus.core.Message;
-import io.frsm.transport.proto.ClientEnvelope;
 import io.frsm.transport.proto.PeerEnvelope;
 import java.io.IOException;
 import java.io.InputStream;

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -28,12 +29,26 @@ public final class ByteBufConfinement {
 
   private ByteBufConfinement() {}
 
-  /** The compiled-classes root (e.g. {@code target/classes}) that {@code anyClass} came from. */
+  /**
+   * The compiled-classes root that {@code anyClass} came from: a directory (e.g. {@code
+   * target/classes}), or the root inside its jar when another module of the reactor was packaged
+   * first (frsm-client's classes reach frsm-transport's tests as a jar under {@code verify}).
+   */
   public static Path classesRootOf(Class<?> anyClass) {
+    Path location;
     try {
-      return Path.of(anyClass.getProtectionDomain().getCodeSource().getLocation().toURI());
+      location = Path.of(anyClass.getProtectionDomain().getCodeSource().getLocation().toURI());
     } catch (URISyntaxException e) {
       throw new IllegalStateException("no class path root for " + anyClass, e);
+    }
+    if (!Files.isRegularFile(location)) {
+      return location;
+    }
+    try {
+      // Left open: a test reads it to the end of the JVM, and the zip file system is read-only.
+      return FileSystems.newFileSystem(location).getPath("/");
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot open " + location, e);
     }
   }
 

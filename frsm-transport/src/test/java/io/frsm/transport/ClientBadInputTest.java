@@ -4,9 +4,14 @@ import static io.frsm.transport.WireTesting.CLUSTER;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
-import io.frsm.cell.Key;
-import io.frsm.consensus.core.Operation;
-import io.frsm.consensus.core.Outcome;
+import io.frsm.client.transport.ClientOperation;
+import io.frsm.client.transport.ClientOutcome;
+import io.frsm.client.transport.ClientProtocolClient;
+import io.frsm.client.transport.KeyBytes;
+import io.frsm.client.transport.OperationRequest;
+import io.frsm.client.transport.OperationResponse;
+import io.frsm.client.transport.TransportConfig;
+import io.frsm.client.transport.TransportEventLoops;
 import io.frsm.transport.BadFrames.BadFrame;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -30,7 +35,7 @@ class ClientBadInputTest {
   private static final InetSocketAddress LOOPBACK =
       new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
   private static final OperationRequest GET =
-      new OperationRequest(new Operation.Get(Key.of(new byte[] {'k'})), 0);
+      new OperationRequest(new ClientOperation.Get(KeyBytes.of(new byte[] {'k'})), 0);
 
   private final TransportConfig config =
       TransportConfig.builder(CLUSTER).maxFrameBytes(64 * 1024).build();
@@ -49,7 +54,7 @@ class ClientBadInputTest {
             request -> {
               handled.incrementAndGet();
               return CompletableFuture.completedFuture(
-                  new OperationResponse.Completed(new Outcome.ReadResult(Optional.empty())));
+                  new OperationResponse.Completed(new ClientOutcome.ReadResult(Optional.empty())));
             },
             config,
             loops);

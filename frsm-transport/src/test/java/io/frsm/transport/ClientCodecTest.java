@@ -9,9 +9,15 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.protobuf.ByteString;
-import io.frsm.transport.proto.ClientEnvelope;
-import io.frsm.transport.proto.ClientRequest;
-import io.frsm.transport.proto.ClientResponse;
+import io.frsm.client.proto.ClientEnvelope;
+import io.frsm.client.proto.ClientRequest;
+import io.frsm.client.proto.ClientResponse;
+import io.frsm.client.transport.ClientCodec;
+import io.frsm.client.transport.ClientFrame;
+import io.frsm.client.transport.OperationRequest;
+import io.frsm.client.transport.OperationResponse;
+import io.frsm.client.transport.WireDecodeException;
+import io.frsm.client.transport.WireFormat;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import org.junit.jupiter.api.Test;

@@ -9,9 +9,17 @@ import io.frsm.api.NotExecutedException;
 import io.frsm.api.OutcomeUnknownException;
 import io.frsm.api.Version;
 import io.frsm.api.Versioned;
-import io.frsm.cell.Key;
-import io.frsm.consensus.core.Operation;
-import io.frsm.consensus.core.Outcome;
+import io.frsm.client.transport.ClientCodec;
+import io.frsm.client.transport.ClientFrame;
+import io.frsm.client.transport.ClientOperation;
+import io.frsm.client.transport.ClientOutcome;
+import io.frsm.client.transport.ClientProtocolClient;
+import io.frsm.client.transport.KeyBytes;
+import io.frsm.client.transport.OperationRequest;
+import io.frsm.client.transport.OperationResponse;
+import io.frsm.client.transport.TransportConfig;
+import io.frsm.client.transport.TransportEventLoops;
+import io.frsm.client.transport.WireFormat;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -56,8 +64,8 @@ class ClientProtocolTest {
     return client;
   }
 
-  private static Key key(String k) {
-    return Key.of(k.getBytes());
+  private static KeyBytes key(String k) {
+    return KeyBytes.of(k.getBytes());
   }
 
   private static Throwable failure(CompletableFuture<?> f) {
@@ -75,7 +83,7 @@ class ClientProtocolTest {
             request -> {
               OperationResponse r =
                   new OperationResponse.Completed(
-                      new Outcome.Written(new Version(request.invokedAtMicros(), 1)));
+                      new ClientOutcome.Written(new Version(request.invokedAtMicros(), 1)));
               return request.invokedAtMicros() % 2 == 0
                   ? CompletableFuture.completedFuture(r)
                   : CompletableFuture.supplyAsync(
@@ -85,11 +93,12 @@ class ClientProtocolTest {
     for (int i = 0; i < 2_000; i++) {
       calls.add(
           client.call(
-              new OperationRequest(new Operation.Create(key("k" + i), new byte[] {1}), i), LONG));
+              new OperationRequest(new ClientOperation.Create(key("k" + i), new byte[] {1}), i),
+              LONG));
     }
     for (int i = 0; i < calls.size(); i++) {
       assertEquals(
-          new OperationResponse.Completed(new Outcome.Written(new Version(i, 1))),
+          new OperationResponse.Completed(new ClientOutcome.Written(new Version(i, 1))),
           calls.get(i).get(20, TimeUnit.SECONDS));
     }
     assertEquals(0, client.pendingCalls());
@@ -100,16 +109,16 @@ class ClientProtocolTest {
     Versioned v = new Versioned(new byte[] {7, 8}, new Version(3, 4));
     List<OperationResponse> responses =
         List.of(
-            new OperationResponse.Completed(new Outcome.ReadResult(Optional.of(v))),
+            new OperationResponse.Completed(new ClientOutcome.ReadResult(Optional.of(v))),
             new OperationResponse.Completed(
-                new Outcome.Mismatch(new Version(1, 1), Optional.empty())),
-            new OperationResponse.Completed(new Outcome.Exists(v)),
+                new ClientOutcome.Mismatch(new Version(1, 1), Optional.empty())),
+            new OperationResponse.Completed(new ClientOutcome.Exists(v)),
             new OperationResponse.Redirect("node-b", 7100));
     for (OperationResponse expected : responses) {
       ClientProtocolClient client = clientFor(r -> CompletableFuture.completedFuture(expected));
       OperationResponse got =
           client
-              .call(new OperationRequest(new Operation.Get(key("a")), 0), LONG)
+              .call(new OperationRequest(new ClientOperation.Get(key("a")), 0), LONG)
               .get(20, TimeUnit.SECONDS);
       assertEquals(expected, got);
     }
@@ -128,13 +137,13 @@ class ClientProtocolTest {
             loops);
     closeables.add(server);
     var envelope =
-        io.frsm.transport.proto.ClientEnvelope.newBuilder()
+        io.frsm.client.proto.ClientEnvelope.newBuilder()
             .setProtocolVersion(WireFormat.PROTOCOL_VERSION)
             .setClusterId(CLUSTER)
             .setRequestId(5)
             .setRequest(
-                io.frsm.transport.proto.ClientRequest.newBuilder()
-                    .setGet(io.frsm.transport.proto.ClientRequest.Get.newBuilder()))
+                io.frsm.client.proto.ClientRequest.newBuilder()
+                    .setGet(io.frsm.client.proto.ClientRequest.Get.newBuilder()))
             .build();
     try (var socket = new java.net.Socket()) {
       socket.connect(server.localAddress(), 5_000);
@@ -158,11 +167,12 @@ class ClientProtocolTest {
     // The first call may still be queued behind the connect; wait until one is surely written.
     CompletableFuture<OperationResponse> cas =
         client.call(
-            new OperationRequest(new Operation.Cas(key("a"), new Version(1, 1), new byte[0]), 0),
+            new OperationRequest(
+                new ClientOperation.Cas(key("a"), new Version(1, 1), new byte[0]), 0),
             Duration.ofSeconds(2));
     assertInstanceOf(OutcomeUnknownException.class, failure(cas));
     CompletableFuture<OperationResponse> get =
-        client.call(new OperationRequest(new Operation.Get(key("a")), 0), short_);
+        client.call(new OperationRequest(new ClientOperation.Get(key("a")), 0), short_);
     assertInstanceOf(NotExecutedException.class, failure(get));
   }
 
@@ -176,7 +186,8 @@ class ClientProtocolTest {
     closeables.add(client);
     CompletableFuture<OperationResponse> cas =
         client.call(
-            new OperationRequest(new Operation.Cas(key("a"), new Version(1, 1), new byte[0]), 0),
+            new OperationRequest(
+                new ClientOperation.Cas(key("a"), new Version(1, 1), new byte[0]), 0),
             LONG);
     assertInstanceOf(NotExecutedException.class, failure(cas));
   }
@@ -187,9 +198,9 @@ class ClientProtocolTest {
         clientFor(r -> CompletableFuture.failedFuture(new IllegalStateException("disk gone")));
     OperationResponse r =
         client
-            .call(new OperationRequest(new Operation.Fence(key("a")), 0), LONG)
+            .call(new OperationRequest(new ClientOperation.Fence(key("a")), 0), LONG)
             .get(20, TimeUnit.SECONDS);
-    Outcome outcome = ((OperationResponse.Completed) r).outcome();
-    assertInstanceOf(Outcome.Unknown.class, outcome);
+    ClientOutcome outcome = ((OperationResponse.Completed) r).outcome();
+    assertInstanceOf(ClientOutcome.Unknown.class, outcome);
   }
 }

@@ -1,5 +1,7 @@
 package io.frsm.transport;
 
+import io.frsm.client.transport.EnvelopeParser;
+import io.frsm.client.transport.WireDecodeException;
 import io.frsm.transport.testproto.EchoEnvelope;
 
 /** A second {@link PeerWireCodec}, carrying strings, with a protocol version of its choosing. */

@@ -10,6 +10,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.frsm.cell.Ballot;
 import io.frsm.cell.Key;
+import io.frsm.client.transport.FrameDecoder;
+import io.frsm.client.transport.FrameEncoder;
 import io.frsm.consensus.core.Message;
 import io.frsm.consensus.core.RoundId;
 import io.frsm.transport.proto.PeerEnvelope;

@@ -4,6 +4,10 @@ import static io.frsm.transport.WireTesting.CLUSTER;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.frsm.client.transport.FrameDecoder;
+import io.frsm.client.transport.TransportConfig;
+import io.frsm.client.transport.TransportEventLoops;
+import io.frsm.client.transport.WireFormat;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.text.MessageFormat;

@@ -5,6 +5,8 @@ import static io.frsm.transport.WireTesting.CLUSTER;
 import io.frsm.cell.AcceptedValue;
 import io.frsm.cell.Ballot;
 import io.frsm.cell.Key;
+import io.frsm.client.transport.TransportConfig;
+import io.frsm.client.transport.TransportEventLoops;
 import io.frsm.consensus.core.Message;
 import io.frsm.consensus.core.RoundId;
 import java.net.InetAddress;

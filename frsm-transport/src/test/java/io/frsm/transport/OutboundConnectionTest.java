@@ -3,6 +3,9 @@ package io.frsm.transport;
 import static io.frsm.transport.WireTesting.CLUSTER;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.frsm.client.transport.OutboundConnection;
+import io.frsm.client.transport.TransportConfig;
+import io.frsm.client.transport.TransportEventLoops;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;

@@ -4,6 +4,8 @@ import static io.frsm.transport.WireTesting.CLUSTER;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.frsm.client.transport.TransportConfig;
+import io.frsm.client.transport.TransportEventLoops;
 import io.frsm.consensus.core.Message;
 import io.frsm.transport.BadFrames.BadFrame;
 import java.io.IOException;

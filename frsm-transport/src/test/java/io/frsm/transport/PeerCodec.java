@@ -1,6 +1,8 @@
 package io.frsm.transport;
 
 import com.google.protobuf.CodedInputStream;
+import io.frsm.client.transport.FrameDecoder;
+import io.frsm.client.transport.WireDecodeException;
 import io.frsm.consensus.core.Message;
 import io.frsm.transport.proto.PeerEnvelope;
 

@@ -9,6 +9,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.protobuf.ByteString;
 import io.frsm.cell.Key;
+import io.frsm.client.transport.ClientCodec;
+import io.frsm.client.transport.WireDecodeException;
+import io.frsm.client.transport.WireFormat;
 import io.frsm.consensus.core.Message;
 import io.frsm.consensus.core.RoundId;
 import io.frsm.transport.proto.AcceptedValue;

@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.frsm.cell.Ballot;
 import io.frsm.cell.Key;
+import io.frsm.client.transport.TransportConfig;
+import io.frsm.client.transport.TransportEventLoops;
 import io.frsm.consensus.core.Message;
 import io.frsm.consensus.core.RoundId;
 import java.net.InetAddress;

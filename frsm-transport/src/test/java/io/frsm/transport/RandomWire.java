@@ -6,10 +6,13 @@ import io.frsm.cell.AcceptedValue;
 import io.frsm.cell.Ballot;
 import io.frsm.cell.Key;
 import io.frsm.cell.PurgeMark;
+import io.frsm.client.transport.ClientOperation;
+import io.frsm.client.transport.ClientOutcome;
+import io.frsm.client.transport.KeyBytes;
+import io.frsm.client.transport.OperationRequest;
+import io.frsm.client.transport.OperationResponse;
 import io.frsm.consensus.core.InputBounds;
 import io.frsm.consensus.core.Message;
-import io.frsm.consensus.core.Operation;
-import io.frsm.consensus.core.Outcome;
 import io.frsm.consensus.core.RangeTerm;
 import io.frsm.consensus.core.RoundId;
 import java.util.Optional;
@@ -81,14 +84,14 @@ final class RandomWire {
   }
 
   OperationRequest request() {
-    Key key = key();
-    Operation op =
+    KeyBytes key = KeyBytes.wrap(bytes(1, 24));
+    ClientOperation op =
         switch (random.nextInt(5)) {
-          case 0 -> new Operation.Get(key);
-          case 1 -> new Operation.Create(key, bytes(0, 40));
-          case 2 -> new Operation.Cas(key, expectedVersion(), bytes(0, 40));
-          case 3 -> new Operation.Delete(key, expectedVersion());
-          default -> new Operation.Fence(key);
+          case 0 -> new ClientOperation.Get(key, random.nextBoolean());
+          case 1 -> new ClientOperation.Create(key, bytes(0, 40));
+          case 2 -> new ClientOperation.Cas(key, expectedVersion(), bytes(0, 40));
+          case 3 -> new ClientOperation.Delete(key, expectedVersion());
+          default -> new ClientOperation.Fence(key);
         };
     return new OperationRequest(op, random.nextBoolean() ? 0 : instance());
   }
@@ -101,20 +104,20 @@ final class RandomWire {
 
   OperationResponse response() {
     return switch (random.nextInt(9)) {
-      case 0 -> completed(new Outcome.ReadResult(maybeVersioned()));
-      case 1 -> completed(new Outcome.Written(version()));
-      case 2 -> completed(new Outcome.Deleted(version()));
-      case 3 -> completed(new Outcome.Exists(versioned()));
-      case 4 -> completed(new Outcome.Mismatch(version(), maybeVersioned()));
-      case 5 -> completed(new Outcome.Unknown("round timed out " + random.nextInt()));
-      case 6 -> completed(new Outcome.NotExecuted("τ + T passed " + random.nextInt()));
+      case 0 -> completed(new ClientOutcome.ReadResult(maybeVersioned()));
+      case 1 -> completed(new ClientOutcome.Written(version()));
+      case 2 -> completed(new ClientOutcome.Deleted(version()));
+      case 3 -> completed(new ClientOutcome.Exists(versioned()));
+      case 4 -> completed(new ClientOutcome.Mismatch(version(), maybeVersioned()));
+      case 5 -> completed(new ClientOutcome.Unknown("round timed out " + random.nextInt()));
+      case 6 -> completed(new ClientOutcome.NotExecuted("τ + T passed " + random.nextInt()));
       case 7 -> new OperationResponse.Invalid("empty key " + random.nextInt());
       default ->
           new OperationResponse.Redirect("node-" + random.nextInt(9), 1 + random.nextInt(65_535));
     };
   }
 
-  private static OperationResponse completed(Outcome outcome) {
+  private static OperationResponse completed(ClientOutcome outcome) {
     return new OperationResponse.Completed(outcome);
   }
 

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.frsm.client.transport.TransportConfig;
+import io.frsm.client.transport.WireFormat;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 

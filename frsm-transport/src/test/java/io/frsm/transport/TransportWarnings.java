@@ -1,5 +1,6 @@
 package io.frsm.transport;
 
+import io.frsm.client.transport.FrameDecoder;
 import java.text.MessageFormat;
 import java.time.Duration;
 import java.util.List;
@@ -31,8 +32,13 @@ public final class TransportWarnings implements AutoCloseable {
         @Override
         public void publish(LogRecord r) {
           if (r.getLevel().intValue() >= Level.WARNING.intValue()) {
-            Object[] parameters = r.getParameters() == null ? new Object[0] : r.getParameters();
-            warnings.add(MessageFormat.format(r.getMessage(), parameters));
+            // System.Logger records carry a pattern and its parameters; SLF4J's (the client-side
+            // classes, through slf4j-jdk14) arrive formatted, with none.
+            Object[] parameters = r.getParameters();
+            warnings.add(
+                parameters == null || parameters.length == 0
+                    ? r.getMessage()
+                    : MessageFormat.format(r.getMessage(), parameters));
           }
         }
 

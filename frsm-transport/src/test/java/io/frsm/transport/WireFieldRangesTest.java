@@ -8,17 +8,21 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.protobuf.ByteString;
+import io.frsm.client.proto.ClientEnvelope;
+import io.frsm.client.proto.ClientRequest;
+import io.frsm.client.proto.Version;
+import io.frsm.client.transport.ClientCodec;
+import io.frsm.client.transport.ClientFrame;
+import io.frsm.client.transport.ClientOperation;
+import io.frsm.client.transport.WireDecodeException;
+import io.frsm.client.transport.WireFormat;
 import io.frsm.consensus.core.InputBounds;
 import io.frsm.consensus.core.Message;
-import io.frsm.consensus.core.Operation;
 import io.frsm.transport.proto.AcceptedValue;
 import io.frsm.transport.proto.Ballot;
-import io.frsm.transport.proto.ClientEnvelope;
-import io.frsm.transport.proto.ClientRequest;
 import io.frsm.transport.proto.PeerEnvelope;
 import io.frsm.transport.proto.RoundId;
 import io.frsm.transport.proto.ValueKind;
-import io.frsm.transport.proto.Version;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
@@ -78,7 +82,8 @@ class WireFieldRangesTest {
     } else {
       ClientFrame.Request r = assertInstanceOf(ClientFrame.Request.class, frame);
       assertEquals(tau, r.request().invokedAtMicros());
-      Operation.Cas cas = assertInstanceOf(Operation.Cas.class, r.request().operation());
+      ClientOperation.Cas cas =
+          assertInstanceOf(ClientOperation.Cas.class, r.request().operation());
       assertEquals(new io.frsm.api.Version(epoch, timestamp), cas.expected());
     }
   }

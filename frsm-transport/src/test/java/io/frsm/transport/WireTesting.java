@@ -2,7 +2,9 @@ package io.frsm.transport;
 
 import com.google.protobuf.CodedInputStream;
 import com.google.protobuf.MessageLite;
-import io.frsm.consensus.core.Operation;
+import io.frsm.client.transport.ClientOperation;
+import io.frsm.client.transport.FrameEncoder;
+import io.frsm.client.transport.OperationRequest;
 import java.nio.ByteBuffer;
 import java.util.HexFormat;
 
@@ -24,15 +26,15 @@ final class WireTesting {
 
   /** Operation records hold arrays (identity equals), so compare them by content. */
   static String describe(OperationRequest request) {
-    Operation op = request.operation();
+    ClientOperation op = request.operation();
     String value =
-        op instanceof Operation.Create c
+        op instanceof ClientOperation.Create c
             ? HexFormat.of().formatHex(c.value())
-            : op instanceof Operation.Cas c ? HexFormat.of().formatHex(c.value()) : "";
+            : op instanceof ClientOperation.Cas c ? HexFormat.of().formatHex(c.value()) : "";
     String expected =
-        op instanceof Operation.Cas c
+        op instanceof ClientOperation.Cas c
             ? c.expected().toString()
-            : op instanceof Operation.Delete d ? d.expected().toString() : "";
+            : op instanceof ClientOperation.Delete d ? d.expected().toString() : "";
     return op.getClass().getSimpleName()
         + " "
         + op.key()

@@ -1,42 +1,56 @@
 package io.frsm.api.spi;
 
+import io.frsm.api.ClientObserver;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 
 /**
  * What a user configured on {@link io.frsm.api.FrsmClientBuilder}, handed to the {@link
- * ClientProvider} that builds the client.
+ * ClientProvider} that builds the client. Exactly one of {@code seeds} and {@code zookeeper} is
+ * set.
  *
+ * @param seeds the nodes to ask for the cluster's topology first, each {@code host:port} of a
+ *     node's client protocol (IPv6 hosts in brackets); empty if the client finds the cluster
+ *     through ZooKeeper
  * @param zookeeper the ZooKeeper connect string ({@code host:port[,host:port...]}) where the
- *     cluster registers its members
+ *     cluster registers its members, or empty if the client starts from {@code seeds}
  * @param clusterId the cluster's id: the ZooKeeper namespace and the id every frame carries
  * @param operationTimeout how long one call waits for a node's answer before it gives up (a
  *     mutation then fails with {@code OutcomeUnknownException}, a read with {@code
  *     NotExecutedException})
- * @param zookeeperSessionTimeout the client's ZooKeeper session timeout
- * @param tls the client's certificate, key and trusted CAs; null: plaintext (the user chose {@code
- *     insecure()})
+ * @param zookeeperSessionTimeout the client's ZooKeeper session timeout (with {@code zookeeper})
+ * @param connectTimeout how long building the client waits for the cluster's first answer
+ * @param observer hears every call's end and every topology change ({@link ClientObserver#NONE} by
+ *     default)
+ * @param tls the client's certificate, key and trusted CAs, used on every connection it opens;
+ *     null: plaintext (the user chose {@code insecure()})
  */
 public record ClientSettings(
+    List<String> seeds,
     String zookeeper,
     String clusterId,
     Duration operationTimeout,
     Duration zookeeperSessionTimeout,
+    Duration connectTimeout,
+    ClientObserver observer,
     TlsSettings tls) {
 
   public ClientSettings {
+    seeds = List.copyOf(seeds);
     Objects.requireNonNull(zookeeper, "zookeeper");
     Objects.requireNonNull(clusterId, "clusterId");
     Objects.requireNonNull(operationTimeout, "operationTimeout");
     Objects.requireNonNull(zookeeperSessionTimeout, "zookeeperSessionTimeout");
+    Objects.requireNonNull(connectTimeout, "connectTimeout");
+    Objects.requireNonNull(observer, "observer");
+    if (seeds.isEmpty() == zookeeper.isEmpty()) {
+      throw new IllegalArgumentException("exactly one of seeds and zookeeper must be set");
+    }
   }
 
-  /** Plaintext settings (no TLS). */
-  public ClientSettings(
-      String zookeeper,
-      String clusterId,
-      Duration operationTimeout,
-      Duration zookeeperSessionTimeout) {
-    this(zookeeper, clusterId, operationTimeout, zookeeperSessionTimeout, null);
+  /** Whether the client starts from seed nodes (else from ZooKeeper). */
+  public boolean fromSeeds() {
+    return !seeds.isEmpty();
   }
 }

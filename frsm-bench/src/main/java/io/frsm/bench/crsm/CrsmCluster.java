@@ -2,13 +2,13 @@ package io.frsm.bench.crsm;
 
 import io.frsm.api.FrsmClient;
 import io.frsm.cell.Token;
+import io.frsm.client.transport.TransportConfig;
+import io.frsm.client.transport.TransportEventLoops;
 import io.frsm.lsm.LsmConfig;
 import io.frsm.lsm.LsmEngine;
 import io.frsm.lsm.io.NioFileSystem;
 import io.frsm.server.config.NodeDefaults;
 import io.frsm.transport.FramedPeerTransport;
-import io.frsm.transport.TransportConfig;
-import io.frsm.transport.TransportEventLoops;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.net.InetAddress;

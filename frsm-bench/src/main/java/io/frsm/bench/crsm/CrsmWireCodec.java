@@ -4,9 +4,9 @@ import com.google.protobuf.ByteString;
 import io.frsm.bench.crsm.proto.CommandType;
 import io.frsm.bench.crsm.proto.CrsmEnvelope;
 import io.frsm.cell.Ballot;
-import io.frsm.transport.EnvelopeParser;
+import io.frsm.client.transport.EnvelopeParser;
+import io.frsm.client.transport.WireDecodeException;
 import io.frsm.transport.ProtobufPeerWireCodec;
-import io.frsm.transport.WireDecodeException;
 import java.util.ArrayList;
 import java.util.List;
 

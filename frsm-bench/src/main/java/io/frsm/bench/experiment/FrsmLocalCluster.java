@@ -125,7 +125,9 @@ final class FrsmLocalCluster implements KvSystem {
      * socket, like the cRSM baseline's client).
      */
     EMBEDDED_LEADER,
-    /** The thin client over TCP, finding the nodes through ZooKeeper, like a remote application. */
+    /**
+     * The remote client over TCP (frsm-client), started from the nodes' addresses, like a service.
+     */
     THIN
   }
 

@@ -13,8 +13,12 @@ import java.util.Optional;
  * t+1)}, or settle a delete and answer absent.
  */
 final class GetRun extends Run {
+  /** Asked for a quorum read ({@link Operation.Get#quorum}): never served from the local cell. */
+  private final boolean quorumAsked;
+
   GetRun(RunContext context, Input.ClientRequest request) {
     super(context, request);
+    this.quorumAsked = ((Operation.Get) request.operation()).quorum();
   }
 
   /**
@@ -27,6 +31,10 @@ final class GetRun extends Run {
   void start(Now now, List<Effect> out) {
     if (settleRead()) {
       prepare(now, out); // a settle writes what it finds at a quorum: see settleRead()
+      return;
+    }
+    if (quorumAsked) {
+      read(now, out); // asked for a quorum read: never the local cell, whatever the lease says
       return;
     }
     if (servedLocally(now, out)) {

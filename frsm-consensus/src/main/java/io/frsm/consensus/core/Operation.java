@@ -16,10 +16,19 @@ public sealed interface Operation {
     return !(this instanceof Get);
   }
 
-  /** Linearizable read: the newest chosen value, or absent. */
-  record Get(Key key) implements Operation {
+  /**
+   * Linearizable read: the newest chosen value, or absent. Served from the leader's local cell
+   * while it holds the range's lease (no messages), else by a quorum read; {@code quorum}: always
+   * by a quorum read, so its answer does not rest on the lease's clock-drift bound ρ.
+   */
+  record Get(Key key, boolean quorum) implements Operation {
     public Get {
       Objects.requireNonNull(key);
+    }
+
+    /** A read that may be served under the lease. */
+    public Get(Key key) {
+      this(key, false);
     }
   }
 

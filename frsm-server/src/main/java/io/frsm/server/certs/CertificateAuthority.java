@@ -1,7 +1,7 @@
 package io.frsm.server.certs;
 
-import io.frsm.transport.tls.CertificateIdentity;
-import io.frsm.transport.tls.TlsFiles;
+import io.frsm.client.transport.tls.CertificateIdentity;
+import io.frsm.client.transport.tls.TlsFiles;
 import java.io.IOException;
 import java.math.BigInteger;
 import java.nio.file.Files;

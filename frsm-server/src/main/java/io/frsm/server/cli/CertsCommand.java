@@ -1,9 +1,9 @@
 package io.frsm.server.cli;
 
+import io.frsm.client.transport.tls.CertificateIdentity;
+import io.frsm.client.transport.tls.Role;
+import io.frsm.client.transport.tls.TlsFiles;
 import io.frsm.server.certs.CertificateAuthority;
-import io.frsm.transport.tls.CertificateIdentity;
-import io.frsm.transport.tls.Role;
-import io.frsm.transport.tls.TlsFiles;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;

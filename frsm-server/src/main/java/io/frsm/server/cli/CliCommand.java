@@ -32,13 +32,13 @@ import picocli.CommandLine.ScopeType;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code frsm cli}: one operation through a thin client, or a look at the ring. Keys and values are
- * UTF-8 text. A failed operation prints the typed error (e.g. the current version on a CAS
- * mismatch) and exits 1.
+ * {@code frsm cli}: one operation through a client (from {@code --seeds}, or the nodes' addresses
+ * in {@code --zookeeper}), or a look at the ring (ZooKeeper). Keys and values are UTF-8 text. A
+ * failed operation prints the typed error (e.g. the current version on a CAS mismatch) and exits 1.
  */
 @Command(
     name = "cli",
-    description = "One operation through a thin client, or a look at the ring.",
+    description = "One operation through a client, or a look at the ring.",
     synopsisSubcommandLabel = "OPERATION",
     footerHeading = "%n",
     footer = {
@@ -48,11 +48,19 @@ import picocli.CommandLine.Spec;
     })
 final class CliCommand implements Runnable {
   @Option(
+      names = "--seeds",
+      paramLabel = "HOST:PORT[,HOST:PORT...]",
+      scope = ScopeType.INHERIT,
+      description =
+          "Client addresses of some of the cluster's nodes: the client learns the rest from them.")
+  String seeds;
+
+  @Option(
       names = "--zookeeper",
-      required = true,
       paramLabel = "HOST:PORT",
       scope = ScopeType.INHERIT,
-      description = "The cluster's ZooKeeper.")
+      description =
+          "The cluster's ZooKeeper: the nodes' addresses are read there (ring and leader need it).")
   String zookeeper;
 
   @Option(
@@ -163,10 +171,22 @@ final class CliCommand implements Runnable {
     void on(FrsmClient client);
   }
 
-  /** Runs {@code operation} through a thin client: 0, or 1 with the typed error printed. */
+  /** Runs {@code operation} through a client: 0, or 1 with the typed error printed. */
   private int withClient(Operation operation) {
-    try (FrsmClient client =
-        security(FrsmClient.builder()).zookeeper(zookeeper).clusterId(cluster).build()) {
+    if ((seeds == null) == (zookeeper == null)) {
+      throw new ParameterException(spec.commandLine(), "give --seeds or --zookeeper (one of them)");
+    }
+    FrsmClientBuilder builder = security(FrsmClient.builder()).clusterId(cluster);
+    try {
+      if (seeds != null) {
+        builder.seeds(seeds);
+      } else {
+        builder.zookeeper(zookeeper);
+      }
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), e.getMessage());
+    }
+    try (FrsmClient client = builder.build()) {
       operation.on(client);
       return 0;
     } catch (FrsmException e) {
@@ -196,6 +216,10 @@ final class CliCommand implements Runnable {
 
   /** The ring and its nodes, or with {@code key} the leaders of its range. */
   private int ring(String key) throws Exception {
+    if (zookeeper == null) {
+      throw new ParameterException(
+          spec.commandLine(), "ring and leader read the cluster's ZooKeeper: give --zookeeper");
+    }
     try (CuratorFramework zk =
         CuratorFrameworkFactory.newClient(zookeeper, new ExponentialBackoffRetry(100, 3))) {
       zk.start();

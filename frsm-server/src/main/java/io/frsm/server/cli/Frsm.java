@@ -96,6 +96,7 @@ public final class Frsm implements Runnable {
         // prints the kill and the take-over itself; failures show in its summary and counter
         // check.
         levels.put("io.frsm.transport", Level.SEVERE);
+        levels.put("io.frsm.client.transport", Level.SEVERE);
       }
     }
     try {

@@ -1,8 +1,8 @@
 package io.frsm.server.cli;
 
+import io.frsm.client.transport.tls.TlsFiles;
 import io.frsm.server.local.LocalCluster;
 import io.frsm.server.node.FrsmNode;
-import io.frsm.transport.tls.TlsFiles;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -79,8 +79,9 @@ final class LocalCommand implements Callable<Integer> {
             + "): "
             + LocalCluster.certificateDirectory(dir));
     out.println(
-        "try: frsm cli --zookeeper "
-            + cluster.zookeeperConnect()
+        "try: frsm cli --seeds "
+            + String.join(
+                ",", cluster.nodes().stream().map(n -> HostPort.of(n.clientAddress())).toList())
             + " --cluster "
             + CLUSTER_ID
             + " --ca "

@@ -16,10 +16,10 @@ import java.util.function.Consumer;
 import java.util.function.IntUnaryOperator;
 
 /**
- * What a node or a thin client knows about the cluster's members, kept current by a ZooKeeper
- * watch: the live members, the last record seen of every member (a member that went down keeps its
- * last address until it registers again), and, once the cluster has formed, the ring over its
- * {@link ClusterShape} for routing.
+ * What a node knows about the cluster's members, kept current by a ZooKeeper watch: the live
+ * members, the last record seen of every member (a member that went down keeps its last address
+ * until it registers again), and, once the cluster has formed, the ring over its {@link
+ * ClusterShape} for routing.
  *
  * <p>Thread-safe: every view is an immutable snapshot swapped on change.
  */
@@ -131,6 +131,14 @@ public final class ClusterMembers {
   }
 
   /**
+   * The node that last took range {@code rangeIndex}'s term, or -1 if unknown; it may be down
+   * (check {@link #live()}).
+   */
+  public int leaderOfRange(int rangeIndex) {
+    return leaders.applyAsInt(rangeIndex);
+  }
+
+  /**
    * The live node believed to lead {@code key}'s range, or -1 if unknown, not live, or the cluster
    * has not formed.
    */
@@ -161,6 +169,18 @@ public final class ClusterMembers {
   public InetSocketAddress clientAddress(int nodeId) {
     NodeInfo n = known.get(nodeId);
     return n == null ? null : new InetSocketAddress(n.host(), n.clientPort());
+  }
+
+  /** The client addresses of the live members (whose connections are worth keeping). */
+  public Set<InetSocketAddress> liveClientAddresses() {
+    Set<InetSocketAddress> addresses = new HashSet<>();
+    for (int id : live) {
+      InetSocketAddress a = clientAddress(id);
+      if (a != null) {
+        addresses.add(a);
+      }
+    }
+    return addresses;
   }
 
   /**

@@ -1,7 +1,7 @@
 package io.frsm.server.config;
 
+import io.frsm.client.transport.TransportConfig;
 import io.frsm.lsm.LsmConfig;
-import io.frsm.transport.TransportConfig;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.ArrayList;

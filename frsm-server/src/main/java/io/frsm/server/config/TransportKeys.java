@@ -1,6 +1,6 @@
 package io.frsm.server.config;
 
-import io.frsm.transport.TransportConfig;
+import io.frsm.client.transport.TransportConfig;
 import java.time.Duration;
 import java.util.List;
 

@@ -4,12 +4,12 @@ import io.frsm.api.CasMismatchException;
 import io.frsm.api.FrsmClient;
 import io.frsm.api.Version;
 import io.frsm.api.Versioned;
+import io.frsm.client.transport.tls.CertificateIdentity;
+import io.frsm.client.transport.tls.Role;
+import io.frsm.client.transport.tls.TlsFiles;
 import io.frsm.server.certs.CertificateAuthority;
 import io.frsm.server.node.FrsmNode;
 import io.frsm.server.zk.EmbeddedZooKeeper;
-import io.frsm.transport.tls.CertificateIdentity;
-import io.frsm.transport.tls.Role;
-import io.frsm.transport.tls.TlsFiles;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -21,8 +21,9 @@ import java.util.List;
 
 /**
  * Embedding frsm: a three-node cluster in one JVM, a few operations through a node's embedded
- * client and through a thin client, then a clean shutdown. Against the ZooKeeper given with {@code
- * --zookeeper}, or one it starts in the data directory when none is given.
+ * client and through a remote client started from the nodes' addresses (seeds), then a clean
+ * shutdown. Against the ZooKeeper given with {@code --zookeeper}, or one it starts in the data
+ * directory when none is given.
  *
  * <p>Run (from the repository root; {@code EmbeddedExampleIT} runs the same {@link #run}):
  *
@@ -133,9 +134,14 @@ public final class EmbeddedExample {
               new CertificateIdentity.Client(
                   clusterId, "example", EnumSet.of(Role.READ, Role.WRITE)),
               validity);
+      // A remote client needs only frsm-client, some nodes' addresses (seeds) and its certificate;
+      // the nodes run in this process, so loopback reaches their client ports.
+      String seeds =
+          String.join(
+              ",", nodes.stream().map(n -> "127.0.0.1:" + n.clientAddress().getPort()).toList());
       try (FrsmClient thin =
           FrsmClient.builder()
-              .zookeeper(zookeeper)
+              .seeds(seeds)
               .clusterId(clusterId)
               .tls(app.caBundle(), app.certificateChain(), app.privateKey())
               .build()) {

@@ -2,14 +2,14 @@ package io.frsm.server.local;
 
 import io.frsm.api.FrsmClient;
 import io.frsm.api.FrsmClientBuilder;
+import io.frsm.client.transport.tls.CertificateIdentity;
+import io.frsm.client.transport.tls.Role;
+import io.frsm.client.transport.tls.TlsFiles;
 import io.frsm.server.certs.CertificateAuthority;
 import io.frsm.server.node.FrsmNode;
 import io.frsm.server.node.FrsmNodeBuilder;
 import io.frsm.server.node.NaturalLeaders;
 import io.frsm.server.zk.EmbeddedZooKeeper;
-import io.frsm.transport.tls.CertificateIdentity;
-import io.frsm.transport.tls.Role;
-import io.frsm.transport.tls.TlsFiles;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -212,12 +212,17 @@ public final class LocalCluster implements AutoCloseable {
   }
 
   /**
-   * A thin client of this cluster (through ZooKeeper, like a remote application), with the
-   * certificate of {@link #adminClientFiles()} unless the cluster is insecure.
+   * A remote client of this cluster over TCP, started from the running nodes' client addresses
+   * (seeds), like a service that depends on frsm-client alone, with the certificate of {@link
+   * #adminClientFiles()} unless the cluster is insecure.
    */
   public FrsmClient thinClient() {
-    FrsmClientBuilder b =
-        FrsmClient.builder().zookeeper(zookeeper.connectString()).clusterId(clusterId);
+    List<String> seeds = new ArrayList<>();
+    for (FrsmNode n : nodes()) {
+      String host = n.clientAddress().getAddress().getHostAddress(); // bound to loopback
+      seeds.add((host.contains(":") ? "[" + host + "]" : host) + ":" + n.clientAddress().getPort());
+    }
+    FrsmClientBuilder b = FrsmClient.builder().seeds(String.join(",", seeds)).clusterId(clusterId);
     TlsFiles files = adminClientFiles();
     if (files == null) {
       b.insecure();

@@ -203,7 +203,7 @@ final class CoreDriver {
           CoreAnswer.of(new Outcome.NotExecuted("node " + nodeId + " is shutting down")));
       return result;
     }
-    if (callerReads != null && running && operation instanceof Operation.Get get) {
+    if (callerReads != null && running && operation instanceof Operation.Get get && !get.quorum()) {
       Outcome local = callerReads.tryRead(get.key(), System::nanoTime);
       if (local != null) {
         result.complete(new CoreAnswer(local, ReadMode.LEADER_ONLY));

@@ -1,5 +1,6 @@
 package io.frsm.server.node;
 
+import io.frsm.client.RequestLimits;
 import io.frsm.consensus.core.CoreConfig;
 import io.frsm.consensus.core.CoreStats;
 import io.frsm.consensus.core.Input;
@@ -7,7 +8,6 @@ import io.frsm.consensus.core.Message;
 import io.frsm.consensus.core.Operation;
 import io.frsm.consensus.core.ShardRouting;
 import io.frsm.lsm.LsmEngine;
-import io.frsm.server.client.RequestLimits;
 import io.frsm.store.CachingCellStore;
 import io.frsm.transport.PeerTransport;
 import io.netty.util.concurrent.EventExecutor;
@@ -69,7 +69,10 @@ final class CoreShards {
       RangeQuorums quorums) {
     this.routing = new ShardRouting(config.placement(), shards);
     this.admission =
-        new PeerAdmission(RequestLimits.of(engine.config()), config.placement().rangeCount());
+        new PeerAdmission(
+            new RequestLimits(
+                engine.config().maxKeySizeBytes(), engine.config().maxValueSizeBytes()),
+            config.placement().rangeCount());
     this.drivers = new CoreDriver[shards];
     Consumer<Throwable> together = error -> failTogether(nodeId, error, onFatal);
     for (int s = 0; s < shards; s++) {

@@ -1,10 +1,13 @@
 package io.frsm.server.node;
 
+import io.frsm.client.RequestLimits;
+import io.frsm.client.SessionClient;
+import io.frsm.client.SessionCounters;
+import io.frsm.client.transport.ClientOperation;
+import io.frsm.client.transport.ClientOutcome;
 import io.frsm.consensus.core.Operation;
 import io.frsm.consensus.core.Outcome;
-import io.frsm.server.client.RequestLimits;
-import io.frsm.server.client.SessionClient;
-import io.frsm.server.client.SessionCounters;
+import io.frsm.transport.CoreOperations;
 import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BiFunction;
@@ -33,11 +36,13 @@ final class EmbeddedClient extends SessionClient {
   }
 
   @Override
-  protected CompletableFuture<Outcome> runOperation(Operation operation, long invokedAtMicros) {
+  protected CompletableFuture<ClientOutcome> runOperation(
+      ClientOperation operation, long invokedAtMicros) {
     if (closed) {
-      return CompletableFuture.completedFuture(new Outcome.NotExecuted("client closed"));
+      return CompletableFuture.completedFuture(new ClientOutcome.NotExecuted("client closed"));
     }
-    return node.apply(operation, invokedAtMicros);
+    return node.apply(CoreOperations.toCore(operation), invokedAtMicros)
+        .thenApply(CoreOperations::toClient);
   }
 
   @Override

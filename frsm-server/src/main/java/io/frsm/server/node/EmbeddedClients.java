@@ -1,7 +1,7 @@
 package io.frsm.server.node;
 
 import io.frsm.api.FrsmClient;
-import io.frsm.server.client.SessionCounters;
+import io.frsm.client.SessionCounters;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 

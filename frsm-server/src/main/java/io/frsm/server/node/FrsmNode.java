@@ -1,14 +1,18 @@
 package io.frsm.server.node;
 
 import io.frsm.api.FrsmClient;
+import io.frsm.client.ClientConnections;
+import io.frsm.client.RequestLimits;
+import io.frsm.client.SessionCounters;
+import io.frsm.client.transport.TransportConfig;
+import io.frsm.client.transport.TransportEventLoops;
+import io.frsm.client.transport.tls.ChannelSecurity;
+import io.frsm.client.transport.tls.MutualTls;
 import io.frsm.consensus.core.CoreConfig;
 import io.frsm.consensus.core.CoreStats;
 import io.frsm.lsm.LsmConfig;
 import io.frsm.lsm.LsmEngine;
-import io.frsm.server.client.ClientConnections;
 import io.frsm.server.client.ClusterMembers;
-import io.frsm.server.client.RequestLimits;
-import io.frsm.server.client.SessionCounters;
 import io.frsm.server.config.ConsensusKeys;
 import io.frsm.server.config.NodeKeys;
 import io.frsm.server.config.RingKeys;
@@ -18,10 +22,6 @@ import io.frsm.server.ring.Ring;
 import io.frsm.server.zk.ClusterShape;
 import io.frsm.server.zk.RangeLeadership;
 import io.frsm.server.zk.ZkLayout;
-import io.frsm.transport.TransportConfig;
-import io.frsm.transport.TransportEventLoops;
-import io.frsm.transport.tls.ChannelSecurity;
-import io.frsm.transport.tls.MutualTls;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
@@ -57,6 +57,9 @@ public final class FrsmNode implements AutoCloseable {
   private final int nodeId;
   private final ZkLayout layout;
   private final ClusterMembers members = new ClusterMembers();
+
+  /** What clients' topology watches hear; told of every change by the parts that see it. */
+  private final NodeTopology topology = new NodeTopology(members);
 
   // Set by start(), in this order, under the node's monitor; null if start failed before them.
   private volatile NodeMetrics metrics;
@@ -122,7 +125,7 @@ public final class FrsmNode implements AutoCloseable {
               nodeId,
               serving,
               members,
-              RequestLimits.of(lsmConfig),
+              new RequestLimits(lsmConfig.maxKeySizeBytes(), lsmConfig.maxValueSizeBytes()),
               InvocationWindow.of(
                   settings.get(ConsensusKeys.BOUNDED_DELAY),
                   settings.get(ConsensusKeys.CLOCK_SKEW_BOUND)),
@@ -141,7 +144,8 @@ public final class FrsmNode implements AutoCloseable {
               members,
               serving::receive,
               router::onClientRequest,
-              settings.peerLinkFaults());
+              settings.peerLinkFaults(),
+              topology);
       clients = new EmbeddedClients(router, settings.createSettle().toNanos(), sessions);
       securityMeters(security);
       joinCluster();
@@ -252,6 +256,7 @@ public final class FrsmNode implements AutoCloseable {
         () -> {
           formation.tryForm();
           router.membersChanged();
+          topology.changed();
         });
     formation.tryForm();
   }
@@ -270,6 +275,7 @@ public final class FrsmNode implements AutoCloseable {
             settings.get(ConsensusKeys.TICK_INTERVAL),
             settings.get(ConsensusKeys.LEASE),
             settings.get(ConsensusKeys.STEP_DOWN_AFTER),
+            topology::changed,
             error ->
                 membership.leaveForGood(
                     () -> {
@@ -288,6 +294,7 @@ public final class FrsmNode implements AutoCloseable {
     // The commit log is replayed (the engine opened) and the core runs: take leadership.
     membership.markReady();
     membership.reportLeadershipViewTo(serving.leadership()::membersChanged);
+    topology.changed(); // the view carries the ring from now on
   }
 
   /**

@@ -1,5 +1,6 @@
 package io.frsm.server.node;
 
+import io.frsm.client.transport.TransportConfig;
 import io.frsm.lsm.LsmConfig;
 import io.frsm.server.config.ConfigKey;
 import io.frsm.server.config.ConsensusKeys;
@@ -10,7 +11,6 @@ import io.frsm.server.config.RingKeys;
 import io.frsm.server.config.SecurityKeys;
 import io.frsm.server.config.TransportKeys;
 import io.frsm.server.config.ZooKeeperKeys;
-import io.frsm.transport.TransportConfig;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;

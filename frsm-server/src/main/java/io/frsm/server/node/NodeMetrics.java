@@ -1,10 +1,10 @@
 package io.frsm.server.node;
 
+import io.frsm.client.SessionCounters;
 import io.frsm.consensus.core.CoreStats;
 import io.frsm.consensus.core.Operation;
 import io.frsm.consensus.core.Outcome;
 import io.frsm.consensus.core.ReadMode;
-import io.frsm.server.client.SessionCounters;
 import io.frsm.server.zk.RangeLeadership;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;

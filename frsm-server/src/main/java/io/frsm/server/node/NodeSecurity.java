@@ -1,12 +1,12 @@
 package io.frsm.server.node;
 
+import io.frsm.client.transport.tls.CertificateIdentity;
+import io.frsm.client.transport.tls.ChannelSecurity;
+import io.frsm.client.transport.tls.MutualTls;
+import io.frsm.client.transport.tls.TlsContexts;
+import io.frsm.client.transport.tls.TlsFiles;
+import io.frsm.client.transport.tls.TlsProviders;
 import io.frsm.server.config.SecurityKeys;
-import io.frsm.transport.tls.CertificateIdentity;
-import io.frsm.transport.tls.ChannelSecurity;
-import io.frsm.transport.tls.MutualTls;
-import io.frsm.transport.tls.TlsContexts;
-import io.frsm.transport.tls.TlsFiles;
-import io.frsm.transport.tls.TlsProviders;
 import java.lang.System.Logger.Level;
 
 /**

@@ -1,5 +1,6 @@
 package io.frsm.server.node;
 
+import io.frsm.client.transport.TransportConfig;
 import io.frsm.consensus.core.CoreConfig;
 import io.frsm.consensus.core.LeaseConfig;
 import io.frsm.consensus.core.Placement;
@@ -11,7 +12,6 @@ import io.frsm.server.config.NodeDefaults;
 import io.frsm.server.config.NodeKeys;
 import io.frsm.server.config.TransportKeys;
 import io.frsm.server.zk.ClusterTiming;
-import io.frsm.transport.TransportConfig;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.net.InetSocketAddress;

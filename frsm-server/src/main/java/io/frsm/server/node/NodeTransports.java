@@ -1,18 +1,20 @@
 package io.frsm.server.node;
 
+import io.frsm.client.transport.TransportConfig;
+import io.frsm.client.transport.TransportEventLoops;
+import io.frsm.client.transport.tls.ChannelSecurity;
 import io.frsm.server.client.ClusterMembers;
 import io.frsm.transport.ClientProtocolServer;
 import io.frsm.transport.NettyPeerTransport;
 import io.frsm.transport.PeerTransport;
-import io.frsm.transport.TransportConfig;
-import io.frsm.transport.TransportEventLoops;
-import io.frsm.transport.tls.ChannelSecurity;
+import io.frsm.transport.TopologyFeed;
 import java.net.InetSocketAddress;
 
 /**
  * This node's network: the Netty event loops, the peer transport (consensus messages to and from
- * the other nodes) and the client protocol server (thin clients' and forwarded requests), all on
- * the same loops. The parts stop separately, as the node's stop order interleaves them with others.
+ * the other nodes) and the client protocol server (clients' and forwarded requests, and clients'
+ * topology watches answered from a {@link TopologyFeed}), all on the same loops. The parts stop
+ * separately, as the node's stop order interleaves them with others.
  */
 final class NodeTransports {
   private final TransportEventLoops loops;
@@ -50,7 +52,8 @@ final class NodeTransports {
       ClusterMembers members,
       PeerTransport.InboundHandler onPeerMessage,
       ClientProtocolServer.OperationHandler onClientRequest,
-      PeerLinkFaults faults) {
+      PeerLinkFaults faults,
+      TopologyFeed topology) {
     NettyPeerTransport peers = null;
     try {
       PeerTransport.InboundHandler inbound =
@@ -63,7 +66,8 @@ final class NodeTransports {
           loops,
           peers,
           sender,
-          ClientProtocolServer.start(clientAddress, onClientRequest, config, loops, security));
+          ClientProtocolServer.start(
+              clientAddress, onClientRequest, topology, config, loops, security));
     } catch (RuntimeException e) {
       if (peers != null) {
         peers.close();

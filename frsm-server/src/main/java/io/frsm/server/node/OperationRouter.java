@@ -1,13 +1,14 @@
 package io.frsm.server.node;
 
+import io.frsm.client.ClientConnections;
+import io.frsm.client.RedirectFollower;
+import io.frsm.client.RequestLimits;
+import io.frsm.client.transport.OperationRequest;
+import io.frsm.client.transport.OperationResponse;
 import io.frsm.consensus.core.Operation;
 import io.frsm.consensus.core.Outcome;
-import io.frsm.server.client.ClientConnections;
 import io.frsm.server.client.ClusterMembers;
-import io.frsm.server.client.RedirectFollower;
-import io.frsm.server.client.RequestLimits;
-import io.frsm.transport.OperationRequest;
-import io.frsm.transport.OperationResponse;
+import io.frsm.transport.CoreOperations;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.time.Instant;
@@ -92,7 +93,7 @@ final class OperationRouter {
 
   /** Live members changed: forwarding connections to departed ones are closed. */
   void membersChanged() {
-    forwarding.retainLiveMembers(members);
+    forwarding.retainOnly(members.liveClientAddresses());
   }
 
   /** Closes every forwarding connection (their calls in flight fail). */
@@ -117,7 +118,7 @@ final class OperationRouter {
       return CompletableFuture.completedFuture(new OperationResponse.Invalid(refusal));
     }
     long tau = request.invokedAtMicros() == 0 ? now : request.invokedAtMicros();
-    return serveClient(request.operation(), tau, MAX_REROUTES);
+    return serveClient(CoreOperations.toCore(request.operation()), tau, MAX_REROUTES);
   }
 
   /**
@@ -137,8 +138,7 @@ final class OperationRouter {
           return CompletableFuture.completedFuture(
               new OperationResponse.Redirect(leader.getHostString(), leader.getPort()));
         }
-        return CompletableFuture.completedFuture(
-            new OperationResponse.Completed(addressUnknown(coordinator)));
+        return CompletableFuture.completedFuture(completed(addressUnknown(coordinator)));
       }
     }
     return submit(operation, tau, reroutesLeft > 0)
@@ -146,7 +146,7 @@ final class OperationRouter {
             outcome ->
                 movedAway(outcome)
                     ? serveClient(operation, tau, reroutesLeft - 1)
-                    : CompletableFuture.completedFuture(new OperationResponse.Completed(outcome)));
+                    : CompletableFuture.completedFuture(completed(outcome)));
   }
 
   /**
@@ -184,7 +184,8 @@ final class OperationRouter {
     }
     metrics.routed(NodeMetrics.Routed.FORWARDED);
     long startNanos = System.nanoTime();
-    return forward(new OperationRequest(operation, invokedAtMicros), target)
+    return forward(
+            new OperationRequest(CoreOperations.toClient(operation), invokedAtMicros), target)
         .whenComplete(
             (outcome, error) -> {
               if (outcome != null) {
@@ -200,7 +201,7 @@ final class OperationRouter {
         .thenCompose(
             reply -> {
               if (reply instanceof RedirectFollower.Answered a) {
-                return CompletableFuture.completedFuture(a.outcome());
+                return CompletableFuture.completedFuture(CoreOperations.toCore(a.outcome()));
               }
               if (reply instanceof RedirectFollower.CallFailed f) {
                 return CompletableFuture.failedFuture(f.cause());
@@ -220,6 +221,10 @@ final class OperationRouter {
     return u.cause() instanceof NodeStopped
         ? new Outcome.NotExecuted("node " + self + " is stopped")
         : new Outcome.NotExecuted("cannot reach " + u.target() + ": " + u.cause());
+  }
+
+  private static OperationResponse completed(Outcome outcome) {
+    return new OperationResponse.Completed(CoreOperations.toClient(outcome));
   }
 
   private static Outcome addressUnknown(int coordinator) {

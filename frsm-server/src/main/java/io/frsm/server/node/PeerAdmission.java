@@ -2,9 +2,9 @@ package io.frsm.server.node;
 
 import io.frsm.cell.AcceptedValue;
 import io.frsm.cell.Key;
+import io.frsm.client.RequestLimits;
 import io.frsm.consensus.core.Message;
 import io.frsm.consensus.core.RangeTerm;
-import io.frsm.server.client.RequestLimits;
 
 /**
  * What a node checks of a peer message before any core sees it, beyond the transport's decoding

@@ -1,5 +1,6 @@
 package io.frsm.server.node;
 
+import io.frsm.client.transport.LogThrottle;
 import io.frsm.consensus.core.CoreConfig;
 import io.frsm.consensus.core.Message;
 import io.frsm.server.client.ClusterMembers;
@@ -10,7 +11,6 @@ import io.frsm.server.zk.ClusterShape;
 import io.frsm.server.zk.RangeLeaders;
 import io.frsm.server.zk.RangeLeadership;
 import io.frsm.server.zk.ZkLayout;
-import io.frsm.transport.LogThrottle;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.List;
@@ -52,6 +52,8 @@ final class Serving {
    * on the ring.
    *
    * @param coreThreads core shards asked for (0: by the machine's CPUs)
+   * @param leadersChanged runs after every change of a range's leader named in ZooKeeper (on the
+   *     watch's thread; must not block)
    * @param onFatal called once if the core stops on a fatal error
    */
   record Site(
@@ -64,6 +66,7 @@ final class Serving {
       Duration tickInterval,
       Duration lease,
       Duration stepDownAfter,
+      Runnable leadersChanged,
       Consumer<Throwable> onFatal) {}
 
   /**
@@ -111,7 +114,7 @@ final class Serving {
             site.stepDownAfter(),
             quorums);
     core.start();
-    RangeLeaders named = RangeLeaders.watch(zk, layout);
+    RangeLeaders named = RangeLeaders.watch(zk, layout, site.leadersChanged());
     try {
       members.leaders(named::holder);
       RangeLeadership leadership =

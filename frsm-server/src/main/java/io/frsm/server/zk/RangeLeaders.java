@@ -20,9 +20,11 @@ public final class RangeLeaders implements AutoCloseable {
   private final String rangesPath;
   private final CuratorCache cache;
   private final Map<Integer, Integer> holders = new ConcurrentHashMap<>();
+  private final Runnable changed;
 
-  private RangeLeaders(CuratorFramework zk, ZkLayout layout) throws Exception {
+  private RangeLeaders(CuratorFramework zk, ZkLayout layout, Runnable changed) throws Exception {
     this.rangesPath = layout.ranges() + "/";
+    this.changed = changed;
     zk.createContainers(layout.ranges());
     this.cache = CuratorCache.build(zk, layout.ranges());
     cache
@@ -36,7 +38,16 @@ public final class RangeLeaders implements AutoCloseable {
 
   /** Starts watching the cluster's range terms. */
   public static RangeLeaders watch(CuratorFramework zk, ZkLayout layout) throws Exception {
-    RangeLeaders leaders = new RangeLeaders(zk, layout);
+    return watch(zk, layout, () -> {});
+  }
+
+  /**
+   * Like {@link #watch(CuratorFramework, ZkLayout)}; {@code changed} runs after every change of a
+   * range's holder (on the cache's thread; it must not block).
+   */
+  public static RangeLeaders watch(CuratorFramework zk, ZkLayout layout, Runnable changed)
+      throws Exception {
+    RangeLeaders leaders = new RangeLeaders(zk, layout, changed);
     leaders.cache.start();
     return leaders;
   }
@@ -52,13 +63,17 @@ public final class RangeLeaders implements AutoCloseable {
     if (range < 0 || bytes == null || bytes.length != 12) {
       return; // not a term znode, or one no node has bumped yet
     }
-    holders.put(range, ByteBuffer.wrap(bytes).getInt(8));
+    int holder = ByteBuffer.wrap(bytes).getInt(8);
+    Integer before = holders.put(range, holder);
+    if (before == null || before != holder) {
+      changed.run();
+    }
   }
 
   private void forget(ChildData data) {
     int range = termRange(data.getPath());
-    if (range >= 0) {
-      holders.remove(range);
+    if (range >= 0 && holders.remove(range) != null) {
+      changed.run();
     }
   }
 

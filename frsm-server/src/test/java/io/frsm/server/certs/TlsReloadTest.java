@@ -6,20 +6,21 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.frsm.api.NotExecutedException;
-import io.frsm.cell.Key;
-import io.frsm.consensus.core.Operation;
-import io.frsm.consensus.core.Outcome;
-import io.frsm.transport.ClientProtocolClient;
+import io.frsm.client.transport.ClientOperation;
+import io.frsm.client.transport.ClientOutcome;
+import io.frsm.client.transport.ClientProtocolClient;
+import io.frsm.client.transport.KeyBytes;
+import io.frsm.client.transport.OperationRequest;
+import io.frsm.client.transport.OperationResponse;
+import io.frsm.client.transport.TransportConfig;
+import io.frsm.client.transport.TransportEventLoops;
+import io.frsm.client.transport.tls.CertificateIdentity;
+import io.frsm.client.transport.tls.MutualTls;
+import io.frsm.client.transport.tls.Role;
+import io.frsm.client.transport.tls.TlsContexts;
+import io.frsm.client.transport.tls.TlsFiles;
 import io.frsm.transport.ClientProtocolServer;
-import io.frsm.transport.OperationRequest;
-import io.frsm.transport.OperationResponse;
-import io.frsm.transport.TransportConfig;
-import io.frsm.transport.TransportEventLoops;
-import io.frsm.transport.tls.CertificateIdentity;
-import io.frsm.transport.tls.MutualTls;
-import io.frsm.transport.tls.Role;
-import io.frsm.transport.tls.TlsContexts;
-import io.frsm.transport.tls.TlsFiles;
+import io.frsm.transport.TopologyFeed;
 import io.netty.handler.ssl.SslProvider;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -45,7 +46,7 @@ class TlsReloadTest {
   private static final Duration VALIDITY = Duration.ofDays(1);
   private static final Duration TIMEOUT = Duration.ofSeconds(20);
   private static final OperationRequest GET =
-      new OperationRequest(new Operation.Get(Key.of(new byte[] {1})), 0);
+      new OperationRequest(new ClientOperation.Get(KeyBytes.of(new byte[] {1})), 0);
 
   private final TransportConfig config = TransportConfig.builder(CLUSTER).build();
   private final TransportEventLoops loops = TransportEventLoops.create(1, true);
@@ -75,7 +76,8 @@ class TlsReloadTest {
             new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
             request ->
                 CompletableFuture.completedFuture(
-                    new OperationResponse.Completed(new Outcome.NotExecuted("served", false))),
+                    new OperationResponse.Completed(new ClientOutcome.NotExecuted("served"))),
+            TopologyFeed.NONE,
             config,
             loops,
             new MutualTls(contexts, CLUSTER, TIMEOUT));
@@ -135,9 +137,9 @@ class TlsReloadTest {
 
   private static void assertServed(ClientProtocolClient client) throws Exception {
     OperationResponse response = client.call(GET, TIMEOUT).get(30, TimeUnit.SECONDS);
-    Outcome.NotExecuted served =
+    ClientOutcome.NotExecuted served =
         assertInstanceOf(
-            Outcome.NotExecuted.class,
+            ClientOutcome.NotExecuted.class,
             assertInstanceOf(OperationResponse.Completed.class, response).outcome());
     assertEquals("served", served.reason());
   }

@@ -3,10 +3,10 @@ package io.frsm.server.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.frsm.transport.tls.CertificateIdentity;
-import io.frsm.transport.tls.Role;
-import io.frsm.transport.tls.TlsContexts;
-import io.frsm.transport.tls.TlsFiles;
+import io.frsm.client.transport.tls.CertificateIdentity;
+import io.frsm.client.transport.tls.Role;
+import io.frsm.client.transport.tls.TlsContexts;
+import io.frsm.client.transport.tls.TlsFiles;
 import io.netty.handler.ssl.SslProvider;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;

@@ -3,8 +3,8 @@ package io.frsm.server.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.frsm.client.transport.tls.TlsFiles;
 import io.frsm.server.local.LocalCluster;
-import io.frsm.transport.tls.TlsFiles;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -113,11 +113,17 @@ class FrsmCommandIT {
       String ca = tls.caBundle().toString();
       String cert = tls.certificateChain().toString();
       String key = tls.privateKey().toString();
+      String seeds =
+          String.join(
+              ",",
+              cluster.nodes().stream()
+                  .map(n -> "127.0.0.1:" + n.clientAddress().getPort())
+                  .toList());
       FrsmRun created =
           frsm(
               "cli",
-              "--zookeeper",
-              zk,
+              "--seeds",
+              seeds,
               "--cluster",
               "local",
               "--ca",
@@ -134,8 +140,8 @@ class FrsmCommandIT {
       FrsmRun got =
           frsm(
               "cli",
-              "--zookeeper",
-              zk,
+              "--seeds",
+              seeds,
               "--cluster",
               "local",
               "--ca",
@@ -150,8 +156,8 @@ class FrsmCommandIT {
       FrsmRun stale =
           frsm(
               "cli",
-              "--zookeeper",
-              zk,
+              "--seeds",
+              seeds,
               "--cluster",
               "local",
               "--ca",
@@ -314,6 +320,12 @@ class FrsmCommandIT {
               "k");
       assertTrue(leader.out().contains("natural leader node"), leader.out());
       assertTrue(leader.out().contains("current leader node "), leader.out());
+      FrsmRun neither = frsm("cli", "--cluster", "local", "get", "k");
+      assertEquals(2, neither.exitCode());
+      assertTrue(neither.err().contains("--seeds or --zookeeper"), neither.err());
+      FrsmRun ringBySeeds = frsm("cli", "--seeds", seeds, "--cluster", "local", "ring");
+      assertEquals(2, ringBySeeds.exitCode());
+      assertTrue(ringBySeeds.err().contains("give --zookeeper"), ringBySeeds.err());
     }
   }
 

@@ -40,7 +40,7 @@ class FrsmCommandLineTest {
     assertTrue(refused("frobnicate").err().contains("unknown command 'frobnicate'"));
     assertTrue(refused("demo", "--secs", "3").err().contains("unknown option --secs"));
     assertTrue(refused("local", "--nodes", "2").err().contains("--nodes must be in [3, 32]"));
-    assertTrue(refused("cli", "get", "k").err().contains("--zookeeper is required"));
+    assertTrue(refused("cli", "get", "k").err().contains("give --seeds or --zookeeper"));
     assertEquals(0, frsm("help").exitCode());
   }
 

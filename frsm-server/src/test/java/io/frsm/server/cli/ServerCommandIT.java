@@ -6,13 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.frsm.client.transport.tls.TlsFiles;
 import io.frsm.server.certs.CertificateAuthority;
 import io.frsm.server.config.ConfigLoader;
 import io.frsm.server.config.FrsmConfig;
 import io.frsm.server.metrics.Scrape;
 import io.frsm.server.node.FrsmNode;
 import io.frsm.server.zk.EmbeddedZooKeeper;
-import io.frsm.transport.tls.TlsFiles;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;

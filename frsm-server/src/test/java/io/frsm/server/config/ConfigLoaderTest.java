@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.frsm.client.transport.TransportConfig;
 import io.frsm.lsm.LsmConfig;
 import io.frsm.lsm.commitlog.GroupCommitWindow;
-import io.frsm.transport.TransportConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

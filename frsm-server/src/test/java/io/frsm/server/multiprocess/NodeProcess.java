@@ -1,6 +1,6 @@
 package io.frsm.server.multiprocess;
 
-import io.frsm.transport.tls.TlsFiles;
+import io.frsm.client.transport.tls.TlsFiles;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
 import io.frsm.cell.Key;
+import io.frsm.client.transport.TransportEventLoops;
 import io.frsm.consensus.core.CoreConfig;
 import io.frsm.consensus.core.Message;
 import io.frsm.consensus.core.Operation;
@@ -16,7 +17,6 @@ import io.frsm.lsm.io.NioFileSystem;
 import io.frsm.store.CachingCellStore;
 import io.frsm.store.LsmCellStore;
 import io.frsm.transport.PeerTransport;
-import io.frsm.transport.TransportEventLoops;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;

@@ -9,6 +9,7 @@ import io.frsm.api.Version;
 import io.frsm.cell.AcceptedValue;
 import io.frsm.cell.Ballot;
 import io.frsm.cell.Key;
+import io.frsm.client.RequestLimits;
 import io.frsm.consensus.core.CoreConfig;
 import io.frsm.consensus.core.InputBounds;
 import io.frsm.consensus.core.Message;
@@ -20,9 +21,9 @@ import io.frsm.consensus.core.RoundId;
 import io.frsm.lsm.LsmConfig;
 import io.frsm.lsm.LsmEngine;
 import io.frsm.lsm.io.NioFileSystem;
-import io.frsm.server.client.RequestLimits;
 import io.frsm.store.CachingCellStore;
 import io.frsm.store.LsmCellStore;
+import io.frsm.transport.CoreOperations;
 import io.frsm.transport.PeerTransport;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
@@ -148,7 +149,7 @@ class EdgeAdmissionTest {
     long t = timestamp < 0 ? v.timestamp() : timestamp;
     Operation cas = new Operation.Cas(key, new Version(e, t), V);
     // What a node's admission decides (OperationRouter.onClientRequest; τ < 0 cannot be decoded).
-    String refusal = tau < 0 ? "undecodable" : limits.refusal(cas);
+    String refusal = tau < 0 ? "undecodable" : limits.refusal(CoreOperations.toClient(cas));
     if (refusal == null) {
       refusal = WINDOW.refusal(tau, nowMicros());
     }

@@ -11,13 +11,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.frsm.api.FrsmClient;
 import io.frsm.cell.Key;
 import io.frsm.cell.Token;
+import io.frsm.client.transport.ClientProtocolClient;
+import io.frsm.client.transport.OperationRequest;
+import io.frsm.client.transport.OperationResponse;
+import io.frsm.client.transport.TransportConfig;
+import io.frsm.client.transport.TransportEventLoops;
+import io.frsm.client.transport.tls.MutualTls;
+import io.frsm.client.transport.tls.TlsContexts;
 import io.frsm.consensus.core.Operation;
 import io.frsm.server.ring.Ring;
-import io.frsm.transport.ClientProtocolClient;
-import io.frsm.transport.OperationRequest;
-import io.frsm.transport.OperationResponse;
-import io.frsm.transport.TransportConfig;
-import io.frsm.transport.TransportEventLoops;
+import io.frsm.transport.CoreOperations;
+import io.netty.handler.ssl.SslProvider;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -141,9 +145,15 @@ class FiveNodeClusterIT {
             ClientProtocolClient.connect(
                 node.clientAddress(),
                 TransportConfig.builder(TestCluster.CLUSTER_ID).build(),
-                loops)) {
+                loops,
+                new MutualTls(
+                    TlsContexts.load(cluster.tls().admin(), SslProvider.JDK, Duration.ofMinutes(1)),
+                    TestCluster.CLUSTER_ID,
+                    Duration.ofSeconds(30)))) {
       OperationResponse response =
-          raw.call(new OperationRequest(new Operation.Get(Key.of(key)), 0), Duration.ofSeconds(5))
+          raw.call(
+                  new OperationRequest(CoreOperations.toClient(new Operation.Get(Key.of(key))), 0),
+                  Duration.ofSeconds(5))
               .get();
       OperationResponse.Redirect redirect =
           assertInstanceOf(OperationResponse.Redirect.class, response);

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.frsm.client.transport.TransportConfig;
 import io.frsm.server.config.ConfigException;
 import io.frsm.server.config.ConfigKey;
 import io.frsm.server.config.ConfigKeys;
@@ -14,7 +15,6 @@ import io.frsm.server.config.FrsmConfig;
 import io.frsm.server.config.MetricsKeys;
 import io.frsm.server.config.RingKeys;
 import io.frsm.server.config.ServerKeys;
-import io.frsm.transport.TransportConfig;
 import java.io.StringReader;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;

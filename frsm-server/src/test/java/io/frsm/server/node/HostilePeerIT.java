@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.frsm.api.FrsmClient;
+import io.frsm.api.FrsmException;
 import io.frsm.api.InvalidRequestException;
 import io.frsm.api.Version;
 import io.frsm.api.Versioned;
@@ -14,10 +15,10 @@ import io.frsm.cell.AcceptedValue;
 import io.frsm.cell.Ballot;
 import io.frsm.cell.Cell;
 import io.frsm.cell.Key;
+import io.frsm.client.transport.tls.Role;
+import io.frsm.client.transport.tls.TlsFiles;
 import io.frsm.consensus.core.Message;
 import io.frsm.transport.BadFrames;
-import io.frsm.transport.tls.Role;
-import io.frsm.transport.tls.TlsFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
@@ -60,7 +61,7 @@ class HostilePeerIT {
   /** Loggers whose warnings say a connection or message was refused. */
   private static final List<String> LOGGERS =
       List.of(
-          "io.frsm.transport.tls.MutualTls",
+          "io.frsm.client.transport.tls.MutualTls",
           "io.frsm.transport.PeerInboundHandler",
           "io.frsm.transport.OperationAuthorizer",
           FrsmNode.class.getName());
@@ -207,6 +208,36 @@ class HostilePeerIT {
         () -> warnings.stream().anyMatch(w -> w.contains("needs the write role")),
         DEADLINE,
         "the refusal logged");
+    assertNothingChanged();
+  }
+
+  @Test
+  void aClientWithoutTheReadRole_isRefusedTheTopologyWatch_andCannotConnect() throws Exception {
+    TlsFiles writer = cluster.tls().client("writer", Role.WRITE);
+    double before = 0;
+    for (int id = 1; id <= cluster.size(); id++) {
+      before += refused(id, "role");
+    }
+    FrsmException refusedWatch =
+        assertThrows(
+            FrsmException.class,
+            () ->
+                FrsmClient.builder()
+                    .seeds(cluster.seeds())
+                    .clusterId(TestCluster.CLUSTER_ID)
+                    .connectTimeout(Duration.ofSeconds(5))
+                    .tls(writer.caBundle(), writer.certificateChain(), writer.privateKey())
+                    .build()
+                    .close());
+    assertTrue(
+        refusedWatch.getMessage().contains("needs the read role")
+            || refusedWatch.getMessage().contains("lacks the read role"),
+        refusedWatch.getMessage());
+    double after = 0;
+    for (int id = 1; id <= cluster.size(); id++) {
+      after += refused(id, "role");
+    }
+    assertTrue(after >= before + 1, "the refused watch counted: " + before + " -> " + after);
     assertNothingChanged();
   }
 

@@ -2,9 +2,9 @@ package io.frsm.server.node;
 
 import io.frsm.api.FrsmClient;
 import io.frsm.cell.Token;
+import io.frsm.client.transport.tls.TlsFiles;
 import io.frsm.server.ring.Ring;
 import io.frsm.server.zk.EmbeddedZooKeeper;
-import io.frsm.transport.tls.TlsFiles;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -41,6 +41,8 @@ final class TestCluster implements AutoCloseable {
 
   /** Per node (index id − 1), the faults on its peer links; null without {@link #withFaults}. */
   private final PeerLinkFaults[] linkFaults;
+
+  private final Duration stepDownAfter; // null: the default
 
   /** Per node, the proxy it reaches ZooKeeper through; null without {@link #withFaults}. */
   private final ZooKeeperProxy[] zooKeeperProxies;
@@ -81,12 +83,22 @@ final class TestCluster implements AutoCloseable {
   }
 
   /**
+   * Three nodes whose range leaders never step down, so the quorum watch (docs/PROTOCOL.md
+   * "Step-down and the quorum watch") sends no probes: for a test that checks that an idle
+   * cluster's peer traffic does not move at all.
+   */
+  static TestCluster withoutStepDown(Path dir) throws Exception {
+    return new TestCluster(
+        dir, 3, 0, BOUNDED_DELAY, CLOCK_SKEW_BOUND, 0, null, false, Duration.ZERO);
+  }
+
+  /**
    * Three nodes whose peer links pass through {@link PeerLinkFaults} ({@link #linkFaults}) and each
    * of which reaches ZooKeeper through a proxy of its own ({@link #zooKeeperProxy}), so a test can
    * cut them.
    */
   static TestCluster withFaults(Path dir) throws Exception {
-    return new TestCluster(dir, 3, 0, BOUNDED_DELAY, CLOCK_SKEW_BOUND, 0, null, true);
+    return new TestCluster(dir, 3, 0, BOUNDED_DELAY, CLOCK_SKEW_BOUND, 0, null, true, null);
   }
 
   /** {@code n} nodes with {@code replicationFactor} replicas per range (0: the default). */
@@ -116,7 +128,8 @@ final class TestCluster implements AutoCloseable {
         clockSkewBound,
         coreThreads,
         coreOnTransportLoop,
-        false);
+        false,
+        null);
   }
 
   private TestCluster(
@@ -127,8 +140,10 @@ final class TestCluster implements AutoCloseable {
       Duration clockSkewBound,
       int coreThreads,
       Boolean coreOnTransportLoop,
-      boolean withFaults)
+      boolean withFaults,
+      Duration stepDownAfter)
       throws Exception {
+    this.stepDownAfter = stepDownAfter;
     this.linkFaults = withFaults ? new PeerLinkFaults[n] : null;
     this.zooKeeperProxies = withFaults ? new ZooKeeperProxy[n] : null;
     this.coreThreads = coreThreads;
@@ -183,6 +198,9 @@ final class TestCluster implements AutoCloseable {
     }
     if (linkFaults != null) {
       builder.peerLinkFaults(linkFaults[nodeId - 1]);
+    }
+    if (stepDownAfter != null) {
+      builder.stepDownAfter(stepDownAfter);
     }
     TlsFiles files = tls.node(nodeId);
     return builder
@@ -385,6 +403,22 @@ final class TestCluster implements AutoCloseable {
     return tls;
   }
 
+  /** Node {@code nodeId}'s client protocol address as a seed, {@code 127.0.0.1:port}. */
+  String seed(int nodeId) {
+    return "127.0.0.1:" + node(nodeId).clientAddress().getPort();
+  }
+
+  /** Every running node's client address, as {@code FrsmClientBuilder.seeds} takes them. */
+  String seeds() {
+    List<String> out = new ArrayList<>();
+    for (FrsmNode n : nodes) {
+      if (n != null && n.serving()) {
+        out.add("127.0.0.1:" + n.clientAddress().getPort());
+      }
+    }
+    return String.join(",", out);
+  }
+
   String zookeeperConnectString() {
     return zookeeper.connectString();
   }
@@ -393,7 +427,11 @@ final class TestCluster implements AutoCloseable {
     return thinClient(CLIENT_TIMEOUT);
   }
 
-  /** A thin client whose calls give up after {@code operationTimeout}; closed with the cluster. */
+  /**
+   * A client over TCP ({@code io.frsm.client.SeedClient}) that starts from the running nodes'
+   * addresses, as a service would; its calls give up after {@code operationTimeout}; closed with
+   * the cluster.
+   */
   FrsmClient thinClient(Duration operationTimeout) {
     return thinClient(operationTimeout, tls.admin());
   }
@@ -402,7 +440,7 @@ final class TestCluster implements AutoCloseable {
   FrsmClient thinClient(Duration operationTimeout, TlsFiles files) {
     FrsmClient c =
         FrsmClient.builder()
-            .zookeeper(zookeeper.connectString())
+            .seeds(seeds())
             .clusterId(CLUSTER_ID)
             .operationTimeout(operationTimeout)
             .tls(files.caBundle(), files.certificateChain(), files.privateKey())

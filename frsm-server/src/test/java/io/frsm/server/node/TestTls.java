@@ -1,9 +1,9 @@
 package io.frsm.server.node;
 
+import io.frsm.client.transport.tls.CertificateIdentity;
+import io.frsm.client.transport.tls.Role;
+import io.frsm.client.transport.tls.TlsFiles;
 import io.frsm.server.certs.CertificateAuthority;
-import io.frsm.transport.tls.CertificateIdentity;
-import io.frsm.transport.tls.Role;
-import io.frsm.transport.tls.TlsFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;

@@ -14,7 +14,7 @@ import io.frsm.api.OutcomeUnknownException;
 import io.frsm.api.Version;
 import io.frsm.api.Versioned;
 import io.frsm.cell.Token;
-import io.frsm.server.client.ThinClient;
+import io.frsm.client.SeedClient;
 import io.frsm.server.ring.Ring;
 import io.frsm.server.zk.ClusterTiming;
 import io.micrometer.core.instrument.Timer;
@@ -28,13 +28,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The thin client while leadership moves, on three real nodes. Each test holds a range in the
- * window of a hand-over with a {@link RangeLatchBlocker}: the node that last led the range has left
- * it, the replica that should lead it next already serves, and nobody leads it until the test lets
- * go. In that window the client's cached view is stale (it names the last leader, which redirects),
- * and an operation waits in the next leader's core for its lease, so a client whose call times out
- * meanwhile gets an unknown outcome deterministically — and the operation may still take effect
- * after that, which is what the fence must settle.
+ * The client ({@link SeedClient}) while leadership moves, on three real nodes. Each test holds a
+ * range in the window of a hand-over with a {@link RangeLatchBlocker}: the node that last led the
+ * range has left it, the replica that should lead it next already serves, and nobody leads it until
+ * the test lets go. In that window the client's cached view is stale (it names the last leader,
+ * which redirects), and an operation waits in the next leader's core for its lease, so a client
+ * whose call times out meanwhile gets an unknown outcome deterministically — and the operation may
+ * still take effect after that, which is what the fence must settle.
  */
 class ThinClientFailoverIT {
   private static final Duration WAIT = Duration.ofSeconds(60);
@@ -199,8 +199,8 @@ class ThinClientFailoverIT {
     try (TestCluster cluster =
         new TestCluster(dir, 3, timing.boundedDelay(), timing.clockSkewBound())) {
       Scenario s = Scenario.of(cluster, "unknown-create/");
-      ThinClient client = assertInstanceOf(ThinClient.class, cluster.thinClient(SHORT_CALL));
-      assertEquals(timing, client.clusterTiming(), "read from the cluster's shape");
+      SeedClient client = assertInstanceOf(SeedClient.class, cluster.thinClient(SHORT_CALL));
+      assertEquals(timing.createSettle(), client.createSettle(), "told by the nodes' topology");
       client.get(s.keyLedBy(s.next)); // the client's connection to the next leader is up
 
       long invokedAt;

@@ -12,9 +12,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.frsm.api.CasMismatchException;
 import io.frsm.api.FrsmClient;
 import io.frsm.api.InvalidRequestException;
+import io.frsm.api.NotExecutedException;
+import io.frsm.api.ReadMode;
 import io.frsm.api.Version;
 import io.frsm.api.Versioned;
-import io.frsm.server.client.ThinClient;
+import io.frsm.client.SeedClient;
 import io.frsm.server.zk.ClusterTiming;
 import io.frsm.server.zk.ZkLayout;
 import io.micrometer.core.instrument.Timer;
@@ -38,11 +40,12 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The thin client against three real nodes in steady state: it sends every operation straight to
- * the leader of its key's range (no node redirects or forwards any of them), its delete and fence
- * behave alike through the sync and async API (also for the embedded client), and it times fences
- * with the T and ε the cluster published in its shape — which a node configured otherwise cannot
- * join. Failures and stale views are in {@link ThinClientFailoverIT}.
+ * The client ({@link SeedClient}, from the nodes' addresses) against three real nodes in steady
+ * state: it sends every operation straight to the leader of its key's range (no node redirects or
+ * forwards any of them), its delete and fence behave alike through the sync and async API (also for
+ * the embedded client), and it times fences with the T and ε the cluster published in its shape —
+ * which a node configured otherwise cannot join. Failures and stale views are in {@link
+ * ThinClientFailoverIT}.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ThinClientIT {
@@ -104,6 +107,43 @@ class ThinClientIT {
   }
 
   @Test
+  void readModes_reachTheLeader_asTheyPromise_andATimeoutIsPerCall() {
+    FrsmClient client = cluster.thinClient();
+    byte[] key = "read-modes".getBytes(UTF_8);
+    Version v = client.create(key, key);
+    FrsmNode leader = cluster.node(cluster.holdersOf(cluster.rangeOf(key)).get(0));
+    client.get(key); // the leader's own commit is in its cell: later plain gets are leader-only
+    long leaderOnly = reads(leader, "leader_only");
+    client.get(key);
+    assertEquals(leaderOnly + 1, reads(leader, "leader_only"), "the default: under the lease");
+
+    long quorum = reads(leader, "quorum") + reads(leader, "mutating_quorum");
+    FrsmClient quorumReads = client.withReadMode(ReadMode.QUORUM);
+    assertArrayEquals(key, quorumReads.get(key).orElseThrow().value());
+    assertEquals(quorum + 1, reads(leader, "quorum") + reads(leader, "mutating_quorum"));
+    assertEquals(leaderOnly + 1, reads(leader, "leader_only"), "QUORUM never uses the lease");
+
+    Versioned fenced = client.withReadMode(ReadMode.FENCED).get(key).orElseThrow();
+    assertEquals(v.next(), fenced.version(), "FENCED moves the version on");
+    assertThrows(CasMismatchException.class, () -> client.cas(key, v, key));
+
+    // A call that may wait 1 ns for its answer cannot get one; a read then was not executed.
+    assertThrows(
+        NotExecutedException.class, () -> client.withTimeout(Duration.ofNanos(1)).get(key));
+    assertArrayEquals(key, client.get(key).orElseThrow().value(), "the root keeps its timeout");
+
+    try (FrsmClient embedded = cluster.node(1).client()) {
+      assertThrows(
+          UnsupportedOperationException.class, () -> embedded.withTimeout(Duration.ofSeconds(1)));
+      assertArrayEquals(key, embedded.withReadMode(ReadMode.QUORUM).get(key).orElseThrow().value());
+    }
+  }
+
+  private static long reads(FrsmNode node, String mode) {
+    return node.meterRegistry().get("frsm.reads.latency").tag("mode", mode).timer().count();
+  }
+
+  @Test
   void deleteAndFence_answerAlike_throughTheSyncAndAsyncApi_ofBothClients() throws Exception {
     exerciseDeleteAndFence(cluster.thinClient(), "thin/");
     try (FrsmClient embedded = cluster.node(2).client()) {
@@ -157,13 +197,13 @@ class ThinClientIT {
   }
 
   @Test
-  void theThinClient_timesFencesWithTheTimingTheClusterPublished() throws Exception {
+  void theClient_timesFencesWithTheTimingTheClusterPublished() throws Exception {
     ClusterTiming published =
         new ClusterTiming(TestCluster.BOUNDED_DELAY, TestCluster.CLOCK_SKEW_BOUND);
     assertNotEquals(ClusterTiming.DEFAULTS, published, "the test cluster runs non-default values");
-    ThinClient client = assertInstanceOf(ThinClient.class, cluster.thinClient());
-    assertEquals(published, client.clusterTiming());
-    assertEquals(Duration.ofMillis(4_020), client.clusterTiming().createSettle());
+    SeedClient client = assertInstanceOf(SeedClient.class, cluster.thinClient());
+    assertEquals(published.createSettle(), client.createSettle(), "from the nodes' topology");
+    assertEquals(Duration.ofMillis(4_020), client.createSettle());
 
     try (CuratorFramework zk =
         CuratorFrameworkFactory.newClient(

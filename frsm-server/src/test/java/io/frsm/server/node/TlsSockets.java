@@ -1,7 +1,7 @@
 package io.frsm.server.node;
 
+import io.frsm.client.transport.tls.TlsFiles;
 import io.frsm.transport.BadFrames.BadFrame;
-import io.frsm.transport.tls.TlsFiles;
 import io.netty.handler.ssl.JdkSslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslProvider;

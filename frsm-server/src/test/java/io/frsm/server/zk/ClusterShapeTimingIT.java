@@ -3,17 +3,12 @@ package io.frsm.server.zk;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.frsm.api.FrsmClient;
-import io.frsm.api.NotExecutedException;
-import io.frsm.server.client.ThinClient;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
@@ -23,8 +18,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Publishing the cluster's timing into a stored shape ({@link ClusterShape#publishTimingIfAbsent})
  * against a real ZooKeeper: a shape written before v3 gets the first publisher's timing, and later
- * publishers (a node racing it, or one configured otherwise) find that one instead of their own; a
- * thin client connected to such a cluster uses the nodes' defaults until the timing appears.
+ * publishers (a node racing it, or one configured otherwise) find that one instead of their own. (A
+ * client hears the timing from the nodes' topology, which carries it once the cluster formed; until
+ * then it uses the nodes' defaults: {@code SeedClientSettleTest} in frsm-client.)
  */
 class ClusterShapeTimingIT {
   private static final ZkLayout LAYOUT = new ZkLayout("timing-it");
@@ -54,34 +50,6 @@ class ClusterShapeTimingIT {
       ClusterShape later = ClusterShape.publishTimingIfAbsent(zk, LAYOUT, OTHER);
       assertEquals(FIRST, later.timing(), "the first publisher's timing holds");
       assertEquals(published, ClusterShape.read(zk, LAYOUT));
-    }
-  }
-
-  @Test
-  void aThinClient_usesTheDefaultsForAShapeWithoutTiming_untilOneIsPublished(@TempDir Path dir)
-      throws Exception {
-    try (EmbeddedZooKeeper zookeeper = EmbeddedZooKeeper.start(dir);
-        CuratorFramework zk = connected(zookeeper)) {
-      storeV2Shape(zk);
-      try (ThinClient client =
-          (ThinClient)
-              FrsmClient.builder()
-                  .zookeeper(zookeeper.connectString())
-                  .clusterId("timing-it")
-                  .operationTimeout(Duration.ofSeconds(1))
-                  .insecure() // no node runs: about the shape in ZooKeeper
-                  .build()) {
-        assertEquals(ClusterTiming.DEFAULTS, client.clusterTiming(), "nothing published yet");
-        ClusterShape.publishTimingIfAbsent(zk, LAYOUT, OTHER);
-        // No node runs, so every call fails at once; each lets the client look at the shape
-        // again (at most once a second, off the caller's thread).
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!client.clusterTiming().equals(OTHER)) {
-          assertThrows(NotExecutedException.class, () -> client.get("k".getBytes(UTF_8)));
-          assertTrue(System.nanoTime() - deadline < 0, "the published timing never reached it");
-          LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
-        }
-      }
     }
   }
 

@@ -161,6 +161,24 @@ class LeaderOnlyReadTest {
   }
 
   @Test
+  void aQuorumGet_underTheLease_readsAQuorum_andAnswersTheSame() {
+    Version v = leaderWithKey();
+    long messages = sim.messagesTotal();
+    long served = sim.leaderOnlyReads();
+    Outcome.ReadResult r =
+        assertInstanceOf(Outcome.ReadResult.class, run(0, new Operation.Get(KEY, true)));
+    assertEquals(v, r.value().orElseThrow().version());
+    assertEquals(6, sim.messagesTotal() - messages, "asked for a quorum: never the lease");
+    assertEquals(served, sim.leaderOnlyReads());
+    assertEquals(ReadMode.QUORUM, lastReadMode());
+    // The lease still serves the next plain get locally.
+    messages = sim.messagesTotal();
+    run(0, new Operation.Get(KEY));
+    assertEquals(0, sim.messagesTotal() - messages);
+    assertEquals(ReadMode.LEADER_ONLY, lastReadMode());
+  }
+
+  @Test
   void withoutTheLease_orOnAnotherNode_theReadGoesToAQuorum() {
     leaderWithKey();
     long messages = sim.messagesTotal();

@@ -1,0 +1,163 @@
+package io.frsm.bench.experiment;
+
+import io.frsm.api.FrsmClient;
+import io.frsm.api.FrsmClientBuilder;
+import io.frsm.api.FrsmException;
+import io.frsm.api.Version;
+import io.frsm.api.Versioned;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The client's CPU cost, measured from outside the cluster (issue 25, "Performance"): run in a JVM
+ * of its own against a running cluster ({@code frsm local}), it drives the paper's mix (43% get,
+ * 57% CAS after a get, 512-byte values) over {@code --keys} uniform keys from {@code --threads}
+ * caller threads through one shared seed client for {@code --seconds} after a warm-up of the same
+ * length, and prints one line: ops/s, this JVM's CPU per operation (the client, its callers and
+ * everything a client JVM runs: JIT, GC), and, given the cluster's pid, the cluster JVM's CPU per
+ * operation and the client's share of the cluster's CPU.
+ *
+ * <pre>{@code
+ * java -cp frsm-bench/target/frsm-bench.jar io.frsm.bench.experiment.ClientCpuMain \
+ *     --seeds 127.0.0.1:PORT --cluster local --ca D/ca.pem --cert D/client-local-admin.pem \
+ *     --key D/client-local-admin-key.pem --threads 64 --seconds 20 [--cluster-pid PID]
+ * }</pre>
+ *
+ * <p>The certificate is the one {@code frsm local} printed (mutual TLS on every connection, as in
+ * production); {@code --insecure} instead for a cluster running plaintext.
+ *
+ * <p>{@code --zookeeper HOST:PORT} instead of {@code --seeds} builds the client from the cluster's
+ * ZooKeeper; with this class on the class path of an older {@code frsm.jar} (before issue 25) that
+ * is the old thin client, for a new-versus-old comparison against the same cluster.
+ *
+ * <p>Linux only for the cluster's CPU ({@code /proc/PID/stat}, clock ticks of 10 ms).
+ */
+public final class ClientCpuMain {
+  private ClientCpuMain() {}
+
+  public static void main(String[] args) throws Exception {
+    String seeds = null;
+    String zookeeper = null;
+    String cluster = "local";
+    int threads = 1;
+    int seconds = 10;
+    int keys = 10_000;
+    long clusterPid = -1;
+    Path ca = null;
+    Path cert = null;
+    Path key = null;
+    boolean insecure = false;
+    for (int i = 0; i < args.length; i++) {
+      switch (args[i]) {
+        case "--seeds" -> seeds = args[++i];
+        case "--zookeeper" -> zookeeper = args[++i];
+        case "--cluster" -> cluster = args[++i];
+        case "--threads" -> threads = Integer.parseInt(args[++i]);
+        case "--seconds" -> seconds = Integer.parseInt(args[++i]);
+        case "--keys" -> keys = Integer.parseInt(args[++i]);
+        case "--cluster-pid" -> clusterPid = Long.parseLong(args[++i]);
+        case "--ca" -> ca = Path.of(args[++i]);
+        case "--cert" -> cert = Path.of(args[++i]);
+        case "--key" -> key = Path.of(args[++i]);
+        case "--insecure" -> insecure = true;
+        default -> throw new IllegalArgumentException("unknown argument " + args[i]);
+      }
+    }
+    if ((seeds == null) == (zookeeper == null)) {
+      throw new IllegalArgumentException("give --seeds HOST:PORT[,...] or --zookeeper HOST:PORT");
+    }
+    // --zookeeper: whatever client the class path's provider builds from a ZooKeeper string (so
+    // the same program measures an older frsm.jar's ZooKeeper-routed thin client).
+    if (insecure == (ca != null && cert != null && key != null)) {
+      throw new IllegalArgumentException(
+          "give --ca FILE --cert FILE --key FILE (the client certificate 'frsm local' printed) or"
+              + " --insecure");
+    }
+    FrsmClientBuilder builder = FrsmClient.builder().clusterId(cluster);
+    if (insecure) {
+      builder.insecure();
+    } else {
+      builder.tls(ca, cert, key);
+    }
+    try (FrsmClient client =
+        seeds != null ? builder.seeds(seeds).build() : builder.zookeeper(zookeeper).build()) {
+      run(client, threads, seconds, keys); // warm-up: JIT, connections, keys created
+      com.sun.management.OperatingSystemMXBean os =
+          (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+      long cpu0 = os.getProcessCpuTime();
+      long clusterTicks0 = clusterPid > 0 ? ticks(clusterPid) : -1;
+      long wall0 = System.nanoTime();
+      long ops = run(client, threads, seconds, keys);
+      long wall = System.nanoTime() - wall0;
+      long cpu = os.getProcessCpuTime() - cpu0;
+      double clientUsPerOp = cpu / 1_000.0 / ops;
+      String clusterPart = "";
+      if (clusterPid > 0) {
+        double clusterUsPerOp = (ticks(clusterPid) - clusterTicks0) * 10_000.0 / ops;
+        clusterPart =
+            String.format(
+                " cluster_cpu_us_per_op=%.1f client_share_of_cluster=%.2f",
+                clusterUsPerOp, clientUsPerOp / clusterUsPerOp);
+      }
+      System.out.printf(
+          "CLIENTCPU threads=%d ops=%d ops_per_s=%.0f client_cpu_us_per_op=%.1f"
+              + " client_cpus_busy=%.2f%s%n",
+          threads, ops, ops * 1e9 / wall, clientUsPerOp, (double) cpu / wall, clusterPart);
+    }
+  }
+
+  /** Operations done by {@code threads} callers in {@code seconds}. */
+  private static long run(FrsmClient client, int threads, int seconds, int keys)
+      throws InterruptedException {
+    LongAdder done = new LongAdder();
+    long end = System.nanoTime() + seconds * 1_000_000_000L;
+    byte[] value = new byte[512];
+    List<Thread> callers = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      Thread caller =
+          new Thread(
+              () -> {
+                ThreadLocalRandom random = ThreadLocalRandom.current();
+                while (System.nanoTime() - end < 0) {
+                  byte[] key = ("cpu-" + random.nextInt(keys)).getBytes(StandardCharsets.UTF_8);
+                  try {
+                    Optional<Versioned> read = client.get(key);
+                    if (random.nextInt(100) < 57) {
+                      if (read.isPresent()) {
+                        Version v = read.get().version();
+                        client.cas(key, v, value);
+                      } else {
+                        client.create(key, value);
+                      }
+                      done.increment(); // the CAS (or create); its get is counted below
+                    }
+                    done.increment();
+                  } catch (FrsmException e) {
+                    // A lost race (mismatch, exists) is part of the mix; not counted.
+                  }
+                }
+              },
+              "client-cpu-" + t);
+      caller.start();
+      callers.add(caller);
+    }
+    for (Thread caller : callers) {
+      caller.join();
+    }
+    return done.sum();
+  }
+
+  /** utime + stime of process {@code pid}, in clock ticks ({@code /proc/PID/stat}). */
+  private static long ticks(long pid) throws java.io.IOException {
+    String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+    String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+    return Long.parseLong(f[11]) + Long.parseLong(f[12]); // fields 14 and 15 of stat
+  }
+}

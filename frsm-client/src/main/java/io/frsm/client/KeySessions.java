@@ -1,0 +1,595 @@
+package io.frsm.client;
+
+import io.frsm.api.NotExecutedException;
+import io.frsm.api.OutcomeUnknownException;
+import io.frsm.api.Version;
+import io.frsm.api.Versioned;
+import io.frsm.client.transport.ClientOperation;
+import io.frsm.client.transport.ClientOutcome;
+import io.frsm.client.transport.KeyBytes;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+
+/**
+ * Session ordering (docs/DESIGN.md "Operations"): a client's operations on one key take effect in
+ * the order it issued them.
+ *
+ * <ul>
+ *   <li>A mutation (create, CAS, delete, fence) runs alone: it starts once every earlier call on
+ *       the key has ended, and later calls on the key wait in a FIFO behind it (other keys never
+ *       wait). So at most one mutation per key is in flight, a read issued after a mutation sees
+ *       it, and a read issued before one does not.
+ *   <li>Reads issued with no mutation queued or running before them run concurrently, so a hot key
+ *       read by many threads costs one round trip, not one per reader in line. Their results are
+ *       given in issue order (see below), and a read that returned something older than the read
+ *       before it (a lower version, or absent against present either way: the order of those cannot
+ *       be told) is run once more, from after that earlier read ended, so its answer cannot be
+ *       older. A client's reads of a key never go back in time, as if they had run one at a time.
+ *   <li>A CAS or delete that expects a version older than one this client already saw chosen for
+ *       the key (in an answer that arrived before the call starts) cannot succeed: versions only
+ *       grow. It is not sent; a read runs in its place, among the other reads, and the call ends
+ *       {@link ClientOutcome.Mismatch} with what the read found, or not executed if the read
+ *       failed. On a hot key, the CAS that lost to one just ahead of it in the queue no longer
+ *       waits its turn alone.
+ *   <li>After a mutation ends with an unknown outcome, the key is <em>fenced</em> before its next
+ *       operation runs: once the fence returns, the unknown mutation has taken effect or never
+ *       will, so it cannot land after a later operation. A create's fate is settled only {@code T +
+ *       2ε} after it was issued, so a fence after an unknown create waits until then. If the
+ *       caller's next operation is itself a fence, that fence serves. If the fence fails, the next
+ *       operation fails {@link NotExecutedException} without running and the key stays marked.
+ * </ul>
+ *
+ * <p>Thread-safe. Results are delivered on {@code callbacks}, never on the thread that completed
+ * the operation (a node's event loop or a network thread must not run user code). {@code callbacks}
+ * must never reject a task (run it inline once closed). A key's calls get their results one at a
+ * time, in issue order, and each result is then handed to {@code callbacks} on its own: the
+ * callers' futures complete in issue order when {@code callbacks} runs tasks inline, but a pool may
+ * run two hand-overs side by side and complete a later call's future first (the values still keep
+ * the order above). Code attached to the futures may run on any thread that completes or waits on
+ * them, in any order.
+ */
+public final class KeySessions {
+
+  /** Runs one operation; completes with the core's outcome or exceptionally (transport errors). */
+  @FunctionalInterface
+  public interface OperationRunner {
+    CompletableFuture<ClientOutcome> run(ClientOperation operation, long invokedAtMicros);
+
+    /**
+     * Runs one operation waiting at most {@code timeoutNanos} for a node's answer (0: the client's
+     * default). A runner without per-call timeouts ignores it.
+     */
+    default CompletableFuture<ClientOutcome> run(
+        ClientOperation operation, long invokedAtMicros, long timeoutNanos) {
+      return run(operation, invokedAtMicros);
+    }
+  }
+
+  private final OperationRunner runner;
+  private final Executor callbacks;
+  private final ScheduledExecutorService scheduler;
+  private final LongSupplier createSettleNanos;
+  private final Map<KeyBytes, KeyState> keys = new HashMap<>(); // guarded by this
+  private final SessionCounters counters;
+
+  /** A key's session state; every field guarded by the enclosing KeySessions. */
+  private static final class KeyState {
+    final ArrayDeque<Call> queue = new ArrayDeque<>();
+
+    /** Reads started and not yet delivered, in issue order. */
+    final ArrayDeque<Read> reads = new ArrayDeque<>();
+
+    /**
+     * The highest version of the key this client saw chosen (in a call's answer), or null: a CAS or
+     * delete expecting an older one cannot succeed. Forgotten when the key goes idle.
+     */
+    Version seen;
+
+    /** A mutation, or a call behind the fence of an unknown mutation, is running. */
+    boolean exclusive;
+
+    boolean needsFence;
+    long fenceNotBeforeNanos;
+
+    /** A thread is handing over the key's ended reads (one at a time, in issue order). */
+    boolean delivering;
+
+    /**
+     * The value of the last read handed over while reads are in flight, which later ones must not
+     * be older than; null when there is none.
+     */
+    Optional<Versioned> floor;
+
+    boolean idle() {
+      return queue.isEmpty() && reads.isEmpty() && !exclusive && !needsFence;
+    }
+  }
+
+  /** {@code timeoutNanos}: the caller's per-call timeout, 0 for the client's default. */
+  private record Call(
+      ClientOperation operation,
+      long invokedAtMicros,
+      long timeoutNanos,
+      CompletableFuture<ClientOutcome> result) {}
+
+  /**
+   * A running read and, once it ended, how. {@code lost}, when not null: the call is a CAS or
+   * delete answered by this read instead, as it expected a version older than {@code lost}, which
+   * was already seen chosen.
+   */
+  private static final class Read {
+    final Call call;
+    final Version lost;
+    boolean ended;
+    boolean rerun;
+    ClientOutcome outcome;
+    Throwable error;
+
+    Read(Call call, Version lost) {
+      this.call = call;
+      this.lost = lost;
+    }
+
+    ClientOperation toRun() {
+      return lost == null ? call.operation() : new ClientOperation.Get(call.operation().key());
+    }
+  }
+
+  /**
+   * @param createSettleNanos {@code T + 2ε}: how long after an unknown create its fence waits
+   * @param scheduler delays such fences; owned by the caller
+   */
+  public KeySessions(
+      OperationRunner runner,
+      Executor callbacks,
+      ScheduledExecutorService scheduler,
+      long createSettleNanos) {
+    this(runner, callbacks, scheduler, () -> createSettleNanos, new SessionCounters());
+  }
+
+  /**
+   * @param createSettleNanos {@code T + 2ε} of the cluster, asked each time a create ends with an
+   *     unknown outcome (a thin client learns it from ZooKeeper after it was built); must not block
+   * @param scheduler delays such fences; owned by the caller
+   */
+  public KeySessions(
+      OperationRunner runner,
+      Executor callbacks,
+      ScheduledExecutorService scheduler,
+      LongSupplier createSettleNanos,
+      SessionCounters counters) {
+    this.counters = counters;
+    this.runner = runner;
+    this.callbacks = callbacks;
+    this.scheduler = scheduler;
+    this.createSettleNanos = createSettleNanos;
+  }
+
+  /** Queues {@code operation} behind the key's earlier ones; the result arrives on callbacks. */
+  public CompletableFuture<ClientOutcome> submit(ClientOperation operation, long invokedAtMicros) {
+    return submit(operation, invokedAtMicros, 0);
+  }
+
+  /**
+   * Like {@link #submit(ClientOperation, long)}, with a per-call timeout the runner is given with
+   * the operation (0: the client's default); the fence the call may need first gets it too.
+   */
+  public CompletableFuture<ClientOutcome> submit(
+      ClientOperation operation, long invokedAtMicros, long timeoutNanos) {
+    CompletableFuture<ClientOutcome> result = enqueue(operation, invokedAtMicros, timeoutNanos);
+    CompletableFuture<ClientOutcome> delivered = new CompletableFuture<>();
+    // whenCompleteAsync (unlike thenApplyAsync) uses the executor for failures too.
+    result.whenCompleteAsync(
+        (outcome, error) -> {
+          if (error != null) {
+            delivered.completeExceptionally(error);
+          } else {
+            delivered.complete(outcome);
+          }
+        },
+        callbacks);
+    return delivered;
+  }
+
+  /**
+   * Like {@link #submit}, for a caller that blocks on the result and attaches no code of its own:
+   * the future completes on whichever thread finished the operation (a node's core or event loop),
+   * which then only wakes the waiting caller. Saves the hand-off to {@code callbacks}, a thread
+   * wake-up per call. Never hand this future to user code.
+   */
+  public CompletableFuture<ClientOutcome> submitForBlockingCaller(
+      ClientOperation operation, long invokedAtMicros) {
+    return enqueue(operation, invokedAtMicros, 0);
+  }
+
+  /** Like {@link #submitForBlockingCaller(ClientOperation, long)}, with a per-call timeout. */
+  public CompletableFuture<ClientOutcome> submitForBlockingCaller(
+      ClientOperation operation, long invokedAtMicros, long timeoutNanos) {
+    return enqueue(operation, invokedAtMicros, timeoutNanos);
+  }
+
+  private CompletableFuture<ClientOutcome> enqueue(
+      ClientOperation operation, long invokedAtMicros, long timeoutNanos) {
+    if (timeoutNanos < 0) {
+      throw new IllegalArgumentException("timeout must be >= 0, was " + timeoutNanos);
+    }
+    Call call = new Call(operation, invokedAtMicros, timeoutNanos, new CompletableFuture<>());
+    KeyState state;
+    synchronized (this) {
+      state = keys.computeIfAbsent(operation.key(), k -> new KeyState());
+      state.queue.add(call);
+    }
+    startReady(operation.key(), state);
+    return call.result();
+  }
+
+  /** Keys with operations queued or running, or waiting for a fence. */
+  public synchronized int activeKeys() {
+    return keys.size();
+  }
+
+  /** What these sessions did beyond running calls (shared with whoever passed them in). */
+  public SessionCounters counters() {
+    return counters;
+  }
+
+  /**
+   * Starts every call at the head of the key's queue that may start now: reads while no mutation
+   * runs or waits before them, or one mutation once nothing else runs.
+   */
+  private void startReady(KeyBytes key, KeyState state) {
+    List<Read> reads = null;
+    Call alone = null;
+    boolean fenceFirst = false;
+    long fenceDelayNanos = 0;
+    synchronized (this) {
+      while (!state.exclusive && !state.queue.isEmpty()) {
+        Call head = state.queue.peek();
+        Version lost = cannotSucceed(head.operation(), state.seen);
+        if (!state.needsFence && (!head.operation().mutates() || lost != null)) {
+          state.queue.poll();
+          Read read = new Read(head, lost);
+          if (lost != null) {
+            counters.casAnsweredByRead();
+          }
+          state.reads.add(read);
+          if (reads == null) {
+            reads = new ArrayList<>();
+          }
+          reads.add(read);
+          continue;
+        }
+        if (!state.reads.isEmpty()) {
+          break; // a mutation (or a call that needs the fence first) waits for the reads before it
+        }
+        state.queue.poll();
+        state.exclusive = true;
+        alone = head;
+        fenceFirst = state.needsFence && !(head.operation() instanceof ClientOperation.Fence);
+        fenceDelayNanos = Math.max(0, state.fenceNotBeforeNanos - System.nanoTime());
+      }
+      if (state.idle()) {
+        keys.remove(key, state);
+      }
+    }
+    if (reads != null) {
+      for (Read read : reads) {
+        runRead(state, read);
+      }
+    }
+    if (alone == null) {
+      return;
+    }
+    if (!fenceFirst) {
+      runAlone(key, state, alone);
+      return;
+    }
+    Call call = alone;
+    Runnable fence =
+        () ->
+            run(new ClientOperation.Fence(key), call.invokedAtMicros(), call.timeoutNanos())
+                .whenComplete(
+                    (outcome, error) -> {
+                      if (error == null && outcome instanceof ClientOutcome.ReadResult) {
+                        synchronized (this) {
+                          state.needsFence = false;
+                          state.seen = newer(state.seen, chosenVersion(outcome));
+                        }
+                        runAlone(key, state, call);
+                      } else {
+                        call.result()
+                            .completeExceptionally(
+                                new NotExecutedException(
+                                    "the key's last mutation has an unknown outcome and the fence"
+                                        + " that resolves it failed ("
+                                        + describe(outcome, error)
+                                        + ")"));
+                        endAlone(key, state);
+                      }
+                    });
+    if (fenceDelayNanos > 0) {
+      scheduler.schedule(fence, fenceDelayNanos, TimeUnit.NANOSECONDS);
+    } else {
+      fence.run();
+    }
+  }
+
+  /** Runs a call with nothing else of the key running: a mutation, or a call behind a fence. */
+  private void runAlone(KeyBytes key, KeyState state, Call call) {
+    run(call.operation(), call.invokedAtMicros(), call.timeoutNanos())
+        .whenComplete(
+            (outcome, error) -> {
+              boolean unknown =
+                  outcome instanceof ClientOutcome.Unknown
+                      || unwrap(error) instanceof OutcomeUnknownException;
+              synchronized (this) {
+                state.seen = newer(state.seen, chosenVersion(outcome));
+                if (call.operation().mutates() && unknown) {
+                  state.needsFence = true;
+                  state.fenceNotBeforeNanos =
+                      call.operation() instanceof ClientOperation.Create
+                          ? System.nanoTime() + createSettleNanos.getAsLong()
+                          : System.nanoTime();
+                } else if (call.operation() instanceof ClientOperation.Fence
+                    && outcome instanceof ClientOutcome.ReadResult) {
+                  state.needsFence = false;
+                }
+              }
+              deliver(call, outcome, error);
+              endAlone(key, state);
+            });
+  }
+
+  /**
+   * Lets the key's next calls start, only once the call that ran alone was handed over: a call
+   * issued after it is never answered before it.
+   */
+  private void endAlone(KeyBytes key, KeyState state) {
+    synchronized (this) {
+      state.exclusive = false;
+    }
+    continueLater(key, state);
+  }
+
+  private void runRead(KeyState state, Read read) {
+    KeyBytes key = read.call.operation().key();
+    run(read.toRun(), read.call.invokedAtMicros(), read.call.timeoutNanos())
+        .whenComplete((outcome, error) -> readEnded(key, state, read, outcome, error));
+  }
+
+  private void readEnded(
+      KeyBytes key, KeyState state, Read read, ClientOutcome outcome, Throwable error) {
+    synchronized (this) {
+      read.ended = true;
+      read.outcome = outcome;
+      read.error = error;
+      if (state.delivering) {
+        return; // the thread delivering the key's reads hands this one over in its turn
+      }
+      state.delivering = true;
+    }
+    deliverReads(state);
+    continueLater(key, state);
+  }
+
+  /**
+   * Hands over the key's ended reads from the oldest on, one thread at a time, stopping at one
+   * still running; a read leaves {@link KeyState#reads} only once handed over, so a mutation behind
+   * it cannot start before. A read older than the one handed over before it runs again instead: the
+   * new run starts after that read ended, so linearizability alone keeps it from being older, and
+   * its answer is taken as it is.
+   */
+  private void deliverReads(KeyState state) {
+    while (true) {
+      Read head;
+      Optional<Versioned> value;
+      boolean again;
+      synchronized (this) {
+        head = state.reads.peek();
+        if (head == null || !head.ended) {
+          state.delivering = false;
+          if (head == null) {
+            state.floor = null; // a later read starts after every earlier one ended
+          }
+          return;
+        }
+        value =
+            head.error == null && head.outcome instanceof ClientOutcome.ReadResult r
+                ? r.value()
+                : null;
+        again =
+            value != null && !head.rerun && state.floor != null && olderThan(value, state.floor);
+        if (again) {
+          head.ended = false;
+          head.rerun = true;
+          state.delivering = false;
+        } else if (value == null) {
+          value = state.floor; // a failed read orders nothing
+        }
+      }
+      if (again) {
+        counters.readRerun();
+        runRead(state, head);
+        return;
+      }
+      if (head.lost == null) {
+        deliver(head.call, head.outcome, head.error);
+      } else {
+        deliverLost(head);
+      }
+      synchronized (this) {
+        state.reads.poll();
+        state.floor = value;
+        if (value != null && value.isPresent()) {
+          state.seen = newer(state.seen, value.get().version());
+        }
+      }
+    }
+  }
+
+  /**
+   * A CAS or delete answered by a read: a mismatch with what the read found, or not executed if the
+   * read failed — the call itself was never sent, so it did not take effect. The read began after
+   * the answer that showed version {@code lost}, so linearizability keeps it from finding an older
+   * one, let alone the expected one: checked, as a broken session invariant must not pass as a
+   * mismatch.
+   */
+  private static void deliverLost(Read read) {
+    if (read.error == null && read.outcome instanceof ClientOutcome.ReadResult r) {
+      if (r.value().isPresent() && r.value().get().version().compareTo(read.lost) < 0) {
+        read.call
+            .result()
+            .completeExceptionally(
+                new IllegalStateException(
+                    "session invariant broken: a read after version "
+                        + read.lost
+                        + " was seen found "
+                        + r.value().get().version()));
+        return;
+      }
+      read.call
+          .result()
+          .complete(new ClientOutcome.Mismatch(expected(read.call.operation()), r.value()));
+      return;
+    }
+    read.call
+        .result()
+        .complete(
+            new ClientOutcome.NotExecuted(
+                "the key was already seen at version "
+                    + read.lost
+                    + ", so the call cannot succeed, and the read for its current value failed ("
+                    + describe(read.outcome, read.error)
+                    + ")"));
+  }
+
+  /**
+   * The version {@code operation} expects if it is a CAS or delete that cannot succeed because
+   * {@code seen}, already chosen, is newer; otherwise null.
+   */
+  private static Version cannotSucceed(ClientOperation operation, Version seen) {
+    if (seen == null
+        || !(operation instanceof ClientOperation.Cas
+            || operation instanceof ClientOperation.Delete)) {
+      return null;
+    }
+    return expected(operation).compareTo(seen) < 0 ? seen : null;
+  }
+
+  private static Version expected(ClientOperation operation) {
+    if (operation instanceof ClientOperation.Cas cas) {
+      return cas.expected();
+    }
+    return ((ClientOperation.Delete) operation).expected();
+  }
+
+  /** The chosen version an answer shows, or null (absent, failed, unknown). */
+  private static Version chosenVersion(ClientOutcome outcome) {
+    if (outcome instanceof ClientOutcome.Written w) {
+      return w.version();
+    } else if (outcome instanceof ClientOutcome.Deleted d) {
+      return d.version();
+    } else if (outcome instanceof ClientOutcome.ReadResult r) {
+      return r.value().map(Versioned::version).orElse(null);
+    } else if (outcome instanceof ClientOutcome.Mismatch m) {
+      return m.current().map(Versioned::version).orElse(null);
+    } else if (outcome instanceof ClientOutcome.Exists e) {
+      return e.current().version();
+    }
+    return null;
+  }
+
+  private static Version newer(Version a, Version b) {
+    if (a == null) {
+      return b;
+    }
+    return b == null || a.compareTo(b) >= 0 ? a : b;
+  }
+
+  /**
+   * Whether a read's value may be older than {@code floor}, one read before it. Versions only grow
+   * over a key's history (a create's epoch is above every one before it), so two present values are
+   * ordered by version; absent against present could be either way round.
+   */
+  private static boolean olderThan(Optional<Versioned> value, Optional<Versioned> floor) {
+    if (value.isPresent() && floor.isPresent()) {
+      return value.get().version().compareTo(floor.get().version()) < 0;
+    }
+    return value.isPresent() != floor.isPresent();
+  }
+
+  private static void deliver(Call call, ClientOutcome outcome, Throwable error) {
+    if (error != null) {
+      call.result().completeExceptionally(unwrap(error));
+    } else {
+      call.result().complete(outcome);
+    }
+  }
+
+  /**
+   * Starts the key's next calls. With nothing queued (the common case) the key may go idle here: a
+   * later submit finds nothing running and starts itself. Otherwise the next calls start on this
+   * thread — the one that completed the previous call (a node's core or an event loop): starting a
+   * call only hands it to a node or a connection and never blocks, and it saves a thread wake-up
+   * per call on a contended key. A call that completes at once would recurse through here, so after
+   * {@link #MAX_INLINE_STARTS} nested starts the next ones start on {@code callbacks}.
+   */
+  private void continueLater(KeyBytes key, KeyState state) {
+    synchronized (this) {
+      if (state.queue.isEmpty()) {
+        if (state.idle()) {
+          keys.remove(key, state);
+        }
+        return;
+      }
+    }
+    int[] depth = INLINE_DEPTH.get();
+    if (depth[0] >= MAX_INLINE_STARTS) {
+      callbacks.execute(() -> startReady(key, state));
+      return;
+    }
+    depth[0]++;
+    try {
+      startReady(key, state);
+    } finally {
+      depth[0]--;
+    }
+  }
+
+  private static final int MAX_INLINE_STARTS = 8;
+  private static final ThreadLocal<int[]> INLINE_DEPTH = ThreadLocal.withInitial(() -> new int[1]);
+
+  private CompletableFuture<ClientOutcome> run(
+      ClientOperation operation, long invokedAtMicros, long timeoutNanos) {
+    try {
+      return runner.run(operation, invokedAtMicros, timeoutNanos);
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  private static Throwable unwrap(Throwable error) {
+    return error instanceof CompletionException && error.getCause() != null
+        ? error.getCause()
+        : error;
+  }
+
+  private static String describe(ClientOutcome outcome, Throwable error) {
+    if (error != null) {
+      return unwrap(error).getMessage();
+    }
+    return outcome instanceof ClientOutcome.Failure f
+        ? f.toException().getMessage()
+        : String.valueOf(outcome);
+  }
+}

@@ -1,0 +1,105 @@
+package io.frsm.client;
+
+import io.frsm.client.transport.ClientOutcome;
+import io.frsm.client.transport.OperationRequest;
+import io.frsm.client.transport.OperationResponse;
+import java.net.InetSocketAddress;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+
+/**
+ * Sends one operation to a node over the client protocol and follows the node's redirects to the
+ * key's leader, a bounded number of times. The seed client ({@link SeedClient}) and a node
+ * forwarding an embedded client's operation both send this way; how the call ended is returned as a
+ * {@link Reply}, and each caller maps it by its own rules (try the next node, answer "not
+ * executed", raise an exception).
+ *
+ * <p>The redirect budget is passed in and what is left of it comes back with the reply, so that a
+ * caller that moves on to another node after a definite "not executed" spends one budget over all
+ * the nodes it tries.
+ *
+ * <p>Thread-safe and never blocks: replies complete on the thread that completes the call (a
+ * connection's event loop).
+ */
+public final class RedirectFollower {
+
+  /** One hop: sends {@code request} to the node at {@code target}. */
+  @FunctionalInterface
+  public interface Hop {
+    /**
+     * Completes with the node's response, or exceptionally as {@link
+     * io.frsm.transport.ClientProtocolClient#call} says.
+     *
+     * @throws RuntimeException if no connection to {@code target} can be had (nothing was sent)
+     */
+    CompletableFuture<OperationResponse> call(InetSocketAddress target, OperationRequest request);
+  }
+
+  /** How a call ended. */
+  public sealed interface Reply {}
+
+  /** A node ran the operation to {@code outcome} (which may be "not executed"). */
+  public record Answered(ClientOutcome outcome, int redirectsLeft) implements Reply {}
+
+  /** The node at {@code node} refused the request as invalid before doing anything. */
+  public record Refused(InetSocketAddress node, String reason) implements Reply {}
+
+  /** The budget ran out: {@code last} is the redirect not followed. Nothing was executed. */
+  public record TooManyRedirects(OperationResponse.Redirect last) implements Reply {}
+
+  /**
+   * The call got no response; {@code cause} says what the caller may conclude (never sent: not
+   * executed; sent: a mutation's outcome is unknown).
+   */
+  public record CallFailed(Throwable cause, int redirectsLeft) implements Reply {}
+
+  /** No connection to {@code target} could be had: the hop was not sent. */
+  public record Unreachable(InetSocketAddress target, RuntimeException cause) implements Reply {}
+
+  private final Hop hop;
+
+  public RedirectFollower(Hop hop) {
+    this.hop = hop;
+  }
+
+  /** Sends {@code request} to {@code target}, following at most {@code redirectsLeft} redirects. */
+  public CompletableFuture<Reply> send(
+      OperationRequest request, InetSocketAddress target, int redirectsLeft) {
+    CompletableFuture<OperationResponse> call;
+    try {
+      call = hop.call(target, request);
+    } catch (RuntimeException e) {
+      return CompletableFuture.completedFuture(new Unreachable(target, e));
+    }
+    return call.handle(
+            (response, error) -> {
+              if (error != null) {
+                return CompletableFuture.<Reply>completedFuture(
+                    new CallFailed(unwrap(error), redirectsLeft));
+              }
+              if (response instanceof OperationResponse.Completed c) {
+                return CompletableFuture.<Reply>completedFuture(
+                    new Answered(c.outcome(), redirectsLeft));
+              }
+              if (response instanceof OperationResponse.Invalid invalid) {
+                return CompletableFuture.<Reply>completedFuture(
+                    new Refused(target, invalid.reason()));
+              }
+              OperationResponse.Redirect redirect = (OperationResponse.Redirect) response;
+              if (redirectsLeft == 0) {
+                return CompletableFuture.<Reply>completedFuture(new TooManyRedirects(redirect));
+              }
+              return send(
+                  request,
+                  new InetSocketAddress(redirect.leaderHost(), redirect.leaderPort()),
+                  redirectsLeft - 1);
+            })
+        .thenCompose(reply -> reply);
+  }
+
+  private static Throwable unwrap(Throwable error) {
+    return error instanceof CompletionException && error.getCause() != null
+        ? error.getCause()
+        : error;
+  }
+}

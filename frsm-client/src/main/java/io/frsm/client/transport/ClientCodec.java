@@ -1,0 +1,94 @@
+package io.frsm.client.transport;
+
+import com.google.protobuf.CodedInputStream;
+import io.frsm.client.proto.ClientEnvelope;
+import io.frsm.client.proto.WatchTopology;
+
+/**
+ * Builds and reads {@code ClientEnvelope}s of one cluster, for one side of the connection: a server
+ * reads requests, a client reads responses; anything else is a protocol error. Thread-safe
+ * (immutable).
+ */
+public final class ClientCodec implements FrameDecoder.EnvelopeReader {
+  /** Which side of a client connection this codec reads for. */
+  public enum Side {
+    SERVER,
+    CLIENT
+  }
+
+  private static final EnvelopeParser<ClientEnvelope> ENVELOPES =
+      new EnvelopeParser<>("client", ClientEnvelope::parseFrom);
+
+  private final EnvelopeHeader header;
+  private final Side side;
+
+  public ClientCodec(String clusterId, Side side) {
+    this.header = new EnvelopeHeader(clusterId);
+    this.side = side;
+  }
+
+  public ClientEnvelope encodeRequest(long requestId, OperationRequest request) {
+    return envelope(requestId).setRequest(ClientMessages.request(request)).build();
+  }
+
+  public ClientEnvelope encodeResponse(long requestId, OperationResponse response) {
+    return envelope(requestId).setResponse(ClientMessages.response(response)).build();
+  }
+
+  public ClientEnvelope encodeWatchTopology(long requestId) {
+    return envelope(requestId).setWatchTopology(WatchTopology.getDefaultInstance()).build();
+  }
+
+  public ClientEnvelope encodeTopology(long requestId, TopologySnapshot topology) {
+    return envelope(requestId).setTopology(TopologyMessages.encode(topology)).build();
+  }
+
+  private ClientEnvelope.Builder envelope(long requestId) {
+    return ClientEnvelope.newBuilder()
+        .setProtocolVersion(WireFormat.PROTOCOL_VERSION)
+        .setClusterId(header.clusterId())
+        .setRequestId(requestId);
+  }
+
+  @Override
+  public ClientFrame read(CodedInputStream in) throws WireDecodeException {
+    return decode(ENVELOPES.parse(in));
+  }
+
+  public ClientFrame decode(ClientEnvelope envelope) throws WireDecodeException {
+    header.check(envelope.getProtocolVersion(), envelope.getClusterIdBytes());
+    long requestId = envelope.getRequestId();
+    switch (side) {
+      case SERVER -> {
+        if (envelope.hasWatchTopology()) {
+          return new ClientFrame.WatchTopology(requestId);
+        }
+        if (!envelope.hasRequest()) {
+          throw new WireDecodeException("client envelope without a request");
+        }
+        try {
+          return new ClientFrame.Request(requestId, ClientMessages.request(envelope.getRequest()));
+        } catch (WireDecodeException | IllegalArgumentException e) {
+          // The frame is sound and names its request: answer it rather than drop the connection.
+          return new ClientFrame.BadRequest(requestId, e.getMessage());
+        }
+      }
+      case CLIENT -> {
+        if (envelope.hasTopology()) {
+          return new ClientFrame.TopologyUpdate(
+              requestId, TopologyMessages.decode(envelope.getTopology()));
+        }
+        if (!envelope.hasResponse()) {
+          throw new WireDecodeException("client envelope without a response");
+        }
+        try {
+          return new ClientFrame.Response(
+              requestId, ClientMessages.response(envelope.getResponse()));
+        } catch (IllegalArgumentException e) {
+          throw new WireDecodeException("response violates an invariant: " + e.getMessage(), e);
+        }
+      }
+    }
+    throw new AssertionError(side);
+  }
+}

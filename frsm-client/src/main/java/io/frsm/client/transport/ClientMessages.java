@@ -1,0 +1,206 @@
+package io.frsm.client.transport;
+
+import static io.frsm.client.transport.ApiValues.version;
+import static io.frsm.client.transport.ApiValues.versioned;
+import static io.frsm.client.transport.ApiValues.versionedOrAbsent;
+
+import com.google.protobuf.ByteString;
+import io.frsm.api.Version;
+import io.frsm.client.proto.ClientRequest;
+import io.frsm.client.proto.ClientResponse;
+
+/**
+ * Maps {@link OperationRequest} and {@link OperationResponse} to the client protocol's {@code
+ * ClientRequest} and {@code ClientResponse} and back. Adding an operation or outcome means one
+ * protobuf message, one field of the oneof, and one branch each way here.
+ */
+public final class ClientMessages {
+  private ClientMessages() {}
+
+  // ---- requests
+
+  public static ClientRequest request(OperationRequest request) {
+    ClientRequest.Builder b =
+        ClientRequest.newBuilder().setInvokedAtMicros(request.invokedAtMicros());
+    ClientOperation op = request.operation();
+    ByteString key = ByteString.copyFrom(op.key().bytesUnsafe());
+    if (op instanceof ClientOperation.Get get) {
+      b.setGet(ClientRequest.Get.newBuilder().setKey(key).setQuorum(get.quorum()));
+    } else if (op instanceof ClientOperation.Create c) {
+      b.setCreate(ClientRequest.Create.newBuilder().setKey(key).setValue(bytes(c.value())));
+    } else if (op instanceof ClientOperation.Cas c) {
+      b.setCas(
+          ClientRequest.Cas.newBuilder()
+              .setKey(key)
+              .setExpected(version(c.expected()))
+              .setValue(bytes(c.value())));
+    } else if (op instanceof ClientOperation.Delete d) {
+      b.setDelete(ClientRequest.Delete.newBuilder().setKey(key).setExpected(version(d.expected())));
+    } else if (op instanceof ClientOperation.Fence) {
+      b.setFence(ClientRequest.Fence.newBuilder().setKey(key));
+    } else {
+      throw new IllegalArgumentException(
+          "no wire mapping for " + op.getClass().getName() + ": add it to client.proto");
+    }
+    return b.build();
+  }
+
+  public static OperationRequest request(ClientRequest p) throws WireDecodeException {
+    // 0 means "not given" (the receiving node stamps its clock); how far a given τ may lie from
+    // the node's clock is the node's check (it knows T and ε), this one only keeps τ + T finite.
+    long invokedAtMicros =
+        ApiValues.instanceField(p.getInvokedAtMicros(), "invoked_at_micros", "request");
+    ClientOperation op =
+        switch (p.getOperationCase()) {
+          case GET ->
+              new ClientOperation.Get(key(p.getGet().getKey(), "get"), p.getGet().getQuorum());
+          case CREATE ->
+              new ClientOperation.Create(
+                  key(p.getCreate().getKey(), "create"), p.getCreate().getValue().toByteArray());
+          case CAS ->
+              new ClientOperation.Cas(
+                  key(p.getCas().getKey(), "cas"),
+                  expected(p.getCas().hasExpected(), p.getCas().getExpected(), "cas.expected"),
+                  p.getCas().getValue().toByteArray());
+          case DELETE ->
+              new ClientOperation.Delete(
+                  key(p.getDelete().getKey(), "delete"),
+                  expected(
+                      p.getDelete().hasExpected(), p.getDelete().getExpected(), "delete.expected"));
+          case FENCE -> new ClientOperation.Fence(key(p.getFence().getKey(), "fence"));
+          case OPERATION_NOT_SET ->
+              throw new WireDecodeException("request without a (known) operation");
+        };
+    return new OperationRequest(op, invokedAtMicros);
+  }
+
+  /**
+   * The version a CAS or delete expects: its write lands at {@code timestamp + 1}, which must stay
+   * within {@code WireFormat.MAX_NUMBER}.
+   */
+  private static Version expected(
+      boolean present, io.frsm.client.proto.Version version, String where)
+      throws WireDecodeException {
+    Version expected = version(present, version, where);
+    if (expected.timestamp() >= WireFormat.MAX_NUMBER) {
+      throw new WireDecodeException(
+          where
+              + ": timestamp "
+              + expected.timestamp()
+              + " is not below the maximum "
+              + WireFormat.MAX_NUMBER
+              + " (the write lands at timestamp + 1)");
+    }
+    return expected;
+  }
+
+  // ---- responses
+
+  public static ClientResponse response(OperationResponse response) {
+    ClientResponse.Builder b = ClientResponse.newBuilder();
+    if (response instanceof OperationResponse.Invalid i) {
+      return b.setInvalidRequest(ClientResponse.InvalidRequest.newBuilder().setReason(i.reason()))
+          .build();
+    }
+    if (response instanceof OperationResponse.Redirect r) {
+      return b.setRedirect(
+              ClientResponse.Redirect.newBuilder()
+                  .setLeaderHost(r.leaderHost())
+                  .setLeaderPort(r.leaderPort()))
+          .build();
+    }
+    ClientOutcome outcome = ((OperationResponse.Completed) response).outcome();
+    if (outcome instanceof ClientOutcome.ReadResult r) {
+      ClientResponse.ReadResult.Builder read = ClientResponse.ReadResult.newBuilder();
+      r.value().ifPresent(v -> read.setValue(versioned(v)));
+      b.setRead(read);
+    } else if (outcome instanceof ClientOutcome.Written w) {
+      b.setWritten(ClientResponse.Written.newBuilder().setVersion(version(w.version())));
+    } else if (outcome instanceof ClientOutcome.Deleted d) {
+      b.setDeleted(ClientResponse.Deleted.newBuilder().setVersion(version(d.version())));
+    } else if (outcome instanceof ClientOutcome.Exists e) {
+      b.setKeyExists(ClientResponse.KeyExists.newBuilder().setCurrent(versioned(e.current())));
+    } else if (outcome instanceof ClientOutcome.Mismatch m) {
+      ClientResponse.CasMismatch.Builder mismatch =
+          ClientResponse.CasMismatch.newBuilder().setExpected(version(m.expected()));
+      m.current().ifPresent(v -> mismatch.setCurrent(versioned(v)));
+      b.setCasMismatch(mismatch);
+    } else if (outcome instanceof ClientOutcome.Unknown u) {
+      b.setOutcomeUnknown(ClientResponse.OutcomeUnknown.newBuilder().setReason(u.reason()));
+    } else if (outcome instanceof ClientOutcome.NotExecuted n) {
+      b.setNotExecuted(ClientResponse.NotExecuted.newBuilder().setReason(n.reason()));
+    } else {
+      throw new IllegalArgumentException(
+          "no wire mapping for " + outcome.getClass().getName() + ": add it to client.proto");
+    }
+    return b.build();
+  }
+
+  public static OperationResponse response(ClientResponse p) throws WireDecodeException {
+    return switch (p.getResultCase()) {
+      case READ ->
+          completed(
+              new ClientOutcome.ReadResult(
+                  versionedOrAbsent(p.getRead().hasValue(), p.getRead().getValue(), "read.value")));
+      case WRITTEN ->
+          completed(
+              new ClientOutcome.Written(
+                  version(p.getWritten().hasVersion(), p.getWritten().getVersion(), "written")));
+      case DELETED ->
+          completed(
+              new ClientOutcome.Deleted(
+                  version(p.getDeleted().hasVersion(), p.getDeleted().getVersion(), "deleted")));
+      case KEY_EXISTS ->
+          completed(
+              new ClientOutcome.Exists(
+                  versioned(
+                      p.getKeyExists().hasCurrent(),
+                      p.getKeyExists().getCurrent(),
+                      "key_exists.current")));
+      case CAS_MISMATCH ->
+          completed(
+              new ClientOutcome.Mismatch(
+                  version(
+                      p.getCasMismatch().hasExpected(),
+                      p.getCasMismatch().getExpected(),
+                      "cas_mismatch.expected"),
+                  versionedOrAbsent(
+                      p.getCasMismatch().hasCurrent(),
+                      p.getCasMismatch().getCurrent(),
+                      "cas_mismatch.current")));
+      case OUTCOME_UNKNOWN ->
+          completed(new ClientOutcome.Unknown(p.getOutcomeUnknown().getReason()));
+      case NOT_EXECUTED -> completed(new ClientOutcome.NotExecuted(p.getNotExecuted().getReason()));
+      case INVALID_REQUEST -> new OperationResponse.Invalid(p.getInvalidRequest().getReason());
+      case REDIRECT -> redirect(p.getRedirect());
+      case RESULT_NOT_SET -> throw new WireDecodeException("response without a (known) result");
+    };
+  }
+
+  private static OperationResponse completed(ClientOutcome outcome) {
+    return new OperationResponse.Completed(outcome);
+  }
+
+  private static OperationResponse redirect(ClientResponse.Redirect r) throws WireDecodeException {
+    int port = r.getLeaderPort();
+    if (r.getLeaderHost().isEmpty() || port < 1 || port > 65_535) {
+      throw new WireDecodeException(
+          "redirect: bad leader address '"
+              + r.getLeaderHost()
+              + "':"
+              + Integer.toUnsignedString(port));
+    }
+    return new OperationResponse.Redirect(r.getLeaderHost(), port);
+  }
+
+  private static KeyBytes key(ByteString bytes, String where) throws WireDecodeException {
+    if (bytes.isEmpty()) {
+      throw new WireDecodeException(where + ": key is missing or empty");
+    }
+    return KeyBytes.wrap(bytes.toByteArray());
+  }
+
+  private static ByteString bytes(byte[] value) {
+    return ByteString.copyFrom(value);
+  }
+}

@@ -1,0 +1,253 @@
+package io.frsm.client.transport;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Settings of the Netty transport, peer and client side alike. Every setting has a default; sizes
+ * carry their unit in the name, times are {@link Duration}s. Built with {@link #builder(String)},
+ * one named setter per setting; immutable.
+ */
+public final class TransportConfig {
+  /** Netty takes the connect timeout as an {@code int} of milliseconds. */
+  private static final Duration MAX_CONNECT_TIMEOUT = Duration.ofMillis(Integer.MAX_VALUE);
+
+  private final String clusterId;
+  private final int maxFrameBytes;
+  private final int maxQueuedFramesPerConnection;
+  private final int writeBufferLowWaterMarkBytes;
+  private final int writeBufferHighWaterMarkBytes;
+  private final Duration connectTimeout;
+  private final Duration reconnectBackoffMin;
+  private final Duration reconnectBackoffMax;
+
+  private TransportConfig(Builder b) {
+    this.clusterId = WireFormat.requireValidClusterId(b.clusterId);
+    this.maxFrameBytes = positive(b.maxFrameBytes, "maxFrameBytes");
+    this.maxQueuedFramesPerConnection =
+        positive(b.maxQueuedFramesPerConnection, "maxQueuedFramesPerConnection");
+    this.writeBufferLowWaterMarkBytes =
+        positive(b.writeBufferLowWaterMarkBytes, "writeBufferLowWaterMarkBytes");
+    this.writeBufferHighWaterMarkBytes =
+        positive(b.writeBufferHighWaterMarkBytes, "writeBufferHighWaterMarkBytes");
+    if (writeBufferLowWaterMarkBytes > writeBufferHighWaterMarkBytes) {
+      throw new IllegalArgumentException(
+          "writeBufferLowWaterMarkBytes must not exceed writeBufferHighWaterMarkBytes");
+    }
+    this.connectTimeout = atLeastOneMilli(b.connectTimeout, "connectTimeout");
+    if (connectTimeout.compareTo(MAX_CONNECT_TIMEOUT) > 0) {
+      throw new IllegalArgumentException(
+          "connectTimeout must be at most " + MAX_CONNECT_TIMEOUT + ", was " + connectTimeout);
+    }
+    this.reconnectBackoffMin = atLeastOneMilli(b.reconnectBackoffMin, "reconnectBackoffMin");
+    this.reconnectBackoffMax = atLeastOneMilli(b.reconnectBackoffMax, "reconnectBackoffMax");
+    if (reconnectBackoffMin.compareTo(reconnectBackoffMax) > 0) {
+      throw new IllegalArgumentException("reconnectBackoffMin must not exceed reconnectBackoffMax");
+    }
+  }
+
+  private static int positive(int v, String name) {
+    if (v < 1) {
+      throw new IllegalArgumentException(name + " must be >= 1, was " + v);
+    }
+    return v;
+  }
+
+  /** The transport counts these in whole milliseconds: anything shorter would round to none. */
+  private static Duration atLeastOneMilli(Duration v, String name) {
+    Objects.requireNonNull(v, name);
+    if (v.toMillis() < 1) {
+      throw new IllegalArgumentException(name + " must be at least 1 ms, was " + v);
+    }
+    return v;
+  }
+
+  /** {@code clusterId}: 1-64 bytes of UTF-8, equal on every node and client of a cluster. */
+  public static Builder builder(String clusterId) {
+    return new Builder(clusterId);
+  }
+
+  public String clusterId() {
+    return clusterId;
+  }
+
+  /** Largest envelope accepted or sent, length prefix excluded. */
+  public int maxFrameBytes() {
+    return maxFrameBytes;
+  }
+
+  /**
+   * Frames a connection holds beyond Netty's write buffer: while the channel is unwritable (its
+   * write buffer is above the high water mark) or not yet connected, frames wait here; when this
+   * many wait, further sends fail fast.
+   */
+  public int maxQueuedFramesPerConnection() {
+    return maxQueuedFramesPerConnection;
+  }
+
+  /** A connection whose write buffer drops below this is writable again. */
+  public int writeBufferLowWaterMarkBytes() {
+    return writeBufferLowWaterMarkBytes;
+  }
+
+  /** Above this the connection is unwritable and frames wait in its queue. */
+  public int writeBufferHighWaterMarkBytes() {
+    return writeBufferHighWaterMarkBytes;
+  }
+
+  /** Dialing gives up after this; whole milliseconds, at most {@code Integer.MAX_VALUE} of them. */
+  public Duration connectTimeout() {
+    return connectTimeout;
+  }
+
+  /** A lost connection is dialed again after this, doubling per failed attempt. */
+  public Duration reconnectBackoffMin() {
+    return reconnectBackoffMin;
+  }
+
+  /** ... up to this. */
+  public Duration reconnectBackoffMax() {
+    return reconnectBackoffMax;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof TransportConfig t
+        && clusterId.equals(t.clusterId)
+        && maxFrameBytes == t.maxFrameBytes
+        && maxQueuedFramesPerConnection == t.maxQueuedFramesPerConnection
+        && writeBufferLowWaterMarkBytes == t.writeBufferLowWaterMarkBytes
+        && writeBufferHighWaterMarkBytes == t.writeBufferHighWaterMarkBytes
+        && connectTimeout.equals(t.connectTimeout)
+        && reconnectBackoffMin.equals(t.reconnectBackoffMin)
+        && reconnectBackoffMax.equals(t.reconnectBackoffMax);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(
+        clusterId,
+        maxFrameBytes,
+        maxQueuedFramesPerConnection,
+        writeBufferLowWaterMarkBytes,
+        writeBufferHighWaterMarkBytes,
+        connectTimeout,
+        reconnectBackoffMin,
+        reconnectBackoffMax);
+  }
+
+  @Override
+  public String toString() {
+    return "TransportConfig{clusterId="
+        + clusterId
+        + ", maxFrameBytes="
+        + maxFrameBytes
+        + ", maxQueuedFramesPerConnection="
+        + maxQueuedFramesPerConnection
+        + ", writeBufferLowWaterMarkBytes="
+        + writeBufferLowWaterMarkBytes
+        + ", writeBufferHighWaterMarkBytes="
+        + writeBufferHighWaterMarkBytes
+        + ", connectTimeout="
+        + connectTimeout
+        + ", reconnectBackoffMin="
+        + reconnectBackoffMin
+        + ", reconnectBackoffMax="
+        + reconnectBackoffMax
+        + "}";
+  }
+
+  /**
+   * Builder with documented defaults. Each getter returns what the setter of the same name last set
+   * (or the default), unchecked: {@link #build()} validates, so a caller may set the water marks or
+   * back-off bounds one at a time in any order.
+   */
+  public static final class Builder {
+    private final String clusterId;
+    private int maxFrameBytes = WireFormat.DEFAULT_MAX_FRAME_BYTES;
+    private int maxQueuedFramesPerConnection = 16_384;
+    private int writeBufferLowWaterMarkBytes = 1024 * 1024;
+    private int writeBufferHighWaterMarkBytes = 4 * 1024 * 1024;
+    private Duration connectTimeout = Duration.ofSeconds(2);
+    private Duration reconnectBackoffMin = Duration.ofMillis(20);
+    private Duration reconnectBackoffMax = Duration.ofSeconds(2);
+
+    private Builder(String clusterId) {
+      this.clusterId = clusterId;
+    }
+
+    /** Default 16 MiB + 128 KiB ({@link WireFormat#DEFAULT_MAX_FRAME_BYTES}). */
+    public Builder maxFrameBytes(int v) {
+      this.maxFrameBytes = v;
+      return this;
+    }
+
+    public int maxFrameBytes() {
+      return maxFrameBytes;
+    }
+
+    /** Default 16384. */
+    public Builder maxQueuedFramesPerConnection(int v) {
+      this.maxQueuedFramesPerConnection = v;
+      return this;
+    }
+
+    public int maxQueuedFramesPerConnection() {
+      return maxQueuedFramesPerConnection;
+    }
+
+    /** Default 1 MiB; at most the high water mark. */
+    public Builder writeBufferLowWaterMarkBytes(int v) {
+      this.writeBufferLowWaterMarkBytes = v;
+      return this;
+    }
+
+    public int writeBufferLowWaterMarkBytes() {
+      return writeBufferLowWaterMarkBytes;
+    }
+
+    /** Default 4 MiB. */
+    public Builder writeBufferHighWaterMarkBytes(int v) {
+      this.writeBufferHighWaterMarkBytes = v;
+      return this;
+    }
+
+    public int writeBufferHighWaterMarkBytes() {
+      return writeBufferHighWaterMarkBytes;
+    }
+
+    /** Default 2 s. */
+    public Builder connectTimeout(Duration v) {
+      this.connectTimeout = Objects.requireNonNull(v, "connectTimeout");
+      return this;
+    }
+
+    public Duration connectTimeout() {
+      return connectTimeout;
+    }
+
+    /** Default 20 ms; the first redial waits this, doubling per failed attempt. */
+    public Builder reconnectBackoffMin(Duration v) {
+      this.reconnectBackoffMin = Objects.requireNonNull(v, "reconnectBackoffMin");
+      return this;
+    }
+
+    public Duration reconnectBackoffMin() {
+      return reconnectBackoffMin;
+    }
+
+    /** Default 2 s; at least {@link #reconnectBackoffMin}. */
+    public Builder reconnectBackoffMax(Duration v) {
+      this.reconnectBackoffMax = Objects.requireNonNull(v, "reconnectBackoffMax");
+      return this;
+    }
+
+    public Duration reconnectBackoffMax() {
+      return reconnectBackoffMax;
+    }
+
+    public TransportConfig build() {
+      return new TransportConfig(this);
+    }
+  }
+}

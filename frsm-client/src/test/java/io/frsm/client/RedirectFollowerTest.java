@@ -1,0 +1,136 @@
+package io.frsm.client;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertSame;
+
+import io.frsm.api.NotExecutedException;
+import io.frsm.api.OutcomeUnknownException;
+import io.frsm.api.Version;
+import io.frsm.client.transport.ClientOperation;
+import io.frsm.client.transport.ClientOutcome;
+import io.frsm.client.transport.KeyBytes;
+import io.frsm.client.transport.OperationRequest;
+import io.frsm.client.transport.OperationResponse;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+
+/** Redirect following against scripted nodes: each address answers as the test says. */
+class RedirectFollowerTest {
+  private static final OperationRequest REQUEST =
+      new OperationRequest(
+          new ClientOperation.Get(KeyBytes.of("k".getBytes(StandardCharsets.UTF_8))), 1_000_000L);
+  private static final InetSocketAddress A = node(1);
+  private static final InetSocketAddress B = node(2);
+  private static final InetSocketAddress C = node(3);
+  private static final ClientOutcome WRITTEN = new ClientOutcome.Written(new Version(1, 1));
+
+  private final Map<InetSocketAddress, OperationResponse> answers = new HashMap<>();
+  private final Map<InetSocketAddress, Throwable> failures = new HashMap<>();
+  private final Map<InetSocketAddress, RuntimeException> unreachable = new HashMap<>();
+  private final List<InetSocketAddress> called = new ArrayList<>();
+  private final RedirectFollower follower = new RedirectFollower(this::call);
+
+  private CompletableFuture<OperationResponse> call(
+      InetSocketAddress target, OperationRequest request) {
+    assertSame(REQUEST, request, "every hop sends the caller's request unchanged");
+    RuntimeException refused = unreachable.get(target);
+    if (refused != null) {
+      throw refused;
+    }
+    called.add(target);
+    Throwable failure = failures.get(target);
+    return failure != null
+        ? CompletableFuture.failedFuture(failure)
+        : CompletableFuture.completedFuture(answers.get(target));
+  }
+
+  private static InetSocketAddress node(int n) {
+    return new InetSocketAddress("127.0.0.1", 7000 + n); // a literal: no name lookup
+  }
+
+  private static OperationResponse.Redirect redirectTo(InetSocketAddress a) {
+    return new OperationResponse.Redirect(a.getHostString(), a.getPort());
+  }
+
+  private RedirectFollower.Reply send(InetSocketAddress target, int redirects) {
+    return follower.send(REQUEST, target, redirects).join();
+  }
+
+  @Test
+  void completed_isAnswered_withTheWholeBudgetLeft() {
+    answers.put(A, new OperationResponse.Completed(WRITTEN));
+
+    assertEquals(new RedirectFollower.Answered(WRITTEN, 3), send(A, 3));
+    assertEquals(List.of(A), called);
+  }
+
+  @Test
+  void redirect_isFollowed_andSpendsOneOfTheBudget() {
+    answers.put(A, redirectTo(B));
+    answers.put(B, redirectTo(C));
+    answers.put(C, new OperationResponse.Completed(WRITTEN));
+
+    assertEquals(new RedirectFollower.Answered(WRITTEN, 1), send(A, 3));
+    assertEquals(List.of(A, B, C), called);
+  }
+
+  @Test
+  void tooManyRedirects_endsWithTheLastRedirect_unsent() {
+    answers.put(A, redirectTo(B));
+    answers.put(B, redirectTo(A));
+
+    RedirectFollower.Reply reply = send(A, 1);
+
+    assertEquals(new RedirectFollower.TooManyRedirects(redirectTo(A)), reply);
+    assertEquals(2, called.size(), "the budget of one redirect allows two hops");
+  }
+
+  @Test
+  void invalid_isRefusedByTheNodeThatSaidSo_withoutFollowingFurther() {
+    answers.put(A, redirectTo(B));
+    answers.put(B, new OperationResponse.Invalid("empty key"));
+
+    assertEquals(new RedirectFollower.Refused(B, "empty key"), send(A, 3));
+  }
+
+  @Test
+  void callFailure_isReported_withTheBudgetLeftAtThatHop() {
+    OutcomeUnknownException lost = new OutcomeUnknownException("connection dropped");
+    answers.put(A, redirectTo(B));
+    failures.put(B, lost);
+
+    RedirectFollower.Reply reply = send(A, 3);
+
+    RedirectFollower.CallFailed failed = assertInstanceOf(RedirectFollower.CallFailed.class, reply);
+    assertSame(lost, failed.cause(), "the transport's exception, not a wrapper");
+    assertEquals(2, failed.redirectsLeft());
+  }
+
+  @Test
+  void notExecutedFailure_isReportedAsIs() {
+    NotExecutedException neverSent = new NotExecutedException("backlog full");
+    failures.put(A, neverSent);
+
+    RedirectFollower.CallFailed failed =
+        assertInstanceOf(RedirectFollower.CallFailed.class, send(A, 3));
+    assertSame(neverSent, failed.cause());
+    assertEquals(3, failed.redirectsLeft());
+  }
+
+  @Test
+  void unreachableTarget_isReported_nothingSent() {
+    IllegalStateException closed = new IllegalStateException("event loops closed");
+    answers.put(A, redirectTo(B));
+    unreachable.put(B, closed);
+
+    assertEquals(new RedirectFollower.Unreachable(B, closed), send(A, 3));
+    assertEquals(List.of(A), called);
+  }
+}

@@ -1,0 +1,91 @@
+package io.frsm.server.client;
+
+import io.frsm.api.FrsmClient;
+import io.frsm.api.FrsmException;
+import io.frsm.api.spi.ClientProvider;
+import io.frsm.api.spi.ClientSettings;
+import io.frsm.client.SeedClient;
+import io.frsm.server.ring.NodeInfo;
+import io.frsm.server.zk.MembershipRegistry;
+import io.frsm.server.zk.ZkLayout;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+
+/**
+ * Registered in {@code META-INF/services}: {@code FrsmClient.builder().zookeeper(...)} reads the
+ * client addresses of the cluster's registered members from ZooKeeper once, closes the session, and
+ * builds a {@link SeedClient} with them as seeds. The client holds no ZooKeeper session after that:
+ * it learns every later change from the nodes, like a client given seeds. For tools that know the
+ * ensemble but not the nodes (the {@code frsm} command, the local cluster, tests).
+ */
+public final class ZooKeeperSeedsProvider implements ClientProvider {
+  @Override
+  public boolean accepts(ClientSettings settings) {
+    return !settings.fromSeeds();
+  }
+
+  @Override
+  public FrsmClient create(ClientSettings settings) {
+    List<String> seeds = readSeeds(settings);
+    if (seeds.isEmpty()) {
+      throw new FrsmException(
+          "no member of cluster "
+              + settings.clusterId()
+              + " is registered in ZooKeeper at "
+              + settings.zookeeper());
+    }
+    return SeedClient.connect(
+        new ClientSettings(
+            seeds,
+            "",
+            settings.clusterId(),
+            settings.operationTimeout(),
+            settings.zookeeperSessionTimeout(),
+            settings.connectTimeout(),
+            settings.observer(),
+            settings.tls()));
+  }
+
+  /** The registered members' client addresses, {@code host:port} (IPv6 in brackets). */
+  private static List<String> readSeeds(ClientSettings settings) {
+    int sessionMs = (int) settings.zookeeperSessionTimeout().toMillis();
+    try (CuratorFramework zk =
+        CuratorFrameworkFactory.builder()
+            .connectString(settings.zookeeper())
+            .sessionTimeoutMs(sessionMs)
+            .connectionTimeoutMs(Math.min(sessionMs, 15_000))
+            .retryPolicy(new ExponentialBackoffRetry(100, 3))
+            .build()) {
+      zk.start();
+      if (!zk.blockUntilConnected(sessionMs, TimeUnit.MILLISECONDS)) {
+        throw new FrsmException(
+            "cannot reach ZooKeeper at " + settings.zookeeper() + " within " + sessionMs + " ms");
+      }
+      List<String> seeds = new ArrayList<>();
+      try (MembershipRegistry registry =
+          new MembershipRegistry(zk, new ZkLayout(settings.clusterId()))) {
+        for (NodeInfo n : registry.members()) {
+          if (!n.host().isEmpty() && n.clientPort() > 0) {
+            seeds.add(
+                n.host().contains(":")
+                    ? "[" + n.host() + "]:" + n.clientPort()
+                    : n.host() + ":" + n.clientPort());
+          }
+        }
+      }
+      return seeds;
+    } catch (FrsmException e) {
+      throw e;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new FrsmException("interrupted while reading the cluster's members", e);
+    } catch (Exception e) {
+      throw new FrsmException(
+          "cannot read cluster " + settings.clusterId() + "'s members from ZooKeeper: " + e, e);
+    }
+  }
+}

@@ -1,0 +1,135 @@
+package io.frsm.server.node;
+
+import io.frsm.client.transport.TopologySnapshot;
+import io.frsm.server.client.ClusterMembers;
+import io.frsm.server.ring.NodeInfo;
+import io.frsm.server.ring.Ring;
+import io.frsm.server.zk.ClusterShape;
+import io.frsm.transport.TopologyFeed;
+import java.lang.System.Logger.Level;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * What this node tells clients' topology watches (docs/formats/wire.md "Topology"): the members it
+ * knows with their client addresses and liveness, the ring of the formed cluster with each range's
+ * replicas, the node named in ZooKeeper as each range's leader while that node is live, and the
+ * cluster's {@code T + 2ε}. Built from {@link ClusterMembers} on every {@link #current()} call; the
+ * node calls {@link #changed()} after every membership change, every change of a range's named
+ * leader and once the cluster formed.
+ *
+ * <p>The view is advisory (routing only): a client that follows a stale one reaches a node that
+ * redirects, so nothing here needs to be atomic across its parts.
+ *
+ * <p>Member records come from ZooKeeper, which this node does not trust blindly: a member whose
+ * host or client port the client protocol cannot carry is left out, and so are its replica slots.
+ * If that leaves a range without any replica, the view carries no ring at all (clients then send to
+ * any member, which redirects) rather than a ring that names nobody.
+ *
+ * <p>Thread-safe: {@link #current()} reads immutable snapshots and never blocks; listeners run on
+ * the thread that reported the change and must not block either.
+ */
+final class NodeTopology implements TopologyFeed {
+  private static final System.Logger LOG = System.getLogger(FrsmNode.class.getName());
+
+  private final ClusterMembers members;
+  private final AtomicLong sequence = new AtomicLong();
+  private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
+
+  NodeTopology(ClusterMembers members) {
+    this.members = members;
+  }
+
+  @Override
+  public TopologySnapshot current() {
+    Map<Integer, NodeInfo> known = members.known();
+    Set<Integer> live = members.live();
+    Map<Integer, TopologySnapshot.Member> carried = new TreeMap<>();
+    for (NodeInfo n : known.values()) {
+      if (carriable(n)) {
+        carried.put(
+            n.nodeId(),
+            new TopologySnapshot.Member(
+                n.nodeId(), n.host(), n.clientPort(), live.contains(n.nodeId())));
+      }
+    }
+    long seq = sequence.incrementAndGet();
+    Ring ring = members.ring();
+    ClusterShape shape = members.shape();
+    long settleMicros =
+        shape == null || shape.timing() == null
+            ? 0
+            : Math.min(
+                shape.timing().createSettle().toNanos() / 1_000,
+                TopologySnapshot.MAX_CREATE_SETTLE_MICROS);
+    List<TopologySnapshot.Member> memberList = List.copyOf(carried.values());
+    List<TopologySnapshot.Range> ranges = ring == null ? List.of() : ranges(ring, carried, live);
+    if (ranges == null) {
+      return new TopologySnapshot(0, seq, memberList, List.of(), settleMicros);
+    }
+    return new TopologySnapshot(
+        ranges.isEmpty() ? 0 : ring.version(), seq, memberList, ranges, settleMicros);
+  }
+
+  /**
+   * The ring's ranges as clients see them, or null if some range has no replica a client can reach.
+   */
+  private List<TopologySnapshot.Range> ranges(
+      Ring ring, Map<Integer, TopologySnapshot.Member> carried, Set<Integer> live) {
+    List<TopologySnapshot.Range> out = new ArrayList<>(ring.rangeCount());
+    List<Ring.RangeReplicas> ringRanges = ring.ranges();
+    for (int i = 0; i < ringRanges.size(); i++) {
+      List<Integer> replicas = new ArrayList<>();
+      for (int id : ringRanges.get(i).replicas()) {
+        if (carried.containsKey(id)) {
+          replicas.add(id);
+        }
+      }
+      if (replicas.isEmpty()) {
+        return null;
+      }
+      int named = members.leaderOfRange(i);
+      int leader = named >= 0 && live.contains(named) && carried.containsKey(named) ? named : -1;
+      out.add(
+          new TopologySnapshot.Range(ringRanges.get(i).range().endInclusive(), replicas, leader));
+    }
+    return out;
+  }
+
+  private static boolean carriable(NodeInfo n) {
+    boolean ok =
+        !n.host().isEmpty()
+            && n.host().length() <= TopologySnapshot.MAX_HOST_CHARS
+            && n.clientPort() >= 1
+            && n.clientPort() <= 65_535;
+    if (!ok) {
+      LOG.log(
+          Level.DEBUG,
+          "member {0} left out of the client topology: bad client address",
+          n.nodeId());
+    }
+    return ok;
+  }
+
+  @Override
+  public AutoCloseable onChange(Runnable changed) {
+    listeners.add(changed);
+    return () -> listeners.remove(changed);
+  }
+
+  /** The view may differ from before: every watch builds it again (and sends it if it did). */
+  void changed() {
+    for (Runnable l : listeners) {
+      try {
+        l.run();
+      } catch (RuntimeException e) {
+        LOG.log(Level.WARNING, "a topology watch failed to hear a change: {0}", e.toString());
+      }
+    }
+  }
+}

@@ -1,0 +1,158 @@
+package io.frsm.server.node;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.frsm.api.ClientObserver;
+import io.frsm.api.FrsmClient;
+import io.frsm.api.FrsmException;
+import io.frsm.api.NotExecutedException;
+import io.frsm.api.Version;
+import io.frsm.client.SeedClient;
+import io.frsm.client.transport.TopologySnapshot;
+import io.frsm.client.transport.tls.TlsFiles;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The seed-based client ({@code FrsmClient.builder().seeds(...)}) against three real nodes: it
+ * starts from any live seed, learns the topology over its control connection, follows a kill of the
+ * node that connection is on, and keeps serving; with no live seed it fails fast, saying so.
+ */
+class SeedClientIT {
+  private static final Duration WAIT = Duration.ofSeconds(60);
+
+  @Test
+  void aDeadFirstSeed_isSkipped_andTheControlConnectionFollowsAKill(@TempDir Path dir)
+      throws Exception {
+    try (TestCluster cluster = new TestCluster(dir)) {
+      TlsFiles admin = cluster.tls().admin();
+      int deadPort;
+      try (ServerSocket s = new ServerSocket(0)) {
+        deadPort = s.getLocalPort(); // closed again: connecting there is refused
+      }
+      String seeds = "127.0.0.1:" + deadPort + "," + cluster.seed(1);
+      try (FrsmClient client =
+          FrsmClient.builder()
+              .seeds(seeds)
+              .clusterId(TestCluster.CLUSTER_ID)
+              .operationTimeout(TestCluster.CLIENT_TIMEOUT)
+              .tls(admin.caBundle(), admin.certificateChain(), admin.privateKey())
+              .build()) {
+        SeedClient seedClient = assertInstanceOf(SeedClient.class, client);
+        TopologySnapshot first = seedClient.topology();
+        assertNotNull(first, "built only once a node told the topology");
+        assertEquals(4_020_000, first.createSettleMicros(), "the cluster's T + 2ε");
+        byte[] key = "seeded".getBytes(UTF_8);
+        Version v = client.create(key, bytes("1"));
+        assertArrayEquals(bytes("1"), client.get(key).orElseThrow().value());
+
+        // The control connection is on node 1 (the only live seed): kill it. The client moves to
+        // another member and hears node 1 go down there.
+        cluster.crash(1);
+        Await.until(
+            () -> {
+              TopologySnapshot t = seedClient.topology();
+              return t.member(1) != null && !t.member(1).live();
+            },
+            WAIT,
+            "a view from another node showing node 1 down");
+        Version next = casUntilDone(client, key, v, bytes("2"));
+        assertEquals(v.next(), next);
+        assertArrayEquals(bytes("2"), client.get(key).orElseThrow().value());
+      }
+    }
+  }
+
+  @Test
+  void close_letsCallsInFlightEnd_refusesNewOnes_andTheObserverHearsEveryEnd(@TempDir Path dir)
+      throws Exception {
+    try (TestCluster cluster = new TestCluster(dir)) {
+      TlsFiles admin = cluster.tls().admin();
+      List<String> ended = new CopyOnWriteArrayList<>();
+      AtomicInteger views = new AtomicInteger();
+      FrsmClient client =
+          FrsmClient.builder()
+              .seeds(cluster.seeds())
+              .clusterId(TestCluster.CLUSTER_ID)
+              .operationTimeout(TestCluster.CLIENT_TIMEOUT)
+              .tls(admin.caBundle(), admin.certificateChain(), admin.privateKey())
+              .observer(
+                  new ClientObserver() {
+                    @Override
+                    public void operationEnded(String operation, String outcome, long nanos) {
+                      ended.add(operation + " " + outcome);
+                    }
+
+                    @Override
+                    public void topologyChanged(int liveNodes) {
+                      views.incrementAndGet();
+                    }
+                  })
+              .build();
+      assertTrue(views.get() >= 1, "the first view was heard");
+      byte[] key = bytes("closing");
+      CompletableFuture<Version> inFlight = client.createAsync(key, bytes("v"));
+      client.close(); // graceful: the create, on its way, ends by itself first
+      assertEquals(
+          new Version(inFlight.join().epoch(), 0), inFlight.join(), "created, not unknown");
+      assertThrows(NotExecutedException.class, () -> client.get(key));
+      assertTrue(ended.contains("create ok"), ended.toString());
+      assertTrue(ended.contains("get not_executed"), ended.toString());
+    }
+  }
+
+  @Test
+  void noLiveSeed_failsWithinTheConnectTimeout_namingTheSeeds() throws Exception {
+    int deadPort;
+    try (ServerSocket s = new ServerSocket(0)) {
+      deadPort = s.getLocalPort();
+    }
+    long start = System.nanoTime();
+    FrsmException e =
+        assertThrows(
+            FrsmException.class,
+            () ->
+                FrsmClient.builder()
+                    .seeds("127.0.0.1:" + deadPort)
+                    .clusterId("nobody")
+                    .connectTimeout(Duration.ofSeconds(2))
+                    .insecure() // nothing listens: no handshake to make
+                    .build());
+    assertTrue(e.getMessage().contains("127.0.0.1:" + deadPort), e.getMessage());
+    assertTrue(System.nanoTime() - start < Duration.ofSeconds(30).toNanos());
+  }
+
+  /**
+   * A CAS right after the kill may land in the window where the dead node's ranges have no leader
+   * yet; a definite "not executed" is safe to retry (nothing ran), anything else is not retried.
+   */
+  private static Version casUntilDone(FrsmClient client, byte[] key, Version v, byte[] value) {
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    while (true) {
+      try {
+        return client.cas(key, v, value);
+      } catch (NotExecutedException e) {
+        if (System.nanoTime() - deadline > 0) {
+          throw e;
+        }
+      }
+    }
+  }
+
+  private static byte[] bytes(String s) {
+    return s.getBytes(UTF_8);
+  }
+}
