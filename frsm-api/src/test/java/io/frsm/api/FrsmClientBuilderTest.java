@@ -44,7 +44,8 @@ class FrsmClientBuilderTest {
             Duration.ofSeconds(7),
             Duration.ofSeconds(10),
             Duration.ofSeconds(10),
-            ClientObserver.NONE),
+            ClientObserver.NONE,
+            1),
         BUILT.get());
   }
 
@@ -53,6 +54,7 @@ class FrsmClientBuilderTest {
     ClientObserver observer = new ClientObserver() {};
     FrsmClient.builder()
         .observer(observer)
+        .ioThreads(3)
         .zookeeper("zk:2181")
         .clusterId("c")
         .operationTimeout(Duration.ofSeconds(3))
@@ -67,7 +69,8 @@ class FrsmClientBuilderTest {
             Duration.ofSeconds(3),
             Duration.ofSeconds(4),
             Duration.ofSeconds(5),
-            observer),
+            observer,
+            3),
         BUILT.get());
   }
 
@@ -109,6 +112,9 @@ class FrsmClientBuilderTest {
             IllegalArgumentException.class,
             () -> builder.zookeeperSessionTimeout(Duration.ofSeconds(-1)));
     assertTrue(negative.getMessage().contains("zookeeperSessionTimeout"), negative.getMessage());
+    var io = assertThrows(IllegalArgumentException.class, () -> builder.ioThreads(0));
+    assertTrue(io.getMessage().contains("ioThreads"), io.getMessage());
+    assertThrows(IllegalArgumentException.class, () -> builder.ioThreads(65));
     var connect =
         assertThrows(IllegalArgumentException.class, () -> builder.connectTimeout(Duration.ZERO));
     assertTrue(connect.getMessage().contains("connectTimeout"), connect.getMessage());

@@ -1,6 +1,7 @@
 package io.frsm.api.spi;
 
 import io.frsm.api.ClientObserver;
+import io.frsm.api.FrsmClientBuilder;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -23,6 +24,7 @@ import java.util.Objects;
  * @param connectTimeout how long building the client waits for the cluster's first answer
  * @param observer hears every call's end and every topology change ({@link ClientObserver#NONE} by
  *     default)
+ * @param ioThreads the network threads the client runs its connections on (1-64)
  */
 public record ClientSettings(
     List<String> seeds,
@@ -31,7 +33,8 @@ public record ClientSettings(
     Duration operationTimeout,
     Duration zookeeperSessionTimeout,
     Duration connectTimeout,
-    ClientObserver observer) {
+    ClientObserver observer,
+    int ioThreads) {
 
   public ClientSettings {
     seeds = List.copyOf(seeds);
@@ -41,6 +44,10 @@ public record ClientSettings(
     Objects.requireNonNull(zookeeperSessionTimeout, "zookeeperSessionTimeout");
     Objects.requireNonNull(connectTimeout, "connectTimeout");
     Objects.requireNonNull(observer, "observer");
+    if (ioThreads < 1 || ioThreads > FrsmClientBuilder.MAX_IO_THREADS) {
+      throw new IllegalArgumentException(
+          "ioThreads must be 1-" + FrsmClientBuilder.MAX_IO_THREADS + ", was " + ioThreads);
+    }
     if (seeds.isEmpty() == zookeeper.isEmpty()) {
       throw new IllegalArgumentException("exactly one of seeds and zookeeper must be set");
     }

@@ -46,7 +46,8 @@ public final class ZooKeeperSeedsProvider implements ClientProvider {
             settings.operationTimeout(),
             settings.zookeeperSessionTimeout(),
             settings.connectTimeout(),
-            settings.observer()));
+            settings.observer(),
+            settings.ioThreads()));
   }
 
   /** The registered members' client addresses, {@code host:port} (IPv6 in brackets). */

@@ -84,6 +84,7 @@ class SeedClientIT {
               .seeds(cluster.seeds())
               .clusterId(TestCluster.CLUSTER_ID)
               .operationTimeout(TestCluster.CLIENT_TIMEOUT)
+              .ioThreads(2) // connections spread over two network threads
               .observer(
                   new ClientObserver() {
                     @Override
