@@ -26,6 +26,9 @@ import java.util.ServiceLoader;
  * the seeds from the cluster's ZooKeeper registry once, and needs {@code io.frsm:frsm-server}.
  */
 public final class FrsmClientBuilder {
+  /** The most network threads a client may run ({@link #ioThreads}). */
+  public static final int MAX_IO_THREADS = 64;
+
   private List<String> seeds = List.of();
   private String zookeeper = "";
   private String clusterId;
@@ -35,6 +38,7 @@ public final class FrsmClientBuilder {
   private boolean insecure;
   private Duration connectTimeout = Duration.ofSeconds(10);
   private ClientObserver observer = ClientObserver.NONE;
+  private int ioThreads = 1;
 
   FrsmClientBuilder() {}
 
@@ -153,6 +157,22 @@ public final class FrsmClientBuilder {
     return this;
   }
 
+  /**
+   * The network threads the client's connections (one per node, shared by every caller thread) run
+   * on (default 1, at most {@value #MAX_IO_THREADS}). One is enough for most services; more let the
+   * connections to different nodes encode and decode in parallel under heavy load.
+   *
+   * @throws IllegalArgumentException if {@code threads} is not 1-{@value #MAX_IO_THREADS}
+   */
+  public FrsmClientBuilder ioThreads(int threads) {
+    if (threads < 1 || threads > MAX_IO_THREADS) {
+      throw new IllegalArgumentException(
+          "ioThreads must be 1-" + MAX_IO_THREADS + ", was " + threads);
+    }
+    this.ioThreads = threads;
+    return this;
+  }
+
   private static Duration positive(Duration d, String name) {
     Objects.requireNonNull(d, name);
     if (d.isNegative() || d.isZero()) {
@@ -194,7 +214,8 @@ public final class FrsmClientBuilder {
             zookeeperSessionTimeout,
             connectTimeout,
             observer,
-            tls);
+            tls,
+            ioThreads);
     for (ClientProvider provider :
         ServiceLoader.load(ClientProvider.class, FrsmClientBuilder.class.getClassLoader())) {
       if (provider.accepts(settings)) {

@@ -47,7 +47,8 @@ class FrsmClientBuilderTest {
             Duration.ofSeconds(10),
             Duration.ofSeconds(10),
             ClientObserver.NONE,
-            null),
+            null,
+            1),
         BUILT.get());
   }
 
@@ -56,6 +57,7 @@ class FrsmClientBuilderTest {
     ClientObserver observer = new ClientObserver() {};
     FrsmClient.builder()
         .observer(observer)
+        .ioThreads(3)
         .zookeeper("zk:2181")
         .clusterId("c")
         .operationTimeout(Duration.ofSeconds(3))
@@ -72,7 +74,8 @@ class FrsmClientBuilderTest {
             Duration.ofSeconds(4),
             Duration.ofSeconds(5),
             observer,
-            new TlsSettings(Path.of("ca.pem"), Path.of("me.pem"), Path.of("me-key.pem"))),
+            new TlsSettings(Path.of("ca.pem"), Path.of("me.pem"), Path.of("me-key.pem")),
+            3),
         BUILT.get());
   }
 
@@ -148,6 +151,9 @@ class FrsmClientBuilderTest {
             IllegalArgumentException.class,
             () -> builder.zookeeperSessionTimeout(Duration.ofSeconds(-1)));
     assertTrue(negative.getMessage().contains("zookeeperSessionTimeout"), negative.getMessage());
+    var io = assertThrows(IllegalArgumentException.class, () -> builder.ioThreads(0));
+    assertTrue(io.getMessage().contains("ioThreads"), io.getMessage());
+    assertThrows(IllegalArgumentException.class, () -> builder.ioThreads(65));
     var connect =
         assertThrows(IllegalArgumentException.class, () -> builder.connectTimeout(Duration.ZERO));
     assertTrue(connect.getMessage().contains("connectTimeout"), connect.getMessage());

@@ -64,7 +64,7 @@ public final class SeedClient extends SessionClient {
     this.seeds = seeds;
     this.view = RoutingView.ofSeeds(seeds);
     TransportConfig transportConfig = TransportConfig.builder(settings.clusterId()).build();
-    this.loops = TransportEventLoops.create(1, true);
+    this.loops = TransportEventLoops.create(settings.ioThreads(), true);
     this.connections = new ClientConnections(transportConfig, loops, security);
     this.redirects =
         new RedirectFollower(

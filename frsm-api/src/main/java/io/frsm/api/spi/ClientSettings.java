@@ -1,6 +1,7 @@
 package io.frsm.api.spi;
 
 import io.frsm.api.ClientObserver;
+import io.frsm.api.FrsmClientBuilder;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -25,6 +26,7 @@ import java.util.Objects;
  *     default)
  * @param tls the client's certificate, key and trusted CAs, used on every connection it opens;
  *     null: plaintext (the user chose {@code insecure()})
+ * @param ioThreads the network threads the client runs its connections on (1-64)
  */
 public record ClientSettings(
     List<String> seeds,
@@ -34,7 +36,8 @@ public record ClientSettings(
     Duration zookeeperSessionTimeout,
     Duration connectTimeout,
     ClientObserver observer,
-    TlsSettings tls) {
+    TlsSettings tls,
+    int ioThreads) {
 
   public ClientSettings {
     seeds = List.copyOf(seeds);
@@ -44,6 +47,10 @@ public record ClientSettings(
     Objects.requireNonNull(zookeeperSessionTimeout, "zookeeperSessionTimeout");
     Objects.requireNonNull(connectTimeout, "connectTimeout");
     Objects.requireNonNull(observer, "observer");
+    if (ioThreads < 1 || ioThreads > FrsmClientBuilder.MAX_IO_THREADS) {
+      throw new IllegalArgumentException(
+          "ioThreads must be 1-" + FrsmClientBuilder.MAX_IO_THREADS + ", was " + ioThreads);
+    }
     if (seeds.isEmpty() == zookeeper.isEmpty()) {
       throw new IllegalArgumentException("exactly one of seeds and zookeeper must be set");
     }

@@ -47,7 +47,8 @@ public final class ZooKeeperSeedsProvider implements ClientProvider {
             settings.zookeeperSessionTimeout(),
             settings.connectTimeout(),
             settings.observer(),
-            settings.tls()));
+            settings.tls(),
+            settings.ioThreads()));
   }
 
   /** The registered members' client addresses, {@code host:port} (IPv6 in brackets). */

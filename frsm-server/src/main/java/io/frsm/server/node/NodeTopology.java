@@ -19,9 +19,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * What this node tells clients' topology watches (docs/formats/wire.md "Topology"): the members it
  * knows with their client addresses and liveness, the ring of the formed cluster with each range's
  * replicas, the node named in ZooKeeper as each range's leader while that node is live, and the
- * cluster's {@code T + 2ε}. Built from {@link ClusterMembers} on every {@link #current()} call; the
- * node calls {@link #changed()} after every membership change, every change of a range's named
- * leader and once the cluster formed.
+ * cluster's {@code T + 2ε}. Built from {@link ClusterMembers} once per change: the node calls
+ * {@link #changed()} after every membership change, every change of a range's named leader and once
+ * the cluster formed, and {@link #current()} builds the view again only after one.
  *
  * <p>The view is advisory (routing only): a client that follows a stale one reaches a node that
  * redirects, so nothing here needs to be atomic across its parts.
@@ -41,12 +41,36 @@ final class NodeTopology implements TopologyFeed {
   private final AtomicLong sequence = new AtomicLong();
   private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
 
+  /** Bumped by {@link #changed()} before the watches hear of it. */
+  private final AtomicLong generation = new AtomicLong();
+
+  /**
+   * The view last built and the generation read before building it: every watch of this node asks
+   * for the view after each change, and with many clients watching it is built once per change, not
+   * once per watch. A view cached under generation g reflects every change up to g, as g is read
+   * before the state; a change during the build bumps the generation, so it is built again.
+   */
+  private volatile Built last;
+
+  private record Built(long generation, TopologySnapshot view) {}
+
   NodeTopology(ClusterMembers members) {
     this.members = members;
   }
 
   @Override
   public TopologySnapshot current() {
+    long g = generation.get();
+    Built b = last;
+    if (b != null && b.generation() == g) {
+      return b.view();
+    }
+    TopologySnapshot view = build();
+    last = new Built(g, view);
+    return view;
+  }
+
+  private TopologySnapshot build() {
     Map<Integer, NodeInfo> known = members.known();
     Set<Integer> live = members.live();
     Map<Integer, TopologySnapshot.Member> carried = new TreeMap<>();
@@ -124,6 +148,7 @@ final class NodeTopology implements TopologyFeed {
 
   /** The view may differ from before: every watch builds it again (and sends it if it did). */
   void changed() {
+    generation.incrementAndGet();
     for (Runnable l : listeners) {
       try {
         l.run();

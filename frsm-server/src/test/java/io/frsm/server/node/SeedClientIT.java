@@ -89,6 +89,7 @@ class SeedClientIT {
               .clusterId(TestCluster.CLUSTER_ID)
               .operationTimeout(TestCluster.CLIENT_TIMEOUT)
               .tls(admin.caBundle(), admin.certificateChain(), admin.privateKey())
+              .ioThreads(2) // connections spread over two network threads
               .observer(
                   new ClientObserver() {
                     @Override
