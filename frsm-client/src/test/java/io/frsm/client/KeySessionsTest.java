@@ -302,7 +302,35 @@ class KeySessionsTest {
               }
             });
       }
-      CompletableFuture.allOf(checked.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+      try {
+        CompletableFuture.allOf(checked.toArray(CompletableFuture[]::new))
+            .get(30, TimeUnit.SECONDS);
+      } catch (java.util.concurrent.TimeoutException stuck) {
+        // Seen once under heavy load (a 2-CPU machine running four builds), never reproduced: say
+        // where it stood, so the next occurrence shows which read was left unanswered and why.
+        int firstOpen = -1;
+        int open = 0;
+        for (int i = 0; i < count; i++) {
+          if (!reads.get(i).isDone()) {
+            open++;
+            firstOpen = firstOpen < 0 ? i : firstOpen;
+          }
+        }
+        throw new AssertionError(
+            "reads not answered after 30 s: "
+                + open
+                + " open, the first #"
+                + firstOpen
+                + "; runs started "
+                + runs.get()
+                + ", runs not yet answered "
+                + unanswered.size()
+                + ", reruns "
+                + racing.counters().readsRerun()
+                + ", answerer pool terminated "
+                + answerers.isTerminated(),
+            stuck);
+      }
     } finally {
       answerers.shutdownNow();
     }
