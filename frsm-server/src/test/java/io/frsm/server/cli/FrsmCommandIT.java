@@ -7,6 +7,7 @@ import io.frsm.client.transport.tls.TlsFiles;
 import io.frsm.server.local.LocalCluster;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -26,6 +27,29 @@ class FrsmCommandIT {
 
   private static FrsmRun frsm(String... args) {
     return FrsmRun.of(args);
+  }
+
+  /**
+   * {@code frsm cli} against the local cluster through {@code target} ({@code --seeds} or {@code
+   * --zookeeper}) at {@code address}, presenting the certificate in {@code tls}.
+   */
+  private static FrsmRun cli(String target, String address, TlsFiles tls, String... command) {
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "cli",
+                target,
+                address,
+                "--cluster",
+                "local",
+                "--ca",
+                tls.caBundle().toString(),
+                "--cert",
+                tls.certificateChain().toString(),
+                "--key",
+                tls.privateKey().toString()));
+    args.addAll(List.of(command));
+    return FrsmRun.of(args.toArray(String[]::new));
   }
 
   @Test
@@ -110,214 +134,45 @@ class FrsmCommandIT {
     try (LocalCluster cluster = LocalCluster.start(dir, LocalCommand.CLUSTER_ID, 3)) {
       String zk = cluster.zookeeperConnect();
       TlsFiles tls = cluster.adminClientFiles();
-      String ca = tls.caBundle().toString();
-      String cert = tls.certificateChain().toString();
-      String key = tls.privateKey().toString();
       String seeds =
           String.join(
               ",",
               cluster.nodes().stream()
                   .map(n -> "127.0.0.1:" + n.clientAddress().getPort())
                   .toList());
-      FrsmRun created =
-          frsm(
-              "cli",
-              "--seeds",
-              seeds,
-              "--cluster",
-              "local",
-              "--ca",
-              ca,
-              "--cert",
-              cert,
-              "--key",
-              key,
-              "create",
-              "k",
-              "v1");
+      FrsmRun created = cli("--seeds", seeds, tls, "create", "k", "v1");
       assertEquals(0, created.exitCode(), created.out() + created.err());
       assertTrue(created.out().startsWith("created at version ("), created.out());
-      FrsmRun got =
-          frsm(
-              "cli",
-              "--seeds",
-              seeds,
-              "--cluster",
-              "local",
-              "--ca",
-              ca,
-              "--cert",
-              cert,
-              "--key",
-              key,
-              "get",
-              "k");
+      FrsmRun got = cli("--seeds", seeds, tls, "get", "k");
       assertTrue(got.out().startsWith("v1  @ version ("), got.out());
-      FrsmRun stale =
-          frsm(
-              "cli",
-              "--seeds",
-              seeds,
-              "--cluster",
-              "local",
-              "--ca",
-              ca,
-              "--cert",
-              cert,
-              "--key",
-              key,
-              "cas",
-              "k",
-              "1",
-              "0",
-              "x");
+      FrsmRun stale = cli("--seeds", seeds, tls, "cas", "k", "1", "0", "x");
       assertEquals(1, stale.exitCode());
       assertTrue(stale.out().contains("CasMismatchException"), stale.out());
       String[] v1 = version(created.out());
-      FrsmRun written =
-          frsm(
-              "cli",
-              "--zookeeper",
-              zk,
-              "--cluster",
-              "local",
-              "--ca",
-              ca,
-              "--cert",
-              cert,
-              "--key",
-              key,
-              "cas",
-              "k",
-              v1[0],
-              v1[1],
-              "v2");
+      FrsmRun written = cli("--zookeeper", zk, tls, "cas", "k", v1[0], v1[1], "v2");
       assertEquals(0, written.exitCode(), written.out() + written.err());
       assertTrue(written.out().startsWith("written at version ("), written.out());
-      FrsmRun fenced =
-          frsm(
-              "cli",
-              "--zookeeper",
-              zk,
-              "--cluster",
-              "local",
-              "--ca",
-              ca,
-              "--cert",
-              cert,
-              "--key",
-              key,
-              "fence",
-              "k");
+      FrsmRun fenced = cli("--zookeeper", zk, tls, "fence", "k");
       assertEquals(0, fenced.exitCode(), fenced.out() + fenced.err());
       assertTrue(fenced.out().startsWith("v2  @ version ("), fenced.out());
       String[] v3 = version(fenced.out());
       // The fence moved the version on: the one the cas returned is stale now.
       String[] v2 = version(written.out());
-      FrsmRun staleDelete =
-          frsm(
-              "cli",
-              "--zookeeper",
-              zk,
-              "--cluster",
-              "local",
-              "--ca",
-              ca,
-              "--cert",
-              cert,
-              "--key",
-              key,
-              "delete",
-              "k",
-              v2[0],
-              v2[1]);
+      FrsmRun staleDelete = cli("--zookeeper", zk, tls, "delete", "k", v2[0], v2[1]);
       assertEquals(1, staleDelete.exitCode(), staleDelete.out());
       assertTrue(staleDelete.out().contains("CasMismatchException"), staleDelete.out());
-      FrsmRun deleted =
-          frsm(
-              "cli",
-              "--zookeeper",
-              zk,
-              "--cluster",
-              "local",
-              "--ca",
-              ca,
-              "--cert",
-              cert,
-              "--key",
-              key,
-              "delete",
-              "k",
-              v3[0],
-              v3[1]);
+      FrsmRun deleted = cli("--zookeeper", zk, tls, "delete", "k", v3[0], v3[1]);
       assertEquals(0, deleted.exitCode(), deleted.out() + deleted.err());
       assertEquals("deleted", deleted.out().strip());
-      FrsmRun gone =
-          frsm(
-              "cli",
-              "--zookeeper",
-              zk,
-              "--cluster",
-              "local",
-              "--ca",
-              ca,
-              "--cert",
-              cert,
-              "--key",
-              key,
-              "get",
-              "k");
+      FrsmRun gone = cli("--zookeeper", zk, tls, "get", "k");
       assertEquals("(absent)", gone.out().strip());
-      FrsmRun badVersion =
-          frsm(
-              "cli",
-              "--zookeeper",
-              zk,
-              "--cluster",
-              "local",
-              "--ca",
-              ca,
-              "--cert",
-              cert,
-              "--key",
-              key,
-              "delete",
-              "k",
-              "x",
-              "1");
+      FrsmRun badVersion = cli("--zookeeper", zk, tls, "delete", "k", "x", "1");
       assertEquals(2, badVersion.exitCode());
       assertTrue(badVersion.err().contains("EPOCH TIMESTAMP"), badVersion.err());
-      FrsmRun ring =
-          frsm(
-              "cli",
-              "--zookeeper",
-              zk,
-              "--cluster",
-              "local",
-              "--ca",
-              ca,
-              "--cert",
-              cert,
-              "--key",
-              key,
-              "ring");
+      FrsmRun ring = cli("--zookeeper", zk, tls, "ring");
       assertEquals(0, ring.exitCode(), ring.out());
       assertTrue(ring.out().contains("nodes [1, 2, 3]"), ring.out());
-      FrsmRun leader =
-          frsm(
-              "cli",
-              "--zookeeper",
-              zk,
-              "--cluster",
-              "local",
-              "--ca",
-              ca,
-              "--cert",
-              cert,
-              "--key",
-              key,
-              "leader",
-              "k");
+      FrsmRun leader = cli("--zookeeper", zk, tls, "leader", "k");
       assertTrue(leader.out().contains("natural leader node"), leader.out());
       assertTrue(leader.out().contains("current leader node "), leader.out());
       FrsmRun neither = frsm("cli", "--cluster", "local", "get", "k");
