@@ -75,6 +75,21 @@ final class HotKeyLoad implements AutoCloseable {
     threads.forEach(Thread::start);
   }
 
+  /**
+   * Waits until every hot key had an increment acknowledged more than half a second after {@code
+   * sinceNanos} (so that the gap of a hand-back is measured too).
+   */
+  void awaitIncrementsAfter(long sinceNanos, java.time.Duration timeout, String what) {
+    Await.until(
+        () ->
+            keys().stream()
+                .allMatch(
+                    k ->
+                        k.writesAcknowledged.stream().anyMatch(t -> t - sinceNanos > 500_000_000L)),
+        timeout,
+        what);
+  }
+
   List<HotKey> keys() {
     return keys;
   }

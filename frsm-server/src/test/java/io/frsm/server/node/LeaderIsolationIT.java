@@ -72,14 +72,8 @@ class LeaderIsolationIT {
       cluster.awaitNaturalLeaders();
       long backNanos = System.nanoTime() - healAt;
       long backAt = System.nanoTime();
-      // Some load after the return, so that the gap of the hand-back is measured too.
-      Await.until(
-          () ->
-              load.keys().stream()
-                  .allMatch(
-                      k -> k.writesAcknowledged.stream().anyMatch(t -> t - backAt > 500_000_000L)),
-          MOVE_TIMEOUT,
-          "increments on every hot key after node 1 took its ranges back");
+      load.awaitIncrementsAfter(
+          backAt, MOVE_TIMEOUT, "increments on every hot key after node 1 took its ranges back");
       long endAt = System.nanoTime();
       load.close();
 

@@ -64,13 +64,8 @@ class ZooKeeperCutIT {
       cluster.awaitNaturalLeaders();
       long backNanos = System.nanoTime() - healAt;
       long backAt = System.nanoTime();
-      Await.until(
-          () ->
-              load.keys().stream()
-                  .allMatch(
-                      k -> k.writesAcknowledged.stream().anyMatch(t -> t - backAt > 500_000_000L)),
-          TIMEOUT,
-          "increments on every hot key after node 1 took its ranges back");
+      load.awaitIncrementsAfter(
+          backAt, TIMEOUT, "increments on every hot key after node 1 took its ranges back");
       long endAt = System.nanoTime();
       load.close();
 
