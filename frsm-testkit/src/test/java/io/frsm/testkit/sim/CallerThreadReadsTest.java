@@ -19,7 +19,12 @@ import org.junit.jupiter.api.Test;
  */
 class CallerThreadReadsTest {
   private static final int SEEDS = 300;
-  private static final int TEETH_SEEDS = 2_000;
+
+  /**
+   * A stops-at-first-catch budget: the gate that drops unsettled() is caught at seed 2,427 since
+   * the lease agents step down and pause renewals as the node does (772 before), the other at 112.
+   */
+  private static final int TEETH_SEEDS = 4_000;
 
   @Test
   void everyReadTriesTheCallersThread_noStaleRead_noIncrementLostOrDoubled() {

@@ -64,7 +64,8 @@ public final class CounterWorkload {
       long readsChecked,
       long grantsAfterRelease,
       long callerThreadReads,
-      long ringVersionsPublished) {}
+      long ringVersionsPublished,
+      long stepDowns) {}
 
   /** Membership changes at {@code operationsPerSecond}, broken by {@code mutations}. */
   record MembershipRun(double operationsPerSecond, Set<MembershipMutation> mutations) {}
@@ -98,6 +99,9 @@ public final class CounterWorkload {
     }
     if (leases) {
       SimRandom leaseRandom = new SimRandom(seed ^ 0x1EA5EL);
+      // As the node runs them (consensus.stepDownAfter = L/2): a holder that cannot reach a
+      // quorum of a range's replicas hands it over.
+      sim.watchQuorums(simLeases().lease().dividedBy(2));
       this.leaseService = new LeaseService(sim, leaseRandom.fork());
       this.leaseNemesis = new LeaseNemesis(sim, leaseService, leaseRandom.fork(), 4, 4, 2, 4);
       this.readChecker = new ReadChecker();
@@ -265,7 +269,8 @@ public final class CounterWorkload {
         readChecker == null ? 0 : readChecker.readsChecked(),
         leaseService == null ? 0 : leaseService.grantsAfterRelease(),
         sim.callerThreadReads(),
-        membership == null ? 0 : membership.orchestrator().versionsPublished());
+        membership == null ? 0 : membership.orchestrator().versionsPublished(),
+        leaseService == null ? 0 : leaseService.stepDowns());
   }
 
   private boolean allClientsFinished() {

@@ -20,8 +20,19 @@ import java.util.List;
  *   <li>Every {@code L/4} each agent sends its renewals ({@code multi(check(generation))}, one per
  *       range it was granted, stamped with the node's monotonic time at sending) and a session
  *       heartbeat. A check that holds is answered {@link Input.LeaseRenewed}; a failed one {@link
- *       Input.LeaseLost}. An agent that heard nothing from the service for a session timeout
- *       reports {@link Input.LeaseLost} for its ranges (SUSPENDED).
+ *       Input.LeaseLost}.
+ *   <li>Connection states, as the node's LeaseKeeper reacts to Curator's: an agent that heard
+ *       nothing from the service for two thirds of the session timeout is SUSPENDED: it stops
+ *       sending renewals (heartbeats go on) and its leases run out by themselves, {@code L·(1−ρ)}
+ *       after their last renewal's send time; the first answer after that is RECONNECTED: it renews
+ *       at once. Silent for a session timeout more, it is LOST: it reports {@link Input.LeaseLost}
+ *       for every range it holds and forgets their terms.
+ *   <li>Step-down (the quorum watch; docs/PROTOCOL.md "Step-down and the quorum watch"): a core
+ *       that reports a range's quorum unreachable ({@link Effect.QuorumReachability}) makes its
+ *       agent hand the range over as a hand-back does (release through the core, mark if clean) to
+ *       a replica the service chooses, and publish the range as unreachable in its ready marker:
+ *       the service grants it to no node whose marker says so, until the core reports it reachable
+ *       again.
  *   <li>A node cut from the service ({@link #cut}) neither reaches it nor hears from it.
  *   <li>A hand-back on purpose ({@link #handBack}): the holder's agent stops renewing, feeds {@link
  *       Input.ReleaseLease} to its core and, if the core answers clean, marks the term released
@@ -78,6 +89,23 @@ public final class LeaseService {
   private long releases;
   private long cleanReleases;
   private long grantsAfterRelease;
+  private long stepDowns;
+
+  /** Per node and range: the agent's core reported the range's quorum unreachable. */
+  private final boolean[][] agentUnreachable;
+
+  /** Per node and range: the node's ready marker says it cannot reach the range's quorum. */
+  private final boolean[][] markedUnreachable;
+
+  /** Per node: the newest marker its agent wrote, and the newest the service applied. */
+  private final long[] markerSent;
+
+  private final long[] markerApplied;
+
+  private final int[] markerIncarnation;
+
+  /** Per node: the agent's connection is SUSPENDED (no renewals until an answer arrives). */
+  private final boolean[] suspended;
 
   public LeaseService(Simulation sim, SimRandom random) {
     this.sim = sim;
@@ -103,10 +131,18 @@ public final class LeaseService {
     this.agentIncarnation = new int[capacity];
     this.agentTerms = new long[capacity][ranges];
     this.agentLastReplyNanos = new long[capacity];
+    this.agentUnreachable = new boolean[capacity][ranges];
+    this.markedUnreachable = new boolean[capacity][ranges];
+    this.suspended = new boolean[capacity];
+    this.markerSent = new long[capacity];
+    this.markerApplied = new long[capacity];
+    this.markerIncarnation = new int[capacity];
     sim.setLeaseAgent(
         (node, effect) -> {
           if (effect instanceof Effect.LeaseReleased released) {
             coreReleased(node, released);
+          } else if (effect instanceof Effect.QuorumReachability q) {
+            quorumChanged(node, q.range(), q.reachable());
           }
         });
   }
@@ -152,7 +188,7 @@ public final class LeaseService {
   private List<Integer> candidates(int range) {
     List<Integer> candidates = new ArrayList<>();
     for (int n = 0; n < sim.nodeCount(); n++) {
-      if (sessionAlive(n) && eligible(range, n)) {
+      if (sessionAlive(n) && eligible(range, n) && !markedUnreachable[n][range]) {
         candidates.add(n);
       }
     }
@@ -166,6 +202,11 @@ public final class LeaseService {
 
   public long grants() {
     return grants;
+  }
+
+  /** Ranges handed over because their holder could not reach a quorum of their replicas. */
+  public long stepDowns() {
+    return stepDowns;
   }
 
   /** Hand-backs whose holder's core answered the release, clean or not. */
@@ -195,17 +236,68 @@ public final class LeaseService {
       return;
     }
     int incarnation = holderIncarnation[range];
-    reply(
-        h,
-        incarnation,
+    reply(h, incarnation, () -> release(h, range, successor));
+  }
+
+  /**
+   * Node {@code node}'s agent hands {@code range} over: stop renewing, release through the core;
+   * the answer ({@link #coreReleased}) marks and leaves. {@code successor} -1: the service picks
+   * one.
+   */
+  private void release(int node, int range, int successor) {
+    long t = agentTerms[node][range];
+    if (t == 0) {
+      return; // the agent no longer holds the range (its lease was lost meanwhile)
+    }
+    agentTerms[node][range] = 0; // stop renewing first: no renewal of t is sent after this
+    pendingHandBack.put(key(node, range), successor);
+    sim.input(node, new Input.ReleaseLease(range, t));
+  }
+
+  /**
+   * Node {@code node}'s core reports whether it reaches a quorum of {@code range}'s replicas. Runs
+   * in the node's process. Unreachable: hand the range over if held, and publish the marker.
+   */
+  private void quorumChanged(int node, int range, boolean reachable) {
+    agentUnreachable[node][range] = !reachable;
+    if (!reachable && agentTerms[node][range] > 0) {
+      stepDowns++;
+      release(node, range, -1);
+    }
+    publishMarker(node);
+  }
+
+  /**
+   * Writes node {@code node}'s ready marker (its unreachable ranges) to the service, retried while
+   * the node is cut off (as Curator retries, and the node writes its marker again on reconnecting);
+   * a session's writes apply in order, so an older marker never replaces a newer one.
+   */
+  private void publishMarker(int node) {
+    int incarnation = sim.incarnation(node);
+    long seq = ++markerSent[node];
+    boolean[] marker = agentUnreachable[node].clone();
+    writeMarker(node, incarnation, seq, marker);
+  }
+
+  private void writeMarker(int node, int incarnation, long seq, boolean[] marker) {
+    if (sim.incarnation(node) != incarnation || seq < markerSent[node]) {
+      return; // a newer marker is on its way, or the process is gone
+    }
+    if (cut[node]) {
+      sim.schedule(renewEveryNanos, () -> writeMarker(node, incarnation, seq, marker));
+      return;
+    }
+    sim.schedule(
+        latencyNanos(),
         () -> {
-          long t = agentTerms[h][range];
-          if (t == 0) {
-            return; // the agent no longer holds the range (its lease was lost meanwhile)
+          if (cut[node]) {
+            sim.schedule(renewEveryNanos, () -> writeMarker(node, incarnation, seq, marker));
+          } else if (incarnation > markerIncarnation[node]
+              || (incarnation == markerIncarnation[node] && seq > markerApplied[node])) {
+            markerIncarnation[node] = incarnation;
+            markerApplied[node] = seq;
+            markedUnreachable[node] = marker;
           }
-          agentTerms[h][range] = 0; // stop renewing first: no renewal of t is sent after this
-          pendingHandBack.put(key(h, range), successor);
-          sim.input(h, new Input.ReleaseLease(range, t));
         });
   }
 
@@ -225,6 +317,7 @@ public final class LeaseService {
     if (released.clean()) {
       cleanReleases++;
     }
+    boolean mark = released.clean();
     int incarnation = sim.incarnation(node);
     if (cut[node]) {
       return; // the request never reaches the service; the session will expire instead
@@ -241,11 +334,19 @@ public final class LeaseService {
           if (!stillHolder) {
             return; // the conditional write fails: a successor bumped meanwhile
           }
-          if (released.clean()) {
+          if (mark) {
             releasedTerm[range] = released.term();
           }
-          if (sessionAlive(successor) && eligible(range, successor)) {
-            grant(range, successor);
+          if (successor >= 0) {
+            if (sessionAlive(successor) && eligible(range, successor)) {
+              grant(range, successor);
+            }
+            return;
+          }
+          List<Integer> candidates = candidates(range);
+          candidates.remove(Integer.valueOf(node)); // it left the latch
+          if (!candidates.isEmpty()) {
+            grant(range, pickNaturalFirst(range, candidates));
           }
         });
   }
@@ -289,17 +390,19 @@ public final class LeaseService {
       if (!alive) {
         List<Integer> candidates = candidates(r);
         if (!candidates.isEmpty()) {
-          // The natural leader first (paper §5), else any live session.
-          int natural = Math.floorMod(r, nodes);
-          grant(
-              r,
-              candidates.contains(natural)
-                  ? natural
-                  : candidates.get(random.nextInt(candidates.size())));
+          grant(r, pickNaturalFirst(r, candidates));
         }
       }
     }
     sim.schedule(renewEveryNanos / 2, this::sessionCheck);
+  }
+
+  /** The natural leader first (paper §5), else any of {@code candidates}. */
+  private int pickNaturalFirst(int range, List<Integer> candidates) {
+    int natural = Math.floorMod(range, nodes);
+    return candidates.contains(natural)
+        ? natural
+        : candidates.get(random.nextInt(candidates.size()));
   }
 
   /** The latch winner's conditional write: term + 1 and the predecessor's generation revoked. */
@@ -322,6 +425,12 @@ public final class LeaseService {
         () -> {
           agentTerms[successor][range] = Math.max(agentTerms[successor][range], granted);
           sim.input(successor, new Input.TermGranted(range, granted, noEarlierLease));
+          if (agentUnreachable[successor][range]) {
+            // Granted while its marker was on its way: it steps down at once, as the node's
+            // leadership leaves a latch it no longer competes in.
+            stepDowns++;
+            release(successor, range, -1);
+          }
           sendRequest(successor); // a new holder starts renewing at once
         });
   }
@@ -330,6 +439,11 @@ public final class LeaseService {
   private void onRequest(int node, int incarnation, long[] renewTerms, long sentMonoNanos) {
     if (incarnation < sessionIncarnation[node]) {
       return; // a request of a dead incarnation
+    }
+    if (incarnation > sessionIncarnation[node]) {
+      if (markerIncarnation[node] < incarnation) {
+        markedUnreachable[node] = new boolean[ranges]; // a new process registers a fresh marker
+      }
     }
     sessionIncarnation[node] = incarnation;
     lastHeardNanos[node] = sim.nowNanos();
@@ -364,6 +478,10 @@ public final class LeaseService {
                 () -> {
                   agentLastReplyNanos[node] = sim.nowNanos();
                   onArrival.run();
+                  if (suspended[node]) {
+                    suspended[node] = false; // RECONNECTED: renew at once, with a fresh send time
+                    sendRequest(node);
+                  }
                 });
           }
         });
@@ -380,14 +498,22 @@ public final class LeaseService {
     if (agentIncarnation[node] != incarnation) {
       agentIncarnation[node] = incarnation; // a new process: a new session, no terms
       Arrays.fill(agentTerms[node], 0);
+      Arrays.fill(agentUnreachable[node], false); // a new core counts every quorum reachable
+      markerSent[node] = 0;
       agentLastReplyNanos[node] = sim.nowNanos();
+      suspended[node] = false;
     }
-    if (sim.nowNanos() - agentLastReplyNanos[node] > sessionTimeoutNanos) {
+    long silent = sim.nowNanos() - agentLastReplyNanos[node];
+    long suspendAfter = sessionTimeoutNanos * 2 / 3;
+    if (silent > suspendAfter + sessionTimeoutNanos) {
       for (int r = 0; r < ranges; r++) {
         if (agentTerms[node][r] > 0) {
-          sim.input(node, new Input.LeaseLost(r)); // SUSPENDED
+          agentTerms[node][r] = 0;
+          sim.input(node, new Input.LeaseLost(r)); // LOST: the session is taken for expired
         }
       }
+    } else if (silent > suspendAfter) {
+      suspended[node] = true; // SUSPENDED: renewals pause, the leases run out by themselves
     }
     sendRequest(node);
   }
@@ -395,7 +521,7 @@ public final class LeaseService {
   /** One request of the agent: a renewal per range it holds, and the session heartbeat. */
   private void sendRequest(int node) {
     int incarnation = sim.incarnation(node);
-    long[] renewTerms = agentTerms[node].clone();
+    long[] renewTerms = suspended[node] ? new long[ranges] : agentTerms[node].clone();
     long sentMono = sim.monoNanos(node);
     if (!cut[node]) {
       sim.schedule(

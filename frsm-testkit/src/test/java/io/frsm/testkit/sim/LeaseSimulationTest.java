@@ -35,6 +35,7 @@ class LeaseSimulationTest {
     long readsChecked = 0;
     long increments = 0;
     long grantsAfterRelease = 0;
+    long stepDowns = 0;
     for (long seed = first; seed < first + count; seed++) {
       try {
         CounterWorkload.Result r =
@@ -43,25 +44,29 @@ class LeaseSimulationTest {
         readsChecked += r.readsChecked();
         increments += r.increments();
         grantsAfterRelease += r.grantsAfterRelease();
+        stepDowns += r.stepDowns();
       } catch (AssertionError e) {
         failures.add(e.getMessage());
       }
     }
     System.out.printf(
         "leases: %d seeds in %d ms: %d increments, %d reads checked, %d leader-only, %d grants"
-            + " after a release, %d failures%n",
+            + " after a release, %d step-downs, %d failures%n",
         count,
         (System.nanoTime() - started) / 1_000_000,
         increments,
         readsChecked,
         leaderOnly,
         grantsAfterRelease,
+        stepDowns,
         failures.size());
     failures.stream().limit(20).forEach(System.out::println);
     assertEquals(List.of(), failures.stream().limit(5).toList());
     if (!seeds.replay()) {
       assertTrue(leaderOnly > readsChecked / 10, "leader-only reads happen: " + leaderOnly);
       assertTrue(grantsAfterRelease > count, "successors skip the wait: " + grantsAfterRelease);
+      assertTrue(
+          stepDowns > count / 10, "holders cut off from their peers step down: " + stepDowns);
     }
   }
 

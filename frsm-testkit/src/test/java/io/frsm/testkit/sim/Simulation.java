@@ -87,6 +87,10 @@ public final class Simulation {
   private ClientObserver clientObserver = (node, op, invokedNanos, outcome) -> {};
   private EffectObserver effectObserver = (node, effect) -> {};
   private EffectObserver leaseAgent = (node, effect) -> {};
+
+  /** The cores' quorum watch ({@link #watchQuorums}); null: off, as the traces before it. */
+  private java.time.Duration unreachableAfter;
+
   private long leaderOnlyReadsOfDeadCores;
 
   /** Gets try the caller-thread path first ({@link #serveReadsOnCallerThreads}); null: off. */
@@ -603,9 +607,31 @@ public final class Simulation {
     this.effectObserver = observer;
   }
 
-  /** Where {@link Effect.LeaseReleased} goes: the node's coordination agent (LeaseService). */
+  /**
+   * Where {@link Effect.LeaseReleased} and {@link Effect.QuorumReachability} go: the node's
+   * coordination agent (LeaseService).
+   */
   public void setLeaseAgent(EffectObserver agent) {
     this.leaseAgent = agent;
+  }
+
+  /**
+   * Turns every core's quorum watch on from the next start (as the production driver does, {@code
+   * consensus.stepDownAfter}): a peer counts as unreachable once a request to it has gone
+   * unanswered for {@code after}; each core watches the ranges its shard owns. Call before the
+   * first step: the running cores turn it on now, every later start with it.
+   */
+  public void watchQuorums(java.time.Duration after) {
+    if (steps > 0) {
+      throw new IllegalStateException("watchQuorums must be called before the first step");
+    }
+    this.unreachableAfter = after;
+    for (SimNode node : nodes) {
+      for (int s = 0; s < node.cores.length; s++) {
+        int shard = s;
+        node.cores[s].watchQuorums(after, range -> routing.ofRange(range) == shard);
+      }
+    }
   }
 
   /** Range scans the current incarnation of {@code node} completed (0 while it is down). */
@@ -951,6 +977,10 @@ public final class Simulation {
       // One shard: the node's random stream exactly as before shards existed (same traces).
       SimRandom random = node.random.fork();
       node.cores[s] = new NodeCore(node.id, node.boot, startConfig, node.store, random);
+      if (unreachableAfter != null) {
+        int shard = s;
+        node.cores[s].watchQuorums(unreachableAfter, range -> routing.ofRange(range) == shard);
+      }
     }
     attachCallerReads(node);
     mix(0x21, node.id, node.boot);
@@ -1115,7 +1145,8 @@ public final class Simulation {
       if (client != null) {
         schedule(0, () -> client.accept(r.outcome()));
       }
-    } else if (effect instanceof Effect.LeaseReleased) {
+    } else if (effect instanceof Effect.LeaseReleased
+        || effect instanceof Effect.QuorumReachability) {
       leaseAgent.emitted(node.id, effect);
     } else if (membershipAgent != null
         && (effect instanceof Effect.RingInstalled
