@@ -270,9 +270,12 @@ abstract class Run {
    * answers it.
    *
    * <p>Except when the wait is in vain — this node gave the range up for good in its term, or no
-   * longer competes for it ({@link Input.Candidacy}) — and the operation proposed nothing of its
-   * own: then it ends at once, not executed and marked {@code rangeMoved}, so the node routes it to
-   * the range's leader instead of letting it wait out {@code T} here.
+   * longer competes for it ({@link Input.Candidacy}): then it ends at once. If it proposed nothing
+   * of its own it is not executed and marked {@code rangeMoved}, so the node routes it to the
+   * range's leader; if it did, its outcome is unknown — the value may have been chosen, and no
+   * round of this node can tell any more — and the client hears so now rather than at {@code τ +
+   * T}, which is what kept a leader cut off from its peers silent for {@code T} after it stepped
+   * down (issue 27). Unknown is always a true answer; the run sends nothing after it.
    */
   private boolean holdsRange(Now now, List<Effect> out) {
     if (context.mayCoordinate(now, key)) {
@@ -281,10 +284,15 @@ abstract class Run {
     }
     context.forgetWarm(key);
     round = null;
-    if (ownProposals.isEmpty() && context.waitsInVain(now, key)) {
+    if (context.waitsInVain(now, key)) {
       finish(
-          new Outcome.NotExecuted(
-              "node " + context.nodeId() + " will not coordinate the key's range", true),
+          ownProposals.isEmpty()
+              ? new Outcome.NotExecuted(
+                  "node " + context.nodeId() + " will not coordinate the key's range", true)
+              : new Outcome.Unknown(
+                  "node "
+                      + context.nodeId()
+                      + " gave the key's range up after this operation proposed its value"),
           out);
       return false;
     }

@@ -515,16 +515,46 @@ class LeaderOnlyReadTest {
   }
 
   @Test
-  void anOperationThatProposedItsValue_isNeverMoved_itEndsUnknownAtT() {
+  void anOperationThatProposedItsValue_isNeverMoved_itEndsUnknownOnceTheRangeIsGivenUp() {
     Version v = leaderWithKey();
     grant(1, 2, 60_000_000_000L);
     sim.runUntil(
         () -> sim.rangeScansCompleted(1) == 1, 10_000_000_000L, "term 2 persisted, range scanned");
     // Node 0's key is warm: its CAS sends its own value in an accept at once, which the replicas
-    // refuse for its term. The value went out, so the CAS may not be answered "not executed".
+    // refuse for its term. The value went out, so the CAS may not be answered "not executed"; the
+    // refusal ends node 0's term, so no round of node 0 can learn more: unknown, at once, not at T.
+    long before = sim.nowNanos();
     Outcome late = run(0, new Operation.Cas(KEY, v, b("late")));
     Outcome.Unknown unknown = assertInstanceOf(Outcome.Unknown.class, late);
-    assertTrue(unknown.reason().contains("bounded delay"), unknown.reason());
+    assertTrue(unknown.reason().contains("gave the key's range up"), unknown.reason());
+    long took = sim.nowNanos() - before;
+    assertTrue(took < 50_000_000L, "answered " + took / 1000 + " µs after it was asked (T 200 ms)");
+  }
+
+  @Test
+  void aHolderThatReleasesTheRange_answersItsProposedOperationUnknownAtOnce_notAtT() {
+    Version v = leaderWithKey();
+    // Node 0 is cut off from its peers: its CAS sends its value in an accept nobody answers.
+    sim.setFilter((from, to, message) -> from != to && (from == 0 || to == 0));
+    Outcome[] answer = {null};
+    sim.submit(0, new Operation.Cas(KEY, v, b("cut")), o -> answer[0] = o);
+    runFor(20_000_000);
+    assertEquals(null, answer[0], "no quorum, no answer yet");
+    // Its agent steps down (the quorum watch): the release ends the lease for good.
+    Effect.LeaseReleased released = release(0, 1);
+    long releasedAt = sim.nowNanos();
+    sim.runUntil(() -> answer[0] != null, releasedAt + 100_000_000L, "the proposed operation");
+    Outcome.Unknown unknown = assertInstanceOf(Outcome.Unknown.class, answer[0]);
+    assertTrue(unknown.reason().contains("gave the key's range up"), unknown.reason());
+    assertTrue(
+        sim.nowNanos() - releasedAt
+            <= sim.coreConfig().roundTimeout().toNanos()
+                + sim.coreConfig().backoffMax().toNanos()
+                + 2_000_000L,
+        "answered within a round timeout and back-off of the release, not at T: "
+            + (sim.nowNanos() - releasedAt) / 1000
+            + " µs; "
+            + released);
   }
 
   private int indexOf(String prefix) {
