@@ -64,6 +64,7 @@ public final class FrsmNode implements AutoCloseable {
   // Set by start(), in this order, under the node's monitor; null if start failed before them.
   private volatile NodeMetrics metrics;
   private NodeStorage storage;
+  private DiskSpaceWatch diskSpace;
   private volatile OperationRouter router;
   private volatile NodeTransports transports; // read by the meters on any thread
   private EmbeddedClients clients;
@@ -116,6 +117,7 @@ public final class FrsmNode implements AutoCloseable {
               settings.meterRegistry(),
               settings.get(NodeKeys.DATA_DIRECTORY),
               settings.get(ConsensusKeys.CLOCK_CACHE_BYTES));
+      diskSpace = DiskSpaceWatch.start(nodeId, settings, lsmConfig, metrics);
       int loopCount = settings.transportLoops();
       TransportConfig transportConfig = settings.transportConfig();
       ChannelSecurity security = NodeSecurity.of(settings);
@@ -132,7 +134,8 @@ public final class FrsmNode implements AutoCloseable {
               metrics,
               new ClientConnections(transportConfig, loops, security),
               settings.forwardingTimeout(),
-              () -> stopped);
+              () -> stopped,
+              diskSpace.guard());
       transports =
           NodeTransports.start(
               nodeId,
@@ -281,7 +284,8 @@ public final class FrsmNode implements AutoCloseable {
                     () -> {
                       serving.endLeadership(true);
                       settings.onFatalError().accept(error);
-                    }));
+                    }),
+            diskSpace.silence());
     serving.start(
         config,
         shape,
@@ -471,6 +475,7 @@ public final class FrsmNode implements AutoCloseable {
         .thenIf(bound, "close the peer transport", () -> transports.closePeers())
         .thenIf(bound, "close the event loops", () -> transports.closeLoops())
         .thenIf(clients != null, "close embedded clients", () -> clients.closeAll())
+        .thenIf(diskSpace != null, "stop the disk space guard", () -> diskSpace.close())
         .thenClose("close the meters", metrics)
         .thenIf(storage != null && !killEngine, "close the engine", () -> storage.close())
         .thenIf(storage != null && killEngine, "kill the engine", () -> storage.kill())

@@ -44,6 +44,9 @@ final class TestCluster implements AutoCloseable {
 
   private final Duration stepDownAfter; // null: the default
 
+  /** Where the nodes' disk space guards read free space; null: the real file stores. */
+  private final DiskSpaceGuard.Probe diskSpace;
+
   /** Per node, the proxy it reaches ZooKeeper through; null without {@link #withFaults}. */
   private final ZooKeeperProxy[] zooKeeperProxies;
 
@@ -89,7 +92,7 @@ final class TestCluster implements AutoCloseable {
    */
   static TestCluster withoutStepDown(Path dir) throws Exception {
     return new TestCluster(
-        dir, 3, 0, BOUNDED_DELAY, CLOCK_SKEW_BOUND, 0, null, false, Duration.ZERO);
+        dir, 3, 0, BOUNDED_DELAY, CLOCK_SKEW_BOUND, 0, null, false, Duration.ZERO, null);
   }
 
   /**
@@ -98,7 +101,16 @@ final class TestCluster implements AutoCloseable {
    * cut them.
    */
   static TestCluster withFaults(Path dir) throws Exception {
-    return new TestCluster(dir, 3, 0, BOUNDED_DELAY, CLOCK_SKEW_BOUND, 0, null, true, null);
+    return new TestCluster(dir, 3, 0, BOUNDED_DELAY, CLOCK_SKEW_BOUND, 0, null, true, null, null);
+  }
+
+  /**
+   * Three nodes whose disk space guards read free space through {@code diskSpace} (told each
+   * storage directory; every node's lies under {@code dir/node-<id>}), polled every 20 ms.
+   */
+  static TestCluster withDiskSpace(Path dir, DiskSpaceGuard.Probe diskSpace) throws Exception {
+    return new TestCluster(
+        dir, 3, 0, BOUNDED_DELAY, CLOCK_SKEW_BOUND, 0, null, false, null, diskSpace);
   }
 
   /** {@code n} nodes with {@code replicationFactor} replicas per range (0: the default). */
@@ -129,6 +141,7 @@ final class TestCluster implements AutoCloseable {
         coreThreads,
         coreOnTransportLoop,
         false,
+        null,
         null);
   }
 
@@ -141,9 +154,11 @@ final class TestCluster implements AutoCloseable {
       int coreThreads,
       Boolean coreOnTransportLoop,
       boolean withFaults,
-      Duration stepDownAfter)
+      Duration stepDownAfter,
+      DiskSpaceGuard.Probe diskSpace)
       throws Exception {
     this.stepDownAfter = stepDownAfter;
+    this.diskSpace = diskSpace;
     this.linkFaults = withFaults ? new PeerLinkFaults[n] : null;
     this.zooKeeperProxies = withFaults ? new ZooKeeperProxy[n] : null;
     this.coreThreads = coreThreads;
@@ -201,6 +216,11 @@ final class TestCluster implements AutoCloseable {
     }
     if (stepDownAfter != null) {
       builder.stepDownAfter(stepDownAfter);
+    }
+    if (diskSpace != null) {
+      builder
+          .diskSpace(diskSpace)
+          .set(io.frsm.server.config.NodeKeys.DISK_SPACE_CHECK_INTERVAL, Duration.ofMillis(20));
     }
     TlsFiles files = tls.node(nodeId);
     return builder
