@@ -118,6 +118,13 @@ public final class FrsmNode implements AutoCloseable {
               settings.get(NodeKeys.DATA_DIRECTORY),
               settings.get(ConsensusKeys.CLOCK_CACHE_BYTES));
       diskSpace = DiskSpaceWatch.start(nodeId, settings, lsmConfig, metrics);
+      NodeStorage s = storage;
+      metrics.counter(
+          "frsm.lsm.compaction.forced",
+          "major compactions forced through FrsmNode.compact()",
+          "by",
+          "operator",
+          s::forcedCompactions);
       int loopCount = settings.transportLoops();
       TransportConfig transportConfig = settings.transportConfig();
       ChannelSecurity security = NodeSecurity.of(settings);
@@ -417,6 +424,22 @@ public final class FrsmNode implements AutoCloseable {
   int openOperations() {
     CoreShards core = serving.core();
     return core == null ? 0 : core.openOperations();
+  }
+
+  /**
+   * Forces a major compaction of this node's tables now (what {@code frsm admin compact} is for):
+   * reclaims the space of deletes whose purge mark is past {@code lsm.tombstoneGracePeriod} without
+   * waiting for the engine's own purge compaction. The future completes once the compacted table is
+   * published; exceptionally if the compaction failed (nothing is lost: the tables stay).
+   *
+   * @throws IllegalStateException if the node is not running
+   */
+  public java.util.concurrent.CompletableFuture<Void> compact() {
+    NodeStorage s = storage;
+    if (!started || stopped || s == null) {
+      throw new IllegalStateException("node " + nodeId + " is not running");
+    }
+    return s.compact();
   }
 
   /** The engine, for operators' tools and tests. */

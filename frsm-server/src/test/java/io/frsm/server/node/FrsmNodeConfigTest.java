@@ -113,6 +113,7 @@ class FrsmNodeConfigTest {
         minorCompactionMinTables: 5
         minorCompactionMaxTables: 20
         tombstoneGracePeriod: 48h
+        tombstoneCompactionInterval: 2h
         maxKeySizeBytes: 32KiB
         maxValueSizeBytes: 2MiB
         maxFrozenMemtables: 6

@@ -44,8 +44,8 @@ final class TestCluster implements AutoCloseable {
 
   private final Duration stepDownAfter; // null: the default
 
-  /** Where the nodes' disk space guards read free space; null: the real file stores. */
-  private final DiskSpaceGuard.Probe diskSpace;
+  /** A test's changes to every node's settings, applied last; null: none. */
+  private final java.util.function.Consumer<FrsmNodeBuilder> tweaks;
 
   /** Per node, the proxy it reaches ZooKeeper through; null without {@link #withFaults}. */
   private final ZooKeeperProxy[] zooKeeperProxies;
@@ -110,7 +110,29 @@ final class TestCluster implements AutoCloseable {
    */
   static TestCluster withDiskSpace(Path dir, DiskSpaceGuard.Probe diskSpace) throws Exception {
     return new TestCluster(
-        dir, 3, 0, BOUNDED_DELAY, CLOCK_SKEW_BOUND, 0, null, false, null, diskSpace);
+        dir,
+        3,
+        0,
+        BOUNDED_DELAY,
+        CLOCK_SKEW_BOUND,
+        0,
+        null,
+        false,
+        null,
+        builder ->
+            builder
+                .diskSpace(diskSpace)
+                .set(
+                    io.frsm.server.config.NodeKeys.DISK_SPACE_CHECK_INTERVAL,
+                    Duration.ofMillis(20)));
+  }
+
+  /**
+   * As {@link #withFaults(Path)}, each node's settings changed by {@code tweaks} (restarts too).
+   */
+  static TestCluster withFaults(Path dir, java.util.function.Consumer<FrsmNodeBuilder> tweaks)
+      throws Exception {
+    return new TestCluster(dir, 3, 0, BOUNDED_DELAY, CLOCK_SKEW_BOUND, 0, null, true, null, tweaks);
   }
 
   /** {@code n} nodes with {@code replicationFactor} replicas per range (0: the default). */
@@ -155,10 +177,10 @@ final class TestCluster implements AutoCloseable {
       Boolean coreOnTransportLoop,
       boolean withFaults,
       Duration stepDownAfter,
-      DiskSpaceGuard.Probe diskSpace)
+      java.util.function.Consumer<FrsmNodeBuilder> tweaks)
       throws Exception {
     this.stepDownAfter = stepDownAfter;
-    this.diskSpace = diskSpace;
+    this.tweaks = tweaks;
     this.linkFaults = withFaults ? new PeerLinkFaults[n] : null;
     this.zooKeeperProxies = withFaults ? new ZooKeeperProxy[n] : null;
     this.coreThreads = coreThreads;
@@ -217,13 +239,8 @@ final class TestCluster implements AutoCloseable {
     if (stepDownAfter != null) {
       builder.stepDownAfter(stepDownAfter);
     }
-    if (diskSpace != null) {
-      builder
-          .diskSpace(diskSpace)
-          .set(io.frsm.server.config.NodeKeys.DISK_SPACE_CHECK_INTERVAL, Duration.ofMillis(20));
-    }
     TlsFiles files = tls.node(nodeId);
-    return builder
+    builder
         .tls(files.caBundle(), files.certificateChain(), files.privateKey())
         .nodeId(nodeId)
         .clusterId(CLUSTER_ID)
@@ -241,6 +258,10 @@ final class TestCluster implements AutoCloseable {
         .drainTimeout(Duration.ofSeconds(5))
         .transportThreads(1)
         .lsm(b -> b.blockCacheSizeBytes(1 << 20).memtableFlushSizeBytes(256 * 1024));
+    if (tweaks != null) {
+      tweaks.accept(builder);
+    }
+    return builder;
   }
 
   /** A node with an id outside the cluster's shape, on its own directories; not started. */
