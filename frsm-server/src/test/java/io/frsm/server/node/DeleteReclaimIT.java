@@ -89,6 +89,19 @@ class DeleteReclaimIT {
         assertTrue(purged >= 1, "node " + id + " dropped no key");
       }
       assertEquals(java.util.Optional.empty(), client.get(bytes));
+
+      // What frsm admin compact calls: everything into one table, now.
+      FrsmNode compacted = cluster.node(leader);
+      compacted.compact().get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+      assertTrue(compacted.engine().tables().size() <= 1, "tables " + compacted.engine().tables());
+      assertEquals(
+          1.0,
+          compacted
+              .meterRegistry()
+              .get("frsm.lsm.compaction.forced")
+              .tag("by", "operator")
+              .functionCounter()
+              .count());
       System.out.printf(
           "delete reclaim: the first %d of %d purges lost, replica %d restarted; the key left every replica's"
               + " tables %d ms after the last mark (grace %d ms, purge interval %d ms, memtable"
