@@ -39,6 +39,9 @@ final class CompactionManager {
   private final LsmMetrics metrics;
   private final ExecutorService executor;
 
+  /** Told the mark time of every purged delete a compaction keeps ({@link PurgeCompactions}). */
+  private final java.util.function.LongConsumer keptPurgeMark;
+
   /** Tables reserved by a running compaction, with that compaction's completion. */
   private final Map<Long, CompletableFuture<Void>> compacting = new HashMap<>();
 
@@ -50,7 +53,9 @@ final class CompactionManager {
       TombstonePolicy tombstones,
       SSTableOptions tableOptions,
       LsmMetrics metrics,
-      ExecutorService executor) {
+      ExecutorService executor,
+      java.util.function.LongConsumer keptPurgeMark) {
+    this.keptPurgeMark = keptPurgeMark;
     this.fs = fs;
     this.state = state;
     this.planner = planner;
@@ -191,6 +196,9 @@ final class CompactionManager {
           if (tombstones.isExpiredPurgedDelete(cell) && mayDrop(cell, inputGenerations)) {
             purged++;
             continue;
+          }
+          if (PurgeCompactions.purgedDelete(cell)) {
+            keptPurgeMark.accept(cell.purge().markTimeMs()); // dropped by a later compaction
           }
           writer.add(cell);
           cells++;

@@ -43,6 +43,10 @@ final class FlushPipeline {
   private final LsmMetrics metrics;
   private final ScheduledExecutorService executor;
   private final Runnable afterPublish;
+
+  /** Told the mark time of every purged delete a flush writes ({@link PurgeCompactions}). */
+  private final java.util.function.LongConsumer flushedPurgeMark;
+
   private final ArrayDeque<Pending> queue = new ArrayDeque<>();
   private long retryDelayMs = RETRY_DELAY_MS_MIN;
   private boolean running;
@@ -54,7 +58,9 @@ final class FlushPipeline {
       SSTableOptions tableOptions,
       LsmMetrics metrics,
       ScheduledExecutorService executor,
-      Runnable afterPublish) {
+      Runnable afterPublish,
+      java.util.function.LongConsumer flushedPurgeMark) {
+    this.flushedPurgeMark = flushedPurgeMark;
     this.fs = fs;
     this.state = state;
     this.commitLog = commitLog;
@@ -161,7 +167,11 @@ final class FlushPipeline {
     try (SSTableWriter writer =
         SSTableWriter.create(fs, state.pathOf(generation), m.cellCount(), tableOptions)) {
       for (Iterator<Cell> it = m.iterator(null, null); it.hasNext(); ) {
-        writer.add(it.next());
+        Cell cell = it.next();
+        if (PurgeCompactions.purgedDelete(cell)) {
+          flushedPurgeMark.accept(cell.purge().markTimeMs());
+        }
+        writer.add(cell);
       }
       meta = writer.finish();
     }

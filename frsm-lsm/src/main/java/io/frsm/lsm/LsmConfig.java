@@ -38,6 +38,7 @@ public final class LsmConfig {
   private final int minorCompactionMinTables;
   private final int minorCompactionMaxTables;
   private final Duration tombstoneGracePeriod;
+  private final Duration tombstoneCompactionInterval;
   private final int maxKeySizeBytes;
   private final int maxValueSizeBytes;
   private final int sstableBlockSizeBytes;
@@ -65,6 +66,7 @@ public final class LsmConfig {
     this.minorCompactionMinTables = b.minorCompactionMinTables;
     this.minorCompactionMaxTables = b.minorCompactionMaxTables;
     this.tombstoneGracePeriod = b.tombstoneGracePeriod;
+    this.tombstoneCompactionInterval = b.tombstoneCompactionInterval;
     this.maxKeySizeBytes = b.maxKeySizeBytes;
     this.maxValueSizeBytes = b.maxValueSizeBytes;
     this.sstableBlockSizeBytes = b.sstableBlockSizeBytes;
@@ -165,6 +167,15 @@ public final class LsmConfig {
     return tombstoneGracePeriod;
   }
 
+  /**
+   * The least time between two purge compactions: a major compaction starts once a purge mark the
+   * engine flushed into a table (or a compaction kept) is older than the grace period, at most once
+   * per this interval (docs/OPERATIONS.md "Deletes and space"). 1 h.
+   */
+  public Duration tombstoneCompactionInterval() {
+    return tombstoneCompactionInterval;
+  }
+
   /** Larger keys are rejected before anything is written. 64 KiB. */
   public int maxKeySizeBytes() {
     return maxKeySizeBytes;
@@ -232,6 +243,8 @@ public final class LsmConfig {
         + compactionThroughputLimitBytesPerSecond
         + ", tombstoneGracePeriod="
         + tombstoneGracePeriod
+        + ", tombstoneCompactionInterval="
+        + tombstoneCompactionInterval
         + ", maxKeySizeBytes="
         + maxKeySizeBytes
         + ", maxValueSizeBytes="
@@ -271,6 +284,7 @@ public final class LsmConfig {
     private int minorCompactionMinTables = 4;
     private int minorCompactionMaxTables = 32;
     private Duration tombstoneGracePeriod = Duration.ofHours(24);
+    private Duration tombstoneCompactionInterval = Duration.ofHours(1);
     private int maxKeySizeBytes = 64 * 1024;
     private int maxValueSizeBytes = (int) MIB;
     private int sstableBlockSizeBytes = 4 * 1024;
@@ -298,6 +312,7 @@ public final class LsmConfig {
       minorCompactionMinTables = other.minorCompactionMinTables;
       minorCompactionMaxTables = other.minorCompactionMaxTables;
       tombstoneGracePeriod = other.tombstoneGracePeriod;
+      tombstoneCompactionInterval = other.tombstoneCompactionInterval;
       maxKeySizeBytes = other.maxKeySizeBytes;
       maxValueSizeBytes = other.maxValueSizeBytes;
       sstableBlockSizeBytes = other.sstableBlockSizeBytes;
@@ -391,6 +406,11 @@ public final class LsmConfig {
       return this;
     }
 
+    public Builder tombstoneCompactionInterval(Duration v) {
+      this.tombstoneCompactionInterval = Objects.requireNonNull(v);
+      return this;
+    }
+
     public Builder maxKeySizeBytes(int v) {
       this.maxKeySizeBytes = v;
       return this;
@@ -459,6 +479,9 @@ public final class LsmConfig {
       }
       if (tombstoneGracePeriod.isNegative()) {
         throw invalid("tombstoneGracePeriod", ">= 0", tombstoneGracePeriod);
+      }
+      if (tombstoneCompactionInterval.isNegative()) {
+        throw invalid("tombstoneCompactionInterval", ">= 0", tombstoneCompactionInterval);
       }
       if (maxKeySizeBytes < 1 || maxKeySizeBytes > 16 * MIB) {
         throw invalid("maxKeySizeBytes", "in [1, 16 MiB]", maxKeySizeBytes);

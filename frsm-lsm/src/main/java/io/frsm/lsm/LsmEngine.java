@@ -66,6 +66,7 @@ public final class LsmEngine implements AutoCloseable {
   private final CommitLog commitLog;
   private final FlushPipeline flushes;
   private final CompactionManager compactions;
+  private final PurgeCompactions purges;
   private final TableTransfer transfer;
   private final LsmMetrics metrics;
   private final MergeConflictListener conflicts;
@@ -107,6 +108,11 @@ public final class LsmEngine implements AutoCloseable {
             config.numberOfCompactionThreads(), named("frsm-lsm-compaction"));
     this.maintenance = Executors.newSingleThreadScheduledExecutor(named("frsm-lsm-maintenance"));
     ImportRanges importing = new ImportRanges();
+    this.purges =
+        new PurgeCompactions(
+            config.tombstoneGracePeriod().toMillis(),
+            config.tombstoneCompactionInterval().toMillis(),
+            this::compactMajor);
     this.compactions =
         new CompactionManager(
             fs,
@@ -117,7 +123,8 @@ public final class LsmEngine implements AutoCloseable {
             new TombstonePolicy(config.tombstoneGracePeriod(), wallClockMillis, importing),
             tableOptions,
             metrics,
-            compactionExecutor);
+            compactionExecutor,
+            purges::marked);
     this.flushes =
         new FlushPipeline(
             fs,
@@ -126,7 +133,8 @@ public final class LsmEngine implements AutoCloseable {
             tableOptions,
             metrics,
             flushExecutor,
-            compactions::maybeScheduleMinor);
+            compactions::maybeScheduleMinor,
+            purges::marked);
     this.transfer = new TableTransfer(fs, state, tableOptions, importing);
   }
 
@@ -192,6 +200,11 @@ public final class LsmEngine implements AutoCloseable {
     LsmEngine engine =
         new LsmEngine(config, fs, wallClockMillis, state, commitLog, metrics, conflicts, 1);
     engine.registerGauges(registry);
+    if (!state.liveEntries().isEmpty()) {
+      // Marks already in tables are counted nowhere: one purge compaction a grace period from now.
+      // (Marks replayed into the memtable are counted when it is flushed.)
+      engine.purges.marked(wallClockMillis.getAsLong());
+    }
     engine.maintenance.scheduleWithFixedDelay(
         engine::maintenanceTick,
         MAINTENANCE_PERIOD_MS,
@@ -242,6 +255,10 @@ public final class LsmEngine implements AutoCloseable {
     Gauge.builder("frsm.lsm.sstable.quarantined", this, e -> e.state.peek().quarantined.size())
         .register(registry);
     Gauge.builder("frsm.lsm.flush.pending", this, e -> e.flushes.queued()).register(registry);
+    io.micrometer.core.instrument.FunctionCounter.builder(
+            "frsm.lsm.compaction.purge.started", purges, PurgeCompactions::started)
+        .description("major compactions started to drop purged deletes past their grace period")
+        .register(registry);
   }
 
   private static ThreadFactory named(String prefix) {
@@ -565,7 +582,11 @@ public final class LsmEngine implements AutoCloseable {
     }
   }
 
-  /** Compacts every table that is not segregated into one; drops expired purged deletes. */
+  /**
+   * Compacts every table that is not segregated into one; drops expired purged deletes. Also
+   * started by itself once a purge mark is past the grace period ({@code
+   * tombstoneCompactionInterval}).
+   */
   public CompletableFuture<Void> compactMajor() {
     return compactions.compactMajor();
   }
@@ -596,6 +617,7 @@ public final class LsmEngine implements AutoCloseable {
       flushAsync(segregatedFlushes);
     }
     compactions.maybeScheduleMinor();
+    purges.maybeStart(wallClockMillis.getAsLong());
   }
 
   private void maintenanceTick() {

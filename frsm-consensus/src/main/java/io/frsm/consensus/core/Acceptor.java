@@ -4,6 +4,7 @@ import io.frsm.cell.AcceptedValue;
 import io.frsm.cell.Ballot;
 import io.frsm.cell.Cell;
 import io.frsm.cell.Key;
+import io.frsm.cell.PurgeMark;
 import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -183,8 +184,11 @@ final class Acceptor {
       return;
     }
     if (message instanceof Message.Purge p) {
-      // Phase 2 of delete: a blind merge of the mark (max), like a commit.
-      persist(key, Cell.purge(key, p.mark(), writeTimeMs), null, out);
+      // Phase 2 of delete: a blind merge of the mark (max), like a commit. A mark this replica
+      // already holds (a resent purge, DeleteCompletion) would merge to the same cell: not written.
+      if (!holdsPurgeMarkAtLeast(key, p.mark())) {
+        persist(key, Cell.purge(key, p.mark(), writeTimeMs), null, out);
+      }
       return;
     }
     Effect stale =
@@ -323,6 +327,21 @@ final class Acceptor {
       return false;
     }
     return cell != null && cell.accepted() != null && cell.accepted().sameProposal(proposal);
+  }
+
+  /**
+   * Whether this replica's cell carries a purge mark at or above {@code mark}, so that merging
+   * {@code mark} changes nothing. Purges are logged persists and reads see a persist only once it
+   * is done, so a mark the store shows is durable. An unreadable store answers false.
+   */
+  private boolean holdsPurgeMarkAtLeast(Key key, PurgeMark mark) {
+    Cell cell;
+    try {
+      cell = store.get(key);
+    } catch (CellStoreException unreadable) {
+      return false;
+    }
+    return cell != null && cell.purge() != null && cell.purge().compareTo(mark) >= 0;
   }
 
   private long persist(Key key, Cell delta, Effect reply, List<Effect> out) {

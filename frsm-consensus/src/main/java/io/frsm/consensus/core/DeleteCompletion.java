@@ -27,8 +27,14 @@ import java.util.Set;
  * delete is no longer the newest state and a mark naming it could never let compaction drop
  * anything.
  *
- * <p>In memory only and bounded: a crash, or more than {@code warmKeysMax} pending deletes, drops a
- * completion, which leaves the key's delete cell in place (space, never safety).
+ * <p>A purge is unanswered, so a lost one cannot be seen: each is sent again {@link #PURGE_RESENDS}
+ * times, {@code roundTimeoutNanos} × 2, × 4, … after the first (the same mark each time; a replica
+ * that holds it already writes nothing). A replica all of whose purges were lost keeps the delete
+ * cell: space, never safety.
+ *
+ * <p>In memory only and bounded: a crash, or more than {@code warmKeysMax} pending deletes (or as
+ * many purges still to resend), drops a completion, which leaves the key's delete cell in place
+ * (space, never safety).
  *
  * <p>"Every replica" means every replica that stores the key at the delete's ring version, voters
  * and learners alike: a learner that kept an older value while the voters dropped the delete would
@@ -42,6 +48,25 @@ final class DeleteCompletion {
   private final long probeEveryNanos;
   private final Map<RoundId, Pending> byRound = new HashMap<>();
   private final LinkedHashMap<Key, Pending> byKey;
+
+  /** Times a purge is sent again after the first send (lost purges are not seen). */
+  static final int PURGE_RESENDS = 3;
+
+  /** One purge sent, to be sent again: bounded like {@link #byKey} (the oldest dropped first). */
+  private static final class Resend {
+    final Pending pending;
+    final PurgeMark mark;
+    int left = PURGE_RESENDS;
+    long nextNanos;
+    long waitNanos;
+
+    Resend(Pending pending, PurgeMark mark) {
+      this.pending = pending;
+      this.mark = mark;
+    }
+  }
+
+  private final LinkedHashMap<Key, Resend> resends;
 
   /** One delete whose phase 1 waits for some replicas. */
   private static final class Pending {
@@ -89,6 +114,13 @@ final class DeleteCompletion {
               return true;
             }
             return false;
+          }
+        };
+    this.resends =
+        new LinkedHashMap<>(16, 0.75f, false) {
+          @Override
+          protected boolean removeEldestEntry(Map.Entry<Key, Resend> eldest) {
+            return size() > max;
           }
         };
   }
@@ -153,6 +185,7 @@ final class DeleteCompletion {
 
   /** Re-drives phase 1 at the replicas still missing, once per round timeout. */
   void tick(Now now, List<Effect> out) {
+    resendPurges(now, out);
     if (byKey.isEmpty()) {
       return;
     }
@@ -188,9 +221,43 @@ final class DeleteCompletion {
             pending.delete.epoch(),
             pending.delete.timestamp(),
             Math.floorDiv(now.wallMicros(), 1000));
+    sendPurge(pending, mark, out);
+    Resend resend = new Resend(pending, mark);
+    resend.waitNanos = probeEveryNanos;
+    resend.nextNanos = now.monoNanos() + resend.waitNanos;
+    resends.put(pending.key, resend);
+  }
+
+  private static void sendPurge(Pending pending, PurgeMark mark, List<Effect> out) {
     for (int to : pending.replicas) {
       out.add(new Effect.Send(to, new Message.Purge(pending.key, mark, pending.ringVersion)));
     }
+  }
+
+  /**
+   * Sends again each purge whose next resend is due; doubles its wait; forgets it after the last.
+   */
+  private void resendPurges(Now now, List<Effect> out) {
+    if (resends.isEmpty()) {
+      return;
+    }
+    for (Resend r : new ArrayList<>(resends.values())) {
+      if (now.monoNanos() < r.nextNanos) {
+        continue;
+      }
+      sendPurge(r.pending, r.mark, out);
+      if (--r.left == 0) {
+        resends.remove(r.pending.key, r);
+      } else {
+        r.waitNanos *= 2;
+        r.nextNanos = now.monoNanos() + r.waitNanos;
+      }
+    }
+  }
+
+  /** Purges still to be sent again (diagnostics and tests). */
+  int purgesToResend() {
+    return resends.size();
   }
 
   /**
@@ -203,6 +270,8 @@ final class DeleteCompletion {
         end(pending);
       }
     }
+    // Replicas that moved past the purge's ring version refuse it silently: no use resending.
+    resends.values().removeIf(r -> change.membersChanged(change.next().rangeOf(r.pending.key)));
   }
 
   private void end(Pending pending) {

@@ -122,6 +122,14 @@ public final class LsmKeys {
               LsmConfig.Builder::tombstoneGracePeriod)
           .doc("a purged delete is dropped by compaction only after this");
 
+  public static final ConfigKey<Duration> TOMBSTONE_COMPACTION_INTERVAL =
+      ConfigKey.lsm(
+              "tombstoneCompactionInterval",
+              ValueType.DURATION,
+              LsmConfig::tombstoneCompactionInterval,
+              LsmConfig.Builder::tombstoneCompactionInterval)
+          .doc("purge compactions (major, for purged deletes past grace) start at most this often");
+
   public static final ConfigKey<Integer> MAX_KEY_SIZE_BYTES =
       ConfigKey.lsm(
               "maxKeySizeBytes",
@@ -194,6 +202,7 @@ public final class LsmKeys {
           MINOR_COMPACTION_MIN_TABLES,
           MINOR_COMPACTION_MAX_TABLES,
           TOMBSTONE_GRACE_PERIOD,
+          TOMBSTONE_COMPACTION_INTERVAL,
           MAX_KEY_SIZE_BYTES,
           MAX_VALUE_SIZE_BYTES,
           MAX_FROZEN_MEMTABLES,

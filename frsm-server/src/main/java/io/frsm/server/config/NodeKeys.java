@@ -77,6 +77,22 @@ public final class NodeKeys {
           .range(Duration.ZERO, Timings.MAX)
           .doc("a graceful stop waits this long for running operations");
 
+  /** docs/OPERATIONS.md "Disk full on the data directory". */
+  public static final ConfigKey<Long> MIN_FREE_DISK_BYTES =
+      ConfigKey.of("node.minFreeDiskBytes", ValueType.BYTES, 256L * 1024 * 1024)
+          .range(0L, Long.MAX_VALUE)
+          .doc("below this much usable space on a storage directory, the node refuses writes");
+
+  public static final ConfigKey<Double> MIN_FREE_DISK_FRACTION =
+      ConfigKey.of("node.minFreeDiskFraction", ValueType.DECIMAL, 0.01)
+          .range(0.0, 0.5)
+          .doc("below this share of the file system usable, the node refuses writes");
+
+  public static final ConfigKey<Duration> DISK_SPACE_CHECK_INTERVAL =
+      ConfigKey.of("node.diskSpaceCheckInterval", ValueType.DURATION, Duration.ofSeconds(1))
+          .range(Duration.ofMillis(10), Duration.ofMinutes(1))
+          .doc("how often the free space of the storage directories is read");
+
   static final List<ConfigKey<?>> ALL =
       List.of(
           CLUSTER_ID,
@@ -88,5 +104,8 @@ public final class NodeKeys {
           PEER_ADDRESS,
           CLIENT_ADDRESS,
           ADVERTISED_HOST,
-          DRAIN_TIMEOUT);
+          DRAIN_TIMEOUT,
+          MIN_FREE_DISK_BYTES,
+          MIN_FREE_DISK_FRACTION,
+          DISK_SPACE_CHECK_INTERVAL);
 }

@@ -61,6 +61,10 @@ import java.util.function.Consumer;
  * acceptor's lanes or a range's lease may be half-updated): the core can no longer describe durable
  * state. The loop then stops, every open operation fails (mutations with an unknown outcome), and
  * {@code onFatal} is told. Restart the node (a new boot) to serve again.
+ *
+ * <p>While disk space is low, the messages that would make the acceptor write (its own included)
+ * are dropped before the core sees them ({@link AcceptorSilence}, docs/PROTOCOL.md "Disk space
+ * guard"), so that a persist rarely fails for want of space.
  */
 final class CoreDriver {
   private static final System.Logger LOG = System.getLogger(CoreDriver.class.getName());
@@ -87,6 +91,7 @@ final class CoreDriver {
   private final Consumer<Throwable> onFatal;
   private final PeerMessageCounts peerMessages;
   private final RangeQuorums quorums;
+  private final AcceptorSilence silence;
   private final LinkedBlockingQueue<Event> queue = new LinkedBlockingQueue<>();
 
   /** The driver's own thread; null when it runs on {@link #hostLoop}. */
@@ -138,8 +143,10 @@ final class CoreDriver {
       EventExecutor hostLoop,
       Consumer<Throwable> onFatal,
       java.time.Duration stepDownAfter,
-      RangeQuorums quorums) {
+      RangeQuorums quorums,
+      AcceptorSilence silence) {
     this.nodeId = nodeId;
+    this.silence = silence;
     this.contained = new ContainedFailures(nodeId, LOG);
     this.routing = routing;
     this.shard = shard;
@@ -464,7 +471,10 @@ final class CoreDriver {
         if (r.from() != nodeId) {
           peerMessages.received(r.from());
         }
-        stepPeerMessage(r);
+        // Its own messages too: the acceptor must not write while disk space is low.
+        if (!silence.drops(r.message())) {
+          stepPeerMessage(r);
+        }
       } else {
         step(s.input());
       }

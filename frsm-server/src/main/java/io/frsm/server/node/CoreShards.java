@@ -66,7 +66,8 @@ final class CoreShards {
       List<EventExecutor> hostLoops,
       Consumer<Throwable> onFatal,
       java.time.Duration stepDownAfter,
-      RangeQuorums quorums) {
+      RangeQuorums quorums,
+      AcceptorSilence silence) {
     this.routing = new ShardRouting(config.placement(), shards);
     this.admission =
         new PeerAdmission(
@@ -91,7 +92,8 @@ final class CoreShards {
               hostLoops.isEmpty() ? null : hostLoops.get(s % hostLoops.size()),
               together,
               stepDownAfter,
-              quorums);
+              quorums,
+              silence);
     }
   }
 

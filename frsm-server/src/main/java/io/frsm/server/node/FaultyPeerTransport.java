@@ -38,7 +38,7 @@ final class FaultyPeerTransport implements PeerTransport {
 
   @Override
   public boolean send(int nodeId, Message message) {
-    if (faults.dropsTo(nodeId)) {
+    if (faults.dropsTo(nodeId) || faults.dropsSent(message)) {
       faults.countDrop();
       return true;
     }

@@ -64,6 +64,7 @@ public final class FrsmNode implements AutoCloseable {
   // Set by start(), in this order, under the node's monitor; null if start failed before them.
   private volatile NodeMetrics metrics;
   private NodeStorage storage;
+  private DiskSpaceWatch diskSpace;
   private volatile OperationRouter router;
   private volatile NodeTransports transports; // read by the meters on any thread
   private EmbeddedClients clients;
@@ -116,6 +117,14 @@ public final class FrsmNode implements AutoCloseable {
               settings.meterRegistry(),
               settings.get(NodeKeys.DATA_DIRECTORY),
               settings.get(ConsensusKeys.CLOCK_CACHE_BYTES));
+      diskSpace = DiskSpaceWatch.start(nodeId, settings, lsmConfig, metrics);
+      NodeStorage s = storage;
+      metrics.counter(
+          "frsm.lsm.compaction.forced",
+          "major compactions forced through FrsmNode.compact()",
+          "by",
+          "operator",
+          s::forcedCompactions);
       int loopCount = settings.transportLoops();
       TransportConfig transportConfig = settings.transportConfig();
       ChannelSecurity security = NodeSecurity.of(settings);
@@ -132,7 +141,8 @@ public final class FrsmNode implements AutoCloseable {
               metrics,
               new ClientConnections(transportConfig, loops, security),
               settings.forwardingTimeout(),
-              () -> stopped);
+              () -> stopped,
+              diskSpace.guard());
       transports =
           NodeTransports.start(
               nodeId,
@@ -281,7 +291,8 @@ public final class FrsmNode implements AutoCloseable {
                     () -> {
                       serving.endLeadership(true);
                       settings.onFatalError().accept(error);
-                    }));
+                    }),
+            diskSpace.silence());
     serving.start(
         config,
         shape,
@@ -415,6 +426,22 @@ public final class FrsmNode implements AutoCloseable {
     return core == null ? 0 : core.openOperations();
   }
 
+  /**
+   * Forces a major compaction of this node's tables now (what {@code frsm admin compact} is for):
+   * reclaims the space of deletes whose purge mark is past {@code lsm.tombstoneGracePeriod} without
+   * waiting for the engine's own purge compaction. The future completes once the compacted table is
+   * published; exceptionally if the compaction failed (nothing is lost: the tables stay).
+   *
+   * @throws IllegalStateException if the node is not running
+   */
+  public java.util.concurrent.CompletableFuture<Void> compact() {
+    NodeStorage s = storage;
+    if (!started || stopped || s == null) {
+      throw new IllegalStateException("node " + nodeId + " is not running");
+    }
+    return s.compact();
+  }
+
   /** The engine, for operators' tools and tests. */
   public LsmEngine engine() {
     NodeStorage s = storage;
@@ -471,6 +498,7 @@ public final class FrsmNode implements AutoCloseable {
         .thenIf(bound, "close the peer transport", () -> transports.closePeers())
         .thenIf(bound, "close the event loops", () -> transports.closeLoops())
         .thenIf(clients != null, "close embedded clients", () -> clients.closeAll())
+        .thenIf(diskSpace != null, "stop the disk space guard", () -> diskSpace.close())
         .thenClose("close the meters", metrics)
         .thenIf(storage != null && !killEngine, "close the engine", () -> storage.close())
         .thenIf(storage != null && killEngine, "kill the engine", () -> storage.kill())

@@ -33,6 +33,7 @@ public final class FrsmNodeBuilder {
   private MeterRegistry meterRegistry;
   private Consumer<Throwable> onFatalError;
   private PeerLinkFaults peerLinkFaults;
+  private DiskSpaceGuard.Probe diskSpace;
 
   FrsmNodeBuilder() {}
 
@@ -373,9 +374,23 @@ public final class FrsmNodeBuilder {
     return this;
   }
 
+  /**
+   * Tests only: the disk space guard reads free space through {@code probe} (a test makes the disk
+   * "fill" and empty again). Not a configuration key: production nodes read their file stores.
+   */
+  FrsmNodeBuilder diskSpace(DiskSpaceGuard.Probe probe) {
+    diskSpace = Objects.requireNonNull(probe, "probe");
+    return this;
+  }
+
   public FrsmNode build() {
     return new FrsmNode(
         new NodeSettings(
-            config.build(), forcedColdCasShare, meterRegistry, onFatalError, peerLinkFaults));
+            config.build(),
+            forcedColdCasShare,
+            meterRegistry,
+            onFatalError,
+            peerLinkFaults,
+            diskSpace));
   }
 }

@@ -299,6 +299,19 @@ final class NodeMetrics implements AutoCloseable {
             .register(registry));
   }
 
+  /** A state one of the node's parts keeps (1 or 0, a level), as a gauge. */
+  void gauge(String name, String description, java.util.function.DoubleSupplier value) {
+    gauges.add(value); // a gauge holds its object weakly too
+    add(
+        Gauge.builder(name, value, java.util.function.DoubleSupplier::getAsDouble)
+            .description(description)
+            .register(registry));
+  }
+
+  /** What {@link #gauge} gauges read, held strongly for as long as the meters live. */
+  private final List<java.util.function.DoubleSupplier> gauges =
+      new java.util.concurrent.CopyOnWriteArrayList<>();
+
   /** What {@link #counter} counters read, held strongly for as long as the meters live. */
   private final List<LongSupplier> counts = new java.util.concurrent.CopyOnWriteArrayList<>();
 

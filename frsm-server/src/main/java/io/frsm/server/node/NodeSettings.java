@@ -31,13 +31,16 @@ import java.util.function.Consumer;
  * @param onFatalError told once if the node stops serving on a fatal error ({@link
  *     FrsmNodeBuilder#onFatalError})
  * @param peerLinkFaults tests only: faults on the node's peer links; null (production): none
+ * @param diskSpace tests only: where the disk space guard reads free space; null (production): the
+ *     file stores
  */
 record NodeSettings(
     FrsmConfig config,
     double forcedColdCasShare,
     MeterRegistry meterRegistry,
     Consumer<Throwable> onFatalError,
-    PeerLinkFaults peerLinkFaults) {
+    PeerLinkFaults peerLinkFaults,
+    DiskSpaceGuard.Probe diskSpace) {
 
   /**
    * @param meterRegistry null: a private {@link SimpleMeterRegistry}
@@ -50,10 +53,11 @@ record NodeSettings(
         config.get(ConsensusKeys.LEADER_ONLY_READS), forcedColdCasShare); // checks it
     meterRegistry = meterRegistry != null ? meterRegistry : new SimpleMeterRegistry();
     onFatalError = onFatalError != null ? onFatalError : error -> {};
+    diskSpace = diskSpace != null ? diskSpace : DiskSpaceGuard.Probe.FILE_STORE;
   }
 
   NodeSettings(FrsmConfig config, double forcedColdCasShare, MeterRegistry meterRegistry) {
-    this(config, forcedColdCasShare, meterRegistry, null, null);
+    this(config, forcedColdCasShare, meterRegistry, null, null, null);
   }
 
   <T> T get(ConfigKey<T> key) {

@@ -18,6 +18,8 @@ final class NodeStorage {
   private final LsmEngine engine;
   private final int boot;
   private final CachingCellStore cells;
+  private final java.util.concurrent.atomic.LongAdder forcedCompactions =
+      new java.util.concurrent.atomic.LongAdder();
 
   private NodeStorage(LsmEngine engine, int boot, CachingCellStore cells) {
     this.engine = engine;
@@ -61,6 +63,21 @@ final class NodeStorage {
 
   CachingCellStore cells() {
     return cells;
+  }
+
+  /**
+   * Forces a major compaction (docs/OPERATIONS.md "Deletes and space"): every table that is not
+   * segregated or quarantined into one, dropping the purged deletes past grace. Completes when it
+   * is published; exceptionally if it failed (the tables stay as they were).
+   */
+  java.util.concurrent.CompletableFuture<Void> compact() {
+    forcedCompactions.increment();
+    return engine.compactMajor();
+  }
+
+  /** Major compactions forced through {@link #compact}. */
+  long forcedCompactions() {
+    return forcedCompactions.sum();
   }
 
   /** Graceful: flushes the memtables (the next start replays little) and closes. */

@@ -46,6 +46,7 @@ final class OperationRouter {
   private final ClientConnections forwarding;
   private final RedirectFollower forwarder;
   private final Serving serving;
+  private final DiskSpaceGuard diskSpace;
 
   /** A forward refused because the node stopped: answered as "node N is stopped". */
   private static final class NodeStopped extends RuntimeException {
@@ -57,6 +58,7 @@ final class OperationRouter {
   /**
    * @param forwardTimeout how long a forwarded call waits for its answer
    * @param stopped whether the node is stopping or stopped
+   * @param diskSpace refuses the mutations this node would coordinate while its disk space is low
    */
   OperationRouter(
       int self,
@@ -67,8 +69,10 @@ final class OperationRouter {
       NodeMetrics metrics,
       ClientConnections forwarding,
       Duration forwardTimeout,
-      BooleanSupplier stopped) {
+      BooleanSupplier stopped,
+      DiskSpaceGuard diskSpace) {
     this.self = self;
+    this.diskSpace = diskSpace;
     this.serving = serving;
     this.members = members;
     this.limits = limits;
@@ -272,6 +276,13 @@ final class OperationRouter {
                   stopped.getAsBoolean()
                       ? "node " + self + " is stopped"
                       : "node " + self + " does not serve yet: the cluster has not formed")));
+    }
+    if (!(operation instanceof Operation.Get)) {
+      // Before the core: nothing ran, so "not executed" is exact and the client may retry.
+      String refusal = diskSpace.refusal();
+      if (refusal != null) {
+        return CompletableFuture.completedFuture(CoreAnswer.of(new Outcome.NotExecuted(refusal)));
+      }
     }
     return core.submit(operation, invokedAtMicros);
   }

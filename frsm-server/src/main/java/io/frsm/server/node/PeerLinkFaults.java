@@ -25,6 +25,8 @@ final class PeerLinkFaults {
   private final Set<Integer> dropFrom = ConcurrentHashMap.newKeySet();
   private final Map<Integer, Long> delayToNanos = new ConcurrentHashMap<>();
   private final LongAdder dropped = new LongAdder();
+  private volatile java.util.function.Predicate<io.frsm.consensus.core.Message> dropKind =
+      message -> false;
 
   /** Drops every message this node sends to {@code peers} from now on. */
   PeerLinkFaults cutTo(int... peers) {
@@ -63,8 +65,15 @@ final class PeerLinkFaults {
     return this;
   }
 
+  /** Drops every message this node sends to any peer that {@code kind} matches (e.g. purges). */
+  PeerLinkFaults dropSent(java.util.function.Predicate<io.frsm.consensus.core.Message> kind) {
+    dropKind = java.util.Objects.requireNonNull(kind, "kind");
+    return this;
+  }
+
   /** Ends every fault: every link works again (messages dropped meanwhile stay lost). */
   PeerLinkFaults heal() {
+    dropKind = message -> false;
     dropTo.clear();
     dropFrom.clear();
     delayToNanos.clear();
@@ -73,6 +82,11 @@ final class PeerLinkFaults {
 
   boolean dropsTo(int peer) {
     return dropTo.contains(peer);
+  }
+
+  /** Whether {@code message} is of a kind dropped on every link ({@link #dropSent}). */
+  boolean dropsSent(io.frsm.consensus.core.Message message) {
+    return dropKind.test(message);
   }
 
   boolean dropsFrom(int peer) {

@@ -55,6 +55,7 @@ final class Serving {
    * @param leadersChanged runs after every change of a range's leader named in ZooKeeper (on the
    *     watch's thread; must not block)
    * @param onFatal called once if the core stops on a fatal error
+   * @param silence drops what would make the acceptor write while disk space is low
    */
   record Site(
       int self,
@@ -67,7 +68,8 @@ final class Serving {
       Duration lease,
       Duration stepDownAfter,
       Runnable leadersChanged,
-      Consumer<Throwable> onFatal) {}
+      Consumer<Throwable> onFatal,
+      AcceptorSilence silence) {}
 
   /**
    * Starts the core's shards over {@code ring} with {@code config}, then watches the range leaders
@@ -112,7 +114,8 @@ final class Serving {
             coresOnLoops ? site.transports().loops().loops() : List.of(),
             site.onFatal(),
             site.stepDownAfter(),
-            quorums);
+            quorums,
+            site.silence());
     core.start();
     RangeLeaders named = RangeLeaders.watch(zk, layout, site.leadersChanged());
     try {

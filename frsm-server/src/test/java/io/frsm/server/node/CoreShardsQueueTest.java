@@ -137,7 +137,8 @@ class CoreShardsQueueTest {
         hostLoops,
         error -> {},
         java.time.Duration.ZERO,
-        new RangeQuorums());
+        new RangeQuorums(),
+        AcceptorSilence.NEVER);
   }
 
   /** Nothing here reaches a peer: a send is dropped. */

@@ -85,7 +85,8 @@ class EdgeAdmissionTest {
             List.of(),
             fatal::set,
             java.time.Duration.ZERO,
-            new RangeQuorums());
+            new RangeQuorums(),
+            AcceptorSilence.NEVER);
     shards.start();
   }
 

@@ -51,6 +51,9 @@ class FrsmNodeConfigTest {
         clientAddress: 127.0.0.1:7501
         advertisedHost: frsm-4.example
         drainTimeout: 3s
+        minFreeDiskBytes: 1GiB
+        minFreeDiskFraction: 0.05
+        diskSpaceCheckInterval: 5s
       zookeeper:
         connect: zk-a:2181,zk-b:2181
         sessionTimeout: 7s
@@ -110,6 +113,7 @@ class FrsmNodeConfigTest {
         minorCompactionMinTables: 5
         minorCompactionMaxTables: 20
         tombstoneGracePeriod: 48h
+        tombstoneCompactionInterval: 2h
         maxKeySizeBytes: 32KiB
         maxValueSizeBytes: 2MiB
         maxFrozenMemtables: 6

@@ -183,6 +183,11 @@ class SettingBoundsTest {
       if (max != null && (Long) max < Long.MAX_VALUE) {
         out.add((Long) max + 1);
       }
+    } else if (min instanceof Double d) {
+      out.add(d - 0.001);
+      if (max != null) {
+        out.add((Double) max + 0.001);
+      }
     } else if (min instanceof Duration d) {
       out.add(d.minusMillis(1));
       if (max != null) {

@@ -44,6 +44,9 @@ final class TestCluster implements AutoCloseable {
 
   private final Duration stepDownAfter; // null: the default
 
+  /** A test's changes to every node's settings, applied last; null: none. */
+  private final java.util.function.Consumer<FrsmNodeBuilder> tweaks;
+
   /** Per node, the proxy it reaches ZooKeeper through; null without {@link #withFaults}. */
   private final ZooKeeperProxy[] zooKeeperProxies;
 
@@ -89,7 +92,7 @@ final class TestCluster implements AutoCloseable {
    */
   static TestCluster withoutStepDown(Path dir) throws Exception {
     return new TestCluster(
-        dir, 3, 0, BOUNDED_DELAY, CLOCK_SKEW_BOUND, 0, null, false, Duration.ZERO);
+        dir, 3, 0, BOUNDED_DELAY, CLOCK_SKEW_BOUND, 0, null, false, Duration.ZERO, null);
   }
 
   /**
@@ -98,7 +101,38 @@ final class TestCluster implements AutoCloseable {
    * cut them.
    */
   static TestCluster withFaults(Path dir) throws Exception {
-    return new TestCluster(dir, 3, 0, BOUNDED_DELAY, CLOCK_SKEW_BOUND, 0, null, true, null);
+    return new TestCluster(dir, 3, 0, BOUNDED_DELAY, CLOCK_SKEW_BOUND, 0, null, true, null, null);
+  }
+
+  /**
+   * Three nodes whose disk space guards read free space through {@code diskSpace} (told each
+   * storage directory; every node's lies under {@code dir/node-<id>}), polled every 20 ms.
+   */
+  static TestCluster withDiskSpace(Path dir, DiskSpaceGuard.Probe diskSpace) throws Exception {
+    return new TestCluster(
+        dir,
+        3,
+        0,
+        BOUNDED_DELAY,
+        CLOCK_SKEW_BOUND,
+        0,
+        null,
+        false,
+        null,
+        builder ->
+            builder
+                .diskSpace(diskSpace)
+                .set(
+                    io.frsm.server.config.NodeKeys.DISK_SPACE_CHECK_INTERVAL,
+                    Duration.ofMillis(20)));
+  }
+
+  /**
+   * As {@link #withFaults(Path)}, each node's settings changed by {@code tweaks} (restarts too).
+   */
+  static TestCluster withFaults(Path dir, java.util.function.Consumer<FrsmNodeBuilder> tweaks)
+      throws Exception {
+    return new TestCluster(dir, 3, 0, BOUNDED_DELAY, CLOCK_SKEW_BOUND, 0, null, true, null, tweaks);
   }
 
   /** {@code n} nodes with {@code replicationFactor} replicas per range (0: the default). */
@@ -129,6 +163,7 @@ final class TestCluster implements AutoCloseable {
         coreThreads,
         coreOnTransportLoop,
         false,
+        null,
         null);
   }
 
@@ -141,9 +176,11 @@ final class TestCluster implements AutoCloseable {
       int coreThreads,
       Boolean coreOnTransportLoop,
       boolean withFaults,
-      Duration stepDownAfter)
+      Duration stepDownAfter,
+      java.util.function.Consumer<FrsmNodeBuilder> tweaks)
       throws Exception {
     this.stepDownAfter = stepDownAfter;
+    this.tweaks = tweaks;
     this.linkFaults = withFaults ? new PeerLinkFaults[n] : null;
     this.zooKeeperProxies = withFaults ? new ZooKeeperProxy[n] : null;
     this.coreThreads = coreThreads;
@@ -203,7 +240,7 @@ final class TestCluster implements AutoCloseable {
       builder.stepDownAfter(stepDownAfter);
     }
     TlsFiles files = tls.node(nodeId);
-    return builder
+    builder
         .tls(files.caBundle(), files.certificateChain(), files.privateKey())
         .nodeId(nodeId)
         .clusterId(CLUSTER_ID)
@@ -221,6 +258,10 @@ final class TestCluster implements AutoCloseable {
         .drainTimeout(Duration.ofSeconds(5))
         .transportThreads(1)
         .lsm(b -> b.blockCacheSizeBytes(1 << 20).memtableFlushSizeBytes(256 * 1024));
+    if (tweaks != null) {
+      tweaks.accept(builder);
+    }
+    return builder;
   }
 
   /** A node with an id outside the cluster's shape, on its own directories; not started. */

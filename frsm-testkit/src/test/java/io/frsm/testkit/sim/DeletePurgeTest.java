@@ -10,6 +10,7 @@ import io.frsm.cell.Cell;
 import io.frsm.cell.CellKind;
 import io.frsm.cell.Key;
 import io.frsm.cell.PurgeMark;
+import io.frsm.consensus.core.Message;
 import io.frsm.consensus.core.Operation;
 import io.frsm.consensus.core.Outcome;
 import java.nio.charset.StandardCharsets;
@@ -97,6 +98,43 @@ class DeletePurgeTest {
     for (int node = 0; node < 3; node++) {
       assertPurged(node, created.next());
     }
+  }
+
+  @Test
+  void purgesLostOnTheWay_areSentAgain_untilTheReplicaCarriesTheMark() {
+    boolean[] dropPurgesTo2 = {true};
+    sim.setFilter(
+        (from, to, message) -> dropPurgesTo2[0] && to == 2 && message instanceof Message.Purge);
+    Version deleted = createThenDelete();
+    sim.runUntil(
+        () -> sim.durableCell(0, KEY).purge() != null && sim.durableCell(1, KEY).purge() != null,
+        sim.nowNanos() + 1_000_000_000L,
+        "the purge at nodes 0 and 1");
+    assertNull(sim.durableCell(2, KEY).purge(), "node 2's purge was dropped");
+    dropPurgesTo2[0] = false;
+    runFor(5_000_000_000L); // past every resend's back-off
+    for (int node = 0; node < 3; node++) {
+      assertPurged(node, deleted);
+    }
+    assertEquals(3, sim.purgesChecked(), "a replica holding the mark writes no resent purge");
+  }
+
+  @Test
+  void purgesLostForGood_areSentABoundedNumberOfTimes() {
+    int[] purgesTo2 = {0};
+    sim.setFilter(
+        (from, to, message) -> {
+          boolean purgeTo2 = to == 2 && message instanceof Message.Purge;
+          if (purgeTo2) {
+            purgesTo2[0]++;
+          }
+          return purgeTo2;
+        });
+    createThenDelete();
+    runFor(60_000_000_000L);
+    assertEquals(1 + 3, purgesTo2[0], "the purge and DeleteCompletion.PURGE_RESENDS resends");
+    assertNull(sim.durableCell(2, KEY).purge());
+    assertEquals(CellKind.DELETED_CELL_TOMBSTONED, sim.durableCell(2, KEY).kind());
   }
 
   @Test

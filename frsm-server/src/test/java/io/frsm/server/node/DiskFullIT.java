@@ -1,0 +1,108 @@
+package io.frsm.server.node;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.frsm.server.ring.Ring;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A node whose disk "fills" under the counter load (docs/OPERATIONS.md "Disk full on the data
+ * directory", docs/PROTOCOL.md "Disk space guard"): the writes it would coordinate are refused with
+ * an error that names the disk, its keys are still read, the ranges other nodes lead keep taking
+ * writes with its acceptor silent, and once space returns it writes again by itself — no restart,
+ * no acknowledged increment lost or doubled. Free space is faked through the guard's probe: the
+ * test machine's disk is never filled.
+ */
+class DiskFullIT {
+  private static final long TIB = 1L << 40;
+  private static final Duration FULL_FOR = Duration.ofSeconds(3);
+  private static final Duration TIMEOUT = Duration.ofSeconds(60);
+
+  /** After the guard went low, refusals hold from this much later on (operations in flight end). */
+  private static final long SETTLE_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+
+  @Test
+  void aNodeWhoseDiskFills_refusesItsWrites_servesReads_andWritesAgainWhenSpaceReturns(
+      @TempDir Path dir) throws Exception {
+    AtomicBoolean node1Full = new AtomicBoolean();
+    Path node1 = dir.resolve("node-1");
+    DiskSpaceGuard.Probe probe =
+        directory ->
+            node1Full.get() && directory.startsWith(node1)
+                ? new DiskSpaceGuard.Space(0, TIB)
+                : new DiskSpaceGuard.Space(TIB / 2, TIB);
+    try (TestCluster cluster = TestCluster.withDiskSpace(dir, probe)) {
+      Ring ring = cluster.ring();
+      List<Integer> ledBy1 = new ArrayList<>();
+      List<Integer> ledByOthers = new ArrayList<>();
+      for (int r = 0; r < ring.rangeCount(); r++) {
+        (ring.replicasOfRange(r).get(0) == 1 ? ledBy1 : ledByOthers).add(r);
+      }
+      List<Integer> hot = new ArrayList<>(ledBy1.subList(0, Math.min(2, ledBy1.size())));
+      hot.addAll(ledByOthers.subList(0, Math.min(2, ledByOthers.size())));
+      FrsmNode full = cluster.node(1);
+      int boot = full.boot();
+      HotKeyLoad load = new HotKeyLoad(cluster, hot);
+      Await.until(
+          () -> load.keys().stream().allMatch(k -> k.acknowledged.get() >= 3),
+          TIMEOUT,
+          "every hot key to take increments");
+
+      node1Full.set(true);
+      Await.until(() -> gauge(full, "frsm.disk.space.low") == 1, TIMEOUT, "node 1's guard");
+      long lowAt = System.nanoTime();
+      LockSupport.parkNanos(FULL_FOR.toNanos());
+      long freedAt = System.nanoTime();
+      node1Full.set(false);
+
+      for (HotKeyLoad.HotKey k : load.keys()) {
+        boolean onFull = ledBy1.contains(k.range);
+        long acknowledged =
+            k.writesAcknowledged.stream()
+                .filter(t -> t - (lowAt + SETTLE_NANOS) > 0 && t - freedAt < 0)
+                .count();
+        if (onFull) {
+          assertEquals(0, acknowledged, "range " + k.range + " took writes on a full disk");
+        } else {
+          assertTrue(acknowledged > 0, "range " + k.range + " took no write from 2 replicas");
+        }
+        long answers = k.answers.stream().filter(t -> t - lowAt > 0 && t - freedAt < 0).count();
+        assertTrue(answers > 0, "range " + k.range + " answered nothing while node 1 was full");
+      }
+      assertTrue(
+          counter(full, "frsm.disk.space.refused", "mutation") > 0, "no mutation was refused");
+      assertTrue(
+          counter(full, "frsm.disk.space.refused", "acceptor_message") > 0,
+          "node 1's acceptor was never asked to write");
+      assertTrue(
+          load.errors().stream().anyMatch(e -> e.contains("disk space low")),
+          "no client was told of the disk: " + load.errors());
+
+      load.awaitIncrementsAfter(freedAt, TIMEOUT, "every hot key to take increments again");
+      Await.until(() -> gauge(full, "frsm.disk.space.low") == 0, TIMEOUT, "the guard to clear");
+      load.close();
+      assertTrue(full.serving(), "node 1 stopped serving");
+      assertEquals(boot, full.boot(), "node 1 was restarted");
+      assertEquals(List.of(), load.counterViolations(cluster.thinClient()));
+    }
+  }
+
+  private static double gauge(FrsmNode node, String name) {
+    MeterRegistry registry = node.meterRegistry();
+    return registry.get(name).gauge().value();
+  }
+
+  private static double counter(FrsmNode node, String name, String kind) {
+    return node.meterRegistry().get(name).tag("kind", kind).functionCounter().count();
+  }
+}
