@@ -21,6 +21,9 @@ import io.frsm.server.ring.NodeInfo;
 import io.frsm.server.ring.Ring;
 import io.frsm.server.zk.ClusterShape;
 import io.frsm.server.zk.RangeLeadership;
+import io.frsm.server.zk.RangeSettleRequests;
+import io.frsm.server.zk.RingHistory;
+import io.frsm.server.zk.RingVersion;
 import io.frsm.server.zk.ZkLayout;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
@@ -69,6 +72,7 @@ public final class FrsmNode implements AutoCloseable {
   private EmbeddedClients clients;
   private NodeMembership membership;
   private volatile ClusterFormation formation; // read by awaitReady on any thread
+  private volatile RingFollower ringFollower; // set once the node serves
 
   /** Started once the cluster formed (under the formation's lock). */
   private final Serving serving = new Serving();
@@ -263,7 +267,12 @@ public final class FrsmNode implements AutoCloseable {
 
   /** The cluster formed with {@code ring}: runs the core over it, then takes range leadership. */
   private void startServing(ClusterShape shape, Ring ring) throws Exception {
-    CoreConfig config = settings.coreConfig(ring.placement());
+    RingHistory history = new RingHistory(membership.zooKeeper(), layout);
+    RingVersion initial = RingVersion.initial(ring.placement());
+    // The restart rule (docs/PROTOCOL.md "Membership changes"): the cores start at the newest
+    // version, read after a sync, so never below one this node acknowledged before.
+    RingVersion newest = history.newest(initial);
+    CoreConfig config = settings.coreConfig(newest.placement());
     Serving.Site site =
         new Serving.Site(
             nodeId,
@@ -291,6 +300,16 @@ public final class FrsmNode implements AutoCloseable {
         layout,
         members,
         membership::publishUnreachable);
+    ringFollower =
+        new RingFollower(
+            nodeId,
+            history,
+            new RangeSettleRequests(membership.zooKeeper(), layout),
+            initial,
+            serving.core(),
+            range -> serving.leadership().holds(range),
+            topology::changed);
+    ringFollower.start();
     // The commit log is replayed (the engine opened) and the core runs: take leadership.
     membership.markReady();
     membership.reportLeadershipViewTo(serving.leadership()::membersChanged);
@@ -399,6 +418,12 @@ public final class FrsmNode implements AutoCloseable {
     return l != null && !stopped && l.holds(range);
   }
 
+  /** The ring version this node's cores run with; -1 before it serves. */
+  public long ringVersion() {
+    CoreShards core = serving.core();
+    return core == null ? -1 : core.ringVersion();
+  }
+
   /** The cluster's ring (fixed with its shape), or null before the cluster formed. */
   public Ring ring() {
     return members.ring();
@@ -462,6 +487,7 @@ public final class FrsmNode implements AutoCloseable {
         .thenIf(joined, "stop ZooKeeper chores", () -> membership.stopChores())
         .thenIf(joined, "stop watching the session", () -> membership.stopWatchingSession())
         .then("stop watching range leaders", serving::closeLeaderWatch)
+        .thenIf(ringFollower != null, "stop following the ring", () -> ringFollower.close())
         .thenIf(joined && graceful, "deregister", () -> membership.deregister())
         .thenIf(joined, "close the member registry", () -> membership.closeRegistry())
         .thenIf(joined, "close the ZooKeeper session", () -> membership.closeZooKeeper())
