@@ -17,8 +17,11 @@ import io.frsm.server.config.ConsensusKeys;
 import io.frsm.server.config.NodeKeys;
 import io.frsm.server.config.RingKeys;
 import io.frsm.server.config.ZooKeeperKeys;
+import io.frsm.server.membership.MembershipAgent;
+import io.frsm.server.membership.MembershipOrchestrator;
 import io.frsm.server.ring.NodeInfo;
 import io.frsm.server.ring.Ring;
+import io.frsm.server.stream.RangeCopier;
 import io.frsm.server.zk.ClusterShape;
 import io.frsm.server.zk.RangeLeadership;
 import io.frsm.server.zk.RangeSettleRequests;
@@ -73,6 +76,10 @@ public final class FrsmNode implements AutoCloseable {
   private NodeMembership membership;
   private volatile ClusterFormation formation; // read by awaitReady on any thread
   private volatile RingFollower ringFollower; // set once the node serves
+  private volatile MembershipAgent membershipAgent; // set once the node serves
+
+  /** How long one wait of a membership change may take before the orchestrator tries again. */
+  private static final Duration MEMBERSHIP_STEP_TIMEOUT = Duration.ofMinutes(2);
 
   /** Started once the cluster formed (under the formation's lock). */
   private final Serving serving = new Serving();
@@ -300,6 +307,9 @@ public final class FrsmNode implements AutoCloseable {
         layout,
         members,
         membership::publishUnreachable);
+    // Before the first view reaches leadership: compete only as a voter of the version the cores
+    // run.
+    serving.leadership().votersChanged(newest.placement());
     ringFollower =
         new RingFollower(
             nodeId,
@@ -308,8 +318,25 @@ public final class FrsmNode implements AutoCloseable {
             initial,
             serving.core(),
             range -> serving.leadership().holds(range),
-            topology::changed);
+            installed -> {
+              serving.leadership().votersChanged(installed.placement());
+              topology.changed();
+            });
     ringFollower.start();
+    membershipAgent =
+        new MembershipAgent(
+            nodeId,
+            membership.zooKeeper(),
+            layout,
+            new MembershipOrchestrator(
+                membership.zooKeeper(),
+                layout,
+                shape,
+                initial,
+                id -> members.known().get(id),
+                RangeCopier.none(),
+                MEMBERSHIP_STEP_TIMEOUT));
+    membershipAgent.start();
     // The commit log is replayed (the engine opened) and the core runs: take leadership.
     membership.markReady();
     membership.reportLeadershipViewTo(serving.leadership()::membersChanged);
@@ -487,6 +514,7 @@ public final class FrsmNode implements AutoCloseable {
         .thenIf(joined, "stop ZooKeeper chores", () -> membership.stopChores())
         .thenIf(joined, "stop watching the session", () -> membership.stopWatchingSession())
         .then("stop watching range leaders", serving::closeLeaderWatch)
+        .thenIf(membershipAgent != null, "stop orchestrating", () -> membershipAgent.close())
         .thenIf(ringFollower != null, "stop following the ring", () -> ringFollower.close())
         .thenIf(joined && graceful, "deregister", () -> membership.deregister())
         .thenIf(joined, "close the member registry", () -> membership.closeRegistry())

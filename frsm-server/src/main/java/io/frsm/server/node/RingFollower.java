@@ -53,7 +53,7 @@ final class RingFollower implements AutoCloseable {
   private final RingVersion initial;
   private final CoreShards core;
   private final IntPredicate holds;
-  private final Runnable installedListener;
+  private final java.util.function.Consumer<RingVersion> installedListener;
   private final ScheduledExecutorService thread;
   private final AtomicBoolean passQueued = new AtomicBoolean();
   private final Set<Integer> settling = ConcurrentHashMap.newKeySet();
@@ -68,7 +68,8 @@ final class RingFollower implements AutoCloseable {
   /**
    * @param initial version 0, from the cluster's shape
    * @param holds whether this node holds a range's term now (only the holder settles)
-   * @param installedListener runs after each version is installed and acknowledged
+   * @param installedListener runs after each version is installed and acknowledged (and once at the
+   *     start, with the version the cores were built with)
    */
   RingFollower(
       int self,
@@ -77,7 +78,7 @@ final class RingFollower implements AutoCloseable {
       RingVersion initial,
       CoreShards core,
       IntPredicate holds,
-      Runnable installedListener) {
+      java.util.function.Consumer<RingVersion> installedListener) {
     this.self = self;
     this.history = history;
     this.settles = settles;
@@ -137,7 +138,11 @@ final class RingFollower implements AutoCloseable {
 
   private void installNewer() throws Exception {
     List<RingVersion> versions = history.read(initial, watcher);
+    RingVersion newest = null;
     for (RingVersion v : versions) {
+      if (v.version() == core.ringVersion()) {
+        newest = v;
+      }
       if (v.version() <= core.ringVersion()) {
         continue;
       }
@@ -148,12 +153,15 @@ final class RingFollower implements AutoCloseable {
         return;
       }
       LOG.log(Level.INFO, "node {0} installed ring version {1}", self, v.version());
+      newest = v;
     }
     long running = core.ringVersion();
     if (running > acknowledged) {
       history.acknowledge(self, running);
       acknowledged = running;
-      installedListener.run();
+      if (newest != null && newest.version() == running) {
+        installedListener.accept(newest);
+      }
     }
   }
 
@@ -167,10 +175,10 @@ final class RingFollower implements AutoCloseable {
       core.settle(r.range(), version)
           .whenComplete(
               (settled, error) -> {
-                settling.remove(r.range());
                 if (Boolean.TRUE.equals(settled)) {
-                  answer(version, r.range());
+                  answer(version, r.range()); // still marked settling until the answer is written
                 } else {
+                  settling.remove(r.range());
                   retrySoon(); // abandoned (a newer version, a lost lease): again if still held
                 }
               });
@@ -191,6 +199,7 @@ final class RingFollower implements AutoCloseable {
           () -> {
             try {
               settles.answer(version, range, self);
+              settling.remove(range);
               LOG.log(
                   Level.INFO,
                   "node {0} settled range {1} at ring version {2}",
@@ -199,11 +208,12 @@ final class RingFollower implements AutoCloseable {
                   version);
             } catch (Exception e) {
               failures.log("node " + self + ": cannot record the settle of range " + range, e);
+              settling.remove(range);
               wake();
             }
           });
     } catch (RejectedExecutionException stopping) {
-      // Closing: the request stays open for the next holder.
+      settling.remove(range); // closing: the request stays open for the next holder
     }
   }
 

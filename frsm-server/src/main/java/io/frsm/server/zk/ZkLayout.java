@@ -20,6 +20,9 @@ package io.frsm.server.zk;
  *   /frsm/&lt;cluster&gt;/ring/installed/&lt;nodeId&gt;     persistent; the newest version the node installed
  *   /frsm/&lt;cluster&gt;/ring/settles/&lt;version&gt;-&lt;range&gt;  persistent; a settle asked of the range's
  *                                               holder, and its answer
+ *   /frsm/&lt;cluster&gt;/membership/change         persistent; the change in progress
+ *   /frsm/&lt;cluster&gt;/membership/lock           the orchestrator's lock (Curator's mutex layout)
+ *   /frsm/&lt;cluster&gt;/membership/orchestrator   ephemeral; the node id running the change
  * </pre>
  *
  * A range's id is its index on the ring ({@link io.frsm.server.ring.Ring#rangeIndexOf}) in decimal:
@@ -129,5 +132,20 @@ public final class ZkLayout {
       throw new IllegalArgumentException("ring version must be >= 0, was " + version);
     }
     return String.format("%019d", version);
+  }
+
+  /** The membership change in progress, if any ({@code MembershipChange}). */
+  public String membershipChange() {
+    return root + "/membership/change";
+  }
+
+  /** The lock the orchestrator of a membership change holds (one at a time per cluster). */
+  public String membershipLock() {
+    return root + "/membership/lock";
+  }
+
+  /** Ephemeral: the node id of the orchestrator running the change now. */
+  public String membershipOrchestrator() {
+    return root + "/membership/orchestrator";
   }
 }
