@@ -250,6 +250,7 @@ public final class FrsmNode implements AutoCloseable {
             settings.get(NodeKeys.INITIAL_NODES),
             settings.get(RingKeys.VNODES),
             settings.get(RingKeys.REPLICATION_FACTOR),
+            settings.get(NodeKeys.JOIN),
             settings.timing(),
             membership,
             layout,
@@ -319,6 +320,7 @@ public final class FrsmNode implements AutoCloseable {
             serving.core(),
             range -> serving.leadership().holds(range),
             installed -> {
+              serving.placementInstalled(installed.placement());
               serving.leadership().votersChanged(installed.placement());
               topology.changed();
             });

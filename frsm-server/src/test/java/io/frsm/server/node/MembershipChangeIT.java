@@ -85,7 +85,14 @@ class MembershipChangeIT {
           () -> quietly(() -> admin.pending() == null),
           WAIT,
           "the change to finish after node " + orchestrator + " was killed");
-      cluster.restart(orchestrator);
+      if (orchestrator == 4) {
+        // The decommissioned node is retired: it may not come back, even on its own disk.
+        IllegalStateException refused =
+            assertThrows(IllegalStateException.class, () -> cluster.restart(4));
+        assertTrue(refused.getMessage().contains("is retired"), refused.getMessage());
+      } else {
+        cluster.restart(orchestrator);
+      }
       List<RingVersion> all = history.read(initial, null);
       assertEquals(4, all.size(), "three versions: learners, promotion, drop");
       RingVersion last = all.get(3);
@@ -123,6 +130,78 @@ class MembershipChangeIT {
               IllegalArgumentException.class, () -> admin.request(Kind.DECOMMISSION, 1, -1));
       assertTrue(tooFew.getMessage().contains("fewer than the replication factor"));
       assertNull(admin.pending());
+    }
+  }
+
+  @Test
+  void addNode_thenReplaceAWipedNode_underLoad_losesNothing(@TempDir Path dir) throws Exception {
+    try (TestCluster cluster = new TestCluster(dir, 3, 3);
+        CuratorFramework zk = RingHistoryIT.connect(cluster);
+        FrsmNode fourth = cluster.nodeBuilder(4, dir.resolve("node-4")).join(true).build()) {
+      ZkLayout layout = new ZkLayout(TestCluster.CLUSTER_ID);
+      RingHistory history = new RingHistory(zk, layout);
+      Placement formed = cluster.ring().placement();
+      RingVersion initial = RingVersion.initial(formed);
+      ClusterShape shape = ClusterShape.read(zk, layout);
+      MembershipOrchestrator admin =
+          new MembershipOrchestrator(
+              zk,
+              layout,
+              shape,
+              initial,
+              id -> id == 4 ? new io.frsm.server.ring.NodeInfo(4, "", 0, 0, "") : null,
+              RangeCopier.none(),
+              WAIT);
+      HotKeyLoad load = new HotKeyLoad(cluster, List.of(0, 1, 2, 3));
+      load.awaitIncrementsAfter(System.nanoTime(), WAIT, "the load to run");
+
+      // 3 -> 4: node 4 starts with join: true, serves nothing, and is added.
+      fourth.start();
+      fourth.awaitReady(WAIT);
+      assertEquals(0, fourth.rangesLed());
+      admin.request(Kind.ADD, 4, -1);
+      Await.until(() -> quietly(() -> admin.pending() == null), WAIT, "node 4 to be added");
+      RingVersion grown = history.newest(initial);
+      assertEquals(3, grown.version());
+      assertTrue(grown.placement().nodes().contains(4));
+      Await.until(() -> fourth.ringVersion() == 3, WAIT, "node 4 to run version 3");
+
+      // Node 3's disk is lost: it is killed, its data deleted, and node 5 replaces it.
+      cluster.crash(3);
+      deleteRecursively(dir.resolve("node-3"));
+      try (FrsmNode fifth = cluster.nodeBuilder(5, dir.resolve("node-5")).join(true).build()) {
+        fifth.start();
+        fifth.awaitReady(WAIT);
+        admin.request(Kind.REPLACE, 3, 5);
+        Await.until(() -> quietly(() -> admin.pending() == null), WAIT, "node 3 to be replaced");
+        RingVersion replaced = history.newest(initial);
+        assertEquals(6, replaced.version());
+        assertEquals(Set.of(3), replaced.retired());
+        assertFalse(replaced.placement().nodes().contains(3));
+        for (int r = 0; r < formed.rangeCount(); r++) {
+          List<Integer> expected = new ArrayList<>(grown.placement().replicas(r));
+          expected.replaceAll(n -> n == 3 ? 5 : n);
+          assertEquals(expected, replaced.placement().replicas(r), "range " + r);
+        }
+
+        long since = System.nanoTime();
+        load.awaitIncrementsAfter(since, WAIT, "increments on every hot key after the changes");
+        load.close();
+        assertEquals(List.of(), load.counterViolations(cluster.thinClient()));
+
+        // The wiped id never comes back.
+        IllegalStateException refused =
+            assertThrows(IllegalStateException.class, () -> cluster.restart(3));
+        assertTrue(refused.getMessage().contains("is retired"), refused.getMessage());
+      }
+    }
+  }
+
+  private static void deleteRecursively(Path root) throws java.io.IOException {
+    try (var paths = java.nio.file.Files.walk(root)) {
+      for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        java.nio.file.Files.delete(p);
+      }
     }
   }
 
