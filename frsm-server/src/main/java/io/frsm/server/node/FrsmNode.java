@@ -322,7 +322,7 @@ public final class FrsmNode implements AutoCloseable {
             installed -> {
               serving.placementInstalled(installed.placement());
               serving.leadership().votersChanged(installed.placement());
-              topology.changed();
+              topology.placementInstalled(installed.placement());
             });
     ringFollower.start();
     membershipAgent =
@@ -445,6 +445,11 @@ public final class FrsmNode implements AutoCloseable {
   public boolean leadsRange(int range) {
     RangeLeadership l = serving.leadership();
     return l != null && !stopped && l.holds(range);
+  }
+
+  /** Test hook: the view this node's clients are told now. */
+  io.frsm.client.transport.TopologySnapshot topologyView() {
+    return topology.current();
   }
 
   /** The ring version this node's cores run with; -1 before it serves. */
