@@ -96,7 +96,7 @@ public final class MembershipOrchestrator {
     }
     RingVersion newest = history.newest(initial);
     MembershipChange change = new MembershipChange(kind, node, replacement, newest.version());
-    plan(change, newest); // refuses an unsafe or unknown change before anything is stored
+    plan(change, newest, tokenOwners()); // refuses an unsafe or unknown change before it is stored
     try {
       zk.create()
           .creatingParentContainersIfNeeded()
@@ -118,8 +118,11 @@ public final class MembershipOrchestrator {
     }
   }
 
-  /** The plan of {@code change} from {@code base}, its base version's entry. */
-  MembershipPlan plan(MembershipChange change, RingVersion base) {
+  /**
+   * The plan of {@code change} from {@code base}, its base version's entry; {@code tokensOf} names
+   * the replacements and whose tokens they own.
+   */
+  MembershipPlan plan(MembershipChange change, RingVersion base, Map<Integer, Integer> tokensOf) {
     Placement current = base.placement();
     Set<Integer> members = current.nodes();
     int n = change.node();
@@ -145,7 +148,8 @@ public final class MembershipOrchestrator {
         nodes.add(joining);
         yield MembershipPlan.between(
             base,
-            MembershipPlan.votersOver(current, nodes, shape.vnodes(), shape.replicationFactor()),
+            MembershipPlan.votersOver(
+                current, nodes, tokensOf, shape.vnodes(), shape.replicationFactor()),
             Set.of());
       }
       case DECOMMISSION -> {
@@ -167,7 +171,8 @@ public final class MembershipOrchestrator {
         nodes.removeIf(i -> i.nodeId() == n);
         yield MembershipPlan.between(
             base,
-            MembershipPlan.votersOver(current, nodes, shape.vnodes(), shape.replicationFactor()),
+            MembershipPlan.votersOver(
+                current, nodes, tokensOf, shape.vnodes(), shape.replicationFactor()),
             Set.of(n));
       }
       case REPLACE -> {
@@ -247,7 +252,8 @@ public final class MembershipOrchestrator {
           "the change " + change + " starts from a version the history does not hold");
     }
     RingVersion previous = all.get((int) change.baseVersion());
-    MembershipPlan plan = plan(change, previous);
+    Map<Integer, Integer> tokensOf = tokenOwners();
+    MembershipPlan plan = plan(change, previous, tokensOf);
     for (RingVersion step : plan.steps()) {
       RingTransition transition = RingHistory.checkStep(previous, step);
       if (step.version() < all.size()) {
@@ -277,6 +283,57 @@ public final class MembershipOrchestrator {
       }
       previous = step;
     }
+    if (change.kind() == Kind.REPLACE) {
+      // The replacement owns the dead node's tokens from now on (its own if it replaced one too):
+      // later changes place replicas by them.
+      recordTokens(change.replacement(), tokensOf.getOrDefault(change.node(), change.node()));
+    }
+  }
+
+  private void recordTokens(int node, int tokenId) throws Exception {
+    byte[] data = java.nio.ByteBuffer.allocate(4).putInt(tokenId).array();
+    try {
+      zk.create().creatingParentContainersIfNeeded().forPath(layout.ringTokens(node), data);
+    } catch (KeeperException.NodeExistsException resumed) {
+      zk.setData().forPath(layout.ringTokens(node), data);
+    }
+  }
+
+  /**
+   * Which node owns which other id's vnode tokens. A record that is not 4 bytes of an id >= 0 is
+   * skipped with a log (that node then places by its own tokens, which a plan may refuse as too
+   * large a step: never unsafe).
+   */
+  Map<Integer, Integer> tokenOwners() throws Exception {
+    Map<Integer, Integer> owners = new java.util.TreeMap<>();
+    List<String> names;
+    try {
+      names = zk.getChildren().forPath(layout.ringTokens());
+    } catch (KeeperException.NoNodeException none) {
+      return owners;
+    }
+    for (String name : names) {
+      try {
+        int node = Integer.parseInt(name);
+        byte[] data = zk.getData().forPath(layout.ringTokens(node));
+        if (data.length != 4 || java.nio.ByteBuffer.wrap(data).getInt() < 0 || node < 0) {
+          throw new IllegalArgumentException("not 4 bytes of a node id");
+        }
+        owners.put(node, java.nio.ByteBuffer.wrap(data).getInt());
+      } catch (KeeperException.NoNodeException removed) {
+        // Gone meanwhile.
+      } catch (IllegalArgumentException bad) {
+        LOG.log(
+            Level.ERROR,
+            "ignored the token record "
+                + layout.ringTokens()
+                + "/"
+                + name
+                + ": "
+                + bad.getMessage());
+      }
+    }
+    return owners;
   }
 
   private static Set<Integer> learnersOf(RingVersion v) {

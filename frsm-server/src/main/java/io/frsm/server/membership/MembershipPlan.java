@@ -126,10 +126,33 @@ public final class MembershipPlan {
    */
   public static List<List<Integer>> votersOver(
       Placement formed, Collection<NodeInfo> nodes, int vnodes, int replicationFactor) {
-    Ring ring = Ring.of(0, nodes, vnodes, replicationFactor);
+    return votersOver(formed, nodes, java.util.Map.of(), vnodes, replicationFactor);
+  }
+
+  /**
+   * As {@link #votersOver(Placement, Collection, int, int)}, where a node named in {@code tokensOf}
+   * owns the vnode tokens of the id it maps to (a replacement owns its dead predecessor's tokens).
+   */
+  public static List<List<Integer>> votersOver(
+      Placement formed,
+      Collection<NodeInfo> nodes,
+      java.util.Map<Integer, Integer> tokensOf,
+      int vnodes,
+      int replicationFactor) {
+    java.util.Map<Integer, Integer> byTokenId = new java.util.HashMap<>();
+    List<NodeInfo> asTokenIds = new ArrayList<>(nodes.size());
+    for (NodeInfo n : nodes) {
+      int tokenId = tokensOf.getOrDefault(n.nodeId(), n.nodeId());
+      if (byTokenId.put(tokenId, n.nodeId()) != null) {
+        throw new IllegalArgumentException(
+            "two nodes own the tokens of node " + tokenId + ": " + nodes + ", " + tokensOf);
+      }
+      asTokenIds.add(new NodeInfo(tokenId, n.host(), n.peerPort(), n.clientPort(), n.rack()));
+    }
+    Ring ring = Ring.of(0, asTokenIds, vnodes, replicationFactor);
     List<List<Integer>> voters = new ArrayList<>(formed.rangeCount());
     for (int r = 0; r < formed.rangeCount(); r++) {
-      voters.add(ring.replicasFor(formed.endToken(r)));
+      voters.add(ring.replicasFor(formed.endToken(r)).stream().map(byTokenId::get).toList());
     }
     return voters;
   }

@@ -41,6 +41,13 @@ public final class RingHistory {
   private final ZkLayout layout;
   private volatile String lastRefusal;
 
+  /**
+   * Entries read and accepted before, by version: a publisher creates each version once and an
+   * operator removes only refused entries, so an accepted entry never changes and is fetched and
+   * checked once (followers read the history every second, for as long as the cluster lives).
+   */
+  private final Map<Long, RingVersion> accepted = new java.util.concurrent.ConcurrentHashMap<>();
+
   public RingHistory(CuratorFramework zk, ZkLayout layout) {
     this.zk = zk;
     this.layout = layout;
@@ -76,8 +83,8 @@ public final class RingHistory {
       }
       byVersion.put(version, name);
     }
-    List<RingVersion> accepted = new ArrayList<>();
-    accepted.add(initial);
+    List<RingVersion> acceptedNow = new ArrayList<>();
+    acceptedNow.add(initial);
     RingVersion previous = initial;
     for (Map.Entry<Long, String> e : byVersion.entrySet()) {
       long expected = previous.version() + 1;
@@ -91,7 +98,13 @@ public final class RingHistory {
                 + previous.version());
         break;
       }
-      RingVersion next;
+      RingVersion next = accepted.get(e.getKey());
+      if (next != null) {
+        // Checked when first read, after the same chain (versions 1.. are accepted in order).
+        previous = next;
+        acceptedNow.add(next);
+        continue;
+      }
       try {
         next =
             RingVersionCodec.decode(
@@ -113,10 +126,11 @@ public final class RingHistory {
                 + refused.getMessage());
         break;
       }
-      accepted.add(next);
+      acceptedNow.add(next);
+      accepted.put(next.version(), next);
       previous = next;
     }
-    return List.copyOf(accepted);
+    return List.copyOf(acceptedNow);
   }
 
   /** The newest accepted version (see {@link #read}), after a sync with the ensemble's leader. */

@@ -20,6 +20,8 @@ package io.frsm.server.zk;
  *   /frsm/&lt;cluster&gt;/ring/installed/&lt;nodeId&gt;     persistent; the newest version the node installed
  *   /frsm/&lt;cluster&gt;/ring/settles/&lt;version&gt;-&lt;range&gt;  persistent; a settle asked of the range's
  *                                               holder, and its answer
+ *   /frsm/&lt;cluster&gt;/ring/tokens/&lt;nodeId&gt;        persistent; the id whose vnode tokens a replacement
+ *                                               node owns (u32)
  *   /frsm/&lt;cluster&gt;/membership/change         persistent; the change in progress
  *   /frsm/&lt;cluster&gt;/membership/lock           the orchestrator's lock (Curator's mutex layout)
  *   /frsm/&lt;cluster&gt;/membership/orchestrator   ephemeral; the node id running the change
@@ -147,5 +149,16 @@ public final class ZkLayout {
   /** Ephemeral: the node id of the orchestrator running the change now. */
   public String membershipOrchestrator() {
     return root + "/membership/orchestrator";
+  }
+
+  /**
+   * Which vnode tokens a replacement node owns: its dead predecessor's ({@code MembershipPlan}).
+   */
+  public String ringTokens() {
+    return ring() + "/tokens";
+  }
+
+  public String ringTokens(int nodeId) {
+    return ringTokens() + "/" + nodeId;
   }
 }

@@ -87,6 +87,24 @@ class MembershipPlanTest {
   }
 
   @Test
+  void afterAReplace_laterChangesPlaceByTheDeadNodesTokens() {
+    RingVersion base = RingVersion.initial(FOUR);
+    RingVersion replaced =
+        MembershipPlan.between(base, MembershipPlan.replacing(FOUR, 2, 7), Set.of(2))
+            .steps()
+            .get(2);
+    // Decommissioning node 4 now places exactly as it would have with node 2, 7 in its place.
+    List<List<Integer>> expected = MembershipPlan.votersOver(FOUR, nodes(1, 2, 3), VNODES, RF);
+    expected =
+        expected.stream().map(set -> set.stream().map(n -> n == 2 ? 7 : n).toList()).toList();
+    List<List<Integer>> withTokens =
+        MembershipPlan.votersOver(
+            replaced.placement(), nodes(1, 7, 3), java.util.Map.of(7, 2), VNODES, RF);
+    assertEquals(expected, withTokens);
+    assertEquals(3, MembershipPlan.between(replaced, withTokens, Set.of(4)).steps().size());
+  }
+
+  @Test
   void twoVotersInOneRange_isRefused() {
     RingVersion base = RingVersion.initial(FOUR);
     List<List<Integer>> target = new ArrayList<>();
