@@ -27,6 +27,13 @@ public final class NodeKeys {
           .range(1, MAX_INITIAL_NODES)
           .doc("the first this many registered nodes form the cluster (>= ring.replicationFactor)");
 
+  public static final ConfigKey<Boolean> JOIN =
+      ConfigKey.of("cluster.join", ValueType.BOOLEAN, false)
+          .option("join")
+          .doc(
+              "a node outside the formed cluster registers and waits to be added (frsm admin"
+                  + " add-node, or as a replacement); false: such a node is refused");
+
   public static final ConfigKey<Integer> ID =
       ConfigKey.of("node.id", ValueType.INTEGER, null)
           .atLeast(0)
@@ -97,6 +104,7 @@ public final class NodeKeys {
       List.of(
           CLUSTER_ID,
           INITIAL_NODES,
+          JOIN,
           ID,
           RACK,
           DATA_DIRECTORY,

@@ -6,6 +6,8 @@ import io.frsm.server.ring.Ring;
 import io.frsm.server.zk.ClusterShape;
 import io.frsm.server.zk.ClusterTiming;
 import io.frsm.server.zk.MembershipRegistry;
+import io.frsm.server.zk.RingHistory;
+import io.frsm.server.zk.RingVersion;
 import io.frsm.server.zk.ZkLayout;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
@@ -50,6 +52,7 @@ final class ClusterFormation {
   private final int initialNodes;
   private final int vnodes;
   private final int replicationFactor;
+  private final boolean join;
   private final ClusterTiming timing;
   private final CuratorFramework zk;
   private final ZkLayout layout;
@@ -66,6 +69,7 @@ final class ClusterFormation {
       int initialNodes,
       int vnodes,
       int replicationFactor,
+      boolean join,
       ClusterTiming timing,
       NodeMembership membership,
       ZkLayout layout,
@@ -76,6 +80,7 @@ final class ClusterFormation {
     this.initialNodes = initialNodes;
     this.vnodes = vnodes;
     this.replicationFactor = replicationFactor;
+    this.join = join;
     this.timing = timing;
     this.zk = membership.zooKeeper();
     this.layout = layout;
@@ -236,7 +241,23 @@ final class ClusterFormation {
               + ", fixed since: set ring.replicationFactor to "
               + shape.replicationFactor());
     }
-    if (!shape.contains(self)) {
+    RingVersion newest;
+    try {
+      newest = new RingHistory(zk, layout).newest(RingVersion.initial(shape.ring().placement()));
+    } catch (Exception e) {
+      throw new IllegalStateException("node " + self + " cannot read the ring history: " + e, e);
+    }
+    if (newest.retired().contains(self)) {
+      throw new IllegalStateException(
+          "node "
+              + self
+              + " is retired from cluster "
+              + clusterId
+              + " (decommissioned, or replaced after its disk was lost) and can never take part"
+              + " again: it may have forgotten promises it made; start the machine with an empty"
+              + " data directory under a new node id, with cluster.join: true");
+    }
+    if (!shape.contains(self) && !join && !newest.placement().nodes().contains(self)) {
       throw new IllegalStateException(
           "node "
               + self
@@ -246,7 +267,9 @@ final class ClusterFormation {
               + shape.nodeIds()
               + ": the cluster formed from its first "
               + shape.nodeIds().size()
-              + " registered nodes, and this version cannot add or replace a node");
+              + " registered nodes; to add this node, start it with cluster.join: true and run"
+              + " frsm admin add-node "
+              + self);
     }
   }
 

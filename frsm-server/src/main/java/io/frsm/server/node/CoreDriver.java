@@ -10,6 +10,7 @@ import io.frsm.consensus.core.NodeCore;
 import io.frsm.consensus.core.Now;
 import io.frsm.consensus.core.Operation;
 import io.frsm.consensus.core.Outcome;
+import io.frsm.consensus.core.Placement;
 import io.frsm.consensus.core.ReadMode;
 import io.frsm.consensus.core.RefusedInputException;
 import io.frsm.consensus.core.ShardRouting;
@@ -82,6 +83,7 @@ final class CoreDriver {
   private final ShardRouting routing;
   private final ContainedFailures contained;
   private final PendingReleases releases = new PendingReleases();
+  private final RingCalls ring;
   private final int shard;
   private final NodeCore core;
   private final LsmPersister persister;
@@ -155,6 +157,7 @@ final class CoreDriver {
     }
     SplittableRandom random = new SplittableRandom();
     this.core = new NodeCore(nodeId, boot, config, store, random::nextLong);
+    this.ring = new RingCalls(config.placement().ringVersion());
     this.quorums = quorums;
     if (!stepDownAfter.isZero()) {
       // Probes read the term cell of a range this shard owns, so their replies come back here.
@@ -404,6 +407,30 @@ final class CoreDriver {
    * or tick already running has finished (the loop runs tasks one at a time; later ones see {@code
    * running} false and do nothing), so the loop's state is this thread's from then on.
    */
+  /**
+   * Installs {@code next} (PlacementChanged; any thread): completes once this shard runs with its
+   * version or a newer one, exceptionally if the core refused it or stopped.
+   */
+  CompletableFuture<Void> install(Placement next) {
+    CompletableFuture<Void> done = ring.awaitInstalled(next.ringVersion());
+    enqueue(new Step(new Input.PlacementChanged(next)));
+    return done;
+  }
+
+  /**
+   * Settles {@code range} at {@code version} (SettleRange): the core's answer, false if stopped.
+   */
+  CompletableFuture<Boolean> settle(int range, long version) {
+    CompletableFuture<Boolean> done = ring.awaitSettled(range, version);
+    enqueue(new Step(new Input.SettleRange(range, version)));
+    return done;
+  }
+
+  /** This shard's ring calls (installed version, the RingBehind listener). */
+  RingCalls ring() {
+    return ring;
+  }
+
   private void awaitLoopTurn() {
     ScheduledFuture<?> t = ticker;
     if (t != null) {
@@ -424,6 +451,7 @@ final class CoreDriver {
 
   private void failOpen(String reason) {
     releases.failAll(); // not clean: the successor waits
+    ring.close();
     open.failRunning(reason + " while the operation was running");
     for (Event e; (e = queue.poll()) != null; ) {
       if (e instanceof Submit s) {
@@ -570,6 +598,18 @@ final class CoreDriver {
   }
 
   private void step(Input input) {
+    if (input instanceof Input.PlacementChanged changed) {
+      List<Effect> effects;
+      try {
+        effects = core.step(now(), changed);
+      } catch (IllegalArgumentException refused) {
+        // The core changed nothing (Input.PlacementChanged): the ring follower logs and retries.
+        ring.refused(changed.next().ringVersion(), refused);
+        return;
+      }
+      carryOut(effects);
+      return;
+    }
     carryOut(core.step(now(), input));
   }
 
@@ -594,6 +634,12 @@ final class CoreDriver {
         open.answer(r.requestId(), new CoreAnswer(r.outcome(), r.readMode()));
       } else if (effect instanceof Effect.LeaseReleased l) {
         releases.answered(l.range(), l.term(), l.clean());
+      } else if (effect instanceof Effect.RingInstalled i) {
+        ring.installed(i.ringVersion());
+      } else if (effect instanceof Effect.RangeSettled settled) {
+        ring.settled(settled.range(), settled.ringVersion(), settled.settled());
+      } else if (effect instanceof Effect.RingBehind behind) {
+        ring.behind(behind.ringVersion());
       } else if (effect instanceof Effect.QuorumReachability q) {
         if (quorumReports == null) {
           quorumReports = new java.util.ArrayList<>();

@@ -6,6 +6,7 @@ import io.frsm.consensus.core.CoreStats;
 import io.frsm.consensus.core.Input;
 import io.frsm.consensus.core.Message;
 import io.frsm.consensus.core.Operation;
+import io.frsm.consensus.core.Placement;
 import io.frsm.consensus.core.ShardRouting;
 import io.frsm.lsm.LsmEngine;
 import io.frsm.store.CachingCellStore;
@@ -135,6 +136,35 @@ final class CoreShards {
   /** A coordination input, to the shard owning its range. */
   void input(Input input) {
     drivers[routing.of(input)].input(input);
+  }
+
+  /**
+   * Installs {@code next} on every shard (PlacementChanged goes to each): completes once all run
+   * with its version or a newer one; exceptionally if a shard refused it or stopped.
+   */
+  CompletableFuture<Void> install(Placement next) {
+    CompletableFuture<?>[] each = new CompletableFuture<?>[drivers.length];
+    for (int s = 0; s < drivers.length; s++) {
+      each[s] = drivers[s].install(next);
+    }
+    return CompletableFuture.allOf(each);
+  }
+
+  /** {@link CoreDriver#settle} on the shard owning the range. */
+  CompletableFuture<Boolean> settle(int range, long ringVersion) {
+    return drivers[routing.ofRange(range)].settle(range, ringVersion);
+  }
+
+  /** The ring version every shard runs with (the oldest of theirs). */
+  long ringVersion() {
+    return Arrays.stream(drivers).mapToLong(d -> d.ring().installed()).min().orElseThrow();
+  }
+
+  /** Where a shard's RingBehind goes (a newer version than any this node has was seen). */
+  void onRingBehind(java.util.function.LongConsumer listener) {
+    for (CoreDriver d : drivers) {
+      d.ring().onBehind(listener);
+    }
   }
 
   /** {@link CoreDriver#releaseLease} on the shard owning the range. */

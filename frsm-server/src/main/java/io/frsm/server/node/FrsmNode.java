@@ -17,10 +17,16 @@ import io.frsm.server.config.ConsensusKeys;
 import io.frsm.server.config.NodeKeys;
 import io.frsm.server.config.RingKeys;
 import io.frsm.server.config.ZooKeeperKeys;
+import io.frsm.server.membership.MembershipAgent;
+import io.frsm.server.membership.MembershipOrchestrator;
 import io.frsm.server.ring.NodeInfo;
 import io.frsm.server.ring.Ring;
+import io.frsm.server.stream.RangeCopier;
 import io.frsm.server.zk.ClusterShape;
 import io.frsm.server.zk.RangeLeadership;
+import io.frsm.server.zk.RangeSettleRequests;
+import io.frsm.server.zk.RingHistory;
+import io.frsm.server.zk.RingVersion;
 import io.frsm.server.zk.ZkLayout;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
@@ -70,6 +76,11 @@ public final class FrsmNode implements AutoCloseable {
   private EmbeddedClients clients;
   private NodeMembership membership;
   private volatile ClusterFormation formation; // read by awaitReady on any thread
+  private volatile RingFollower ringFollower; // set once the node serves
+  private volatile MembershipAgent membershipAgent; // set once the node serves
+
+  /** How long one wait of a membership change may take before the orchestrator tries again. */
+  private static final Duration MEMBERSHIP_STEP_TIMEOUT = Duration.ofMinutes(2);
 
   /** Started once the cluster formed (under the formation's lock). */
   private final Serving serving = new Serving();
@@ -249,6 +260,7 @@ public final class FrsmNode implements AutoCloseable {
             settings.get(NodeKeys.INITIAL_NODES),
             settings.get(RingKeys.VNODES),
             settings.get(RingKeys.REPLICATION_FACTOR),
+            settings.get(NodeKeys.JOIN),
             settings.timing(),
             membership,
             layout,
@@ -273,7 +285,12 @@ public final class FrsmNode implements AutoCloseable {
 
   /** The cluster formed with {@code ring}: runs the core over it, then takes range leadership. */
   private void startServing(ClusterShape shape, Ring ring) throws Exception {
-    CoreConfig config = settings.coreConfig(ring.placement());
+    RingHistory history = new RingHistory(membership.zooKeeper(), layout);
+    RingVersion initial = RingVersion.initial(ring.placement());
+    // The restart rule (docs/PROTOCOL.md "Membership changes"): the cores start at the newest
+    // version, read after a sync, so never below one this node acknowledged before.
+    RingVersion newest = history.newest(initial);
+    CoreConfig config = settings.coreConfig(newest.placement());
     Serving.Site site =
         new Serving.Site(
             nodeId,
@@ -302,6 +319,37 @@ public final class FrsmNode implements AutoCloseable {
         layout,
         members,
         membership::publishUnreachable);
+    // Before the first view reaches leadership: compete only as a voter of the version the cores
+    // run.
+    serving.leadership().votersChanged(newest.placement());
+    ringFollower =
+        new RingFollower(
+            nodeId,
+            history,
+            new RangeSettleRequests(membership.zooKeeper(), layout),
+            initial,
+            serving.core(),
+            range -> serving.leadership().holds(range),
+            installed -> {
+              serving.placementInstalled(installed.placement());
+              serving.leadership().votersChanged(installed.placement());
+              topology.placementInstalled(installed.placement());
+            });
+    ringFollower.start();
+    membershipAgent =
+        new MembershipAgent(
+            nodeId,
+            membership.zooKeeper(),
+            layout,
+            new MembershipOrchestrator(
+                membership.zooKeeper(),
+                layout,
+                shape,
+                initial,
+                id -> members.known().get(id),
+                RangeCopier.none(),
+                MEMBERSHIP_STEP_TIMEOUT));
+    membershipAgent.start();
     // The commit log is replayed (the engine opened) and the core runs: take leadership.
     membership.markReady();
     membership.reportLeadershipViewTo(serving.leadership()::membersChanged);
@@ -410,6 +458,17 @@ public final class FrsmNode implements AutoCloseable {
     return l != null && !stopped && l.holds(range);
   }
 
+  /** Test hook: the view this node's clients are told now. */
+  io.frsm.client.transport.TopologySnapshot topologyView() {
+    return topology.current();
+  }
+
+  /** The ring version this node's cores run with; -1 before it serves. */
+  public long ringVersion() {
+    CoreShards core = serving.core();
+    return core == null ? -1 : core.ringVersion();
+  }
+
   /** The cluster's ring (fixed with its shape), or null before the cluster formed. */
   public Ring ring() {
     return members.ring();
@@ -489,6 +548,8 @@ public final class FrsmNode implements AutoCloseable {
         .thenIf(joined, "stop ZooKeeper chores", () -> membership.stopChores())
         .thenIf(joined, "stop watching the session", () -> membership.stopWatchingSession())
         .then("stop watching range leaders", serving::closeLeaderWatch)
+        .thenIf(membershipAgent != null, "stop orchestrating", () -> membershipAgent.close())
+        .thenIf(ringFollower != null, "stop following the ring", () -> ringFollower.close())
         .thenIf(joined && graceful, "deregister", () -> membership.deregister())
         .thenIf(joined, "close the member registry", () -> membership.closeRegistry())
         .thenIf(joined, "close the ZooKeeper session", () -> membership.closeZooKeeper())

@@ -252,6 +252,16 @@ public final class FrsmNodeBuilder {
   }
 
   /**
+   * Whether a node whose id is not one of the formed cluster's may start (default false): it
+   * registers and serves nothing until a membership change adds it (docs/OPERATIONS.md "Membership
+   * changes"). A retired id is refused either way.
+   */
+  public FrsmNodeBuilder join(boolean join) {
+    config.set(NodeKeys.JOIN, join);
+    return this;
+  }
+
+  /**
    * {@code L}, the range lease (default 2 s): renewed every L/4; a new leader waits {@code L·(1+ρ)}
    * before its first write, so this is also most of the fail-over time after the ZooKeeper session
    * of a dead leader expired.

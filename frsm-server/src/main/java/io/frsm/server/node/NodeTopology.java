@@ -1,6 +1,7 @@
 package io.frsm.server.node;
 
 import io.frsm.client.transport.TopologySnapshot;
+import io.frsm.consensus.core.Placement;
 import io.frsm.server.client.ClusterMembers;
 import io.frsm.server.ring.NodeInfo;
 import io.frsm.server.ring.Ring;
@@ -58,6 +59,18 @@ final class NodeTopology implements TopologyFeed {
     this.members = members;
   }
 
+  /**
+   * The ring version this node's cores run (null until the first is installed): its voters, in
+   * preference order, are the replicas clients are told, and its number the view's ring version.
+   */
+  private volatile Placement installed;
+
+  /** This node installed {@code placement}: views carry its voters from now on. Any thread. */
+  void placementInstalled(Placement placement) {
+    installed = placement;
+    changed();
+  }
+
   @Override
   public TopologySnapshot current() {
     long g = generation.get();
@@ -92,24 +105,34 @@ final class NodeTopology implements TopologyFeed {
                 shape.timing().createSettle().toNanos() / 1_000,
                 TopologySnapshot.MAX_CREATE_SETTLE_MICROS);
     List<TopologySnapshot.Member> memberList = List.copyOf(carried.values());
-    List<TopologySnapshot.Range> ranges = ring == null ? List.of() : ranges(ring, carried, live);
+    Placement voters = installed;
+    List<TopologySnapshot.Range> ranges =
+        ring == null ? List.of() : ranges(ring, voters, carried, live);
     if (ranges == null) {
       return new TopologySnapshot(0, seq, memberList, List.of(), settleMicros);
     }
+    // The view counts the shape's ring as 1 (0 means "not formed"): ring version v is 1 + v.
+    long version = ring == null ? 0 : ring.version() + (voters == null ? 0 : voters.ringVersion());
     return new TopologySnapshot(
-        ranges.isEmpty() ? 0 : ring.version(), seq, memberList, ranges, settleMicros);
+        ranges.isEmpty() ? 0 : version, seq, memberList, ranges, settleMicros);
   }
 
   /**
    * The ring's ranges as clients see them, or null if some range has no replica a client can reach.
    */
   private List<TopologySnapshot.Range> ranges(
-      Ring ring, Map<Integer, TopologySnapshot.Member> carried, Set<Integer> live) {
+      Ring ring,
+      Placement voters,
+      Map<Integer, TopologySnapshot.Member> carried,
+      Set<Integer> live) {
+    if (voters != null && voters.rangeCount() != ring.rangeCount()) {
+      voters = null; // cannot happen: versions keep the ranges; the shape's ring is still right
+    }
     List<TopologySnapshot.Range> out = new ArrayList<>(ring.rangeCount());
     List<Ring.RangeReplicas> ringRanges = ring.ranges();
     for (int i = 0; i < ringRanges.size(); i++) {
       List<Integer> replicas = new ArrayList<>();
-      for (int id : ringRanges.get(i).replicas()) {
+      for (int id : voters != null ? voters.replicas(i) : ringRanges.get(i).replicas()) {
         if (carried.containsKey(id)) {
           replicas.add(id);
         }

@@ -42,6 +42,14 @@ final class Serving {
   private volatile Parts parts;
 
   private final AtomicBoolean leadershipEnded = new AtomicBoolean();
+
+  /**
+   * The nodes of the installed ring version that are not in the shape (joined by a membership
+   * change): their peer messages are taken too. Only grows: an ex-member's late replies are
+   * harmless, and the acceptor refuses its stale rounds.
+   */
+  private volatile Set<Integer> joined = Set.of();
+
   private final LongAdder unknownSenders = new LongAdder();
   private final LogThrottle unknownSenderLog =
       new LogThrottle(LOG, Level.WARNING, 1, TimeUnit.SECONDS);
@@ -197,7 +205,7 @@ final class Serving {
     if (p == null) {
       return;
     }
-    if (!p.nodes().contains(from)) {
+    if (!p.nodes().contains(from) && !joined.contains(from)) {
       unknownSenders.increment();
       unknownSenderLog.log(
           "refused a peer message from node {0}, which is not in the cluster''s shape {1}",
@@ -205,6 +213,13 @@ final class Serving {
       return;
     }
     p.core().receive(from, message);
+  }
+
+  /** A ring version was installed: its members may send peer messages from now on. */
+  synchronized void placementInstalled(io.frsm.consensus.core.Placement installed) {
+    java.util.Set<Integer> all = new java.util.TreeSet<>(joined);
+    all.addAll(installed.nodes());
+    joined = Set.copyOf(all);
   }
 
   /** Peer messages refused because their sender is not a node of the cluster's shape. */

@@ -1,7 +1,9 @@
 package io.frsm.server.zk;
 
+import io.frsm.consensus.core.Placement;
 import io.frsm.server.ring.Ring;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -113,8 +115,15 @@ public final class RangeLeadership implements AutoCloseable {
   private final LeaseKeeper keeper;
   private final java.util.function.Consumer<Set<Integer>> publishUnreachable;
 
-  /** Ranges this node replicates, with their replicas in preference order. */
+  /**
+   * Ranges this node is a voter of, with their voters in preference order: the shape's ring at
+   * first, then each installed ring version's ({@link #votersChanged}). Event thread only (filled
+   * by the constructor before the thread exists).
+   */
   private final Map<Integer, List<Integer>> replicated = new HashMap<>();
+
+  /** Each range's voters in preference order, for routing on any thread; as {@link #replicated}. */
+  private volatile List<List<Integer>> votersByRange;
 
   // Event thread only.
   private final Map<Integer, RangeLatch> latches = new HashMap<>();
@@ -193,12 +202,15 @@ public final class RangeLeadership implements AutoCloseable {
     this.ring = ring;
     this.sink = sink;
     this.terms = new RangeTermStore(zk, layout, System::nanoTime);
+    List<List<Integer>> voters = new ArrayList<>(ring.rangeCount());
     for (int r = 0; r < ring.rangeCount(); r++) {
       List<Integer> replicas = ring.replicasOfRange(r);
+      voters.add(replicas);
       if (replicas.contains(self)) {
         replicated.put(r, replicas);
       }
     }
+    this.votersByRange = List.copyOf(voters);
     this.events = Executors.newSingleThreadExecutor(daemon("frsm-node-" + self + "-leadership"));
     this.renewer =
         Executors.newSingleThreadScheduledExecutor(daemon("frsm-node-" + self + "-leases"));
@@ -304,6 +316,56 @@ public final class RangeLeadership implements AutoCloseable {
         });
   }
 
+  /**
+   * This node installed a ring version: compete only for the ranges it is a voter of now, in the
+   * version's preference order, and hand over a range it holds but no longer votes in (the lease
+   * goes only to a voter of the newest version: docs/PROTOCOL.md "Membership changes"). A learner
+   * never competes: it never persists a term. Any thread; must not block.
+   */
+  public void votersChanged(Placement installed) {
+    if (installed.rangeCount() != ring.rangeCount()) {
+      throw new IllegalArgumentException(
+          "ring version "
+              + installed.ringVersion()
+              + " has "
+              + installed.rangeCount()
+              + " ranges, the ring "
+              + ring.rangeCount());
+    }
+    List<List<Integer>> voters = new ArrayList<>(installed.rangeCount());
+    for (int r = 0; r < installed.rangeCount(); r++) {
+      voters.add(installed.replicas(r));
+    }
+    List<List<Integer>> next = List.copyOf(voters);
+    post(
+        () -> {
+          Set<Integer> dropped = new java.util.TreeSet<>();
+          for (int r = 0; r < next.size(); r++) {
+            if (next.get(r).contains(self)) {
+              replicated.put(r, next.get(r));
+            } else if (replicated.remove(r) != null) {
+              dropped.add(r);
+            }
+          }
+          votersByRange = next;
+          for (int range : dropped) {
+            if (latches.containsKey(range)) {
+              leave(
+                  range,
+                  "no longer a voter of the range at ring version " + installed.ringVersion(),
+                  true);
+            }
+            if (Boolean.TRUE.equals(candidacy.remove(range))) {
+              sink.candidacy(range, false);
+            }
+            unreachable.remove(range);
+          }
+          if (viewSeen) {
+            viewChanged();
+          }
+        });
+  }
+
   /** The view changed: tell the core, publish routing's view, compete or step aside. */
   private void viewChanged() {
     tellCandidacy(true);
@@ -338,7 +400,7 @@ public final class RangeLeadership implements AutoCloseable {
    * replica; -1 if none is (or no view arrived yet). Any thread.
    */
   public int preferredHolder(int range) {
-    return routingView.preferredHolder(range, ring.replicasOfRange(range));
+    return routingView.preferredHolder(range, votersByRange.get(range));
   }
 
   /** The ranges this node does not compete for now: it cannot reach a quorum of their replicas. */

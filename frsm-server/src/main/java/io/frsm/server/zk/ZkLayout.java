@@ -15,6 +15,16 @@ package io.frsm.server.zk;
  *                                               on purpose those plus a release flag (13 bytes)
  *   /frsm/&lt;cluster&gt;/ranges/&lt;rangeId&gt;/latch       the range's election (RangeLatch; the
  *                                               znode layout of Curator's LeaderLatch)
+ *   /frsm/&lt;cluster&gt;/ring/versions/&lt;version&gt;     persistent; ring versions 1, 2, ... (version 0
+ *                                               is the shape's placement; RingHistory)
+ *   /frsm/&lt;cluster&gt;/ring/installed/&lt;nodeId&gt;     persistent; the newest version the node installed
+ *   /frsm/&lt;cluster&gt;/ring/settles/&lt;version&gt;-&lt;range&gt;  persistent; a settle asked of the range's
+ *                                               holder, and its answer
+ *   /frsm/&lt;cluster&gt;/ring/tokens/&lt;nodeId&gt;        persistent; the id whose vnode tokens a replacement
+ *                                               node owns (u32)
+ *   /frsm/&lt;cluster&gt;/membership/change         persistent; the change in progress
+ *   /frsm/&lt;cluster&gt;/membership/lock           the orchestrator's lock (Curator's mutex layout)
+ *   /frsm/&lt;cluster&gt;/membership/orchestrator   ephemeral; the node id running the change
  * </pre>
  *
  * A range's id is its index on the ring ({@link io.frsm.server.ring.Ring#rangeIndexOf}) in decimal:
@@ -87,5 +97,68 @@ public final class ZkLayout {
 
   public String latch(String rangeId) {
     return range(rangeId) + "/latch";
+  }
+
+  /** The ring history: versions, installations, settles (docs/FORMATS.md "ZooKeeper layout"). */
+  public String ring() {
+    return root + "/ring";
+  }
+
+  public String ringVersions() {
+    return ring() + "/versions";
+  }
+
+  /** Ring version {@code version}'s entry: 19 decimal digits, so names sort as numbers. */
+  public String ringVersion(long version) {
+    return ringVersions() + "/" + versionName(version);
+  }
+
+  public String ringInstalled() {
+    return ring() + "/installed";
+  }
+
+  public String ringInstalled(int nodeId) {
+    return ringInstalled() + "/" + nodeId;
+  }
+
+  public String ringSettles() {
+    return ring() + "/settles";
+  }
+
+  public String ringSettle(long version, int range) {
+    return ringSettles() + "/" + versionName(version) + "-" + rangeId(range);
+  }
+
+  static String versionName(long version) {
+    if (version < 0) {
+      throw new IllegalArgumentException("ring version must be >= 0, was " + version);
+    }
+    return String.format("%019d", version);
+  }
+
+  /** The membership change in progress, if any ({@code MembershipChange}). */
+  public String membershipChange() {
+    return root + "/membership/change";
+  }
+
+  /** The lock the orchestrator of a membership change holds (one at a time per cluster). */
+  public String membershipLock() {
+    return root + "/membership/lock";
+  }
+
+  /** Ephemeral: the node id of the orchestrator running the change now. */
+  public String membershipOrchestrator() {
+    return root + "/membership/orchestrator";
+  }
+
+  /**
+   * Which vnode tokens a replacement node owns: its dead predecessor's ({@code MembershipPlan}).
+   */
+  public String ringTokens() {
+    return ring() + "/tokens";
+  }
+
+  public String ringTokens(int nodeId) {
+    return ringTokens() + "/" + nodeId;
   }
 }

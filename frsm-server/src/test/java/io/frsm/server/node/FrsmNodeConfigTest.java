@@ -42,6 +42,7 @@ class FrsmNodeConfigTest {
       cluster:
         id: configured
         initialNodes: 7
+        join: true
       node:
         id: 4
         rack: rack-x

@@ -1,0 +1,379 @@
+package io.frsm.server.membership;
+
+import io.frsm.consensus.core.Placement;
+import io.frsm.consensus.core.RingTransition;
+import io.frsm.server.membership.MembershipChange.Kind;
+import io.frsm.server.ring.NodeInfo;
+import io.frsm.server.stream.RangeCopier;
+import io.frsm.server.zk.ClusterShape;
+import io.frsm.server.zk.RangeSettleRequests;
+import io.frsm.server.zk.RangeSettler;
+import io.frsm.server.zk.RingHistory;
+import io.frsm.server.zk.RingVersion;
+import io.frsm.server.zk.ZkLayout;
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.IntFunction;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.recipes.locks.InterProcessMutex;
+import org.apache.zookeeper.KeeperException;
+
+/**
+ * Publishes the ring versions of one membership change at a time (docs/PROTOCOL.md "Membership
+ * changes", "The server's side"): the change is requested into ZooKeeper ({@link #request}), and
+ * whoever holds the cluster's orchestrator lock runs it ({@link #runPending}). The plan is derived
+ * from the stored change and the ring history, and every step is idempotent (publish if absent,
+ * wait, copy, settle), so a new orchestrator after a crash resumes where the history stands.
+ *
+ * <p>Each step: {@link RingHistory#checkStep} (in the plan and again before publishing), publish,
+ * wait until a quorum of the new voters of every range whose members changed installed it, and the
+ * incoming learners too; at the learner step, {@link RangeCopier#copy} for each incoming node; then
+ * settle every range whose members changed, through its holder; {@link RingTransition#mayFollow}
+ * must then hold before the next step.
+ *
+ * <p>Thread-safety: {@link #request} from any thread; {@link #runPending} from one thread per
+ * process (the lock orders processes).
+ */
+public final class MembershipOrchestrator {
+  private static final System.Logger LOG = System.getLogger(MembershipOrchestrator.class.getName());
+  private static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+
+  private final CuratorFramework zk;
+  private final ZkLayout layout;
+  private final RingHistory history;
+  private final RangeSettler settler;
+  private final ClusterShape shape;
+  private final RingVersion initial;
+  private final IntFunction<NodeInfo> registered;
+  private final RangeCopier copier;
+  private final Duration stepTimeout;
+
+  /**
+   * @param initial version 0, from {@code shape}
+   * @param registered a node's registration (for a joining node's rack), or null if not registered
+   * @param stepTimeout how long one wait (installations, copies, settles) may take before the run
+   *     stops; it is resumed by the next {@link #runPending}
+   */
+  public MembershipOrchestrator(
+      CuratorFramework zk,
+      ZkLayout layout,
+      ClusterShape shape,
+      RingVersion initial,
+      IntFunction<NodeInfo> registered,
+      RangeCopier copier,
+      Duration stepTimeout) {
+    this.zk = zk;
+    this.layout = layout;
+    this.history = new RingHistory(zk, layout);
+    this.settler = new RangeSettler(new RangeSettleRequests(zk, layout));
+    this.shape = shape;
+    this.initial = initial;
+    this.registered = registered;
+    this.copier = copier;
+    this.stepTimeout = stepTimeout;
+  }
+
+  /**
+   * Stores a new change, refusing what is unsafe or unknown with a message an operator can act on.
+   *
+   * @throws IllegalArgumentException for an unknown, retired or already-member id, or a
+   *     decommission that would leave fewer than RF nodes
+   * @throws IllegalStateException if another change is in progress
+   */
+  public MembershipChange request(Kind kind, int node, int replacement) throws Exception {
+    MembershipChange pending = pending();
+    if (pending != null) {
+      throw new IllegalStateException(
+          "another membership change is in progress: " + pending + "; wait for it to finish");
+    }
+    RingVersion newest = history.newest(initial);
+    MembershipChange change = new MembershipChange(kind, node, replacement, newest.version());
+    plan(change, newest, tokenOwners()); // refuses an unsafe or unknown change before it is stored
+    try {
+      zk.create()
+          .creatingParentContainersIfNeeded()
+          .forPath(layout.membershipChange(), change.encode());
+    } catch (KeeperException.NodeExistsException raced) {
+      throw new IllegalStateException(
+          "another membership change is in progress: " + pending() + "; wait for it to finish");
+    }
+    LOG.log(Level.INFO, "membership change requested: {0}", change);
+    return change;
+  }
+
+  /** The change in progress, or null. A stored change that cannot be read is reported as such. */
+  public MembershipChange pending() throws Exception {
+    try {
+      return MembershipChange.decode(zk.getData().forPath(layout.membershipChange()));
+    } catch (KeeperException.NoNodeException none) {
+      return null;
+    }
+  }
+
+  /**
+   * The plan of {@code change} from {@code base}, its base version's entry; {@code tokensOf} names
+   * the replacements and whose tokens they own.
+   */
+  MembershipPlan plan(MembershipChange change, RingVersion base, Map<Integer, Integer> tokensOf) {
+    Placement current = base.placement();
+    Set<Integer> members = current.nodes();
+    int n = change.node();
+    if (base.retired().contains(n)
+        || (change.replacement() >= 0 && base.retired().contains(change.replacement()))) {
+      throw new IllegalArgumentException(
+          "node "
+              + (base.retired().contains(n) ? n : change.replacement())
+              + " is retired (removed, or its disk was wiped) and can never take part again;"
+              + " join the machine under a new node id");
+    }
+    return switch (change.kind()) {
+      case ADD -> {
+        if (members.contains(n)) {
+          throw new IllegalArgumentException("node " + n + " is already a member");
+        }
+        NodeInfo joining = registered.apply(n);
+        if (joining == null) {
+          throw new IllegalArgumentException(
+              "node " + n + " is not registered: start it with join: true first");
+        }
+        List<NodeInfo> nodes = nodesOf(members);
+        nodes.add(joining);
+        yield MembershipPlan.between(
+            base,
+            MembershipPlan.votersOver(
+                current, nodes, tokensOf, shape.vnodes(), shape.replicationFactor()),
+            Set.of());
+      }
+      case DECOMMISSION -> {
+        if (!members.contains(n)) {
+          throw new IllegalArgumentException(
+              "node " + n + " is not a member: nothing to decommission");
+        }
+        if (members.size() - 1 < shape.replicationFactor()) {
+          throw new IllegalArgumentException(
+              "decommissioning node "
+                  + n
+                  + " would leave "
+                  + (members.size() - 1)
+                  + " nodes, fewer than the replication factor "
+                  + shape.replicationFactor()
+                  + ": add a node first");
+        }
+        List<NodeInfo> nodes = nodesOf(members);
+        nodes.removeIf(i -> i.nodeId() == n);
+        yield MembershipPlan.between(
+            base,
+            MembershipPlan.votersOver(
+                current, nodes, tokensOf, shape.vnodes(), shape.replicationFactor()),
+            Set.of(n));
+      }
+      case REPLACE -> {
+        if (!members.contains(n)) {
+          throw new IllegalArgumentException("node " + n + " is not a member: nothing to replace");
+        }
+        if (members.contains(change.replacement())) {
+          throw new IllegalArgumentException(
+              "node " + change.replacement() + " is already a member: a replacement must be new");
+        }
+        yield MembershipPlan.between(
+            base, MembershipPlan.replacing(current, n, change.replacement()), Set.of(n));
+      }
+    };
+  }
+
+  /** The nodes of {@code ids} with their racks: the shape's, else their registration's. */
+  private List<NodeInfo> nodesOf(Set<Integer> ids) {
+    List<NodeInfo> nodes = new ArrayList<>();
+    for (int id : ids) {
+      String rack =
+          shape.members().stream()
+              .filter(m -> m.nodeId() == id)
+              .map(ClusterShape.Member::rack)
+              .findFirst()
+              .orElseGet(
+                  () -> {
+                    NodeInfo info = registered.apply(id);
+                    return info == null ? "" : info.rack();
+                  });
+      nodes.add(new NodeInfo(id, "", 0, 0, rack));
+    }
+    return nodes;
+  }
+
+  /**
+   * Runs the pending change to its end under the cluster's orchestrator lock, then removes it;
+   * returns false if there was none. A wait that exceeds the step timeout throws, leaving the
+   * change stored for the next run.
+   */
+  public boolean runPending() throws Exception {
+    return runPending(() -> {});
+  }
+
+  /** A step run once the lock is held, before the change (the agent names itself). */
+  @FunctionalInterface
+  public interface Holding {
+    void run() throws Exception;
+  }
+
+  /** {@link #runPending()}, running {@code holding} once the lock is held. */
+  public boolean runPending(Holding holding) throws Exception {
+    InterProcessMutex lock = new InterProcessMutex(zk, layout.membershipLock());
+    if (!lock.acquire(stepTimeout.toMillis(), TimeUnit.MILLISECONDS)) {
+      return false; // another process orchestrates
+    }
+    try {
+      MembershipChange change = pending();
+      if (change == null) {
+        return false;
+      }
+      holding.run();
+      run(change);
+      zk.delete().forPath(layout.membershipChange());
+      LOG.log(Level.INFO, "membership change done: {0}", change);
+      return true;
+    } finally {
+      lock.release();
+    }
+  }
+
+  private void run(MembershipChange change) throws Exception {
+    history.sync();
+    List<RingVersion> all = history.read(initial, null);
+    if (change.baseVersion() >= all.size()) {
+      throw new IllegalStateException(
+          "the change " + change + " starts from a version the history does not hold");
+    }
+    RingVersion previous = all.get((int) change.baseVersion());
+    Map<Integer, Integer> tokensOf = tokenOwners();
+    MembershipPlan plan = plan(change, previous, tokensOf);
+    for (RingVersion step : plan.steps()) {
+      RingTransition transition = RingHistory.checkStep(previous, step);
+      if (step.version() < all.size()) {
+        RingVersion stored = all.get((int) step.version());
+        if (!stored.equals(step)) {
+          throw new IllegalStateException(
+              "ring version "
+                  + step.version()
+                  + " is stored with other contents than "
+                  + change
+                  + " plans: another publisher interfered; the change stops");
+        }
+      } else if (!history.publish(previous, step)) {
+        throw new IllegalStateException(
+            "ring version " + step.version() + " was published by another orchestrator");
+      }
+      LOG.log(Level.INFO, "{0}: ring version {1} published", change, step.version());
+      Set<Integer> installed = awaitInstalled(transition, learnersOf(step));
+      if (step.version() == change.baseVersion() + 1) {
+        copyToLearners(plan, step);
+      }
+      Set<Integer> ranges = new TreeSet<>(transition.membersChanged());
+      settler.settle(step.version(), ranges, stepTimeout);
+      if (!transition.mayFollow(installed, ranges)) {
+        throw new IllegalStateException(
+            "rule 4 does not hold after ring version " + step.version());
+      }
+      previous = step;
+    }
+    if (change.kind() == Kind.REPLACE) {
+      // The replacement owns the dead node's tokens from now on (its own if it replaced one too):
+      // later changes place replicas by them.
+      recordTokens(change.replacement(), tokensOf.getOrDefault(change.node(), change.node()));
+    }
+  }
+
+  private void recordTokens(int node, int tokenId) throws Exception {
+    byte[] data = java.nio.ByteBuffer.allocate(4).putInt(tokenId).array();
+    try {
+      zk.create().creatingParentContainersIfNeeded().forPath(layout.ringTokens(node), data);
+    } catch (KeeperException.NodeExistsException resumed) {
+      zk.setData().forPath(layout.ringTokens(node), data);
+    }
+  }
+
+  /**
+   * Which node owns which other id's vnode tokens. A record that is not 4 bytes of an id >= 0 is
+   * skipped with a log (that node then places by its own tokens, which a plan may refuse as too
+   * large a step: never unsafe).
+   */
+  Map<Integer, Integer> tokenOwners() throws Exception {
+    Map<Integer, Integer> owners = new java.util.TreeMap<>();
+    List<String> names;
+    try {
+      names = zk.getChildren().forPath(layout.ringTokens());
+    } catch (KeeperException.NoNodeException none) {
+      return owners;
+    }
+    for (String name : names) {
+      try {
+        int node = Integer.parseInt(name);
+        byte[] data = zk.getData().forPath(layout.ringTokens(node));
+        if (data.length != 4 || java.nio.ByteBuffer.wrap(data).getInt() < 0 || node < 0) {
+          throw new IllegalArgumentException("not 4 bytes of a node id");
+        }
+        owners.put(node, java.nio.ByteBuffer.wrap(data).getInt());
+      } catch (KeeperException.NoNodeException removed) {
+        // Gone meanwhile.
+      } catch (IllegalArgumentException bad) {
+        LOG.log(
+            Level.ERROR,
+            "ignored the token record "
+                + layout.ringTokens()
+                + "/"
+                + name
+                + ": "
+                + bad.getMessage());
+      }
+    }
+    return owners;
+  }
+
+  private static Set<Integer> learnersOf(RingVersion v) {
+    Set<Integer> nodes = new TreeSet<>();
+    for (int r = 0; r < v.placement().rangeCount(); r++) {
+      nodes.addAll(v.placement().learners(r));
+    }
+    return nodes;
+  }
+
+  /** Waits for rule (a) and for every learner's installation; returns who installed. */
+  private Set<Integer> awaitInstalled(RingTransition t, Set<Integer> learners) throws Exception {
+    long deadline = System.nanoTime() + stepTimeout.toNanos();
+    long v = t.to().ringVersion();
+    while (true) {
+      Set<Integer> installed = history.installedAtLeast(v);
+      boolean quorums =
+          t.membersChanged().stream().allMatch(r -> t.installedByQuorum(r, installed));
+      if (quorums && installed.containsAll(learners)) {
+        return installed;
+      }
+      if (System.nanoTime() - deadline > 0) {
+        throw new TimeoutException(
+            "ring version " + v + " installed only by " + installed + " after " + stepTimeout);
+      }
+      LockSupport.parkNanos(POLL_NANOS); // records change rarely; a watch per node is not worth it
+    }
+  }
+
+  private void copyToLearners(MembershipPlan plan, RingVersion step) throws Exception {
+    Placement p = step.placement();
+    for (MembershipPlan.Incoming in : plan.incoming()) {
+      copier
+          .copy(in.source(), p.startTokenExclusive(in.range()), p.endToken(in.range()))
+          .get(stepTimeout.toMillis(), TimeUnit.MILLISECONDS);
+    }
+  }
+
+  /** For status: the history's newest version and every node's installed version. */
+  public Map<Integer, Long> installed() throws Exception {
+    return history.installed();
+  }
+}

@@ -1,0 +1,188 @@
+package io.frsm.server.membership;
+
+import io.frsm.consensus.core.Placement;
+import io.frsm.server.ring.NodeInfo;
+import io.frsm.server.ring.Ring;
+import io.frsm.server.zk.RingHistory;
+import io.frsm.server.zk.RingVersion;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * The ring versions one membership change publishes (docs/PROTOCOL.md "Membership changes", "The
+ * server's side"). Pure and deterministic: the same base version and target give the same steps, so
+ * an orchestrator that crashed recomputes them and resumes where the history stands.
+ *
+ * <p>The formation's range cut stays (the core forbids changing end tokens). A range's target
+ * voters are the first RF distinct nodes clockwise from its end token over the target node set
+ * ({@link #votersOver}); adding, removing or replacing one node changes, per range, at most one
+ * voter in and one out. All ranges move together in three versions:
+ *
+ * <ol>
+ *   <li>{@code v+1}: each incoming node joins its ranges as a learner;
+ *   <li>{@code v+2}: the learners are promoted to voters (RF+1 voters for a moment);
+ *   <li>{@code v+3}: each outgoing node leaves its ranges; a node left in no range is retired.
+ * </ol>
+ *
+ * Each step is checked with {@link RingHistory#checkStep} when planned; a target that would need
+ * two voters in or out of one range at once is refused.
+ */
+public final class MembershipPlan {
+  private final List<RingVersion> steps;
+  private final List<Incoming> incoming;
+
+  /** An incoming voter of a range and the node to copy its data from (the range's first voter). */
+  public record Incoming(int range, int node, int source) {}
+
+  private MembershipPlan(List<RingVersion> steps, List<Incoming> incoming) {
+    this.steps = List.copyOf(steps);
+    this.incoming = List.copyOf(incoming);
+  }
+
+  /**
+   * The steps from {@code base} to {@code target} (one voter set per range, preference order).
+   *
+   * @param retire node ids to retire in the last step (each must be in no range of the target)
+   * @throws IllegalArgumentException if a range gains or loses more than one voter, or a retired id
+   *     stays in the target
+   */
+  public static MembershipPlan between(
+      RingVersion base, List<List<Integer>> target, Set<Integer> retire) {
+    Placement from = base.placement();
+    if (target.size() != from.rangeCount()) {
+      throw new IllegalArgumentException(
+          "the target has " + target.size() + " ranges, the ring " + from.rangeCount());
+    }
+    for (int r = 0; r < from.rangeCount(); r++) {
+      if (!from.learners(r).isEmpty()) {
+        throw new IllegalArgumentException(
+            "range " + r + " has learners " + from.learners(r) + ": another change is unfinished");
+      }
+    }
+    int ranges = from.rangeCount();
+    List<List<Integer>> learnerStep = new ArrayList<>();
+    List<List<Integer>> promoted = new ArrayList<>();
+    List<Incoming> incoming = new ArrayList<>();
+    boolean anyChange = false;
+    for (int r = 0; r < ranges; r++) {
+      List<Integer> now = from.replicas(r);
+      List<Integer> next = target.get(r);
+      List<Integer> in = next.stream().filter(n -> !now.contains(n)).toList();
+      List<Integer> out = now.stream().filter(n -> !next.contains(n)).toList();
+      if (in.size() > 1 || out.size() > 1) {
+        throw new IllegalArgumentException(
+            "range "
+                + r
+                + " would change voters "
+                + now
+                + " -> "
+                + next
+                + ": a membership change moves at most one voter in and one out per range");
+      }
+      anyChange |= !in.isEmpty() || !out.isEmpty();
+      learnerStep.add(in);
+      List<Integer> withIncoming = new ArrayList<>(now);
+      withIncoming.addAll(in);
+      promoted.add(withIncoming);
+      for (int node : in) {
+        incoming.add(new Incoming(r, node, now.get(0)));
+      }
+    }
+    Set<Integer> retired = new TreeSet<>(base.retired());
+    retired.addAll(retire);
+    if (!anyChange) {
+      return new MembershipPlan(List.of(), List.of());
+    }
+    List<List<Integer>> none = java.util.Collections.nCopies(ranges, List.of());
+    long v = base.version();
+    List<List<Integer>> voters = new ArrayList<>();
+    for (int r = 0; r < ranges; r++) {
+      voters.add(from.replicas(r));
+    }
+    List<Long> ends = new ArrayList<>();
+    for (int r = 0; r < ranges; r++) {
+      ends.add(from.endToken(r));
+    }
+    RingVersion learners =
+        new RingVersion(Placement.of(v + 1, ends, voters, learnerStep), base.retired());
+    RingVersion promote =
+        new RingVersion(Placement.of(v + 2, ends, promoted, none), base.retired());
+    RingVersion dropped = new RingVersion(Placement.of(v + 3, ends, target, none), retired);
+    RingHistory.checkStep(base, learners);
+    RingHistory.checkStep(learners, promote);
+    RingHistory.checkStep(promote, dropped);
+    return new MembershipPlan(List.of(learners, promote, dropped), incoming);
+  }
+
+  /**
+   * Each range's voters over {@code nodes}: the first {@code replicationFactor} distinct nodes
+   * clockwise from the range's end token in {@code formed} (racks spread first, as the ring places
+   * them), each node owning the vnode tokens its id hashes to.
+   */
+  public static List<List<Integer>> votersOver(
+      Placement formed, Collection<NodeInfo> nodes, int vnodes, int replicationFactor) {
+    return votersOver(formed, nodes, java.util.Map.of(), vnodes, replicationFactor);
+  }
+
+  /**
+   * As {@link #votersOver(Placement, Collection, int, int)}, where a node named in {@code tokensOf}
+   * owns the vnode tokens of the id it maps to (a replacement owns its dead predecessor's tokens).
+   */
+  public static List<List<Integer>> votersOver(
+      Placement formed,
+      Collection<NodeInfo> nodes,
+      java.util.Map<Integer, Integer> tokensOf,
+      int vnodes,
+      int replicationFactor) {
+    java.util.Map<Integer, Integer> byTokenId = new java.util.HashMap<>();
+    List<NodeInfo> asTokenIds = new ArrayList<>(nodes.size());
+    for (NodeInfo n : nodes) {
+      int tokenId = tokensOf.getOrDefault(n.nodeId(), n.nodeId());
+      if (byTokenId.put(tokenId, n.nodeId()) != null) {
+        throw new IllegalArgumentException(
+            "two nodes own the tokens of node " + tokenId + ": " + nodes + ", " + tokensOf);
+      }
+      asTokenIds.add(new NodeInfo(tokenId, n.host(), n.peerPort(), n.clientPort(), n.rack()));
+    }
+    Ring ring = Ring.of(0, asTokenIds, vnodes, replicationFactor);
+    List<List<Integer>> voters = new ArrayList<>(formed.rangeCount());
+    for (int r = 0; r < formed.rangeCount(); r++) {
+      voters.add(ring.replicasFor(formed.endToken(r)).stream().map(byTokenId::get).toList());
+    }
+    return voters;
+  }
+
+  /**
+   * Each range's voters with {@code dead} replaced by {@code replacement} in its place: the new
+   * node takes the dead node's tokens, so every other range keeps its voters.
+   */
+  public static List<List<Integer>> replacing(Placement current, int dead, int replacement) {
+    List<List<Integer>> voters = new ArrayList<>(current.rangeCount());
+    for (int r = 0; r < current.rangeCount(); r++) {
+      List<Integer> set = new ArrayList<>(current.replicas(r));
+      set.replaceAll(n -> n == dead ? replacement : n);
+      voters.add(List.copyOf(new LinkedHashSet<>(set)));
+    }
+    return voters;
+  }
+
+  /** The versions to publish, in order; empty if the target is the current voter sets. */
+  public List<RingVersion> steps() {
+    return steps;
+  }
+
+  /** The incoming voters, per range, with the node their data is copied from. */
+  public List<Incoming> incoming() {
+    return incoming;
+  }
+
+  /** Every node that is a member of some range in {@code p}. */
+  static Set<Integer> membersOf(Placement p) {
+    return new HashSet<>(p.nodes());
+  }
+}

@@ -1,0 +1,147 @@
+package io.frsm.server.membership;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.frsm.consensus.core.Placement;
+import io.frsm.server.ring.NodeInfo;
+import io.frsm.server.ring.Ring;
+import io.frsm.server.zk.RingHistory;
+import io.frsm.server.zk.RingVersion;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** The versions a membership change publishes, and the stored change's bytes. */
+class MembershipPlanTest {
+  private static final int VNODES = 8;
+  private static final int RF = 3;
+
+  private static List<NodeInfo> nodes(int... ids) {
+    List<NodeInfo> out = new ArrayList<>();
+    for (int id : ids) {
+      out.add(new NodeInfo(id, "", 0, 0, ""));
+    }
+    return out;
+  }
+
+  private static final Placement FOUR = Ring.of(0, nodes(1, 2, 3, 4), VNODES, RF).placement();
+
+  @Test
+  void decommission_isLearnersThenPromotionThenDrop_eachASafeStep() {
+    RingVersion base = RingVersion.initial(FOUR);
+    List<List<Integer>> target = MembershipPlan.votersOver(FOUR, nodes(1, 2, 3), VNODES, RF);
+    MembershipPlan plan = MembershipPlan.between(base, target, Set.of(4));
+    List<RingVersion> steps = plan.steps();
+    assertEquals(3, steps.size());
+    RingVersion previous = base;
+    for (RingVersion step : steps) {
+      RingHistory.checkStep(previous, step); // throws if unsafe
+      previous = step;
+    }
+    for (int r = 0; r < FOUR.rangeCount(); r++) {
+      boolean had4 = FOUR.replicas(r).contains(4);
+      assertEquals(had4 ? 1 : 0, steps.get(0).placement().learners(r).size(), "range " + r);
+      assertEquals(had4 ? 4 : 3, steps.get(1).placement().replicas(r).size(), "range " + r);
+      assertEquals(target.get(r), steps.get(2).placement().replicas(r));
+    }
+    assertFalse(steps.get(2).placement().nodes().contains(4));
+    assertEquals(Set.of(4), steps.get(2).retired());
+    assertEquals(Set.of(), steps.get(1).retired(), "retired only once it is in no range");
+    assertTrue(plan.incoming().stream().allMatch(in -> in.node() != 4));
+  }
+
+  @Test
+  void add_thenTheSameNodesAgain_planNothing() {
+    Placement three = Ring.of(0, nodes(1, 2, 3), VNODES, RF).placement();
+    RingVersion base = RingVersion.initial(three);
+    List<List<Integer>> target = MembershipPlan.votersOver(three, nodes(1, 2, 3, 5), VNODES, RF);
+    MembershipPlan plan = MembershipPlan.between(base, target, Set.of());
+    assertEquals(3, plan.steps().size());
+    assertTrue(plan.incoming().stream().allMatch(in -> in.node() == 5));
+    assertFalse(plan.incoming().isEmpty());
+    RingVersion grown = plan.steps().get(2);
+    assertTrue(
+        MembershipPlan.between(
+                grown, MembershipPlan.votersOver(three, nodes(1, 2, 3, 5), VNODES, RF), Set.of())
+            .steps()
+            .isEmpty());
+  }
+
+  @Test
+  void replace_swapsTheDeadNodeInPlace_andRetiresIt() {
+    RingVersion base = RingVersion.initial(FOUR);
+    MembershipPlan plan =
+        MembershipPlan.between(base, MembershipPlan.replacing(FOUR, 2, 7), Set.of(2));
+    Placement last = plan.steps().get(2).placement();
+    for (int r = 0; r < FOUR.rangeCount(); r++) {
+      List<Integer> expected = new ArrayList<>(FOUR.replicas(r));
+      expected.replaceAll(n -> n == 2 ? 7 : n);
+      assertEquals(expected, last.replicas(r));
+    }
+    assertEquals(Set.of(2), plan.steps().get(2).retired());
+  }
+
+  @Test
+  void afterAReplace_laterChangesPlaceByTheDeadNodesTokens() {
+    RingVersion base = RingVersion.initial(FOUR);
+    RingVersion replaced =
+        MembershipPlan.between(base, MembershipPlan.replacing(FOUR, 2, 7), Set.of(2))
+            .steps()
+            .get(2);
+    // Decommissioning node 4 now places exactly as it would have with node 2, 7 in its place.
+    List<List<Integer>> expected = MembershipPlan.votersOver(FOUR, nodes(1, 2, 3), VNODES, RF);
+    expected =
+        expected.stream().map(set -> set.stream().map(n -> n == 2 ? 7 : n).toList()).toList();
+    List<List<Integer>> withTokens =
+        MembershipPlan.votersOver(
+            replaced.placement(), nodes(1, 7, 3), java.util.Map.of(7, 2), VNODES, RF);
+    assertEquals(expected, withTokens);
+    assertEquals(3, MembershipPlan.between(replaced, withTokens, Set.of(4)).steps().size());
+  }
+
+  @Test
+  void twoVotersInOneRange_isRefused() {
+    RingVersion base = RingVersion.initial(FOUR);
+    List<List<Integer>> target = new ArrayList<>();
+    for (int r = 0; r < FOUR.rangeCount(); r++) {
+      target.add(FOUR.replicas(r));
+    }
+    target.set(0, List.of(7, 8, FOUR.replicas(0).get(0)));
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class, () -> MembershipPlan.between(base, target, Set.of()));
+    assertTrue(e.getMessage().contains("at most one voter in and one out"), e.getMessage());
+  }
+
+  @Test
+  void storedChange_roundTrips_andHostileBytesAreRefused() {
+    MembershipChange c = new MembershipChange(MembershipChange.Kind.REPLACE, 2, 7, 5);
+    assertEquals(c, MembershipChange.decode(c.encode()));
+    assertEquals("v1|replace|2|7|5", new String(c.encode(), StandardCharsets.UTF_8));
+    for (String bad :
+        List.of(
+            "",
+            "v1|replace|2|-1|5",
+            "v1|add|2|7|5",
+            "v1|remove|2|-1|5",
+            "v2|add|2|-1|5",
+            "v1|add|-2|-1|5",
+            "v1|add|2|-1|-5",
+            "v1|add|2|-1",
+            "v1|add|2|-1|5|6",
+            "v1|add|99999999999|-1|5",
+            "v1|replace|2|2|5",
+            "x".repeat(200))) {
+      assertThrows(
+          IllegalArgumentException.class,
+          () -> MembershipChange.decode(bad.getBytes(StandardCharsets.UTF_8)),
+          bad);
+    }
+    assertThrows(IllegalArgumentException.class, () -> MembershipChange.decode(null));
+  }
+}
