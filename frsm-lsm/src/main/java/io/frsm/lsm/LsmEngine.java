@@ -13,6 +13,7 @@ import io.frsm.lsm.io.FileSystem;
 import io.frsm.lsm.manifest.Manifest;
 import io.frsm.lsm.manifest.ManifestStore;
 import io.frsm.lsm.manifest.TableEntry;
+import io.frsm.lsm.manifest.TokenInterval;
 import io.frsm.lsm.memtable.Memtable;
 import io.frsm.lsm.memtable.MemtableLoader;
 import io.frsm.lsm.sstable.BlockCache;
@@ -50,8 +51,10 @@ import java.util.function.LongSupplier;
  * flushed memtable's commit-log segments are then discarded.
  *
  * <p>Read path: the merge join over the active memtable, the frozen ones and every live table
- * (bloom filters skip most). A table failing a checksum is quarantined: reads that may need it fail
- * with {@link QuarantinedRangeException}, all others go on.
+ * (bloom filters skip most). Data failing a checksum is quarantined at the finest grain known — the
+ * damaged data block's token span, or the whole table if its footer, index or filter is damaged:
+ * reads that may need it fail with {@link QuarantinedRangeException}, all others go on ({@link
+ * #quarantinedIntervals()} lists what needs repair).
  *
  * <p>Thread-safe. Write futures complete on commit-log threads: keep callbacks short.
  */
@@ -67,6 +70,7 @@ public final class LsmEngine implements AutoCloseable {
   private final FlushPipeline flushes;
   private final CompactionManager compactions;
   private final TableTransfer transfer;
+  private final TableSalvage salvage;
   private final LsmMetrics metrics;
   private final MergeConflictListener conflicts;
   private final ReentrantReadWriteLock switchLock = new ReentrantReadWriteLock();
@@ -128,6 +132,7 @@ public final class LsmEngine implements AutoCloseable {
             flushExecutor,
             compactions::maybeScheduleMinor);
     this.transfer = new TableTransfer(fs, state, tableOptions, importing);
+    this.salvage = new TableSalvage(fs, state, tableOptions);
   }
 
   /** Opens (or creates) the engine in {@code config.dataDirectory()}, replaying the commit log. */
@@ -240,6 +245,9 @@ public final class LsmEngine implements AutoCloseable {
     Gauge.builder("frsm.lsm.sstable.count", this, e -> e.state.peek().tables.size())
         .register(registry);
     Gauge.builder("frsm.lsm.sstable.quarantined", this, e -> e.state.peek().quarantined.size())
+        .register(registry);
+    Gauge.builder("frsm.lsm.quarantined.intervals", this, e -> e.quarantinedIntervals().size())
+        .description("token intervals this replica cannot vouch for until repaired")
         .register(registry);
     Gauge.builder("frsm.lsm.flush.pending", this, e -> e.flushes.queued()).register(registry);
   }
@@ -389,9 +397,10 @@ public final class LsmEngine implements AutoCloseable {
   /**
    * The key's merged state, or null if this replica holds nothing for it.
    *
-   * @throws CorruptionException if a table needed for the key failed its checksum (it is
-   *     quarantined at once)
-   * @throws QuarantinedRangeException if a quarantined table may hold the key
+   * @throws CorruptionException if a table needed for the key failed its checksum (the damaged
+   *     block, or the table if the damage is outside its data blocks, is quarantined at once)
+   * @throws QuarantinedRangeException if a quarantined table, or a quarantined block of a live
+   *     table, may hold the key
    */
   public Cell get(Key key) throws IOException {
     EngineView view = state.acquire();
@@ -405,8 +414,13 @@ public final class LsmEngine implements AutoCloseable {
         result = mergeNullable(result, m.get(key));
       }
       for (TableHandle t : view.tables) {
-        if (!t.entry().coversToken(key.token())) {
+        TableEntry entry = t.entry();
+        if (!entry.coversToken(key.token())) {
           continue;
+        }
+        TokenInterval fenced = entry.quarantinedIntervalHolding(key.token());
+        if (fenced != null && t.reader().mightContain(key)) {
+          throw new QuarantinedRangeException(entry, fenced, key.toString());
         }
         Cell c;
         try {
@@ -434,7 +448,7 @@ public final class LsmEngine implements AutoCloseable {
    * Every key with {@code fromToken <= token <= toToken}, in (token, key) order, merged. The caller
    * must close the iterator. Sees a consistent set of tables; memtables are read live.
    *
-   * @throws QuarantinedRangeException if a quarantined table overlaps the range
+   * @throws QuarantinedRangeException if a quarantined table or block overlaps the range
    */
   public CellIterator scan(long fromToken, long toToken) throws IOException {
     if (fromToken > toToken) {
@@ -447,6 +461,14 @@ public final class LsmEngine implements AutoCloseable {
         if (q.overlaps(fromToken, toToken)) {
           throw new QuarantinedRangeException(
               q.entry, "tokens [" + fromToken + ", " + toToken + "]");
+        }
+      }
+      for (TableHandle t : view.tables) {
+        TableEntry entry = t.entry();
+        TokenInterval fenced = entry.quarantinedIntervalOverlapping(fromToken, toToken);
+        if (fenced != null) {
+          throw new QuarantinedRangeException(
+              entry, fenced, "tokens [" + fromToken + ", " + toToken + "]");
         }
       }
       Key from = Key.lowestWithToken(fromToken);
@@ -630,7 +652,7 @@ public final class LsmEngine implements AutoCloseable {
   public List<Path> segregatedTables() {
     List<Path> out = new ArrayList<>();
     for (TableEntry t : state.liveEntries()) {
-      if (t.segregated() && !t.quarantined()) {
+      if (t.segregated() && !t.quarantined() && !t.hasQuarantinedBlocks()) {
         out.add(state.pathOf(t.generation()));
       }
     }
@@ -684,14 +706,57 @@ public final class LsmEngine implements AutoCloseable {
     compactions.maybeScheduleMinor();
   }
 
-  /** Forgets a quarantined table once the operator repaired this replica's range. */
+  /**
+   * Ends the quarantine of table {@code generation} once this replica's state for its quarantined
+   * intervals ({@link #quarantinedIntervals()}) was repaired from the other replicas. A table
+   * quarantined whole is forgotten (its file stays in {@code corrupt/}); a table with quarantined
+   * blocks is rewritten without them (every block that still verifies is kept) and replaced.
+   *
+   * <p>REQUIRES: the repair came first and the node did not vote on those keys meanwhile (see
+   * docs/PROTOCOL.md "Corrupt storage": learner, settled, release, voter). Releasing early drops
+   * state the replica may have promised on.
+   *
+   * @throws IllegalArgumentException if the table is not quarantined
+   */
   public void releaseQuarantine(long generation) throws IOException {
-    state.releaseQuarantine(generation);
+    boolean whole =
+        state.liveEntries().stream().anyMatch(t -> t.generation() == generation && t.quarantined());
+    if (whole) {
+      state.releaseQuarantine(generation);
+    } else {
+      salvage.rewriteWithoutDamage(generation);
+      compactions.maybeScheduleMinor();
+    }
+  }
+
+  /**
+   * What this replica cannot vouch for now: every quarantined interval (blocks of live tables, and
+   * tables quarantined whole), ordered by table then token. The "needs repair" signal: each entry
+   * must be repaired from the other replicas, then released with {@link #releaseQuarantine(long)}.
+   */
+  public List<QuarantinedInterval> quarantinedIntervals() {
+    List<QuarantinedInterval> out = new ArrayList<>();
+    for (TableEntry t : state.liveEntries()) {
+      if (t.quarantined()) {
+        out.add(new QuarantinedInterval(t.generation(), t.tokenSpan(), true));
+      } else {
+        for (TokenInterval q : t.quarantinedIntervals()) {
+          out.add(new QuarantinedInterval(t.generation(), q, false));
+        }
+      }
+    }
+    out.sort(
+        java.util.Comparator.comparingLong(QuarantinedInterval::generation)
+            .thenComparingLong(q -> q.tokens().fromToken()));
+    return out;
   }
 
   // ---------------------------------------------------------------- introspection
 
-  /** Live tables, newest first (excludes quarantined ones). */
+  /**
+   * Live tables, newest first (excludes tables quarantined whole; includes tables with quarantined
+   * blocks, see {@link #quarantinedIntervals()}).
+   */
   public List<TableEntry> tables() {
     List<TableEntry> out = new ArrayList<>();
     for (TableEntry t : state.liveEntries()) {
@@ -702,7 +767,7 @@ public final class LsmEngine implements AutoCloseable {
     return out;
   }
 
-  /** Quarantined tables (see {@link #releaseQuarantine(long)}). */
+  /** Tables quarantined whole (see {@link #releaseQuarantine(long)}). */
   public List<TableEntry> quarantinedTables() {
     return state.liveEntries().stream().filter(TableEntry::quarantined).toList();
   }
