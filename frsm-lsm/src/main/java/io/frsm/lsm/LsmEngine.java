@@ -71,6 +71,8 @@ public final class LsmEngine implements AutoCloseable {
   private final CompactionManager compactions;
   private final TableTransfer transfer;
   private final TableSalvage salvage;
+  private final Scrubber scrubber;
+  private final ExecutorService scrubExecutor;
   private final LsmMetrics metrics;
   private final MergeConflictListener conflicts;
   private final ReentrantReadWriteLock switchLock = new ReentrantReadWriteLock();
@@ -94,7 +96,8 @@ public final class LsmEngine implements AutoCloseable {
       CommitLog commitLog,
       LsmMetrics metrics,
       MergeConflictListener conflicts,
-      long firstMemtableId) {
+      long firstMemtableId,
+      MeterRegistry registry) {
     this.config = config;
     this.fs = fs;
     this.wallClockMillis = wallClockMillis;
@@ -133,6 +136,10 @@ public final class LsmEngine implements AutoCloseable {
             compactions::maybeScheduleMinor);
     this.transfer = new TableTransfer(fs, state, tableOptions, importing);
     this.salvage = new TableSalvage(fs, state, tableOptions);
+    this.scrubber =
+        new Scrubber(
+            fs, config.dataDirectory(), state, config.scrubThroughputBytesPerSecond(), registry);
+    this.scrubExecutor = Executors.newSingleThreadExecutor(named("frsm-lsm-scrub"));
   }
 
   /** Opens (or creates) the engine in {@code config.dataDirectory()}, replaying the commit log. */
@@ -195,7 +202,8 @@ public final class LsmEngine implements AutoCloseable {
       throw e;
     }
     LsmEngine engine =
-        new LsmEngine(config, fs, wallClockMillis, state, commitLog, metrics, conflicts, 1);
+        new LsmEngine(
+            config, fs, wallClockMillis, state, commitLog, metrics, conflicts, 1, registry);
     engine.registerGauges(registry);
     engine.maintenance.scheduleWithFixedDelay(
         engine::maintenanceTick,
@@ -203,7 +211,37 @@ public final class LsmEngine implements AutoCloseable {
         MAINTENANCE_PERIOD_MS,
         TimeUnit.MILLISECONDS);
     engine.compactions.maybeScheduleMinor();
+    if (config.scrubEnabled()) {
+      long delayMs = config.scrubStartDelay().toMillis();
+      engine.scrubExecutor.execute(() -> engine.scrubber.runUntilStopped(delayMs));
+    }
     return engine;
+  }
+
+  /**
+   * Runs one whole scrub pass on the calling thread. REQUIRES: {@code scrubEnabled} is false (one
+   * scrub at a time); for tests and tools.
+   */
+  void scrubPassNow() throws IOException {
+    if (config.scrubEnabled()) {
+      throw new IllegalStateException("the background scrub runs: scrubEnabled is true");
+    }
+    while (scrubber.step()) {
+      // next block
+    }
+  }
+
+  /** One step of the scrub on the calling thread (same REQUIRES as {@link #scrubPassNow()}). */
+  boolean scrubStepNow() throws IOException {
+    if (config.scrubEnabled()) {
+      throw new IllegalStateException("the background scrub runs: scrubEnabled is true");
+    }
+    return scrubber.step();
+  }
+
+  /** Where the background scrub stands (bytes, tables and corrupt blocks, its position). */
+  public ScrubStatus scrubStatus() {
+    return scrubber.status(config.scrubEnabled());
   }
 
   /**
@@ -856,6 +894,8 @@ public final class LsmEngine implements AutoCloseable {
       return;
     }
     maintenance.shutdownNow();
+    scrubber.stop();
+    scrubExecutor.shutdownNow();
     if (now) {
       compactionExecutor.shutdownNow();
       flushExecutor.shutdownNow();
@@ -864,6 +904,7 @@ public final class LsmEngine implements AutoCloseable {
       compactionExecutor.shutdown();
     }
     awaitQuietly(maintenance);
+    awaitQuietly(scrubExecutor);
     awaitQuietly(flushExecutor);
     awaitQuietly(compactionExecutor);
     commitLog.close();

@@ -132,6 +132,11 @@ public final class SSTableReader implements AutoCloseable {
     return index.blockCount();
   }
 
+  /** The stored length of data block {@code b}, in bytes. */
+  public int blockLength(int b) {
+    return index.length(b);
+  }
+
   /**
    * The tokens data block {@code b} may hold: from the previous block's last token (keys are
    * ordered by token first, so a token can straddle two blocks) or the table's first token, to its
