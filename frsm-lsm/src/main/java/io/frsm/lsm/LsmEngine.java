@@ -83,6 +83,10 @@ public final class LsmEngine implements AutoCloseable {
   private final ExecutorService compactionExecutor;
   private final ScheduledExecutorService maintenance;
   private volatile boolean segregatedFlushes;
+
+  /** Every token quarantined ({@link ReplicaFence}); set at open, cleared by its release. */
+  private volatile boolean replicaFenced;
+
   private volatile java.util.function.DoubleSupplier heapUsedFraction =
       LsmEngine::runtimeHeapUsedFraction;
   private volatile boolean closed;
@@ -183,6 +187,8 @@ public final class LsmEngine implements AutoCloseable {
     // Replay sorts the log's cells and links the first memtable from them in one pass, far
     // cheaper than inserting each into the skip list (see MemtableLoader).
     MemtableLoader replayed = new MemtableLoader(conflicts);
+    java.util.concurrent.atomic.AtomicReference<CorruptionException> damagedLog =
+        new java.util.concurrent.atomic.AtomicReference<>();
     CommitLog commitLog =
         CommitLog.open(
             fs,
@@ -192,10 +198,20 @@ public final class LsmEngine implements AutoCloseable {
                 .preallocateSegments(config.commitLogPreallocateSegments())
                 .maxTotalSizeBytes(config.maxCommitLogSizeOnDiskBytes())
                 .skipCorruptSegmentTail(config.skipCorruptCommitLogTail())
+                // Unless the operator chose to skip such damage, it fences the replica instead
+                // of stopping it: never fatal, never an amnesiac acceptor.
+                .damagedSegmentTail(
+                    config.skipCorruptCommitLogTail()
+                        ? null
+                        : e -> damagedLog.compareAndSet(null, e))
                 .build(),
             registry,
             replayed::add);
     try {
+      if (damagedLog.get() != null) {
+        // Durable before the engine opens: no flush can discard the damaged segment first.
+        ReplicaFence.write(fs, dataDir, damagedLog.get().getMessage());
+      }
       state.openTables(replayed.build(0, wallClockMillis.getAsLong()));
     } catch (IOException | RuntimeException e) {
       commitLog.close();
@@ -204,6 +220,14 @@ public final class LsmEngine implements AutoCloseable {
     LsmEngine engine =
         new LsmEngine(
             config, fs, wallClockMillis, state, commitLog, metrics, conflicts, 1, registry);
+    engine.replicaFenced = ReplicaFence.present(fs, dataDir);
+    if (engine.replicaFenced) {
+      LOG.log(
+          System.Logger.Level.ERROR,
+          "this replica is fenced ({0}): the commit log lost acknowledged records; every key is"
+              + " quarantined until all its ranges are repaired",
+          dataDir.resolve(ReplicaFence.FILE_NAME));
+    }
     engine.registerGauges(registry);
     engine.maintenance.scheduleWithFixedDelay(
         engine::maintenanceTick,
@@ -441,6 +465,9 @@ public final class LsmEngine implements AutoCloseable {
    *     table, may hold the key
    */
   public Cell get(Key key) throws IOException {
+    if (replicaFenced) {
+      throw QuarantinedRangeException.replicaFenced(key.toString());
+    }
     EngineView view = state.acquire();
     try {
       QuarantinedTable q = view.quarantinedHolding(key);
@@ -491,6 +518,9 @@ public final class LsmEngine implements AutoCloseable {
   public CellIterator scan(long fromToken, long toToken) throws IOException {
     if (fromToken > toToken) {
       throw new IllegalArgumentException("fromToken " + fromToken + " > toToken " + toToken);
+    }
+    if (replicaFenced) {
+      throw QuarantinedRangeException.replicaFenced("tokens [" + fromToken + ", " + toToken + "]");
     }
     EngineView view = state.acquire();
     List<CellIterator> sources = new ArrayList<>();
@@ -745,7 +775,8 @@ public final class LsmEngine implements AutoCloseable {
   }
 
   /**
-   * Ends the quarantine of table {@code generation} once this replica's state for its quarantined
+   * Ends the quarantine of table {@code generation} (0: the whole-replica fence a damaged commit
+   * log left, see {@link #quarantinedIntervals()}) once this replica's state for its quarantined
    * intervals ({@link #quarantinedIntervals()}) was repaired from the other replicas. A table
    * quarantined whole is forgotten (its file stays in {@code corrupt/}); a table with quarantined
    * blocks is rewritten without them (every block that still verifies is kept) and replaced.
@@ -757,6 +788,14 @@ public final class LsmEngine implements AutoCloseable {
    * @throws IllegalArgumentException if the table is not quarantined
    */
   public void releaseQuarantine(long generation) throws IOException {
+    if (generation == ReplicaFence.GENERATION) {
+      if (!replicaFenced) {
+        throw new IllegalArgumentException("the replica is not fenced");
+      }
+      ReplicaFence.remove(fs, config.dataDirectory());
+      replicaFenced = false;
+      return;
+    }
     boolean whole =
         state.liveEntries().stream().anyMatch(t -> t.generation() == generation && t.quarantined());
     if (whole) {
@@ -768,12 +807,18 @@ public final class LsmEngine implements AutoCloseable {
   }
 
   /**
-   * What this replica cannot vouch for now: every quarantined interval (blocks of live tables, and
-   * tables quarantined whole), ordered by table then token. The "needs repair" signal: each entry
-   * must be repaired from the other replicas, then released with {@link #releaseQuarantine(long)}.
+   * What this replica cannot vouch for now: every quarantined interval (blocks of live tables,
+   * tables quarantined whole, and generation 0 over every token when the commit log lost
+   * acknowledged records), ordered by table then token. The "needs repair" signal: each entry must
+   * be repaired from the other replicas, then released with {@link #releaseQuarantine(long)}.
    */
   public List<QuarantinedInterval> quarantinedIntervals() {
     List<QuarantinedInterval> out = new ArrayList<>();
+    if (replicaFenced) {
+      out.add(
+          new QuarantinedInterval(
+              ReplicaFence.GENERATION, new TokenInterval(Long.MIN_VALUE, Long.MAX_VALUE), true));
+    }
     for (TableEntry t : state.liveEntries()) {
       if (t.quarantined()) {
         out.add(new QuarantinedInterval(t.generation(), t.tokenSpan(), true));

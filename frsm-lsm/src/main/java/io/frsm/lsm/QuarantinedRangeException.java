@@ -36,6 +36,24 @@ public final class QuarantinedRangeException extends java.io.IOException {
     this.interval = interval;
   }
 
+  /**
+   * Every token is fenced: damage in the durable part of the commit log lost records of unknown
+   * keys (generation {@code 0}, see {@link LsmEngine#quarantinedIntervals()}).
+   */
+  static QuarantinedRangeException replicaFenced(String keyDescription) {
+    return new QuarantinedRangeException(
+        "cannot read key "
+            + keyDescription
+            + ": the commit log lost acknowledged records of unknown keys; every token is"
+            + " quarantined and this replica needs repair of all its ranges");
+  }
+
+  private QuarantinedRangeException(String message) {
+    super(message);
+    this.generation = 0;
+    this.interval = new TokenInterval(Long.MIN_VALUE, Long.MAX_VALUE);
+  }
+
   public long generation() {
     return generation;
   }
