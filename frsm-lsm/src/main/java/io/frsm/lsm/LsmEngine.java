@@ -716,13 +716,24 @@ public final class LsmEngine implements AutoCloseable {
     segregatedFlushes = on;
   }
 
-  /** The files of every segregated table, oldest first. */
-  public List<Path> segregatedTables() {
+  /**
+   * The files of every segregated table, oldest first.
+   *
+   * @throws QuarantinedRangeException if a segregated table is quarantined, whole or in part:
+   *     shipping the others would hand off less than this replica accepted, silently; the hand-off
+   *     must fall back to the scan (docs/DESIGN.md "Ring")
+   */
+  public List<Path> segregatedTables() throws QuarantinedRangeException {
     List<Path> out = new ArrayList<>();
     for (TableEntry t : state.liveEntries()) {
-      if (t.segregated() && !t.quarantined() && !t.hasQuarantinedBlocks()) {
-        out.add(state.pathOf(t.generation()));
+      if (!t.segregated()) {
+        continue;
       }
+      if (t.quarantined() || t.hasQuarantinedBlocks()) {
+        TokenInterval damaged = t.quarantined() ? t.tokenSpan() : t.quarantinedIntervals().get(0);
+        throw new QuarantinedRangeException(t, damaged, "segregated table " + t.fileName());
+      }
+      out.add(state.pathOf(t.generation()));
     }
     out.sort(null);
     return out;

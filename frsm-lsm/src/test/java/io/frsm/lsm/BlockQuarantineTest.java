@@ -233,4 +233,19 @@ class BlockQuarantineTest {
     reopened.releaseQuarantine(newest.generation());
     assertNull(reopened.get(key("absent")));
   }
+
+  @Test
+  void aSegregatedTableWithAQuarantinedBlock_isNeverHandedOffInPart() throws Exception {
+    LsmEngine engine = open();
+    engine.setSegregatedFlushes(true);
+    Map<Key, Cell> expected = writeTwoTables(engine, new Random(11));
+    assertEquals(2, engine.segregatedTables().size());
+    TableEntry oldest =
+        engine.tables().stream().min(Comparator.comparingLong(TableEntry::generation)).get();
+    engine.close();
+    fs.flipByte(DATA.resolve(oldest.fileName()), oldest.fileSizeBytes() / 3);
+    LsmEngine reopened = open();
+    readAll(reopened, expected); // finds the damaged block
+    assertThrows(QuarantinedRangeException.class, reopened::segregatedTables);
+  }
 }
