@@ -113,7 +113,9 @@ final class CompactionManager {
   private List<TableEntry> compactable() {
     List<TableEntry> out = new ArrayList<>();
     for (TableEntry t : state.liveEntries()) {
-      if (!t.segregated() && !t.quarantined()) {
+      // A table with quarantined blocks cannot be read whole; merging its readable part would
+      // also lose the fence over the damaged one. It waits for its release.
+      if (!t.segregated() && !t.quarantined() && !t.hasQuarantinedBlocks()) {
         out.add(t);
       }
     }

@@ -4,6 +4,7 @@ import io.frsm.lsm.io.FileSystem;
 import io.frsm.lsm.manifest.Manifest;
 import io.frsm.lsm.manifest.ManifestStore;
 import io.frsm.lsm.manifest.TableEntry;
+import io.frsm.lsm.manifest.TokenInterval;
 import io.frsm.lsm.memtable.Memtable;
 import io.frsm.lsm.sstable.BlockCache;
 import io.frsm.lsm.sstable.SSTableMetadata;
@@ -70,7 +71,7 @@ final class EngineState {
         continue;
       }
       try {
-        handles.add(openHandle(e));
+        handles.add(openHandle(e)); // quarantined intervals stay fenced through the live entry
       } catch (CorruptionException c) {
         metrics.corruptionsDetected.increment();
         LOG.log(System.Logger.Level.ERROR, "table " + e.fileName() + " is corrupt: quarantined", c);
@@ -79,7 +80,9 @@ final class EngineState {
       }
     }
     if (!quarantinedNow.isEmpty()) {
-      writeManifest(manifest.replace(quarantinedNow));
+      synchronized (lock) {
+        writeManifest(manifest.replace(quarantinedNow));
+      }
     }
     handles.sort(NEWEST_FIRST);
     List<QuarantinedTable> quarantined = new ArrayList<>();
@@ -234,11 +237,79 @@ final class EngineState {
   }
 
   /**
-   * Takes a table that failed a checksum out of service: moves its file to {@code corrupt/}, keeps
-   * it in the manifest as quarantined (its token range then fails reads, across restarts), and
-   * removes it from the view.
+   * Fences off what a checksum failure in {@code handle} showed to be damaged, at the finest grain
+   * the failure allows: a damaged data block quarantines that block's token span and the table
+   * stays in service for every other key ({@link #quarantineBlock}); damage anywhere else (footer,
+   * index, filter, properties, or an offset that is no block's start) quarantines the whole table
+   * ({@link #quarantineTable}).
    */
   void quarantine(TableHandle handle, CorruptionException cause) {
+    int block =
+        cause.file() != null && cause.file().equals(handle.path())
+            ? handle.reader().dataBlockAt(cause.offset())
+            : -1;
+    if (block >= 0) {
+      quarantineBlock(handle, block, cause);
+    } else {
+      quarantineTable(handle, cause);
+    }
+  }
+
+  /**
+   * Records data block {@code block} of {@code handle} as quarantined: its token span joins the
+   * table's quarantined intervals in the manifest (durable first, so the fence survives a restart)
+   * and in the live entry, after which reads of keys the table may hold in that span fail with
+   * {@link QuarantinedRangeException}. A table that would exceed {@link
+   * TableEntry#MAX_QUARANTINED_INTERVALS} is quarantined whole instead.
+   */
+  void quarantineBlock(TableHandle handle, int block, CorruptionException cause) {
+    synchronized (lock) {
+      if (!view.tables.contains(handle)) {
+        return; // already quarantined whole or compacted away
+      }
+      TokenInterval span = handle.reader().blockTokens(block);
+      TableEntry current = handle.entry();
+      for (TokenInterval q : current.quarantinedIntervals()) {
+        if (q.contains(span)) {
+          return; // found before (a read and the scrub can race to the same block)
+        }
+      }
+      TableEntry next = current.withQuarantinedInterval(span);
+      if (next == null) {
+        quarantineTable(handle, cause);
+        return;
+      }
+      metrics.corruptionsDetected.increment();
+      metrics.corruptBlocks.increment();
+      LOG.log(
+          System.Logger.Level.ERROR,
+          "data block "
+              + block
+              + " of table "
+              + handle.path()
+              + " is corrupt: quarantining tokens "
+              + span
+              + " of it; this replica needs repair of that interval, reads of its keys will fail"
+              + " until then",
+          cause);
+      try {
+        writeManifest(manifest.replace(List.of(next)));
+      } catch (IOException e) {
+        // The in-memory fence below still holds until a restart; after one, the first read of
+        // the block fails its checksum again and fences it again.
+        LOG.log(
+            System.Logger.Level.ERROR, "could not record the quarantine of " + handle.path(), e);
+      }
+      handle.updateEntry(next);
+    }
+  }
+
+  /**
+   * Takes a table whose footer, index, filter or properties failed a checksum out of service: moves
+   * its file to {@code corrupt/}, keeps it in the manifest as quarantined (its token range then
+   * fails reads, across restarts), and removes it from the view.
+   */
+  void quarantineTable(TableHandle handle, CorruptionException cause) {
     synchronized (lock) {
       EngineView v = view;
       if (!v.tables.contains(handle)) {
@@ -249,11 +320,11 @@ final class EngineState {
           System.Logger.Level.ERROR,
           "table "
               + handle.path()
-              + " is corrupt: quarantining it; reads of tokens ["
+              + " is corrupt: quarantining it; this replica needs repair of tokens ["
               + handle.entry().minToken()
               + ", "
               + handle.entry().maxToken()
-              + "] will fail",
+              + "], reads of its keys will fail until then",
           cause);
       TableEntry q = handle.entry().withQuarantined(true);
       try {

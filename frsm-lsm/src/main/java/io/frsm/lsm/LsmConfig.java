@@ -46,6 +46,9 @@ public final class LsmConfig {
   private final long blockCacheSizeBytes;
   private final boolean skipCorruptCommitLogTail;
   private final int maxFrozenMemtables;
+  private final boolean scrubEnabled;
+  private final long scrubThroughputBytesPerSecond;
+  private final Duration scrubStartDelay;
 
   private LsmConfig(Builder b) {
     this.dataDirectory = b.dataDirectory;
@@ -74,6 +77,26 @@ public final class LsmConfig {
     this.blockCacheSizeBytes = b.blockCacheSizeBytes;
     this.skipCorruptCommitLogTail = b.skipCorruptCommitLogTail;
     this.maxFrozenMemtables = b.maxFrozenMemtables;
+    this.scrubEnabled = b.scrubEnabled;
+    this.scrubThroughputBytesPerSecond = b.scrubThroughputBytesPerSecond;
+    this.scrubStartDelay = b.scrubStartDelay;
+  }
+
+  /**
+   * Whether the background scrub verifies every data block of every table (issue 23 point 3). true.
+   */
+  public boolean scrubEnabled() {
+    return scrubEnabled;
+  }
+
+  /** The scrub's read budget, in bytes per second of data blocks. 4 MiB/s. */
+  public long scrubThroughputBytesPerSecond() {
+    return scrubThroughputBytesPerSecond;
+  }
+
+  /** How long after the engine opens the scrub starts (or resumes) its pass. 5 min. */
+  public Duration scrubStartDelay() {
+    return scrubStartDelay;
   }
 
   public static Builder builder(Path dataDirectory) {
@@ -263,6 +286,12 @@ public final class LsmConfig {
         + skipCorruptCommitLogTail
         + ", maxFrozenMemtables="
         + maxFrozenMemtables
+        + ", scrubEnabled="
+        + scrubEnabled
+        + ", scrubThroughputBytesPerSecond="
+        + scrubThroughputBytesPerSecond
+        + ", scrubStartDelay="
+        + scrubStartDelay
         + "}";
   }
 
@@ -292,6 +321,9 @@ public final class LsmConfig {
     private long blockCacheSizeBytes = 256 * MIB;
     private boolean skipCorruptCommitLogTail;
     private int maxFrozenMemtables = 4;
+    private boolean scrubEnabled = true;
+    private long scrubThroughputBytesPerSecond = 4 * MIB;
+    private Duration scrubStartDelay = Duration.ofMinutes(5);
 
     private Builder(Path dataDirectory) {
       this.dataDirectory = Objects.requireNonNull(dataDirectory, "dataDirectory");
@@ -320,6 +352,9 @@ public final class LsmConfig {
       blockCacheSizeBytes = other.blockCacheSizeBytes;
       skipCorruptCommitLogTail = other.skipCorruptCommitLogTail;
       maxFrozenMemtables = other.maxFrozenMemtables;
+      scrubEnabled = other.scrubEnabled;
+      scrubThroughputBytesPerSecond = other.scrubThroughputBytesPerSecond;
+      scrubStartDelay = other.scrubStartDelay;
       return this;
     }
 
@@ -446,6 +481,21 @@ public final class LsmConfig {
       return this;
     }
 
+    public Builder scrubEnabled(boolean v) {
+      this.scrubEnabled = v;
+      return this;
+    }
+
+    public Builder scrubThroughputBytesPerSecond(long v) {
+      this.scrubThroughputBytesPerSecond = v;
+      return this;
+    }
+
+    public Builder scrubStartDelay(Duration v) {
+      this.scrubStartDelay = Objects.requireNonNull(v, "scrubStartDelay");
+      return this;
+    }
+
     public LsmConfig build() {
       if (commitLogDirectories != null && commitLogDirectories.isEmpty()) {
         throw invalid("commitLogDirectories", "at least one directory", commitLogDirectories);
@@ -497,6 +547,10 @@ public final class LsmConfig {
       }
       if (maxFrozenMemtables < 1) {
         throw invalid("maxFrozenMemtables", ">= 1", maxFrozenMemtables);
+      }
+      positive("scrubThroughputBytesPerSecond", scrubThroughputBytesPerSecond);
+      if (scrubStartDelay.isNegative()) {
+        throw invalid("scrubStartDelay", ">= 0", scrubStartDelay);
       }
       if (blockCacheSizeBytes < 0) {
         throw invalid("blockCacheSizeBytes", ">= 0", blockCacheSizeBytes);

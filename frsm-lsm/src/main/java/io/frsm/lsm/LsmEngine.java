@@ -13,6 +13,7 @@ import io.frsm.lsm.io.FileSystem;
 import io.frsm.lsm.manifest.Manifest;
 import io.frsm.lsm.manifest.ManifestStore;
 import io.frsm.lsm.manifest.TableEntry;
+import io.frsm.lsm.manifest.TokenInterval;
 import io.frsm.lsm.memtable.Memtable;
 import io.frsm.lsm.memtable.MemtableLoader;
 import io.frsm.lsm.sstable.BlockCache;
@@ -50,8 +51,10 @@ import java.util.function.LongSupplier;
  * flushed memtable's commit-log segments are then discarded.
  *
  * <p>Read path: the merge join over the active memtable, the frozen ones and every live table
- * (bloom filters skip most). A table failing a checksum is quarantined: reads that may need it fail
- * with {@link QuarantinedRangeException}, all others go on.
+ * (bloom filters skip most). Data failing a checksum is quarantined at the finest grain known — the
+ * damaged data block's token span, or the whole table if its footer, index or filter is damaged:
+ * reads that may need it fail with {@link QuarantinedRangeException}, all others go on ({@link
+ * #quarantinedIntervals()} lists what needs repair).
  *
  * <p>Thread-safe. Write futures complete on commit-log threads: keep callbacks short.
  */
@@ -68,6 +71,9 @@ public final class LsmEngine implements AutoCloseable {
   private final CompactionManager compactions;
   private final PurgeCompactions purges;
   private final TableTransfer transfer;
+  private final TableSalvage salvage;
+  private final Scrubber scrubber;
+  private final ExecutorService scrubExecutor;
   private final LsmMetrics metrics;
   private final MergeConflictListener conflicts;
   private final ReentrantReadWriteLock switchLock = new ReentrantReadWriteLock();
@@ -78,6 +84,10 @@ public final class LsmEngine implements AutoCloseable {
   private final ExecutorService compactionExecutor;
   private final ScheduledExecutorService maintenance;
   private volatile boolean segregatedFlushes;
+
+  /** Every token quarantined ({@link ReplicaFence}); set at open, cleared by its release. */
+  private volatile boolean replicaFenced;
+
   private volatile java.util.function.DoubleSupplier heapUsedFraction =
       LsmEngine::runtimeHeapUsedFraction;
   private volatile boolean closed;
@@ -91,7 +101,8 @@ public final class LsmEngine implements AutoCloseable {
       CommitLog commitLog,
       LsmMetrics metrics,
       MergeConflictListener conflicts,
-      long firstMemtableId) {
+      long firstMemtableId,
+      MeterRegistry registry) {
     this.config = config;
     this.fs = fs;
     this.wallClockMillis = wallClockMillis;
@@ -136,6 +147,11 @@ public final class LsmEngine implements AutoCloseable {
             compactions::maybeScheduleMinor,
             purges::marked);
     this.transfer = new TableTransfer(fs, state, tableOptions, importing);
+    this.salvage = new TableSalvage(fs, state, tableOptions);
+    this.scrubber =
+        new Scrubber(
+            fs, config.dataDirectory(), state, config.scrubThroughputBytesPerSecond(), registry);
+    this.scrubExecutor = Executors.newSingleThreadExecutor(named("frsm-lsm-scrub"));
   }
 
   /** Opens (or creates) the engine in {@code config.dataDirectory()}, replaying the commit log. */
@@ -179,6 +195,8 @@ public final class LsmEngine implements AutoCloseable {
     // Replay sorts the log's cells and links the first memtable from them in one pass, far
     // cheaper than inserting each into the skip list (see MemtableLoader).
     MemtableLoader replayed = new MemtableLoader(conflicts);
+    java.util.concurrent.atomic.AtomicReference<CorruptionException> damagedLog =
+        new java.util.concurrent.atomic.AtomicReference<>();
     CommitLog commitLog =
         CommitLog.open(
             fs,
@@ -188,17 +206,36 @@ public final class LsmEngine implements AutoCloseable {
                 .preallocateSegments(config.commitLogPreallocateSegments())
                 .maxTotalSizeBytes(config.maxCommitLogSizeOnDiskBytes())
                 .skipCorruptSegmentTail(config.skipCorruptCommitLogTail())
+                // Unless the operator chose to skip such damage, it fences the replica instead
+                // of stopping it: never fatal, never an amnesiac acceptor.
+                .damagedSegmentTail(
+                    config.skipCorruptCommitLogTail()
+                        ? null
+                        : e -> damagedLog.compareAndSet(null, e))
                 .build(),
             registry,
             replayed::add);
     try {
+      if (damagedLog.get() != null) {
+        // Durable before the engine opens: no flush can discard the damaged segment first.
+        ReplicaFence.write(fs, dataDir, damagedLog.get().getMessage());
+      }
       state.openTables(replayed.build(0, wallClockMillis.getAsLong()));
     } catch (IOException | RuntimeException e) {
       commitLog.close();
       throw e;
     }
     LsmEngine engine =
-        new LsmEngine(config, fs, wallClockMillis, state, commitLog, metrics, conflicts, 1);
+        new LsmEngine(
+            config, fs, wallClockMillis, state, commitLog, metrics, conflicts, 1, registry);
+    engine.replicaFenced = ReplicaFence.present(fs, dataDir);
+    if (engine.replicaFenced) {
+      LOG.log(
+          System.Logger.Level.ERROR,
+          "this replica is fenced ({0}): the commit log lost acknowledged records; every key is"
+              + " quarantined until all its ranges are repaired",
+          dataDir.resolve(ReplicaFence.FILE_NAME));
+    }
     engine.registerGauges(registry);
     if (!state.liveEntries().isEmpty()) {
       // Marks already in tables are counted nowhere: one purge compaction a grace period from now.
@@ -211,7 +248,37 @@ public final class LsmEngine implements AutoCloseable {
         MAINTENANCE_PERIOD_MS,
         TimeUnit.MILLISECONDS);
     engine.compactions.maybeScheduleMinor();
+    if (config.scrubEnabled()) {
+      long delayMs = config.scrubStartDelay().toMillis();
+      engine.scrubExecutor.execute(() -> engine.scrubber.runUntilStopped(delayMs));
+    }
     return engine;
+  }
+
+  /**
+   * Runs one whole scrub pass on the calling thread. REQUIRES: {@code scrubEnabled} is false (one
+   * scrub at a time); for tests and tools.
+   */
+  void scrubPassNow() throws IOException {
+    if (config.scrubEnabled()) {
+      throw new IllegalStateException("the background scrub runs: scrubEnabled is true");
+    }
+    while (scrubber.step()) {
+      // next block
+    }
+  }
+
+  /** One step of the scrub on the calling thread (same REQUIRES as {@link #scrubPassNow()}). */
+  boolean scrubStepNow() throws IOException {
+    if (config.scrubEnabled()) {
+      throw new IllegalStateException("the background scrub runs: scrubEnabled is true");
+    }
+    return scrubber.step();
+  }
+
+  /** Where the background scrub stands (bytes, tables and corrupt blocks, its position). */
+  public ScrubStatus scrubStatus() {
+    return scrubber.status(config.scrubEnabled());
   }
 
   /**
@@ -253,6 +320,9 @@ public final class LsmEngine implements AutoCloseable {
     Gauge.builder("frsm.lsm.sstable.count", this, e -> e.state.peek().tables.size())
         .register(registry);
     Gauge.builder("frsm.lsm.sstable.quarantined", this, e -> e.state.peek().quarantined.size())
+        .register(registry);
+    Gauge.builder("frsm.lsm.quarantined.intervals", this, e -> e.quarantinedIntervals().size())
+        .description("token intervals this replica cannot vouch for until repaired")
         .register(registry);
     Gauge.builder("frsm.lsm.flush.pending", this, e -> e.flushes.queued()).register(registry);
     io.micrometer.core.instrument.FunctionCounter.builder(
@@ -406,11 +476,15 @@ public final class LsmEngine implements AutoCloseable {
   /**
    * The key's merged state, or null if this replica holds nothing for it.
    *
-   * @throws CorruptionException if a table needed for the key failed its checksum (it is
-   *     quarantined at once)
-   * @throws QuarantinedRangeException if a quarantined table may hold the key
+   * @throws CorruptionException if a table needed for the key failed its checksum (the damaged
+   *     block, or the table if the damage is outside its data blocks, is quarantined at once)
+   * @throws QuarantinedRangeException if a quarantined table, or a quarantined block of a live
+   *     table, may hold the key
    */
   public Cell get(Key key) throws IOException {
+    if (replicaFenced) {
+      throw QuarantinedRangeException.replicaFenced(key.toString());
+    }
     EngineView view = state.acquire();
     try {
       QuarantinedTable q = view.quarantinedHolding(key);
@@ -422,8 +496,13 @@ public final class LsmEngine implements AutoCloseable {
         result = mergeNullable(result, m.get(key));
       }
       for (TableHandle t : view.tables) {
-        if (!t.entry().coversToken(key.token())) {
+        TableEntry entry = t.entry();
+        if (!entry.coversToken(key.token())) {
           continue;
+        }
+        TokenInterval fenced = entry.quarantinedIntervalHolding(key.token());
+        if (fenced != null && t.reader().mightContain(key)) {
+          throw new QuarantinedRangeException(entry, fenced, key.toString());
         }
         Cell c;
         try {
@@ -451,11 +530,14 @@ public final class LsmEngine implements AutoCloseable {
    * Every key with {@code fromToken <= token <= toToken}, in (token, key) order, merged. The caller
    * must close the iterator. Sees a consistent set of tables; memtables are read live.
    *
-   * @throws QuarantinedRangeException if a quarantined table overlaps the range
+   * @throws QuarantinedRangeException if a quarantined table or block overlaps the range
    */
   public CellIterator scan(long fromToken, long toToken) throws IOException {
     if (fromToken > toToken) {
       throw new IllegalArgumentException("fromToken " + fromToken + " > toToken " + toToken);
+    }
+    if (replicaFenced) {
+      throw QuarantinedRangeException.replicaFenced("tokens [" + fromToken + ", " + toToken + "]");
     }
     EngineView view = state.acquire();
     List<CellIterator> sources = new ArrayList<>();
@@ -464,6 +546,14 @@ public final class LsmEngine implements AutoCloseable {
         if (q.overlaps(fromToken, toToken)) {
           throw new QuarantinedRangeException(
               q.entry, "tokens [" + fromToken + ", " + toToken + "]");
+        }
+      }
+      for (TableHandle t : view.tables) {
+        TableEntry entry = t.entry();
+        TokenInterval fenced = entry.quarantinedIntervalOverlapping(fromToken, toToken);
+        if (fenced != null) {
+          throw new QuarantinedRangeException(
+              entry, fenced, "tokens [" + fromToken + ", " + toToken + "]");
         }
       }
       Key from = Key.lowestWithToken(fromToken);
@@ -648,13 +738,24 @@ public final class LsmEngine implements AutoCloseable {
     segregatedFlushes = on;
   }
 
-  /** The files of every segregated table, oldest first. */
-  public List<Path> segregatedTables() {
+  /**
+   * The files of every segregated table, oldest first.
+   *
+   * @throws QuarantinedRangeException if a segregated table is quarantined, whole or in part:
+   *     shipping the others would hand off less than this replica accepted, silently; the hand-off
+   *     must fall back to the scan (docs/DESIGN.md "Ring")
+   */
+  public List<Path> segregatedTables() throws QuarantinedRangeException {
     List<Path> out = new ArrayList<>();
     for (TableEntry t : state.liveEntries()) {
-      if (t.segregated() && !t.quarantined()) {
-        out.add(state.pathOf(t.generation()));
+      if (!t.segregated()) {
+        continue;
       }
+      if (t.quarantined() || t.hasQuarantinedBlocks()) {
+        TokenInterval damaged = t.quarantined() ? t.tokenSpan() : t.quarantinedIntervals().get(0);
+        throw new QuarantinedRangeException(t, damaged, "segregated table " + t.fileName());
+      }
+      out.add(state.pathOf(t.generation()));
     }
     out.sort(null);
     return out;
@@ -706,14 +807,72 @@ public final class LsmEngine implements AutoCloseable {
     compactions.maybeScheduleMinor();
   }
 
-  /** Forgets a quarantined table once the operator repaired this replica's range. */
+  /**
+   * Ends the quarantine of table {@code generation} (0: the whole-replica fence a damaged commit
+   * log left, see {@link #quarantinedIntervals()}) once this replica's state for its quarantined
+   * intervals ({@link #quarantinedIntervals()}) was repaired from the other replicas. A table
+   * quarantined whole is forgotten (its file stays in {@code corrupt/}); a table with quarantined
+   * blocks is rewritten without them (every block that still verifies is kept) and replaced.
+   *
+   * <p>REQUIRES: the repair came first and the node did not vote on those keys meanwhile (see
+   * docs/PROTOCOL.md "Corrupt storage": learner, settled, release, voter). Releasing early drops
+   * state the replica may have promised on.
+   *
+   * @throws IllegalArgumentException if the table is not quarantined
+   */
   public void releaseQuarantine(long generation) throws IOException {
-    state.releaseQuarantine(generation);
+    if (generation == ReplicaFence.GENERATION) {
+      if (!replicaFenced) {
+        throw new IllegalArgumentException("the replica is not fenced");
+      }
+      ReplicaFence.remove(fs, config.dataDirectory());
+      replicaFenced = false;
+      return;
+    }
+    boolean whole =
+        state.liveEntries().stream().anyMatch(t -> t.generation() == generation && t.quarantined());
+    if (whole) {
+      state.releaseQuarantine(generation);
+    } else {
+      salvage.rewriteWithoutDamage(generation);
+      compactions.maybeScheduleMinor();
+    }
+  }
+
+  /**
+   * What this replica cannot vouch for now: every quarantined interval (blocks of live tables,
+   * tables quarantined whole, and generation 0 over every token when the commit log lost
+   * acknowledged records), ordered by table then token. The "needs repair" signal: each entry must
+   * be repaired from the other replicas, then released with {@link #releaseQuarantine(long)}.
+   */
+  public List<QuarantinedInterval> quarantinedIntervals() {
+    List<QuarantinedInterval> out = new ArrayList<>();
+    if (replicaFenced) {
+      out.add(
+          new QuarantinedInterval(
+              ReplicaFence.GENERATION, new TokenInterval(Long.MIN_VALUE, Long.MAX_VALUE), true));
+    }
+    for (TableEntry t : state.liveEntries()) {
+      if (t.quarantined()) {
+        out.add(new QuarantinedInterval(t.generation(), t.tokenSpan(), true));
+      } else {
+        for (TokenInterval q : t.quarantinedIntervals()) {
+          out.add(new QuarantinedInterval(t.generation(), q, false));
+        }
+      }
+    }
+    out.sort(
+        java.util.Comparator.comparingLong(QuarantinedInterval::generation)
+            .thenComparingLong(q -> q.tokens().fromToken()));
+    return out;
   }
 
   // ---------------------------------------------------------------- introspection
 
-  /** Live tables, newest first (excludes quarantined ones). */
+  /**
+   * Live tables, newest first (excludes tables quarantined whole; includes tables with quarantined
+   * blocks, see {@link #quarantinedIntervals()}).
+   */
   public List<TableEntry> tables() {
     List<TableEntry> out = new ArrayList<>();
     for (TableEntry t : state.liveEntries()) {
@@ -724,7 +883,7 @@ public final class LsmEngine implements AutoCloseable {
     return out;
   }
 
-  /** Quarantined tables (see {@link #releaseQuarantine(long)}). */
+  /** Tables quarantined whole (see {@link #releaseQuarantine(long)}). */
   public List<TableEntry> quarantinedTables() {
     return state.liveEntries().stream().filter(TableEntry::quarantined).toList();
   }
@@ -813,6 +972,8 @@ public final class LsmEngine implements AutoCloseable {
       return;
     }
     maintenance.shutdownNow();
+    scrubber.stop();
+    scrubExecutor.shutdownNow();
     if (now) {
       compactionExecutor.shutdownNow();
       flushExecutor.shutdownNow();
@@ -821,6 +982,7 @@ public final class LsmEngine implements AutoCloseable {
       compactionExecutor.shutdown();
     }
     awaitQuietly(maintenance);
+    awaitQuietly(scrubExecutor);
     awaitQuietly(flushExecutor);
     awaitQuietly(compactionExecutor);
     commitLog.close();

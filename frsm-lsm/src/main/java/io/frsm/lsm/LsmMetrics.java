@@ -14,6 +14,7 @@ final class LsmMetrics {
   final Counter tombstonesPurged;
   final Counter mergeConflicts;
   final Counter corruptionsDetected;
+  final Counter corruptBlocks;
   final Counter writesRejected;
   final Counter unloggedWrites;
 
@@ -38,6 +39,11 @@ final class LsmMetrics {
             .description("one ballot, one instance, two values: corruption or a protocol bug")
             .register(registry);
     corruptionsDetected = Counter.builder("frsm.lsm.corruptions").register(registry);
+    corruptBlocks =
+        Counter.builder("frsm.lsm.corrupt.blocks")
+            .description(
+                "data blocks found corrupt and quarantined (by reads, compaction or scrub)")
+            .register(registry);
     writesRejected = Counter.builder("frsm.lsm.writes.rejected").register(registry);
     unloggedWrites =
         Counter.builder("frsm.lsm.writes.unlogged")

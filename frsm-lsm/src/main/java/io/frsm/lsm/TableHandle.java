@@ -34,10 +34,26 @@ final class TableHandle {
     return entry;
   }
 
-  /** Only the segregated flag may change. REQUIRES: the engine state lock. */
+  /**
+   * Only the segregated flag and the quarantined intervals may change (the file does not).
+   * REQUIRES: the engine state lock. A quarantined interval is never dropped here: only a release
+   * that rewrites the table without its damaged blocks ends one.
+   */
   void updateEntry(TableEntry updated) {
-    assert updated.generation() == entry.generation();
+    if (updated.generation() != entry.generation() || !covers(updated, entry)) {
+      throw new IllegalStateException("entry update " + updated + " would change " + entry);
+    }
     entry = updated;
+  }
+
+  /** Whether every quarantined interval of {@code before} lies inside one of {@code after}'s. */
+  private static boolean covers(TableEntry after, TableEntry before) {
+    for (var b : before.quarantinedIntervals()) {
+      if (after.quarantinedIntervals().stream().noneMatch(a -> a.contains(b))) {
+        return false;
+      }
+    }
+    return true;
   }
 
   SSTableReader reader() {

@@ -348,7 +348,11 @@ class LsmEngineTest {
     fs.flipByte(DATA.resolve(first.fileName()), 3);
     CorruptionException e = assertThrows(CorruptionException.class, () -> engine.get(damaged));
     assertTrue(e.getMessage().contains(first.fileName()), e.getMessage());
-    assertEquals(1, engine.quarantinedTables().size());
+    // The damaged data block is quarantined, not the table's whole token span (issue 23).
+    assertEquals(
+        List.of(first.generation()),
+        engine.quarantinedIntervals().stream().map(QuarantinedInterval::generation).toList());
+    assertFalse(engine.quarantinedIntervals().get(0).wholeTable());
     // The damaged key can no longer be answered from older state.
     assertThrows(QuarantinedRangeException.class, () -> engine.get(damaged));
     assertEquals("w", valueOf(engine.get(healthy)));

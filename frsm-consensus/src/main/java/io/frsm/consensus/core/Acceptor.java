@@ -191,10 +191,15 @@ final class Acceptor {
       }
       return;
     }
-    Effect stale =
-        message instanceof Message.Prepare p
-            ? terms.refusal(from, p, p.term())
-            : message instanceof Message.Accept a ? terms.refusal(from, a, a.term()) : null;
+    Effect stale;
+    try {
+      stale =
+          message instanceof Message.Prepare p
+              ? terms.refusal(from, p, p.term())
+              : message instanceof Message.Accept a ? terms.refusal(from, a, a.term()) : null;
+    } catch (CellStoreException unreadableTerm) {
+      return; // the range's term cannot be read: stay silent, as for an unreadable key
+    }
     if (stale != null) {
       out.add(stale); // an old holder's late message dies here (docs/DESIGN.md "Lease invariant" 4)
       return;
@@ -262,7 +267,12 @@ final class Acceptor {
       java.util.function.Supplier<Effect> reply,
       long writeTimeMs,
       List<Effect> out) {
-    long known = terms.term(range);
+    long known;
+    try {
+      known = terms.term(range);
+    } catch (CellStoreException unreadableTerm) {
+      return; // checked before any change: stay silent like a crashed replica
+    }
     if (term < known) {
       out.add(new Effect.Send(from, new Message.StaleTerm(key, round, known)));
       return;

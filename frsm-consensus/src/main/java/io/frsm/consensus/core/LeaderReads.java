@@ -135,7 +135,14 @@ final class LeaderReads {
         || openAccepts.contains(key)) {
       return null;
     }
-    Cell local = store.get(key);
+    Cell local;
+    try {
+      local = store.get(key);
+    } catch (CellStoreException unreadable) {
+      // A quarantined or unreadable cell: never serve it locally; the operation runs its rounds
+      // at the other replicas (this node's acceptor stays silent for the key meanwhile).
+      return null;
+    }
     AcceptedValue a = local == null ? null : local.accepted();
     if (a != null && !a.chosen()) {
       return null;

@@ -106,4 +106,31 @@ class RangeTermAcceptorTest {
             node.step(
                 NOW, new Input.ClientRequest(1, new Operation.Get(TERM_KEY), NOW.wallMicros())));
   }
+
+  @Test
+  void unreadableTermCell_silencesTheRange_neverStopsTheNode() {
+    // A quarantined block can hold a range's term cell (issue 23): the acceptor cannot tell its
+    // term, so it answers nothing for the range's prepares, accepts, term persists and listings,
+    // like a crashed replica, and never throws out of the step (which would stop the node).
+    NodeCore unreadable =
+        new NodeCore(
+            0,
+            1,
+            CONFIG,
+            key -> {
+              if (key.equals(TERM_KEY)) {
+                throw new CellStoreException("quarantined", new java.io.IOException("fenced"));
+              }
+              return durable.get(key);
+            },
+            bound -> 0);
+    for (Message m :
+        List.of(
+            accept(1),
+            new Message.Prepare(K, R, new Ballot(5, 1, 1), 1),
+            new Message.TermPersist(TERM_KEY, R, 0, 2))) {
+      assertEquals(List.of(), unreadable.step(NOW, new Input.Receive(1, m)), m.toString());
+    }
+    assertEquals(0, unreadable.keysAwaitingPersist());
+  }
 }

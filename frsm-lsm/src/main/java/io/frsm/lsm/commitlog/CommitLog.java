@@ -74,7 +74,8 @@ public final class CommitLog implements AutoCloseable {
     Objects.requireNonNull(registry, "registry");
     Objects.requireNonNull(replayed, "replayed");
     List<Path> directories = config.stripeDirectories();
-    CommitLogReader reader = new CommitLogReader(fs, config.skipCorruptSegmentTail());
+    CommitLogReader reader =
+        new CommitLogReader(fs, config.skipCorruptSegmentTail(), config.damagedSegmentTail());
     List<StripeReplay> existing = new ArrayList<>();
     for (int i = 0; i < directories.size(); i++) {
       existing.add(replayStripe(fs, reader, i, directories.get(i), replayed));

@@ -34,6 +34,7 @@ public final class CommitLogConfig {
   private final long maxTotalSizeBytes;
   private final int maxBatchBytes;
   private final boolean skipCorruptSegmentTail;
+  private final java.util.function.Consumer<io.frsm.lsm.CorruptionException> damagedSegmentTail;
   private final GroupCommitWindow groupCommitWindow;
   private final boolean preallocateSegments;
 
@@ -43,6 +44,7 @@ public final class CommitLogConfig {
     this.maxTotalSizeBytes = b.maxTotalSizeBytes;
     this.maxBatchBytes = b.maxBatchBytes;
     this.skipCorruptSegmentTail = b.skipCorruptSegmentTail;
+    this.damagedSegmentTail = b.damagedSegmentTail;
     this.groupCommitWindow = b.groupCommitWindow;
     this.preallocateSegments = b.preallocateSegments;
   }
@@ -85,6 +87,16 @@ public final class CommitLogConfig {
    */
   public boolean skipCorruptSegmentTail() {
     return skipCorruptSegmentTail;
+  }
+
+  /**
+   * Told of damage inside the durable part of a segment (acknowledged records follow it), which
+   * replay then skips to the segment's end instead of failing: the caller takes on fencing the
+   * replica (the LSM engine quarantines every token; docs/PROTOCOL.md "Corrupt storage"). Null (the
+   * default): {@link #skipCorruptSegmentTail()} decides.
+   */
+  public java.util.function.Consumer<io.frsm.lsm.CorruptionException> damagedSegmentTail() {
+    return damagedSegmentTail;
   }
 
   /**
@@ -137,6 +149,7 @@ public final class CommitLogConfig {
     private long maxTotalSizeBytes = DEFAULT_MAX_TOTAL_SIZE_BYTES;
     private int maxBatchBytes = DEFAULT_MAX_BATCH_BYTES;
     private boolean skipCorruptSegmentTail;
+    private java.util.function.Consumer<io.frsm.lsm.CorruptionException> damagedSegmentTail;
     private GroupCommitWindow groupCommitWindow = DEFAULT_GROUP_COMMIT_WINDOW;
     private boolean preallocateSegments = DEFAULT_PREALLOCATE_SEGMENTS;
 
@@ -162,6 +175,13 @@ public final class CommitLogConfig {
 
     public Builder skipCorruptSegmentTail(boolean skipCorruptSegmentTail) {
       this.skipCorruptSegmentTail = skipCorruptSegmentTail;
+      return this;
+    }
+
+    /** See {@link CommitLogConfig#damagedSegmentTail()}. */
+    public Builder damagedSegmentTail(
+        java.util.function.Consumer<io.frsm.lsm.CorruptionException> listener) {
+      this.damagedSegmentTail = listener;
       return this;
     }
 

@@ -52,6 +52,7 @@ final class CommitLogReader {
 
   private final FileSystem fs;
   private final boolean skipCorruptSegmentTail;
+  private final java.util.function.Consumer<CorruptionException> damagedSegmentTail;
   private final CRC32C crc = new CRC32C();
 
   private byte[] window = new byte[CHUNK_BYTES];
@@ -65,8 +66,16 @@ final class CommitLogReader {
   private long windowEnd;
 
   CommitLogReader(FileSystem fs, boolean skipCorruptSegmentTail) {
+    this(fs, skipCorruptSegmentTail, null);
+  }
+
+  CommitLogReader(
+      FileSystem fs,
+      boolean skipCorruptSegmentTail,
+      java.util.function.Consumer<CorruptionException> damagedSegmentTail) {
     this.fs = fs;
     this.skipCorruptSegmentTail = skipCorruptSegmentTail;
+    this.damagedSegmentTail = damagedSegmentTail;
   }
 
   /** What replaying one segment found. */
@@ -191,6 +200,16 @@ final class CommitLogReader {
   private void corrupt(long offset, String what) throws CorruptionException {
     CorruptionException e =
         new CorruptionException(path, offset, "commit-log " + what + " (acknowledged writes)");
+    if (damagedSegmentTail != null) {
+      LOG.log(
+          Level.ERROR,
+          "Skipping the rest of a damaged commit-log segment ({0} bytes); the replica is fenced"
+              + " until repaired: {1}",
+          fileSize - offset,
+          e.getMessage());
+      damagedSegmentTail.accept(e);
+      return;
+    }
     if (!skipCorruptSegmentTail) {
       throw e;
     }

@@ -22,23 +22,36 @@ import java.util.zip.CRC32C;
  * whose data was compacted away.
  *
  * <pre>
- *   u32 magic 0x46524D46 ("FRMF")   u16 format version (1)
+ *   u32 magic 0x46524D46 ("FRMF")   u16 format version (1 or 2)
  *   u64 sequence   u64 nextGeneration   u32 table count
- *   per table: u64 generation, u8 flags (bit0 segregated, bit1 quarantined), i64 minToken,
+ *   per table: u64 generation, u8 flags (bit0 segregated, bit1 quarantined,
+ *              bit2 quarantined intervals follow: version 2 only), i64 minToken,
  *              i64 maxToken,
  *              u64 fileSizeBytes, u64 cellCount
+ *              [if bit2: u16 interval count (1..64), per interval: i64 fromToken, i64 toToken]
  *   u32 CRC32C of every preceding byte
  * </pre>
  *
- * Big-endian. DO NOT CHANGE: written to disk.
+ * A manifest is written as version 1 while no table has quarantined intervals (byte-identical to
+ * what older builds wrote, so they can still read it), as version 2 otherwise (older builds refuse
+ * it as an unsupported version rather than ignore the fences). Both are read.
+ *
+ * <p>Big-endian. DO NOT CHANGE: written to disk.
  */
 public final class ManifestStore {
   static final int MAGIC = 0x46524D46;
   static final short FORMAT_VERSION = 1;
+  static final short FORMAT_VERSION_WITH_INTERVALS = 2;
   static final int HEADER_BYTES = 4 + 2 + 8 + 8 + 4;
   static final int ENTRY_BYTES = 8 + 1 + 8 + 8 + 8 + 8;
   static final int FLAG_SEGREGATED = 1;
   static final int FLAG_QUARANTINED = 2;
+  static final int FLAG_INTERVALS = 4;
+  static final int INTERVAL_BYTES = 8 + 8;
+
+  /** Refuses a manifest file above this size before allocating for it (hostile bytes). */
+  static final long MAX_MANIFEST_BYTES = 256L << 20;
+
   static final String PREFIX = "MANIFEST-";
   static final String TMP_SUFFIX = ".tmp";
 
@@ -119,9 +132,18 @@ public final class ManifestStore {
   }
 
   static byte[] encode(Manifest m) {
-    ByteBuffer buf = ByteBuffer.allocate(HEADER_BYTES + m.tables().size() * ENTRY_BYTES + 4);
+    int size = HEADER_BYTES + 4;
+    boolean anyIntervals = false;
+    for (TableEntry t : m.tables()) {
+      size += ENTRY_BYTES;
+      if (t.hasQuarantinedBlocks()) {
+        anyIntervals = true;
+        size += 2 + t.quarantinedIntervals().size() * INTERVAL_BYTES;
+      }
+    }
+    ByteBuffer buf = ByteBuffer.allocate(size);
     buf.putInt(MAGIC);
-    buf.putShort(FORMAT_VERSION);
+    buf.putShort(anyIntervals ? FORMAT_VERSION_WITH_INTERVALS : FORMAT_VERSION);
     buf.putLong(m.sequence());
     buf.putLong(m.nextGeneration());
     buf.putInt(m.tables().size());
@@ -129,11 +151,20 @@ public final class ManifestStore {
       buf.putLong(t.generation());
       buf.put(
           (byte)
-              ((t.segregated() ? FLAG_SEGREGATED : 0) | (t.quarantined() ? FLAG_QUARANTINED : 0)));
+              ((t.segregated() ? FLAG_SEGREGATED : 0)
+                  | (t.quarantined() ? FLAG_QUARANTINED : 0)
+                  | (t.hasQuarantinedBlocks() ? FLAG_INTERVALS : 0)));
       buf.putLong(t.minToken());
       buf.putLong(t.maxToken());
       buf.putLong(t.fileSizeBytes());
       buf.putLong(t.cellCount());
+      if (t.hasQuarantinedBlocks()) {
+        buf.putShort((short) t.quarantinedIntervals().size());
+        for (TokenInterval q : t.quarantinedIntervals()) {
+          buf.putLong(q.fromToken());
+          buf.putLong(q.toToken());
+        }
+      }
     }
     CRC32C crc = new CRC32C();
     crc.update(buf.array(), 0, buf.position());
@@ -145,7 +176,7 @@ public final class ManifestStore {
     byte[] bytes;
     try (ReadableFile in = fs.openRead(path)) {
       long size = in.size();
-      if (size < HEADER_BYTES + 4 || size > HEADER_BYTES + 4 + (long) ENTRY_BYTES * 10_000_000) {
+      if (size < HEADER_BYTES + 4 || size > MAX_MANIFEST_BYTES) {
         throw new CorruptionException(path, 0, "manifest has an impossible size " + size);
       }
       bytes = new byte[(int) size];
@@ -157,6 +188,9 @@ public final class ManifestStore {
   }
 
   static Manifest decode(Path path, byte[] bytes) throws CorruptionException {
+    if (bytes.length < HEADER_BYTES + 4) {
+      throw new CorruptionException(path, 0, "manifest has an impossible size " + bytes.length);
+    }
     ByteBuffer buf = ByteBuffer.wrap(bytes);
     int crcAt = bytes.length - 4;
     CRC32C crc = new CRC32C();
@@ -168,36 +202,73 @@ public final class ManifestStore {
       throw new CorruptionException(path, 0, "not a manifest (bad magic)");
     }
     short version = buf.getShort();
-    if (version != FORMAT_VERSION) {
+    if (version != FORMAT_VERSION && version != FORMAT_VERSION_WITH_INTERVALS) {
       throw new CorruptionException(path, 4, "unsupported manifest format version " + version);
     }
     long sequence = buf.getLong();
     long nextGeneration = buf.getLong();
     int count = buf.getInt();
-    if (count < 0 || (long) count * ENTRY_BYTES != crcAt - HEADER_BYTES) {
+    // Every entry takes at least ENTRY_BYTES: bounds the count before anything is allocated.
+    if (count < 0 || (long) count * ENTRY_BYTES > crcAt - HEADER_BYTES) {
       throw new CorruptionException(path, HEADER_BYTES - 4, "manifest table count " + count);
+    }
+    int allowedFlags = FLAG_SEGREGATED | FLAG_QUARANTINED;
+    if (version == FORMAT_VERSION_WITH_INTERVALS) {
+      allowedFlags |= FLAG_INTERVALS;
     }
     List<TableEntry> tables = new ArrayList<>(count);
     try {
       for (int i = 0; i < count; i++) {
+        if (crcAt - buf.position() < ENTRY_BYTES) {
+          throw new CorruptionException(path, buf.position(), "manifest entry " + i + " truncated");
+        }
         long generation = buf.getLong();
         int flags = buf.get();
-        if ((flags & ~(FLAG_SEGREGATED | FLAG_QUARANTINED)) != 0) {
+        if ((flags & ~allowedFlags) != 0) {
           throw new CorruptionException(path, buf.position() - 1, "unknown table flags " + flags);
         }
+        long minToken = buf.getLong();
+        long maxToken = buf.getLong();
+        long fileSizeBytes = buf.getLong();
+        long cellCount = buf.getLong();
+        List<TokenInterval> intervals =
+            (flags & FLAG_INTERVALS) != 0 ? readIntervals(path, buf, crcAt) : List.of();
         tables.add(
             new TableEntry(
                 generation,
                 (flags & FLAG_SEGREGATED) != 0,
                 (flags & FLAG_QUARANTINED) != 0,
-                buf.getLong(),
-                buf.getLong(),
-                buf.getLong(),
-                buf.getLong()));
+                minToken,
+                maxToken,
+                fileSizeBytes,
+                cellCount,
+                intervals));
+      }
+      if (buf.position() != crcAt) {
+        throw new CorruptionException(path, buf.position(), "manifest has trailing bytes");
       }
       return new Manifest(sequence, nextGeneration, tables);
-    } catch (IllegalArgumentException e) {
-      throw new CorruptionException(path, buf.position(), "invalid manifest: " + e.getMessage());
+    } catch (IllegalArgumentException | java.nio.BufferUnderflowException e) {
+      throw new CorruptionException(path, buf.position(), "invalid manifest: " + e);
     }
+  }
+
+  /** A table's quarantined intervals; the count is checked against the bytes left first. */
+  private static List<TokenInterval> readIntervals(Path path, ByteBuffer buf, int crcAt)
+      throws CorruptionException {
+    if (crcAt - buf.position() < 2) {
+      throw new CorruptionException(path, buf.position(), "manifest intervals truncated");
+    }
+    int n = Short.toUnsignedInt(buf.getShort());
+    if (n < 1
+        || n > TableEntry.MAX_QUARANTINED_INTERVALS
+        || (long) n * INTERVAL_BYTES > crcAt - buf.position()) {
+      throw new CorruptionException(path, buf.position() - 2, "manifest interval count " + n);
+    }
+    List<TokenInterval> out = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      out.add(new TokenInterval(buf.getLong(), buf.getLong()));
+    }
+    return out;
   }
 }

@@ -51,6 +51,16 @@ final class BlockIndex {
     return lengths[block];
   }
 
+  long lastToken(int block) {
+    return lastTokens[block];
+  }
+
+  /** The block that starts at file offset {@code offset}, or -1 if no block starts there. */
+  int blockAt(long offset) {
+    int b = java.util.Arrays.binarySearch(offsets, offset);
+    return b >= 0 ? b : -1;
+  }
+
   /** The file offset where the data blocks end. */
   long dataEnd() {
     int last = offsets.length - 1;

@@ -127,6 +127,52 @@ public final class SSTableReader implements AutoCloseable {
     return index;
   }
 
+  /** The number of data blocks (the scrub walks them by number). */
+  public int blockCount() {
+    return index.blockCount();
+  }
+
+  /** The stored length of data block {@code b}, in bytes. */
+  public int blockLength(int b) {
+    return index.length(b);
+  }
+
+  /**
+   * The tokens data block {@code b} may hold: from the previous block's last token (keys are
+   * ordered by token first, so a token can straddle two blocks) or the table's first token, to its
+   * own last token. Comes from the verified index, so it holds even if the block is damaged.
+   */
+  public io.frsm.lsm.manifest.TokenInterval blockTokens(int b) {
+    long from = b == 0 ? metadata.firstKey().token() : index.lastToken(b - 1);
+    return new io.frsm.lsm.manifest.TokenInterval(from, index.lastToken(b));
+  }
+
+  /**
+   * The number of the data block that starts at file offset {@code offset} (where a {@link
+   * CorruptionException} from a block read points), or -1 if the offset is not a block's start:
+   * damage outside a data block.
+   */
+  public int dataBlockAt(long offset) {
+    return index.blockAt(offset);
+  }
+
+  /**
+   * Reads data block {@code b} from disk (never from the cache: the scrub must see the stored
+   * bytes) and verifies its checksum and every cell in it. Returns the bytes read.
+   *
+   * @throws CorruptionException naming the block's offset if it is damaged
+   */
+  public int verifyBlock(int b) throws IOException {
+    ensureOpen();
+    long offset = index.offset(b);
+    byte[] bytes = read(file, path, offset, index.length(b));
+    DataBlock block = DataBlock.parse(bytes, path, offset);
+    for (int i = 0; i < block.count(); i++) {
+      block.cell(i, path, offset);
+    }
+    return bytes.length;
+  }
+
   /**
    * False if the table certainly does not hold {@code key}: it lies outside the table's key range,
    * or the bloom filter rules it out (counted in {@code frsm.sstable.bloom.negatives}).
@@ -199,6 +245,71 @@ public final class SSTableReader implements AutoCloseable {
         null,
         null,
         toTokenInclusive);
+  }
+
+  /**
+   * Every cell of every data block that verifies, in key order; a block that fails its checksum or
+   * decoding is skipped whole. For rewriting a table without its damaged blocks once the replica's
+   * range was repaired from the other replicas (the skipped cells are then stale by construction).
+   */
+  public CellIterator salvage() throws IOException {
+    ensureOpen();
+    return new SalvageIterator();
+  }
+
+  private final class SalvageIterator implements CellIterator {
+    private int blockIndex;
+    private DataBlock block;
+    private int entry;
+    private Cell next;
+
+    @Override
+    public boolean hasNext() throws IOException {
+      while (next == null) {
+        if (block == null) {
+          if (blockIndex >= index.blockCount()) {
+            return false;
+          }
+          ensureOpen();
+          long offset = index.offset(blockIndex);
+          try {
+            DataBlock loaded =
+                DataBlock.parse(read(file, path, offset, index.length(blockIndex)), path, offset);
+            for (int i = 0; i < loaded.count(); i++) {
+              loaded.cell(i, path, offset);
+            }
+            block = loaded;
+            entry = 0;
+          } catch (CorruptionException damaged) {
+            blockIndex++;
+            continue;
+          }
+        }
+        if (entry >= block.count()) {
+          block = null;
+          blockIndex++;
+          continue;
+        }
+        next = block.cell(entry++, path, index.offset(blockIndex));
+      }
+      return true;
+    }
+
+    @Override
+    public Cell next() throws IOException {
+      if (!hasNext()) {
+        throw new NoSuchElementException();
+      }
+      Cell cell = next;
+      next = null;
+      return cell;
+    }
+
+    @Override
+    public void close() {
+      block = null;
+      next = null;
+    }
   }
 
   /** Closes the file and drops this table's blocks from the cache. */

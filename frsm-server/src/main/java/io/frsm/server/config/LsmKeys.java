@@ -187,6 +187,30 @@ public final class LsmKeys {
           .doc(
               "on a checksum failure mid-segment, skip the rest of it instead of refusing to open");
 
+  public static final ConfigKey<Boolean> SCRUB_ENABLED =
+      ConfigKey.lsm(
+              "scrubEnabled",
+              ValueType.BOOLEAN,
+              LsmConfig::scrubEnabled,
+              LsmConfig.Builder::scrubEnabled)
+          .doc("the background scrub verifies every data block of every table; false turns it off");
+
+  public static final ConfigKey<Long> SCRUB_THROUGHPUT_BYTES_PER_SECOND =
+      ConfigKey.lsm(
+              "scrubThroughputBytesPerSecond",
+              ValueType.BYTES,
+              LsmConfig::scrubThroughputBytesPerSecond,
+              LsmConfig.Builder::scrubThroughputBytesPerSecond)
+          .doc("the scrub's read budget per second");
+
+  public static final ConfigKey<Duration> SCRUB_START_DELAY =
+      ConfigKey.lsm(
+              "scrubStartDelay",
+              ValueType.DURATION,
+              LsmConfig::scrubStartDelay,
+              LsmConfig.Builder::scrubStartDelay)
+          .doc("how long after start the scrub begins or resumes its pass");
+
   static final List<ConfigKey<?>> ALL =
       List.of(
           FLUSH_LARGEST_MEMTABLES_HEAP_FRACTION,
@@ -209,5 +233,8 @@ public final class LsmKeys {
           SSTABLE_BLOCK_SIZE_BYTES,
           BLOOM_BITS_PER_KEY,
           BLOCK_CACHE_SIZE_BYTES,
-          SKIP_CORRUPT_COMMIT_LOG_TAIL);
+          SKIP_CORRUPT_COMMIT_LOG_TAIL,
+          SCRUB_ENABLED,
+          SCRUB_THROUGHPUT_BYTES_PER_SECOND,
+          SCRUB_START_DELAY);
 }

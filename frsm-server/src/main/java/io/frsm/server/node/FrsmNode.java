@@ -136,6 +136,14 @@ public final class FrsmNode implements AutoCloseable {
           "by",
           "operator",
           s::forcedCompactions);
+      for (io.frsm.lsm.QuarantinedInterval q : storage.engine().quarantinedIntervals()) {
+        LOG.log(
+            System.Logger.Level.WARNING,
+            "node {0} needs repair of tokens {1} (table {2}): it stays silent for those keys",
+            nodeId,
+            q.tokens(),
+            q.generation());
+      }
       int loopCount = settings.transportLoops();
       TransportConfig transportConfig = settings.transportConfig();
       ChannelSecurity security = NodeSecurity.of(settings);
@@ -499,6 +507,36 @@ public final class FrsmNode implements AutoCloseable {
       throw new IllegalStateException("node " + nodeId + " is not running");
     }
     return s.compact();
+  }
+
+  /**
+   * The "needs repair" signal (issue 23): every token interval this replica's storage quarantined
+   * as corrupt, empty when healthy. Meanwhile the node is a silent acceptor for the keys there and
+   * never serves them from its local cells; every other key is served. Repair, per interval, in
+   * this order: make this node a learner of the ranges holding the interval at a new ring version,
+   * settle those ranges from the voters, then {@link #releaseQuarantine(long)}, then make it a
+   * voter again (docs/PROTOCOL.md "Corrupt storage").
+   */
+  public java.util.List<io.frsm.lsm.QuarantinedInterval> needsRepair() {
+    LsmEngine e = engine();
+    return e == null ? java.util.List.of() : e.quarantinedIntervals();
+  }
+
+  /**
+   * Ends the quarantine of table {@code generation} once its intervals were repaired (see {@link
+   * #needsRepair()} for the order; releasing before the settle is unsafe).
+   */
+  public void releaseQuarantine(long generation) throws IOException {
+    LsmEngine e = engine();
+    if (e == null) {
+      throw new IllegalStateException("node " + nodeId + " is not started");
+    }
+    LOG.log(
+        System.Logger.Level.INFO,
+        "node {0} releases the quarantine of table {1}",
+        nodeId,
+        generation);
+    e.releaseQuarantine(generation);
   }
 
   /** The engine, for operators' tools and tests. */

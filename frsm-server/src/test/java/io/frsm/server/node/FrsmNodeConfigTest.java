@@ -122,6 +122,9 @@ class FrsmNodeConfigTest {
         bloomBitsPerKey: 12
         blockCacheSizeBytes: 128MiB
         skipCorruptCommitLogTail: true
+        scrubEnabled: false
+        scrubThroughputBytesPerSecond: 1MiB
+        scrubStartDelay: 30s
       """;
 
   /** Keys of the file that configure something other than the node: the endpoint, the process. */

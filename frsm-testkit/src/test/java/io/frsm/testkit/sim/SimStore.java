@@ -22,6 +22,9 @@ final class SimStore implements NodeStorage {
   /** What a crash leaves: the completed logged persists only. */
   private final Map<Key, Cell> logged = new HashMap<>();
 
+  /** Keys whose reads fail, as a quarantined block of the real LSM makes them (issue 23). */
+  private final java.util.Set<Key> quarantined = new java.util.HashSet<>();
+
   private long reads;
   private long writes;
 
@@ -33,7 +36,16 @@ final class SimStore implements NodeStorage {
   @Override
   public Cell get(Key key) {
     reads++;
+    if (quarantined.contains(key)) {
+      throw new io.frsm.consensus.core.CellStoreException(
+          "key " + key + " is quarantined", new java.io.IOException("corrupt block"));
+    }
     return durable.get(key);
+  }
+
+  /** From now on reads of {@code key} fail, as after a corrupt block of the real LSM. */
+  void quarantine(Key key) {
+    quarantined.add(key);
   }
 
   @Override

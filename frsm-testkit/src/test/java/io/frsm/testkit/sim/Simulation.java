@@ -357,6 +357,14 @@ public final class Simulation {
     return messagesByType.values().stream().mapToLong(Long::longValue).sum();
   }
 
+  /**
+   * Makes {@code key} unreadable at {@code node}, as a corrupt block quarantined by the real LSM
+   * does. REQUIRES: the simulation stores cells in memory ({@link SimStorage#MEMORY}).
+   */
+  public void quarantine(int node, io.frsm.cell.Key key) {
+    ((SimStore) nodes[node].store).quarantine(key);
+  }
+
   public long storeReads(int node) {
     return nodes[node].store.reads();
   }
