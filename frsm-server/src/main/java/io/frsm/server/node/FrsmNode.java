@@ -13,6 +13,7 @@ import io.frsm.consensus.core.CoreStats;
 import io.frsm.lsm.LsmConfig;
 import io.frsm.lsm.LsmEngine;
 import io.frsm.server.client.ClusterMembers;
+import io.frsm.server.config.ConfigKey;
 import io.frsm.server.config.ConsensusKeys;
 import io.frsm.server.config.NodeKeys;
 import io.frsm.server.config.RingKeys;
@@ -22,10 +23,12 @@ import io.frsm.server.ring.Ring;
 import io.frsm.server.zk.ClusterShape;
 import io.frsm.server.zk.RangeLeadership;
 import io.frsm.server.zk.ZkLayout;
+import io.frsm.server.zk.ZooKeeperCredential;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.time.Duration;
 
 /**
@@ -226,6 +229,8 @@ public final class FrsmNode implements AutoCloseable {
             nodeId,
             settings.get(ZooKeeperKeys.CONNECT),
             settings.get(ZooKeeperKeys.SESSION_TIMEOUT),
+            credential(ZooKeeperKeys.CREDENTIAL_FILE),
+            credential(ZooKeeperKeys.READER_CREDENTIAL_FILE),
             layout,
             members,
             serving::coreServing,
@@ -259,6 +264,12 @@ public final class FrsmNode implements AutoCloseable {
           topology.changed();
         });
     formation.tryForm();
+  }
+
+  /** The ZooKeeper identity in the file {@code key} names, or null when it names none. */
+  private ZooKeeperCredential credential(ConfigKey<Path> key) {
+    Path file = settings.get(key);
+    return file == null ? null : ZooKeeperCredential.read(file);
   }
 
   /** The cluster formed with {@code ring}: runs the core over it, then takes range leadership. */

@@ -54,6 +54,8 @@ class FrsmNodeConfigTest {
       zookeeper:
         connect: zk-a:2181,zk-b:2181
         sessionTimeout: 7s
+        credentialFile: /frsm-test/zookeeper.credential
+        readerCredentialFile: /frsm-test/zookeeper-reader.credential
       ring:
         vnodes: 32
         replicationFactor: 5
