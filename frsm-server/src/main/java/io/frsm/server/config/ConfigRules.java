@@ -133,6 +133,20 @@ final class ConfigRules {
    */
   private static void checkFrameBudget(Map<ConfigKey<?>, Object> values) {
     int maxFrameBytes = (Integer) values.get(TransportKeys.MAX_FRAME_BYTES);
+    int budget = (Integer) values.get(TransportKeys.PARTIAL_FRAME_BUDGET_BYTES);
+    // A budget below one frame would close every connection that sends a largest frame in parts.
+    if (budget < maxFrameBytes) {
+      throw new ConfigException(
+          "config key "
+              + TransportKeys.PARTIAL_FRAME_BUDGET_BYTES.describe()
+              + " ("
+              + budget
+              + ") must be at least "
+              + quoted(TransportKeys.MAX_FRAME_BYTES)
+              + " ("
+              + maxFrameBytes
+              + ")");
+    }
     long needed =
         FrameBudget.minimumFrameBytes(
             (Integer) values.get(LsmKeys.MAX_KEY_SIZE_BYTES),

@@ -4,6 +4,7 @@ import io.frsm.api.FrsmClient;
 import io.frsm.client.ClientConnections;
 import io.frsm.client.RequestLimits;
 import io.frsm.client.SessionCounters;
+import io.frsm.client.transport.InboundLimits;
 import io.frsm.client.transport.TransportConfig;
 import io.frsm.client.transport.TransportEventLoops;
 import io.frsm.client.transport.tls.ChannelSecurity;
@@ -171,10 +172,35 @@ public final class FrsmNode implements AutoCloseable {
     }
   }
 
+  /** docs/OPERATIONS.md "Configuration file", transport.*: connections a port's limits closed. */
+  private void inboundLimitMeters(String port, InboundLimits limits) {
+    String name = "frsm.transport." + port + ".inbound.refused";
+    metrics.counter(
+        name,
+        "connections closed on arrival: the port held transport.maxInboundConnections",
+        "reason",
+        "connections",
+        limits::refusedConnections);
+    metrics.counter(
+        name,
+        "connections closed: a begun frame did not fit transport.partialFrameBudgetBytes",
+        "reason",
+        "frame_budget",
+        limits::refusedFrames);
+    metrics.counter(
+        name,
+        "connections closed: a begun frame was incomplete after transport.partialFrameTimeout",
+        "reason",
+        "stalled_frame",
+        limits::stalledFrames);
+  }
+
   /** docs/OPERATIONS.md "Security": what the edge refused, by reason. */
   private void securityMeters(ChannelSecurity security) {
     String refused = "frsm.security.refused";
     NodeTransports t = transports;
+    inboundLimitMeters("peer", t.peers().limits());
+    inboundLimitMeters("client", t.clients().limits());
     metrics.counter(
         refused,
         "peer frames whose sender is not the node their connection's certificate names",

@@ -82,6 +82,9 @@ class FrsmNodeConfigTest {
         connectTimeout: 3s
         reconnectBackoffMin: 30ms
         reconnectBackoffMax: 3s
+        maxInboundConnections: 100
+        partialFrameTimeout: 5s
+        partialFrameBudgetBytes: 64MiB
       security:
         insecure: false
         caBundle: /frsm-test/tls/ca.pem
