@@ -34,6 +34,7 @@ public final class FrsmClientBuilder {
   private String clusterId;
   private Duration operationTimeout = Duration.ofSeconds(7);
   private Duration zookeeperSessionTimeout = Duration.ofSeconds(10);
+  private Path zookeeperCredentialFile;
   private TlsSettings tls;
   private boolean insecure;
   private Duration connectTimeout = Duration.ofSeconds(10);
@@ -92,6 +93,18 @@ public final class FrsmClientBuilder {
    */
   public FrsmClientBuilder zookeeper(String connectString) {
     this.zookeeper = Objects.requireNonNull(connectString, "connectString");
+    return this;
+  }
+
+  /**
+   * The file of one line {@code user:password} the client authenticates to ZooKeeper with while it
+   * reads the seeds there ({@code digest} scheme; the nodes' {@code zookeeper.credentialFile}, or a
+   * read-only identity the nodes grant read access with {@code zookeeper.readerCredentialFile}).
+   * Needed with {@link #zookeeper} unless the cluster runs with {@code security.insecure: true}
+   * (docs/OPERATIONS.md "ZooKeeper authentication").
+   */
+  public FrsmClientBuilder zookeeperCredential(Path file) {
+    this.zookeeperCredentialFile = Objects.requireNonNull(file, "file");
     return this;
   }
 
@@ -215,7 +228,8 @@ public final class FrsmClientBuilder {
             connectTimeout,
             observer,
             tls,
-            ioThreads);
+            ioThreads,
+            fromZooKeeper ? zookeeperCredentialFile : null);
     for (ClientProvider provider :
         ServiceLoader.load(ClientProvider.class, FrsmClientBuilder.class.getClassLoader())) {
       if (provider.accepts(settings)) {

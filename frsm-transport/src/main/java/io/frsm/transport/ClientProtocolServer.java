@@ -8,6 +8,8 @@ import io.frsm.client.transport.ClientOutcome;
 import io.frsm.client.transport.CoalescingWriter;
 import io.frsm.client.transport.FrameDecoder;
 import io.frsm.client.transport.FrameEncoder;
+import io.frsm.client.transport.InboundLimits;
+import io.frsm.client.transport.LogThrottle;
 import io.frsm.client.transport.OperationRequest;
 import io.frsm.client.transport.OperationResponse;
 import io.frsm.client.transport.TopologySnapshot;
@@ -58,6 +60,11 @@ public final class ClientProtocolServer implements AutoCloseable {
   private final ChannelGroup accepted =
       new DefaultChannelGroup("clients-in", GlobalEventExecutor.INSTANCE);
   private final LongAdder refusedOperations = new LongAdder();
+  private final InboundLimits limits;
+
+  /** Connection errors (resets above all): at most one line a second, however many. */
+  private static final LogThrottle CONNECTION_ERRORS =
+      new LogThrottle(LOG, Level.WARNING, 1, java.util.concurrent.TimeUnit.SECONDS);
 
   private ClientProtocolServer(
       InetSocketAddress listenAddress,
@@ -67,6 +74,7 @@ public final class ClientProtocolServer implements AutoCloseable {
       TransportEventLoops loops,
       ChannelSecurity security) {
     OperationAuthorizer authorizer = new OperationAuthorizer(security, refusedOperations);
+    this.limits = new InboundLimits("client port", config);
     ClientCodec codec = new ClientCodec(config.clusterId(), ClientCodec.Side.SERVER);
     ServerBootstrap server =
         ServerSockets.bootstrap(loops)
@@ -81,12 +89,18 @@ public final class ClientProtocolServer implements AutoCloseable {
                     accepted.add(ch);
                     security.accepted(ch, IdentityRule.nodeOrClient());
                     ch.pipeline()
+                        .addFirst(limits.connectionGate())
                         .addLast(FrameEncoder.INSTANCE)
-                        .addLast(new FrameDecoder(config.maxFrameBytes(), codec))
+                        .addLast(new FrameDecoder(config.maxFrameBytes(), codec, () -> {}, limits))
                         .addLast(new Connection(ch, handler, topology, codec, config, authorizer));
                   }
                 });
     this.serverChannel = ServerSockets.bind(server, listenAddress, "client protocol server");
+  }
+
+  /** What this port lets its connections hold, and what it refused. */
+  public InboundLimits limits() {
+    return limits;
   }
 
   /** Listens on {@code listenAddress} (port 0 picks one). The caller closes {@code loops}. */
@@ -307,11 +321,9 @@ public final class ClientProtocolServer implements AutoCloseable {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-      LOG.log(
-          Level.WARNING,
+      CONNECTION_ERRORS.log(
           "closing client connection from {0} after error: {1}",
-          ctx.channel().remoteAddress(),
-          cause.toString());
+          ctx.channel().remoteAddress(), cause.toString());
       ctx.close();
     }
   }

@@ -3,6 +3,7 @@ package io.frsm.transport;
 import com.google.protobuf.MessageLite;
 import io.frsm.client.transport.CoalescingWriter;
 import io.frsm.client.transport.FrameDecoder;
+import io.frsm.client.transport.InboundLimits;
 import io.frsm.client.transport.OutboundConnection;
 import io.frsm.client.transport.TransportConfig;
 import io.frsm.client.transport.TransportEventLoops;
@@ -63,6 +64,7 @@ public final class FramedPeerTransport<M> implements AutoCloseable {
   private final LongAdder connectionsAccepted = new LongAdder();
   private final LongAdder refusedFrames = new LongAdder();
   private final LongAdder refusedSenders = new LongAdder();
+  private final InboundLimits limits;
   private volatile boolean closed;
 
   private FramedPeerTransport(
@@ -80,6 +82,7 @@ public final class FramedPeerTransport<M> implements AutoCloseable {
     this.config = config;
     this.loops = loops;
     this.framing = new PeerFraming<>(config.clusterId(), codec);
+    this.limits = new InboundLimits(codec.protocolName() + " peer port", config);
     this.acceptedChannels =
         new DefaultChannelGroup(codec.protocolName() + " in", GlobalEventExecutor.INSTANCE);
     ServerBootstrap server =
@@ -92,9 +95,10 @@ public final class FramedPeerTransport<M> implements AutoCloseable {
                     connectionsAccepted.increment();
                     security.accepted(ch, IdentityRule.anyNode());
                     ch.pipeline()
+                        .addFirst(limits.connectionGate())
                         .addLast(
                             new FrameDecoder(
-                                config.maxFrameBytes(), framing, refusedFrames::increment))
+                                config.maxFrameBytes(), framing, refusedFrames::increment, limits))
                         .addLast(
                             new PeerInboundHandler<>(handler, security, refusedSenders::increment));
                   }
@@ -212,6 +216,11 @@ public final class FramedPeerTransport<M> implements AutoCloseable {
    */
   public long refusedFrames() {
     return refusedFrames.sum();
+  }
+
+  /** What the peer port lets its inbound connections hold, and what it refused. */
+  public InboundLimits limits() {
+    return limits;
   }
 
   /**

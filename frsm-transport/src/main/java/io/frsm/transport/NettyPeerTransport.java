@@ -99,6 +99,11 @@ public final class NettyPeerTransport implements PeerTransport {
     return transport.refusedFrames();
   }
 
+  /** What the peer port lets its inbound connections hold, and what it refused. */
+  public io.frsm.client.transport.InboundLimits limits() {
+    return transport.limits();
+  }
+
   /**
    * Inbound frames whose sender is not the node the connection's certificate names; each closed its
    * connection unread (docs/PROTOCOL.md "Peer identity").

@@ -17,6 +17,11 @@ import java.util.concurrent.TimeUnit;
  */
 final class PeerInboundHandler<M> extends SimpleChannelInboundHandler<SenderFrame<M>> {
   private static final System.Logger LOG = System.getLogger(PeerInboundHandler.class.getName());
+
+  /** Connection errors (resets above all): at most one line a second, however many. */
+  private static final LogThrottle CONNECTION_ERRORS =
+      new LogThrottle(LOG, Level.WARNING, 1, TimeUnit.SECONDS);
+
   private static final int NO_SENDER = -1;
 
   private static final LogThrottle IMPERSONATIONS =
@@ -81,11 +86,9 @@ final class PeerInboundHandler<M> extends SimpleChannelInboundHandler<SenderFram
 
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-    LOG.log(
-        Level.WARNING,
+    CONNECTION_ERRORS.log(
         "closing peer connection from {0} after error: {1}",
-        ctx.channel().remoteAddress(),
-        cause.toString());
+        ctx.channel().remoteAddress(), cause.toString());
     ctx.close();
   }
 }

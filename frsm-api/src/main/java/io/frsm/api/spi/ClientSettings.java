@@ -2,6 +2,7 @@ package io.frsm.api.spi;
 
 import io.frsm.api.ClientObserver;
 import io.frsm.api.FrsmClientBuilder;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -27,6 +28,9 @@ import java.util.Objects;
  * @param tls the client's certificate, key and trusted CAs, used on every connection it opens;
  *     null: plaintext (the user chose {@code insecure()})
  * @param ioThreads the network threads the client runs its connections on (1-64)
+ * @param zookeeperCredentialFile the file of one line {@code user:password} the client
+ *     authenticates to ZooKeeper with (with {@code zookeeper}); null: an anonymous session, which
+ *     only a cluster with {@code security.insecure: true} lets read its members
  */
 public record ClientSettings(
     List<String> seeds,
@@ -37,7 +41,32 @@ public record ClientSettings(
     Duration connectTimeout,
     ClientObserver observer,
     TlsSettings tls,
-    int ioThreads) {
+    int ioThreads,
+    Path zookeeperCredentialFile) {
+
+  /** Settings without a ZooKeeper credential. */
+  public ClientSettings(
+      List<String> seeds,
+      String zookeeper,
+      String clusterId,
+      Duration operationTimeout,
+      Duration zookeeperSessionTimeout,
+      Duration connectTimeout,
+      ClientObserver observer,
+      TlsSettings tls,
+      int ioThreads) {
+    this(
+        seeds,
+        zookeeper,
+        clusterId,
+        operationTimeout,
+        zookeeperSessionTimeout,
+        connectTimeout,
+        observer,
+        tls,
+        ioThreads,
+        null);
+  }
 
   public ClientSettings {
     seeds = List.copyOf(seeds);

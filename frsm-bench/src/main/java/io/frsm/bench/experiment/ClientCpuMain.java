@@ -54,6 +54,7 @@ public final class ClientCpuMain {
     Path cert = null;
     Path key = null;
     boolean insecure = false;
+    Path zookeeperCredential = null;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--seeds" -> seeds = args[++i];
@@ -67,6 +68,7 @@ public final class ClientCpuMain {
         case "--cert" -> cert = Path.of(args[++i]);
         case "--key" -> key = Path.of(args[++i]);
         case "--insecure" -> insecure = true;
+        case "--zookeeper-credential" -> zookeeperCredential = Path.of(args[++i]);
         default -> throw new IllegalArgumentException("unknown argument " + args[i]);
       }
     }
@@ -85,6 +87,9 @@ public final class ClientCpuMain {
       builder.insecure();
     } else {
       builder.tls(ca, cert, key);
+    }
+    if (zookeeperCredential != null) {
+      builder.zookeeperCredential(zookeeperCredential);
     }
     try (FrsmClient client =
         seeds != null ? builder.seeds(seeds).build() : builder.zookeeper(zookeeper).build()) {

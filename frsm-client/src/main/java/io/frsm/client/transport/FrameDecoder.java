@@ -22,7 +22,10 @@ import org.slf4j.LoggerFactory;
  *
  * A length below 0 or above {@code maxFrameBytes}, or an envelope that does not decode, closes the
  * connection (logged with the peer's address); bytes after it are discarded unread, so nothing of a
- * bad connection reaches the node. Not sharable: one per channel.
+ * bad connection reaches the node. With {@link InboundLimits} (a listening port's), a frame that is
+ * not complete after one read reserves its declared length from the port's budget until it is (or
+ * the connection closes), and must be complete within the port's partial-frame timeout: either
+ * failing closes the connection. Not sharable: one per channel.
  */
 public final class FrameDecoder extends ByteToMessageDecoder {
   private static final Logger LOG = LoggerFactory.getLogger(FrameDecoder.class);
@@ -36,7 +39,17 @@ public final class FrameDecoder extends ByteToMessageDecoder {
   private final int maxFrameBytes;
   private final EnvelopeReader reader;
   private final Runnable onRefused;
+  private final InboundLimits limits;
   private boolean failed;
+
+  /** Bytes of {@link #limits}' budget the begun frame holds; 0 when none is reserved. */
+  private long reservedBytes;
+
+  /** Counts begun frames, so a partial-frame timeout knows whether its frame is still the one. */
+  private long framesBegun;
+
+  /** Whether the frame begun last has a timeout scheduled (incomplete bytes are buffered). */
+  private boolean awaitingRest;
 
   public FrameDecoder(int maxFrameBytes, EnvelopeReader reader) {
     this(maxFrameBytes, reader, () -> {});
@@ -44,12 +57,22 @@ public final class FrameDecoder extends ByteToMessageDecoder {
 
   /** {@code onRefused} runs once for the frame that closes the connection (a counter: no I/O). */
   public FrameDecoder(int maxFrameBytes, EnvelopeReader reader, Runnable onRefused) {
+    this(maxFrameBytes, reader, onRefused, null);
+  }
+
+  /**
+   * As above, holding begun frames to {@code limits} (a listening port's; null: no budget and no
+   * partial-frame timeout, as on a client's outbound connections).
+   */
+  public FrameDecoder(
+      int maxFrameBytes, EnvelopeReader reader, Runnable onRefused, InboundLimits limits) {
     if (maxFrameBytes < 1) {
       throw new IllegalArgumentException("maxFrameBytes must be >= 1, was " + maxFrameBytes);
     }
     this.maxFrameBytes = maxFrameBytes;
     this.reader = reader;
     this.onRefused = onRefused;
+    this.limits = limits;
   }
 
   @Override
@@ -59,6 +82,9 @@ public final class FrameDecoder extends ByteToMessageDecoder {
       return;
     }
     if (in.readableBytes() < WireFormat.LENGTH_PREFIX_BYTES) {
+      if (in.isReadable()) {
+        awaitRest(ctx, in, 0);
+      }
       return;
     }
     int start = in.readerIndex();
@@ -75,8 +101,10 @@ public final class FrameDecoder extends ByteToMessageDecoder {
       return;
     }
     if (in.readableBytes() < WireFormat.LENGTH_PREFIX_BYTES + length) {
+      awaitRest(ctx, in, WireFormat.LENGTH_PREFIX_BYTES + (long) length);
       return; // wait for the rest of the frame
     }
+    frameComplete();
     int bodyStart = start + WireFormat.LENGTH_PREFIX_BYTES;
     CodedInputStream body =
         in.nioBufferCount() == 1
@@ -93,6 +121,58 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     out.add(decoded);
   }
 
+  /**
+   * A frame is begun but not complete ({@code frameBytes}: its whole length, 0 while its length is
+   * not yet known): reserve its bytes once they are known, and start its timeout once.
+   */
+  private void awaitRest(ChannelHandlerContext ctx, ByteBuf in, long frameBytes) {
+    if (limits == null) {
+      return;
+    }
+    if (frameBytes > 0 && reservedBytes == 0) {
+      if (!limits.reserve(frameBytes, ctx.channel().remoteAddress())) {
+        close(ctx, in); // counted and logged by the limits
+        return;
+      }
+      reservedBytes = frameBytes;
+    }
+    if (!awaitingRest) {
+      awaitingRest = true;
+      long frame = ++framesBegun;
+      ctx.executor()
+          .schedule(
+              () -> {
+                if (!failed && awaitingRest && framesBegun == frame && ctx.channel().isActive()) {
+                  limits.stalled(ctx.channel().remoteAddress(), actualReadableBytes());
+                  close(ctx, internalBuffer());
+                }
+              },
+              limits.partialFrameTimeoutNanos(),
+              java.util.concurrent.TimeUnit.NANOSECONDS);
+    }
+  }
+
+  /** The begun frame is complete: its reservation and timeout end. */
+  private void frameComplete() {
+    awaitingRest = false;
+    releaseReservation();
+  }
+
+  private void releaseReservation() {
+    if (reservedBytes > 0) {
+      limits.release(reservedBytes);
+      reservedBytes = 0;
+    }
+  }
+
+  @Override
+  protected void handlerRemoved0(ChannelHandlerContext ctx) {
+    // The channel closed (or the pipeline dropped this handler): its buffer is released, and so
+    // is what its begun frame held of the budget.
+    awaitingRest = false;
+    releaseReservation();
+  }
+
   @Override
   protected void decodeLast(ChannelHandlerContext ctx, ByteBuf in, List<Object> out)
       throws Exception {
@@ -104,13 +184,24 @@ public final class FrameDecoder extends ByteToMessageDecoder {
           in.readableBytes());
       in.skipBytes(in.readableBytes());
     }
+    awaitingRest = false;
+    releaseReservation();
   }
 
   private void fail(ChannelHandlerContext ctx, ByteBuf in, String reason) {
-    failed = true;
     onRefused.run();
-    in.skipBytes(in.readableBytes());
     LOG.warn("closing connection from {}: {}", ctx.channel().remoteAddress(), reason);
+    close(ctx, in);
+  }
+
+  /** Ends the connection: nothing more it sent is read, nothing it began holds the budget. */
+  private void close(ChannelHandlerContext ctx, ByteBuf in) {
+    failed = true;
+    awaitingRest = false;
+    releaseReservation();
+    if (in != null) {
+      in.skipBytes(in.readableBytes());
+    }
     ctx.close();
   }
 }

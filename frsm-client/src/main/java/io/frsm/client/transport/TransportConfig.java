@@ -20,6 +20,9 @@ public final class TransportConfig {
   private final Duration connectTimeout;
   private final Duration reconnectBackoffMin;
   private final Duration reconnectBackoffMax;
+  private final int maxInboundConnections;
+  private final Duration partialFrameTimeout;
+  private final int partialFrameBudgetBytes;
 
   private TransportConfig(Builder b) {
     this.clusterId = WireFormat.requireValidClusterId(b.clusterId);
@@ -43,6 +46,18 @@ public final class TransportConfig {
     this.reconnectBackoffMax = atLeastOneMilli(b.reconnectBackoffMax, "reconnectBackoffMax");
     if (reconnectBackoffMin.compareTo(reconnectBackoffMax) > 0) {
       throw new IllegalArgumentException("reconnectBackoffMin must not exceed reconnectBackoffMax");
+    }
+    this.maxInboundConnections = positive(b.maxInboundConnections, "maxInboundConnections");
+    this.partialFrameTimeout = atLeastOneMilli(b.partialFrameTimeout, "partialFrameTimeout");
+    this.partialFrameBudgetBytes = positive(b.partialFrameBudgetBytes, "partialFrameBudgetBytes");
+    // Else a frame the limit allows could never be received whole.
+    if (partialFrameBudgetBytes < maxFrameBytes) {
+      throw new IllegalArgumentException(
+          "partialFrameBudgetBytes ("
+              + partialFrameBudgetBytes
+              + ") must be at least maxFrameBytes ("
+              + maxFrameBytes
+              + ")");
     }
   }
 
@@ -110,6 +125,24 @@ public final class TransportConfig {
     return reconnectBackoffMax;
   }
 
+  /** Connections one listening port holds at most; more are closed on arrival. */
+  public int maxInboundConnections() {
+    return maxInboundConnections;
+  }
+
+  /** A frame begun on an inbound connection must be complete within this, or it is closed. */
+  public Duration partialFrameTimeout() {
+    return partialFrameTimeout;
+  }
+
+  /**
+   * The bytes a listening port holds for frames begun but not yet complete, all its connections
+   * together (each frame counted at its declared length); a frame beyond it closes its connection.
+   */
+  public int partialFrameBudgetBytes() {
+    return partialFrameBudgetBytes;
+  }
+
   @Override
   public boolean equals(Object o) {
     return o instanceof TransportConfig t
@@ -120,7 +153,10 @@ public final class TransportConfig {
         && writeBufferHighWaterMarkBytes == t.writeBufferHighWaterMarkBytes
         && connectTimeout.equals(t.connectTimeout)
         && reconnectBackoffMin.equals(t.reconnectBackoffMin)
-        && reconnectBackoffMax.equals(t.reconnectBackoffMax);
+        && reconnectBackoffMax.equals(t.reconnectBackoffMax)
+        && maxInboundConnections == t.maxInboundConnections
+        && partialFrameTimeout.equals(t.partialFrameTimeout)
+        && partialFrameBudgetBytes == t.partialFrameBudgetBytes;
   }
 
   @Override
@@ -133,7 +169,10 @@ public final class TransportConfig {
         writeBufferHighWaterMarkBytes,
         connectTimeout,
         reconnectBackoffMin,
-        reconnectBackoffMax);
+        reconnectBackoffMax,
+        maxInboundConnections,
+        partialFrameTimeout,
+        partialFrameBudgetBytes);
   }
 
   @Override
@@ -154,6 +193,12 @@ public final class TransportConfig {
         + reconnectBackoffMin
         + ", reconnectBackoffMax="
         + reconnectBackoffMax
+        + ", maxInboundConnections="
+        + maxInboundConnections
+        + ", partialFrameTimeout="
+        + partialFrameTimeout
+        + ", partialFrameBudgetBytes="
+        + partialFrameBudgetBytes
         + "}";
   }
 
@@ -171,6 +216,9 @@ public final class TransportConfig {
     private Duration connectTimeout = Duration.ofSeconds(2);
     private Duration reconnectBackoffMin = Duration.ofMillis(20);
     private Duration reconnectBackoffMax = Duration.ofSeconds(2);
+    private int maxInboundConnections = 4096;
+    private Duration partialFrameTimeout = Duration.ofSeconds(30);
+    private int partialFrameBudgetBytes = 256 * 1024 * 1024;
 
     private Builder(String clusterId) {
       this.clusterId = clusterId;
@@ -244,6 +292,36 @@ public final class TransportConfig {
 
     public Duration reconnectBackoffMax() {
       return reconnectBackoffMax;
+    }
+
+    /** Default 4096 per listening port (peer, client). */
+    public Builder maxInboundConnections(int v) {
+      this.maxInboundConnections = v;
+      return this;
+    }
+
+    public int maxInboundConnections() {
+      return maxInboundConnections;
+    }
+
+    /** Default 30 s. */
+    public Builder partialFrameTimeout(Duration v) {
+      this.partialFrameTimeout = Objects.requireNonNull(v, "partialFrameTimeout");
+      return this;
+    }
+
+    public Duration partialFrameTimeout() {
+      return partialFrameTimeout;
+    }
+
+    /** Default 256 MiB per listening port; at least {@link #maxFrameBytes}. */
+    public Builder partialFrameBudgetBytes(int v) {
+      this.partialFrameBudgetBytes = v;
+      return this;
+    }
+
+    public int partialFrameBudgetBytes() {
+      return partialFrameBudgetBytes;
     }
 
     public TransportConfig build() {

@@ -12,6 +12,8 @@ import io.frsm.server.zk.ClusterShape;
 import io.frsm.server.zk.MembershipRegistry;
 import io.frsm.server.zk.RangeTermStore;
 import io.frsm.server.zk.ZkLayout;
+import io.frsm.server.zk.ZooKeeperAccess;
+import io.frsm.server.zk.ZooKeeperCredential;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -21,7 +23,6 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -62,6 +63,16 @@ final class CliCommand implements Runnable {
       description =
           "The cluster's ZooKeeper: the nodes' addresses are read there (ring and leader need it).")
   String zookeeper;
+
+  @Option(
+      names = "--zookeeper-credential",
+      paramLabel = "FILE",
+      scope = ScopeType.INHERIT,
+      description =
+          "With --zookeeper: the file of one line user:password to authenticate to ZooKeeper with"
+              + " (the nodes' zookeeper.readerCredentialFile or credentialFile); needed unless the"
+              + " cluster runs with security.insecure: true.")
+  Path zookeeperCredential;
 
   @Option(
       names = "--cluster",
@@ -182,6 +193,9 @@ final class CliCommand implements Runnable {
         builder.seeds(seeds);
       } else {
         builder.zookeeper(zookeeper);
+        if (zookeeperCredential != null) {
+          builder.zookeeperCredential(zookeeperCredential);
+        }
       }
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());
@@ -220,8 +234,17 @@ final class CliCommand implements Runnable {
       throw new ParameterException(
           spec.commandLine(), "ring and leader read the cluster's ZooKeeper: give --zookeeper");
     }
+    ZooKeeperCredential credential;
+    try {
+      credential =
+          zookeeperCredential == null ? null : ZooKeeperCredential.read(zookeeperCredential);
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), e.getMessage());
+    }
     try (CuratorFramework zk =
-        CuratorFrameworkFactory.newClient(zookeeper, new ExponentialBackoffRetry(100, 3))) {
+        ZooKeeperAccess.builder(zookeeper, credential)
+            .retryPolicy(new ExponentialBackoffRetry(100, 3))
+            .build()) {
       zk.start();
       if (!zk.blockUntilConnected(15, TimeUnit.SECONDS)) {
         out.println("error: cannot reach ZooKeeper at " + zookeeper);

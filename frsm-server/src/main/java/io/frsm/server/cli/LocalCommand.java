@@ -62,7 +62,14 @@ final class LocalCommand implements Callable<Integer> {
                 },
                 "frsm-local-shutdown"));
     out.println("frsm local cluster '" + CLUSTER_ID + "' is up");
-    out.println("  zookeeper: " + cluster.zookeeperConnect());
+    out.println(
+        "  zookeeper: "
+            + cluster.zookeeperConnect()
+            + (cluster.zookeeperReaderCredentialFile() == null
+                ? ""
+                : " (read-only: --zookeeper-credential "
+                    + cluster.zookeeperReaderCredentialFile()
+                    + ")"));
     for (FrsmNode n : cluster.nodes()) {
       out.println(
           "  node "

@@ -8,19 +8,23 @@ import io.frsm.client.SeedClient;
 import io.frsm.server.ring.NodeInfo;
 import io.frsm.server.zk.MembershipRegistry;
 import io.frsm.server.zk.ZkLayout;
+import io.frsm.server.zk.ZooKeeperAccess;
+import io.frsm.server.zk.ZooKeeperCredential;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.zookeeper.KeeperException;
 
 /**
  * Registered in {@code META-INF/services}: {@code FrsmClient.builder().zookeeper(...)} reads the
  * client addresses of the cluster's registered members from ZooKeeper once, closes the session, and
  * builds a {@link SeedClient} with them as seeds. The client holds no ZooKeeper session after that:
- * it learns every later change from the nodes, like a client given seeds. For tools that know the
- * ensemble but not the nodes (the {@code frsm} command, the local cluster, tests).
+ * it learns every later change from the nodes, like a client given seeds. The session authenticates
+ * with the settings' ZooKeeper credential, if any; a cluster that guards its znodes refuses an
+ * anonymous one (the error then says so). For tools that know the ensemble but not the nodes (the
+ * {@code frsm} command, the local cluster, tests).
  */
 public final class ZooKeeperSeedsProvider implements ClientProvider {
   @Override
@@ -54,9 +58,17 @@ public final class ZooKeeperSeedsProvider implements ClientProvider {
   /** The registered members' client addresses, {@code host:port} (IPv6 in brackets). */
   private static List<String> readSeeds(ClientSettings settings) {
     int sessionMs = (int) settings.zookeeperSessionTimeout().toMillis();
+    ZooKeeperCredential credential;
+    try {
+      credential =
+          settings.zookeeperCredentialFile() == null
+              ? null
+              : ZooKeeperCredential.read(settings.zookeeperCredentialFile());
+    } catch (IllegalArgumentException e) {
+      throw new FrsmException(e.getMessage(), e);
+    }
     try (CuratorFramework zk =
-        CuratorFrameworkFactory.builder()
-            .connectString(settings.zookeeper())
+        ZooKeeperAccess.builder(settings.zookeeper(), credential)
             .sessionTimeoutMs(sessionMs)
             .connectionTimeoutMs(Math.min(sessionMs, 15_000))
             .retryPolicy(new ExponentialBackoffRetry(100, 3))
@@ -81,6 +93,18 @@ public final class ZooKeeperSeedsProvider implements ClientProvider {
       return seeds;
     } catch (FrsmException e) {
       throw e;
+    } catch (KeeperException.NoAuthException e) {
+      throw new FrsmException(
+          "ZooKeeper refuses to show cluster "
+              + settings.clusterId()
+              + "'s members to "
+              + (credential == null
+                  ? "a session without a credential: give zookeeperCredential(file)"
+                  : "user " + credential.user() + ": give the credential the nodes grant read")
+              + " (their zookeeper.readerCredentialFile) (NoAuth for "
+              + e.getPath()
+              + ")",
+          e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new FrsmException("interrupted while reading the cluster's members", e);

@@ -98,6 +98,24 @@ final class ConfigRules {
               + String.join(", ", set)
               + " set: choose TLS (unset security.insecure) or plaintext (unset the files)");
     }
+    if (values.get(ZooKeeperKeys.READER_CREDENTIAL_FILE) != null
+        && values.get(ZooKeeperKeys.CREDENTIAL_FILE) == null) {
+      throw new ConfigException(
+          "config key "
+              + ZooKeeperKeys.READER_CREDENTIAL_FILE.describe()
+              + " needs "
+              + quoted(ZooKeeperKeys.CREDENTIAL_FILE)
+              + ": without the nodes' own identity every znode is open to anyone anyway");
+    }
+    if (!insecure && values.get(ZooKeeperKeys.CREDENTIAL_FILE) == null) {
+      throw new ConfigException(
+          "config key "
+              + ZooKeeperKeys.CREDENTIAL_FILE.describe()
+              + " is required unless "
+              + quoted(SecurityKeys.INSECURE)
+              + " is true: without it every frsm znode is open to anyone who reaches ZooKeeper"
+              + " (docs/OPERATIONS.md \"ZooKeeper authentication\")");
+    }
     if (!insecure && !unset.isEmpty()) {
       throw new ConfigException(
           "TLS needs "
@@ -115,6 +133,20 @@ final class ConfigRules {
    */
   private static void checkFrameBudget(Map<ConfigKey<?>, Object> values) {
     int maxFrameBytes = (Integer) values.get(TransportKeys.MAX_FRAME_BYTES);
+    int budget = (Integer) values.get(TransportKeys.PARTIAL_FRAME_BUDGET_BYTES);
+    // A budget below one frame would close every connection that sends a largest frame in parts.
+    if (budget < maxFrameBytes) {
+      throw new ConfigException(
+          "config key "
+              + TransportKeys.PARTIAL_FRAME_BUDGET_BYTES.describe()
+              + " ("
+              + budget
+              + ") must be at least "
+              + quoted(TransportKeys.MAX_FRAME_BYTES)
+              + " ("
+              + maxFrameBytes
+              + ")");
+    }
     long needed =
         FrameBudget.minimumFrameBytes(
             (Integer) values.get(LsmKeys.MAX_KEY_SIZE_BYTES),

@@ -82,6 +82,37 @@ public final class TransportKeys {
           .range(Timings.ONE_MS, Timings.MAX)
           .doc("... up to this");
 
+  public static final ConfigKey<Integer> MAX_INBOUND_CONNECTIONS =
+      ConfigKey.transport(
+              "maxInboundConnections",
+              ValueType.INTEGER,
+              TransportConfig.Builder::maxInboundConnections,
+              TransportConfig.Builder::maxInboundConnections)
+          .range(1, 1_000_000)
+          .doc("open connections per listening port (peer, client); one more is closed on arrival");
+
+  public static final ConfigKey<Duration> PARTIAL_FRAME_TIMEOUT =
+      ConfigKey.transport(
+              "partialFrameTimeout",
+              ValueType.DURATION,
+              TransportConfig.Builder::partialFrameTimeout,
+              TransportConfig.Builder::partialFrameTimeout)
+          .range(Timings.ONE_MS, Timings.MAX)
+          .doc(
+              "an inbound connection that began a frame and has not completed it by then is closed");
+
+  public static final ConfigKey<Integer> PARTIAL_FRAME_BUDGET_BYTES =
+      ConfigKey.transport(
+              "partialFrameBudgetBytes",
+              ValueType.INT_BYTES,
+              TransportConfig.Builder::partialFrameBudgetBytes,
+              TransportConfig.Builder::partialFrameBudgetBytes)
+          .atLeast(1)
+          .doc(
+              "bytes per listening port for inbound frames begun but not complete (each at its"
+                  + " declared length; at least maxFrameBytes); a frame beyond it closes its"
+                  + " connection");
+
   static final List<ConfigKey<?>> ALL =
       List.of(
           THREADS,
@@ -91,5 +122,8 @@ public final class TransportKeys {
           WRITE_BUFFER_HIGH_WATER_MARK_BYTES,
           CONNECT_TIMEOUT,
           RECONNECT_BACKOFF_MIN,
-          RECONNECT_BACKOFF_MAX);
+          RECONNECT_BACKOFF_MAX,
+          MAX_INBOUND_CONNECTIONS,
+          PARTIAL_FRAME_TIMEOUT,
+          PARTIAL_FRAME_BUDGET_BYTES);
 }

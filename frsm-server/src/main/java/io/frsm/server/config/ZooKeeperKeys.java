@@ -1,5 +1,6 @@
 package io.frsm.server.config;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 
@@ -24,5 +25,24 @@ public final class ZooKeeperKeys {
           .option("zookeeperSessionTimeout")
           .doc("membership and leases end this long after the node stops answering ZooKeeper");
 
-  static final List<ConfigKey<?>> ALL = List.of(CONNECT, SESSION_TIMEOUT);
+  public static final ConfigKey<Path> CREDENTIAL_FILE =
+      ConfigKey.of("zookeeper.credentialFile", ValueType.PATH, (Path) null)
+          .derivedByDefault("(none)")
+          .option("zookeeperCredentialFile")
+          .doc(
+              "file of one line user:password: the node authenticates to ZooKeeper with it (digest)"
+                  + " and every znode it creates grants access to that identity only; required"
+                  + " unless security.insecure is true");
+
+  public static final ConfigKey<Path> READER_CREDENTIAL_FILE =
+      ConfigKey.of("zookeeper.readerCredentialFile", ValueType.PATH, (Path) null)
+          .derivedByDefault("(none)")
+          .option("zookeeperReaderCredentialFile")
+          .doc(
+              "file of one line user:password of another identity the node's znodes grant read"
+                  + " access to: what clients and the CLI give to find the cluster through"
+                  + " ZooKeeper; only with zookeeper.credentialFile");
+
+  static final List<ConfigKey<?>> ALL =
+      List.of(CONNECT, SESSION_TIMEOUT, CREDENTIAL_FILE, READER_CREDENTIAL_FILE);
 }

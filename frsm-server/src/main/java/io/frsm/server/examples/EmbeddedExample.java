@@ -10,6 +10,7 @@ import io.frsm.client.transport.tls.TlsFiles;
 import io.frsm.server.certs.CertificateAuthority;
 import io.frsm.server.node.FrsmNode;
 import io.frsm.server.zk.EmbeddedZooKeeper;
+import io.frsm.server.zk.ZooKeeperCredential;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -91,6 +92,11 @@ public final class EmbeddedExample {
     Path certs = dir.resolve("certs");
     Duration validity = Duration.ofDays(1);
     CertificateAuthority ca = CertificateAuthority.loadOrCreate(certs, clusterId, validity);
+    // The identity the nodes authenticate to ZooKeeper with: their znodes grant it alone access.
+    Path zookeeperCredential = certs.resolve("zookeeper.credential");
+    if (!Files.exists(zookeeperCredential)) {
+      ZooKeeperCredential.create(zookeeperCredential, "frsm-example");
+    }
     try {
       for (int id = 1; id <= NODES; id++) {
         TlsFiles tls = ca.issueNode(certs, clusterId, id, validity);
@@ -101,6 +107,7 @@ public final class EmbeddedExample {
                 .dataDirectory(dir.resolve("node-" + id))
                 .zookeeper(zookeeper)
                 .tls(tls.caBundle(), tls.certificateChain(), tls.privateKey())
+                .zookeeperCredentialFile(zookeeperCredential)
                 .build();
         nodes.add(node);
         node.start(); // returns once registered; the cluster forms with the third node

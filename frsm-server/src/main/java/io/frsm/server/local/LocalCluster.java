@@ -10,6 +10,7 @@ import io.frsm.server.node.FrsmNode;
 import io.frsm.server.node.FrsmNodeBuilder;
 import io.frsm.server.node.NaturalLeaders;
 import io.frsm.server.zk.EmbeddedZooKeeper;
+import io.frsm.server.zk.ZooKeeperCredential;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -58,6 +59,11 @@ public final class LocalCluster implements AutoCloseable {
 
   /** The certificates a local cluster makes are valid this long: it runs on a temp directory. */
   static final Duration CERTIFICATE_VALIDITY = Duration.ofDays(30);
+
+  /** The ZooKeeper users of a TLS cluster: the nodes', and the read-only one for clients. */
+  static final String NODE_ZOOKEEPER_USER = "frsm-node";
+
+  static final String READER_ZOOKEEPER_USER = "frsm-reader";
 
   /** The client certificate of {@link #thinClient}: every role. */
   public static final String ADMIN_CLIENT = "local-admin";
@@ -170,7 +176,9 @@ public final class LocalCluster implements AutoCloseable {
     } else {
       TlsFiles files =
           ca.issueNode(certificateDirectory(baseDir), clusterId, nodeId, CERTIFICATE_VALIDITY);
-      b.tls(files.caBundle(), files.certificateChain(), files.privateKey());
+      b.tls(files.caBundle(), files.certificateChain(), files.privateKey())
+          .zookeeperCredentialFile(zookeeperCredentialFile())
+          .zookeeperReaderCredentialFile(zookeeperReaderCredentialFile());
     }
     settings.accept(b);
     return b.build();
@@ -255,6 +263,39 @@ public final class LocalCluster implements AutoCloseable {
           new CertificateIdentity.Client(
               clusterId, ADMIN_CLIENT, EnumSet.of(Role.READ, Role.WRITE, Role.ADMIN)),
           CERTIFICATE_VALIDITY);
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * The file of the ZooKeeper identity the nodes authenticate with (every znode grants it all),
+   * made on first use in the certificate directory; null when the cluster is insecure (its znodes
+   * are then open to anyone).
+   */
+  public Path zookeeperCredentialFile() {
+    return credentialFile(NODE_ZOOKEEPER_USER);
+  }
+
+  /**
+   * The file of the read-only ZooKeeper identity (for {@code FrsmClientBuilder.zookeeperCredential}
+   * and {@code frsm cli --zookeeper-credential}), made on first use; null when the cluster is
+   * insecure.
+   */
+  public Path zookeeperReaderCredentialFile() {
+    return credentialFile(READER_ZOOKEEPER_USER);
+  }
+
+  private synchronized Path credentialFile(String user) {
+    if (ca == null) {
+      return null;
+    }
+    Path file = certificateDirectory(baseDir).resolve("zookeeper-" + user + ".credential");
+    try {
+      if (!java.nio.file.Files.exists(file)) {
+        ZooKeeperCredential.create(file, user);
+      }
+      return file;
     } catch (IOException e) {
       throw new java.io.UncheckedIOException(e);
     }

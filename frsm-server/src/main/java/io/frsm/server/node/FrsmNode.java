@@ -4,6 +4,7 @@ import io.frsm.api.FrsmClient;
 import io.frsm.client.ClientConnections;
 import io.frsm.client.RequestLimits;
 import io.frsm.client.SessionCounters;
+import io.frsm.client.transport.InboundLimits;
 import io.frsm.client.transport.TransportConfig;
 import io.frsm.client.transport.TransportEventLoops;
 import io.frsm.client.transport.tls.ChannelSecurity;
@@ -13,6 +14,7 @@ import io.frsm.consensus.core.CoreStats;
 import io.frsm.lsm.LsmConfig;
 import io.frsm.lsm.LsmEngine;
 import io.frsm.server.client.ClusterMembers;
+import io.frsm.server.config.ConfigKey;
 import io.frsm.server.config.ConsensusKeys;
 import io.frsm.server.config.NodeKeys;
 import io.frsm.server.config.RingKeys;
@@ -28,10 +30,12 @@ import io.frsm.server.zk.RangeSettleRequests;
 import io.frsm.server.zk.RingHistory;
 import io.frsm.server.zk.RingVersion;
 import io.frsm.server.zk.ZkLayout;
+import io.frsm.server.zk.ZooKeeperCredential;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.time.Duration;
 
 /**
@@ -197,10 +201,35 @@ public final class FrsmNode implements AutoCloseable {
     }
   }
 
+  /** docs/OPERATIONS.md "Configuration file", transport.*: connections a port's limits closed. */
+  private void inboundLimitMeters(String port, InboundLimits limits) {
+    String name = "frsm.transport." + port + ".inbound.refused";
+    metrics.counter(
+        name,
+        "connections closed on arrival: the port held transport.maxInboundConnections",
+        "reason",
+        "connections",
+        limits::refusedConnections);
+    metrics.counter(
+        name,
+        "connections closed: a begun frame did not fit transport.partialFrameBudgetBytes",
+        "reason",
+        "frame_budget",
+        limits::refusedFrames);
+    metrics.counter(
+        name,
+        "connections closed: a begun frame was incomplete after transport.partialFrameTimeout",
+        "reason",
+        "stalled_frame",
+        limits::stalledFrames);
+  }
+
   /** docs/OPERATIONS.md "Security": what the edge refused, by reason. */
   private void securityMeters(ChannelSecurity security) {
     String refused = "frsm.security.refused";
     NodeTransports t = transports;
+    inboundLimitMeters("peer", t.peers().limits());
+    inboundLimitMeters("client", t.clients().limits());
     metrics.counter(
         refused,
         "peer frames whose sender is not the node their connection's certificate names",
@@ -255,6 +284,8 @@ public final class FrsmNode implements AutoCloseable {
             nodeId,
             settings.get(ZooKeeperKeys.CONNECT),
             settings.get(ZooKeeperKeys.SESSION_TIMEOUT),
+            credential(ZooKeeperKeys.CREDENTIAL_FILE),
+            credential(ZooKeeperKeys.READER_CREDENTIAL_FILE),
             layout,
             members,
             serving::coreServing,
@@ -289,6 +320,12 @@ public final class FrsmNode implements AutoCloseable {
           topology.changed();
         });
     formation.tryForm();
+  }
+
+  /** The ZooKeeper identity in the file {@code key} names, or null when it names none. */
+  private ZooKeeperCredential credential(ConfigKey<Path> key) {
+    Path file = settings.get(key);
+    return file == null ? null : ZooKeeperCredential.read(file);
   }
 
   /** The cluster formed with {@code ring}: runs the core over it, then takes range leadership. */

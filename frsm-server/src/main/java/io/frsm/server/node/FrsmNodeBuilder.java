@@ -153,6 +153,26 @@ public final class FrsmNodeBuilder {
     return this;
   }
 
+  /**
+   * The file of one line {@code user:password} this node authenticates to ZooKeeper with ({@code
+   * digest} scheme); every znode it creates grants access to that identity only. Required unless
+   * {@link #insecure}{@code (true)} (docs/OPERATIONS.md "ZooKeeper authentication").
+   */
+  public FrsmNodeBuilder zookeeperCredentialFile(Path file) {
+    config.set(ZooKeeperKeys.CREDENTIAL_FILE, Objects.requireNonNull(file, "file"));
+    return this;
+  }
+
+  /**
+   * The file of one line {@code user:password} of a second ZooKeeper identity that this node's
+   * znodes grant read access to: what clients and the CLI use to find the cluster through ZooKeeper
+   * without holding the node's own credential. Only with {@link #zookeeperCredentialFile}.
+   */
+  public FrsmNodeBuilder zookeeperReaderCredentialFile(Path file) {
+    config.set(ZooKeeperKeys.READER_CREDENTIAL_FILE, Objects.requireNonNull(file, "file"));
+    return this;
+  }
+
   /** Default 10 s. Membership ends this long after the node stops answering ZooKeeper. */
   public FrsmNodeBuilder zookeeperSessionTimeout(Duration timeout) {
     config.set(ZooKeeperKeys.SESSION_TIMEOUT, timeout);

@@ -4,6 +4,8 @@ import io.frsm.server.client.ClusterMembers;
 import io.frsm.server.ring.NodeInfo;
 import io.frsm.server.zk.MembershipRegistry;
 import io.frsm.server.zk.ZkLayout;
+import io.frsm.server.zk.ZooKeeperAccess;
+import io.frsm.server.zk.ZooKeeperCredential;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.HashSet;
@@ -17,7 +19,6 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.function.IntConsumer;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.curator.retry.ExponentialBackoffRetry;
@@ -49,6 +50,8 @@ final class NodeMembership {
   private final int self;
   private final String connectString;
   private final Duration sessionTimeout;
+  private final ZooKeeperCredential credential;
+  private final ZooKeeperCredential reader;
   private final ZkLayout layout;
   private final ClusterMembers members;
   private final BooleanSupplier serving;
@@ -75,6 +78,10 @@ final class NodeMembership {
   private final Set<Integer> lastLive = new HashSet<>();
 
   /**
+   * @param credential the identity the session authenticates with and guards its znodes for; null:
+   *     none, every znode open to anyone ({@code security.insecure} only)
+   * @param reader an identity granted read access to this node's znodes, or null (only with a
+   *     {@code credential})
    * @param serving whether this node's core runs and serves (it then counts itself ready)
    * @param stopped whether the node is stopping or stopped (it then never registers again)
    * @param redialPeer dials a peer now, skipping the rest of its reconnect back-off
@@ -83,6 +90,8 @@ final class NodeMembership {
       int self,
       String connectString,
       Duration sessionTimeout,
+      ZooKeeperCredential credential,
+      ZooKeeperCredential reader,
       ZkLayout layout,
       ClusterMembers members,
       BooleanSupplier serving,
@@ -91,6 +100,8 @@ final class NodeMembership {
     this.self = self;
     this.connectString = connectString;
     this.sessionTimeout = sessionTimeout;
+    this.credential = credential;
+    this.reader = reader;
     this.layout = layout;
     this.members = members;
     this.serving = serving;
@@ -106,15 +117,17 @@ final class NodeMembership {
   }
 
   /**
-   * Connects to ZooKeeper and opens the member registry.
+   * Connects to ZooKeeper (authenticated with the credential, if any), guards znodes an earlier
+   * unauthenticated node left open ({@link ZooKeeperAccess#secureExisting}), and opens the member
+   * registry.
    *
-   * @throws IllegalStateException if ZooKeeper is not reachable within the session timeout
+   * @throws IllegalStateException if ZooKeeper is not reachable within the session timeout, or the
+   *     cluster's znodes belong to another identity
    */
   void connect() throws Exception {
     int sessionMs = (int) sessionTimeout.toMillis();
     zk =
-        CuratorFrameworkFactory.builder()
-            .connectString(connectString)
+        ZooKeeperAccess.builder(connectString, credential, reader)
             .sessionTimeoutMs(sessionMs)
             .connectionTimeoutMs(Math.min(sessionMs, 15_000))
             .retryPolicy(new ExponentialBackoffRetry(100, 10))
@@ -123,6 +136,17 @@ final class NodeMembership {
     if (!zk.blockUntilConnected(sessionMs, TimeUnit.MILLISECONDS)) {
       throw new IllegalStateException(
           "cannot reach ZooKeeper at " + connectString + " within " + sessionMs + " ms");
+    }
+    if (credential != null) {
+      ZooKeeperAccess.secureExisting(
+          zk, layout, credential, ZooKeeperAccess.acl(credential, reader));
+    } else {
+      LOG.log(
+          Level.WARNING,
+          "node {0}: no zookeeper.credentialFile: this node''s znodes are open to anyone who reaches"
+              + " ZooKeeper {1}",
+          self,
+          connectString);
     }
     registry = new MembershipRegistry(zk, layout);
   }

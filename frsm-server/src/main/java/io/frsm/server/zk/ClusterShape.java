@@ -35,6 +35,20 @@ import org.apache.zookeeper.data.Stat;
 public record ClusterShape(
     int vnodes, int replicationFactor, List<Member> members, ClusterTiming timing) {
 
+  /**
+   * Above what a node can be configured with (ring.vnodes): a ring this wide is no shape of ours.
+   */
+  public static final int MAX_VNODES = 4096;
+
+  /** Above cluster.initialNodes' bound: more members than any cluster forms with. */
+  public static final int MAX_MEMBERS = 10_000;
+
+  /** The shape's znode is ZooKeeper's 1 MiB at most; one larger than this is no shape of ours. */
+  static final int MAX_BYTES = 1 << 20;
+
+  /** T and ε above this are beyond any node's configuration (consensus.* keys: 1 h at most). */
+  static final long MAX_TIMING_MICROS = Duration.ofHours(1).toNanos() / 1_000;
+
   /** A node of the shape and its failure domain. */
   public record Member(int nodeId, String rack) {
     public Member {
@@ -56,8 +70,13 @@ public record ClusterShape(
         || members.stream().map(Member::nodeId).distinct().count() != members.size()) {
       throw new IllegalArgumentException("node ids must be distinct and non-empty: " + members);
     }
-    if (vnodes < 1) {
-      throw new IllegalArgumentException("vnodes must be >= 1, was " + vnodes);
+    if (members.size() > MAX_MEMBERS) {
+      throw new IllegalArgumentException(
+          "at most " + MAX_MEMBERS + " members, was " + members.size());
+    }
+    if (vnodes < 1 || vnodes > MAX_VNODES) {
+      throw new IllegalArgumentException(
+          "vnodes must be in [1, " + MAX_VNODES + "], was " + vnodes);
     }
     if (replicationFactor < 1 || replicationFactor > members.size()) {
       throw new IllegalArgumentException(
@@ -207,7 +226,18 @@ public record ClusterShape(
     return d.toNanos() / 1_000;
   }
 
+  /**
+   * The shape in {@code data}.
+   *
+   * @throws IllegalArgumentException if {@code data} is no shape this node can use (a newer
+   *     writer's, or forged, damaged or oversized bytes: the message quotes at most 80 characters)
+   */
   static ClusterShape decode(byte[] data) {
+    if (data == null || data.length > MAX_BYTES) {
+      throw new IllegalArgumentException(
+          "malformed cluster shape: "
+              + (data == null ? "no data" : data.length + " bytes, over " + MAX_BYTES));
+    }
     String text = new String(data, StandardCharsets.UTF_8);
     String[] f = text.split("\\|", -1);
     try {
@@ -225,20 +255,38 @@ public record ClusterShape(
       if (f.length == 6 && f[0].equals("v3")) {
         ClusterTiming timing =
             new ClusterTiming(
-                Duration.of(Long.parseLong(f[3]), ChronoUnit.MICROS),
-                Duration.of(Long.parseLong(f[4]), ChronoUnit.MICROS));
+                Duration.of(timingMicros(f[3]), ChronoUnit.MICROS),
+                Duration.of(timingMicros(f[4]), ChronoUnit.MICROS));
         return new ClusterShape(
             Integer.parseInt(f[1]), Integer.parseInt(f[2]), decodeMembers(f[5]), timing);
       }
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("malformed cluster shape \"" + text + "\": " + e, e);
+      throw new IllegalArgumentException(
+          "malformed cluster shape \"" + abbreviated(text) + "\": " + e.getMessage(), e);
     }
-    throw new IllegalArgumentException("malformed cluster shape \"" + text + "\"");
+    throw new IllegalArgumentException("malformed cluster shape \"" + abbreviated(text) + "\"");
+  }
+
+  private static long timingMicros(String field) {
+    long micros = Long.parseLong(field);
+    if (micros < 0 || micros > MAX_TIMING_MICROS) {
+      throw new IllegalArgumentException(
+          "timing " + micros + " µs out of [0, " + MAX_TIMING_MICROS + "]");
+    }
+    return micros;
+  }
+
+  private static String abbreviated(String s) {
+    return s.length() <= 80 ? s : s.substring(0, 80) + "... (" + s.length() + " characters)";
   }
 
   private static List<Member> decodeMembers(String field) {
     List<Member> nodes = new ArrayList<>();
-    for (String entry : field.split(",")) {
+    String[] entries = field.split(",");
+    if (entries.length > MAX_MEMBERS) {
+      throw new IllegalArgumentException("over " + MAX_MEMBERS + " members");
+    }
+    for (String entry : entries) {
       int colon = entry.indexOf(':');
       if (colon < 0) {
         throw new IllegalArgumentException("member without rack: " + entry);

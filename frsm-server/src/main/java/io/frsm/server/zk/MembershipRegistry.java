@@ -27,6 +27,9 @@ public final class MembershipRegistry implements AutoCloseable {
   private final CuratorCache cache;
   private final CuratorCache readyCache;
 
+  /** Per znode name, the last refusal of its name or record that was logged. */
+  private final Map<String, String> badZnodeLogged = new java.util.concurrent.ConcurrentHashMap<>();
+
   /** Per node, the last refusal of its ready marker's data that was logged. */
   private final Map<Integer, String> badMarkerLogged =
       new java.util.concurrent.ConcurrentHashMap<>();
@@ -34,8 +37,13 @@ public final class MembershipRegistry implements AutoCloseable {
   public MembershipRegistry(CuratorFramework zk, ZkLayout layout) throws Exception {
     this.zk = zk;
     this.layout = layout;
-    zk.createContainers(layout.members());
-    zk.createContainers(layout.ready());
+    try {
+      zk.createContainers(layout.members());
+      zk.createContainers(layout.ready());
+    } catch (KeeperException.NoAuthException readOnly) {
+      // A read-only identity (a client, the CLI) may not create them; a node will. Until then
+      // there are no members and no ready markers to read.
+    }
     this.cache = CuratorCache.build(zk, layout.members());
     this.readyCache = CuratorCache.build(zk, layout.ready());
   }
@@ -81,11 +89,15 @@ public final class MembershipRegistry implements AutoCloseable {
     }
   }
 
-  /** The nodes marked ready now. */
+  /** The nodes marked ready now; a child not named by a node id is no marker (logged once). */
   public Set<Integer> readyNodes() throws Exception {
     Set<Integer> out = new HashSet<>();
-    for (String child : zk.getChildren().forPath(layout.ready())) {
-      out.add(Integer.parseInt(child));
+    for (String child : childrenOf(layout.ready())) {
+      try {
+        out.add(nodeId(child));
+      } catch (IllegalArgumentException bad) {
+        refused("ready/" + child, bad);
+      }
     }
     return out;
   }
@@ -187,14 +199,18 @@ public final class MembershipRegistry implements AutoCloseable {
   public List<NodeInfo> membersByRegistration() throws Exception {
     List<long[]> order = new ArrayList<>();
     List<NodeInfo> found = new ArrayList<>();
-    for (String child : zk.getChildren().forPath(layout.members())) {
+    for (String child : childrenOf(layout.members())) {
       try {
         Stat stat = new Stat();
         byte[] data = zk.getData().storingStatIn(stat).forPath(layout.members() + "/" + child);
+        NodeInfo member = decode(nodeId(child), data);
         order.add(new long[] {stat.getCzxid(), found.size()});
-        found.add(decode(Integer.parseInt(child), data));
+        found.add(member);
       } catch (KeeperException.NoNodeException gone) {
         // Left between the two reads.
+      } catch (IllegalArgumentException bad) {
+        // A forged or damaged record must not hide the other members: it is no member.
+        refused("members/" + child, bad);
       }
     }
     order.sort((a, b) -> Long.compare(a[0], b[0]));
@@ -245,17 +261,84 @@ public final class MembershipRegistry implements AutoCloseable {
     cache.start();
   }
 
+  /** The children of a container that may not exist (no node created it yet, or it emptied). */
+  private List<String> childrenOf(String path) throws Exception {
+    try {
+      return zk.getChildren().forPath(path);
+    } catch (KeeperException.NoNodeException none) {
+      return List.of();
+    }
+  }
+
+  /** Logs a refused znode once per znode and message: watches fire on every change. */
+  private void refused(String znode, IllegalArgumentException why) {
+    if (!why.getMessage().equals(badZnodeLogged.put(znode, why.getMessage()))) {
+      System.getLogger(MembershipRegistry.class.getName())
+          .log(
+              System.Logger.Level.WARNING,
+              "ZooKeeper znode {0}/{1} is ignored: {2}",
+              layout.root(),
+              znode,
+              why.getMessage());
+    }
+  }
+
+  /** A member's or ready marker's znode name: a node id in decimal. */
+  static int nodeId(String child) {
+    if (!child.matches("[0-9]{1,9}")) {
+      throw new IllegalArgumentException("not a node id: " + abbreviated(child));
+    }
+    return Integer.parseInt(child);
+  }
+
   static byte[] encode(NodeInfo n) {
     return (n.host() + "|" + n.peerPort() + "|" + n.clientPort() + "|" + n.rack())
         .getBytes(StandardCharsets.UTF_8);
   }
 
+  /** A member record is {@code host|peerPort|clientPort|rack}: a few hundred bytes at most. */
+  static final int MAX_RECORD_BYTES = 1024;
+
+  /**
+   * Node {@code nodeId}'s record.
+   *
+   * @throws IllegalArgumentException if {@code data} is no record a node writes: oversized, not
+   *     four fields, a host that is no host name or address, a port out of [0, 65535] or a rack
+   *     {@link ClusterShape#checkRack} refuses
+   */
   static NodeInfo decode(int nodeId, byte[] data) {
+    if (data == null || data.length > MAX_RECORD_BYTES) {
+      throw new IllegalArgumentException(
+          "member record of node "
+              + nodeId
+              + (data == null ? " has no data" : " is " + data.length + " bytes, over 1024"));
+    }
     String[] f = new String(data, StandardCharsets.UTF_8).split("\\|", -1);
     if (f.length != 4) {
       throw new IllegalArgumentException("malformed member record for node " + nodeId);
     }
-    return new NodeInfo(nodeId, f[0], Integer.parseInt(f[1]), Integer.parseInt(f[2]), f[3]);
+    // Host names and IPv4/IPv6 literals (a zone after %): what peers and clients will dial.
+    if (!f[0].matches("[A-Za-z0-9._:%-]{0,253}")) {
+      throw new IllegalArgumentException(
+          "member record of node " + nodeId + ": bad host " + abbreviated(f[0]));
+    }
+    try {
+      return new NodeInfo(nodeId, f[0], port(f[1]), port(f[2]), ClusterShape.checkRack(f[3]));
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(
+          "member record of node " + nodeId + ": " + e.getMessage(), e);
+    }
+  }
+
+  private static int port(String field) {
+    if (!field.matches("[0-9]{1,5}")) {
+      throw new IllegalArgumentException("bad port " + abbreviated(field));
+    }
+    return Integer.parseInt(field);
+  }
+
+  private static String abbreviated(String s) {
+    return s.length() <= 40 ? "\"" + s + "\"" : "\"" + s.substring(0, 40) + "...\"";
   }
 
   @Override

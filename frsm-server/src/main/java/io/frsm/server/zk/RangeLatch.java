@@ -222,7 +222,7 @@ final class RangeLatch implements AutoCloseable {
     }
     List<String> entries =
         answer.getChildren().stream()
-            .filter(name -> name.contains(ENTRY_PREFIX))
+            .filter(RangeLatch::isEntry)
             .sorted(Comparator.comparing(RangeLatch::sequenceOf))
             .toList();
     int position = entries.indexOf(nameOf(entry));
@@ -371,6 +371,16 @@ final class RangeLatch implements AutoCloseable {
 
   private static String nameOf(String path) {
     return path.substring(path.lastIndexOf('/') + 1);
+  }
+
+  /**
+   * Whether {@code name} is a latch entry: ZooKeeper's 10-digit sequence after {@link
+   * #ENTRY_PREFIX}. Anything else under the latch (a forged or stray znode) takes no place in the
+   * queue: an entry with an empty or shorter sequence would sort before every real one.
+   */
+  static boolean isEntry(String name) {
+    int at = name.lastIndexOf(ENTRY_PREFIX);
+    return at >= 0 && name.substring(at + ENTRY_PREFIX.length()).matches("[0-9]{10}");
   }
 
   /** The zero-padded sequence number ZooKeeper appended: entries sort by it as text. */

@@ -43,15 +43,53 @@ public final class RangeTermStore {
     this.monotonicNanos = monotonicNanos;
   }
 
-  /** The range's current term and holder, or empty if nobody ever held it. */
+  /**
+   * The range's current term and holder, or empty if nobody ever held it.
+   *
+   * @throws IllegalArgumentException if the term znode holds no term ({@link #decodeTerm})
+   */
   public Optional<long[]> current(String rangeId) throws Exception {
-    ensure(rangeId);
-    byte[] data = zk.getData().forPath(layout.term(rangeId));
-    if (data.length == 0) {
+    // Reads only, creates nothing: read-only identities (the CLI, clients) call it too.
+    try {
+      return decodeTerm(layout.term(rangeId), zk.getData().forPath(layout.term(rangeId)));
+    } catch (KeeperException.NoNodeException neverHeld) {
       return Optional.empty();
     }
+  }
+
+  /** A term znode's data: empty (never bumped) or the term (u64) and its holder's node id (u32). */
+  static final int TERM_BYTES = 12;
+
+  /**
+   * The term and holder in a term znode's {@code data}, or empty if nobody ever held the range.
+   *
+   * @throws IllegalArgumentException if {@code data} is no term a node writes: another length, a
+   *     term below 1 or at the maximum (no successor could bump it), a negative holder. Nobody can
+   *     lead the range until an operator repairs the znode (docs/OPERATIONS.md "ZooKeeper
+   *     authentication"); the node keeps serving every other range.
+   */
+  static Optional<long[]> decodeTerm(String path, byte[] data) {
+    if (data == null || data.length == 0) {
+      return Optional.empty();
+    }
+    if (data.length != TERM_BYTES) {
+      throw new IllegalArgumentException(
+          "term znode " + path + " holds " + data.length + " bytes, not " + TERM_BYTES);
+    }
     ByteBuffer b = ByteBuffer.wrap(data);
-    return Optional.of(new long[] {b.getLong(), b.getInt()});
+    long term = b.getLong();
+    int holder = b.getInt();
+    if (term < 1 || term == Long.MAX_VALUE || holder < 0) {
+      throw new IllegalArgumentException(
+          "term znode "
+              + path
+              + " holds term "
+              + term
+              + " and holder "
+              + holder
+              + ": a term is in [1, 2^63-2] and a holder >= 0");
+    }
+    return Optional.of(new long[] {term, holder});
   }
 
   /**
@@ -62,7 +100,7 @@ public final class RangeTermStore {
     ensure(rangeId);
     Stat termStat = new Stat();
     byte[] data = zk.getData().storingStatIn(termStat).forPath(layout.term(rangeId));
-    long term = data.length == 0 ? 0 : ByteBuffer.wrap(data).getLong();
+    long term = decodeTerm(layout.term(rangeId), data).map(t -> t[0]).orElse(0L);
     Stat generationStat = new Stat();
     byte[] generation =
         zk.getData().storingStatIn(generationStat).forPath(layout.leaseGeneration(rangeId));

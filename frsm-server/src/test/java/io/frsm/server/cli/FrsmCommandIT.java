@@ -133,6 +133,8 @@ class FrsmCommandIT {
   void cli_operatesOnALocalCluster(@TempDir Path dir) throws Exception {
     try (LocalCluster cluster = LocalCluster.start(dir, LocalCommand.CLUSTER_ID, 3)) {
       String zk = cluster.zookeeperConnect();
+      // The read-only ZooKeeper identity: enough to find the nodes and read the ring.
+      String reader = cluster.zookeeperReaderCredentialFile().toString();
       TlsFiles tls = cluster.adminClientFiles();
       String seeds =
           String.join(
@@ -149,30 +151,62 @@ class FrsmCommandIT {
       assertEquals(1, stale.exitCode());
       assertTrue(stale.out().contains("CasMismatchException"), stale.out());
       String[] v1 = version(created.out());
-      FrsmRun written = cli("--zookeeper", zk, tls, "cas", "k", v1[0], v1[1], "v2");
+      FrsmRun written =
+          cli(
+              "--zookeeper",
+              zk,
+              tls,
+              "--zookeeper-credential",
+              reader,
+              "cas",
+              "k",
+              v1[0],
+              v1[1],
+              "v2");
       assertEquals(0, written.exitCode(), written.out() + written.err());
       assertTrue(written.out().startsWith("written at version ("), written.out());
-      FrsmRun fenced = cli("--zookeeper", zk, tls, "fence", "k");
+      FrsmRun fenced = cli("--zookeeper", zk, tls, "--zookeeper-credential", reader, "fence", "k");
       assertEquals(0, fenced.exitCode(), fenced.out() + fenced.err());
       assertTrue(fenced.out().startsWith("v2  @ version ("), fenced.out());
       String[] v3 = version(fenced.out());
       // The fence moved the version on: the one the cas returned is stale now.
       String[] v2 = version(written.out());
-      FrsmRun staleDelete = cli("--zookeeper", zk, tls, "delete", "k", v2[0], v2[1]);
+      FrsmRun staleDelete =
+          cli(
+              "--zookeeper",
+              zk,
+              tls,
+              "--zookeeper-credential",
+              reader,
+              "delete",
+              "k",
+              v2[0],
+              v2[1]);
       assertEquals(1, staleDelete.exitCode(), staleDelete.out());
       assertTrue(staleDelete.out().contains("CasMismatchException"), staleDelete.out());
-      FrsmRun deleted = cli("--zookeeper", zk, tls, "delete", "k", v3[0], v3[1]);
+      FrsmRun deleted =
+          cli(
+              "--zookeeper",
+              zk,
+              tls,
+              "--zookeeper-credential",
+              reader,
+              "delete",
+              "k",
+              v3[0],
+              v3[1]);
       assertEquals(0, deleted.exitCode(), deleted.out() + deleted.err());
       assertEquals("deleted", deleted.out().strip());
-      FrsmRun gone = cli("--zookeeper", zk, tls, "get", "k");
+      FrsmRun gone = cli("--zookeeper", zk, tls, "--zookeeper-credential", reader, "get", "k");
       assertEquals("(absent)", gone.out().strip());
-      FrsmRun badVersion = cli("--zookeeper", zk, tls, "delete", "k", "x", "1");
+      FrsmRun badVersion =
+          cli("--zookeeper", zk, tls, "--zookeeper-credential", reader, "delete", "k", "x", "1");
       assertEquals(2, badVersion.exitCode());
       assertTrue(badVersion.err().contains("EPOCH TIMESTAMP"), badVersion.err());
-      FrsmRun ring = cli("--zookeeper", zk, tls, "ring");
+      FrsmRun ring = cli("--zookeeper", zk, tls, "--zookeeper-credential", reader, "ring");
       assertEquals(0, ring.exitCode(), ring.out());
       assertTrue(ring.out().contains("nodes [1, 2, 3]"), ring.out());
-      FrsmRun leader = cli("--zookeeper", zk, tls, "leader", "k");
+      FrsmRun leader = cli("--zookeeper", zk, tls, "--zookeeper-credential", reader, "leader", "k");
       assertTrue(leader.out().contains("natural leader node"), leader.out());
       assertTrue(leader.out().contains("current leader node "), leader.out());
       FrsmRun neither = frsm("cli", "--cluster", "local", "get", "k");

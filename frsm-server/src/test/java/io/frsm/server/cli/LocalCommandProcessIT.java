@@ -25,7 +25,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class LocalCommandProcessIT {
   private static final Duration DEADLINE = Duration.ofSeconds(60);
-  private static final Pattern ZOOKEEPER = Pattern.compile("zookeeper: (\\S+)");
+  private static final Pattern ZOOKEEPER =
+      Pattern.compile("zookeeper: (\\S+) \\(read-only: --zookeeper-credential (\\S+)\\)");
   private static final Pattern TLS_FILES =
       Pattern.compile("--ca (\\S+) --cert (\\S+) --key (\\S+)");
   private static final String UP = "Ctrl-C stops it.";
@@ -63,8 +64,17 @@ class LocalCommandProcessIT {
       // The printed hint names the client certificate frsm local made (it runs mutual TLS).
       Matcher tls = TLS_FILES.matcher(printed);
       assertTrue(tls.find(), printed);
+      // ... and the read-only ZooKeeper identity its znodes grant (they are closed to others).
       List<String> certificate =
-          List.of("--ca", tls.group(1), "--cert", tls.group(2), "--key", tls.group(3));
+          List.of(
+              "--ca",
+              tls.group(1),
+              "--cert",
+              tls.group(2),
+              "--key",
+              tls.group(3),
+              "--zookeeper-credential",
+              zk.group(2));
 
       String created = cli(connect, certificate, "create", "greeting", "hello");
       assertTrue(created.startsWith("created at version ("), created);

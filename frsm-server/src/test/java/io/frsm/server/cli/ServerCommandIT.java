@@ -13,6 +13,7 @@ import io.frsm.server.config.FrsmConfig;
 import io.frsm.server.metrics.Scrape;
 import io.frsm.server.node.FrsmNode;
 import io.frsm.server.zk.EmbeddedZooKeeper;
+import io.frsm.server.zk.ZooKeeperCredential;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -75,6 +76,7 @@ class ServerCommandIT {
       FrsmNode peer =
           FrsmNode.builder()
               .tls(tls.caBundle(), tls.certificateChain(), tls.privateKey())
+              .zookeeperCredentialFile(zooKeeperCredential(dir))
               .nodeId(id)
               .clusterId("server-it")
               .dataDirectory(dir.resolve("node-" + id))
@@ -143,6 +145,15 @@ class ServerCommandIT {
     return CertificateAuthority.loadOrCreate(dir.resolve("certs"), "server-it", VALIDITY);
   }
 
+  /** The cluster's ZooKeeper identity, in a file of the test's own as an operator would keep it. */
+  private static Path zooKeeperCredential(Path dir) throws IOException {
+    Path file = dir.resolve("zookeeper.credential");
+    if (!Files.exists(file)) {
+      ZooKeeperCredential.create(file, "frsm-server-it");
+    }
+    return file;
+  }
+
   private static Path writeConfig(Path dir, String zookeeperConnect, int metricsPort)
       throws IOException {
     TlsFiles tls = authority(dir).issueNode(dir.resolve("certs"), "server-it", 1, VALIDITY);
@@ -163,6 +174,7 @@ class ServerCommandIT {
             "zookeeper:",
             "  connect: " + zookeeperConnect,
             "  sessionTimeout: 3s",
+            "  credentialFile: " + zooKeeperCredential(dir),
             "security:",
             "  caBundle: " + tls.caBundle(),
             "  certificateChain: " + tls.certificateChain(),

@@ -78,6 +78,7 @@ class ConfigLoaderTest {
             "node:\n  id: 1\n  rack: rack1\n  dataDirectory: /var/lib/frsm/data\n"
                 + "  commitLogDirectories: [/var/lib/frsm/commitlog]\n"
                 + "zookeeper:\n  connect: localhost:2181\n"
+                + "  credentialFile: /etc/frsm/zookeeper.credential\n"
                 + "security:\n  caBundle: /etc/frsm/tls/ca.pem\n"
                 + "  certificateChain: /etc/frsm/tls/node.pem\n"
                 + "  privateKey: /etc/frsm/tls/node-key.pem\n",

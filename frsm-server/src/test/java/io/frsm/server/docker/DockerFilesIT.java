@@ -1,13 +1,17 @@
 package io.frsm.server.docker;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.frsm.server.config.ConfigKey;
 import io.frsm.server.config.ConfigLoader;
 import io.frsm.server.config.FrsmConfig;
 import io.frsm.server.config.MetricsKeys;
 import io.frsm.server.config.NodeKeys;
+import io.frsm.server.config.SecurityKeys;
 import io.frsm.server.config.ZooKeeperKeys;
 import java.net.InetAddress;
 import java.nio.file.Files;
@@ -63,6 +67,9 @@ class DockerFilesIT {
     }
     assertTrue(dockerfile.contains("ENTRYPOINT [\"/opt/frsm/bin/frsm\", \"server\"]"));
     assertTrue(dockerfile.contains("USER frsm"), "runs as a non-root user");
+    assertTrue(
+        dockerfile.contains("-XX:+ExitOnOutOfMemoryError"),
+        "a node out of heap exits, so that its supervisor restarts it");
     assertTrue(Files.readString(ROOT.resolve("bin/frsm")).contains("frsm.jar"));
   }
 
@@ -216,6 +223,38 @@ class DockerFilesIT {
               + " container (the published port arrives on one), not on "
               + bind);
       assertTrue(reachableOnLoopback(bind), name + ": the health check reaches the endpoint");
+
+      // Safe defaults: mutual TLS and ZooKeeper authentication from files on the read-only
+      // mount, never plaintext; the metrics port on the host's loopback only; the peer port not
+      // published (nodes reach each other on the compose network).
+      assertFalse(config.get(SecurityKeys.INSECURE), name + " is not insecure");
+      String tlsMount =
+          strings(service.get("volumes")).stream()
+              .filter(v -> v.startsWith("./tls:"))
+              .findFirst()
+              .orElseThrow(() -> new AssertionError(name + " mounts docker/tls"));
+      assertTrue(tlsMount.endsWith(":ro"), name + ": TLS files mounted read-only");
+      String tlsDir = tlsMount.split(":")[1];
+      for (ConfigKey<Path> file :
+          List.of(
+              SecurityKeys.CA_BUNDLE,
+              SecurityKeys.CERTIFICATE_CHAIN,
+              SecurityKeys.PRIVATE_KEY,
+              ZooKeeperKeys.CREDENTIAL_FILE)) {
+        Path value = config.get(file);
+        assertNotNull(value, name + " sets " + file.name());
+        assertTrue(value.startsWith(tlsDir), name + ": " + file.name() + " on the mount: " + value);
+      }
+      for (String port : published) {
+        String container = port.substring(port.lastIndexOf(':') + 1);
+        assertNotEquals(
+            Integer.toString(config.peerAddress().getPort()),
+            container,
+            name + " publishes its peer port");
+        if (container.equals(Integer.toString(config.metricsPort()))) {
+          assertTrue(port.startsWith("127.0.0.1:"), name + ": metrics on the host's loopback");
+        }
+      }
     }
     assertEquals(Set.of(1, 2, 3), nodeIds);
   }

@@ -15,6 +15,8 @@ import io.frsm.lsm.io.NioFileSystem;
 import io.frsm.server.zk.ClusterShape;
 import io.frsm.server.zk.EmbeddedZooKeeper;
 import io.frsm.server.zk.ZkLayout;
+import io.frsm.server.zk.ZooKeeperAccess;
+import io.frsm.server.zk.ZooKeeperCredential;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -23,7 +25,6 @@ import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryOneTime;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -66,8 +67,13 @@ class EmbeddedExampleIT {
 
       // ZooKeeper: the cluster formed from the three nodes, and each deregistered when it closed.
       ZkLayout layout = new ZkLayout(clusterId);
+      // The nodes' znodes grant access to their ZooKeeper identity only.
+      ZooKeeperCredential credential =
+          ZooKeeperCredential.read(data.resolve("certs").resolve("zookeeper.credential"));
       try (CuratorFramework zk =
-          CuratorFrameworkFactory.newClient(zookeeper.connectString(), new RetryOneTime(100))) {
+          ZooKeeperAccess.builder(zookeeper.connectString(), credential)
+              .retryPolicy(new RetryOneTime(100))
+              .build()) {
         zk.start();
         ClusterShape shape = ClusterShape.read(zk, layout);
         assertEquals(List.of(1, 2, 3), shape.nodeIds());

@@ -19,6 +19,8 @@ import io.frsm.server.zk.EmbeddedZooKeeper;
 import io.frsm.server.zk.MembershipRegistry;
 import io.frsm.server.zk.RangeTermStore;
 import io.frsm.server.zk.ZkLayout;
+import io.frsm.server.zk.ZooKeeperAccess;
+import io.frsm.server.zk.ZooKeeperCredential;
 import io.frsm.testkit.history.CheckResult;
 import io.frsm.testkit.history.HistoryJsonWriter;
 import io.frsm.testkit.history.HistoryRecorder;
@@ -40,7 +42,6 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryOneTime;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -71,6 +72,8 @@ class MultiProcessCrashIT {
 
   /** The thin clients' certificate: read and write. */
   private TlsFiles clientTls;
+
+  private Path readerCredential;
 
   private static final String CLUSTER_ID = "mp-cluster";
   private static final int NODES = 3;
@@ -127,11 +130,15 @@ class MultiProcessCrashIT {
             new CertificateIdentity.Client(
                 CLUSTER_ID, "recorder", EnumSet.of(Role.READ, Role.WRITE)),
             Duration.ofDays(1));
+    Path nodeCredential = certs.resolve("zookeeper-node.credential");
+    ZooKeeperCredential.create(nodeCredential, "frsm-node");
+    readerCredential = certs.resolve("zookeeper-reader.credential");
+    ZooKeeperCredential.create(readerCredential, "frsm-reader");
     Thread killAll = new Thread(this::killAll, "multiprocess-it-kill-nodes");
     Runtime.getRuntime().addShutdownHook(killAll);
     List<Thread> workers = new ArrayList<>();
     try (EmbeddedZooKeeper zookeeper = EmbeddedZooKeeper.start(dir.resolve("zk"));
-        CuratorFramework zk = observer(zookeeper.connectString());
+        CuratorFramework zk = observer(zookeeper.connectString(), readerCredential);
         RecordingClient client =
             new RecordingClient(recorder, () -> thinClient(zookeeper.connectString()))) {
       Path output = NODE_OUTPUT.resolve("run-" + seed);
@@ -147,6 +154,7 @@ class MultiProcessCrashIT {
                 SESSION_TIMEOUT,
                 BOUNDED_DELAY,
                 tls,
+                List.of(nodeCredential, readerCredential),
                 processes));
       }
       MembershipRegistry registry = new MembershipRegistry(zk, new ZkLayout(CLUSTER_ID));
@@ -461,8 +469,12 @@ class MultiProcessCrashIT {
     }
   }
 
-  private static CuratorFramework observer(String connect) {
-    CuratorFramework zk = CuratorFrameworkFactory.newClient(connect, new RetryOneTime(100));
+  /** A session with the read-only identity: the nodes' znodes grant it nothing more. */
+  private static CuratorFramework observer(String connect, Path credential) {
+    CuratorFramework zk =
+        ZooKeeperAccess.builder(connect, ZooKeeperCredential.read(credential))
+            .retryPolicy(new RetryOneTime(100))
+            .build();
     zk.start();
     return zk;
   }
@@ -471,6 +483,7 @@ class MultiProcessCrashIT {
     TlsFiles tls = clientTls;
     return FrsmClient.builder()
         .zookeeper(zookeeper)
+        .zookeeperCredential(readerCredential)
         .clusterId(CLUSTER_ID)
         .operationTimeout(CLIENT_TIMEOUT)
         .tls(tls.caBundle(), tls.certificateChain(), tls.privateKey())

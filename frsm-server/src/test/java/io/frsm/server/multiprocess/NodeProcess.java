@@ -27,12 +27,15 @@ final class NodeProcess {
   private final Duration boundedDelay;
   private final TlsFiles tls;
   private final List<Process> all;
+  private final List<Path> zookeeperCredentials;
   private Process process;
   private Path log;
   private int incarnation;
 
   /**
    * @param tls the node's certificate, key and CA bundle: the server runs mutual TLS from its file
+   * @param zookeeperCredentials the files of the nodes' ZooKeeper identity and of the read-only one
+   *     their znodes grant
    * @param all every process started, so the caller's shutdown hook can kill them all
    */
   NodeProcess(
@@ -44,8 +47,10 @@ final class NodeProcess {
       Duration sessionTimeout,
       Duration boundedDelay,
       TlsFiles tls,
+      List<Path> zookeeperCredentials,
       List<Process> all) {
     this.tls = tls;
+    this.zookeeperCredentials = List.copyOf(zookeeperCredentials);
     this.nodeId = nodeId;
     this.dataRoot = dataRoot;
     this.logDir = logDir;
@@ -117,6 +122,8 @@ final class NodeProcess {
         "zookeeper:",
         "  connect: " + zookeeper,
         "  sessionTimeout: " + sessionTimeout.toMillis() + "ms",
+        "  credentialFile: " + zookeeperCredentials.get(0),
+        "  readerCredentialFile: " + zookeeperCredentials.get(1),
         "consensus:",
         "  boundedDelay: " + boundedDelay.toMillis() + "ms",
         "security:",

@@ -58,6 +58,8 @@ class FrsmNodeConfigTest {
       zookeeper:
         connect: zk-a:2181,zk-b:2181
         sessionTimeout: 7s
+        credentialFile: /frsm-test/zookeeper.credential
+        readerCredentialFile: /frsm-test/zookeeper-reader.credential
       ring:
         vnodes: 32
         replicationFactor: 5
@@ -84,6 +86,9 @@ class FrsmNodeConfigTest {
         connectTimeout: 3s
         reconnectBackoffMin: 30ms
         reconnectBackoffMax: 3s
+        maxInboundConnections: 100
+        partialFrameTimeout: 5s
+        partialFrameBudgetBytes: 64MiB
       security:
         insecure: false
         caBundle: /frsm-test/tls/ca.pem

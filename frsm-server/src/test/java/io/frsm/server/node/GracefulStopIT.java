@@ -27,8 +27,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -45,9 +43,7 @@ class GracefulStopIT {
   void gracefulStop_drainsAdmittedOperations_deregisters_andFlushes(@TempDir Path dir)
       throws Exception {
     try (TestCluster cluster = new TestCluster(dir);
-        CuratorFramework zk =
-            CuratorFrameworkFactory.newClient(
-                cluster.zookeeperConnectString(), new ExponentialBackoffRetry(100, 5))) {
+        CuratorFramework zk = cluster.zooKeeperClient()) {
       zk.start();
       assertTrue(zk.blockUntilConnected(30, TimeUnit.SECONDS));
       ZkLayout layout = new ZkLayout(TestCluster.CLUSTER_ID);

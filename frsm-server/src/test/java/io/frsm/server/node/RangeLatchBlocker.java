@@ -4,9 +4,7 @@ import io.frsm.server.zk.ZkLayout;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.recipes.leader.LeaderLatch;
-import org.apache.curator.retry.ExponentialBackoffRetry;
 
 /**
  * A test fault: a participant in one range's leader latch ({@code /ranges/<range>/latch}) that
@@ -22,13 +20,17 @@ final class RangeLatchBlocker implements AutoCloseable {
   private final LeaderLatch latch;
   private boolean closed;
 
-  /** Joins range {@code range}'s latch now; the caller makes sure a node holds it already. */
-  RangeLatchBlocker(String zookeeper, int range) throws Exception {
-    this.zk = CuratorFrameworkFactory.newClient(zookeeper, new ExponentialBackoffRetry(100, 5));
+  /**
+   * Joins range {@code range}'s latch of {@code cluster} now, with the nodes' ZooKeeper identity
+   * (the latch's znodes grant no other); the caller makes sure a node holds it already.
+   */
+  RangeLatchBlocker(TestCluster cluster, int range) throws Exception {
+    this.zk = cluster.zooKeeperClient();
     zk.start();
     try {
       if (!zk.blockUntilConnected(30, TimeUnit.SECONDS)) {
-        throw new IllegalStateException("cannot reach ZooKeeper at " + zookeeper);
+        throw new IllegalStateException(
+            "cannot reach ZooKeeper at " + cluster.zookeeperConnectString());
       }
       String path = new ZkLayout(TestCluster.CLUSTER_ID).latch(ZkLayout.rangeId(range));
       this.latch = new LeaderLatch(zk, path, "test-blocker");

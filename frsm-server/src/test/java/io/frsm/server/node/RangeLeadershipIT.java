@@ -17,8 +17,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.zookeeper.data.Stat;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -95,9 +93,7 @@ class RangeLeadershipIT {
   void restartedNode_joinsOnlyTheLatchesOfItsOwnRanges_andNoLatchLosesItsNode(@TempDir Path dir)
       throws Exception {
     try (TestCluster cluster = new TestCluster(dir);
-        CuratorFramework zk =
-            CuratorFrameworkFactory.newClient(
-                cluster.zookeeperConnectString(), new ExponentialBackoffRetry(100, 5))) {
+        CuratorFramework zk = cluster.zooKeeperClient()) {
       zk.start();
       assertTrue(zk.blockUntilConnected(30, TimeUnit.SECONDS));
       Ring ring = cluster.ring();
@@ -146,9 +142,7 @@ class RangeLeadershipIT {
   void expiredSession_registersAgain_andReentersLeadershipWithANewTerm(@TempDir Path dir)
       throws Exception {
     try (TestCluster cluster = new TestCluster(dir);
-        CuratorFramework zk =
-            CuratorFrameworkFactory.newClient(
-                cluster.zookeeperConnectString(), new ExponentialBackoffRetry(100, 5))) {
+        CuratorFramework zk = cluster.zooKeeperClient()) {
       zk.start();
       assertTrue(zk.blockUntilConnected(30, TimeUnit.SECONDS));
       Ring ring = cluster.ring();

@@ -75,8 +75,7 @@ class RestartCatchUpIT {
       }
 
       FrsmNode restarted;
-      try (RangeLatchBlocker blocker =
-          new RangeLatchBlocker(cluster.zookeeperConnectString(), range)) {
+      try (RangeLatchBlocker blocker = new RangeLatchBlocker(cluster, range)) {
         restarted = cluster.restart(natural);
         // 1. It serves at once. The stand-in saw it ready and handed the range over; the blocker
         // keeps the range leaderless, so what follows happens before the node leads it again.

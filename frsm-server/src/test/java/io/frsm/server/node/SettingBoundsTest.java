@@ -46,7 +46,8 @@ class SettingBoundsTest {
           TransportKeys.WRITE_BUFFER_LOW_WATER_MARK_BYTES,
           TransportKeys.WRITE_BUFFER_HIGH_WATER_MARK_BYTES,
           TransportKeys.RECONNECT_BACKOFF_MIN,
-          TransportKeys.RECONNECT_BACKOFF_MAX);
+          TransportKeys.RECONNECT_BACKOFF_MAX,
+          TransportKeys.PARTIAL_FRAME_BUDGET_BYTES);
 
   private static FrsmNodeBuilder minimal() {
     return FrsmNodeConfigTest.minimal();
@@ -80,6 +81,30 @@ class SettingBoundsTest {
       }
     }
     assertTrue(tried >= 15, "bounded keys tried: " + tried);
+  }
+
+  /** The budget for half-received frames holds one largest frame at least, else none arrives. */
+  @Test
+  void thePartialFrameBudget_isAtLeastTheFrameLimit() {
+    int frame = 20 * 1024 * 1024;
+    assertDoesNotThrow(
+        () ->
+            minimal()
+                .transport(t -> t.maxFrameBytes(frame).partialFrameBudgetBytes(frame))
+                .build());
+    ConfigException below =
+        assertThrows(
+            ConfigException.class,
+            () ->
+                minimal()
+                    .transport(t -> t.maxFrameBytes(frame).partialFrameBudgetBytes(frame - 1))
+                    .build());
+    assertTrue(below.getMessage().contains("'transport.maxFrameBytes'"), below.getMessage());
+    assertThrows(
+        ConfigException.class,
+        () -> load("transport:\n  maxFrameBytes: 20MiB\n  partialFrameBudgetBytes: 16MiB\n"));
+    assertDoesNotThrow(
+        () -> load("transport:\n  maxFrameBytes: 20MiB\n  partialFrameBudgetBytes: 20MiB\n"));
   }
 
   @Test

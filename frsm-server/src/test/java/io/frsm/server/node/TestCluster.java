@@ -5,11 +5,17 @@ import io.frsm.cell.Token;
 import io.frsm.client.transport.tls.TlsFiles;
 import io.frsm.server.ring.Ring;
 import io.frsm.server.zk.EmbeddedZooKeeper;
+import io.frsm.server.zk.ZooKeeperAccess;
+import io.frsm.server.zk.ZooKeeperCredential;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.retry.ExponentialBackoffRetry;
 
 /**
  * Embedded ZooKeeper plus {@code n} (default three) {@link FrsmNode}s on loopback with ephemeral
@@ -63,6 +69,11 @@ final class TestCluster implements AutoCloseable {
 
   /** Every test cluster runs mutual TLS, with a CA of its own: the production path. */
   private final TestTls tls;
+
+  /** The nodes' ZooKeeper identity, and the read-only one their znodes also grant. */
+  private final Path zooKeeperCredential;
+
+  private final Path zooKeeperReaderCredential;
 
   TestCluster(Path dir) throws Exception {
     this(dir, 3);
@@ -191,6 +202,8 @@ final class TestCluster implements AutoCloseable {
     this.nodes = new FrsmNode[n];
     this.replicationFactor = replicationFactor;
     this.tls = TestTls.create(dir.resolve("certs"), CLUSTER_ID);
+    this.zooKeeperCredential = credentialFile(dir, "frsm-node");
+    this.zooKeeperReaderCredential = credentialFile(dir, "frsm-reader");
     this.zookeeper = EmbeddedZooKeeper.start(dir.resolve("zk"));
     try {
       if (withFaults) {
@@ -242,6 +255,8 @@ final class TestCluster implements AutoCloseable {
     TlsFiles files = tls.node(nodeId);
     builder
         .tls(files.caBundle(), files.certificateChain(), files.privateKey())
+        .zookeeperCredentialFile(zooKeeperCredential)
+        .zookeeperReaderCredentialFile(zooKeeperReaderCredential)
         .nodeId(nodeId)
         .clusterId(CLUSTER_ID)
         .dataDirectory(data.resolve("data"))
@@ -462,6 +477,42 @@ final class TestCluster implements AutoCloseable {
 
   String zookeeperConnectString() {
     return zookeeper.connectString();
+  }
+
+  /** The file of the nodes' ZooKeeper identity (all permissions on their znodes). */
+  Path zooKeeperCredentialFile() {
+    return zooKeeperCredential;
+  }
+
+  /** The file of the ZooKeeper identity the nodes' znodes grant read access to. */
+  Path zooKeeperReaderCredentialFile() {
+    return zooKeeperReaderCredential;
+  }
+
+  /**
+   * A new, unstarted Curator client of this cluster's ZooKeeper with the nodes' identity (what it
+   * creates gets their ACL); the caller starts and closes it.
+   */
+  CuratorFramework zooKeeperClient() {
+    return zooKeeperClient(zookeeper.connectString());
+  }
+
+  /** {@link #zooKeeperClient()} for another connect string of the same ensemble. */
+  CuratorFramework zooKeeperClient(String connectString) {
+    ZooKeeperCredential node = ZooKeeperCredential.read(zooKeeperCredential);
+    return ZooKeeperAccess.builder(
+            connectString, node, ZooKeeperCredential.read(zooKeeperReaderCredential))
+        .retryPolicy(new ExponentialBackoffRetry(100, 5))
+        .build();
+  }
+
+  private static Path credentialFile(Path dir, String user) throws IOException {
+    Files.createDirectories(dir);
+    Path file = dir.resolve("zookeeper-" + user + ".credential");
+    if (!Files.exists(file)) {
+      ZooKeeperCredential.create(file, user);
+    }
+    return file;
   }
 
   FrsmClient thinClient() {

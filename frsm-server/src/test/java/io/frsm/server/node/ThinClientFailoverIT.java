@@ -52,8 +52,7 @@ class ThinClientFailoverIT {
       // A graceful stop hands the range to the next replica at once (release, no lease wait).
       cluster.node(s.natural).close();
       cluster.awaitLeader(s.range, s.next, WAIT);
-      try (RangeLatchBlocker blocker =
-          new RangeLatchBlocker(cluster.zookeeperConnectString(), s.range)) {
+      try (RangeLatchBlocker blocker = new RangeLatchBlocker(cluster, s.range)) {
         FrsmNode restarted = cluster.restart(s.natural);
         // The stand-in saw its natural leader ready and handed the range over; the blocker holds
         // the latch, so the natural leader serves but does not lead the range yet.
@@ -101,8 +100,7 @@ class ThinClientFailoverIT {
       long appliedBefore = coordinated(next, "cas", "ok");
       long refusedBefore = coordinated(next, "cas", "mismatch");
       long casOnThird = coordinated(third, "cas");
-      try (RangeLatchBlocker blocker =
-          new RangeLatchBlocker(cluster.zookeeperConnectString(), s.range)) {
+      try (RangeLatchBlocker blocker = new RangeLatchBlocker(cluster, s.range)) {
         cluster.node(s.natural).close(); // leaves the latch: the blocker wins it
         blocker.awaitHolding(WAIT);
         blocker.awaitParticipant(s.next, WAIT); // the next replica sees itself preferred
@@ -151,8 +149,7 @@ class ThinClientFailoverIT {
       FrsmNode third = cluster.node(s.third);
       long casOnThird = coordinated(third, "cas");
       double redirectsByThird = routed(third, "redirected");
-      try (RangeLatchBlocker blocker =
-          new RangeLatchBlocker(cluster.zookeeperConnectString(), s.range)) {
+      try (RangeLatchBlocker blocker = new RangeLatchBlocker(cluster, s.range)) {
         cluster.node(s.natural).close();
         blocker.awaitHolding(WAIT);
         blocker.awaitParticipant(s.next, WAIT);
@@ -204,8 +201,7 @@ class ThinClientFailoverIT {
       client.get(s.keyLedBy(s.next)); // the client's connection to the next leader is up
 
       long invokedAt;
-      try (RangeLatchBlocker blocker =
-          new RangeLatchBlocker(cluster.zookeeperConnectString(), s.range)) {
+      try (RangeLatchBlocker blocker = new RangeLatchBlocker(cluster, s.range)) {
         cluster.node(s.natural).close();
         blocker.awaitHolding(WAIT);
         blocker.awaitParticipant(s.next, WAIT);

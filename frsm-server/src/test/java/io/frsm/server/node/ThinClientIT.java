@@ -31,8 +31,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -205,9 +203,7 @@ class ThinClientIT {
     assertEquals(published.createSettle(), client.createSettle(), "from the nodes' topology");
     assertEquals(Duration.ofMillis(4_020), client.createSettle());
 
-    try (CuratorFramework zk =
-        CuratorFrameworkFactory.newClient(
-            cluster.zookeeperConnectString(), new ExponentialBackoffRetry(100, 5))) {
+    try (CuratorFramework zk = cluster.zooKeeperClient()) {
       zk.start();
       assertTrue(zk.blockUntilConnected(30, TimeUnit.SECONDS));
       String stored =

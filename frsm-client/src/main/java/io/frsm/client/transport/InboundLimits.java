@@ -1,0 +1,152 @@
+package io.frsm.client.transport;
+
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import java.lang.System.Logger.Level;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * What one listening port (the peer port, the client port) lets its inbound connections hold, so
+ * that no number of connections or half-sent frames can exhaust a node's file descriptors or direct
+ * memory (issue 24: 20,000 idle connections used up the descriptors; 80 half-sent 16 MB frames grew
+ * a node by 1.2 GB at -Xmx1g):
+ *
+ * <ul>
+ *   <li>at most {@link TransportConfig#maxInboundConnections()} open connections: one more is
+ *       closed on arrival ({@link #connectionGate()});
+ *   <li>frames begun but not complete reserve their declared length from a budget of {@link
+ *       TransportConfig#partialFrameBudgetBytes()} shared by the port's connections; a frame that
+ *       does not fit closes its connection ({@link FrameDecoder});
+ *   <li>a begun frame must be complete within {@link TransportConfig#partialFrameTimeout()}, or its
+ *       connection is closed ({@link FrameDecoder}).
+ * </ul>
+ *
+ * Each refusal is counted and logged at most once a second (with the number not logged).
+ * Thread-safe: the port's event loops share it.
+ */
+public final class InboundLimits {
+  private static final System.Logger LOG = System.getLogger(InboundLimits.class.getName());
+
+  private final String port;
+  private final int maxConnections;
+  private final long budgetBytes;
+  private final long partialFrameTimeoutNanos;
+  private final AtomicInteger open = new AtomicInteger();
+  private final AtomicLong reserved = new AtomicLong();
+  private final LongAdder refusedConnections = new LongAdder();
+  private final LongAdder refusedFrames = new LongAdder();
+  private final LongAdder stalledFrames = new LongAdder();
+  private final LogThrottle connectionLog =
+      new LogThrottle(LOG, Level.WARNING, 1, TimeUnit.SECONDS);
+  private final LogThrottle frameLog = new LogThrottle(LOG, Level.WARNING, 1, TimeUnit.SECONDS);
+  private final ChannelHandler gate = new Gate();
+
+  /** {@code port} names the listener in logs ("client port", "peer port"). */
+  public InboundLimits(String port, TransportConfig config) {
+    this.port = port;
+    this.maxConnections = config.maxInboundConnections();
+    this.budgetBytes = config.partialFrameBudgetBytes();
+    this.partialFrameTimeoutNanos = config.partialFrameTimeout().toNanos();
+  }
+
+  /**
+   * The first handler of every accepted connection: closes it at once if the port holds its maximum
+   * already. Sharable.
+   */
+  public ChannelHandler connectionGate() {
+    return gate;
+  }
+
+  /** Connections open on this port now. */
+  public int openConnections() {
+    return open.get();
+  }
+
+  /** Connections closed on arrival because the port held its maximum. */
+  public long refusedConnections() {
+    return refusedConnections.sum();
+  }
+
+  /** Connections closed because their begun frame did not fit the budget. */
+  public long refusedFrames() {
+    return refusedFrames.sum();
+  }
+
+  /** Connections closed because their begun frame was not complete in time. */
+  public long stalledFrames() {
+    return stalledFrames.sum();
+  }
+
+  /** Bytes reserved by begun frames now. */
+  public long reservedBytes() {
+    return reserved.get();
+  }
+
+  long partialFrameTimeoutNanos() {
+    return partialFrameTimeoutNanos;
+  }
+
+  /**
+   * Reserves {@code bytes} for a begun frame of a connection from {@code remote}; false (counted,
+   * logged) if the budget cannot hold them.
+   */
+  boolean reserve(long bytes, Object remote) {
+    while (true) {
+      long now = reserved.get();
+      if (now + bytes > budgetBytes) {
+        refusedFrames.increment();
+        frameLog.log(
+            "{0}: closing connection from {1}: its frame of {2} bytes does not fit the {3} bytes"
+                + " left of the budget for frames not yet complete",
+            port, remote, bytes, budgetBytes - now);
+        return false;
+      }
+      if (reserved.compareAndSet(now, now + bytes)) {
+        return true;
+      }
+    }
+  }
+
+  /** Returns what {@link #reserve} took. */
+  void release(long bytes) {
+    long after = reserved.addAndGet(-bytes);
+    if (after < 0) {
+      throw new IllegalStateException("released more frame budget than reserved: " + after);
+    }
+  }
+
+  /** A begun frame of a connection from {@code remote} was not complete in time. */
+  void stalled(Object remote, long bufferedBytes) {
+    stalledFrames.increment();
+    frameLog.log(
+        "{0}: closing connection from {1}: a frame begun {2} ms ago is still incomplete ({3}"
+            + " bytes received)",
+        port, remote, TimeUnit.NANOSECONDS.toMillis(partialFrameTimeoutNanos), bufferedBytes);
+  }
+
+  @ChannelHandler.Sharable
+  private final class Gate extends ChannelInboundHandlerAdapter {
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+      if (open.incrementAndGet() > maxConnections) {
+        refusedConnections.increment();
+        connectionLog.log(
+            "{0}: closing connection from {1}: the port holds its maximum of {2} connections",
+            port, ctx.channel().remoteAddress(), maxConnections);
+        ctx.close();
+        return; // channelInactive follows and gives the count back
+      }
+      ctx.fireChannelActive();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+      open.decrementAndGet();
+      ctx.fireChannelInactive();
+    }
+  }
+}
