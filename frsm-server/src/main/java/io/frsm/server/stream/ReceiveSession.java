@@ -56,8 +56,13 @@ import java.util.concurrent.TimeUnit;
 final class ReceiveSession {
   private static final System.Logger LOG = System.getLogger(ReceiveSession.class.getName());
 
-  /** Verified bytes between two durable progress checkpoints. */
+  /**
+   * Verified bytes, or time, between two durable progress checkpoints: what a crash of this process
+   * may cost to fetch again.
+   */
   private static final long CHECKPOINT_BYTES = 64L << 20;
+
+  private static final long CHECKPOINT_NANOS = 1_000_000_000L;
 
   private final ReceiverContext context;
   private final ScheduledExecutorService executor;
@@ -78,6 +83,7 @@ final class ReceiveSession {
   private final List<FileChannel> writers = new ArrayList<>();
   private final Set<Integer> dirty = new HashSet<>();
   private long sinceCheckpoint;
+  private long lastCheckpointNanos;
   private long receivedBytes;
   private long startNanos;
   private boolean pumpScheduled;
@@ -358,7 +364,8 @@ final class ReceiveSession {
     if (ledger.fileComplete(file)) {
       completeFile(file);
     }
-    if (sinceCheckpoint >= CHECKPOINT_BYTES) {
+    if (sinceCheckpoint >= CHECKPOINT_BYTES
+        || System.nanoTime() - lastCheckpointNanos >= CHECKPOINT_NANOS) {
       saveProgress();
     }
     if (ledger.complete()) {
@@ -390,6 +397,7 @@ final class ReceiveSession {
     verified = ledger == null ? verified : ledger.verifiedOffsets();
     staging.save(new StagingArea.Progress(snapshotId, files, verified));
     sinceCheckpoint = 0;
+    lastCheckpointNanos = System.nanoTime();
   }
 
   private void finish(Channel ch) throws IOException {
