@@ -68,6 +68,18 @@ public record StreamSettings(
         idleTimeout);
   }
 
+  public StreamSettings withSnapshotTtl(Duration ttl) {
+    return new StreamSettings(
+        maxBytesPerSecond,
+        chunkBytes,
+        windowChunks,
+        maxChunkRetries,
+        ttl,
+        maxSourceSessions,
+        reconnects,
+        idleTimeout);
+  }
+
   public StreamSettings withChunkBytes(int bytes) {
     return new StreamSettings(
         maxBytesPerSecond,
