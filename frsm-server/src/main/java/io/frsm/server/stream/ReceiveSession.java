@@ -1,30 +1,18 @@
 package io.frsm.server.stream;
 
 import com.google.protobuf.ByteString;
-import io.frsm.client.transport.FrameEncoder;
-import io.frsm.client.transport.tls.IdentityGate;
-import io.frsm.client.transport.tls.IdentityRule;
 import io.frsm.transport.proto.Chunk;
 import io.frsm.transport.proto.CloseStream;
 import io.frsm.transport.proto.FileProgress;
 import io.frsm.transport.proto.OpenStream;
 import io.frsm.transport.proto.ReadChunk;
 import io.frsm.transport.proto.StreamEnvelope;
-import io.frsm.transport.proto.StreamFile;
 import io.frsm.transport.proto.StreamManifest;
 import io.frsm.transport.stream.StreamFrame;
 import io.frsm.transport.stream.StreamFraming;
 import io.frsm.transport.stream.StreamWire;
-import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
-import io.netty.channel.SimpleChannelInboundHandler;
-import io.netty.channel.socket.SocketChannel;
-import io.netty.handler.timeout.IdleStateEvent;
-import io.netty.handler.timeout.IdleStateHandler;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.net.InetSocketAddress;
@@ -86,6 +74,11 @@ final class ReceiveSession {
   private long lastCheckpointNanos;
   private long receivedBytes;
   private long startNanos;
+
+  /** When the first manifest arrived (the source's export done) and when the last chunk did. */
+  private long transferStartNanos;
+
+  private long transferEndNanos;
   private boolean pumpScheduled;
   private boolean ended;
 
@@ -131,35 +124,32 @@ final class ReceiveSession {
       lost(null, "node " + source + " has no known peer address");
       return;
     }
-    Bootstrap bootstrap =
-        new Bootstrap()
-            .group(context.loops().group())
-            .channel(context.loops().socketChannel())
-            .option(ChannelOption.TCP_NODELAY, true)
-            .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 10_000)
-            .handler(
-                new ChannelInitializer<SocketChannel>() {
-                  @Override
-                  protected void initChannel(SocketChannel ch) {
-                    context.security().dialed(ch, address, IdentityRule.node(source));
-                    ch.pipeline()
-                        .addLast(
-                            new IdleStateHandler(
-                                context.settings().idleTimeout().toMillis(),
-                                0,
-                                0,
-                                TimeUnit.MILLISECONDS))
-                        .addLast(framing.decoder(() -> {}))
-                        .addLast(FrameEncoder.INSTANCE)
-                        .addLast(new Inbound());
-                  }
-                });
-    Channel ch = bootstrap.connect(address).channel();
-    channel = ch;
-    ch.closeFuture()
-        .addListener(
-            f -> onExecutor(ch, () -> lost(ch, "connection to node " + source + " closed")));
+    channel = StreamDialer.dial(context, source, address, events);
   }
+
+  /** Connection events, each handed to the executor tagged with its connection. */
+  private final StreamDialer.Events events =
+      new StreamDialer.Events() {
+        @Override
+        public void ready(Channel ch) {
+          onExecutor(ch, () -> ReceiveSession.this.ready(ch));
+        }
+
+        @Override
+        public void frame(Channel ch, StreamFrame frame) {
+          onExecutor(ch, () -> onFrame(ch, frame));
+        }
+
+        @Override
+        public void failed(Channel ch, String why) {
+          onExecutor(ch, () -> lost(ch, why));
+        }
+
+        @Override
+        public void closed(Channel ch) {
+          onExecutor(ch, () -> lost(ch, "connection to node " + source + " closed"));
+        }
+      };
 
   /** The connection is usable (TLS identity verified, or plaintext and active): open. */
   private void ready(Channel ch) {
@@ -200,7 +190,10 @@ final class ReceiveSession {
     if (ledger != null) {
       throw new ProtocolViolation("a second manifest");
     }
-    List<ManifestFile> offered = validManifest(m);
+    if (transferStartNanos == 0) {
+      transferStartNanos = System.nanoTime();
+    }
+    List<ManifestFile> offered = ManifestCheck.files(m);
     if (!m.getSnapshotId().equals(snapshotId) || !offered.equals(files)) {
       if (!snapshotId.isEmpty()) {
         LOG.log(
@@ -217,7 +210,12 @@ final class ReceiveSession {
       files = offered;
       verified = new long[files.size()];
     }
-    checkSpace();
+    ManifestCheck.requireSpace(
+        files,
+        verified,
+        staging.directory(),
+        context.space().usableBytes(staging.directory()),
+        "the copy of range (" + from + ", " + to + "] from node " + source);
     closeWriters();
     for (int i = 0; i < files.size(); i++) {
       FileChannel w =
@@ -233,60 +231,6 @@ final class ReceiveSession {
         new ChunkLedger(
             files, verified, context.settings().chunkBytes(), context.settings().maxChunkRetries());
     pump(ch);
-  }
-
-  private List<ManifestFile> validManifest(StreamManifest m) {
-    if (!StreamWire.validSnapshotId(m.getSnapshotId())) {
-      throw new ProtocolViolation("manifest with invalid snapshot id");
-    }
-    if (m.getFilesCount() > StreamWire.MAX_FILES) {
-      throw new ProtocolViolation(
-          "manifest lists " + m.getFilesCount() + " files, at most " + StreamWire.MAX_FILES);
-    }
-    List<ManifestFile> out = new ArrayList<>();
-    Set<String> names = new HashSet<>();
-    for (StreamFile f : m.getFilesList()) {
-      if (!StreamWire.validFileName(f.getName())
-          || f.getName().startsWith(StagingArea.PROGRESS)
-          || !names.add(f.getName())) {
-        throw new ProtocolViolation("manifest names an invalid or repeated file");
-      }
-      if (f.getLength() < 0) {
-        throw new ProtocolViolation("manifest file " + f.getName() + " has length above 2^63-1");
-      }
-      out.add(new ManifestFile(f.getName(), f.getLength(), f.getCrc32C()));
-    }
-    return out;
-  }
-
-  /** Fails before anything is fetched if the disk cannot hold the rest and the import's copy. */
-  private void checkSpace() throws IOException {
-    long remaining = 0;
-    long total = 0;
-    for (int i = 0; i < files.size(); i++) {
-      remaining += files.get(i).length() - verified[i];
-      total += files.get(i).length();
-    }
-    long needed = remaining + total;
-    long usable = context.space().usableBytes(staging.directory());
-    if (usable < needed) {
-      throw new StreamException(
-          "not enough disk space in "
-              + staging.directory()
-              + ": the copy of range ("
-              + from
-              + ", "
-              + to
-              + "] needs "
-              + needed
-              + " bytes ("
-              + remaining
-              + " to stage, "
-              + total
-              + " for the import), "
-              + usable
-              + " are usable; nothing was imported");
-    }
   }
 
   private void pump(Channel ch) {
@@ -401,6 +345,7 @@ final class ReceiveSession {
   }
 
   private void finish(Channel ch) throws IOException {
+    transferEndNanos = System.nanoTime();
     saveProgress();
     closeWriters();
     StagingArea.syncDirectory(staging.directory());
@@ -417,13 +362,20 @@ final class ReceiveSession {
     context.metrics().copiesCompleted.increment();
     LOG.log(
         Level.INFO,
-        "copy of ({0}, {1}] from node {2} imported: {3} files, {4} bytes received in {5} s",
+        "copy of ({0}, {1}] from node {2} imported: {3} files, {4} bytes received; {5} s in"
+            + " all, of which export {6} s, transfer {7} s ({8} MB/s), import {9} s",
         from,
         to,
         source,
         files.size(),
         receivedBytes,
-        String.format("%.1f", seconds));
+        String.format("%.2f", seconds),
+        String.format("%.2f", (transferStartNanos - startNanos) / 1e9),
+        String.format("%.2f", (transferEndNanos - transferStartNanos) / 1e9),
+        String.format(
+            "%.1f",
+            receivedBytes / 1e6 / Math.max((transferEndNanos - transferStartNanos) / 1e9, 1e-9)),
+        String.format("%.2f", (System.nanoTime() - transferEndNanos) / 1e9));
     end(null);
   }
 
@@ -598,46 +550,5 @@ final class ReceiveSession {
 
   private StreamEnvelope.Builder envelope() {
     return StreamWire.envelope(context.clusterId(), context.selfNodeId());
-  }
-
-  /** The connection's inbound end: hands everything to the executor. */
-  private final class Inbound extends SimpleChannelInboundHandler<StreamFrame> {
-    @Override
-    public void channelActive(ChannelHandlerContext ctx) {
-      if (!IdentityGate.guards(ctx.channel())) {
-        Channel ch = ctx.channel();
-        onExecutor(ch, () -> ready(ch));
-      }
-      ctx.fireChannelActive();
-    }
-
-    @Override
-    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-      Channel ch = ctx.channel();
-      if (evt == IdentityGate.Verified.INSTANCE) {
-        onExecutor(ch, () -> ready(ch));
-      } else if (evt instanceof IdleStateEvent) {
-        onExecutor(
-            ch,
-            () ->
-                lost(
-                    ch,
-                    "node " + source + " sent nothing for " + context.settings().idleTimeout()));
-      }
-      ctx.fireUserEventTriggered(evt);
-    }
-
-    @Override
-    protected void channelRead0(ChannelHandlerContext ctx, StreamFrame frame) {
-      Channel ch = ctx.channel();
-      onExecutor(ch, () -> onFrame(ch, frame));
-    }
-
-    @Override
-    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-      Channel ch = ctx.channel();
-      onExecutor(ch, () -> lost(ch, "connection error: " + cause));
-      ctx.close();
-    }
   }
 }

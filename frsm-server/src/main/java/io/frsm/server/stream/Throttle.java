@@ -9,6 +9,9 @@ import java.util.function.LongSupplier;
  * means unthrottled. Thread-safe.
  */
 final class Throttle {
+  /** Idle time earns at most this much credit: one second's worth of bytes. */
+  private static final long BURST_NANOS = 1_000_000_000L;
+
   private final long bytesPerSecond;
   private final LongSupplier nanoTime;
 
@@ -21,7 +24,7 @@ final class Throttle {
     }
     this.bytesPerSecond = bytesPerSecond;
     this.nanoTime = nanoTime;
-    this.drainedAtNanos = nanoTime.getAsLong();
+    this.drainedAtNanos = nanoTime.getAsLong() - BURST_NANOS;
   }
 
   static Throttle unlimited() {
@@ -34,11 +37,9 @@ final class Throttle {
       return 0;
     }
     long now = nanoTime.getAsLong();
-    long burst = 1_000_000_000L; // one second's worth may go at once
-    long start = Math.max(drainedAtNanos, now - burst);
-    long cost = (long) (bytes * 1e9 / bytesPerSecond);
-    drainedAtNanos = start + cost;
-    return Math.max(0, drainedAtNanos - now - burst);
+    long start = Math.max(drainedAtNanos, now - BURST_NANOS);
+    drainedAtNanos = start + (long) (bytes * 1e9 / bytesPerSecond);
+    return Math.max(0, drainedAtNanos - now);
   }
 
   long bytesPerSecond() {
