@@ -2,14 +2,15 @@ package io.frsm.transport;
 
 import com.google.protobuf.MessageLite;
 import io.frsm.client.transport.CoalescingWriter;
+import io.frsm.client.transport.ConnectionPreamble;
 import io.frsm.client.transport.FrameDecoder;
 import io.frsm.client.transport.OutboundConnection;
 import io.frsm.client.transport.TransportConfig;
 import io.frsm.client.transport.TransportEventLoops;
 import io.frsm.client.transport.tls.ChannelSecurity;
 import io.frsm.client.transport.tls.IdentityRule;
-import io.frsm.transport.stream.ConnectionKindSniffer;
 import io.frsm.transport.stream.StreamAcceptor;
+import io.frsm.transport.stream.StreamWire;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -100,8 +101,11 @@ public final class FramedPeerTransport<M> implements AutoCloseable {
                     if (streams != null) {
                       ch.pipeline()
                           .addLast(
-                              ConnectionKindSniffer.NAME,
-                              new ConnectionKindSniffer(streams, List.of(FRAMES, INBOUND)));
+                              ConnectionPreamble.Sniffer.NAME,
+                              new ConnectionPreamble.Sniffer(
+                                  StreamWire.preamble(),
+                                  streams::accept,
+                                  List.of(FRAMES, INBOUND)));
                     }
                     ch.pipeline()
                         .addLast(

@@ -17,6 +17,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
@@ -106,8 +107,11 @@ public final class RangeStreams implements RangeCopier, AutoCloseable {
             System::currentTimeMillis);
     this.sourceExecutor =
         Executors.newSingleThreadScheduledExecutor(named("frsm-stream-source-" + selfNodeId));
-    this.receiveExecutor =
-        Executors.newSingleThreadScheduledExecutor(named("frsm-stream-receive-" + selfNodeId));
+    ScheduledThreadPoolExecutor receiving =
+        new ScheduledThreadPoolExecutor(1, named("frsm-stream-receive-" + selfNodeId));
+    // A stop abandons the copies: their paced requests and redials are dropped, not waited for.
+    receiving.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+    this.receiveExecutor = receiving;
     this.receiver =
         new ReceiverContext(
             selfNodeId,
@@ -248,16 +252,21 @@ public final class RangeStreams implements RangeCopier, AutoCloseable {
   @Override
   public void close() {
     closed = true;
-    receiveExecutor.shutdownNow();
+    // Abandoned on their own thread, after the step running now: an interrupt could fail a step
+    // half-way, and a failed copy removes its staging directory.
+    for (ReceiveSession s : running.values()) {
+      submit(s::abandon);
+    }
+    receiveExecutor.shutdown();
     sourceExecutor.shutdownNow();
     try {
-      receiveExecutor.awaitTermination(10, TimeUnit.SECONDS);
+      if (!receiveExecutor.awaitTermination(30, TimeUnit.SECONDS)) {
+        LOG.log(Level.WARNING, "range copies did not stop within 30 s; interrupting them");
+        receiveExecutor.shutdownNow();
+      }
       sourceExecutor.awaitTermination(10, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-    }
-    for (ReceiveSession s : running.values()) {
-      s.abandon();
     }
     running.clear();
     metrics.close();

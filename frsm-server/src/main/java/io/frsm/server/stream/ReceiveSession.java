@@ -1,6 +1,7 @@
 package io.frsm.server.stream;
 
 import com.google.protobuf.ByteString;
+import io.frsm.client.transport.ConnectionPreamble;
 import io.frsm.transport.proto.Chunk;
 import io.frsm.transport.proto.CloseStream;
 import io.frsm.transport.proto.FileProgress;
@@ -11,7 +12,6 @@ import io.frsm.transport.proto.StreamManifest;
 import io.frsm.transport.stream.StreamFrame;
 import io.frsm.transport.stream.StreamFraming;
 import io.frsm.transport.stream.StreamWire;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
@@ -153,7 +153,7 @@ final class ReceiveSession {
 
   /** The connection is usable (TLS identity verified, or plaintext and active): open. */
   private void ready(Channel ch) {
-    ch.write(Unpooled.wrappedBuffer(StreamWire.preamble()));
+    ConnectionPreamble.write(ch, StreamWire.preamble());
     OpenStream.Builder open =
         OpenStream.newBuilder()
             .setFromTokenExclusive(from)
@@ -416,6 +416,7 @@ final class ReceiveSession {
       return;
     }
     ledger = null;
+    pumpScheduled = false; // a throttled pump of the old connection is dropped with it
     closeWriters();
     long backoffMillis = Math.min(10_000, 200L << Math.min(attempts, 6));
     LOG.log(
@@ -453,8 +454,8 @@ final class ReceiveSession {
   }
 
   /**
-   * The node stops (its executor is terminated, so no step runs concurrently): the copy fails, but
-   * the staging directory stays, as after a crash, for a copy after the restart to resume.
+   * Executor: the node stops. The copy fails, but the staging directory stays, as after a crash,
+   * for a copy after the restart to resume.
    */
   void abandon() {
     if (ended) {

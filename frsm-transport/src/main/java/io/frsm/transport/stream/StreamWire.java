@@ -14,7 +14,8 @@ public final class StreamWire {
   /**
    * The first 8 bytes a receiver writes on a connection to a source's peer port. Its first byte has
    * the high bit set: read as a peer frame's int32 length it is negative, which no peer frame can
-   * be, so the two protocols share the port without ambiguity.
+   * be, so the two protocols share the port without ambiguity
+   * (io.frsm.client.transport.ConnectionPreamble).
    */
   private static final byte[] PREAMBLE = {(byte) 0xFE, 'S', 'T', 'R', 'E', 'A', 'M', 0x01};
 
@@ -42,15 +43,6 @@ public final class StreamWire {
 
   public static byte[] preamble() {
     return PREAMBLE.clone();
-  }
-
-  static boolean isPreambleByte(int index, byte b) {
-    return PREAMBLE[index] == b;
-  }
-
-  /** Whether a connection's first byte announces a stream (the high bit: see the preamble). */
-  static boolean announcesStream(byte first) {
-    return (first & 0x80) != 0;
   }
 
   public static boolean validFileName(String name) {

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.frsm.client.transport.ConnectionPreamble;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
@@ -26,8 +27,9 @@ class ConnectionKindSnifferTest {
     EmbeddedChannel ch = new EmbeddedChannel();
     ch.pipeline()
         .addLast(
-            ConnectionKindSniffer.NAME,
-            new ConnectionKindSniffer(
+            ConnectionPreamble.Sniffer.NAME,
+            new ConnectionPreamble.Sniffer(
+                StreamWire.preamble(),
                 c -> {
                   accepted++;
                   c.pipeline().addLast("stream", new Recorder(streamBytes));
@@ -52,7 +54,7 @@ class ConnectionKindSnifferTest {
     ch.writeInbound(bytes(new byte[] {0, 0, 0, 2, 'h', 'i'}));
     assertEquals(List.of("\0\0\0\2hi"), peerBytes);
     assertEquals(0, accepted);
-    assertNull(ch.pipeline().get(ConnectionKindSniffer.NAME));
+    assertNull(ch.pipeline().get(ConnectionPreamble.Sniffer.NAME));
     assertTrue(ch.isOpen());
   }
 
