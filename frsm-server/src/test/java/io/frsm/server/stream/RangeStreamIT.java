@@ -142,6 +142,40 @@ class RangeStreamIT {
     }
   }
 
+  @Test
+  void aClientCertificate_cannotAskForARange() throws Exception {
+    StreamTestNode.Cluster cluster = new StreamTestNode.Cluster(tmp, true);
+    StreamSettings once =
+        new StreamSettings(0, 1 << 20, 8, 3, Duration.ofHours(1), 4, 0, Duration.ofMinutes(1));
+    try (StreamTestNode source = cluster.start(1, StreamSettings.defaults(), p -> p);
+        StreamTestNode node2 = cluster.start(2, StreamSettings.defaults(), p -> p);
+        io.frsm.client.transport.TransportEventLoops loops =
+            io.frsm.client.transport.TransportEventLoops.create(1, false);
+        RangeStreams impostor =
+            new RangeStreams(
+                2,
+                StreamTestNode.CLUSTER,
+                cluster.clientSecurity("impostor"),
+                loops,
+                cluster.addresses::get,
+                tmp.resolve("impostor"),
+                RangeStreams.production(node2.engine),
+                once,
+                new io.micrometer.core.instrument.simple.SimpleMeterRegistry())) {
+      source.writeChosen(1_000, 50);
+      ExecutionException e =
+          assertThrows(
+              ExecutionException.class,
+              () -> impostor.copy(1, 0, 0).get(DEADLINE.toSeconds(), TimeUnit.SECONDS));
+      assertTrue(
+          e.getCause().getMessage().contains("failed after 1 attempts"), e.getCause().getMessage());
+      assertEquals(0.0, source.counter("frsm.stream.bytes.sent"));
+      assertEmpty(
+          source.dataDirectory.resolve(RangeStreams.SNAPSHOTS), "the source exported nothing");
+      assertTrue(node2.engine.tables().isEmpty());
+    }
+  }
+
   private static RangeStreams.Parts withFaults(RangeStreams.Parts p, ChunkFaults faults) {
     return new RangeStreams.Parts(p.exporter(), p.importer(), p.space(), faults);
   }

@@ -94,6 +94,21 @@ final class StreamTestNode implements AutoCloseable {
           Duration.ofSeconds(10));
     }
 
+    /** A client certificate's security, with every role: not a node, so never a stream peer. */
+    ChannelSecurity clientSecurity(String name) throws IOException {
+      var files =
+          ca.issue(
+              root.resolve("ca"),
+              "client-" + name,
+              new CertificateIdentity.Client(
+                  CLUSTER, name, java.util.EnumSet.allOf(io.frsm.client.transport.tls.Role.class)),
+              Duration.ofDays(1));
+      return new MutualTls(
+          TlsContexts.load(files, TlsProviders.preferred(), Duration.ofMinutes(10)),
+          CLUSTER,
+          Duration.ofSeconds(10));
+    }
+
     StreamTestNode start(int id, StreamSettings settings, UnaryOperator<RangeStreams.Parts> seams)
         throws IOException {
       Path dir = root.resolve("node" + id);
