@@ -51,9 +51,14 @@ public record StreamSettings(
     }
   }
 
-  /** Defaults: unthrottled, 1 MiB chunks, a window of 8, 3 retries, snapshots kept 1 hour. */
+  /**
+   * Defaults: unthrottled, 1 MiB chunks, a window of 8, 3 retries, snapshots kept 1 hour, 5
+   * reconnects, connections idle for 10 minutes closed. The receiver hears nothing while the source
+   * exports the range, so the idle timeout bounds the export of one range (about 6 s per million
+   * keys of 512 B measured here).
+   */
   public static StreamSettings defaults() {
-    return new StreamSettings(0, 1 << 20, 8, 3, Duration.ofHours(1), 4, 5, Duration.ofMinutes(2));
+    return new StreamSettings(0, 1 << 20, 8, 3, Duration.ofHours(1), 4, 5, Duration.ofMinutes(10));
   }
 
   public StreamSettings withMaxBytesPerSecond(long bytesPerSecond) {
