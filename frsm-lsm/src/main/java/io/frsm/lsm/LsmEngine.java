@@ -808,6 +808,28 @@ public final class LsmEngine implements AutoCloseable {
   }
 
   /**
+   * As {@link #importTables(List, long, long)} for a ring range: the files may hold only tokens in
+   * {@code (fromExclusive, toInclusive]}, which wraps past {@link Long#MAX_VALUE} when {@code from
+   * >= to} ({@code from == to}: the whole ring). All files are published at once or none.
+   */
+  public void importRingRange(List<Path> files, long fromTokenExclusive, long toTokenInclusive)
+      throws IOException {
+    List<long[]> spans = new ArrayList<>();
+    if (fromTokenExclusive < toTokenInclusive) {
+      spans.add(new long[] {fromTokenExclusive + 1, toTokenInclusive});
+    } else if (fromTokenExclusive == toTokenInclusive) {
+      spans.add(new long[] {Long.MIN_VALUE, Long.MAX_VALUE});
+    } else {
+      spans.add(new long[] {Long.MIN_VALUE, toTokenInclusive});
+      if (fromTokenExclusive != Long.MAX_VALUE) {
+        spans.add(new long[] {fromTokenExclusive + 1, Long.MAX_VALUE});
+      }
+    }
+    transfer.importFiles(files, spans);
+    compactions.maybeScheduleMinor();
+  }
+
+  /**
    * Ends the quarantine of table {@code generation} (0: the whole-replica fence a damaged commit
    * log left, see {@link #quarantinedIntervals()}) once this replica's state for its quarantined
    * intervals ({@link #quarantinedIntervals()}) was repaired from the other replicas. A table

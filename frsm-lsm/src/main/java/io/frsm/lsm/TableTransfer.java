@@ -61,11 +61,22 @@ final class TableTransfer {
 
   /** Imports {@code files} holding only tokens in [from, to]; atomic: all or none are published. */
   void importFiles(List<Path> files, long fromToken, long toToken) throws IOException {
-    Object guard = importing.begin(fromToken, toToken);
+    importFiles(files, List.of(new long[] {fromToken, toToken}));
+  }
+
+  /**
+   * Imports {@code files} holding only tokens in the union of {@code spans} (each {first, last},
+   * inclusive); atomic: all or none are published.
+   */
+  void importFiles(List<Path> files, List<long[]> spans) throws IOException {
+    List<Object> guards = new ArrayList<>();
+    for (long[] span : spans) {
+      guards.add(importing.begin(span[0], span[1]));
+    }
     List<TableHandle> added = new ArrayList<>();
     try {
       for (Path file : files) {
-        TableHandle h = copyFiltered(file, fromToken, toToken);
+        TableHandle h = copyFiltered(file, spans);
         if (h != null) {
           added.add(h);
         }
@@ -78,11 +89,29 @@ final class TableTransfer {
       }
       throw e;
     } finally {
-      importing.end(guard);
+      guards.forEach(importing::end);
     }
   }
 
-  private TableHandle copyFiltered(Path file, long fromToken, long toToken) throws IOException {
+  private static boolean inSpans(long token, List<long[]> spans) {
+    for (long[] span : spans) {
+      if (token >= span[0] && token <= span[1]) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static String describe(List<long[]> spans) {
+    StringBuilder out = new StringBuilder();
+    for (long[] span : spans) {
+      out.append(out.length() == 0 ? "" : " or ").append('[').append(span[0]).append(", ");
+      out.append(span[1]).append(']');
+    }
+    return out.toString();
+  }
+
+  private TableHandle copyFiltered(Path file, List<long[]> spans) throws IOException {
     long generation = state.newGeneration();
     Path target = state.pathOf(generation);
     SSTableMetadata meta = null;
@@ -94,18 +123,15 @@ final class TableTransfer {
       long kept = 0;
       while (cells.hasNext()) {
         Cell cell = cells.next();
-        long token = cell.key().token();
-        if (token < fromToken || token > toToken) {
+        if (!inSpans(cell.key().token(), spans)) {
           throw new IllegalArgumentException(
               "imported file "
                   + file
                   + " holds key "
                   + cell.key()
-                  + " outside the token range ["
-                  + fromToken
-                  + ", "
-                  + toToken
-                  + "]; nothing was imported");
+                  + " outside the token range "
+                  + describe(spans)
+                  + "; nothing was imported");
         }
         Cell transferable = transferable(cell);
         if (transferable != null) {

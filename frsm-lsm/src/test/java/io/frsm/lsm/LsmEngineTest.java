@@ -519,6 +519,46 @@ class LsmEngineTest {
   }
 
   @Test
+  void importRingRange_ofAWrappingRange_takesBothEnds_andRefusesTheGap() throws Exception {
+    LsmEngine source = open(config().build());
+    List<Key> keys = new ArrayList<>();
+    for (int i = 0; i < 40; i++) {
+      keys.add(key(i));
+      await(source.write(live(key(i), 1, 0, "v" + i, true)));
+    }
+    keys.sort(null); // token order
+    long to = keys.get(9).token(); // (from, to] wraps: keys 0-9 and 30-39 of the token order
+    long from = keys.get(29).token();
+    List<Path> low = source.exportRange(Long.MIN_VALUE, to, Path.of("/export-low"));
+    List<Path> high = source.exportRange(from + 1, Long.MAX_VALUE, Path.of("/export-high"));
+    List<Path> both = new ArrayList<>(low);
+    both.addAll(high);
+    LsmEngine target =
+        open(
+            LsmConfig.builder(Path.of("/w/data"))
+                .commitLogDirectories(List.of(Path.of("/w/cl")))
+                .build());
+    target.importRingRange(both, from, to);
+    for (int i = 0; i < keys.size(); i++) {
+      boolean inRange = i <= 9 || i >= 30;
+      assertEquals(inRange, target.get(keys.get(i)) != null, "key " + i + " of the token order");
+    }
+
+    List<Path> all = source.exportRange(Long.MIN_VALUE, Long.MAX_VALUE, Path.of("/export-all"));
+    LsmEngine other =
+        open(
+            LsmConfig.builder(Path.of("/x/data"))
+                .commitLogDirectories(List.of(Path.of("/x/cl")))
+                .build());
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> other.importRingRange(all, from, to));
+    assertTrue(e.getMessage().contains(" or "), e.getMessage());
+    assertTrue(other.tables().isEmpty(), "a key in the gap: nothing imported");
+    other.importRingRange(all, 5, 5); // equal bounds: the whole ring
+    assertEquals(40, countAll(other));
+  }
+
+  @Test
   void oldMemtable_isFlushedByLifetime() throws Exception {
     LsmEngine engine = open(config().memtableLifetime(Duration.ofMinutes(30)).build());
     await(engine.write(live(key("k"), 1, 0, "v", true)));

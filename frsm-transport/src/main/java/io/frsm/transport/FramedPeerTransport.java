@@ -2,6 +2,7 @@ package io.frsm.transport;
 
 import com.google.protobuf.MessageLite;
 import io.frsm.client.transport.CoalescingWriter;
+import io.frsm.client.transport.ConnectionPreamble;
 import io.frsm.client.transport.FrameDecoder;
 import io.frsm.client.transport.InboundLimits;
 import io.frsm.client.transport.OutboundConnection;
@@ -9,6 +10,8 @@ import io.frsm.client.transport.TransportConfig;
 import io.frsm.client.transport.TransportEventLoops;
 import io.frsm.client.transport.tls.ChannelSecurity;
 import io.frsm.client.transport.tls.IdentityRule;
+import io.frsm.transport.stream.StreamAcceptor;
+import io.frsm.transport.stream.StreamWire;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -21,6 +24,7 @@ import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.lang.System.Logger.Level;
 import java.net.InetSocketAddress;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -50,6 +54,8 @@ import java.util.function.IntFunction;
  */
 public final class FramedPeerTransport<M> implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger(FramedPeerTransport.class.getName());
+  private static final String FRAMES = "frsm-peer-frames";
+  private static final String INBOUND = "frsm-peer-inbound";
 
   private final int selfNodeId;
   private final IntFunction<InetSocketAddress> peerAddresses;
@@ -75,7 +81,8 @@ public final class FramedPeerTransport<M> implements AutoCloseable {
       InboundHandler<M> handler,
       TransportConfig config,
       TransportEventLoops loops,
-      ChannelSecurity security) {
+      ChannelSecurity security,
+      StreamAcceptor streams) {
     this.selfNodeId = selfNodeId;
     this.security = security;
     this.peerAddresses = peerAddresses;
@@ -94,12 +101,23 @@ public final class FramedPeerTransport<M> implements AutoCloseable {
                     acceptedChannels.add(ch);
                     connectionsAccepted.increment();
                     security.accepted(ch, IdentityRule.anyNode());
+                    if (streams != null) {
+                      ch.pipeline()
+                          .addLast(
+                              ConnectionPreamble.Sniffer.NAME,
+                              new ConnectionPreamble.Sniffer(
+                                  StreamWire.preamble(),
+                                  streams::accept,
+                                  List.of(FRAMES, INBOUND)));
+                    }
                     ch.pipeline()
                         .addFirst(limits.connectionGate())
                         .addLast(
+                            FRAMES,
                             new FrameDecoder(
                                 config.maxFrameBytes(), framing, refusedFrames::increment, limits))
                         .addLast(
+                            INBOUND,
                             new PeerInboundHandler<>(handler, security, refusedSenders::increment));
                   }
                 });
@@ -152,11 +170,30 @@ public final class FramedPeerTransport<M> implements AutoCloseable {
       TransportConfig config,
       TransportEventLoops loops,
       ChannelSecurity security) {
+    return start(
+        selfNodeId, listenAddress, peerAddresses, codec, handler, config, loops, security, null);
+  }
+
+  /**
+   * As above; an accepted connection whose first bytes are the stream preamble (docs/formats/
+   * streaming.md) is handed to {@code streams} instead of the peer protocol (null: no streams, the
+   * preamble's first byte is refused as a negative frame length).
+   */
+  public static <M> FramedPeerTransport<M> start(
+      int selfNodeId,
+      InetSocketAddress listenAddress,
+      IntFunction<InetSocketAddress> peerAddresses,
+      PeerWireCodec<M> codec,
+      InboundHandler<M> handler,
+      TransportConfig config,
+      TransportEventLoops loops,
+      ChannelSecurity security,
+      StreamAcceptor streams) {
     if (selfNodeId < 0) {
       throw new IllegalArgumentException("node id must be >= 0, was " + selfNodeId);
     }
     return new FramedPeerTransport<>(
-        selfNodeId, listenAddress, peerAddresses, codec, handler, config, loops, security);
+        selfNodeId, listenAddress, peerAddresses, codec, handler, config, loops, security, streams);
   }
 
   public InetSocketAddress localAddress() {

@@ -4,6 +4,7 @@ import io.frsm.client.transport.TransportConfig;
 import io.frsm.client.transport.TransportEventLoops;
 import io.frsm.client.transport.tls.ChannelSecurity;
 import io.frsm.consensus.core.Message;
+import io.frsm.transport.stream.StreamAcceptor;
 import java.net.InetSocketAddress;
 import java.util.function.IntFunction;
 
@@ -58,6 +59,22 @@ public final class NettyPeerTransport implements PeerTransport {
       TransportConfig config,
       TransportEventLoops loops,
       ChannelSecurity security) {
+    return start(selfNodeId, listenAddress, peerAddresses, handler, config, loops, security, null);
+  }
+
+  /**
+   * As above; connections that announce a stream (docs/formats/streaming.md) go to {@code streams}
+   * (null: refused).
+   */
+  public static NettyPeerTransport start(
+      int selfNodeId,
+      InetSocketAddress listenAddress,
+      IntFunction<InetSocketAddress> peerAddresses,
+      InboundHandler handler,
+      TransportConfig config,
+      TransportEventLoops loops,
+      ChannelSecurity security,
+      StreamAcceptor streams) {
     return new NettyPeerTransport(
         FramedPeerTransport.start(
             selfNodeId,
@@ -67,7 +84,8 @@ public final class NettyPeerTransport implements PeerTransport {
             handler::onMessage,
             config,
             loops,
-            security));
+            security,
+            streams));
   }
 
   public InetSocketAddress localAddress() {

@@ -28,6 +28,7 @@ public final class ConfigKeys {
     all.addAll(SecurityKeys.ALL);
     all.addAll(MetricsKeys.ALL);
     all.addAll(ServerKeys.ALL);
+    all.addAll(StreamKeys.ALL);
     all.addAll(LsmKeys.ALL);
     return List.copyOf(all);
   }

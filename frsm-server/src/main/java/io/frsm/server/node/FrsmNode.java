@@ -18,12 +18,15 @@ import io.frsm.server.config.ConfigKey;
 import io.frsm.server.config.ConsensusKeys;
 import io.frsm.server.config.NodeKeys;
 import io.frsm.server.config.RingKeys;
+import io.frsm.server.config.StreamKeys;
 import io.frsm.server.config.ZooKeeperKeys;
 import io.frsm.server.membership.MembershipAgent;
 import io.frsm.server.membership.MembershipOrchestrator;
 import io.frsm.server.ring.NodeInfo;
 import io.frsm.server.ring.Ring;
 import io.frsm.server.stream.RangeCopier;
+import io.frsm.server.stream.RangeStreams;
+import io.frsm.server.stream.StreamSettings;
 import io.frsm.server.zk.ClusterShape;
 import io.frsm.server.zk.RangeLeadership;
 import io.frsm.server.zk.RangeSettleRequests;
@@ -77,6 +80,7 @@ public final class FrsmNode implements AutoCloseable {
   private DiskSpaceWatch diskSpace;
   private volatile OperationRouter router;
   private volatile NodeTransports transports; // read by the meters on any thread
+  private volatile RangeStreams streams;
   private EmbeddedClients clients;
   private NodeMembership membership;
   private volatile ClusterFormation formation; // read by awaitReady on any thread
@@ -152,6 +156,24 @@ public final class FrsmNode implements AutoCloseable {
       TransportConfig transportConfig = settings.transportConfig();
       ChannelSecurity security = NodeSecurity.of(settings);
       TransportEventLoops loops = TransportEventLoops.create(loopCount, true);
+      try {
+        streams =
+            RangeStreams.start(
+                nodeId,
+                settings.get(NodeKeys.CLUSTER_ID),
+                security,
+                loops,
+                members::peerAddress,
+                settings.get(NodeKeys.DATA_DIRECTORY),
+                storage.engine(),
+                StreamSettings.defaults()
+                    .withMaxBytesPerSecond(settings.get(StreamKeys.MAX_BYTES_PER_SECOND))
+                    .withSnapshotTtl(settings.get(StreamKeys.SNAPSHOT_TTL)),
+                settings.meterRegistry());
+      } catch (IOException | RuntimeException e) {
+        loops.close();
+        throw e;
+      }
       router =
           new OperationRouter(
               nodeId,
@@ -178,7 +200,8 @@ public final class FrsmNode implements AutoCloseable {
               serving::receive,
               router::onClientRequest,
               settings.peerLinkFaults(),
-              topology);
+              topology,
+              streams.acceptor());
       clients = new EmbeddedClients(router, settings.createSettle().toNanos(), sessions);
       securityMeters(security);
       joinCluster();
@@ -576,6 +599,15 @@ public final class FrsmNode implements AutoCloseable {
     e.releaseQuarantine(generation);
   }
 
+  /**
+   * Copies token ranges from other nodes into this node's engine (docs/formats/streaming.md), for
+   * the membership orchestrator; {@link RangeCopier#none()} before {@link #start()}.
+   */
+  public RangeCopier rangeCopier() {
+    RangeStreams s = streams;
+    return s == null ? RangeCopier.none() : s;
+  }
+
   /** The engine, for operators' tools and tests. */
   public LsmEngine engine() {
     NodeStorage s = storage;
@@ -631,6 +663,7 @@ public final class FrsmNode implements AutoCloseable {
         .thenIf(bound, "close the client protocol server", () -> transports.closeClientServer())
         .thenIf(router != null, "close forwarding connections", () -> router.closeForwarding())
         .then("stop the core", serving::stopCore)
+        .thenIf(streams != null, "stop range streams", () -> streams.close())
         .thenIf(bound, "close the peer transport", () -> transports.closePeers())
         .thenIf(bound, "close the event loops", () -> transports.closeLoops())
         .thenIf(clients != null, "close embedded clients", () -> clients.closeAll())

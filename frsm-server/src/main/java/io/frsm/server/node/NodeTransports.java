@@ -8,6 +8,7 @@ import io.frsm.transport.ClientProtocolServer;
 import io.frsm.transport.NettyPeerTransport;
 import io.frsm.transport.PeerTransport;
 import io.frsm.transport.TopologyFeed;
+import io.frsm.transport.stream.StreamAcceptor;
 import java.net.InetSocketAddress;
 
 /**
@@ -40,7 +41,8 @@ final class NodeTransports {
    * Binds the peer and client ports (0: any free port) on {@code loops}, which the transports own
    * from then on: on failure they are closed, with whatever started. {@code faults}: null in
    * production; a test's faults act on every peer message sent and received ({@link
-   * FaultyPeerTransport}).
+   * FaultyPeerTransport}). {@code streams} takes the peer-port connections that announce a range
+   * stream (docs/formats/streaming.md).
    */
   static NodeTransports start(
       int self,
@@ -53,14 +55,15 @@ final class NodeTransports {
       PeerTransport.InboundHandler onPeerMessage,
       ClientProtocolServer.OperationHandler onClientRequest,
       PeerLinkFaults faults,
-      TopologyFeed topology) {
+      TopologyFeed topology,
+      StreamAcceptor streams) {
     NettyPeerTransport peers = null;
     try {
       PeerTransport.InboundHandler inbound =
           faults == null ? onPeerMessage : FaultyPeerTransport.inbound(onPeerMessage, faults);
       peers =
           NettyPeerTransport.start(
-              self, peerAddress, members::peerAddress, inbound, config, loops, security);
+              self, peerAddress, members::peerAddress, inbound, config, loops, security, streams);
       PeerTransport sender = faults == null ? peers : new FaultyPeerTransport(peers, faults);
       return new NodeTransports(
           loops,

@@ -105,6 +105,9 @@ class FrsmNodeConfigTest {
         basicAuthPasswordFile: /frsm-test/metrics-password
       server:
         exitOnFatalError: false
+      stream:
+        maxBytesPerSecond: 50MiB
+        snapshotTtl: 30m
       lsm:
         flushLargestMemtablesHeapFraction: 0.8
         memtableLifetime: 20m

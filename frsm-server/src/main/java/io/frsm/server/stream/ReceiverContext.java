@@ -1,0 +1,41 @@
+package io.frsm.server.stream;
+
+import io.frsm.client.transport.TransportEventLoops;
+import io.frsm.client.transport.tls.ChannelSecurity;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.function.IntFunction;
+
+/** What every copy of one receiving node shares. Immutable. */
+record ReceiverContext(
+    int selfNodeId,
+    String clusterId,
+    ChannelSecurity security,
+    TransportEventLoops loops,
+    IntFunction<InetSocketAddress> peerAddresses,
+    Path stagingRoot,
+    TableImporter importer,
+    UsableSpace space,
+    StreamSettings settings,
+    Throttle throttle,
+    StreamMetrics metrics) {
+
+  /** Publishes staged files into the engine, all or none (the engine's importRingRange). */
+  @FunctionalInterface
+  interface TableImporter {
+    void importRange(List<Path> files, long fromExclusive, long toInclusive) throws IOException;
+  }
+
+  /** The bytes a directory's file system has left for this process (a seam for disk-full tests). */
+  @FunctionalInterface
+  interface UsableSpace {
+    long usableBytes(Path directory) throws IOException;
+
+    static UsableSpace fileStore() {
+      return dir -> Files.getFileStore(dir).getUsableSpace();
+    }
+  }
+}
