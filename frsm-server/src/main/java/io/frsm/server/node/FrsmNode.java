@@ -12,6 +12,7 @@ import io.frsm.consensus.core.CoreConfig;
 import io.frsm.consensus.core.CoreStats;
 import io.frsm.lsm.LsmConfig;
 import io.frsm.lsm.LsmEngine;
+import io.frsm.server.admin.NodeAdmin;
 import io.frsm.server.client.ClusterMembers;
 import io.frsm.server.config.ConsensusKeys;
 import io.frsm.server.config.NodeKeys;
@@ -78,6 +79,7 @@ public final class FrsmNode implements AutoCloseable {
   private volatile ClusterFormation formation; // read by awaitReady on any thread
   private volatile RingFollower ringFollower; // set once the node serves
   private volatile MembershipAgent membershipAgent; // set once the node serves
+  private volatile MembershipOrchestrator orchestrator; // set once the node serves; for admin
 
   /** How long one wait of a membership change may take before the orchestrator tries again. */
   private static final Duration MEMBERSHIP_STEP_TIMEOUT = Duration.ofMinutes(2);
@@ -173,6 +175,7 @@ public final class FrsmNode implements AutoCloseable {
               members,
               serving::receive,
               router::onClientRequest,
+              new NodeAdmin(new NodeAdminSite(this, members, () -> orchestrator)),
               settings.peerLinkFaults(),
               topology);
       clients = new EmbeddedClients(router, settings.createSettle().toNanos(), sessions);
@@ -344,19 +347,16 @@ public final class FrsmNode implements AutoCloseable {
               topology.placementInstalled(installed.placement());
             });
     ringFollower.start();
-    membershipAgent =
-        new MembershipAgent(
-            nodeId,
+    orchestrator =
+        new MembershipOrchestrator(
             membership.zooKeeper(),
             layout,
-            new MembershipOrchestrator(
-                membership.zooKeeper(),
-                layout,
-                shape,
-                initial,
-                id -> members.known().get(id),
-                RangeCopier.none(),
-                MEMBERSHIP_STEP_TIMEOUT));
+            shape,
+            initial,
+            id -> members.known().get(id),
+            RangeCopier.none(),
+            MEMBERSHIP_STEP_TIMEOUT);
+    membershipAgent = new MembershipAgent(nodeId, membership.zooKeeper(), layout, orchestrator);
     membershipAgent.start();
     // The commit log is replayed (the engine opened) and the core runs: take leadership.
     membership.markReady();

@@ -52,6 +52,7 @@ final class NodeTransports {
       ClusterMembers members,
       PeerTransport.InboundHandler onPeerMessage,
       ClientProtocolServer.OperationHandler onClientRequest,
+      ClientProtocolServer.AdminHandler onAdminRequest,
       PeerLinkFaults faults,
       TopologyFeed topology) {
     NettyPeerTransport peers = null;
@@ -67,7 +68,7 @@ final class NodeTransports {
           peers,
           sender,
           ClientProtocolServer.start(
-              clientAddress, onClientRequest, topology, config, loops, security));
+              clientAddress, onClientRequest, onAdminRequest, topology, config, loops, security));
     } catch (RuntimeException e) {
       if (peers != null) {
         peers.close();
