@@ -172,6 +172,42 @@ class AdminCommandIT {
     }
   }
 
+  @Test
+  void replace_aDeadNode_throughZooKeeper(@TempDir Path dir) throws Exception {
+    try (LocalCluster cluster = LocalCluster.start(dir, LocalCommand.CLUSTER_ID, 3)) {
+      TlsFiles admin = cluster.adminClientFiles();
+      String zk = cluster.zookeeperConnect();
+      cluster.kill(3);
+      FrsmNode fresh = cluster.startJoining();
+      FrsmRun before = adminVia("--zookeeper", zk, admin, "status");
+      assertEquals(0, before.exitCode(), before.out() + before.err());
+      assertTrue(row(before.out(), 3, "down"), before.out());
+      assertTrue(row(before.out(), 4, "joining candidate"), before.out());
+      FrsmRun replaced =
+          adminVia(
+              "--zookeeper",
+              zk,
+              admin,
+              "replace",
+              "3",
+              "--with",
+              "4",
+              "--wait",
+              "--timeout",
+              "PT3M");
+      assertEquals(0, replaced.exitCode(), replaced.out() + replaced.err());
+      assertTrue(replaced.out().startsWith("accepted: replace node 3 with node 4"), replaced.out());
+      assertTrue(replaced.out().contains("done: ring version "), replaced.out());
+      fresh.awaitReady(Duration.ofMinutes(1));
+      FrsmRun after = adminVia("--zookeeper", zk, admin, "status");
+      assertTrue(row(after.out(), 3, "retired"), after.out());
+      assertTrue(row(after.out(), 4, "member"), after.out());
+      FrsmRun again = adminVia("--zookeeper", zk, admin, "replace", "3", "--with", "4");
+      assertEquals(1, again.exitCode(), again.out());
+      assertTrue(again.out().startsWith("refused: "), again.out());
+    }
+  }
+
   private static void assertRefused(ClientProtocolClient raw, AdminRequest request, String reason)
       throws Exception {
     AdminResponse answer = raw.admin(request, ANSWER).get(ANSWER.toSeconds() + 5, TimeUnit.SECONDS);
@@ -197,12 +233,16 @@ class AdminCommandIT {
   }
 
   private static FrsmRun admin(String seeds, TlsFiles tls, String... command) {
+    return adminVia("--seeds", seeds, tls, command);
+  }
+
+  private static FrsmRun adminVia(String target, String address, TlsFiles tls, String... command) {
     List<String> args =
         new ArrayList<>(
             List.of(
                 "admin",
-                "--seeds",
-                seeds,
+                target,
+                address,
                 "--cluster",
                 LocalCommand.CLUSTER_ID,
                 "--ca",
