@@ -1,5 +1,7 @@
 package io.frsm.transport;
 
+import io.frsm.client.proto.AdminRequest;
+import io.frsm.client.proto.AdminResponse;
 import io.frsm.client.proto.ClientEnvelope;
 import io.frsm.client.transport.ClientCodec;
 import io.frsm.client.transport.ClientFrame;
@@ -45,7 +47,8 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <p>With TLS ({@link ChannelSecurity}), a connection carries the identity of its certificate, and
  * an operation whose role ({@link OperationAuthorizer}) that identity lacks is answered {@link
- * OperationResponse.Invalid} ("permission denied ...") and never reaches the handler.
+ * OperationResponse.Invalid} ("permission denied ...") and never reaches the handler; an admin
+ * command from an identity without the admin role is answered {@code refused} the same way.
  */
 public final class ClientProtocolServer implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger(ClientProtocolServer.class.getName());
@@ -54,6 +57,23 @@ public final class ClientProtocolServer implements AutoCloseable {
   @FunctionalInterface
   public interface OperationHandler {
     CompletableFuture<OperationResponse> handle(OperationRequest request);
+  }
+
+  /**
+   * Answers operators' admin commands ({@code frsm admin}); called on an event loop thread, so it
+   * must not block. The command is as the client sent it: the handler checks every field.
+   */
+  @FunctionalInterface
+  public interface AdminHandler {
+    /** Refuses every command: a server that serves no admin surface. */
+    AdminHandler NONE =
+        request ->
+            CompletableFuture.completedFuture(
+                AdminResponse.newBuilder()
+                    .setRefused("this server answers no admin commands")
+                    .build());
+
+    CompletableFuture<AdminResponse> handle(AdminRequest request);
   }
 
   private final Channel serverChannel;
@@ -69,6 +89,7 @@ public final class ClientProtocolServer implements AutoCloseable {
   private ClientProtocolServer(
       InetSocketAddress listenAddress,
       OperationHandler handler,
+      AdminHandler admin,
       TopologyFeed topology,
       TransportConfig config,
       TransportEventLoops loops,
@@ -92,7 +113,9 @@ public final class ClientProtocolServer implements AutoCloseable {
                         .addFirst(limits.connectionGate())
                         .addLast(FrameEncoder.INSTANCE)
                         .addLast(new FrameDecoder(config.maxFrameBytes(), codec, () -> {}, limits))
-                        .addLast(new Connection(ch, handler, topology, codec, config, authorizer));
+                        .addLast(
+                            new Connection(
+                                ch, handler, admin, topology, codec, config, authorizer));
                   }
                 });
     this.serverChannel = ServerSockets.bind(server, listenAddress, "client protocol server");
@@ -138,7 +161,23 @@ public final class ClientProtocolServer implements AutoCloseable {
       TransportConfig config,
       TransportEventLoops loops,
       ChannelSecurity security) {
-    return new ClientProtocolServer(listenAddress, handler, topology, config, loops, security);
+    return start(listenAddress, handler, AdminHandler.NONE, topology, config, loops, security);
+  }
+
+  /**
+   * As above, also answering admin commands with {@code admin}; each needs the admin role (on a
+   * plaintext server, anyone may send them).
+   */
+  public static ClientProtocolServer start(
+      InetSocketAddress listenAddress,
+      OperationHandler handler,
+      AdminHandler admin,
+      TopologyFeed topology,
+      TransportConfig config,
+      TransportEventLoops loops,
+      ChannelSecurity security) {
+    return new ClientProtocolServer(
+        listenAddress, handler, admin, topology, config, loops, security);
   }
 
   /**
@@ -163,6 +202,7 @@ public final class ClientProtocolServer implements AutoCloseable {
   private static final class Connection extends SimpleChannelInboundHandler<ClientFrame> {
     private final Channel channel;
     private final OperationHandler handler;
+    private final AdminHandler admin;
     private final TopologyFeed topology;
     private final ClientCodec codec;
     private final TransportConfig config;
@@ -176,6 +216,7 @@ public final class ClientProtocolServer implements AutoCloseable {
     Connection(
         Channel channel,
         OperationHandler handler,
+        AdminHandler admin,
         TopologyFeed topology,
         ClientCodec codec,
         TransportConfig config,
@@ -183,6 +224,7 @@ public final class ClientProtocolServer implements AutoCloseable {
       this.channel = channel;
       this.authorizer = authorizer;
       this.handler = handler;
+      this.admin = admin;
       this.topology = topology;
       this.codec = codec;
       this.config = config;
@@ -209,6 +251,10 @@ public final class ClientProtocolServer implements AutoCloseable {
         startWatch(watch.requestId());
         return;
       }
+      if (frame instanceof ClientFrame.AdminCall call) {
+        runAdmin(call);
+        return;
+      }
       if (frame instanceof ClientFrame.BadRequest bad) {
         respond(bad.requestId(), null, new OperationResponse.Invalid(bad.reason()));
         return;
@@ -229,6 +275,51 @@ public final class ClientProtocolServer implements AutoCloseable {
       future.whenComplete(
           (response, error) ->
               respond(request.requestId(), op, error == null ? response : failure(op, error)));
+    }
+
+    private void runAdmin(ClientFrame.AdminCall call) {
+      String denied = authorizer.adminRefusal(channel);
+      if (denied != null) {
+        respondAdmin(call.requestId(), AdminResponse.newBuilder().setRefused(denied).build());
+        return;
+      }
+      CompletableFuture<AdminResponse> future;
+      try {
+        future = admin.handle(call.request());
+      } catch (RuntimeException e) {
+        future = CompletableFuture.failedFuture(e);
+      }
+      future.whenComplete(
+          (response, error) -> {
+            if (error != null) {
+              LOG.log(Level.ERROR, "admin handler failed on " + call.request(), error);
+            }
+            respondAdmin(
+                call.requestId(),
+                error == null
+                    ? response
+                    : AdminResponse.newBuilder().setRefused("server error: " + error).build());
+          });
+    }
+
+    /** Any thread. */
+    private void respondAdmin(long requestId, AdminResponse response) {
+      ClientEnvelope envelope = codec.encodeAdminResponse(requestId, response);
+      if (envelope.getSerializedSize() > config.maxFrameBytes()) {
+        envelope =
+            codec.encodeAdminResponse(
+                requestId,
+                AdminResponse.newBuilder()
+                    .setRefused(
+                        "the answer of "
+                            + envelope.getSerializedSize()
+                            + " bytes exceeds maxFrameBytes "
+                            + config.maxFrameBytes())
+                    .build());
+      }
+      if (!writer.offer(envelope)) {
+        channel.close();
+      }
     }
 
     /**

@@ -23,6 +23,9 @@ final class OperationAuthorizer {
   private static final LogThrottle WATCH_REFUSALS =
       new LogThrottle(LOG, Level.WARNING, 1, TimeUnit.SECONDS);
 
+  private static final LogThrottle ADMIN_REFUSALS =
+      new LogThrottle(LOG, Level.WARNING, 1, TimeUnit.SECONDS);
+
   private final ChannelSecurity security;
   private final LongAdder refused;
 
@@ -60,6 +63,17 @@ final class OperationAuthorizer {
       return null;
     }
     return refusal(channel, Role.READ, "topology watch", WATCH_REFUSALS);
+  }
+
+  /**
+   * Null if the connection may send admin commands (status, membership changes, compactions): they
+   * need {@link Role#ADMIN}, which read and write do not imply.
+   */
+  String adminRefusal(io.netty.channel.Channel channel) {
+    if (!security.authenticates()) {
+      return null;
+    }
+    return refusal(channel, Role.ADMIN, "admin command", ADMIN_REFUSALS);
   }
 
   private String refusal(

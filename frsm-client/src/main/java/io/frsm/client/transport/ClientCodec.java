@@ -1,6 +1,8 @@
 package io.frsm.client.transport;
 
 import com.google.protobuf.CodedInputStream;
+import io.frsm.client.proto.AdminRequest;
+import io.frsm.client.proto.AdminResponse;
 import io.frsm.client.proto.ClientEnvelope;
 import io.frsm.client.proto.WatchTopology;
 
@@ -43,6 +45,14 @@ public final class ClientCodec implements FrameDecoder.EnvelopeReader {
     return envelope(requestId).setTopology(TopologyMessages.encode(topology)).build();
   }
 
+  public ClientEnvelope encodeAdminRequest(long requestId, AdminRequest request) {
+    return envelope(requestId).setAdminRequest(request).build();
+  }
+
+  public ClientEnvelope encodeAdminResponse(long requestId, AdminResponse response) {
+    return envelope(requestId).setAdminResponse(response).build();
+  }
+
   private ClientEnvelope.Builder envelope(long requestId) {
     return ClientEnvelope.newBuilder()
         .setProtocolVersion(WireFormat.PROTOCOL_VERSION)
@@ -63,6 +73,9 @@ public final class ClientCodec implements FrameDecoder.EnvelopeReader {
         if (envelope.hasWatchTopology()) {
           return new ClientFrame.WatchTopology(requestId);
         }
+        if (envelope.hasAdminRequest()) {
+          return new ClientFrame.AdminCall(requestId, envelope.getAdminRequest());
+        }
         if (!envelope.hasRequest()) {
           throw new WireDecodeException("client envelope without a request");
         }
@@ -77,6 +90,9 @@ public final class ClientCodec implements FrameDecoder.EnvelopeReader {
         if (envelope.hasTopology()) {
           return new ClientFrame.TopologyUpdate(
               requestId, TopologyMessages.decode(envelope.getTopology()));
+        }
+        if (envelope.hasAdminResponse()) {
+          return new ClientFrame.AdminAnswer(requestId, envelope.getAdminResponse());
         }
         if (!envelope.hasResponse()) {
           throw new WireDecodeException("client envelope without a response");

@@ -35,4 +35,23 @@ public sealed interface ClientFrame {
       Objects.requireNonNull(topology, "topology");
     }
   }
+
+  /**
+   * An operator's admin command (server side), checked by the node's admin handler, never by the
+   * codec: a malformed command is answered {@code refused}, not dropped.
+   */
+  public record AdminCall(long requestId, io.frsm.client.proto.AdminRequest request)
+      implements ClientFrame {
+    public AdminCall {
+      Objects.requireNonNull(request, "request");
+    }
+  }
+
+  /** A node's answer to an admin command (client side). */
+  public record AdminAnswer(long requestId, io.frsm.client.proto.AdminResponse response)
+      implements ClientFrame {
+    public AdminAnswer {
+      Objects.requireNonNull(response, "response");
+    }
+  }
 }

@@ -3,6 +3,8 @@ package io.frsm.client.transport;
 import com.google.protobuf.MessageLite;
 import io.frsm.api.NotExecutedException;
 import io.frsm.api.OutcomeUnknownException;
+import io.frsm.client.proto.AdminRequest;
+import io.frsm.client.proto.AdminResponse;
 import io.frsm.client.proto.ClientEnvelope;
 import io.frsm.client.transport.tls.ChannelSecurity;
 import io.frsm.client.transport.tls.IdentityRule;
@@ -44,7 +46,7 @@ public final class ClientProtocolClient implements AutoCloseable {
   private final TransportConfig config;
   private final OutboundConnection connection;
   private final AtomicLong nextRequestId = new AtomicLong();
-  private final Map<Long, Call> calls = new ConcurrentHashMap<>();
+  private final Map<Long, Call<?>> calls = new ConcurrentHashMap<>();
   private volatile TopologyWatch watch;
   private volatile boolean closed;
 
@@ -111,27 +113,52 @@ public final class ClientProtocolClient implements AutoCloseable {
    */
   public CompletableFuture<OperationResponse> call(OperationRequest request, Duration timeout) {
     long requestId = nextRequestId.incrementAndGet();
-    ClientEnvelope envelope = codec.encodeRequest(requestId, request);
-    Call call = new Call(requestId, request, envelope, timeout);
+    return send(
+        new Call<>(
+            requestId,
+            OperationResponse.class,
+            request.operation().mutates(),
+            codec.encodeRequest(requestId, request),
+            timeout));
+  }
+
+  /**
+   * Sends an admin command; the future completes with the node's answer, or exceptionally as the
+   * class comment says (a membership change or a compaction counts as a mutation, a status as a
+   * read). Never blocks.
+   */
+  public CompletableFuture<AdminResponse> admin(AdminRequest request, Duration timeout) {
+    long requestId = nextRequestId.incrementAndGet();
+    return send(
+        new Call<>(
+            requestId,
+            AdminResponse.class,
+            !request.hasStatus(),
+            codec.encodeAdminRequest(requestId, request),
+            timeout));
+  }
+
+  private <R> CompletableFuture<R> send(Call<R> call) {
     if (closed) {
       call.fail(new NotExecutedException("client closed"));
       return call.future;
     }
-    if (envelope.getSerializedSize() > config.maxFrameBytes()) {
+    if (call.envelope.getSerializedSize() > config.maxFrameBytes()) {
       call.fail(
           new NotExecutedException(
               "request of "
-                  + envelope.getSerializedSize()
+                  + call.envelope.getSerializedSize()
                   + " bytes exceeds maxFrameBytes "
                   + config.maxFrameBytes()));
       return call.future;
     }
-    calls.put(requestId, call);
+    calls.put(call.requestId, call);
     if (!connection.send(call)) {
-      calls.remove(requestId);
+      calls.remove(call.requestId);
       call.fail(new NotExecutedException("backlog to " + server + " is full"));
       return call.future;
     }
+    Duration timeout = call.allowed;
     call.timeout =
         connection
             .loop()
@@ -170,7 +197,7 @@ public final class ClientProtocolClient implements AutoCloseable {
     if (w != null && w.writtenOn == closed) {
       w.end("connection to " + server + " closed");
     }
-    for (Call call : calls.values()) {
+    for (Call<?> call : calls.values()) {
       if (call.writtenOn == closed) {
         call.lost("connection to " + server + " closed before the response arrived");
       }
@@ -186,25 +213,36 @@ public final class ClientProtocolClient implements AutoCloseable {
     if (w != null) {
       connection.loop().execute(() -> w.end("client closed"));
     }
-    for (Call call : calls.values()) {
+    for (Call<?> call : calls.values()) {
       connection.loop().execute(() -> call.lost("client closed before the response arrived"));
     }
   }
 
-  /** One request in flight. Its state changes only on the connection's loop. */
-  private final class Call implements TrackedFrame {
+  /**
+   * One request in flight, answered by an {@code R}. Its state changes only on the connection's
+   * loop.
+   */
+  private final class Call<R> implements TrackedFrame {
     final long requestId;
-    final OperationRequest request;
+    final Class<R> answerType;
+    // Whether the request may change something: then a lost answer leaves its outcome unknown.
+    final boolean mutates;
     final ClientEnvelope envelope;
-    final CompletableFuture<OperationResponse> future = new CompletableFuture<>();
+    final CompletableFuture<R> future = new CompletableFuture<>();
     final Duration allowed;
     final long deadlineNanos;
     Channel writtenOn;
     volatile ScheduledFuture<?> timeout;
 
-    Call(long requestId, OperationRequest request, ClientEnvelope envelope, Duration allowed) {
+    Call(
+        long requestId,
+        Class<R> answerType,
+        boolean mutates,
+        ClientEnvelope envelope,
+        Duration allowed) {
       this.requestId = requestId;
-      this.request = request;
+      this.answerType = answerType;
+      this.mutates = mutates;
       this.envelope = envelope;
       this.allowed = allowed;
       this.deadlineNanos = System.nanoTime() + allowed.toNanos();
@@ -243,7 +281,7 @@ public final class ClientProtocolClient implements AutoCloseable {
     void lost(String reason) {
       if (writtenOn == null) {
         fail(new NotExecutedException(reason + " (request never sent)"));
-      } else if (request.operation().mutates()) {
+      } else if (mutates) {
         fail(new OutcomeUnknownException(reason));
       } else {
         fail(new NotExecutedException(reason));
@@ -256,10 +294,15 @@ public final class ClientProtocolClient implements AutoCloseable {
       future.completeExceptionally(e);
     }
 
-    void complete(OperationResponse response) {
+    /** The node's answer; one of another kind than asked is a broken node's: lost, not taken. */
+    void complete(Object response) {
+      if (!answerType.isInstance(response)) {
+        lost("answered with a " + response.getClass().getSimpleName() + " instead");
+        return;
+      }
       calls.remove(requestId, this);
       cancelTimeout();
-      future.complete(response);
+      future.complete(answerType.cast(response));
     }
 
     private void cancelTimeout() {
@@ -328,6 +371,15 @@ public final class ClientProtocolClient implements AutoCloseable {
         }
         return;
       }
+      if (frame instanceof ClientFrame.AdminAnswer answer) {
+        Call<?> call = calls.get(answer.requestId());
+        if (call == null) {
+          LOG.debug("admin answer {} from {} that no caller waits for", answer.requestId(), server);
+          return;
+        }
+        call.complete(answer.response());
+        return;
+      }
       ClientFrame.Response response = (ClientFrame.Response) frame;
       TopologyWatch w = watch;
       if (w != null && !w.ended && w.requestId == response.requestId()) {
@@ -336,7 +388,7 @@ public final class ClientProtocolClient implements AutoCloseable {
         w.end("watch refused by " + server + ": " + response.response());
         return;
       }
-      Call call = calls.get(response.requestId());
+      Call<?> call = calls.get(response.requestId());
       if (call == null) {
         LOG.debug(
             "response to request {} from {} arrived after the caller gave up",

@@ -72,6 +72,7 @@ public final class Frsm implements Runnable {
     cl.addSubcommand(new LocalCommand(out));
     cl.addSubcommand(new ServerCommand(out));
     cl.addSubcommand(new CliCommand(out));
+    cl.addSubcommand(new AdminCommand(out));
     cl.addSubcommand(new DemoCommand(out));
     cl.addSubcommand(new CertsCommand(out));
     cl.addSubcommand(new CommandLines.Help());

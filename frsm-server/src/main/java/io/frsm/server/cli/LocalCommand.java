@@ -31,6 +31,15 @@ final class LocalCommand implements Callable<Integer> {
       description = "Nodes, 3 to 32 (replication factor 3; default: ${DEFAULT-VALUE}).")
   int nodes;
 
+  @Option(
+      names = "--joining",
+      paramLabel = "J",
+      defaultValue = "0",
+      description =
+          "More nodes, 0 to 4, started with cluster.join: true: each waits until added with frsm"
+              + " admin add-node ID (default: ${DEFAULT-VALUE}).")
+  int joining;
+
   @Mixin DataDirectoryOption data;
 
   @Spec CommandSpec spec;
@@ -46,6 +55,9 @@ final class LocalCommand implements Callable<Integer> {
     if (nodes < 3 || nodes > 32) {
       throw new ParameterException(
           spec.commandLine(), "--nodes must be in [3, 32] (replication factor 3)");
+    }
+    if (joining < 0 || joining > 4) {
+      throw new ParameterException(spec.commandLine(), "--joining must be in [0, 4]");
     }
     Path dir = data.orNewTemporary("frsm-local-");
     out.println("starting ZooKeeper and " + nodes + " nodes on loopback (data in " + dir + ") ...");
@@ -79,6 +91,19 @@ final class LocalCommand implements Callable<Integer> {
               + ", client "
               + HostPort.of(n.clientAddress()));
     }
+    for (int j = 0; j < joining; j++) {
+      FrsmNode n = cluster.startJoining();
+      out.println(
+          "  node "
+              + n.nodeId()
+              + ": peer "
+              + HostPort.of(n.peerAddress())
+              + ", client "
+              + HostPort.of(n.clientAddress())
+              + " (joining: add it with frsm admin add-node "
+              + n.nodeId()
+              + ")");
+    }
     TlsFiles client = cluster.adminClientFiles();
     out.println(
         "  certificates (CA, nodes, client "
@@ -98,6 +123,17 @@ final class LocalCommand implements Callable<Integer> {
             + " --key "
             + client.privateKey()
             + " get hello");
+    out.println(
+        "admin: frsm admin status --seeds "
+            + HostPort.of(cluster.nodes().get(0).clientAddress())
+            + " --cluster "
+            + CLUSTER_ID
+            + " --ca "
+            + client.caBundle()
+            + " --cert "
+            + client.certificateChain()
+            + " --key "
+            + client.privateKey());
     out.println("Ctrl-C stops it.");
     stopped.await();
     return 0;

@@ -79,6 +79,9 @@ public final class LocalCluster implements AutoCloseable {
   /** Node {@code id} at index {@code id - 1}; null while it is killed. */
   private final AtomicReferenceArray<FrsmNode> nodes;
 
+  /** Nodes started later with {@code cluster.join: true} (ids size+1, size+2, ...), in order. */
+  private final List<FrsmNode> joining = new java.util.concurrent.CopyOnWriteArrayList<>();
+
   private LocalCluster(
       Path baseDir,
       String clusterId,
@@ -156,6 +159,29 @@ public final class LocalCluster implements AutoCloseable {
     return baseDir.resolve("certs");
   }
 
+  /**
+   * Starts one more node, id {@code size() + 1 +} the joining nodes started before, with {@code
+   * cluster.join: true}: it registers and waits until an operator adds it ({@code frsm admin
+   * add-node ID}). Returns once it registered; it serves once added.
+   */
+  public synchronized FrsmNode startJoining() throws IOException {
+    int id = nodes.length() + joining.size() + 1;
+    FrsmNode n = newNode(id);
+    try {
+      n.start();
+    } catch (IOException | RuntimeException e) {
+      n.close();
+      throw e;
+    }
+    joining.add(n);
+    return n;
+  }
+
+  /** The nodes started by {@link #startJoining}, in order. */
+  public List<FrsmNode> joiningNodes() {
+    return List.copyOf(joining);
+  }
+
   private FrsmNode newNode(int nodeId) throws IOException {
     Path dir = baseDir.resolve("node-" + nodeId);
     InetSocketAddress any = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
@@ -170,7 +196,8 @@ public final class LocalCluster implements AutoCloseable {
             .zookeeper(zookeeper.connectString())
             .zookeeperSessionTimeout(SESSION_TIMEOUT)
             .initialNodes(nodes.length())
-            .rack(rack(nodeId));
+            .rack(rack(nodeId))
+            .join(nodeId > nodes.length());
     if (ca == null) {
       b.insecure(true);
     } else {
@@ -324,6 +351,13 @@ public final class LocalCluster implements AutoCloseable {
 
   @Override
   public void close() {
+    for (FrsmNode n : joining) {
+      try {
+        n.close();
+      } catch (RuntimeException e) {
+        System.err.println("node " + n.nodeId() + " did not stop cleanly: " + e);
+      }
+    }
     for (int i = nodes.length() - 1; i >= 0; i--) {
       FrsmNode n = nodes.getAndSet(i, null);
       if (n != null) {

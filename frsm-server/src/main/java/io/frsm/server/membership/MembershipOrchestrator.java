@@ -372,6 +372,30 @@ public final class MembershipOrchestrator {
     }
   }
 
+  /** For status: the newest ring version in the history. */
+  public RingVersion newest() throws Exception {
+    return history.newest(initial);
+  }
+
+  /**
+   * For status: the node that names itself the orchestrator ({@code membership/orchestrator}), or
+   * -1 if none does; a record that is not a decimal id >= 0 of at most 10 digits is reported as -1.
+   */
+  public int orchestratingNode() throws Exception {
+    byte[] data;
+    try {
+      data = zk.getData().forPath(layout.membershipOrchestrator());
+    } catch (KeeperException.NoNodeException none) {
+      return -1;
+    }
+    String text = new String(data, java.nio.charset.StandardCharsets.UTF_8);
+    if (text.isEmpty() || text.length() > 10 || !text.chars().allMatch(Character::isDigit)) {
+      return -1;
+    }
+    long id = Long.parseLong(text);
+    return id > Integer.MAX_VALUE ? -1 : (int) id;
+  }
+
   /** For status: the history's newest version and every node's installed version. */
   public Map<Integer, Long> installed() throws Exception {
     return history.installed();

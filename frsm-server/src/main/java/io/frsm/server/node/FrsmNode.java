@@ -13,6 +13,7 @@ import io.frsm.consensus.core.CoreConfig;
 import io.frsm.consensus.core.CoreStats;
 import io.frsm.lsm.LsmConfig;
 import io.frsm.lsm.LsmEngine;
+import io.frsm.server.admin.NodeAdmin;
 import io.frsm.server.client.ClusterMembers;
 import io.frsm.server.config.ConfigKey;
 import io.frsm.server.config.ConsensusKeys;
@@ -86,6 +87,7 @@ public final class FrsmNode implements AutoCloseable {
   private volatile ClusterFormation formation; // read by awaitReady on any thread
   private volatile RingFollower ringFollower; // set once the node serves
   private volatile MembershipAgent membershipAgent; // set once the node serves
+  private volatile MembershipOrchestrator orchestrator; // set once the node serves; for admin
 
   /** How long one wait of a membership change may take before the orchestrator tries again. */
   private static final Duration MEMBERSHIP_STEP_TIMEOUT = Duration.ofMinutes(2);
@@ -199,6 +201,7 @@ public final class FrsmNode implements AutoCloseable {
               members,
               serving::receive,
               router::onClientRequest,
+              new NodeAdmin(new NodeAdminSite(this, members, () -> orchestrator)),
               settings.peerLinkFaults(),
               topology,
               streams.acceptor());
@@ -404,19 +407,16 @@ public final class FrsmNode implements AutoCloseable {
               topology.placementInstalled(installed.placement());
             });
     ringFollower.start();
-    membershipAgent =
-        new MembershipAgent(
-            nodeId,
+    orchestrator =
+        new MembershipOrchestrator(
             membership.zooKeeper(),
             layout,
-            new MembershipOrchestrator(
-                membership.zooKeeper(),
-                layout,
-                shape,
-                initial,
-                id -> members.known().get(id),
-                RangeCopier.none(),
-                MEMBERSHIP_STEP_TIMEOUT));
+            shape,
+            initial,
+            id -> members.known().get(id),
+            RangeCopier.none(),
+            MEMBERSHIP_STEP_TIMEOUT);
+    membershipAgent = new MembershipAgent(nodeId, membership.zooKeeper(), layout, orchestrator);
     membershipAgent.start();
     // The commit log is replayed (the engine opened) and the core runs: take leadership.
     membership.markReady();

@@ -54,6 +54,7 @@ final class NodeTransports {
       ClusterMembers members,
       PeerTransport.InboundHandler onPeerMessage,
       ClientProtocolServer.OperationHandler onClientRequest,
+      ClientProtocolServer.AdminHandler onAdminRequest,
       PeerLinkFaults faults,
       TopologyFeed topology,
       StreamAcceptor streams) {
@@ -70,7 +71,7 @@ final class NodeTransports {
           peers,
           sender,
           ClientProtocolServer.start(
-              clientAddress, onClientRequest, topology, config, loops, security));
+              clientAddress, onClientRequest, onAdminRequest, topology, config, loops, security));
     } catch (RuntimeException e) {
       if (peers != null) {
         peers.close();

@@ -55,6 +55,40 @@ class FrsmCommandLineTest {
   }
 
   @Test
+  void adminCommands_checkTheirArguments_beforeConnecting() {
+    String seeds = "127.0.0.1:1"; // would refuse a connection: none is tried
+    assertTrue(refused("admin").problem().contains("admin needs a command"));
+    assertTrue(
+        refused("admin", "status", "--insecure").problem().contains("give --seeds or --zookeeper"));
+    assertTrue(
+        refused("admin", "status", "--seeds", seeds)
+            .problem()
+            .contains("--ca, --cert and --key are needed"));
+    assertTrue(
+        refused("admin", "compact", "--seeds", seeds, "--insecure")
+            .problem()
+            .contains("give --node ID or --all"));
+    assertTrue(
+        refused("admin", "compact", "--all", "--node", "1", "--seeds", seeds, "--insecure")
+            .problem()
+            .contains("give --node ID or --all"));
+    assertTrue(
+        refused("admin", "add-node", "-3", "--seeds", seeds, "--insecure")
+            .problem()
+            .contains("a node id is >= 0"));
+    assertTrue(
+        refused("admin", "replace", "3", "--seeds", seeds, "--insecure")
+            .problem()
+            .contains("--with"));
+    assertTrue(
+        refused("admin", "status", "--seeds", "nohost", "--insecure")
+            .problem()
+            .contains("is not host:port"));
+    assertTrue(
+        refused("local", "--joining", "5").problem().contains("--joining must be in [0, 4]"));
+  }
+
+  @Test
   void cliOperations_checkTheirArguments_beforeConnecting() {
     // 127.0.0.1:1 would refuse a connection: each of these is refused before any is tried.
     String zk = "127.0.0.1:1";
