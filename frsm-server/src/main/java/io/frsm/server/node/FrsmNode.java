@@ -19,6 +19,7 @@ import io.frsm.server.config.RingKeys;
 import io.frsm.server.config.ZooKeeperKeys;
 import io.frsm.server.membership.MembershipAgent;
 import io.frsm.server.membership.MembershipOrchestrator;
+import io.frsm.server.membership.QuarantineRepairAgent;
 import io.frsm.server.ring.NodeInfo;
 import io.frsm.server.ring.Ring;
 import io.frsm.server.stream.RangeCopier;
@@ -78,6 +79,7 @@ public final class FrsmNode implements AutoCloseable {
   private volatile ClusterFormation formation; // read by awaitReady on any thread
   private volatile RingFollower ringFollower; // set once the node serves
   private volatile MembershipAgent membershipAgent; // set once the node serves
+  private volatile QuarantineRepairAgent repairAgent; // set once the node serves
 
   /** How long one wait of a membership change may take before the orchestrator tries again. */
   private static final Duration MEMBERSHIP_STEP_TIMEOUT = Duration.ofMinutes(2);
@@ -344,20 +346,38 @@ public final class FrsmNode implements AutoCloseable {
               topology.placementInstalled(installed.placement());
             });
     ringFollower.start();
-    membershipAgent =
-        new MembershipAgent(
-            nodeId,
+    MembershipOrchestrator orchestrator =
+        new MembershipOrchestrator(
             membership.zooKeeper(),
             layout,
-            new MembershipOrchestrator(
+            shape,
+            initial,
+            id -> members.known().get(id),
+            RangeCopier.none(),
+            MEMBERSHIP_STEP_TIMEOUT);
+    membershipAgent = new MembershipAgent(nodeId, membership.zooKeeper(), layout, orchestrator);
+    membershipAgent.start();
+    repairAgent =
+        RepairMeters.started(
+            new QuarantineRepairAgent(
+                nodeId,
                 membership.zooKeeper(),
                 layout,
-                shape,
+                orchestrator,
                 initial,
-                id -> members.known().get(id),
-                RangeCopier.none(),
-                MEMBERSHIP_STEP_TIMEOUT));
-    membershipAgent.start();
+                serving.core()::ringVersion,
+                new QuarantineRepairAgent.Storage() {
+                  @Override
+                  public java.util.List<io.frsm.lsm.QuarantinedInterval> needsRepair() {
+                    return FrsmNode.this.needsRepair();
+                  }
+
+                  @Override
+                  public void release(long generation) throws IOException {
+                    releaseQuarantine(generation);
+                  }
+                }),
+            metrics);
     // The commit log is replayed (the engine opened) and the core runs: take leadership.
     membership.markReady();
     membership.reportLeadershipViewTo(serving.leadership()::membersChanged);
@@ -523,6 +543,22 @@ public final class FrsmNode implements AutoCloseable {
   }
 
   /**
+   * Requests the repair of this node's quarantined storage now ({@code frsm admin repair}); the
+   * node also requests it by itself (docs/OPERATIONS.md "Corrupt storage").
+   *
+   * @throws IllegalStateException if nothing is quarantined, another membership change runs, or the
+   *     node is not serving
+   * @throws IllegalArgumentException if the repair would leave a range below a quorum of voters
+   */
+  public io.frsm.server.membership.MembershipChange requestRepair() throws Exception {
+    QuarantineRepairAgent a = repairAgent;
+    if (a == null || stopped) {
+      throw new IllegalStateException("node " + nodeId + " is not serving");
+    }
+    return a.requestNow();
+  }
+
+  /**
    * Ends the quarantine of table {@code generation} once its intervals were repaired (see {@link
    * #needsRepair()} for the order; releasing before the settle is unsafe).
    */
@@ -586,6 +622,7 @@ public final class FrsmNode implements AutoCloseable {
         .thenIf(joined, "stop ZooKeeper chores", () -> membership.stopChores())
         .thenIf(joined, "stop watching the session", () -> membership.stopWatchingSession())
         .then("stop watching range leaders", serving::closeLeaderWatch)
+        .thenIf(repairAgent != null, "stop repairing", () -> repairAgent.close())
         .thenIf(membershipAgent != null, "stop orchestrating", () -> membershipAgent.close())
         .thenIf(ringFollower != null, "stop following the ring", () -> ringFollower.close())
         .thenIf(joined && graceful, "deregister", () -> membership.deregister())

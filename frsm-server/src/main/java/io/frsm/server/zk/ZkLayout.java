@@ -152,6 +152,15 @@ public final class ZkLayout {
   }
 
   /**
+   * A repaired node's word that it released its quarantine at the learner version of its repair
+   * (UTF-8 decimal version; {@code MembershipOrchestrator} waits for it before the node is a voter
+   * again).
+   */
+  public String membershipRepaired(int nodeId) {
+    return root + "/membership/repaired/" + nodeId;
+  }
+
+  /**
    * Which vnode tokens a replacement node owns: its dead predecessor's ({@code MembershipPlan}).
    */
   public String ringTokens() {
