@@ -127,6 +127,7 @@ public final class MembershipOrchestrator {
     RingVersion newest = history.newest(initial);
     MembershipChange change = new MembershipChange(Kind.REPAIR, node, -1, newest.version(), ranges);
     plan(change, newest, Map.of()); // refuses an unsafe repair before it is stored
+    refuseUnhealthy(node, ranges, newest.placement());
     try {
       zk.create()
           .creatingParentContainersIfNeeded()
@@ -137,6 +138,69 @@ public final class MembershipOrchestrator {
     }
     LOG.log(Level.INFO, "membership change requested: {0}", change);
     return change;
+  }
+
+  /**
+   * Refuses a repair that leaves a range with fewer than a quorum of healthy voters: the others'
+   * quarantines touching it ({@link ZkLayout#membershipQuarantined}) make them silent for some of
+   * its keys, so the range could not settle or commit those while this node is a learner. A record
+   * that does not parse counts its node as unhealthy in every range (never the unsafe side).
+   */
+  private void refuseUnhealthy(int node, List<Integer> ranges, Placement p) throws Exception {
+    Map<Integer, Set<Integer>> quarantined = new java.util.HashMap<>();
+    for (int r : ranges) {
+      List<Integer> voters = p.replicas(r);
+      List<Integer> unhealthy = new ArrayList<>();
+      for (int v : voters) {
+        if (v == node) {
+          continue;
+        }
+        Set<Integer> touched = quarantined.computeIfAbsent(v, this::quarantinedRangesOf);
+        if (touched == null || touched.contains(r)) {
+          unhealthy.add(v);
+        }
+      }
+      int healthy = voters.size() - 1 - unhealthy.size();
+      int quorum = io.frsm.consensus.core.CoreConfig.quorum(voters.size());
+      if (healthy < quorum) {
+        throw new IllegalArgumentException(
+            "repairing node "
+                + node
+                + " would leave range "
+                + r
+                + " with "
+                + healthy
+                + " healthy voters, fewer than a quorum ("
+                + quorum
+                + ") of "
+                + voters
+                + ": voters "
+                + unhealthy
+                + " are quarantined there too and answer nothing for the damaged keys;"
+                + " repair waits (replace a node whose disk is lost)");
+      }
+    }
+  }
+
+  /** The ranges {@code node}'s quarantine touches; empty if none; null if its record is bad. */
+  private Set<Integer> quarantinedRangesOf(int node) {
+    try {
+      byte[] data = zk.getData().forPath(layout.membershipQuarantined(node));
+      if (data.length > MembershipChange.MAX_BYTES) {
+        return null;
+      }
+      Set<Integer> ranges = new TreeSet<>();
+      String text = new String(data, StandardCharsets.UTF_8);
+      for (String r : text.isEmpty() ? new String[0] : text.split(",", -1)) {
+        ranges.add(Integer.parseInt(r));
+      }
+      return ranges;
+    } catch (KeeperException.NoNodeException healthy) {
+      return Set.of();
+    } catch (Exception unreadable) {
+      LOG.log(Level.WARNING, "node {0}''s quarantine record is unreadable: {1}", node, unreadable);
+      return null;
+    }
   }
 
   /** The change in progress, or null. A stored change that cannot be read is reported as such. */

@@ -131,7 +131,9 @@ public final class QuarantineRepairAgent implements AutoCloseable {
         }
         return; // at most one change at a time: wait behind it
       }
-      if (!storage.needsRepair().isEmpty()) {
+      List<QuarantinedInterval> quarantined = storage.needsRepair();
+      publishQuarantine(quarantined);
+      if (!quarantined.isEmpty()) {
         requestNow();
       }
     } catch (InterruptedException stopping) {
@@ -232,6 +234,39 @@ public final class QuarantineRepairAgent implements AutoCloseable {
         learner,
         change,
         storage.needsRepair());
+  }
+
+  /**
+   * Keeps {@link ZkLayout#membershipQuarantined} in step with this node's quarantine (ephemeral:
+   * gone with the session, written again by the next pass), so others' repairs see it is unhealthy.
+   */
+  private void publishQuarantine(List<QuarantinedInterval> quarantined) throws Exception {
+    String path = layout.membershipQuarantined(self);
+    if (quarantined.isEmpty()) {
+      if (zk.checkExists().forPath(path) != null) {
+        try {
+          zk.delete().forPath(path);
+        } catch (KeeperException.NoNodeException gone) {
+          // Gone meanwhile.
+        }
+      }
+      return;
+    }
+    StringBuilder b = new StringBuilder();
+    for (int r : RepairScope.affected(history.newest(initial).placement(), self, quarantined)) {
+      b.append(b.length() == 0 ? "" : ",").append(r);
+    }
+    byte[] data = b.toString().getBytes(StandardCharsets.UTF_8);
+    try {
+      if (!java.util.Arrays.equals(zk.getData().forPath(path), data)) {
+        zk.setData().forPath(path, data);
+      }
+    } catch (KeeperException.NoNodeException absent) {
+      zk.create()
+          .creatingParentContainersIfNeeded()
+          .withMode(org.apache.zookeeper.CreateMode.EPHEMERAL)
+          .forPath(path, data);
+    }
   }
 
   private boolean saidReleased(long learner) throws Exception {

@@ -161,6 +161,15 @@ public final class ZkLayout {
   }
 
   /**
+   * Ephemeral, while a node's storage is quarantined: the ranges (UTF-8 decimals, comma-separated)
+   * its quarantine touches. A repair of another node that would leave one of these ranges with
+   * fewer than a quorum of healthy voters is refused.
+   */
+  public String membershipQuarantined(int nodeId) {
+    return root + "/membership/quarantined/" + nodeId;
+  }
+
+  /**
    * Which vnode tokens a replacement node owns: its dead predecessor's ({@code MembershipPlan}).
    */
   public String ringTokens() {
