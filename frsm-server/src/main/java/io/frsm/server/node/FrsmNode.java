@@ -358,26 +358,8 @@ public final class FrsmNode implements AutoCloseable {
     membershipAgent = new MembershipAgent(nodeId, membership.zooKeeper(), layout, orchestrator);
     membershipAgent.start();
     repairAgent =
-        RepairMeters.started(
-            new QuarantineRepairAgent(
-                nodeId,
-                membership.zooKeeper(),
-                layout,
-                orchestrator,
-                initial,
-                serving.core()::ringVersion,
-                new QuarantineRepairAgent.Storage() {
-                  @Override
-                  public java.util.List<io.frsm.lsm.QuarantinedInterval> needsRepair() {
-                    return FrsmNode.this.needsRepair();
-                  }
-
-                  @Override
-                  public void release(long generation) throws IOException {
-                    releaseQuarantine(generation);
-                  }
-                }),
-            metrics);
+        NodeRepair.start(
+            this, membership.zooKeeper(), layout, orchestrator, initial, serving.core(), metrics);
     // The commit log is replayed (the engine opened) and the core runs: take leadership.
     membership.markReady();
     membership.reportLeadershipViewTo(serving.leadership()::membersChanged);
@@ -535,7 +517,8 @@ public final class FrsmNode implements AutoCloseable {
    * never serves them from its local cells; every other key is served. Repair, per interval, in
    * this order: make this node a learner of the ranges holding the interval at a new ring version,
    * settle those ranges from the voters, then {@link #releaseQuarantine(long)}, then make it a
-   * voter again (docs/PROTOCOL.md "Corrupt storage").
+   * voter again (docs/PROTOCOL.md "Corrupt storage"). The node requests that repair by itself
+   * ({@code QuarantineRepairAgent}); {@link #requestRepair()} asks for it at once.
    */
   public java.util.List<io.frsm.lsm.QuarantinedInterval> needsRepair() {
     LsmEngine e = engine();
@@ -560,7 +543,8 @@ public final class FrsmNode implements AutoCloseable {
 
   /**
    * Ends the quarantine of table {@code generation} once its intervals were repaired (see {@link
-   * #needsRepair()} for the order; releasing before the settle is unsafe).
+   * #needsRepair()} for the order; releasing before the settle is unsafe). The node's repair agent
+   * calls it at the repair's learner version, after {@code RepairScope.checkRelease}.
    */
   public void releaseQuarantine(long generation) throws IOException {
     LsmEngine e = engine();
