@@ -1,6 +1,8 @@
 package io.frsm.server.membership;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * One membership change as requested and stored in ZooKeeper ({@code membership/change},
@@ -8,28 +10,55 @@ import java.nio.charset.StandardCharsets;
  * ({@link MembershipPlan}) is derived from these, so a resumed orchestrator recomputes the same
  * versions.
  *
- * <p>Stored as UTF-8 {@code v1|<kind>|<node>|<replacement or -1>|<base version>}; anything else is
- * refused by {@link #decode} with what is wrong.
+ * <p>Stored as UTF-8 {@code v1|<kind>|<node>|<replacement or -1>|<base version>}, and for a repair
+ * {@code v1|repair|<node>|-1|<base version>|<range>,<range>,...}; anything else is refused by
+ * {@link #decode} with what is wrong.
  *
- * @param node the node added, decommissioned, or replaced (dead)
+ * @param node the node added, decommissioned, replaced (dead) or repaired
  * @param replacement the new node of a replace; -1 otherwise
  * @param baseVersion the newest ring version when the change was requested
+ * @param ranges for a repair, the ranges (ascending, distinct) the node is demoted to a learner of
+ *     while its quarantine is repaired; empty for every other kind
  */
-public record MembershipChange(Kind kind, int node, int replacement, long baseVersion) {
+public record MembershipChange(
+    Kind kind, int node, int replacement, long baseVersion, List<Integer> ranges) {
   /** What a change does. */
   public enum Kind {
     ADD,
     DECOMMISSION,
-    REPLACE
+    REPLACE,
+    /** Repairs a node's quarantined storage (docs/PROTOCOL.md "Corrupt storage"). */
+    REPAIR
   }
 
-  /** At most this many bytes are read as a change. */
-  static final int MAX_BYTES = 128;
+  /** At most this many bytes are read as a change (a repair lists its ranges). */
+  static final int MAX_BYTES = 1 << 16;
+
+  /** At most this many ranges in a repair (as many as a ring version may hold). */
+  static final int MAX_RANGES = 1 << 13;
+
+  /** A change of any kind but {@link Kind#REPAIR}. */
+  public MembershipChange(Kind kind, int node, int replacement, long baseVersion) {
+    this(kind, node, replacement, baseVersion, List.of());
+  }
 
   public MembershipChange {
-    if (kind == null || node < 0 || baseVersion < 0) {
+    if (kind == null || node < 0 || baseVersion < 0 || ranges == null) {
       throw new IllegalArgumentException(
           "a change needs a kind, a node id >= 0 and a base version >= 0");
+    }
+    ranges = List.copyOf(ranges);
+    if ((kind == Kind.REPAIR) == ranges.isEmpty()) {
+      throw new IllegalArgumentException("ranges are given exactly for a repair, at least one");
+    }
+    if (ranges.size() > MAX_RANGES) {
+      throw new IllegalArgumentException("a repair names at most " + MAX_RANGES + " ranges");
+    }
+    for (int i = 0; i < ranges.size(); i++) {
+      if (ranges.get(i) < 0 || (i > 0 && ranges.get(i) <= ranges.get(i - 1))) {
+        throw new IllegalArgumentException(
+            "a repair's ranges are ascending, distinct and >= 0: " + ranges);
+      }
     }
     if ((kind == Kind.REPLACE) != (replacement >= 0)) {
       throw new IllegalArgumentException("a replacement node is given exactly for a replace");
@@ -50,7 +79,8 @@ public record MembershipChange(Kind kind, int node, int replacement, long baseVe
             + "|"
             + replacement
             + "|"
-            + baseVersion)
+            + baseVersion
+            + (kind == Kind.REPAIR ? "|" + rangeList() : ""))
         .getBytes(StandardCharsets.UTF_8);
   }
 
@@ -64,17 +94,36 @@ public record MembershipChange(Kind kind, int node, int replacement, long baseVe
     }
     String text = new String(data, StandardCharsets.UTF_8);
     String[] f = text.split("\\|", -1);
-    if (f.length != 5 || !f[0].equals("v1")) {
+    boolean repair = f.length == 6 && f[1].equals("repair");
+    if ((f.length != 5 && !repair) || !f[0].equals("v1")) {
       throw new IllegalArgumentException("malformed membership change \"" + text + "\"");
     }
     try {
       Kind kind = Kind.valueOf(f[1].toUpperCase(java.util.Locale.ROOT));
+      List<Integer> ranges = new ArrayList<>();
+      if (repair) {
+        String[] names = f[5].split(",", -1);
+        if (names.length > MAX_RANGES) {
+          throw new IllegalArgumentException("more than " + MAX_RANGES + " ranges");
+        }
+        for (String r : names) {
+          ranges.add(Integer.parseInt(r));
+        }
+      }
       return new MembershipChange(
-          kind, Integer.parseInt(f[2]), Integer.parseInt(f[3]), Long.parseLong(f[4]));
+          kind, Integer.parseInt(f[2]), Integer.parseInt(f[3]), Long.parseLong(f[4]), ranges);
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(
           "malformed membership change \"" + text + "\": " + e.getMessage(), e);
     }
+  }
+
+  private String rangeList() {
+    StringBuilder b = new StringBuilder();
+    for (int r : ranges) {
+      b.append(b.length() == 0 ? "" : ",").append(r);
+    }
+    return b.toString();
   }
 
   @Override
@@ -83,6 +132,7 @@ public record MembershipChange(Kind kind, int node, int replacement, long baseVe
           case ADD -> "add node " + node;
           case DECOMMISSION -> "decommission node " + node;
           case REPLACE -> "replace node " + node + " with node " + replacement;
+          case REPAIR -> "repair node " + node + " in ranges " + ranges;
         }
         + " (from ring version "
         + baseVersion

@@ -12,6 +12,7 @@ import io.frsm.server.zk.RingHistory;
 import io.frsm.server.zk.RingVersion;
 import io.frsm.server.zk.ZkLayout;
 import java.lang.System.Logger.Level;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -109,6 +110,99 @@ public final class MembershipOrchestrator {
     return change;
   }
 
+  /**
+   * Stores a repair of {@code node}'s quarantined storage in {@code ranges} (ascending): it is a
+   * learner there for one version, then a voter again (docs/PROTOCOL.md "Corrupt storage").
+   *
+   * @throws IllegalArgumentException if the node is not a voter of one of the ranges, or a range
+   *     would be left with fewer than a quorum of voters (the message says which)
+   * @throws IllegalStateException if another change is in progress
+   */
+  public MembershipChange requestRepair(int node, List<Integer> ranges) throws Exception {
+    MembershipChange pending = pending();
+    if (pending != null) {
+      throw new IllegalStateException(
+          "another membership change is in progress: " + pending + "; wait for it to finish");
+    }
+    RingVersion newest = history.newest(initial);
+    MembershipChange change = new MembershipChange(Kind.REPAIR, node, -1, newest.version(), ranges);
+    plan(change, newest, Map.of()); // refuses an unsafe repair before it is stored
+    refuseUnhealthy(node, ranges, newest.placement());
+    try {
+      zk.create()
+          .creatingParentContainersIfNeeded()
+          .forPath(layout.membershipChange(), change.encode());
+    } catch (KeeperException.NodeExistsException raced) {
+      throw new IllegalStateException(
+          "another membership change is in progress: " + pending() + "; wait for it to finish");
+    }
+    LOG.log(Level.INFO, "membership change requested: {0}", change);
+    return change;
+  }
+
+  /**
+   * Refuses a repair that leaves a range with fewer than a quorum of healthy voters: the others'
+   * quarantines touching it ({@link ZkLayout#membershipQuarantined}) make them silent for some of
+   * its keys, so the range could not settle or commit those while this node is a learner. A record
+   * that does not parse counts its node as unhealthy in every range (never the unsafe side).
+   */
+  private void refuseUnhealthy(int node, List<Integer> ranges, Placement p) throws Exception {
+    Map<Integer, Set<Integer>> quarantined = new java.util.HashMap<>();
+    for (int r : ranges) {
+      List<Integer> voters = p.replicas(r);
+      List<Integer> unhealthy = new ArrayList<>();
+      for (int v : voters) {
+        if (v == node) {
+          continue;
+        }
+        Set<Integer> touched = quarantined.computeIfAbsent(v, this::quarantinedRangesOf);
+        if (touched == null || touched.contains(r)) {
+          unhealthy.add(v);
+        }
+      }
+      int healthy = voters.size() - 1 - unhealthy.size();
+      int quorum = io.frsm.consensus.core.CoreConfig.quorum(voters.size());
+      if (healthy < quorum) {
+        throw new IllegalArgumentException(
+            "repairing node "
+                + node
+                + " would leave range "
+                + r
+                + " with "
+                + healthy
+                + " healthy voters, fewer than a quorum ("
+                + quorum
+                + ") of "
+                + voters
+                + ": voters "
+                + unhealthy
+                + " are quarantined there too and answer nothing for the damaged keys;"
+                + " repair waits (replace a node whose disk is lost)");
+      }
+    }
+  }
+
+  /** The ranges {@code node}'s quarantine touches; empty if none; null if its record is bad. */
+  private Set<Integer> quarantinedRangesOf(int node) {
+    try {
+      byte[] data = zk.getData().forPath(layout.membershipQuarantined(node));
+      if (data.length > MembershipChange.MAX_BYTES) {
+        return null;
+      }
+      Set<Integer> ranges = new TreeSet<>();
+      String text = new String(data, StandardCharsets.UTF_8);
+      for (String r : text.isEmpty() ? new String[0] : text.split(",", -1)) {
+        ranges.add(Integer.parseInt(r));
+      }
+      return ranges;
+    } catch (KeeperException.NoNodeException healthy) {
+      return Set.of();
+    } catch (Exception unreadable) {
+      LOG.log(Level.WARNING, "node {0}''s quarantine record is unreadable: {1}", node, unreadable);
+      return null;
+    }
+  }
+
   /** The change in progress, or null. A stored change that cannot be read is reported as such. */
   public MembershipChange pending() throws Exception {
     try {
@@ -135,6 +229,7 @@ public final class MembershipOrchestrator {
               + " join the machine under a new node id");
     }
     return switch (change.kind()) {
+      case REPAIR -> MembershipPlan.repair(base, n, change.ranges());
       case ADD -> {
         if (members.contains(n)) {
           throw new IllegalArgumentException("node " + n + " is already a member");
@@ -277,6 +372,9 @@ public final class MembershipOrchestrator {
       }
       Set<Integer> ranges = new TreeSet<>(transition.membersChanged());
       settler.settle(step.version(), ranges, stepTimeout);
+      if (change.kind() == Kind.REPAIR && step.version() == change.baseVersion() + 1) {
+        awaitReleased(change.node(), step.version());
+      }
       if (!transition.mayFollow(installed, ranges)) {
         throw new IllegalStateException(
             "rule 4 does not hold after ring version " + step.version());
@@ -360,6 +458,32 @@ public final class MembershipOrchestrator {
             "ring version " + v + " installed only by " + installed + " after " + stepTimeout);
       }
       LockSupport.parkNanos(POLL_NANOS); // records change rarely; a watch per node is not worth it
+    }
+  }
+
+  /**
+   * Waits until the repaired node says it released its quarantine at learner version {@code v}
+   * ({@code QuarantineRepairAgent}): only then may it be a voter again. The node checks the order
+   * itself ({@link RepairScope#checkRelease}); a record that does not name {@code v} is waited
+   * past.
+   */
+  private void awaitReleased(int node, long v) throws Exception {
+    long deadline = System.nanoTime() + stepTimeout.toNanos();
+    while (true) {
+      try {
+        byte[] data = zk.getData().forPath(layout.membershipRepaired(node));
+        if (data.length <= 20
+            && new String(data, StandardCharsets.UTF_8).equals(Long.toString(v))) {
+          return;
+        }
+      } catch (KeeperException.NoNodeException notYet) {
+        // The node has not released yet.
+      }
+      if (System.nanoTime() - deadline > 0) {
+        throw new TimeoutException(
+            "node " + node + " did not release its quarantine at ring version " + v + " yet");
+      }
+      LockSupport.parkNanos(POLL_NANOS);
     }
   }
 

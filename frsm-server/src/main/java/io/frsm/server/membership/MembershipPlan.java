@@ -120,6 +120,71 @@ public final class MembershipPlan {
   }
 
   /**
+   * The two versions of a repair (docs/PROTOCOL.md "Corrupt storage"): {@code v+1} demotes {@code
+   * node} to a learner of each of {@code ranges} (one voter out, rule 2), {@code v+2} makes it a
+   * voter again in its old place (one voter in). Other ranges keep their members.
+   *
+   * @throws IllegalArgumentException if a range has learners (another change is unfinished), the
+   *     node is not a voter of one of {@code ranges}, or demoting it would leave fewer voters than
+   *     a quorum of the range's voters (the range could not commit while it repairs)
+   */
+  public static MembershipPlan repair(RingVersion base, int node, List<Integer> ranges) {
+    Placement from = base.placement();
+    int count = from.rangeCount();
+    List<List<Integer>> voters = new ArrayList<>();
+    List<List<Integer>> demoted = new ArrayList<>();
+    List<List<Integer>> learners = new ArrayList<>();
+    List<Long> ends = new ArrayList<>();
+    for (int r = 0; r < count; r++) {
+      if (!from.learners(r).isEmpty()) {
+        throw new IllegalArgumentException(
+            "range " + r + " has learners " + from.learners(r) + ": another change is unfinished");
+      }
+      voters.add(from.replicas(r));
+      ends.add(from.endToken(r));
+      demoted.add(from.replicas(r));
+      learners.add(List.of());
+    }
+    for (int r : ranges) {
+      if (r < 0 || r >= count || !from.replicas(r).contains(node)) {
+        throw new IllegalArgumentException(
+            "node "
+                + node
+                + " is not a voter of range "
+                + r
+                + " at ring version "
+                + base.version());
+      }
+      List<Integer> rest = from.replicas(r).stream().filter(n -> n != node).toList();
+      int quorum = io.frsm.consensus.core.CoreConfig.quorum(from.replicas(r).size());
+      if (rest.size() < quorum) {
+        throw new IllegalArgumentException(
+            "repairing node "
+                + node
+                + " would leave range "
+                + r
+                + " with voters "
+                + rest
+                + ", fewer than a quorum ("
+                + quorum
+                + ") of its "
+                + from.replicas(r).size()
+                + " voters: the range could commit nothing while it repairs; add a node first");
+      }
+      demoted.set(r, rest);
+      learners.set(r, List.of(node));
+    }
+    long v = base.version();
+    List<List<Integer>> none = java.util.Collections.nCopies(count, List.of());
+    RingVersion learner =
+        new RingVersion(Placement.of(v + 1, ends, demoted, learners), base.retired());
+    RingVersion restored = new RingVersion(Placement.of(v + 2, ends, voters, none), base.retired());
+    RingHistory.checkStep(base, learner);
+    RingHistory.checkStep(learner, restored);
+    return new MembershipPlan(List.of(learner, restored), List.of());
+  }
+
+  /**
    * Each range's voters over {@code nodes}: the first {@code replicationFactor} distinct nodes
    * clockwise from the range's end token in {@code formed} (racks spread first, as the ring places
    * them), each node owning the vnode tokens its id hashes to.

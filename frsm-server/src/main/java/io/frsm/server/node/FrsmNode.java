@@ -23,6 +23,7 @@ import io.frsm.server.config.StreamKeys;
 import io.frsm.server.config.ZooKeeperKeys;
 import io.frsm.server.membership.MembershipAgent;
 import io.frsm.server.membership.MembershipOrchestrator;
+import io.frsm.server.membership.QuarantineRepairAgent;
 import io.frsm.server.ring.NodeInfo;
 import io.frsm.server.ring.Ring;
 import io.frsm.server.stream.RangeCopier;
@@ -88,6 +89,7 @@ public final class FrsmNode implements AutoCloseable {
   private volatile RingFollower ringFollower; // set once the node serves
   private volatile MembershipAgent membershipAgent; // set once the node serves
   private volatile MembershipOrchestrator orchestrator; // set once the node serves; for admin
+  private volatile QuarantineRepairAgent repairAgent; // set once the node serves
 
   /** How long one wait of a membership change may take before the orchestrator tries again. */
   private static final Duration MEMBERSHIP_STEP_TIMEOUT = Duration.ofMinutes(2);
@@ -418,6 +420,9 @@ public final class FrsmNode implements AutoCloseable {
             MEMBERSHIP_STEP_TIMEOUT);
     membershipAgent = new MembershipAgent(nodeId, membership.zooKeeper(), layout, orchestrator);
     membershipAgent.start();
+    repairAgent =
+        NodeRepair.start(
+            this, membership.zooKeeper(), layout, orchestrator, initial, serving.core(), metrics);
     // The commit log is replayed (the engine opened) and the core runs: take leadership.
     membership.markReady();
     membership.reportLeadershipViewTo(serving.leadership()::membersChanged);
@@ -575,7 +580,8 @@ public final class FrsmNode implements AutoCloseable {
    * never serves them from its local cells; every other key is served. Repair, per interval, in
    * this order: make this node a learner of the ranges holding the interval at a new ring version,
    * settle those ranges from the voters, then {@link #releaseQuarantine(long)}, then make it a
-   * voter again (docs/PROTOCOL.md "Corrupt storage").
+   * voter again (docs/PROTOCOL.md "Corrupt storage"). The node requests that repair by itself
+   * ({@code QuarantineRepairAgent}); {@link #requestRepair()} asks for it at once.
    */
   public java.util.List<io.frsm.lsm.QuarantinedInterval> needsRepair() {
     LsmEngine e = engine();
@@ -583,8 +589,25 @@ public final class FrsmNode implements AutoCloseable {
   }
 
   /**
+   * Requests the repair of this node's quarantined storage now ({@code frsm admin repair}); the
+   * node also requests it by itself (docs/OPERATIONS.md "Corrupt storage").
+   *
+   * @throws IllegalStateException if nothing is quarantined, another membership change runs, or the
+   *     node is not serving
+   * @throws IllegalArgumentException if the repair would leave a range below a quorum of voters
+   */
+  public io.frsm.server.membership.MembershipChange requestRepair() throws Exception {
+    QuarantineRepairAgent a = repairAgent;
+    if (a == null || stopped) {
+      throw new IllegalStateException("node " + nodeId + " is not serving");
+    }
+    return a.requestNow();
+  }
+
+  /**
    * Ends the quarantine of table {@code generation} once its intervals were repaired (see {@link
-   * #needsRepair()} for the order; releasing before the settle is unsafe).
+   * #needsRepair()} for the order; releasing before the settle is unsafe). The node's repair agent
+   * calls it at the repair's learner version, after {@code RepairScope.checkRelease}.
    */
   public void releaseQuarantine(long generation) throws IOException {
     LsmEngine e = engine();
@@ -655,6 +678,7 @@ public final class FrsmNode implements AutoCloseable {
         .thenIf(joined, "stop ZooKeeper chores", () -> membership.stopChores())
         .thenIf(joined, "stop watching the session", () -> membership.stopWatchingSession())
         .then("stop watching range leaders", serving::closeLeaderWatch)
+        .thenIf(repairAgent != null, "stop repairing", () -> repairAgent.close())
         .thenIf(membershipAgent != null, "stop orchestrating", () -> membershipAgent.close())
         .thenIf(ringFollower != null, "stop following the ring", () -> ringFollower.close())
         .thenIf(joined && graceful, "deregister", () -> membership.deregister())

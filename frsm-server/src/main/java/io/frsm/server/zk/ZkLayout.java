@@ -152,6 +152,24 @@ public final class ZkLayout {
   }
 
   /**
+   * A repaired node's word that it released its quarantine at the learner version of its repair
+   * (UTF-8 decimal version; {@code MembershipOrchestrator} waits for it before the node is a voter
+   * again).
+   */
+  public String membershipRepaired(int nodeId) {
+    return root + "/membership/repaired/" + nodeId;
+  }
+
+  /**
+   * Ephemeral, while a node's storage is quarantined: the ranges (UTF-8 decimals, comma-separated)
+   * its quarantine touches. A repair of another node that would leave one of these ranges with
+   * fewer than a quorum of healthy voters is refused.
+   */
+  public String membershipQuarantined(int nodeId) {
+    return root + "/membership/quarantined/" + nodeId;
+  }
+
+  /**
    * Which vnode tokens a replacement node owns: its dead predecessor's ({@code MembershipPlan}).
    */
   public String ringTokens() {

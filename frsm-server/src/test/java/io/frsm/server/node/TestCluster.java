@@ -138,6 +138,13 @@ final class TestCluster implements AutoCloseable {
                     Duration.ofMillis(20)));
   }
 
+  /** Three nodes, each node's settings changed by {@code tweaks} (restarts too). */
+  static TestCluster withTweaks(Path dir, java.util.function.Consumer<FrsmNodeBuilder> tweaks)
+      throws Exception {
+    return new TestCluster(
+        dir, 3, 0, BOUNDED_DELAY, CLOCK_SKEW_BOUND, 0, null, false, null, tweaks);
+  }
+
   /**
    * As {@link #withFaults(Path)}, each node's settings changed by {@code tweaks} (restarts too).
    */
