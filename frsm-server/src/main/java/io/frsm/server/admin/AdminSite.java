@@ -39,6 +39,15 @@ public interface AdminSite {
    */
   CompletableFuture<Void> compact();
 
+  /**
+   * Requests the repair of this node's quarantined storage now.
+   *
+   * @throws IllegalStateException if nothing is quarantined, another change runs, or the node does
+   *     not serve
+   * @throws IllegalArgumentException if the repair would leave a range below a quorum of voters
+   */
+  io.frsm.server.membership.MembershipChange requestRepair() throws Exception;
+
   /** Every node registered now, by id. */
   Map<Integer, NodeInfo> registered();
 

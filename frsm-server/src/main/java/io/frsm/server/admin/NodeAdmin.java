@@ -82,10 +82,14 @@ public final class NodeAdmin implements ClientProtocolServer.AdminHandler {
           case ADD -> MembershipChange.Kind.ADD;
           case DECOMMISSION -> MembershipChange.Kind.DECOMMISSION;
           case REPLACE -> MembershipChange.Kind.REPLACE;
+          case REPAIR -> MembershipChange.Kind.REPAIR;
           case KIND_UNSPECIFIED, UNRECOGNIZED -> null;
         };
     if (kind == null) {
-      return refused("a membership change needs a kind: add, decommission or replace");
+      return refused("a membership change needs a kind: add, decommission, replace or repair");
+    }
+    if (kind == MembershipChange.Kind.REPAIR) {
+      return repair(c);
     }
     int node = nodeId("node_id", c.getNodeId());
     int replacement = -1;
@@ -99,6 +103,27 @@ public final class NodeAdmin implements ClientProtocolServer.AdminHandler {
       return refused("node " + site.nodeId() + " does not serve yet: ask another node");
     }
     MembershipChange stored = orchestrator.request(kind, node, replacement);
+    return AdminResponse.newBuilder().setAccepted(stored.toString()).build();
+  }
+
+  /**
+   * Only the damaged node knows which ranges its quarantine touches, so a repair is asked of that
+   * node itself; it stores the change as its own repair agent would.
+   */
+  private AdminResponse repair(ChangeMembership c) throws Exception {
+    int node = nodeId("node_id", c.getNodeId());
+    if (c.getReplacementId() != 0) {
+      return refused("replacement_id is for a replace only");
+    }
+    if (node != site.nodeId()) {
+      return refused(
+          "node "
+              + site.nodeId()
+              + " cannot repair node "
+              + node
+              + ": a repair is asked of the damaged node itself");
+    }
+    MembershipChange stored = site.requestRepair();
     return AdminResponse.newBuilder().setAccepted(stored.toString()).build();
   }
 

@@ -107,6 +107,42 @@ final class AdminCommand implements Runnable {
   }
 
   @Command(
+      name = "repair",
+      description =
+          "Repairs a node's quarantined storage now (it also asks by itself): it becomes a learner"
+              + " of the damaged ranges, is settled, releases the quarantine, and votes again.")
+  int repair(@Parameters(paramLabel = "ID") int id, @Mixin WaitOptions wait) {
+    int node = nodeId(id);
+    AdminRequest request =
+        AdminRequest.newBuilder()
+            .setChangeMembership(
+                ChangeMembership.newBuilder().setKind(ChangeMembership.Kind.REPAIR).setNodeId(node))
+            .build();
+    return run(
+        admin -> {
+          Map.Entry<InetSocketAddress, ClusterStatus> contact = clusterView(admin);
+          ClusterStatus.KnownNode target = null;
+          for (ClusterStatus.KnownNode n : contact.getValue().getNodesList()) {
+            if (n.getNodeId() == node) {
+              target = n;
+            }
+          }
+          if (target == null || target.getHost().isEmpty()) {
+            out.println("refused: node " + node + (target == null ? " is not known" : " is down"));
+            return 1;
+          }
+          // Asked of the damaged node itself: only it knows which ranges its quarantine touches.
+          AdminResponse answer = admin.ask(address(target), request);
+          if (!answer.hasAccepted()) {
+            out.println(refusal(answer));
+            return 1;
+          }
+          out.println("accepted: " + AdminReport.clean(answer.getAccepted()));
+          return wait.wait ? follow(admin, contact.getKey(), wait.timeout) : 0;
+        });
+  }
+
+  @Command(
       name = "compact",
       description = "Forces a major compaction of one node's tables, or all.")
   int compact(

@@ -27,6 +27,11 @@ final class NodeAdminSite implements AdminSite {
   }
 
   @Override
+  public io.frsm.server.membership.MembershipChange requestRepair() throws Exception {
+    return node.requestRepair();
+  }
+
+  @Override
   public int nodeId() {
     return node.nodeId();
   }

@@ -72,6 +72,15 @@ class NodeAdminTest {
       return compaction;
     }
 
+    final AtomicInteger repairs = new AtomicInteger();
+
+    @Override
+    public io.frsm.server.membership.MembershipChange requestRepair() {
+      repairs.incrementAndGet();
+      return new io.frsm.server.membership.MembershipChange(
+          io.frsm.server.membership.MembershipChange.Kind.REPAIR, 7, -1, 3, List.of(2, 5));
+    }
+
     @Override
     public Map<Integer, NodeInfo> registered() {
       return Map.of();
@@ -133,5 +142,29 @@ class NodeAdminTest {
     site.compaction = CompletableFuture.failedFuture(new java.io.IOException("disk gone"));
     AdminResponse failed = answer(new NodeAdmin(site), COMPACT);
     assertTrue(failed.getRefused().contains("disk gone"), failed.toString());
+  }
+
+  private static AdminRequest repair(int node, int replacement) {
+    return AdminRequest.newBuilder()
+        .setChangeMembership(
+            ChangeMembership.newBuilder()
+                .setKind(ChangeMembership.Kind.REPAIR)
+                .setNodeId(node)
+                .setReplacementId(replacement))
+        .build();
+  }
+
+  @Test
+  void aRepair_isAskedOfTheDamagedNodeItself_andStoredByIt() throws Exception {
+    IdleSite site = new IdleSite();
+    NodeAdmin admin = new NodeAdmin(site);
+    AdminResponse elsewhere = answer(admin, repair(4, 0));
+    assertTrue(elsewhere.getRefused().contains("damaged node itself"), elsewhere.toString());
+    AdminResponse stray = answer(admin, repair(7, 3));
+    assertTrue(stray.getRefused().contains("replace only"), stray.toString());
+    assertEquals(0, site.repairs.get(), "nothing requested for a refused command");
+    AdminResponse accepted = answer(admin, repair(7, 0));
+    assertTrue(accepted.getAccepted().contains("repair"), accepted.toString());
+    assertEquals(1, site.repairs.get());
   }
 }

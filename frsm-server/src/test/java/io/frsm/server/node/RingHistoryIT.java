@@ -19,8 +19,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -146,9 +144,9 @@ class RingHistoryIT {
   }
 
   static CuratorFramework connect(TestCluster cluster) throws InterruptedException {
-    CuratorFramework zk =
-        CuratorFrameworkFactory.newClient(
-            cluster.zookeeperConnectString(), new ExponentialBackoffRetry(100, 5));
+    // The nodes' identity: frsm's znodes are closed to anyone else (docs/OPERATIONS.md "ZooKeeper
+    // authentication").
+    CuratorFramework zk = cluster.zooKeeperClient();
     zk.start();
     assertTrue(zk.blockUntilConnected(30, TimeUnit.SECONDS));
     return zk;
