@@ -9,6 +9,8 @@ import io.frsm.server.cli.AdminConnections.AdminException;
 import io.frsm.server.ring.NodeInfo;
 import io.frsm.server.zk.MembershipRegistry;
 import io.frsm.server.zk.ZkLayout;
+import io.frsm.server.zk.ZooKeeperAccess;
+import io.frsm.server.zk.ZooKeeperCredential;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -16,7 +18,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -43,6 +44,16 @@ final class AdminOptions {
       scope = ScopeType.INHERIT,
       description = "The cluster's ZooKeeper: the registered nodes' addresses are read there.")
   String zookeeper;
+
+  @Option(
+      names = "--zookeeper-credential",
+      paramLabel = "FILE",
+      scope = ScopeType.INHERIT,
+      description =
+          "With --zookeeper: the file of one line user:password to authenticate to ZooKeeper with"
+              + " (the nodes' zookeeper.readerCredentialFile or credentialFile); needed unless the"
+              + " cluster runs with security.insecure: true.")
+  Path zookeeperCredential;
 
   @Option(
       names = "--cluster",
@@ -99,8 +110,17 @@ final class AdminOptions {
       }
       return out;
     }
+    ZooKeeperCredential credential;
+    try {
+      credential =
+          zookeeperCredential == null ? null : ZooKeeperCredential.read(zookeeperCredential);
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), e.getMessage());
+    }
     try (CuratorFramework zk =
-        CuratorFrameworkFactory.newClient(zookeeper, new ExponentialBackoffRetry(100, 3))) {
+        ZooKeeperAccess.builder(zookeeper, credential)
+            .retryPolicy(new ExponentialBackoffRetry(100, 3))
+            .build()) {
       zk.start();
       if (!zk.blockUntilConnected(15, TimeUnit.SECONDS)) {
         throw new AdminException("cannot reach ZooKeeper at " + zookeeper);

@@ -176,10 +176,13 @@ class AdminCommandIT {
   void replace_aDeadNode_throughZooKeeper(@TempDir Path dir) throws Exception {
     try (LocalCluster cluster = LocalCluster.start(dir, LocalCommand.CLUSTER_ID, 3)) {
       TlsFiles admin = cluster.adminClientFiles();
+      // frsm's znodes are closed to anonymous sessions: the reader identity frsm local made.
       String zk = cluster.zookeeperConnect();
+      String reader = cluster.zookeeperReaderCredentialFile().toString();
       cluster.kill(3);
       FrsmNode fresh = cluster.startJoining();
-      FrsmRun before = adminVia("--zookeeper", zk, admin, "status");
+      FrsmRun before =
+          adminVia("--zookeeper", zk, admin, "status", "--zookeeper-credential", reader);
       assertEquals(0, before.exitCode(), before.out() + before.err());
       assertTrue(row(before.out(), 3, "down"), before.out());
       assertTrue(row(before.out(), 4, "joining candidate"), before.out());
@@ -194,15 +197,28 @@ class AdminCommandIT {
               "4",
               "--wait",
               "--timeout",
-              "PT3M");
+              "PT3M",
+              "--zookeeper-credential",
+              reader);
       assertEquals(0, replaced.exitCode(), replaced.out() + replaced.err());
       assertTrue(replaced.out().startsWith("accepted: replace node 3 with node 4"), replaced.out());
       assertTrue(replaced.out().contains("done: ring version "), replaced.out());
       fresh.awaitReady(Duration.ofMinutes(1));
-      FrsmRun after = adminVia("--zookeeper", zk, admin, "status");
+      FrsmRun after =
+          adminVia("--zookeeper", zk, admin, "status", "--zookeeper-credential", reader);
       assertTrue(row(after.out(), 3, "retired"), after.out());
       assertTrue(row(after.out(), 4, "member"), after.out());
-      FrsmRun again = adminVia("--zookeeper", zk, admin, "replace", "3", "--with", "4");
+      FrsmRun again =
+          adminVia(
+              "--zookeeper",
+              zk,
+              admin,
+              "replace",
+              "3",
+              "--with",
+              "4",
+              "--zookeeper-credential",
+              reader);
       assertEquals(1, again.exitCode(), again.out());
       assertTrue(again.out().startsWith("refused: "), again.out());
     }
