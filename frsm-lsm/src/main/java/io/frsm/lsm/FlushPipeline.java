@@ -44,7 +44,10 @@ final class FlushPipeline {
   private final ScheduledExecutorService executor;
   private final Runnable afterPublish;
 
-  /** Told the mark time of every purged delete a flush writes ({@link PurgeCompactions}). */
+  /**
+   * Told the mark time of every purge mark a flush writes that may drop a key ({@link
+   * PurgeCompactions#flushedMark}).
+   */
   private final java.util.function.LongConsumer flushedPurgeMark;
 
   private final ArrayDeque<Pending> queue = new ArrayDeque<>();
@@ -168,7 +171,7 @@ final class FlushPipeline {
         SSTableWriter.create(fs, state.pathOf(generation), m.cellCount(), tableOptions)) {
       for (Iterator<Cell> it = m.iterator(null, null); it.hasNext(); ) {
         Cell cell = it.next();
-        if (PurgeCompactions.purgedDelete(cell)) {
+        if (PurgeCompactions.flushedMark(cell)) {
           flushedPurgeMark.accept(cell.purge().markTimeMs());
         }
         writer.add(cell);

@@ -14,10 +14,11 @@ import java.util.function.Supplier;
  * reaching this replica.
  *
  * <p>What it knows of: every purged delete a flush wrote into a table (a mark in a memtable cannot
- * be dropped before its flush: {@link TombstonePolicy} rule 3), every one a compaction kept (still
- * in grace, or a memtable or import may hold the key), and — since neither survives a restart — the
- * engine's start, if it opened with tables: those may hold marks, so one purge compaction follows a
- * grace period after the start.
+ * be dropped before its flush: {@link TombstonePolicy} rule 3), every purge mark a flush wrote
+ * without a value (a Purge that reached this replica after its delete was flushed: the purge
+ * compaction merges the two), every one a compaction kept (still in grace, or a memtable or import
+ * may hold the key), and — since neither survives a restart — the engine's start, if it opened with
+ * tables: those may hold marks, so one purge compaction follows a grace period after the start.
  *
  * <p>Thread-safe: marks come from writers and compaction threads, {@link #maybeStart} from the
  * maintenance thread.
@@ -44,6 +45,20 @@ final class PurgeCompactions {
   static boolean purgedDelete(Cell cell) {
     AcceptedValue a = cell.accepted();
     return a != null && a.isDelete() && cell.purge() != null && cell.purge().names(a);
+  }
+
+  /**
+   * Whether a flush writing {@code cell} must count its mark: a purged delete, or a purge mark
+   * alone (no accepted value). The latter is how a replica usually gets its mark: a Purge persists
+   * the mark by itself (a blind merge), and once the delete it names was flushed before the purge
+   * arrived, the two meet only when a compaction merges their tables. Not counting it left such a
+   * replica's delete in place for good: no purge compaction was ever scheduled for it. A mark on a
+   * newer value (the key was re-created) is not counted: it lets nothing be dropped. A mark alone
+   * whose delete is already gone (a late resend) costs one purge compaction: compactions re-count
+   * only the purged deletes they keep.
+   */
+  static boolean flushedMark(Cell cell) {
+    return cell.purge() != null && (cell.accepted() == null || purgedDelete(cell));
   }
 
   /** A purge mark made at {@code markTimeMs} (wall clock) was written or kept. */

@@ -147,4 +147,29 @@ class PurgeCompactionsTest {
     LsmEngineTest.waitUntil(() -> engine.tables().isEmpty(), "the purge compaction after a start");
     assertNull(engine.get(gone));
   }
+
+  /**
+   * The usual order on a replica that is not the delete's leader (Acceptor: a Purge persists a cell
+   * of the mark alone): the delete was flushed before the purge reached it, so the mark is flushed
+   * into a table of its own, without the delete it names. The flush must still count it, or no
+   * purge compaction ever merges the two and drops the key (DeleteReclaimIT).
+   */
+  @Test
+  void engine_dropsAPurgedDelete_whoseMarkWasFlushedApartFromTheDelete() throws Exception {
+    LsmEngine engine = openEngine();
+    Key gone = key("gone");
+    engine.write(live(gone, 1, 0, "v", true)).get(30, TimeUnit.SECONDS);
+    engine.write(deleted(gone, 1, 1, true)).get(30, TimeUnit.SECONDS);
+    engine.flush().get(30, TimeUnit.SECONDS);
+    engine.write(purge(gone, 1, 1, clockMs.get())).get(30, TimeUnit.SECONDS);
+    engine.flush().get(30, TimeUnit.SECONDS);
+    assertEquals(2, engine.tables().size());
+    assertNotNull(engine.get(gone).purge(), "the mark reached the replica");
+
+    clockMs.addAndGet(GRACE_MS);
+    engine.runMaintenance();
+    LsmEngineTest.waitUntil(
+        () -> engine.tables().isEmpty(), "the purge compaction to merge and drop the key");
+    assertNull(engine.get(gone));
+  }
 }
