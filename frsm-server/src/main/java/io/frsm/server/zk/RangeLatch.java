@@ -119,10 +119,11 @@ final class RangeLatch implements AutoCloseable {
   }
 
   /**
-   * Completes once no creation of an entry is in flight (at once if none is). The ZooKeeper client
-   * must not close before: the first entry of a latch also creates the latch znode, which Curator
-   * does with calls made on its background thread, and closing the client interrupts them (Curator
-   * logs SEVERE "Background exception was not retry-able").
+   * Completes once no creation of an entry is in flight (at once if none is), nor the delete a
+   * closed latch makes of its entry. The ZooKeeper client must not close before: the first entry of
+   * a latch also creates the latch znode, which Curator does with calls made on its background
+   * thread, and closing the client interrupts them or finds a delete still queued (Curator logs
+   * SEVERE "Background exception was not retry-able").
    */
   synchronized CompletableFuture<Void> creationAnswered() {
     return creation;
@@ -144,7 +145,10 @@ final class RangeLatch implements AutoCloseable {
     zk.getConnectionStateListenable().removeListener(connectionListener);
     zk.removeWatchers();
     if (entry != null) {
-      deleteEntry(entry);
+      // Tracked like a creation: the client must not close under this delete either.
+      CompletableFuture<Void> deleted = new CompletableFuture<>();
+      creation = deleted;
+      deleteEntry(entry, () -> deleted.complete(null));
       entry = null;
     }
   }
@@ -172,8 +176,9 @@ final class RangeLatch implements AutoCloseable {
 
   private synchronized void created(CuratorEvent answer) {
     creating = false;
-    creation.complete(null);
+    CompletableFuture<Void> answered = creation;
     if (answer.getResultCode() != Code.OK.intValue()) {
+      answered.complete(null);
       // Curator retried what can be retried; the next reconnect joins again.
       if (!closed) {
         LOG.log(
@@ -185,9 +190,13 @@ final class RangeLatch implements AutoCloseable {
       return;
     }
     if (closed) {
-      deleteEntry(answer.getName());
+      // Answered only once the delete of the entry nobody wants is answered too: whoever waits
+      // for the creation may then close the client, and a delete still queued on a closed client
+      // made Curator log SEVERE "Background exception was not retry-able" (RangeLatchIT).
+      deleteEntry(answer.getName(), () -> answered.complete(null));
       return;
     }
+    answered.complete(null);
     entry = answer.getName();
     check();
   }
@@ -362,9 +371,15 @@ final class RangeLatch implements AutoCloseable {
   }
 
   private void deleteEntry(String path) {
+    deleteEntry(path, () -> {});
+  }
+
+  /** Deletes {@code path} in the background; {@code answered} runs once ZooKeeper answered. */
+  private void deleteEntry(String path, Runnable answered) {
     try {
-      zk.delete().guaranteed().inBackground().forPath(path);
+      zk.delete().guaranteed().inBackground((client, event) -> answered.run()).forPath(path);
     } catch (Exception e) {
+      answered.run();
       LOG.log(System.Logger.Level.WARNING, describedAs + ": cannot delete its latch entry", e);
     }
   }
