@@ -9,8 +9,6 @@ import io.frsm.server.cli.AdminConnections.AdminException;
 import io.frsm.server.ring.NodeInfo;
 import io.frsm.server.zk.MembershipRegistry;
 import io.frsm.server.zk.ZkLayout;
-import io.frsm.server.zk.ZooKeeperAccess;
-import io.frsm.server.zk.ZooKeeperCredential;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -18,7 +16,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.retry.ExponentialBackoffRetry;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -110,17 +107,7 @@ final class AdminOptions {
       }
       return out;
     }
-    ZooKeeperCredential credential;
-    try {
-      credential =
-          zookeeperCredential == null ? null : ZooKeeperCredential.read(zookeeperCredential);
-    } catch (IllegalArgumentException e) {
-      throw new ParameterException(spec.commandLine(), e.getMessage());
-    }
-    try (CuratorFramework zk =
-        ZooKeeperAccess.builder(zookeeper, credential)
-            .retryPolicy(new ExponentialBackoffRetry(100, 3))
-            .build()) {
+    try (CuratorFramework zk = ZooKeeperConnect.client(spec, zookeeper, zookeeperCredential)) {
       zk.start();
       if (!zk.blockUntilConnected(15, TimeUnit.SECONDS)) {
         throw new AdminException("cannot reach ZooKeeper at " + zookeeper);

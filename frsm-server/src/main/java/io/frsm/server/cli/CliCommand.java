@@ -12,8 +12,6 @@ import io.frsm.server.zk.ClusterShape;
 import io.frsm.server.zk.MembershipRegistry;
 import io.frsm.server.zk.RangeTermStore;
 import io.frsm.server.zk.ZkLayout;
-import io.frsm.server.zk.ZooKeeperAccess;
-import io.frsm.server.zk.ZooKeeperCredential;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -23,7 +21,6 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.retry.ExponentialBackoffRetry;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -234,17 +231,7 @@ final class CliCommand implements Runnable {
       throw new ParameterException(
           spec.commandLine(), "ring and leader read the cluster's ZooKeeper: give --zookeeper");
     }
-    ZooKeeperCredential credential;
-    try {
-      credential =
-          zookeeperCredential == null ? null : ZooKeeperCredential.read(zookeeperCredential);
-    } catch (IllegalArgumentException e) {
-      throw new ParameterException(spec.commandLine(), e.getMessage());
-    }
-    try (CuratorFramework zk =
-        ZooKeeperAccess.builder(zookeeper, credential)
-            .retryPolicy(new ExponentialBackoffRetry(100, 3))
-            .build()) {
+    try (CuratorFramework zk = ZooKeeperConnect.client(spec, zookeeper, zookeeperCredential)) {
       zk.start();
       if (!zk.blockUntilConnected(15, TimeUnit.SECONDS)) {
         out.println("error: cannot reach ZooKeeper at " + zookeeper);
