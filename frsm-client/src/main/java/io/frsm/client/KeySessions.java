@@ -388,20 +388,44 @@ public final class KeySessions {
    * it cannot start before. A read older than the one handed over before it runs again instead: the
    * new run starts after that read ended, so linearizability alone keeps it from being older, and
    * its answer is taken as it is.
+   *
+   * <p>The rerun starts while this thread still holds the key's delivery, so a rerun answered at
+   * once (a runner that fails fast, or an answer that beats {@code whenComplete}) is picked up by
+   * this loop rather than by a nested call: on a loaded machine every rerun can be answered that
+   * way, and nesting one delivery per rerun overflowed the stack, which CompletableFuture
+   * swallowed, leaving the key's delivery taken for good and its reads unanswered.
    */
   private void deliverReads(KeyState state) {
+    boolean handedOff = false;
+    try {
+      handedOff = deliverEndedReads(state);
+    } finally {
+      if (!handedOff) {
+        // Only a Throwable gets here (a caller's code cannot: it runs on callbacks or in its
+        // future's dependents, which catch). Give the delivery up so the next ended read resumes
+        // it.
+        synchronized (this) {
+          state.delivering = false;
+        }
+      }
+    }
+  }
+
+  /** The loop of {@link #deliverReads}; true once it gave the key's delivery up, as it must. */
+  private boolean deliverEndedReads(KeyState state) {
     while (true) {
       Read head;
       Optional<Versioned> value;
       boolean again;
       synchronized (this) {
+        assert state.delivering : "delivering reads without holding the key's delivery";
         head = state.reads.peek();
         if (head == null || !head.ended) {
           state.delivering = false;
           if (head == null) {
             state.floor = null; // a later read starts after every earlier one ended
           }
-          return;
+          return true;
         }
         value =
             head.error == null && head.outcome instanceof ClientOutcome.ReadResult r
@@ -412,15 +436,20 @@ public final class KeySessions {
         if (again) {
           head.ended = false;
           head.rerun = true;
-          state.delivering = false;
         } else if (value == null) {
           value = state.floor; // a failed read orders nothing
         }
       }
       if (again) {
         counters.readRerun();
-        runRead(state, head);
-        return;
+        runRead(state, head); // an answer that comes now finds the delivery taken, and returns
+        synchronized (this) {
+          if (!head.ended) {
+            state.delivering = false; // the rerun's answer, when it comes, takes the delivery
+            return true;
+          }
+        }
+        continue; // answered already: hand it over here, without nesting
       }
       if (head.lost == null) {
         deliver(head.call, head.outcome, head.error);
