@@ -32,7 +32,15 @@ public interface FrsmClient extends AutoCloseable {
     return new FrsmClientBuilder();
   }
 
-  /** The key's newest chosen value, or empty if it is absent. Linearizable. */
+  /**
+   * The key's newest chosen value, or empty if it is absent. Linearizable.
+   *
+   * <p>A get usually leaves the version as it is, but not always: when the replicas' answers cannot
+   * show that the newest value was chosen (a replica slow or down, a write in flight), the read
+   * settles it by writing the same value again at the next version, and returns that version. So a
+   * CAS should expect the version of the newest call that returned one, not an older one from
+   * before a get.
+   */
   default Optional<Versioned> get(byte[] key) {
     return Futures.join(getAsync(key));
   }

@@ -122,19 +122,23 @@ final class OperationRouter {
       return CompletableFuture.completedFuture(new OperationResponse.Invalid(refusal));
     }
     long tau = request.invokedAtMicros() == 0 ? now : request.invokedAtMicros();
-    return serveClient(CoreOperations.toCore(request.operation()), tau, MAX_REROUTES);
+    return serveClient(CoreOperations.toCore(request.operation()), tau, MAX_REROUTES, false);
   }
 
   /**
    * A thin client's operation: redirected when another node leads the key's range, else run here;
    * routed again (up to {@code reroutesLeft} times) if this node gives the range up before
-   * coordinating it.
+   * coordinating it ({@code handedOver}: this node's core gave it back, so it is not run here again
+   * while another replica is live, see {@link RangeRouter#coordinatorAfterHandOver}).
    */
   private CompletableFuture<OperationResponse> serveClient(
-      Operation operation, long tau, int reroutesLeft) {
+      Operation operation, long tau, int reroutesLeft, boolean handedOver) {
     RangeRouter ranges = serving.ranges();
     if (ranges != null) {
-      int coordinator = ranges.coordinatorOf(operation.key());
+      int coordinator =
+          handedOver
+              ? ranges.coordinatorAfterHandOver(operation.key())
+              : ranges.coordinatorOf(operation.key());
       if (coordinator != self) {
         InetSocketAddress leader = members.clientAddress(coordinator);
         if (leader != null && leader.getPort() > 0) {
@@ -149,7 +153,7 @@ final class OperationRouter {
         .thenCompose(
             outcome ->
                 movedAway(outcome)
-                    ? serveClient(operation, tau, reroutesLeft - 1)
+                    ? serveClient(operation, tau, reroutesLeft - 1, true)
                     : CompletableFuture.completedFuture(completed(outcome)));
   }
 
@@ -158,28 +162,31 @@ final class OperationRouter {
    * the node that does (following its redirects), with the caller's τ.
    */
   CompletableFuture<Outcome> route(Operation operation, long invokedAtMicros) {
-    return route(operation, invokedAtMicros, MAX_REROUTES);
+    return route(operation, invokedAtMicros, MAX_REROUTES, false);
   }
 
   /**
    * An embedded client's operation: run here when this node should coordinate the key, else
    * forwarded to the range's leader; routed again (up to {@code reroutesLeft} times) if this node
-   * gives the range up before coordinating it.
+   * gives the range up before coordinating it ({@code handedOver}: as in {@link #serveClient}).
    */
   private CompletableFuture<Outcome> route(
-      Operation operation, long invokedAtMicros, int reroutesLeft) {
+      Operation operation, long invokedAtMicros, int reroutesLeft, boolean handedOver) {
     RangeRouter ranges = serving.ranges();
     if (ranges == null) {
       // Not serving: answered "not executed".
       return submit(operation, invokedAtMicros, false);
     }
-    int coordinator = ranges.coordinatorOf(operation.key());
+    int coordinator =
+        handedOver
+            ? ranges.coordinatorAfterHandOver(operation.key())
+            : ranges.coordinatorOf(operation.key());
     if (coordinator == self) {
       return submit(operation, invokedAtMicros, reroutesLeft > 0)
           .thenCompose(
               outcome ->
                   movedAway(outcome)
-                      ? route(operation, invokedAtMicros, reroutesLeft - 1)
+                      ? route(operation, invokedAtMicros, reroutesLeft - 1, true)
                       : CompletableFuture.completedFuture(outcome));
     }
     InetSocketAddress target = members.clientAddress(coordinator);

@@ -44,6 +44,22 @@ final class RangeRouter {
     if (leadership.holds(range)) {
       return self;
     }
+    return successorOf(range, false);
+  }
+
+  /**
+   * The node to coordinate {@code key} once this node's core gave the operation back because it
+   * gave the key's range up (or stopped competing for it). Never this node while another replica is
+   * live: for a moment after the core was told, this node may still hold the range's latch (its
+   * release is on the way) or see itself as the preferred holder, and running the operation here
+   * again would only be given back again — three times, and the caller would hear "not executed"
+   * for a write the new leader would have run.
+   */
+  int coordinatorAfterHandOver(Key key) {
+    return successorOf(ring.rangeIndexOf(key.token()), true);
+  }
+
+  private int successorOf(int range, boolean notSelf) {
     List<Integer> replicas = ring.replicasOfRange(range);
     Set<Integer> live = leadership.liveMembers();
     int preferred = leadership.preferredHolder(range);
@@ -51,11 +67,11 @@ final class RangeRouter {
     if (named >= 0 && named != self && named == preferred) {
       return named;
     }
-    if (preferred >= 0) {
+    if (preferred >= 0 && !(notSelf && preferred == self)) {
       return preferred;
     }
     for (int id : replicas) {
-      if (live.contains(id)) {
+      if (live.contains(id) && !(notSelf && id == self)) {
         return id; // live but not ready yet: it will be soon
       }
     }
