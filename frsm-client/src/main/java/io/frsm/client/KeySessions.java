@@ -14,7 +14,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -255,7 +254,7 @@ public final class KeySessions {
     synchronized (this) {
       while (!state.exclusive && !state.queue.isEmpty()) {
         Call head = state.queue.peek();
-        Version lost = cannotSucceed(head.operation(), state.seen);
+        Version lost = SessionAnswers.cannotSucceed(head.operation(), state.seen);
         if (!state.needsFence && (!head.operation().mutates() || lost != null)) {
           state.queue.poll();
           Read read = new Read(head, lost);
@@ -303,7 +302,9 @@ public final class KeySessions {
                       if (error == null && outcome instanceof ClientOutcome.ReadResult) {
                         synchronized (this) {
                           state.needsFence = false;
-                          state.seen = newer(state.seen, chosenVersion(outcome));
+                          state.seen =
+                              SessionAnswers.newer(
+                                  state.seen, SessionAnswers.chosenVersion(outcome));
                         }
                         runAlone(key, state, call);
                       } else {
@@ -312,7 +313,7 @@ public final class KeySessions {
                                 new NotExecutedException(
                                     "the key's last mutation has an unknown outcome and the fence"
                                         + " that resolves it failed ("
-                                        + describe(outcome, error)
+                                        + SessionAnswers.describe(outcome, error)
                                         + ")"));
                         endAlone(key, state);
                       }
@@ -331,9 +332,10 @@ public final class KeySessions {
             (outcome, error) -> {
               boolean unknown =
                   outcome instanceof ClientOutcome.Unknown
-                      || unwrap(error) instanceof OutcomeUnknownException;
+                      || SessionAnswers.unwrap(error) instanceof OutcomeUnknownException;
               synchronized (this) {
-                state.seen = newer(state.seen, chosenVersion(outcome));
+                state.seen =
+                    SessionAnswers.newer(state.seen, SessionAnswers.chosenVersion(outcome));
                 if (call.operation().mutates() && unknown) {
                   state.needsFence = true;
                   state.fenceNotBeforeNanos =
@@ -432,7 +434,10 @@ public final class KeySessions {
                 ? r.value()
                 : null;
         again =
-            value != null && !head.rerun && state.floor != null && olderThan(value, state.floor);
+            value != null
+                && !head.rerun
+                && state.floor != null
+                && SessionAnswers.olderThan(value, state.floor);
         if (again) {
           head.ended = false;
           head.rerun = true;
@@ -454,112 +459,22 @@ public final class KeySessions {
       if (head.lost == null) {
         deliver(head.call, head.outcome, head.error);
       } else {
-        deliverLost(head);
+        SessionAnswers.answerLost(
+            head.call.result(), head.call.operation(), head.lost, head.outcome, head.error);
       }
       synchronized (this) {
         state.reads.poll();
         state.floor = value;
         if (value != null && value.isPresent()) {
-          state.seen = newer(state.seen, value.get().version());
+          state.seen = SessionAnswers.newer(state.seen, value.get().version());
         }
       }
     }
   }
 
-  /**
-   * A CAS or delete answered by a read: a mismatch with what the read found, or not executed if the
-   * read failed — the call itself was never sent, so it did not take effect. The read began after
-   * the answer that showed version {@code lost}, so linearizability keeps it from finding an older
-   * one, let alone the expected one: checked, as a broken session invariant must not pass as a
-   * mismatch.
-   */
-  private static void deliverLost(Read read) {
-    if (read.error == null && read.outcome instanceof ClientOutcome.ReadResult r) {
-      if (r.value().isPresent() && r.value().get().version().compareTo(read.lost) < 0) {
-        read.call
-            .result()
-            .completeExceptionally(
-                new IllegalStateException(
-                    "session invariant broken: a read after version "
-                        + read.lost
-                        + " was seen found "
-                        + r.value().get().version()));
-        return;
-      }
-      read.call
-          .result()
-          .complete(new ClientOutcome.Mismatch(expected(read.call.operation()), r.value()));
-      return;
-    }
-    read.call
-        .result()
-        .complete(
-            new ClientOutcome.NotExecuted(
-                "the key was already seen at version "
-                    + read.lost
-                    + ", so the call cannot succeed, and the read for its current value failed ("
-                    + describe(read.outcome, read.error)
-                    + ")"));
-  }
-
-  /**
-   * The version {@code operation} expects if it is a CAS or delete that cannot succeed because
-   * {@code seen}, already chosen, is newer; otherwise null.
-   */
-  private static Version cannotSucceed(ClientOperation operation, Version seen) {
-    if (seen == null
-        || !(operation instanceof ClientOperation.Cas
-            || operation instanceof ClientOperation.Delete)) {
-      return null;
-    }
-    return expected(operation).compareTo(seen) < 0 ? seen : null;
-  }
-
-  private static Version expected(ClientOperation operation) {
-    if (operation instanceof ClientOperation.Cas cas) {
-      return cas.expected();
-    }
-    return ((ClientOperation.Delete) operation).expected();
-  }
-
-  /** The chosen version an answer shows, or null (absent, failed, unknown). */
-  private static Version chosenVersion(ClientOutcome outcome) {
-    if (outcome instanceof ClientOutcome.Written w) {
-      return w.version();
-    } else if (outcome instanceof ClientOutcome.Deleted d) {
-      return d.version();
-    } else if (outcome instanceof ClientOutcome.ReadResult r) {
-      return r.value().map(Versioned::version).orElse(null);
-    } else if (outcome instanceof ClientOutcome.Mismatch m) {
-      return m.current().map(Versioned::version).orElse(null);
-    } else if (outcome instanceof ClientOutcome.Exists e) {
-      return e.current().version();
-    }
-    return null;
-  }
-
-  private static Version newer(Version a, Version b) {
-    if (a == null) {
-      return b;
-    }
-    return b == null || a.compareTo(b) >= 0 ? a : b;
-  }
-
-  /**
-   * Whether a read's value may be older than {@code floor}, one read before it. Versions only grow
-   * over a key's history (a create's epoch is above every one before it), so two present values are
-   * ordered by version; absent against present could be either way round.
-   */
-  private static boolean olderThan(Optional<Versioned> value, Optional<Versioned> floor) {
-    if (value.isPresent() && floor.isPresent()) {
-      return value.get().version().compareTo(floor.get().version()) < 0;
-    }
-    return value.isPresent() != floor.isPresent();
-  }
-
   private static void deliver(Call call, ClientOutcome outcome, Throwable error) {
     if (error != null) {
-      call.result().completeExceptionally(unwrap(error));
+      call.result().completeExceptionally(SessionAnswers.unwrap(error));
     } else {
       call.result().complete(outcome);
     }
@@ -605,20 +520,5 @@ public final class KeySessions {
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
-  }
-
-  private static Throwable unwrap(Throwable error) {
-    return error instanceof CompletionException && error.getCause() != null
-        ? error.getCause()
-        : error;
-  }
-
-  private static String describe(ClientOutcome outcome, Throwable error) {
-    if (error != null) {
-      return unwrap(error).getMessage();
-    }
-    return outcome instanceof ClientOutcome.Failure f
-        ? f.toException().getMessage()
-        : String.valueOf(outcome);
   }
 }
