@@ -27,7 +27,7 @@ import java.util.ServiceLoader;
  */
 public final class FrsmClientBuilder {
   /** The most network threads a client may run ({@link #ioThreads}). */
-  public static final int MAX_IO_THREADS = 64;
+  public static final int MAX_IO_THREADS = ClientSettings.MAX_IO_THREADS;
 
   private List<String> seeds = List.of();
   private String zookeeper = "";

@@ -1,7 +1,6 @@
 package io.frsm.api.spi;
 
 import io.frsm.api.ClientObserver;
-import io.frsm.api.FrsmClientBuilder;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -44,6 +43,9 @@ public record ClientSettings(
     int ioThreads,
     Path zookeeperCredentialFile) {
 
+  /** The most network threads a client may run ({@code FrsmClientBuilder#ioThreads}). */
+  public static final int MAX_IO_THREADS = 64;
+
   /** Settings without a ZooKeeper credential. */
   public ClientSettings(
       List<String> seeds,
@@ -76,9 +78,9 @@ public record ClientSettings(
     Objects.requireNonNull(zookeeperSessionTimeout, "zookeeperSessionTimeout");
     Objects.requireNonNull(connectTimeout, "connectTimeout");
     Objects.requireNonNull(observer, "observer");
-    if (ioThreads < 1 || ioThreads > FrsmClientBuilder.MAX_IO_THREADS) {
+    if (ioThreads < 1 || ioThreads > MAX_IO_THREADS) {
       throw new IllegalArgumentException(
-          "ioThreads must be 1-" + FrsmClientBuilder.MAX_IO_THREADS + ", was " + ioThreads);
+          "ioThreads must be 1-" + MAX_IO_THREADS + ", was " + ioThreads);
     }
     if (seeds.isEmpty() == zookeeper.isEmpty()) {
       throw new IllegalArgumentException("exactly one of seeds and zookeeper must be set");
