@@ -1,7 +1,6 @@
 package io.frsm.lsm;
 
 import io.frsm.cell.Cell;
-import io.frsm.cell.CellMerge;
 import io.frsm.cell.Key;
 import io.frsm.cell.MergeConflictListener;
 import io.frsm.lsm.commitlog.CommitLog;
@@ -71,7 +70,8 @@ public final class LsmEngine implements AutoCloseable {
   private final CompactionManager compactions;
   private final PurgeCompactions purges;
   private final TableTransfer transfer;
-  private final TableSalvage salvage;
+  private final ReplicaQuarantine quarantine;
+  private final ReadPath reads;
   private final Scrubber scrubber;
   private final ExecutorService scrubExecutor;
   private final LsmMetrics metrics;
@@ -84,9 +84,6 @@ public final class LsmEngine implements AutoCloseable {
   private final ExecutorService compactionExecutor;
   private final ScheduledExecutorService maintenance;
   private volatile boolean segregatedFlushes;
-
-  /** Every token quarantined ({@link ReplicaFence}); set at open, cleared by its release. */
-  private volatile boolean replicaFenced;
 
   private volatile java.util.function.DoubleSupplier heapUsedFraction =
       LsmEngine::runtimeHeapUsedFraction;
@@ -147,7 +144,14 @@ public final class LsmEngine implements AutoCloseable {
             compactions::maybeScheduleMinor,
             purges::marked);
     this.transfer = new TableTransfer(fs, state, tableOptions, importing);
-    this.salvage = new TableSalvage(fs, state, tableOptions);
+    this.quarantine =
+        new ReplicaQuarantine(
+            fs,
+            config.dataDirectory(),
+            state,
+            new TableSalvage(fs, state, tableOptions),
+            compactions::maybeScheduleMinor);
+    this.reads = new ReadPath(state, quarantine, conflicts);
     this.scrubber =
         new Scrubber(
             fs, config.dataDirectory(), state, config.scrubThroughputBytesPerSecond(), registry);
@@ -228,8 +232,7 @@ public final class LsmEngine implements AutoCloseable {
     LsmEngine engine =
         new LsmEngine(
             config, fs, wallClockMillis, state, commitLog, metrics, conflicts, 1, registry);
-    engine.replicaFenced = ReplicaFence.present(fs, dataDir);
-    if (engine.replicaFenced) {
+    if (engine.quarantine.loadFence()) {
       LOG.log(
           System.Logger.Level.ERROR,
           "this replica is fenced ({0}): the commit log lost acknowledged records; every key is"
@@ -482,48 +485,7 @@ public final class LsmEngine implements AutoCloseable {
    *     table, may hold the key
    */
   public Cell get(Key key) throws IOException {
-    if (replicaFenced) {
-      throw QuarantinedRangeException.replicaFenced(key.toString());
-    }
-    EngineView view = state.acquire();
-    try {
-      QuarantinedTable q = view.quarantinedHolding(key);
-      if (q != null) {
-        throw new QuarantinedRangeException(q.entry, key.toString());
-      }
-      Cell result = view.active.get(key);
-      for (Memtable m : view.frozen) {
-        result = mergeNullable(result, m.get(key));
-      }
-      for (TableHandle t : view.tables) {
-        TableEntry entry = t.entry();
-        if (!entry.coversToken(key.token())) {
-          continue;
-        }
-        TokenInterval fenced = entry.quarantinedIntervalHolding(key.token());
-        if (fenced != null && t.reader().mightContain(key)) {
-          throw new QuarantinedRangeException(entry, fenced, key.toString());
-        }
-        Cell c;
-        try {
-          c = t.reader().get(key);
-        } catch (CorruptionException e) {
-          state.quarantine(t, e);
-          throw e;
-        }
-        result = mergeNullable(result, c);
-      }
-      return result;
-    } finally {
-      view.release();
-    }
-  }
-
-  private Cell mergeNullable(Cell a, Cell b) {
-    if (a == null) {
-      return b;
-    }
-    return b == null ? a : CellMerge.merge(a, b, conflicts);
+    return reads.get(key);
   }
 
   /**
@@ -533,86 +495,7 @@ public final class LsmEngine implements AutoCloseable {
    * @throws QuarantinedRangeException if a quarantined table or block overlaps the range
    */
   public CellIterator scan(long fromToken, long toToken) throws IOException {
-    if (fromToken > toToken) {
-      throw new IllegalArgumentException("fromToken " + fromToken + " > toToken " + toToken);
-    }
-    if (replicaFenced) {
-      throw QuarantinedRangeException.replicaFenced("tokens [" + fromToken + ", " + toToken + "]");
-    }
-    EngineView view = state.acquire();
-    List<CellIterator> sources = new ArrayList<>();
-    try {
-      for (QuarantinedTable q : view.quarantined) {
-        if (q.overlaps(fromToken, toToken)) {
-          throw new QuarantinedRangeException(
-              q.entry, "tokens [" + fromToken + ", " + toToken + "]");
-        }
-      }
-      for (TableHandle t : view.tables) {
-        TableEntry entry = t.entry();
-        TokenInterval fenced = entry.quarantinedIntervalOverlapping(fromToken, toToken);
-        if (fenced != null) {
-          throw new QuarantinedRangeException(
-              entry, fenced, "tokens [" + fromToken + ", " + toToken + "]");
-        }
-      }
-      Key from = Key.lowestWithToken(fromToken);
-      Key to = toToken == Long.MAX_VALUE ? null : Key.lowestWithToken(toToken + 1);
-      sources.add(MergingCellIterator.of(view.active.iterator(from, to)));
-      for (Memtable m : view.frozen) {
-        sources.add(MergingCellIterator.of(m.iterator(from, to)));
-      }
-      for (TableHandle t : view.tables) {
-        if (t.entry().overlapsTokens(fromToken, toToken)) {
-          sources.add(new QuarantiningIterator(t.reader().scanTokens(fromToken, toToken), t));
-        }
-      }
-    } catch (IOException | RuntimeException e) {
-      for (CellIterator s : sources) {
-        s.close();
-      }
-      view.release();
-      throw e;
-    }
-    // From here the iterator owns the sources and the view: if its first reads fail, it closes
-    // them itself, once.
-    return new MergingCellIterator(sources, conflicts, view::release);
-  }
-
-  /** Quarantines its table when reading it hits a checksum failure. */
-  private final class QuarantiningIterator implements CellIterator {
-    private final CellIterator delegate;
-    private final TableHandle table;
-
-    QuarantiningIterator(CellIterator delegate, TableHandle table) {
-      this.delegate = delegate;
-      this.table = table;
-    }
-
-    @Override
-    public boolean hasNext() throws IOException {
-      try {
-        return delegate.hasNext();
-      } catch (CorruptionException e) {
-        state.quarantine(table, e);
-        throw e;
-      }
-    }
-
-    @Override
-    public Cell next() throws IOException {
-      try {
-        return delegate.next();
-      } catch (CorruptionException e) {
-        state.quarantine(table, e);
-        throw e;
-      }
-    }
-
-    @Override
-    public void close() {
-      delegate.close();
-    }
+    return reads.scan(fromToken, toToken);
   }
 
   // ---------------------------------------------------------------- flush and compaction
@@ -843,22 +726,7 @@ public final class LsmEngine implements AutoCloseable {
    * @throws IllegalArgumentException if the table is not quarantined
    */
   public void releaseQuarantine(long generation) throws IOException {
-    if (generation == ReplicaFence.GENERATION) {
-      if (!replicaFenced) {
-        throw new IllegalArgumentException("the replica is not fenced");
-      }
-      ReplicaFence.remove(fs, config.dataDirectory());
-      replicaFenced = false;
-      return;
-    }
-    boolean whole =
-        state.liveEntries().stream().anyMatch(t -> t.generation() == generation && t.quarantined());
-    if (whole) {
-      state.releaseQuarantine(generation);
-    } else {
-      salvage.rewriteWithoutDamage(generation);
-      compactions.maybeScheduleMinor();
-    }
+    quarantine.release(generation);
   }
 
   /**
@@ -868,25 +736,7 @@ public final class LsmEngine implements AutoCloseable {
    * be repaired from the other replicas, then released with {@link #releaseQuarantine(long)}.
    */
   public List<QuarantinedInterval> quarantinedIntervals() {
-    List<QuarantinedInterval> out = new ArrayList<>();
-    if (replicaFenced) {
-      out.add(
-          new QuarantinedInterval(
-              ReplicaFence.GENERATION, new TokenInterval(Long.MIN_VALUE, Long.MAX_VALUE), true));
-    }
-    for (TableEntry t : state.liveEntries()) {
-      if (t.quarantined()) {
-        out.add(new QuarantinedInterval(t.generation(), t.tokenSpan(), true));
-      } else {
-        for (TokenInterval q : t.quarantinedIntervals()) {
-          out.add(new QuarantinedInterval(t.generation(), q, false));
-        }
-      }
-    }
-    out.sort(
-        java.util.Comparator.comparingLong(QuarantinedInterval::generation)
-            .thenComparingLong(q -> q.tokens().fromToken()));
-    return out;
+    return quarantine.intervals();
   }
 
   // ---------------------------------------------------------------- introspection
@@ -907,7 +757,7 @@ public final class LsmEngine implements AutoCloseable {
 
   /** Tables quarantined whole (see {@link #releaseQuarantine(long)}). */
   public List<TableEntry> quarantinedTables() {
-    return state.liveEntries().stream().filter(TableEntry::quarantined).toList();
+    return quarantine.wholeTables();
   }
 
   public long memtableBytes() {
