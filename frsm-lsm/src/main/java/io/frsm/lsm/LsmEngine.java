@@ -4,7 +4,6 @@ import io.frsm.cell.Cell;
 import io.frsm.cell.Key;
 import io.frsm.cell.MergeConflictListener;
 import io.frsm.lsm.commitlog.CommitLog;
-import io.frsm.lsm.commitlog.CommitLogCheckpoint;
 import io.frsm.lsm.commitlog.CommitLogConfig;
 import io.frsm.lsm.compaction.RateLimiter;
 import io.frsm.lsm.compaction.SizeTieredPlanner;
@@ -28,7 +27,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -37,7 +35,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.LongSupplier;
 
 /**
@@ -76,18 +73,15 @@ public final class LsmEngine implements AutoCloseable {
   private final ExecutorService scrubExecutor;
   private final LsmMetrics metrics;
   private final MergeConflictListener conflicts;
-  private final ReentrantReadWriteLock switchLock = new ReentrantReadWriteLock();
-  private final AtomicLong memtableIds = new AtomicLong();
-  private final AtomicBoolean sizeFlushRequested = new AtomicBoolean();
+  private final MemtableSwitch memtables;
+  private final WritePath writes;
   private final AtomicLong exportCounter = new AtomicLong();
   private final ScheduledExecutorService flushExecutor;
   private final ExecutorService compactionExecutor;
   private final ScheduledExecutorService maintenance;
-  private volatile boolean segregatedFlushes;
 
   private volatile java.util.function.DoubleSupplier heapUsedFraction =
       LsmEngine::runtimeHeapUsedFraction;
-  private volatile boolean closed;
   private final AtomicBoolean shutDown = new AtomicBoolean();
 
   private LsmEngine(
@@ -107,7 +101,6 @@ public final class LsmEngine implements AutoCloseable {
     this.commitLog = commitLog;
     this.metrics = metrics;
     this.conflicts = conflicts;
-    this.memtableIds.set(firstMemtableId);
     SSTableOptions tableOptions =
         new SSTableOptions(config.sstableBlockSizeBytes(), config.bloomBitsPerKey());
     this.flushExecutor = Executors.newSingleThreadScheduledExecutor(named("frsm-lsm-flush"));
@@ -143,6 +136,10 @@ public final class LsmEngine implements AutoCloseable {
             flushExecutor,
             compactions::maybeScheduleMinor,
             purges::marked);
+    this.memtables =
+        new MemtableSwitch(
+            state, commitLog, flushes, wallClockMillis, conflicts, maintenance, firstMemtableId);
+    this.writes = new WritePath(config, state, memtables, flushes, metrics);
     this.transfer = new TableTransfer(fs, state, tableOptions, importing);
     this.quarantine =
         new ReplicaQuarantine(
@@ -355,31 +352,7 @@ public final class LsmEngine implements AutoCloseable {
    * @throws IllegalStateException if the engine is closed
    */
   public CompletableFuture<Void> write(Cell cell) {
-    checkSize(cell);
-    CompletableFuture<Void> stalled = stalledByFlushes();
-    if (stalled != null) {
-      return stalled;
-    }
-    Admitted admitted = admitToActiveMemtable(cell, true);
-    Memtable target = admitted.memtable();
-    return admitted
-        .logged()
-        .handle(
-            (ok, error) -> {
-              try {
-                if (error == null) {
-                  target.merge(cell);
-                }
-              } finally {
-                target.releaseWriter();
-              }
-              if (error != null) {
-                metrics.writesRejected.increment();
-                throw error instanceof CompletionException c ? c : new CompletionException(error);
-              }
-              maybeFlushForSize(target);
-              return null;
-            });
+    return writes.write(cell);
   }
 
   /**
@@ -395,83 +368,7 @@ public final class LsmEngine implements AutoCloseable {
    * @throws IllegalStateException if the engine is closed
    */
   public CompletableFuture<Void> writeUnlogged(Cell cell) {
-    checkSize(cell);
-    CompletableFuture<Void> stalled = stalledByFlushes();
-    if (stalled != null) {
-      return stalled;
-    }
-    Memtable target = admitToActiveMemtable(cell, false).memtable();
-    try {
-      target.merge(cell);
-    } finally {
-      target.releaseWriter();
-    }
-    metrics.unloggedWrites.increment();
-    maybeFlushForSize(target);
-    return CompletableFuture.completedFuture(null);
-  }
-
-  /** The memtable a writer was admitted to, and its commit-log record's future (null: none). */
-  private record Admitted(Memtable memtable, CompletableFuture<Void> logged) {}
-
-  /**
-   * Admits a writer of {@code cell} to the active memtable under the switch lock, appending its
-   * commit-log record there too when {@code log} (so the record belongs to that memtable's
-   * segments).
-   */
-  private Admitted admitToActiveMemtable(Cell cell, boolean log) {
-    switchLock.readLock().lock();
-    try {
-      if (closed) {
-        throw new IllegalStateException("the LSM engine is closed");
-      }
-      Memtable target = state.peek().active;
-      target.admitWriter();
-      return new Admitted(target, log ? commitLog.append(cell) : null);
-    } finally {
-      switchLock.readLock().unlock();
-    }
-  }
-
-  /** A failed write while too many memtables wait for their flush, else null. */
-  private CompletableFuture<Void> stalledByFlushes() {
-    int waiting = flushes.queued();
-    if (waiting < config.maxFrozenMemtables()) {
-      return null;
-    }
-    metrics.writesRejected.increment();
-    return CompletableFuture.failedFuture(
-        new IOException(
-            "write stalled: "
-                + waiting
-                + " memtables are waiting for their flush (maxFrozenMemtables); the disk is"
-                + " too slow or failing, see the flush errors in the log"));
-  }
-
-  private void checkSize(Cell cell) {
-    int keyBytes = cell.key().length();
-    if (keyBytes > config.maxKeySizeBytes()) {
-      throw new OversizedCellException(
-          "key", keyBytes, config.maxKeySizeBytes(), "maxKeySizeBytes");
-    }
-    if (keyBytes == 0) {
-      throw new IllegalArgumentException("empty key; nothing was written");
-    }
-    if (cell.accepted() != null) {
-      int valueBytes = cell.accepted().valueUnsafe().length;
-      if (valueBytes > config.maxValueSizeBytes()) {
-        throw new OversizedCellException(
-            "value", valueBytes, config.maxValueSizeBytes(), "maxValueSizeBytes");
-      }
-    }
-  }
-
-  private void maybeFlushForSize(Memtable m) {
-    if (m.heapBytes() >= config.memtableFlushSizeBytes()
-        && state.peek().active == m
-        && sizeFlushRequested.compareAndSet(false, true)) {
-      flushAsync(segregatedFlushes);
-    }
+    return writes.writeUnlogged(cell);
   }
 
   // ---------------------------------------------------------------- reads
@@ -502,57 +399,7 @@ public final class LsmEngine implements AutoCloseable {
 
   /** Flushes everything written so far; completes when it is in SSTables. */
   public CompletableFuture<Void> flush() {
-    return flushAsync(segregatedFlushes);
-  }
-
-  /**
-   * Freezes the active memtable and queues its flush, on the maintenance thread: the switch waits
-   * for the commit log to rotate, which must never happen on a commit-log thread (write futures
-   * complete there).
-   */
-  CompletableFuture<Void> flushAsync(boolean segregated) {
-    try {
-      return CompletableFuture.supplyAsync(() -> switchMemtable(segregated), maintenance)
-          .thenCompose(published -> published);
-    } catch (java.util.concurrent.RejectedExecutionException e) {
-      return CompletableFuture.failedFuture(new IllegalStateException("the LSM engine is closed"));
-    }
-  }
-
-  /**
-   * Freezes the active memtable and queues its flush; returns the flush's publish future. If the
-   * active memtable is empty, returns the future of the newest flush already queued (or a completed
-   * one). REQUIRES: not called on a commit-log thread.
-   */
-  private CompletableFuture<Void> switchMemtable(boolean segregated) {
-    switchLock.writeLock().lock();
-    try {
-      if (closed) {
-        return CompletableFuture.failedFuture(
-            new IllegalStateException("the LSM engine is closed"));
-      }
-      Memtable active = state.peek().active;
-      if (active.isEmpty() && active.pendingWriters() == 0) {
-        CompletableFuture<Void> newest = flushes.newestPending();
-        return newest != null ? newest : CompletableFuture.completedFuture(null);
-      }
-      CommitLogCheckpoint checkpoint;
-      try {
-        checkpoint = commitLog.rotate();
-      } catch (IOException e) {
-        return CompletableFuture.failedFuture(e);
-      }
-      Memtable next =
-          new Memtable(memtableIds.getAndIncrement(), wallClockMillis.getAsLong(), conflicts);
-      Memtable frozen = state.switchMemtable(next);
-      frozen.freeze();
-      sizeFlushRequested.set(false);
-      CompletableFuture<Void> published = new CompletableFuture<>();
-      flushes.enqueue(new FlushPipeline.Pending(frozen, checkpoint, segregated, published));
-      return published;
-    } finally {
-      switchLock.writeLock().unlock();
-    }
+    return memtables.flushAsync(memtables.segregatedFlushes());
   }
 
   /**
@@ -568,7 +415,7 @@ public final class LsmEngine implements AutoCloseable {
    * Runs the periodic checks now: memtable lifetime, heap pressure, commit-log size, compaction.
    */
   public void runMaintenance() {
-    if (closed) {
+    if (memtables.isClosed()) {
       return;
     }
     Memtable active = state.peek().active;
@@ -576,18 +423,18 @@ public final class LsmEngine implements AutoCloseable {
     long ageMs = wallClockMillis.getAsLong() - active.createdAtMs();
     if (nonEmpty && ageMs >= config.memtableLifetime().toMillis()) {
       LOG.log(System.Logger.Level.DEBUG, "flushing memtable {0}: older than its lifetime", active);
-      flushAsync(segregatedFlushes);
+      memtables.flushAsync(memtables.segregatedFlushes());
     } else if (nonEmpty && commitLog.overSizeLimit() && flushes.queued() == 0) {
       LOG.log(
           System.Logger.Level.INFO,
           "flushing memtable {0}: commit log over its size limit",
           active);
-      flushAsync(segregatedFlushes);
+      memtables.flushAsync(memtables.segregatedFlushes());
     } else if (nonEmpty
         && active.heapBytes() >= config.minFlushLargestMemtableBytes()
         && heapUsedFraction.getAsDouble() >= config.flushLargestMemtablesHeapFraction()) {
       LOG.log(System.Logger.Level.WARNING, "flushing memtable {0}: heap pressure", active);
-      flushAsync(segregatedFlushes);
+      memtables.flushAsync(memtables.segregatedFlushes());
     }
     compactions.maybeScheduleMinor();
     purges.maybeStart(wallClockMillis.getAsLong());
@@ -618,7 +465,7 @@ public final class LsmEngine implements AutoCloseable {
    * shipped as is to a recovering natural leader (docs/DESIGN.md "Ring").
    */
   public void setSegregatedFlushes(boolean on) {
-    segregatedFlushes = on;
+    memtables.segregatedFlushes(on);
   }
 
   /**
@@ -792,18 +639,12 @@ public final class LsmEngine implements AutoCloseable {
   public void close() {
     CompletableFuture<Void> lastFlush;
     try {
-      lastFlush = switchMemtable(segregatedFlushes);
+      lastFlush = memtables.switchMemtable(memtables.segregatedFlushes());
     } catch (RuntimeException e) {
       lastFlush = CompletableFuture.failedFuture(e);
     }
-    switchLock.writeLock().lock();
-    try {
-      if (closed) {
-        return;
-      }
-      closed = true;
-    } finally {
-      switchLock.writeLock().unlock();
+    if (!memtables.close()) {
+      return;
     }
     try {
       lastFlush.get(60, TimeUnit.SECONDS);
@@ -821,7 +662,7 @@ public final class LsmEngine implements AutoCloseable {
    * began. Lets a caller tell "this engine is gone" apart from a failure of one request.
    */
   public boolean isOpen() {
-    return !closed;
+    return !memtables.isClosed();
   }
 
   /**
@@ -830,12 +671,7 @@ public final class LsmEngine implements AutoCloseable {
    * tests; {@link #close()} is the normal way to stop.
    */
   public void kill() {
-    switchLock.writeLock().lock();
-    try {
-      closed = true;
-    } finally {
-      switchLock.writeLock().unlock();
-    }
+    memtables.close();
     shutdown(true);
   }
 

@@ -1,0 +1,121 @@
+package io.frsm.lsm;
+
+import io.frsm.cell.Cell;
+import io.frsm.lsm.memtable.Memtable;
+import java.io.IOException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+
+/**
+ * The engine's writes: size limits, the stall while too many memtables wait for their flush, the
+ * admission to the active memtable ({@link MemtableSwitch}), the merge once the commit log synced,
+ * and the flush a full memtable asks for.
+ */
+final class WritePath {
+  private final LsmConfig config;
+  private final EngineState state;
+  private final MemtableSwitch memtables;
+  private final FlushPipeline flushes;
+  private final LsmMetrics metrics;
+
+  WritePath(
+      LsmConfig config,
+      EngineState state,
+      MemtableSwitch memtables,
+      FlushPipeline flushes,
+      LsmMetrics metrics) {
+    this.config = config;
+    this.state = state;
+    this.memtables = memtables;
+    this.flushes = flushes;
+    this.metrics = metrics;
+  }
+
+  /** See {@link LsmEngine#write(Cell)}. */
+  CompletableFuture<Void> write(Cell cell) {
+    checkSize(cell);
+    CompletableFuture<Void> stalled = stalledByFlushes();
+    if (stalled != null) {
+      return stalled;
+    }
+    MemtableSwitch.Admitted admitted = memtables.admit(cell, true);
+    Memtable target = admitted.memtable();
+    return admitted
+        .logged()
+        .handle(
+            (ok, error) -> {
+              try {
+                if (error == null) {
+                  target.merge(cell);
+                }
+              } finally {
+                target.releaseWriter();
+              }
+              if (error != null) {
+                metrics.writesRejected.increment();
+                throw error instanceof CompletionException c ? c : new CompletionException(error);
+              }
+              maybeFlushForSize(target);
+              return null;
+            });
+  }
+
+  /** See {@link LsmEngine#writeUnlogged(Cell)}. */
+  CompletableFuture<Void> writeUnlogged(Cell cell) {
+    checkSize(cell);
+    CompletableFuture<Void> stalled = stalledByFlushes();
+    if (stalled != null) {
+      return stalled;
+    }
+    Memtable target = memtables.admit(cell, false).memtable();
+    try {
+      target.merge(cell);
+    } finally {
+      target.releaseWriter();
+    }
+    metrics.unloggedWrites.increment();
+    maybeFlushForSize(target);
+    return CompletableFuture.completedFuture(null);
+  }
+
+  /** A failed write while too many memtables wait for their flush, else null. */
+  private CompletableFuture<Void> stalledByFlushes() {
+    int waiting = flushes.queued();
+    if (waiting < config.maxFrozenMemtables()) {
+      return null;
+    }
+    metrics.writesRejected.increment();
+    return CompletableFuture.failedFuture(
+        new IOException(
+            "write stalled: "
+                + waiting
+                + " memtables are waiting for their flush (maxFrozenMemtables); the disk is"
+                + " too slow or failing, see the flush errors in the log"));
+  }
+
+  private void checkSize(Cell cell) {
+    int keyBytes = cell.key().length();
+    if (keyBytes > config.maxKeySizeBytes()) {
+      throw new OversizedCellException(
+          "key", keyBytes, config.maxKeySizeBytes(), "maxKeySizeBytes");
+    }
+    if (keyBytes == 0) {
+      throw new IllegalArgumentException("empty key; nothing was written");
+    }
+    if (cell.accepted() != null) {
+      int valueBytes = cell.accepted().valueUnsafe().length;
+      if (valueBytes > config.maxValueSizeBytes()) {
+        throw new OversizedCellException(
+            "value", valueBytes, config.maxValueSizeBytes(), "maxValueSizeBytes");
+      }
+    }
+  }
+
+  private void maybeFlushForSize(Memtable m) {
+    if (m.heapBytes() >= config.memtableFlushSizeBytes()
+        && state.peek().active == m
+        && memtables.claimSizeFlush()) {
+      memtables.flushAsync(memtables.segregatedFlushes());
+    }
+  }
+}
