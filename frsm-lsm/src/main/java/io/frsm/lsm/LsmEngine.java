@@ -11,7 +11,6 @@ import io.frsm.lsm.io.FileSystem;
 import io.frsm.lsm.manifest.Manifest;
 import io.frsm.lsm.manifest.ManifestStore;
 import io.frsm.lsm.manifest.TableEntry;
-import io.frsm.lsm.manifest.TokenInterval;
 import io.frsm.lsm.memtable.Memtable;
 import io.frsm.lsm.memtable.MemtableLoader;
 import io.frsm.lsm.sstable.BlockCache;
@@ -34,7 +33,6 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
 /**
@@ -66,7 +64,7 @@ public final class LsmEngine implements AutoCloseable {
   private final FlushPipeline flushes;
   private final CompactionManager compactions;
   private final PurgeCompactions purges;
-  private final TableTransfer transfer;
+  private final RangeHandOff handOff;
   private final ReplicaQuarantine quarantine;
   private final ReadPath reads;
   private final Scrubber scrubber;
@@ -75,7 +73,6 @@ public final class LsmEngine implements AutoCloseable {
   private final MergeConflictListener conflicts;
   private final MemtableSwitch memtables;
   private final WritePath writes;
-  private final AtomicLong exportCounter = new AtomicLong();
   private final ScheduledExecutorService flushExecutor;
   private final ExecutorService compactionExecutor;
   private final ScheduledExecutorService maintenance;
@@ -140,7 +137,6 @@ public final class LsmEngine implements AutoCloseable {
         new MemtableSwitch(
             state, commitLog, flushes, wallClockMillis, conflicts, maintenance, firstMemtableId);
     this.writes = new WritePath(config, state, memtables, flushes, metrics);
-    this.transfer = new TableTransfer(fs, state, tableOptions, importing);
     this.quarantine =
         new ReplicaQuarantine(
             fs,
@@ -149,6 +145,13 @@ public final class LsmEngine implements AutoCloseable {
             new TableSalvage(fs, state, tableOptions),
             compactions::maybeScheduleMinor);
     this.reads = new ReadPath(state, quarantine, conflicts);
+    this.handOff =
+        new RangeHandOff(
+            state,
+            reads,
+            new TableTransfer(fs, state, tableOptions, importing),
+            compactions::maybeScheduleMinor,
+            wallClockMillis);
     this.scrubber =
         new Scrubber(
             fs, config.dataDirectory(), state, config.scrubThroughputBytesPerSecond(), registry);
@@ -476,33 +479,12 @@ public final class LsmEngine implements AutoCloseable {
    *     must fall back to the scan (docs/DESIGN.md "Ring")
    */
   public List<Path> segregatedTables() throws QuarantinedRangeException {
-    List<Path> out = new ArrayList<>();
-    for (TableEntry t : state.liveEntries()) {
-      if (!t.segregated()) {
-        continue;
-      }
-      if (t.quarantined() || t.hasQuarantinedBlocks()) {
-        TokenInterval damaged = t.quarantined() ? t.tokenSpan() : t.quarantinedIntervals().get(0);
-        throw new QuarantinedRangeException(t, damaged, "segregated table " + t.fileName());
-      }
-      out.add(state.pathOf(t.generation()));
-    }
-    out.sort(null);
-    return out;
+    return handOff.segregatedTables();
   }
 
   /** Clears the segregated flag of every table; they join compaction from now on. */
   public void releaseSegregated() throws IOException {
-    List<TableEntry> updated = new ArrayList<>();
-    for (TableEntry t : state.liveEntries()) {
-      if (t.segregated()) {
-        updated.add(t.withSegregated(false));
-      }
-    }
-    if (!updated.isEmpty()) {
-      state.updateEntries(updated);
-      compactions.maybeScheduleMinor();
-    }
+    handOff.releaseSegregated();
   }
 
   /**
@@ -512,17 +494,7 @@ public final class LsmEngine implements AutoCloseable {
    */
   public List<Path> exportRange(long fromToken, long toToken, Path targetDirectory)
       throws IOException {
-    long expected = 0;
-    for (TableEntry t : state.liveEntries()) {
-      if (t.overlapsTokens(fromToken, toToken)) {
-        expected += t.cellCount();
-      }
-    }
-    expected += state.peek().active.cellCount();
-    String name =
-        String.format(
-            "export-%d-%06d.db", wallClockMillis.getAsLong(), exportCounter.incrementAndGet());
-    return transfer.export(scan(fromToken, toToken), Math.max(1, expected), targetDirectory, name);
+    return handOff.exportRange(fromToken, toToken, targetDirectory);
   }
 
   /**
@@ -533,8 +505,7 @@ public final class LsmEngine implements AutoCloseable {
    * @throws IllegalArgumentException if a file holds a key outside the range; nothing is imported
    */
   public void importTables(List<Path> files, long fromToken, long toToken) throws IOException {
-    transfer.importFiles(files, fromToken, toToken);
-    compactions.maybeScheduleMinor();
+    handOff.importTables(files, fromToken, toToken);
   }
 
   /**
@@ -544,19 +515,7 @@ public final class LsmEngine implements AutoCloseable {
    */
   public void importRingRange(List<Path> files, long fromTokenExclusive, long toTokenInclusive)
       throws IOException {
-    List<long[]> spans = new ArrayList<>();
-    if (fromTokenExclusive < toTokenInclusive) {
-      spans.add(new long[] {fromTokenExclusive + 1, toTokenInclusive});
-    } else if (fromTokenExclusive == toTokenInclusive) {
-      spans.add(new long[] {Long.MIN_VALUE, Long.MAX_VALUE});
-    } else {
-      spans.add(new long[] {Long.MIN_VALUE, toTokenInclusive});
-      if (fromTokenExclusive != Long.MAX_VALUE) {
-        spans.add(new long[] {fromTokenExclusive + 1, Long.MAX_VALUE});
-      }
-    }
-    transfer.importFiles(files, spans);
-    compactions.maybeScheduleMinor();
+    handOff.importRingRange(files, fromTokenExclusive, toTokenInclusive);
   }
 
   /**
