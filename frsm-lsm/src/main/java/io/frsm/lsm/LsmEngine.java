@@ -26,13 +26,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
 
 /**
@@ -68,14 +63,11 @@ public final class LsmEngine implements AutoCloseable {
   private final ReplicaQuarantine quarantine;
   private final ReadPath reads;
   private final Scrubber scrubber;
-  private final ExecutorService scrubExecutor;
   private final LsmMetrics metrics;
   private final MergeConflictListener conflicts;
   private final MemtableSwitch memtables;
   private final WritePath writes;
-  private final ScheduledExecutorService flushExecutor;
-  private final ExecutorService compactionExecutor;
-  private final ScheduledExecutorService maintenance;
+  private final EngineThreads threads;
 
   private volatile java.util.function.DoubleSupplier heapUsedFraction =
       LsmEngine::runtimeHeapUsedFraction;
@@ -100,11 +92,7 @@ public final class LsmEngine implements AutoCloseable {
     this.conflicts = conflicts;
     SSTableOptions tableOptions =
         new SSTableOptions(config.sstableBlockSizeBytes(), config.bloomBitsPerKey());
-    this.flushExecutor = Executors.newSingleThreadScheduledExecutor(named("frsm-lsm-flush"));
-    this.compactionExecutor =
-        Executors.newFixedThreadPool(
-            config.numberOfCompactionThreads(), named("frsm-lsm-compaction"));
-    this.maintenance = Executors.newSingleThreadScheduledExecutor(named("frsm-lsm-maintenance"));
+    this.threads = new EngineThreads(config.numberOfCompactionThreads());
     ImportRanges importing = new ImportRanges();
     this.purges =
         new PurgeCompactions(
@@ -121,7 +109,7 @@ public final class LsmEngine implements AutoCloseable {
             new TombstonePolicy(config.tombstoneGracePeriod(), wallClockMillis, importing),
             tableOptions,
             metrics,
-            compactionExecutor,
+            threads.compaction,
             purges::marked);
     this.flushes =
         new FlushPipeline(
@@ -130,12 +118,18 @@ public final class LsmEngine implements AutoCloseable {
             commitLog,
             tableOptions,
             metrics,
-            flushExecutor,
+            threads.flush,
             compactions::maybeScheduleMinor,
             purges::marked);
     this.memtables =
         new MemtableSwitch(
-            state, commitLog, flushes, wallClockMillis, conflicts, maintenance, firstMemtableId);
+            state,
+            commitLog,
+            flushes,
+            wallClockMillis,
+            conflicts,
+            threads.maintenance,
+            firstMemtableId);
     this.writes = new WritePath(config, state, memtables, flushes, metrics);
     this.quarantine =
         new ReplicaQuarantine(
@@ -155,7 +149,6 @@ public final class LsmEngine implements AutoCloseable {
     this.scrubber =
         new Scrubber(
             fs, config.dataDirectory(), state, config.scrubThroughputBytesPerSecond(), registry);
-    this.scrubExecutor = Executors.newSingleThreadExecutor(named("frsm-lsm-scrub"));
   }
 
   /** Opens (or creates) the engine in {@code config.dataDirectory()}, replaying the commit log. */
@@ -245,7 +238,7 @@ public final class LsmEngine implements AutoCloseable {
       // (Marks replayed into the memtable are counted when it is flushed.)
       engine.purges.marked(wallClockMillis.getAsLong());
     }
-    engine.maintenance.scheduleWithFixedDelay(
+    engine.threads.maintenance.scheduleWithFixedDelay(
         engine::maintenanceTick,
         MAINTENANCE_PERIOD_MS,
         MAINTENANCE_PERIOD_MS,
@@ -253,7 +246,7 @@ public final class LsmEngine implements AutoCloseable {
     engine.compactions.maybeScheduleMinor();
     if (config.scrubEnabled()) {
       long delayMs = config.scrubStartDelay().toMillis();
-      engine.scrubExecutor.execute(() -> engine.scrubber.runUntilStopped(delayMs));
+      engine.threads.scrub.execute(() -> engine.scrubber.runUntilStopped(delayMs));
     }
     return engine;
   }
@@ -332,15 +325,6 @@ public final class LsmEngine implements AutoCloseable {
             "frsm.lsm.compaction.purge.started", purges, PurgeCompactions::started)
         .description("major compactions started to drop purged deletes past their grace period")
         .register(registry);
-  }
-
-  private static ThreadFactory named(String prefix) {
-    AtomicInteger n = new AtomicInteger();
-    return r -> {
-      Thread t = new Thread(r, prefix + "-" + n.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    };
   }
 
   // ---------------------------------------------------------------- writes
@@ -638,31 +622,8 @@ public final class LsmEngine implements AutoCloseable {
     if (!shutDown.compareAndSet(false, true)) {
       return;
     }
-    maintenance.shutdownNow();
-    scrubber.stop();
-    scrubExecutor.shutdownNow();
-    if (now) {
-      compactionExecutor.shutdownNow();
-      flushExecutor.shutdownNow();
-    } else {
-      flushExecutor.shutdown();
-      compactionExecutor.shutdown();
-    }
-    awaitQuietly(maintenance);
-    awaitQuietly(scrubExecutor);
-    awaitQuietly(flushExecutor);
-    awaitQuietly(compactionExecutor);
+    threads.stop(now, scrubber);
     commitLog.close();
     state.close();
-  }
-
-  private static void awaitQuietly(ExecutorService executor) {
-    try {
-      if (!executor.awaitTermination(60, TimeUnit.SECONDS)) {
-        LOG.log(System.Logger.Level.WARNING, "LSM threads did not stop within 60 s");
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
   }
 }
