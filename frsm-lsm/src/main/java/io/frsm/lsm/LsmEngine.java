@@ -69,8 +69,7 @@ public final class LsmEngine implements AutoCloseable {
   private final WritePath writes;
   private final EngineThreads threads;
 
-  private volatile java.util.function.DoubleSupplier heapUsedFraction =
-      LsmEngine::runtimeHeapUsedFraction;
+  private final MaintenanceChecks maintenance;
   private final AtomicBoolean shutDown = new AtomicBoolean();
 
   private LsmEngine(
@@ -131,6 +130,9 @@ public final class LsmEngine implements AutoCloseable {
             threads.maintenance,
             firstMemtableId);
     this.writes = new WritePath(config, state, memtables, flushes, metrics);
+    this.maintenance =
+        new MaintenanceChecks(
+            config, state, commitLog, flushes, memtables, compactions, purges, wallClockMillis);
     this.quarantine =
         new ReplicaQuarantine(
             fs,
@@ -239,7 +241,7 @@ public final class LsmEngine implements AutoCloseable {
       engine.purges.marked(wallClockMillis.getAsLong());
     }
     engine.threads.maintenance.scheduleWithFixedDelay(
-        engine::maintenanceTick,
+        engine.maintenance::tick,
         MAINTENANCE_PERIOD_MS,
         MAINTENANCE_PERIOD_MS,
         TimeUnit.MILLISECONDS);
@@ -402,47 +404,12 @@ public final class LsmEngine implements AutoCloseable {
    * Runs the periodic checks now: memtable lifetime, heap pressure, commit-log size, compaction.
    */
   public void runMaintenance() {
-    if (memtables.isClosed()) {
-      return;
-    }
-    Memtable active = state.peek().active;
-    boolean nonEmpty = !active.isEmpty();
-    long ageMs = wallClockMillis.getAsLong() - active.createdAtMs();
-    if (nonEmpty && ageMs >= config.memtableLifetime().toMillis()) {
-      LOG.log(System.Logger.Level.DEBUG, "flushing memtable {0}: older than its lifetime", active);
-      memtables.flushAsync(memtables.segregatedFlushes());
-    } else if (nonEmpty && commitLog.overSizeLimit() && flushes.queued() == 0) {
-      LOG.log(
-          System.Logger.Level.INFO,
-          "flushing memtable {0}: commit log over its size limit",
-          active);
-      memtables.flushAsync(memtables.segregatedFlushes());
-    } else if (nonEmpty
-        && active.heapBytes() >= config.minFlushLargestMemtableBytes()
-        && heapUsedFraction.getAsDouble() >= config.flushLargestMemtablesHeapFraction()) {
-      LOG.log(System.Logger.Level.WARNING, "flushing memtable {0}: heap pressure", active);
-      memtables.flushAsync(memtables.segregatedFlushes());
-    }
-    compactions.maybeScheduleMinor();
-    purges.maybeStart(wallClockMillis.getAsLong());
-  }
-
-  private void maintenanceTick() {
-    try {
-      runMaintenance();
-    } catch (RuntimeException e) {
-      LOG.log(System.Logger.Level.ERROR, "LSM maintenance failed", e);
-    }
+    maintenance.run();
   }
 
   /** Replaces the heap gauge the pressure check reads (tests simulate pressure with it). */
   void heapUsedFraction(java.util.function.DoubleSupplier gauge) {
-    this.heapUsedFraction = gauge;
-  }
-
-  private static double runtimeHeapUsedFraction() {
-    Runtime rt = Runtime.getRuntime();
-    return (double) (rt.totalMemory() - rt.freeMemory()) / rt.maxMemory();
+    maintenance.heapUsedFraction(gauge);
   }
 
   // ---------------------------------------------------------------- segregation and transfer
