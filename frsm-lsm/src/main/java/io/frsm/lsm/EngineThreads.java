@@ -41,9 +41,9 @@ final class EngineThreads {
    * interrupted at once; flushes and compactions finish what is queued unless {@code now}, which
    * abandons them (as if the process died).
    */
-  void stop(boolean now, Scrubber scrubber) {
+  void stop(boolean now, Runnable stopScrub) {
     maintenance.shutdownNow();
-    scrubber.stop();
+    stopScrub.run();
     scrub.shutdownNow();
     if (now) {
       compaction.shutdownNow();

@@ -54,7 +54,7 @@ public final class LsmEngine implements AutoCloseable {
   private final RangeHandOff handOff;
   private final ReplicaQuarantine quarantine;
   private final ReadPath reads;
-  private final Scrubber scrubber;
+  private final BackgroundScrub scrub;
   private final LsmMetrics metrics;
   private final MergeConflictListener conflicts;
   private final MemtableSwitch memtables;
@@ -140,9 +140,16 @@ public final class LsmEngine implements AutoCloseable {
             new TableTransfer(fs, state, tableOptions, importing),
             compactions::maybeScheduleMinor,
             wallClockMillis);
-    this.scrubber =
-        new Scrubber(
-            fs, config.dataDirectory(), state, config.scrubThroughputBytesPerSecond(), registry);
+    this.scrub =
+        new BackgroundScrub(
+            new Scrubber(
+                fs,
+                config.dataDirectory(),
+                state,
+                config.scrubThroughputBytesPerSecond(),
+                registry),
+            config.scrubEnabled(),
+            config.scrubStartDelay().toMillis());
   }
 
   /** Opens (or creates) the engine in {@code config.dataDirectory()}, replaying the commit log. */
@@ -191,10 +198,7 @@ public final class LsmEngine implements AutoCloseable {
         MAINTENANCE_PERIOD_MS,
         TimeUnit.MILLISECONDS);
     engine.compactions.maybeScheduleMinor();
-    if (config.scrubEnabled()) {
-      long delayMs = config.scrubStartDelay().toMillis();
-      engine.threads.scrub.execute(() -> engine.scrubber.runUntilStopped(delayMs));
-    }
+    engine.scrub.start(engine.threads.scrub);
     return engine;
   }
 
@@ -203,25 +207,17 @@ public final class LsmEngine implements AutoCloseable {
    * scrub at a time); for tests and tools.
    */
   void scrubPassNow() throws IOException {
-    if (config.scrubEnabled()) {
-      throw new IllegalStateException("the background scrub runs: scrubEnabled is true");
-    }
-    while (scrubber.step()) {
-      // next block
-    }
+    scrub.passNow();
   }
 
   /** One step of the scrub on the calling thread (same REQUIRES as {@link #scrubPassNow()}). */
   boolean scrubStepNow() throws IOException {
-    if (config.scrubEnabled()) {
-      throw new IllegalStateException("the background scrub runs: scrubEnabled is true");
-    }
-    return scrubber.step();
+    return scrub.stepNow();
   }
 
   /** Where the background scrub stands (bytes, tables and corrupt blocks, its position). */
   public ScrubStatus scrubStatus() {
-    return scrubber.status(config.scrubEnabled());
+    return scrub.status();
   }
 
   private void registerGauges(MeterRegistry registry) {
@@ -502,7 +498,7 @@ public final class LsmEngine implements AutoCloseable {
     if (!shutDown.compareAndSet(false, true)) {
       return;
     }
-    threads.stop(now, scrubber);
+    threads.stop(now, scrub::stop);
     commitLog.close();
     state.close();
   }
