@@ -4,8 +4,6 @@ import io.frsm.cell.Cell;
 import io.frsm.cell.Key;
 import io.frsm.cell.MergeConflictListener;
 import io.frsm.lsm.commitlog.CommitLog;
-import io.frsm.lsm.compaction.RateLimiter;
-import io.frsm.lsm.compaction.SizeTieredPlanner;
 import io.frsm.lsm.io.FileSystem;
 import io.frsm.lsm.manifest.TableEntry;
 import io.frsm.lsm.memtable.Memtable;
@@ -44,8 +42,6 @@ public final class LsmEngine implements AutoCloseable {
   static final long MAINTENANCE_PERIOD_MS = 1000;
 
   private final LsmConfig config;
-  private final FileSystem fs;
-  private final LongSupplier wallClockMillis;
   private final EngineState state;
   private final CommitLog commitLog;
   private final FlushPipeline flushes;
@@ -55,8 +51,6 @@ public final class LsmEngine implements AutoCloseable {
   private final ReplicaQuarantine quarantine;
   private final ReadPath reads;
   private final BackgroundScrub scrub;
-  private final LsmMetrics metrics;
-  private final MergeConflictListener conflicts;
   private final MemtableSwitch memtables;
   private final WritePath writes;
   private final EngineThreads threads;
@@ -75,43 +69,26 @@ public final class LsmEngine implements AutoCloseable {
       long firstMemtableId,
       MeterRegistry registry) {
     this.config = config;
-    this.fs = fs;
-    this.wallClockMillis = wallClockMillis;
     this.state = state;
     this.commitLog = commitLog;
-    this.metrics = metrics;
-    this.conflicts = conflicts;
     SSTableOptions tableOptions =
         new SSTableOptions(config.sstableBlockSizeBytes(), config.bloomBitsPerKey());
     this.threads = new EngineThreads(config.numberOfCompactionThreads());
     ImportRanges importing = new ImportRanges();
-    this.purges =
-        new PurgeCompactions(
-            config.tombstoneGracePeriod().toMillis(),
-            config.tombstoneCompactionInterval().toMillis(),
-            this::compactMajor);
-    this.compactions =
-        new CompactionManager(
-            fs,
-            state,
-            new SizeTieredPlanner(
-                config.minorCompactionMinTables(), config.minorCompactionMaxTables()),
-            new RateLimiter(config.compactionThroughputLimitBytesPerSecond()),
-            new TombstonePolicy(config.tombstoneGracePeriod(), wallClockMillis, importing),
-            tableOptions,
-            metrics,
-            threads.compaction,
-            purges::marked);
-    this.flushes =
-        new FlushPipeline(
+    FlushAndCompaction tableWork =
+        new FlushAndCompaction(
+            config,
             fs,
             state,
             commitLog,
             tableOptions,
             metrics,
-            threads.flush,
-            compactions::maybeScheduleMinor,
-            purges::marked);
+            threads,
+            wallClockMillis,
+            importing);
+    this.purges = tableWork.purges;
+    this.compactions = tableWork.compactions;
+    this.flushes = tableWork.flushes;
     this.memtables =
         new MemtableSwitch(
             state,
