@@ -2,12 +2,7 @@ package io.frsm.lsm.commitlog;
 
 import io.frsm.lsm.io.FileSystem;
 import io.frsm.lsm.io.WritableFile;
-import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.DistributionSummary;
-import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Timer;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
@@ -101,14 +96,7 @@ final class CommitLogStripe {
   private StripeRequest.Append batchTail;
   private int batchRecords;
 
-  private final Timer syncLatency;
-  private final DistributionSummary batchRecordsSummary;
-  private final Counter bytesWritten;
-  private final Counter failedBatches;
-  private final Timer windowTime;
-  private final DistributionSummary gatheredSummary;
-  private final List<Meter> meters = new ArrayList<>();
-  private final MeterRegistry registry;
+  private final StripeMeters meters;
 
   /**
    * @param existing the segments replay kept in {@code directory}
@@ -140,57 +128,9 @@ final class CommitLogStripe {
       liveBytes.addAndGet(s.sizeBytes());
     }
     this.nextSegmentId = highestExistingId + 1;
-    this.registry = registry;
-    String stripe = Integer.toString(index);
-    this.syncLatency =
-        register(
-            Timer.builder("frsm.commitlog.sync.latency")
-                .description("Time of one group commit's sync")
-                .tag("stripe", stripe)
-                .register(registry));
-    this.batchRecordsSummary =
-        register(
-            DistributionSummary.builder("frsm.commitlog.batch.records")
-                .description("Records made durable by one sync")
-                .tag("stripe", stripe)
-                .register(registry));
-    this.bytesWritten =
-        register(
-            Counter.builder("frsm.commitlog.bytes.written")
-                .baseUnit("bytes")
-                .tag("stripe", stripe)
-                .register(registry));
-    this.failedBatches =
-        register(
-            Counter.builder("frsm.commitlog.batches.failed")
-                .description("Group commits whose write or sync failed")
-                .tag("stripe", stripe)
-                .register(registry));
-    this.windowTime =
-        register(
-            Timer.builder("frsm.commitlog.group.window")
-                .description("How long group commits waited out the window for more records")
-                .tag("stripe", stripe)
-                .register(registry));
-    this.gatheredSummary =
-        register(
-            DistributionSummary.builder("frsm.commitlog.group.window.records")
-                .description("Records that joined a group commit while it waited out its window")
-                .tag("stripe", stripe)
-                .register(registry));
-    register(
-        Gauge.builder("frsm.commitlog.size.bytes", this, CommitLogStripe::totalSizeBytes)
-            .description("Bytes of all live segments of the stripe")
-            .baseUnit("bytes")
-            .tag("stripe", stripe)
-            .register(registry));
+    this.meters = new StripeMeters(registry, this);
     this.writer = new Thread(this::runWriter, "frsm-commitlog-stripe-" + index);
     this.writer.setDaemon(true);
-  }
-
-  private <M extends Meter> M register(M meter) {
-    meters.add(meter);
-    return meter;
   }
 
   /** Opens the first segment (so that an unwritable directory fails the open) and starts. */
@@ -284,7 +224,7 @@ final class CommitLogStripe {
     if (interrupted) {
       Thread.currentThread().interrupt();
     }
-    meters.forEach(registry::remove);
+    meters.remove();
   }
 
   // ---------------------------------------------------------------- writer thread
@@ -357,9 +297,9 @@ final class CommitLogStripe {
       tail = tail.next;
     }
     tail.next = gathered; // newer than everything in the chain: FIFO order holds
-    windowTime.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+    meters.windowTime.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
     int gatheredRecords = records(gathered);
-    gatheredSummary.record(gatheredRecords);
+    meters.gatheredRecords.record(gatheredRecords);
     gatheredAverage += (gatheredRecords - gatheredAverage) / 8;
   }
 
@@ -460,7 +400,7 @@ final class CommitLogStripe {
       try {
         writeAndSync(buffer);
       } catch (IOException e) {
-        failedBatches.increment();
+        meters.failedBatches.increment();
         IOException failure =
             new IOException(
                 "commit-log write failed on stripe "
@@ -500,14 +440,14 @@ final class CommitLogStripe {
       long written = currentFile.position() - before;
       current.sizeBytes(current.sizeBytes() + written);
       liveBytes.addAndGet(written);
-      bytesWritten.increment(written);
+      meters.bytesWritten.increment(written);
     }
     long start = System.nanoTime();
     currentFile.sync();
     long took = System.nanoTime() - start;
-    syncLatency.record(took, TimeUnit.NANOSECONDS);
+    meters.syncLatency.record(took, TimeUnit.NANOSECONDS);
     recentSyncNanos = recentSyncNanos < 0 ? took : recentSyncNanos + (took - recentSyncNanos) / 8;
-    batchRecordsSummary.record(batchRecords);
+    meters.batchRecords.record(batchRecords);
   }
 
   private void completeBatch() {
@@ -561,7 +501,7 @@ final class CommitLogStripe {
       openSegment();
       return true;
     } catch (IOException e) {
-      failedBatches.increment();
+      meters.failedBatches.increment();
       segmentCreationFailure =
           new IOException(
               "commit-log write failed on stripe "
