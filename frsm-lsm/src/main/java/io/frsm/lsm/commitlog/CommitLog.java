@@ -58,7 +58,7 @@ public final class CommitLog implements AutoCloseable {
   public static CommitLog open(
       FileSystem fs, CommitLogConfig config, MeterRegistry registry, Consumer<Cell> replayed)
       throws IOException {
-    return open(fs, config, registry, replayed, CommitLogStripe.WindowWait.PARK);
+    return open(fs, config, registry, replayed, GroupCommitGatherer.WindowWait.PARK);
   }
 
   /** As above, with the stripes' group-commit windows waited out by {@code windowWait} (tests). */
@@ -67,7 +67,7 @@ public final class CommitLog implements AutoCloseable {
       CommitLogConfig config,
       MeterRegistry registry,
       Consumer<Cell> replayed,
-      CommitLogStripe.WindowWait windowWait)
+      GroupCommitGatherer.WindowWait windowWait)
       throws IOException {
     Objects.requireNonNull(fs, "fs");
     Objects.requireNonNull(config, "config");

@@ -13,7 +13,6 @@ import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.BooleanSupplier;
 import java.util.zip.CRC32C;
 
 /**
@@ -44,38 +43,8 @@ final class CommitLogStripe {
   private final StripeQueue queue = new StripeQueue();
   private final Thread writer;
   private volatile boolean shutdownRequested;
-  private final GroupCommitWindow groupCommitWindow;
-  private final WindowWait windowWait;
+  private final GroupCommitGatherer gatherer;
   private final SegmentPreallocator preallocator; // null when segments grow as written
-
-  /**
-   * True while the writer waits out a group-commit window. An appender that pushes and then reads
-   * true needs no wake-up: its push precedes (in the order of these volatile accesses) the writer's
-   * reset to false, which precedes the writer's drain after the window.
-   */
-  private volatile boolean inWindow;
-
-  /**
-   * A window pays only if records arrive while it is open: one that gathers nothing saves no sync
-   * and only adds latency. In a closed loop with few writers that is the usual case (each writer
-   * waits for the record the window holds back). So a window opens only while recent windows
-   * gathered at least one record each on average; otherwise only every {@link #PROBE_EVERY}th
-   * eligible drain opens one, to notice when the load changes. Measured with windows always open on
-   * the paper workload (docs/BENCHMARKS.md): about 0.5 records gathered per window at one client,
-   * 1.4 at four, 3 at sixty-four.
-   */
-  static final double PAYOFF_RECORDS = 1.0;
-
-  static final int PROBE_EVERY = 16;
-
-  // Writer thread: the records recent windows gathered (moving average, newest weighs 1/8), and
-  // the eligible drains that skipped their window since the last one opened.
-  private double gatheredAverage = PAYOFF_RECORDS;
-  private int windowsSkipped;
-
-  // Writer thread: the recent sync time (moving average, newest weighs 1/8; -1 before the first
-  // sync), which an adaptive window follows.
-  private long recentSyncNanos = -1;
 
   // Live segments by id, the current one included. Guarded by itself; changed only when a segment
   // is created or discarded, never per record.
@@ -110,10 +79,8 @@ final class CommitLogStripe {
       MeterRegistry registry,
       List<CommitLogSegment> existing,
       long highestExistingId,
-      WindowWait windowWait) {
+      GroupCommitGatherer.WindowWait windowWait) {
     this.index = index;
-    this.groupCommitWindow = config.groupCommitWindow();
-    this.windowWait = windowWait;
     this.directory = directory;
     this.fs = fs;
     this.segmentSizeBytes = config.segmentSizeBytes();
@@ -129,6 +96,9 @@ final class CommitLogStripe {
     }
     this.nextSegmentId = highestExistingId + 1;
     this.meters = new StripeMeters(registry, this);
+    this.gatherer =
+        new GroupCommitGatherer(
+            config.groupCommitWindow(), windowWait, queue, () -> shutdownRequested, meters);
     this.writer = new Thread(this::runWriter, "frsm-commitlog-stripe-" + index);
     this.writer.setDaemon(true);
   }
@@ -158,7 +128,7 @@ final class CommitLogStripe {
   }
 
   private void enqueue(StripeRequest<?> request) {
-    if (queue.push(request) && !inWindow) {
+    if (queue.push(request) && !gatherer.inWindow()) {
       LockSupport.unpark(writer);
     }
   }
@@ -235,7 +205,7 @@ final class CommitLogStripe {
         StripeRequest<?> chain = queue.drain();
         if (chain != null) {
           try {
-            gatherDuringWindow(chain);
+            gatherer.gatherDuringWindow(chain);
           } catch (Throwable t) {
             // Drained requests are no longer in the queue: fail them here, or they would wait
             // forever when the catch below closes the queue.
@@ -263,55 +233,6 @@ final class CommitLogStripe {
     } finally {
       closeCurrent();
     }
-  }
-
-  /**
-   * With a group-commit window, a drained chain holding two or more records waits out the window
-   * and appends what was queued meanwhile to its end, for the same group commit.
-   */
-  private void gatherDuringWindow(StripeRequest<?> chain) {
-    if (groupCommitWindow.isOff() || shutdownRequested) {
-      return;
-    }
-    if (records(chain) < 2) {
-      return; // no sign of concurrent writers: a lone record does not wait
-    }
-    long windowNanos = groupCommitWindow.nanos(recentSyncNanos);
-    if (windowNanos == 0) {
-      return;
-    }
-    if (gatheredAverage < PAYOFF_RECORDS && ++windowsSkipped < PROBE_EVERY) {
-      return;
-    }
-    windowsSkipped = 0;
-    long start = System.nanoTime();
-    inWindow = true;
-    try {
-      windowWait.until(windowNanos, () -> shutdownRequested);
-    } finally {
-      inWindow = false;
-    }
-    StripeRequest<?> gathered = queue.drain();
-    StripeRequest<?> tail = chain;
-    while (tail.next != null) {
-      tail = tail.next;
-    }
-    tail.next = gathered; // newer than everything in the chain: FIFO order holds
-    meters.windowTime.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
-    int gatheredRecords = records(gathered);
-    meters.gatheredRecords.record(gatheredRecords);
-    gatheredAverage += (gatheredRecords - gatheredAverage) / 8;
-  }
-
-  /** The records (not barriers or rotations) of a drained chain. */
-  private static int records(StripeRequest<?> chain) {
-    int records = 0;
-    for (StripeRequest<?> r = chain; r != null; r = r.next) {
-      if (r instanceof StripeRequest.Append a && !a.isBarrier()) {
-        records++;
-      }
-    }
-    return records;
   }
 
   /** Writes a drained chain, oldest first, as few batches as the limits allow. */
@@ -446,7 +367,7 @@ final class CommitLogStripe {
     currentFile.sync();
     long took = System.nanoTime() - start;
     meters.syncLatency.record(took, TimeUnit.NANOSECONDS);
-    recentSyncNanos = recentSyncNanos < 0 ? took : recentSyncNanos + (took - recentSyncNanos) / 8;
+    gatherer.synced(took);
     meters.batchRecords.record(batchRecords);
   }
 
@@ -626,24 +547,5 @@ final class CommitLogStripe {
     } catch (IOException e) {
       LOG.log(Level.WARNING, "closing a commit-log segment of stripe " + index + " failed", e);
     }
-  }
-
-  /** How the writer waits out a group-commit window; a test substitutes one it controls. */
-  interface WindowWait {
-    /**
-     * Returns once {@code windowNanos} have passed since the call, or earlier once {@code stop}
-     * holds (the stripe is shutting down).
-     */
-    void until(long windowNanos, BooleanSupplier stop);
-
-    /** Parks the writer; a wake-up before the deadline (a stale unpark permit) parks again. */
-    WindowWait PARK =
-        (windowNanos, stop) -> {
-          long deadlineNanos = System.nanoTime() + windowNanos;
-          long left;
-          while (!stop.getAsBoolean() && (left = deadlineNanos - System.nanoTime()) > 0) {
-            LockSupport.parkNanos(left);
-          }
-        };
   }
 }

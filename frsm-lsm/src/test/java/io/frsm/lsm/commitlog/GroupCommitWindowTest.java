@@ -47,7 +47,7 @@ class GroupCommitWindowTest {
   }
 
   /** A window the test controls: it reports when the writer enters and ends when released. */
-  private static final class HeldWindow implements CommitLogStripe.WindowWait {
+  private static final class HeldWindow implements GroupCommitGatherer.WindowWait {
     final CountDownLatch entered = new CountDownLatch(1);
     final CountDownLatch release = new CountDownLatch(1);
     final AtomicInteger waits = new AtomicInteger();
@@ -73,7 +73,7 @@ class GroupCommitWindowTest {
    * A window that ends at once, after running the next scripted action on the writer's thread (an
    * append there lands in the queue while the window is open, as a concurrent writer's would).
    */
-  private static final class ScriptedWindow implements CommitLogStripe.WindowWait {
+  private static final class ScriptedWindow implements GroupCommitGatherer.WindowWait {
     final java.util.Queue<Runnable> actions = new java.util.concurrent.ConcurrentLinkedQueue<>();
     final AtomicInteger waits = new AtomicInteger();
     final java.util.Queue<Long> windows = new java.util.concurrent.ConcurrentLinkedQueue<>();
@@ -129,14 +129,14 @@ class GroupCommitWindowTest {
     return gathered;
   }
 
-  private CommitLog open(io.frsm.lsm.io.FileSystem fileSystem, CommitLogStripe.WindowWait wait)
+  private CommitLog open(io.frsm.lsm.io.FileSystem fileSystem, GroupCommitGatherer.WindowWait wait)
       throws IOException {
     return open(fileSystem, wait, GroupCommitWindow.fixed(WINDOW));
   }
 
   private CommitLog open(
       io.frsm.lsm.io.FileSystem fileSystem,
-      CommitLogStripe.WindowWait wait,
+      GroupCommitGatherer.WindowWait wait,
       GroupCommitWindow groupCommitWindow)
       throws IOException {
     CommitLogConfig config =
@@ -232,7 +232,7 @@ class GroupCommitWindowTest {
     }
     // The first eligible drain opens a window (the average starts at the pay-off); it gathers
     // nothing, so the next 15 skip theirs and the 16th probes: drains 1, 17 and 33 waited.
-    assertEquals(1 + 32 / CommitLogStripe.PROBE_EVERY, window.waits.get());
+    assertEquals(1 + 32 / GroupCommitGatherer.PROBE_EVERY, window.waits.get());
     assertEquals(3.0, windows());
   }
 
@@ -309,12 +309,13 @@ class GroupCommitWindowTest {
   void parkedWindow_lastsItsLength_orUntilStopped() {
     long window = TimeUnit.MILLISECONDS.toNanos(2);
     long start = System.nanoTime();
-    CommitLogStripe.WindowWait.PARK.until(window, () -> false);
+    GroupCommitGatherer.WindowWait.PARK.until(window, () -> false);
     assertTrue(System.nanoTime() - start >= window, "returned before the window ended");
 
     long anHour = TimeUnit.HOURS.toNanos(1);
     assertTimeoutPreemptively(
-        Duration.ofSeconds(10), () -> CommitLogStripe.WindowWait.PARK.until(anHour, () -> true));
+        Duration.ofSeconds(10),
+        () -> GroupCommitGatherer.WindowWait.PARK.until(anHour, () -> true));
   }
 
   @Test
@@ -371,7 +372,7 @@ class GroupCommitWindowTest {
 
   @Test
   void concurrentAppendersWithARealWindow_everyAcknowledgedRecordReplays() throws Exception {
-    CommitLog log = open(fs, CommitLogStripe.WindowWait.PARK);
+    CommitLog log = open(fs, GroupCommitGatherer.WindowWait.PARK);
     int threads = 8;
     int perThread = 100;
     ConcurrentAppenders.append(log, threads, perThread);
