@@ -7,11 +7,8 @@ import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.zip.CRC32C;
 
@@ -24,6 +21,8 @@ import java.util.zip.CRC32C;
  * <p>With a group-commit window ({@link CommitLogConfig#groupCommitWindow()}), a drain that finds
  * two or more records waits out the window first and adds what was queued meanwhile to the same
  * group commit. Appenders do not wake the writer during the window: it drains when the window ends.
+ * When a drain waits is {@link GroupCommitGatherer}'s call; the segments the writer rolls through
+ * are {@link StripeSegments}'.
  *
  * <p>After a failed write or sync the stripe abandons the segment (it keeps the records synced
  * before, and replay treats the failed batch's partial bytes as a torn tail) and opens a new one
@@ -37,35 +36,19 @@ final class CommitLogStripe {
   private static final System.Logger LOG = System.getLogger(CommitLogStripe.class.getName());
 
   private final int index;
-  private final Path directory;
-  private final FileSystem fs;
-  private final long segmentSizeBytes;
   private final StripeQueue queue = new StripeQueue();
   private final Thread writer;
   private volatile boolean shutdownRequested;
   private final GroupCommitGatherer gatherer;
-  private final SegmentPreallocator preallocator; // null when segments grow as written
-
-  // Live segments by id, the current one included. Guarded by itself; changed only when a segment
-  // is created or discarded, never per record.
-  private final TreeMap<Long, CommitLogSegment> segments = new TreeMap<>();
-  private final AtomicLong liveBytes = new AtomicLong();
-  private volatile long currentSegmentId = -1;
+  private final StripeSegments segments;
+  private final StripeMeters meters;
 
   // Writer thread.
   private final ByteBuffer batchBuffer;
   private final CRC32C crc = new CRC32C();
-  private volatile long nextSegmentId; // written by the writer only; read by discardBefore
-  private CommitLogSegment current;
-  private WritableFile currentFile;
-  private boolean currentHasRecords;
-  private boolean currentGrows; // not preallocated: left for the spare as soon as one is ready
-  private IOException segmentCreationFailure; // for the rest of one drained chain only
   private StripeRequest.Append batchHead;
   private StripeRequest.Append batchTail;
   private int batchRecords;
-
-  private final StripeMeters meters;
 
   /**
    * @param existing the segments replay kept in {@code directory}
@@ -81,21 +64,11 @@ final class CommitLogStripe {
       long highestExistingId,
       GroupCommitGatherer.WindowWait windowWait) {
     this.index = index;
-    this.directory = directory;
-    this.fs = fs;
-    this.segmentSizeBytes = config.segmentSizeBytes();
-    this.preallocator =
-        config.preallocateSegments()
-            ? new SegmentPreallocator(fs, directory, segmentSizeBytes, index)
-            : null;
     this.batchBuffer = ByteBuffer.allocateDirect(config.maxBatchBytes());
-    for (CommitLogSegment s : existing) {
-      assert s.id() <= highestExistingId;
-      segments.put(s.id(), s);
-      liveBytes.addAndGet(s.sizeBytes());
-    }
-    this.nextSegmentId = highestExistingId + 1;
-    this.meters = new StripeMeters(registry, this);
+    this.meters = new StripeMeters(registry, index);
+    this.segments =
+        new StripeSegments(index, directory, fs, config, existing, highestExistingId, meters);
+    meters.gaugeSize(this);
     this.gatherer =
         new GroupCommitGatherer(
             config.groupCommitWindow(), windowWait, queue, () -> shutdownRequested, meters);
@@ -105,10 +78,7 @@ final class CommitLogStripe {
 
   /** Opens the first segment (so that an unwritable directory fails the open) and starts. */
   void start() throws IOException {
-    // A spare is deleted even with preallocation off: one left by an earlier run is 64 MiB of
-    // nothing. The first segment grows as written; the spare prepared now serves the next one.
-    SegmentPreallocator.deleteSpares(fs, directory);
-    openSegment();
+    segments.openFirst();
     writer.start();
   }
 
@@ -135,42 +105,24 @@ final class CommitLogStripe {
 
   /** True once a preallocated spare waits for the next segment (tests wait for it). */
   boolean spareReady() {
-    return preallocator != null && preallocator.spareReady();
+    return segments.spareReady();
   }
 
   /** The id the next new segment will get; no segment at or above it exists yet. */
   long nextSegmentId() {
-    return nextSegmentId;
+    return segments.nextSegmentId();
   }
 
   long totalSizeBytes() {
-    return liveBytes.get();
+    return segments.totalSizeBytes();
   }
 
   /**
    * Deletes every segment with an id below {@code checkpointId} except the current one, then syncs
-   * the directory. Synchronized so that concurrent discards do not delete or count a segment twice.
+   * the directory (see {@link StripeSegments#discardBefore}).
    */
-  synchronized void discardBefore(long checkpointId) throws IOException {
-    List<CommitLogSegment> doomed = new ArrayList<>();
-    synchronized (segments) {
-      for (CommitLogSegment s : segments.headMap(checkpointId).values()) {
-        if (s.id() != currentSegmentId) {
-          doomed.add(s);
-        }
-      }
-    }
-    if (doomed.isEmpty()) {
-      return;
-    }
-    for (CommitLogSegment s : doomed) {
-      fs.delete(s.path());
-      synchronized (segments) {
-        segments.remove(s.id());
-      }
-      liveBytes.addAndGet(-s.sizeBytes());
-    }
-    fs.syncDirectory(directory);
+  void discardBefore(long checkpointId) throws IOException {
+    segments.discardBefore(checkpointId);
   }
 
   /**
@@ -188,9 +140,7 @@ final class CommitLogStripe {
         interrupted = true; // the writer must finish: futures depend on it
       }
     }
-    if (preallocator != null) {
-      preallocator.close();
-    }
+    segments.closePreallocator();
     if (interrupted) {
       Thread.currentThread().interrupt();
     }
@@ -231,13 +181,13 @@ final class CommitLogStripe {
       IOException cause = new IOException("commit-log stripe " + index + " writer died", t);
       failAll(queue.close(cause), cause);
     } finally {
-      closeCurrent();
+      segments.closeCurrent();
     }
   }
 
   /** Writes a drained chain, oldest first, as few batches as the limits allow. */
   private void process(StripeRequest<?> chain) {
-    segmentCreationFailure = null;
+    segments.forgetCreationFailure();
     StripeRequest<?> remaining = chain;
     StripeRequest<?> request = null; // off the chain, maybe not yet in the batch
     try {
@@ -249,7 +199,7 @@ final class CommitLogStripe {
           add(append);
         } else {
           commitBatch(batchBuffer); // what was queued before the rotation goes below it
-          ((StripeRequest.Rotate) request).complete(rotateForCheckpoint());
+          ((StripeRequest.Rotate) request).complete(segments.rotateForCheckpoint());
         }
       }
       commitBatch(batchBuffer);
@@ -275,22 +225,21 @@ final class CommitLogStripe {
         && (alone || batchBuffer.position() + recordBytes > batchBuffer.capacity())) {
       commitBatch(batchBuffer);
     }
-    if (currentHasRecords
-        && current.sizeBytes() + batchBuffer.position() + recordBytes > segmentSizeBytes) {
+    if (segments.overflows((long) batchBuffer.position() + recordBytes)) {
       commitBatch(batchBuffer); // a record never spans segments
-      closeCurrent();
-    } else if (current != null && currentGrows && spareReady()) {
+      segments.closeCurrent();
+    } else if (segments.growsWhileSpareReady()) {
       // The first segment after a start, or one opened while no spare was ready, grows with its
       // writes; move to the spare between two batches instead of filling it.
       commitBatch(batchBuffer);
-      closeCurrent();
+      segments.closeCurrent();
     }
-    if (current == null && !tryOpenSegment()) {
+    if (!segments.isOpen() && !segments.tryOpen()) {
       append.release();
-      append.completeExceptionally(segmentCreationFailure);
+      append.completeExceptionally(segments.creationFailure());
       return;
     }
-    currentHasRecords = true;
+    segments.markHasRecords();
     ByteBuffer target = alone ? ByteBuffer.allocate(recordBytes) : batchBuffer;
     RecordFormat.encode(append.cell(), append.payloadBytes, target, crc);
     link(append);
@@ -327,7 +276,7 @@ final class CommitLogStripe {
                 "commit-log write failed on stripe "
                     + index
                     + " ("
-                    + current.path()
+                    + segments.currentPath()
                     + "): "
                     + e.getMessage()
                     + "; these "
@@ -336,7 +285,7 @@ final class CommitLogStripe {
                 e);
         LOG.log(Level.ERROR, failure.getMessage() + "; abandoning the segment");
         failBatch(failure);
-        closeCurrent(); // the next batch goes to a fresh segment, past any partial write
+        segments.closeCurrent(); // the next batch goes to a fresh segment, past any partial write
         resetBatch(buffer);
         return;
       }
@@ -354,17 +303,9 @@ final class CommitLogStripe {
 
   private void writeAndSync(ByteBuffer buffer) throws IOException {
     buffer.flip();
-    long before = currentFile.position();
-    try {
-      currentFile.write(buffer);
-    } finally {
-      long written = currentFile.position() - before;
-      current.sizeBytes(current.sizeBytes() + written);
-      liveBytes.addAndGet(written);
-      meters.bytesWritten.increment(written);
-    }
+    segments.write(buffer);
     long start = System.nanoTime();
-    currentFile.sync();
+    segments.sync();
     long took = System.nanoTime() - start;
     meters.syncLatency.record(took, TimeUnit.NANOSECONDS);
     gatherer.synced(took);
@@ -399,153 +340,6 @@ final class CommitLogStripe {
       chain.next = null;
       chain.completeExceptionally(cause);
       chain = next;
-    }
-  }
-
-  /**
-   * Closes the current segment if it holds records. Returns the id at or above which segments may
-   * hold records queued after the rotation: the next segment, or the current one if still empty.
-   */
-  private long rotateForCheckpoint() {
-    if (current != null && !currentHasRecords) {
-      return current.id();
-    }
-    closeCurrent();
-    return nextSegmentId; // the next segment, opened lazily by the next append
-  }
-
-  private boolean tryOpenSegment() {
-    if (segmentCreationFailure != null) {
-      return false; // already failed during this drain: do not hammer a full disk per record
-    }
-    try {
-      openSegment();
-      return true;
-    } catch (IOException e) {
-      meters.failedBatches.increment();
-      segmentCreationFailure =
-          new IOException(
-              "commit-log write failed on stripe "
-                  + index
-                  + ": cannot start a new segment in "
-                  + directory
-                  + ": "
-                  + e.getMessage(),
-              e);
-      LOG.log(Level.ERROR, segmentCreationFailure.getMessage());
-      return false;
-    }
-  }
-
-  /**
-   * Creates the next segment: header written and synced, directory entry synced. With
-   * preallocation, a spare that is ready becomes the segment instead of a new file (see {@link
-   * #adoptSpare}), and the next spare is asked for.
-   */
-  private void openSegment() throws IOException {
-    assert current == null : "a segment is already open";
-    long id = nextSegmentId++;
-    Path path = directory.resolve(CommitLogSegment.fileName(id));
-    CommitLogSegment segment = new CommitLogSegment(id, path, 0);
-    synchronized (segments) {
-      segments.put(id, segment);
-    }
-    WritableFile file = null;
-    boolean adopted = false;
-    try {
-      file = adoptSpare(id, path);
-      adopted = file != null;
-      if (file == null) {
-        file = fs.create(path);
-        writeHeader(file, id);
-        file.sync();
-      }
-      segment.sizeBytes(file.position());
-      liveBytes.addAndGet(file.position());
-      fs.syncDirectory(directory);
-    } catch (IOException e) {
-      if (file != null) {
-        closeQuietly(file);
-      }
-      // Best effort: a leftover short file is deleted by the next replay anyway.
-      try {
-        fs.delete(path);
-        synchronized (segments) {
-          segments.remove(id);
-        }
-        liveBytes.addAndGet(-segment.sizeBytes());
-      } catch (IOException suppressed) {
-        e.addSuppressed(suppressed);
-      }
-      throw e;
-    } finally {
-      if (preallocator != null) {
-        preallocator.prepare();
-      }
-    }
-    current = segment;
-    currentFile = file;
-    currentHasRecords = false;
-    currentGrows = !adopted;
-    currentSegmentId = id;
-  }
-
-  private void writeHeader(WritableFile file, long id) throws IOException {
-    ByteBuffer header = ByteBuffer.allocate(SegmentHeader.BYTES);
-    new SegmentHeader(index, id).encode(header);
-    header.flip();
-    file.write(header);
-  }
-
-  /**
-   * The prepared spare as segment {@code id}, or null if none is ready or it cannot be used. The
-   * header goes into the spare and is synced <em>before</em> the rename: the rename may reach the
-   * disk before a later overwrite does, and a segment name on a file of zeros would read as a bad
-   * header (corruption) at replay. A crash before the rename is durable leaves the spare, which the
-   * next start deletes; no record was written to it (the caller syncs the directory first).
-   */
-  private WritableFile adoptSpare(long id, Path path) {
-    if (preallocator == null) {
-      return null;
-    }
-    SegmentPreallocator.Spare spare = preallocator.takeReady();
-    if (spare == null) {
-      return null;
-    }
-    try {
-      writeHeader(spare.file(), id);
-      spare.file().sync();
-      fs.rename(spare.path(), path);
-      return spare.file();
-    } catch (IOException e) {
-      LOG.log(
-          Level.WARNING,
-          "could not use the preallocated commit-log segment of stripe "
-              + index
-              + ": "
-              + e
-              + "; creating one that grows as written");
-      preallocator.discard(spare);
-      return null;
-    }
-  }
-
-  private void closeCurrent() {
-    if (current == null) {
-      return;
-    }
-    closeQuietly(currentFile);
-    current = null;
-    currentFile = null;
-    currentHasRecords = false;
-    currentSegmentId = -1;
-  }
-
-  private void closeQuietly(WritableFile file) {
-    try {
-      file.close(); // everything in it was synced or its failure reported: nothing to lose here
-    } catch (IOException e) {
-      LOG.log(Level.WARNING, "closing a commit-log segment of stripe " + index + " failed", e);
     }
   }
 }

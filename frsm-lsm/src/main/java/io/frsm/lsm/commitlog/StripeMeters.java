@@ -22,10 +22,11 @@ final class StripeMeters {
   final DistributionSummary gatheredRecords;
   private final List<Meter> meters = new ArrayList<>();
   private final MeterRegistry registry;
+  private final String index;
 
-  StripeMeters(MeterRegistry registry, CommitLogStripe stripe) {
+  StripeMeters(MeterRegistry registry, int stripeIndex) {
     this.registry = registry;
-    String index = Integer.toString(stripe.index());
+    this.index = Integer.toString(stripeIndex);
     this.syncLatency =
         register(
             Timer.builder("frsm.commitlog.sync.latency")
@@ -62,6 +63,10 @@ final class StripeMeters {
                 .description("Records that joined a group commit while it waited out its window")
                 .tag("stripe", index)
                 .register(registry));
+  }
+
+  /** Registers the size gauge, once {@code stripe} knows its segments. */
+  void gaugeSize(CommitLogStripe stripe) {
     register(
         Gauge.builder("frsm.commitlog.size.bytes", stripe, CommitLogStripe::totalSizeBytes)
             .description("Bytes of all live segments of the stripe")
