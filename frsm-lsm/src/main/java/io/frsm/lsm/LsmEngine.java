@@ -17,7 +17,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongSupplier;
 
 /**
@@ -56,7 +55,7 @@ public final class LsmEngine implements AutoCloseable {
   private final EngineThreads threads;
 
   private final MaintenanceChecks maintenance;
-  private final AtomicBoolean shutDown = new AtomicBoolean();
+  private final EngineShutdown shutdown;
 
   private LsmEngine(
       LsmConfig config,
@@ -127,6 +126,7 @@ public final class LsmEngine implements AutoCloseable {
                 registry),
             config.scrubEnabled(),
             config.scrubStartDelay().toMillis());
+    this.shutdown = new EngineShutdown(memtables, threads, scrub, commitLog, state);
   }
 
   /** Opens (or creates) the engine in {@code config.dataDirectory()}, replaying the commit log. */
@@ -433,24 +433,7 @@ public final class LsmEngine implements AutoCloseable {
    */
   @Override
   public void close() {
-    CompletableFuture<Void> lastFlush;
-    try {
-      lastFlush = memtables.switchMemtable(memtables.segregatedFlushes());
-    } catch (RuntimeException e) {
-      lastFlush = CompletableFuture.failedFuture(e);
-    }
-    if (!memtables.close()) {
-      return;
-    }
-    try {
-      lastFlush.get(60, TimeUnit.SECONDS);
-    } catch (Exception e) {
-      LOG.log(
-          System.Logger.Level.WARNING,
-          "final flush did not finish; the commit log keeps the data",
-          e);
-    }
-    shutdown(false);
+    shutdown.close();
   }
 
   /**
@@ -467,16 +450,6 @@ public final class LsmEngine implements AutoCloseable {
    * tests; {@link #close()} is the normal way to stop.
    */
   public void kill() {
-    memtables.close();
-    shutdown(true);
-  }
-
-  private void shutdown(boolean now) {
-    if (!shutDown.compareAndSet(false, true)) {
-      return;
-    }
-    threads.stop(now, scrub::stop);
-    commitLog.close();
-    state.close();
+    shutdown.kill();
   }
 }
