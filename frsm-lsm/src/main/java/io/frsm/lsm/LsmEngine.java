@@ -53,7 +53,6 @@ public final class LsmEngine implements AutoCloseable {
   private final MemtableSwitch memtables;
   private final WritePath writes;
   private final EngineThreads threads;
-
   private final MaintenanceChecks maintenance;
   private final EngineShutdown shutdown;
 
