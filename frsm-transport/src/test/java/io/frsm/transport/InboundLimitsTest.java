@@ -99,6 +99,74 @@ class InboundLimitsTest {
   }
 
   @Test
+  void connectionsFromOneAddressBeyondItsCap_areClosedOnArrival_anotherAddressIsServed()
+      throws Exception {
+    start(TransportConfig.builder(CLUSTER).maxInboundConnectionsPerAddress(4));
+    InboundLimits limits = server.limits();
+    InetAddress flooder = InetAddress.getByName("127.0.0.2");
+    List<Socket> flood = new ArrayList<>();
+    for (int i = 0; i < 12; i++) {
+      flood.add(connectFrom(flooder));
+    }
+    Await.until(
+        () -> limits.refusedConnectionsPerAddress() == 8, DEADLINE, "8 of 12 from one refused");
+    Await.until(
+        () -> limits.openConnectionsFrom(flooder) == 4, DEADLINE, "the refused ones are gone");
+    assertEquals(0, limits.refusedConnections(), "the port's own cap was not reached");
+    int closed = 0;
+    for (Socket s : flood) {
+      s.setSoTimeout(200);
+      try {
+        if (s.getInputStream().read() == -1) {
+          closed++;
+        }
+      } catch (SocketTimeoutException open) {
+        // admitted: stays open
+      } catch (java.net.SocketException reset) {
+        closed++;
+      }
+    }
+    assertEquals(8, closed, "exactly the connections beyond the cap were closed");
+    servesAGoodClient(); // from 127.0.0.1
+
+    flood.get(0).close();
+    Await.until(() -> limits.openConnectionsFrom(flooder) == 3, DEADLINE, "a place freed");
+    Socket again = connectFrom(flooder);
+    Await.until(() -> limits.openConnectionsFrom(flooder) == 4, DEADLINE, "admitted again");
+    assertEquals(8, limits.refusedConnectionsPerAddress());
+    again.setSoTimeout(300);
+    try {
+      int read = again.getInputStream().read();
+      throw new AssertionError("the admitted connection got " + read + " instead of staying open");
+    } catch (SocketTimeoutException stillOpen) {
+      // within the cap again
+    }
+  }
+
+  @Test
+  void manyRefusalsFromOneAddress_writeAFewWarnings() throws Exception {
+    start(TransportConfig.builder(CLUSTER).maxInboundConnectionsPerAddress(1));
+    InetAddress flooder = InetAddress.getByName("127.0.0.2");
+    connectFrom(flooder);
+    try (TransportWarnings warnings = TransportWarnings.capture()) {
+      int refused = 200;
+      for (int i = 0; i < refused; i++) {
+        Socket s = connectFrom(flooder);
+        awaitClosedByServer(s);
+        s.close();
+        sockets.remove(s);
+      }
+      assertEquals(refused, server.limits().refusedConnectionsPerAddress());
+      List<String> lines =
+          warnings.all().stream()
+              .filter(w -> w.contains("maxInboundConnectionsPerAddress"))
+              .toList();
+      assertTrue(lines.size() >= 1, "the refusal is logged: " + warnings.all());
+      assertTrue(lines.size() < 20, lines.size() + " warnings for " + refused + " refusals");
+    }
+  }
+
+  @Test
   void halfSentFrames_beyondTheBudget_closeTheirConnections_andReleaseItWhenGone()
       throws Exception {
     int budget = 4 * MAX_FRAME;
@@ -176,6 +244,15 @@ class InboundLimitsTest {
       assertTrue(lines < 20, lines + " warnings for " + resets + " resets: " + warnings.all());
     }
     servesAGoodClient();
+  }
+
+  /** A connection from {@code local} (a loopback address other than the server's, on Linux). */
+  private Socket connectFrom(InetAddress local) throws IOException {
+    Socket s = new Socket();
+    s.bind(new InetSocketAddress(local, 0));
+    s.connect(server.localAddress(), (int) DEADLINE.toMillis());
+    sockets.add(s);
+    return s;
   }
 
   private Socket connect() throws IOException {

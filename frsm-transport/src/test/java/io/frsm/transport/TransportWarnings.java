@@ -1,6 +1,7 @@
 package io.frsm.transport;
 
 import io.frsm.client.transport.FrameDecoder;
+import io.frsm.client.transport.InboundLimits;
 import java.text.MessageFormat;
 import java.time.Duration;
 import java.util.List;
@@ -14,8 +15,8 @@ import java.util.logging.Logger;
 
 /**
  * Captures the warnings the transport's inbound side logs when it refuses a connection (frame
- * decoder, peer handler, client server), formatted, until closed. Public for the other modules'
- * tests (test jar).
+ * decoder, port limits, peer handler, client server), formatted, until closed. Public for the other
+ * modules' tests (test jar).
  */
 public final class TransportWarnings implements AutoCloseable {
   private final List<String> warnings = new CopyOnWriteArrayList<>();
@@ -24,6 +25,7 @@ public final class TransportWarnings implements AutoCloseable {
   private final List<Logger> loggers =
       List.of(
           Logger.getLogger(FrameDecoder.class.getName()),
+          Logger.getLogger(InboundLimits.class.getName()),
           Logger.getLogger(PeerInboundHandler.class.getName()),
           Logger.getLogger(ClientProtocolServer.class.getName()));
 

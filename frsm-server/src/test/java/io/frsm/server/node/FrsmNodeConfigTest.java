@@ -87,6 +87,7 @@ class FrsmNodeConfigTest {
         reconnectBackoffMin: 30ms
         reconnectBackoffMax: 3s
         maxInboundConnections: 100
+        maxInboundConnectionsPerAddress: 50
         partialFrameTimeout: 5s
         partialFrameBudgetBytes: 64MiB
       security:
