@@ -247,6 +247,60 @@ class InboundLimitsTest {
   }
 
   /** A connection from {@code local} (a loopback address other than the server's, on Linux). */
+  @Test
+  void manyConnectionsClosedMidFrame_writeAFewWarnings_thatCountTheRest() throws Exception {
+    start(TransportConfig.builder(CLUSTER));
+    try (TransportWarnings warnings = TransportWarnings.capture()) {
+      int cutOff = 200;
+      for (int i = 0; i < cutOff; i++) {
+        closeMidFrame();
+      }
+      Await.until(
+          () -> server.limits().openConnections() == 0, DEADLINE, "every cut-off connection gone");
+      Await.until(
+          () -> midFrameDetails(warnings) >= cutOff, DEADLINE, "each cut-off connection at DEBUG");
+      // The throttle is the JVM's, across connections and ports: an earlier test may have used
+      // this second's line, so only the bound is certain here.
+      long lines = midFrameWarnings(warnings).size();
+      assertTrue(lines < 20, lines + " warnings for " + cutOff + " cut-off connections");
+      // A warning a second or more later says how many were not logged (one more cut-off
+      // connection each 20 ms until it comes, not thousands).
+      long[] lastCut = {System.nanoTime()};
+      Await.until(
+          () -> {
+            if (System.nanoTime() - lastCut[0] > TimeUnit.MILLISECONDS.toNanos(20)) {
+              lastCut[0] = System.nanoTime();
+              try {
+                closeMidFrame();
+              } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+              }
+            }
+            return midFrameWarnings(warnings).stream().anyMatch(w -> w.contains("more like it"));
+          },
+          DEADLINE,
+          "a warning that counts the lines not logged");
+    }
+    servesAGoodClient();
+  }
+
+  /** A connection that begins a frame and closes (FIN) before its end. */
+  private void closeMidFrame() throws IOException {
+    Socket s = connect();
+    s.getOutputStream().write(ByteBuffer.allocate(8).putInt(100).array());
+    s.getOutputStream().flush();
+    s.close();
+    sockets.remove(s);
+  }
+
+  private static List<String> midFrameWarnings(TransportWarnings warnings) {
+    return warnings.all().stream().filter(w -> w.contains("in the middle of a frame")).toList();
+  }
+
+  private static long midFrameDetails(TransportWarnings warnings) {
+    return warnings.details().stream().filter(w -> w.contains("in the middle of a frame")).count();
+  }
+
   private Socket connectFrom(InetAddress local) throws IOException {
     Socket s = new Socket();
     s.bind(new InetSocketAddress(local, 0));
