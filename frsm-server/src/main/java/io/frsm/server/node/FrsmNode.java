@@ -321,6 +321,7 @@ public final class FrsmNode implements AutoCloseable {
             settings.get(ZooKeeperKeys.SESSION_TIMEOUT),
             credential(ZooKeeperKeys.CREDENTIAL_FILE),
             credential(ZooKeeperKeys.READER_CREDENTIAL_FILE),
+            ZooKeeperKeys.tls(settings.config()),
             layout,
             members,
             serving::coreServing,
