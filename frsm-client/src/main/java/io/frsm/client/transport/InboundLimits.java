@@ -55,6 +55,10 @@ public final class InboundLimits {
       new LogThrottle(LOG, Level.WARNING, 1, TimeUnit.SECONDS);
   private final LogThrottle addressLog = new LogThrottle(LOG, Level.WARNING, 1, TimeUnit.SECONDS);
   private final LogThrottle frameLog = new LogThrottle(LOG, Level.WARNING, 1, TimeUnit.SECONDS);
+
+  /** Apart from {@link #frameLog}, so each line counts only the refusals of its own kind. */
+  private final LogThrottle stalledLog = new LogThrottle(LOG, Level.WARNING, 1, TimeUnit.SECONDS);
+
   private final ChannelHandler gate = new Gate();
 
   /** {@code port} names the listener in logs ("client port", "peer port"). */
@@ -145,7 +149,7 @@ public final class InboundLimits {
   /** A begun frame of a connection from {@code remote} was not complete in time. */
   void stalled(Object remote, long bufferedBytes) {
     stalledFrames.increment();
-    frameLog.log(
+    stalledLog.log(
         "{0}: closing connection from {1}: a frame begun {2} ms ago is still incomplete ({3}"
             + " bytes received)",
         port, remote, TimeUnit.NANOSECONDS.toMillis(partialFrameTimeoutNanos), bufferedBytes);
