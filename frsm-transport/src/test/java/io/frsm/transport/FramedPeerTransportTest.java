@@ -4,13 +4,11 @@ import static io.frsm.transport.WireTesting.CLUSTER;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.frsm.client.transport.FrameDecoder;
 import io.frsm.client.transport.TransportConfig;
 import io.frsm.client.transport.TransportEventLoops;
 import io.frsm.client.transport.WireFormat;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.text.MessageFormat;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,10 +17,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
-import java.util.logging.Handler;
-import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -46,29 +40,13 @@ class FramedPeerTransportTest {
   private final TransportEventLoops loops = TransportEventLoops.create(2, true);
   private final Map<Integer, InetSocketAddress> addresses = new ConcurrentHashMap<>();
   private final List<AutoCloseable> transports = new ArrayList<>();
-  private final List<String> warnings = new CopyOnWriteArrayList<>();
-  private final Handler logCapture =
-      new Handler() {
-        @Override
-        public void publish(LogRecord r) {
-          if (r.getLevel().intValue() >= Level.WARNING.intValue()) {
-            Object[] args = r.getParameters() == null ? new Object[0] : r.getParameters();
-            warnings.add(MessageFormat.format(r.getMessage(), args));
-          }
-        }
-
-        @Override
-        public void flush() {}
-
-        @Override
-        public void close() {}
-      };
-  // Held strongly: java.util.logging keeps loggers weakly, and the leak check collects garbage.
-  private final Logger decoderLogger = Logger.getLogger(FrameDecoder.class.getName());
+  // The frame decoder warns at most once a second across connections; each refusal is at DEBUG,
+  // which TransportWarnings captures.
+  private TransportWarnings warnings;
 
   @BeforeEach
   void captureLogs() {
-    decoderLogger.addHandler(logCapture);
+    warnings = TransportWarnings.capture();
   }
 
   @AfterEach
@@ -77,7 +55,7 @@ class FramedPeerTransportTest {
       t.close();
     }
     loops.close();
-    decoderLogger.removeHandler(logCapture);
+    warnings.close();
   }
 
   /** Collects delivered strings per sender. Thread-safe. */
@@ -149,10 +127,7 @@ class FramedPeerTransportTest {
     FramedPeerTransport<String> goodEcho = echo(2, ECHO_VERSION, new Texts());
     NettyPeerTransport intruder = frsm(3, new Inbox());
     intruder.send(1, PeerTransportLoopbackTest.numbered(3, 1));
-    Await.until(
-        () -> warnings.stream().anyMatch(w -> w.contains("protocol version 1, this node speaks 7")),
-        DEADLINE,
-        "the version refusal logged, in " + warnings);
+    warnings.await("protocol version 1, this node speaks 7", DEADLINE);
     probeUntilDelivered(() -> goodEcho.send(1, "probe"), echoInbox::total);
     assertTrue(echoInbox.from(3).isEmpty(), "nothing of node 3 was delivered");
   }
@@ -165,12 +140,7 @@ class FramedPeerTransportTest {
     // Version 1 is frsm's too: the header passes and the frsm body decoder sees no known field.
     FramedPeerTransport<String> intruder = echo(3, WireFormat.PROTOCOL_VERSION, new Texts());
     intruder.send(1, "not a Paxos message");
-    Await.until(
-        () ->
-            warnings.stream()
-                .anyMatch(w -> w.contains("peer envelope without a (known) message body")),
-        DEADLINE,
-        "the body refusal logged, in " + warnings);
+    warnings.await("peer envelope without a (known) message body", DEADLINE);
     probeUntilDelivered(
         () -> goodPeer.send(1, PeerTransportLoopbackTest.numbered(2, 9)), frsmInbox::size);
     assertTrue(frsmInbox.from(3).isEmpty(), "nothing of node 3 was delivered");

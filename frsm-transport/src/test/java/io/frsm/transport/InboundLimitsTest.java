@@ -99,6 +99,74 @@ class InboundLimitsTest {
   }
 
   @Test
+  void connectionsFromOneAddressBeyondItsCap_areClosedOnArrival_anotherAddressIsServed()
+      throws Exception {
+    start(TransportConfig.builder(CLUSTER).maxInboundConnectionsPerAddress(4));
+    InboundLimits limits = server.limits();
+    InetAddress flooder = InetAddress.getByName("127.0.0.2");
+    List<Socket> flood = new ArrayList<>();
+    for (int i = 0; i < 12; i++) {
+      flood.add(connectFrom(flooder));
+    }
+    Await.until(
+        () -> limits.refusedConnectionsPerAddress() == 8, DEADLINE, "8 of 12 from one refused");
+    Await.until(
+        () -> limits.openConnectionsFrom(flooder) == 4, DEADLINE, "the refused ones are gone");
+    assertEquals(0, limits.refusedConnections(), "the port's own cap was not reached");
+    int closed = 0;
+    for (Socket s : flood) {
+      s.setSoTimeout(200);
+      try {
+        if (s.getInputStream().read() == -1) {
+          closed++;
+        }
+      } catch (SocketTimeoutException open) {
+        // admitted: stays open
+      } catch (java.net.SocketException reset) {
+        closed++;
+      }
+    }
+    assertEquals(8, closed, "exactly the connections beyond the cap were closed");
+    servesAGoodClient(); // from 127.0.0.1
+
+    flood.get(0).close();
+    Await.until(() -> limits.openConnectionsFrom(flooder) == 3, DEADLINE, "a place freed");
+    Socket again = connectFrom(flooder);
+    Await.until(() -> limits.openConnectionsFrom(flooder) == 4, DEADLINE, "admitted again");
+    assertEquals(8, limits.refusedConnectionsPerAddress());
+    again.setSoTimeout(300);
+    try {
+      int read = again.getInputStream().read();
+      throw new AssertionError("the admitted connection got " + read + " instead of staying open");
+    } catch (SocketTimeoutException stillOpen) {
+      // within the cap again
+    }
+  }
+
+  @Test
+  void manyRefusalsFromOneAddress_writeAFewWarnings() throws Exception {
+    start(TransportConfig.builder(CLUSTER).maxInboundConnectionsPerAddress(1));
+    InetAddress flooder = InetAddress.getByName("127.0.0.2");
+    connectFrom(flooder);
+    try (TransportWarnings warnings = TransportWarnings.capture()) {
+      int refused = 200;
+      for (int i = 0; i < refused; i++) {
+        Socket s = connectFrom(flooder);
+        awaitClosedByServer(s);
+        s.close();
+        sockets.remove(s);
+      }
+      assertEquals(refused, server.limits().refusedConnectionsPerAddress());
+      List<String> lines =
+          warnings.all().stream()
+              .filter(w -> w.contains("maxInboundConnectionsPerAddress"))
+              .toList();
+      assertTrue(lines.size() >= 1, "the refusal is logged: " + warnings.all());
+      assertTrue(lines.size() < 20, lines.size() + " warnings for " + refused + " refusals");
+    }
+  }
+
+  @Test
   void halfSentFrames_beyondTheBudget_closeTheirConnections_andReleaseItWhenGone()
       throws Exception {
     int budget = 4 * MAX_FRAME;
@@ -176,6 +244,77 @@ class InboundLimitsTest {
       assertTrue(lines < 20, lines + " warnings for " + resets + " resets: " + warnings.all());
     }
     servesAGoodClient();
+  }
+
+  @Test
+  void manyConnectionsClosedMidFrame_writeAFewWarnings_thatCountTheRest() throws Exception {
+    start(TransportConfig.builder(CLUSTER));
+    try (TransportWarnings warnings = TransportWarnings.capture()) {
+      int cutOff = 200;
+      for (int i = 0; i < cutOff; i++) {
+        closeMidFrame();
+      }
+      Await.until(
+          () -> server.limits().openConnections() == 0, DEADLINE, "every cut-off connection gone");
+      Await.until(
+          () -> midFrameDetails(warnings) >= cutOff, DEADLINE, "each cut-off connection at DEBUG");
+      // The throttle is the JVM's, across connections and ports: an earlier test may have used
+      // this second's line, so only the bound is certain here.
+      long lines = midFrameWarnings(warnings).size();
+      assertTrue(lines < 20, lines + " warnings for " + cutOff + " cut-off connections");
+      // A warning a second or more later says how many were not logged (one more cut-off
+      // connection each 20 ms until it comes, not thousands).
+      long[] lastCut = {System.nanoTime()};
+      Await.until(
+          () -> {
+            if (System.nanoTime() - lastCut[0] > TimeUnit.MILLISECONDS.toNanos(20)) {
+              lastCut[0] = System.nanoTime();
+              try {
+                closeMidFrame();
+              } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+              }
+            }
+            return midFrameWarnings(warnings).stream().anyMatch(w -> w.contains("more like it"));
+          },
+          DEADLINE,
+          "a warning that counts the lines not logged");
+    }
+    servesAGoodClient();
+  }
+
+  /** A connection that begins a frame and closes (FIN) before its end. */
+  private void closeMidFrame() throws IOException {
+    Socket s = connect();
+    s.getOutputStream().write(ByteBuffer.allocate(8).putInt(100).array());
+    s.getOutputStream().flush();
+    s.close();
+    sockets.remove(s);
+  }
+
+  private static List<String> midFrameWarnings(TransportWarnings warnings) {
+    return warnings.all().stream().filter(w -> w.contains("in the middle of a frame")).toList();
+  }
+
+  private static long midFrameDetails(TransportWarnings warnings) {
+    return warnings.details().stream().filter(w -> w.contains("in the middle of a frame")).count();
+  }
+
+  /**
+   * A connection from {@code local}: a loopback address other than the server's, which Linux routes
+   * (all of 127/8); elsewhere the test is skipped (ConnectionsPerAddressTest still runs).
+   */
+  private Socket connectFrom(InetAddress local) throws IOException {
+    Socket s = new Socket();
+    try {
+      s.bind(new InetSocketAddress(local, 0));
+    } catch (java.net.BindException notRouted) {
+      s.close();
+      org.junit.jupiter.api.Assumptions.abort("this OS does not route " + local + " to loopback");
+    }
+    s.connect(server.localAddress(), (int) DEADLINE.toMillis());
+    sockets.add(s);
+    return s;
   }
 
   private Socket connect() throws IOException {

@@ -1,6 +1,7 @@
 package io.frsm.transport;
 
 import io.frsm.client.transport.FrameDecoder;
+import io.frsm.client.transport.InboundLimits;
 import java.text.MessageFormat;
 import java.time.Duration;
 import java.util.List;
@@ -14,16 +15,26 @@ import java.util.logging.Logger;
 
 /**
  * Captures the warnings the transport's inbound side logs when it refuses a connection (frame
- * decoder, peer handler, client server), formatted, until closed. Public for the other modules'
- * tests (test jar).
+ * decoder, port limits, peer handler, client server), formatted, until closed. Public for the other
+ * modules' tests (test jar).
  */
 public final class TransportWarnings implements AutoCloseable {
   private final List<String> warnings = new CopyOnWriteArrayList<>();
+
+  /**
+   * The frame decoder's lines below WARNING: it warns at most once a second across connections, and
+   * logs each refused or cut-off connection at DEBUG (FINE), turned on while capturing.
+   */
+  private final List<String> details = new CopyOnWriteArrayList<>();
+
+  private final Logger frameDecoder = Logger.getLogger(FrameDecoder.class.getName());
+  private final Level frameDecoderLevel = frameDecoder.getLevel();
 
   // Held strongly: java.util.logging keeps loggers weakly, and the leak check collects garbage.
   private final List<Logger> loggers =
       List.of(
           Logger.getLogger(FrameDecoder.class.getName()),
+          Logger.getLogger(InboundLimits.class.getName()),
           Logger.getLogger(PeerInboundHandler.class.getName()),
           Logger.getLogger(ClientProtocolServer.class.getName()));
 
@@ -31,15 +42,14 @@ public final class TransportWarnings implements AutoCloseable {
       new Handler() {
         @Override
         public void publish(LogRecord r) {
-          if (r.getLevel().intValue() >= Level.WARNING.intValue()) {
-            // System.Logger records carry a pattern and its parameters; SLF4J's (the client-side
-            // classes, through slf4j-jdk14) arrive formatted, with none.
-            Object[] parameters = r.getParameters();
-            warnings.add(
-                parameters == null || parameters.length == 0
-                    ? r.getMessage()
-                    : MessageFormat.format(r.getMessage(), parameters));
-          }
+          // System.Logger records carry a pattern and its parameters; SLF4J's (the client-side
+          // classes, through slf4j-jdk14) arrive formatted, with none.
+          Object[] parameters = r.getParameters();
+          String text =
+              parameters == null || parameters.length == 0
+                  ? r.getMessage()
+                  : MessageFormat.format(r.getMessage(), parameters);
+          (r.getLevel().intValue() >= Level.WARNING.intValue() ? warnings : details).add(text);
         }
 
         @Override
@@ -51,23 +61,35 @@ public final class TransportWarnings implements AutoCloseable {
 
   private TransportWarnings() {
     loggers.forEach(l -> l.addHandler(capture));
+    frameDecoder.setLevel(Level.FINE);
   }
 
   public static TransportWarnings capture() {
     return new TransportWarnings();
   }
 
+  /** The warnings logged so far. */
   public List<String> all() {
     return List.copyOf(warnings);
   }
 
-  /** Waits until a warning matching {@code wanted} was logged; fails after {@code deadline}. */
+  /** The frame decoder's DEBUG lines logged so far: one per refused or cut-off connection. */
+  public List<String> details() {
+    return List.copyOf(details);
+  }
+
+  /**
+   * Waits until a warning matching {@code wanted} was logged, or a frame decoder line at DEBUG (its
+   * warnings are throttled across connections); fails after {@code deadline}.
+   */
   public String await(Predicate<String> wanted, Duration deadline, String what) {
     long end = System.nanoTime() + deadline.toNanos();
     while (true) {
-      for (String w : warnings) {
-        if (wanted.test(w)) {
-          return w;
+      for (List<String> lines : List.of(warnings, details)) {
+        for (String w : lines) {
+          if (wanted.test(w)) {
+            return w;
+          }
         }
       }
       if (System.nanoTime() - end > 0) {
@@ -86,5 +108,6 @@ public final class TransportWarnings implements AutoCloseable {
   @Override
   public void close() {
     loggers.forEach(l -> l.removeHandler(capture));
+    frameDecoder.setLevel(frameDecoderLevel);
   }
 }

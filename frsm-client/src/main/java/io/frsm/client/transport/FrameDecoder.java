@@ -6,8 +6,7 @@ import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import java.util.List;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The inbound edge: cuts length-prefixed frames out of the byte stream and decodes each one to an
@@ -21,14 +20,27 @@ import org.slf4j.LoggerFactory;
  * </pre>
  *
  * A length below 0 or above {@code maxFrameBytes}, or an envelope that does not decode, closes the
- * connection (logged with the peer's address); bytes after it are discarded unread, so nothing of a
- * bad connection reaches the node. With {@link InboundLimits} (a listening port's), a frame that is
- * not complete after one read reserves its declared length from the port's budget until it is (or
- * the connection closes), and must be complete within the port's partial-frame timeout: either
- * failing closes the connection. Not sharable: one per channel.
+ * connection (logged with the peer's address, at most once a second across connections); bytes
+ * after it are discarded unread, so nothing of a bad connection reaches the node. With {@link
+ * InboundLimits} (a listening port's), a frame that is not complete after one read reserves its
+ * declared length from the port's budget until it is (or the connection closes), and must be
+ * complete within the port's partial-frame timeout: either failing closes the connection. Not
+ * sharable: one per channel.
  */
 public final class FrameDecoder extends ByteToMessageDecoder {
-  private static final Logger LOG = LoggerFactory.getLogger(FrameDecoder.class);
+  private static final System.Logger LOG = System.getLogger(FrameDecoder.class.getName());
+
+  /**
+   * Connections closed in the middle of a frame, and frames refused: at most one warning a second
+   * across all connections, with the number not logged (issue 24: a remote party that opens and
+   * drops connections, or sends garbage, thousands of times a second must not flood the log). Each
+   * one is logged at DEBUG too, for whoever turns this logger up to find a particular connection.
+   */
+  private static final LogThrottle CLOSED_MID_FRAME =
+      new LogThrottle(LOG, System.Logger.Level.WARNING, 1, TimeUnit.SECONDS);
+
+  private static final LogThrottle REFUSED_FRAMES =
+      new LogThrottle(LOG, System.Logger.Level.WARNING, 1, TimeUnit.SECONDS);
 
   /** Parses one envelope and checks it. Must not retain the stream or its bytes. */
   @FunctionalInterface
@@ -148,7 +160,7 @@ public final class FrameDecoder extends ByteToMessageDecoder {
                 }
               },
               limits.partialFrameTimeoutNanos(),
-              java.util.concurrent.TimeUnit.NANOSECONDS);
+              TimeUnit.NANOSECONDS);
     }
   }
 
@@ -178,8 +190,9 @@ public final class FrameDecoder extends ByteToMessageDecoder {
       throws Exception {
     super.decodeLast(ctx, in, out);
     if (!failed && in.isReadable()) {
-      LOG.warn(
-          "connection from {} closed in the middle of a frame ({} bytes unread); dropped them",
+      log(
+          CLOSED_MID_FRAME,
+          "connection from {0} closed in the middle of a frame ({1} bytes unread); dropped them",
           ctx.channel().remoteAddress(),
           in.readableBytes());
       in.skipBytes(in.readableBytes());
@@ -190,8 +203,16 @@ public final class FrameDecoder extends ByteToMessageDecoder {
 
   private void fail(ChannelHandlerContext ctx, ByteBuf in, String reason) {
     onRefused.run();
-    LOG.warn("closing connection from {}: {}", ctx.channel().remoteAddress(), reason);
+    log(REFUSED_FRAMES, "closing connection from {0}: {1}", ctx.channel().remoteAddress(), reason);
     close(ctx, in);
+  }
+
+  /** Every event at DEBUG, and at most one a second of its kind at WARNING. */
+  private static void log(LogThrottle warnings, String pattern, Object... params) {
+    if (LOG.isLoggable(System.Logger.Level.DEBUG)) {
+      LOG.log(System.Logger.Level.DEBUG, java.text.MessageFormat.format(pattern, params));
+    }
+    warnings.log(pattern, params);
   }
 
   /** Ends the connection: nothing more it sent is read, nothing it began holds the budget. */

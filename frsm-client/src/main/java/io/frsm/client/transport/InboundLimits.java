@@ -3,7 +3,10 @@ package io.frsm.client.transport;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.AttributeKey;
 import java.lang.System.Logger.Level;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -18,6 +21,8 @@ import java.util.concurrent.atomic.LongAdder;
  * <ul>
  *   <li>at most {@link TransportConfig#maxInboundConnections()} open connections: one more is
  *       closed on arrival ({@link #connectionGate()});
+ *   <li>at most {@link TransportConfig#maxInboundConnectionsPerAddress()} of them from one remote
+ *       IP address: one more from it is closed on arrival too ({@link ConnectionsPerAddress});
  *   <li>frames begun but not complete reserve their declared length from a budget of {@link
  *       TransportConfig#partialFrameBudgetBytes()} shared by the port's connections; a frame that
  *       does not fit closes its connection ({@link FrameDecoder});
@@ -31,24 +36,36 @@ import java.util.concurrent.atomic.LongAdder;
 public final class InboundLimits {
   private static final System.Logger LOG = System.getLogger(InboundLimits.class.getName());
 
+  /** The remote address a connection was counted under, so its close uncounts exactly that. */
+  private static final AttributeKey<InetAddress> COUNTED_ADDRESS =
+      AttributeKey.valueOf(InboundLimits.class, "countedAddress");
+
   private final String port;
   private final int maxConnections;
   private final long budgetBytes;
   private final long partialFrameTimeoutNanos;
   private final AtomicInteger open = new AtomicInteger();
+  private final ConnectionsPerAddress perAddress;
   private final AtomicLong reserved = new AtomicLong();
   private final LongAdder refusedConnections = new LongAdder();
+  private final LongAdder refusedPerAddress = new LongAdder();
   private final LongAdder refusedFrames = new LongAdder();
   private final LongAdder stalledFrames = new LongAdder();
   private final LogThrottle connectionLog =
       new LogThrottle(LOG, Level.WARNING, 1, TimeUnit.SECONDS);
+  private final LogThrottle addressLog = new LogThrottle(LOG, Level.WARNING, 1, TimeUnit.SECONDS);
   private final LogThrottle frameLog = new LogThrottle(LOG, Level.WARNING, 1, TimeUnit.SECONDS);
+
+  /** Apart from {@link #frameLog}, so each line counts only the refusals of its own kind. */
+  private final LogThrottle stalledLog = new LogThrottle(LOG, Level.WARNING, 1, TimeUnit.SECONDS);
+
   private final ChannelHandler gate = new Gate();
 
   /** {@code port} names the listener in logs ("client port", "peer port"). */
   public InboundLimits(String port, TransportConfig config) {
     this.port = port;
     this.maxConnections = config.maxInboundConnections();
+    this.perAddress = new ConnectionsPerAddress(config.maxInboundConnectionsPerAddress());
     this.budgetBytes = config.partialFrameBudgetBytes();
     this.partialFrameTimeoutNanos = config.partialFrameTimeout().toNanos();
   }
@@ -69,6 +86,16 @@ public final class InboundLimits {
   /** Connections closed on arrival because the port held its maximum. */
   public long refusedConnections() {
     return refusedConnections.sum();
+  }
+
+  /** Connections closed on arrival because their remote address held its maximum already. */
+  public long refusedConnectionsPerAddress() {
+    return refusedPerAddress.sum();
+  }
+
+  /** Connections open on this port now from {@code address} (refused ones until closed). */
+  public int openConnectionsFrom(InetAddress address) {
+    return perAddress.openFrom(address);
   }
 
   /** Connections closed because their begun frame did not fit the budget. */
@@ -122,7 +149,7 @@ public final class InboundLimits {
   /** A begun frame of a connection from {@code remote} was not complete in time. */
   void stalled(Object remote, long bufferedBytes) {
     stalledFrames.increment();
-    frameLog.log(
+    stalledLog.log(
         "{0}: closing connection from {1}: a frame begun {2} ms ago is still incomplete ({3}"
             + " bytes received)",
         port, remote, TimeUnit.NANOSECONDS.toMillis(partialFrameTimeoutNanos), bufferedBytes);
@@ -132,13 +159,30 @@ public final class InboundLimits {
   private final class Gate extends ChannelInboundHandlerAdapter {
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
-      if (open.incrementAndGet() > maxConnections) {
+      // Counted first, both ways, so channelInactive gives back exactly what was taken.
+      boolean withinPort = open.incrementAndGet() <= maxConnections;
+      InetAddress address = remoteAddress(ctx);
+      boolean withinAddress = true;
+      if (address != null) {
+        ctx.channel().attr(COUNTED_ADDRESS).set(address);
+        withinAddress = perAddress.open(address);
+      }
+      if (!withinPort) {
         refusedConnections.increment();
         connectionLog.log(
             "{0}: closing connection from {1}: the port holds its maximum of {2} connections",
             port, ctx.channel().remoteAddress(), maxConnections);
         ctx.close();
-        return; // channelInactive follows and gives the count back
+        return; // channelInactive follows and gives the counts back
+      }
+      if (!withinAddress) {
+        refusedPerAddress.increment();
+        addressLog.log(
+            "{0}: closing connection from {1}: that address holds its maximum of {2} connections"
+                + " (transport.maxInboundConnectionsPerAddress)",
+            port, ctx.channel().remoteAddress(), perAddress.max());
+        ctx.close();
+        return;
       }
       ctx.fireChannelActive();
     }
@@ -146,7 +190,16 @@ public final class InboundLimits {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
       open.decrementAndGet();
+      InetAddress address = ctx.channel().attr(COUNTED_ADDRESS).getAndSet(null);
+      if (address != null) {
+        perAddress.close(address);
+      }
       ctx.fireChannelInactive();
+    }
+
+    /** The remote IP address; null for a channel that has none (an in-JVM channel in tests). */
+    private InetAddress remoteAddress(ChannelHandlerContext ctx) {
+      return ctx.channel().remoteAddress() instanceof InetSocketAddress a ? a.getAddress() : null;
     }
   }
 }

@@ -21,6 +21,7 @@ public final class TransportConfig {
   private final Duration reconnectBackoffMin;
   private final Duration reconnectBackoffMax;
   private final int maxInboundConnections;
+  private final int maxInboundConnectionsPerAddress;
   private final Duration partialFrameTimeout;
   private final int partialFrameBudgetBytes;
 
@@ -48,6 +49,8 @@ public final class TransportConfig {
       throw new IllegalArgumentException("reconnectBackoffMin must not exceed reconnectBackoffMax");
     }
     this.maxInboundConnections = positive(b.maxInboundConnections, "maxInboundConnections");
+    this.maxInboundConnectionsPerAddress =
+        positive(b.maxInboundConnectionsPerAddress, "maxInboundConnectionsPerAddress");
     this.partialFrameTimeout = atLeastOneMilli(b.partialFrameTimeout, "partialFrameTimeout");
     this.partialFrameBudgetBytes = positive(b.partialFrameBudgetBytes, "partialFrameBudgetBytes");
     // Else a frame the limit allows could never be received whole.
@@ -130,6 +133,14 @@ public final class TransportConfig {
     return maxInboundConnections;
   }
 
+  /**
+   * Connections one listening port holds at most from one remote IP address; more from it are
+   * closed on arrival. Above {@link #maxInboundConnections} it changes nothing.
+   */
+  public int maxInboundConnectionsPerAddress() {
+    return maxInboundConnectionsPerAddress;
+  }
+
   /** A frame begun on an inbound connection must be complete within this, or it is closed. */
   public Duration partialFrameTimeout() {
     return partialFrameTimeout;
@@ -155,6 +166,7 @@ public final class TransportConfig {
         && reconnectBackoffMin.equals(t.reconnectBackoffMin)
         && reconnectBackoffMax.equals(t.reconnectBackoffMax)
         && maxInboundConnections == t.maxInboundConnections
+        && maxInboundConnectionsPerAddress == t.maxInboundConnectionsPerAddress
         && partialFrameTimeout.equals(t.partialFrameTimeout)
         && partialFrameBudgetBytes == t.partialFrameBudgetBytes;
   }
@@ -171,6 +183,7 @@ public final class TransportConfig {
         reconnectBackoffMin,
         reconnectBackoffMax,
         maxInboundConnections,
+        maxInboundConnectionsPerAddress,
         partialFrameTimeout,
         partialFrameBudgetBytes);
   }
@@ -195,6 +208,8 @@ public final class TransportConfig {
         + reconnectBackoffMax
         + ", maxInboundConnections="
         + maxInboundConnections
+        + ", maxInboundConnectionsPerAddress="
+        + maxInboundConnectionsPerAddress
         + ", partialFrameTimeout="
         + partialFrameTimeout
         + ", partialFrameBudgetBytes="
@@ -217,6 +232,7 @@ public final class TransportConfig {
     private Duration reconnectBackoffMin = Duration.ofMillis(20);
     private Duration reconnectBackoffMax = Duration.ofSeconds(2);
     private int maxInboundConnections = 4096;
+    private int maxInboundConnectionsPerAddress = 256;
     private Duration partialFrameTimeout = Duration.ofSeconds(30);
     private int partialFrameBudgetBytes = 256 * 1024 * 1024;
 
@@ -302,6 +318,20 @@ public final class TransportConfig {
 
     public int maxInboundConnections() {
       return maxInboundConnections;
+    }
+
+    /**
+     * Default 256 per listening port and remote IP address: a client machine, or a NAT in front of
+     * many, needs a few connections per node; one address that opens thousands is refused before it
+     * takes the port's whole {@link #maxInboundConnections}.
+     */
+    public Builder maxInboundConnectionsPerAddress(int v) {
+      this.maxInboundConnectionsPerAddress = v;
+      return this;
+    }
+
+    public int maxInboundConnectionsPerAddress() {
+      return maxInboundConnectionsPerAddress;
     }
 
     /** Default 30 s. */

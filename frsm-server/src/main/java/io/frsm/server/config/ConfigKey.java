@@ -72,14 +72,16 @@ public final class ConfigKey<T> {
   }
 
   /**
-   * A key {@code section.leaf} with a default; {@code null} declares a required key. The builder
-   * option defaults to the leaf.
+   * A key {@code section.leaf} (or {@code section.group.leaf}, a group of a section such as {@code
+   * zookeeper.tls}) with a default; {@code null} declares a required key. The builder option
+   * defaults to the leaf.
    */
   static <T> ConfigKey<T> of(String name, ValueType<T> type, T defaultValue) {
-    int dot = name.indexOf('.');
-    if (dot <= 0 || dot != name.lastIndexOf('.') || dot == name.length() - 1) {
-      throw new IllegalArgumentException("a key is section.leaf: " + name);
+    String[] parts = name.split("\\.", -1);
+    if (parts.length < 2 || parts.length > 3 || java.util.Arrays.asList(parts).contains("")) {
+      throw new IllegalArgumentException("a key is section.leaf or section.group.leaf: " + name);
     }
+    int dot = name.lastIndexOf('.');
     return new ConfigKey<>(
         name,
         type,

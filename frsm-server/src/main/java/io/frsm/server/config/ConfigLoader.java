@@ -119,7 +119,8 @@ public final class ConfigLoader {
     for (Map.Entry<?, ?> e : map.entrySet()) {
       String key = prefix + e.getKey();
       if (e.getValue() instanceof Map<?, ?> nested) {
-        if (!prefix.isEmpty()) {
+        // Sections, and groups within a section (zookeeper.tls); unknown names are refused below.
+        if (prefix.chars().filter(c -> c == '.').count() >= 2) {
           throw new ConfigException(
               "config key '" + key + "' in " + source + " is nested too deep");
         }

@@ -107,6 +107,27 @@ final class ConfigRules {
               + quoted(ZooKeeperKeys.CREDENTIAL_FILE)
               + ": without the nodes' own identity every znode is open to anyone anyway");
     }
+    if (values.get(ZooKeeperKeys.TLS_TRUST_STORE) == null) {
+      for (ConfigKey<?> key : ZooKeeperKeys.TLS_NEEDING_TRUST_STORE) {
+        if (values.get(key) != null) {
+          throw new ConfigException(
+              "config key "
+                  + key.describe()
+                  + " needs "
+                  + quoted(ZooKeeperKeys.TLS_TRUST_STORE)
+                  + ": without it the node speaks plaintext to ZooKeeper");
+        }
+      }
+    }
+    if (values.get(ZooKeeperKeys.TLS_KEY_STORE_PASSWORD_FILE) != null
+        && values.get(ZooKeeperKeys.TLS_KEY_STORE) == null) {
+      throw new ConfigException(
+          "config key "
+              + ZooKeeperKeys.TLS_KEY_STORE_PASSWORD_FILE.describe()
+              + " needs "
+              + quoted(ZooKeeperKeys.TLS_KEY_STORE)
+              + ": a password of no key store");
+    }
     if (!insecure && values.get(ZooKeeperKeys.CREDENTIAL_FILE) == null) {
       throw new ConfigException(
           "config key "

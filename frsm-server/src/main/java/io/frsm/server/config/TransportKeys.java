@@ -91,6 +91,17 @@ public final class TransportKeys {
           .range(1, 1_000_000)
           .doc("open connections per listening port (peer, client); one more is closed on arrival");
 
+  public static final ConfigKey<Integer> MAX_INBOUND_CONNECTIONS_PER_ADDRESS =
+      ConfigKey.transport(
+              "maxInboundConnectionsPerAddress",
+              ValueType.INTEGER,
+              TransportConfig.Builder::maxInboundConnectionsPerAddress,
+              TransportConfig.Builder::maxInboundConnectionsPerAddress)
+          .range(1, 1_000_000)
+          .doc(
+              "open connections per listening port from one remote IP address; one more from it is"
+                  + " closed on arrival");
+
   public static final ConfigKey<Duration> PARTIAL_FRAME_TIMEOUT =
       ConfigKey.transport(
               "partialFrameTimeout",
@@ -124,6 +135,7 @@ public final class TransportKeys {
           RECONNECT_BACKOFF_MIN,
           RECONNECT_BACKOFF_MAX,
           MAX_INBOUND_CONNECTIONS,
+          MAX_INBOUND_CONNECTIONS_PER_ADDRESS,
           PARTIAL_FRAME_TIMEOUT,
           PARTIAL_FRAME_BUDGET_BYTES);
 }

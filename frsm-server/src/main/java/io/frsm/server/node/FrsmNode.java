@@ -240,6 +240,13 @@ public final class FrsmNode implements AutoCloseable {
         limits::refusedConnections);
     metrics.counter(
         name,
+        "connections closed on arrival: their address held"
+            + " transport.maxInboundConnectionsPerAddress",
+        "reason",
+        "connections_per_address",
+        limits::refusedConnectionsPerAddress);
+    metrics.counter(
+        name,
         "connections closed: a begun frame did not fit transport.partialFrameBudgetBytes",
         "reason",
         "frame_budget",
@@ -314,6 +321,7 @@ public final class FrsmNode implements AutoCloseable {
             settings.get(ZooKeeperKeys.SESSION_TIMEOUT),
             credential(ZooKeeperKeys.CREDENTIAL_FILE),
             credential(ZooKeeperKeys.READER_CREDENTIAL_FILE),
+            ZooKeeperKeys.tls(settings.config()),
             layout,
             members,
             serving::coreServing,

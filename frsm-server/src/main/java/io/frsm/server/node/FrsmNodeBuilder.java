@@ -173,6 +173,20 @@ public final class FrsmNodeBuilder {
     return this;
   }
 
+  /**
+   * TLS to the ensemble's secure client ports ({@code zookeeper.tls.*}; docs/OPERATIONS.md
+   * "ZooKeeper TLS"); {@link #zookeeper} then names those ports. Default: plaintext.
+   */
+  public FrsmNodeBuilder zookeeperTls(io.frsm.server.zk.ZooKeeperTls tls) {
+    Objects.requireNonNull(tls, "tls");
+    config.set(ZooKeeperKeys.TLS_TRUST_STORE, tls.trustStore());
+    config.set(ZooKeeperKeys.TLS_TRUST_STORE_PASSWORD_FILE, tls.trustStorePasswordFile());
+    config.set(ZooKeeperKeys.TLS_KEY_STORE, tls.keyStore());
+    config.set(ZooKeeperKeys.TLS_KEY_STORE_PASSWORD_FILE, tls.keyStorePasswordFile());
+    config.set(ZooKeeperKeys.TLS_HOSTNAME_VERIFICATION, tls.hostnameVerification());
+    return this;
+  }
+
   /** Default 10 s. Membership ends this long after the node stops answering ZooKeeper. */
   public FrsmNodeBuilder zookeeperSessionTimeout(Duration timeout) {
     config.set(ZooKeeperKeys.SESSION_TIMEOUT, timeout);

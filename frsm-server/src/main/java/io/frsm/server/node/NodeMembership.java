@@ -6,6 +6,7 @@ import io.frsm.server.zk.MembershipRegistry;
 import io.frsm.server.zk.ZkLayout;
 import io.frsm.server.zk.ZooKeeperAccess;
 import io.frsm.server.zk.ZooKeeperCredential;
+import io.frsm.server.zk.ZooKeeperTls;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.HashSet;
@@ -52,6 +53,7 @@ final class NodeMembership {
   private final Duration sessionTimeout;
   private final ZooKeeperCredential credential;
   private final ZooKeeperCredential reader;
+  private final ZooKeeperTls tls;
   private final ZkLayout layout;
   private final ClusterMembers members;
   private final BooleanSupplier serving;
@@ -82,6 +84,7 @@ final class NodeMembership {
    *     none, every znode open to anyone ({@code security.insecure} only)
    * @param reader an identity granted read access to this node's znodes, or null (only with a
    *     {@code credential})
+   * @param tls TLS to ZooKeeper, or null: plaintext
    * @param serving whether this node's core runs and serves (it then counts itself ready)
    * @param stopped whether the node is stopping or stopped (it then never registers again)
    * @param redialPeer dials a peer now, skipping the rest of its reconnect back-off
@@ -92,6 +95,7 @@ final class NodeMembership {
       Duration sessionTimeout,
       ZooKeeperCredential credential,
       ZooKeeperCredential reader,
+      ZooKeeperTls tls,
       ZkLayout layout,
       ClusterMembers members,
       BooleanSupplier serving,
@@ -102,6 +106,7 @@ final class NodeMembership {
     this.sessionTimeout = sessionTimeout;
     this.credential = credential;
     this.reader = reader;
+    this.tls = tls;
     this.layout = layout;
     this.members = members;
     this.serving = serving;
@@ -127,7 +132,7 @@ final class NodeMembership {
   void connect() throws Exception {
     int sessionMs = (int) sessionTimeout.toMillis();
     zk =
-        ZooKeeperAccess.builder(connectString, credential, reader)
+        ZooKeeperTls.apply(ZooKeeperAccess.builder(connectString, credential, reader), tls)
             .sessionTimeoutMs(sessionMs)
             .connectionTimeoutMs(Math.min(sessionMs, 15_000))
             .retryPolicy(new ExponentialBackoffRetry(100, 10))
@@ -135,7 +140,12 @@ final class NodeMembership {
     zk.start();
     if (!zk.blockUntilConnected(sessionMs, TimeUnit.MILLISECONDS)) {
       throw new IllegalStateException(
-          "cannot reach ZooKeeper at " + connectString + " within " + sessionMs + " ms");
+          "cannot reach ZooKeeper at "
+              + connectString
+              + " within "
+              + sessionMs
+              + " ms; the node dialed it "
+              + ZooKeeperTls.connectHint(tls));
     }
     if (credential != null) {
       ZooKeeperAccess.secureExisting(

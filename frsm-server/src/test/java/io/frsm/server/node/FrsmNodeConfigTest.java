@@ -60,6 +60,12 @@ class FrsmNodeConfigTest {
         sessionTimeout: 7s
         credentialFile: /frsm-test/zookeeper.credential
         readerCredentialFile: /frsm-test/zookeeper-reader.credential
+        tls:
+          trustStore: /frsm-test/tls/zookeeper-ca.jks
+          trustStorePasswordFile: /frsm-test/tls/zookeeper-ca.password
+          keyStore: /frsm-test/tls/zookeeper-client.p12
+          keyStorePasswordFile: /frsm-test/tls/zookeeper-client.password
+          hostnameVerification: false
       ring:
         vnodes: 32
         replicationFactor: 5
@@ -87,6 +93,7 @@ class FrsmNodeConfigTest {
         reconnectBackoffMin: 30ms
         reconnectBackoffMax: 3s
         maxInboundConnections: 100
+        maxInboundConnectionsPerAddress: 50
         partialFrameTimeout: 5s
         partialFrameBudgetBytes: 64MiB
       security:
@@ -147,7 +154,7 @@ class FrsmNodeConfigTest {
   @Test
   void everyKeyOfTheFile_reachesTheNodesSettings() throws Exception {
     for (String key : ConfigLoader.keys()) {
-      String leaf = key.substring(key.indexOf('.') + 1);
+      String leaf = key.substring(key.lastIndexOf('.') + 1); // under its section or group
       assertTrue(EVERY_KEY.contains(" " + leaf + ":"), "this test does not set " + key);
     }
     FrsmConfig config = load(EVERY_KEY);
