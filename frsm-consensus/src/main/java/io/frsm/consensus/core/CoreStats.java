@@ -32,7 +32,8 @@ package io.frsm.consensus.core;
  * new holder's scan read in its own order; {@code keysSettledByPull} the keys an operation pulled
  * forward, read ahead of that order, and {@code pullSettleNanos} the time from each pull to its key
  * settled, summed (divided by {@code keysSettledByPull}: the mean time to settle a hot key). A key
- * the scan skipped because a pull settled it is counted once, as pulled.
+ * the scan skipped because a pull settled it is counted once, as pulled; a key whose pull failed is
+ * read again by the scan, and may be counted twice (its retry and its page).
  */
 public record CoreStats(
     long gets,
