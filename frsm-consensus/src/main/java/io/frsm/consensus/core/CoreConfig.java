@@ -60,9 +60,17 @@ public record CoreConfig(
    * @param forcedColdCasShare the share of CAS that prepare although their key is warm, in {@code
    *     [0, 1]}: the paper's Figure 16 experiment varies the multi-phase fraction with it. 0 in
    *     production; a forced prepare costs a round, never safety (any CAS may run cold).
+   * @param hotKeysFirst whether an operation on a key a new holder's range scan has not settled
+   *     pulls the key forward (docs/PROTOCOL.md "Hot keys first"); true in production, false only
+   *     to measure the scan without it
    */
-  public record Modes(boolean leaderOnlyReads, double forcedColdCasShare) {
+  public record Modes(boolean leaderOnlyReads, double forcedColdCasShare, boolean hotKeysFirst) {
     public static final Modes DEFAULT = new Modes(true, 0);
+
+    /** Hot keys first on. */
+    public Modes(boolean leaderOnlyReads, double forcedColdCasShare) {
+      this(leaderOnlyReads, forcedColdCasShare, true);
+    }
 
     public Modes {
       if (!(forcedColdCasShare >= 0 && forcedColdCasShare <= 1)) {

@@ -24,6 +24,20 @@ final class CoreCounters {
   private long mismatchesLeaderOnly;
   private long staleRingRefused;
   private long staleRingReplies;
+  private long keysSettledByScan;
+  private long keysSettledByPull;
+  private long pullSettleNanos;
+
+  /** A range scan's read of a key in the scan's own order answered. */
+  void keySettledByScan() {
+    keysSettledByScan++;
+  }
+
+  /** A key pulled forward by an operation was settled, {@code nanos} after the pull. */
+  void keySettledByPull(long nanos) {
+    keysSettledByPull++;
+    pullSettleNanos += nanos;
+  }
 
   /** This node's acceptor refused a request or purge for its outdated ring version. */
   void staleRingRefused() {
@@ -113,6 +127,9 @@ final class CoreCounters {
         acceptsSent,
         mismatchesLeaderOnly,
         staleRingRefused,
-        staleRingReplies);
+        staleRingReplies,
+        keysSettledByScan,
+        keysSettledByPull,
+        pullSettleNanos);
   }
 }

@@ -27,6 +27,13 @@ package io.frsm.consensus.core;
  * {@code staleRingReplies} counts the refusals of that kind this node's own rounds (client
  * operations, scans and settles) received — a node that gets them is behind, or ran a round that
  * started before a membership step.
+ *
+ * <p>Range scans (docs/PROTOCOL.md "Hot keys first"): {@code keysSettledByScan} counts the keys a
+ * new holder's scan read in its own order; {@code keysSettledByPull} the keys an operation pulled
+ * forward, read ahead of that order, and {@code pullSettleNanos} the time from each pull to its key
+ * settled, summed (divided by {@code keysSettledByPull}: the mean time to settle a hot key). A key
+ * the scan skipped because a pull settled it is counted once, as pulled; a key whose pull failed is
+ * read again by the scan, and may be counted twice (its retry and its page).
  */
 public record CoreStats(
     long gets,
@@ -47,14 +54,17 @@ public record CoreStats(
     long acceptsSent,
     long mismatchesLeaderOnly,
     long staleRingRefused,
-    long staleRingReplies) {
+    long staleRingReplies,
+    long keysSettledByScan,
+    long keysSettledByPull,
+    long pullSettleNanos) {
 
   public static final CoreStats ZERO =
-      new CoreStats(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+      new CoreStats(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
 
   /** {@code n} gets served from the local cell under the lease, and nothing else. */
   public static CoreStats leaderOnlyReads(long n) {
-    return new CoreStats(n, 0, 0, 0, 0, 0, 0, n, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    return new CoreStats(n, 0, 0, 0, 0, 0, 0, n, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
   }
 
   /** Field-wise sum, for cluster-wide totals. */
@@ -87,7 +97,10 @@ public record CoreStats(
         acceptsSent + sign * o.acceptsSent,
         mismatchesLeaderOnly + sign * o.mismatchesLeaderOnly,
         staleRingRefused + sign * o.staleRingRefused,
-        staleRingReplies + sign * o.staleRingReplies);
+        staleRingReplies + sign * o.staleRingReplies,
+        keysSettledByScan + sign * o.keysSettledByScan,
+        keysSettledByPull + sign * o.keysSettledByPull,
+        pullSettleNanos + sign * o.pullSettleNanos);
   }
 
   /** Cold CAS operations over all counted ones (0 when none ran). */

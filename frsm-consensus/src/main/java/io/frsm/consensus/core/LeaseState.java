@@ -44,6 +44,9 @@ final class LeaseState {
   private final boolean releaseKeepsLease;
   private final boolean releaseBeforeWait;
   private final boolean skipRangeScan;
+  private final boolean pullWithoutRead;
+  private final boolean hotKeysFirst;
+  private final RangeScan.Progress scanProgress;
   private final RangeLease[] ranges;
 
   /** The scan each internal read belongs to; a read of an abandoned scan is ignored. */
@@ -68,7 +71,8 @@ final class LeaseState {
   private long[] modeEntries;
   private boolean[] wasLeaderOnly;
 
-  LeaseState(CoreConfig config, CoreTimings timings, Incarnation incarnation) {
+  LeaseState(
+      CoreConfig config, CoreTimings timings, Incarnation incarnation, CoreCounters counters) {
     this.config = config.leases();
     this.leaseAfterRenewalNanos = this.config.leaseAfterRenewalNanos();
     this.successorWaitNanos = this.config.successorWaitNanos();
@@ -79,6 +83,20 @@ final class LeaseState {
     this.releaseKeepsLease = config.broken(Sabotage.RELEASE_KEEPS_LEASE);
     this.releaseBeforeWait = config.broken(Sabotage.RELEASE_BEFORE_WAIT);
     this.skipRangeScan = config.broken(Sabotage.SKIP_RANGE_SCAN);
+    this.pullWithoutRead = config.broken(Sabotage.PULL_FORWARD_WITHOUT_READ);
+    this.hotKeysFirst = config.modes().hotKeysFirst();
+    this.scanProgress =
+        new RangeScan.Progress() {
+          @Override
+          public void settledByScan() {
+            counters.keySettledByScan();
+          }
+
+          @Override
+          public void settledByPull(long nanos) {
+            counters.keySettledByPull(nanos);
+          }
+        };
     this.ranges = new RangeLease[placement.rangeCount()];
     for (int i = 0; i < ranges.length; i++) {
       ranges[i] = new RangeLease();
@@ -110,9 +128,33 @@ final class LeaseState {
     return r.termPersisted && r.holdsLease(now);
   }
 
-  /** Rule 5 and 2: leader-only mode in the current term, and the lease held at {@code now}. */
+  /**
+   * Rule 5: the key may be served in leader-only mode in the current term (the lease is checked
+   * apart): its range's scan is done, or the scan settled this key ahead of its order (a pull,
+   * docs/PROTOCOL.md "Hot keys first").
+   */
   boolean leaderOnly(Key key) {
-    return enabled() && ranges[rangeOf(key)].leaderOnly;
+    if (!enabled()) {
+      return false;
+    }
+    RangeLease r = ranges[rangeOf(key)];
+    return r.leaderOnly || (r.scan != null && r.termPersisted && r.scan.settledAhead(key));
+  }
+
+  /**
+   * An operation arrived for {@code key}: if its range is being scanned in this node's term and the
+   * scan has not settled the key, the key is pulled forward ({@link RangeScan#pull}): its scan read
+   * is queued now, ahead of the operation, through {@code reads}. Does nothing otherwise (no scan,
+   * no lease, the scan's pull bounds reached).
+   */
+  void pullForward(Now now, Key key, ScanReads reads, List<Effect> out) {
+    if (!enabled() || !hotKeysFirst) {
+      return;
+    }
+    RangeLease r = ranges[rangeOf(key)];
+    if (r.scan != null && r.termPersisted && !r.leaderOnly && r.holdsLease(now)) {
+      r.scan.pull(now, key, readsOf(r.scan, reads), out);
+    }
   }
 
   /**
@@ -339,6 +381,10 @@ final class LeaseState {
         return;
       }
       r.scan = new RangeScan(incarnation, roundTimeoutNanos, placement, range, r.term);
+      r.scan.reportTo(scanProgress);
+      if (pullWithoutRead) {
+        r.scan.pullWithoutRead();
+      }
       r.scan.start(now, out);
     }
   }

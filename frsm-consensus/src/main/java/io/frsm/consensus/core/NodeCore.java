@@ -67,7 +67,7 @@ public final class NodeCore {
     Incarnation incarnation = new Incarnation(nodeId, boot);
     this.incarnation = incarnation;
     this.acceptor = new Acceptor(store, config, counters);
-    this.leases = new LeaseState(config, timings, incarnation);
+    this.leases = new LeaseState(config, timings, incarnation, counters);
     this.leaderReads =
         new LeaderReads(
             leases,
@@ -178,8 +178,15 @@ public final class NodeCore {
     out.add(new Effect.RingInstalled(placement.ringVersion()));
   }
 
-  /** REQUIRES: {@link InputBounds#check} passed (key not reserved, request id >= 0). */
+  /**
+   * A client operation on a key its range's scan has not settled pulls the key forward first
+   * (docs/PROTOCOL.md "Hot keys first"): the scan read is queued ahead of the operation, so the
+   * operation (and every later one on the key) finds the key settled.
+   *
+   * <p>REQUIRES: {@link InputBounds#check} passed (key not reserved, request id >= 0).
+   */
   private void submit(Now now, Input.ClientRequest request, List<Effect> out) {
+    leases.pullForward(now, request.operation().key(), scanReads, out);
     coordinator.submit(now, request, out);
   }
 

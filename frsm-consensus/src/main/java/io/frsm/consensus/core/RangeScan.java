@@ -4,8 +4,10 @@ import io.frsm.cell.Key;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeSet;
 
 /**
@@ -24,10 +26,36 @@ import java.util.TreeSet;
  * order. The next cursor is the smallest last key among the listings that stopped early; keys past
  * it are left for the next page, so no replica's keys are skipped. A wrapping range is scanned as
  * two token segments.
+ *
+ * <p>Hottest first (docs/PROTOCOL.md "Hot keys first"): a client operation on a key the scan has
+ * not settled yet may {@link #pull} it forward: the key is read at once by the same scan read,
+ * ahead of the scan order, and once that read answered it is <em>settled ahead</em>: servable in
+ * leader-only mode before the rest of the range, and skipped when its page comes. A pull is one of
+ * the scan's reads (a page waits for it, a failed one is retried like any other), so the scan never
+ * skips a key whose read did not answer. At most {@link #PULLS_IN_FLIGHT} pulls run at once and at
+ * most {@link #PULLED_KEYS_MAX} keys are remembered per scan: beyond that operations run in quorum
+ * mode as before until the scan reaches their keys.
  */
 final class RangeScan {
   static final int PAGE_KEYS = 256;
   static final int READS_IN_FLIGHT = 32;
+
+  /** Pulled-forward reads running at once, beside the scan's own {@link #READS_IN_FLIGHT}. */
+  static final int PULLS_IN_FLIGHT = 32;
+
+  /** Keys a scan pulls forward at most (their set lives until the scan ends). */
+  static final int PULLED_KEYS_MAX = 65_536;
+
+  /** Where the scan reports each key it settled (counters). */
+  interface Progress {
+    Progress NONE = new Progress() {};
+
+    /** A scan read of the scan's own order answered. */
+    default void settledByScan() {}
+
+    /** A pulled-forward read answered, {@code nanos} after the pull. */
+    default void settledByPull(long nanos) {}
+  }
 
   /**
    * Where the scan's quorum reads go. Passed with each call that may start reads, never held, so
@@ -72,6 +100,19 @@ final class RangeScan {
   private boolean finished;
   private long keysRead;
 
+  /** The reads of pulled keys in flight: request id to the monotonic time of the pull. */
+  private final Map<Long, Long> pulls = new HashMap<>();
+
+  private final Set<Key> pulling = new HashSet<>();
+
+  /** Keys whose pulled read answered in this scan: settled ahead of the scan order. */
+  private final Set<Key> settledAhead = new HashSet<>();
+
+  private Progress progress = Progress.NONE;
+
+  /** Sabotage {@link Sabotage#PULL_FORWARD_WITHOUT_READ}: a pull marks its key settled at once. */
+  private boolean pullWithoutRead;
+
   /**
    * @param roundTimeoutNanos how long a listing or a failed read waits before it is asked again
    */
@@ -107,6 +148,67 @@ final class RangeScan {
 
   void start(Now now, List<Effect> out) {
     sendListing(now, out);
+  }
+
+  /** From now on each settled key is reported to {@code progress}. */
+  void reportTo(Progress progress) {
+    this.progress = java.util.Objects.requireNonNull(progress);
+  }
+
+  /** Breaks the pull on purpose (tests only: {@link Sabotage#PULL_FORWARD_WITHOUT_READ}). */
+  void pullWithoutRead() {
+    this.pullWithoutRead = true;
+  }
+
+  /**
+   * Pulls {@code key} (of this scan's range) forward: starts its scan read now, unless the key is
+   * settled ahead or being pulled already, the scan is finished, or a bound is reached. Returns
+   * whether a read started.
+   */
+  boolean pull(Now now, Key key, Reads reads, List<Effect> out) {
+    if (finished
+        || settledAhead.contains(key)
+        || pulling.contains(key)
+        || pulls.size() >= PULLS_IN_FLIGHT
+        || settledAhead.size() + pulls.size() >= PULLED_KEYS_MAX) {
+      return false;
+    }
+    if (pullWithoutRead) {
+      settledAhead.add(key); // the broken rule: settled without the quorum step
+      return false;
+    }
+    long id = scanReadOf(key);
+    if (id == 0) {
+      id = reads.read(now, key, out);
+      reading.put(id, key);
+    } // else the scan reads the key already: that read settles it ahead when it answers
+    pulls.put(id, now.monoNanos());
+    pulling.add(key);
+    return true;
+  }
+
+  /** The id of the scan's own read of {@code key} in flight, or 0 (ids are never 0). */
+  private long scanReadOf(Key key) {
+    for (Map.Entry<Long, Key> e : reading.entrySet()) {
+      if (e.getValue().equals(key) && !pulls.containsKey(e.getKey())) {
+        return e.getKey();
+      }
+    }
+    return 0;
+  }
+
+  /**
+   * Whether {@code key}'s scan read answered ahead of the scan order in this scan: with the term
+   * durable at {@code q} replicas and the lease held, the local cell holds every value of the key
+   * chosen before this term (docs/PROTOCOL.md "Hot keys first").
+   */
+  boolean settledAhead(Key key) {
+    return settledAhead.contains(key);
+  }
+
+  /** Pulled reads running now (tests and diagnostics). */
+  int pullsInFlight() {
+    return pulls.size();
   }
 
   boolean finished() {
@@ -181,9 +283,20 @@ final class RangeScan {
     if (key == null) {
       return;
     }
+    Long pulledAt = pulls.remove(id);
+    if (pulledAt != null) {
+      pulling.remove(key);
+    }
     if (outcome instanceof Outcome.ReadResult) {
       keysRead++;
+      if (pulledAt != null) {
+        settledAhead.add(key);
+        progress.settledByPull(now.monoNanos() - pulledAt);
+      } else {
+        progress.settledByScan();
+      }
     } else {
+      // A pull that failed is retried as a scan read: its key is not settled, never skipped.
       if (failed.isEmpty()) {
         retryAtNanos = now.monoNanos() + roundTimeoutNanos;
       }
@@ -209,8 +322,13 @@ final class RangeScan {
 
   /** Starts reads up to the window; when the page is fully read, moves to the next page. */
   private void pump(Now now, Reads reads, List<Effect> out) {
-    while (reading.size() < READS_IN_FLIGHT && !toRead.isEmpty()) {
+    while (reading.size() - pulls.size() < READS_IN_FLIGHT && !toRead.isEmpty()) {
       Key key = toRead.poll();
+      if (settledAhead.contains(key) || pulling.contains(key)) {
+        // Settled ahead; or its pull is running, and the page waits for it in `reading` (a
+        // failed pull comes back through `failed`).
+        continue;
+      }
       // The read's outcome comes back at the earliest at the end of this step (the core takes its
       // own reads' replies there), so recording it after submitting is in time.
       reading.put(reads.read(now, key, out), key);

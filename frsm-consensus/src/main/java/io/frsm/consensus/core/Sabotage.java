@@ -28,6 +28,12 @@ public enum Sabotage {
    * the next successor skips its wait while a lease two terms back may still be in force.
    */
   RELEASE_BEFORE_WAIT,
+  /**
+   * A key pulled forward during a range scan (docs/PROTOCOL.md "Hot keys first") is marked settled
+   * without its quorum read: it is served in leader-only mode from a local cell that may lack a
+   * value chosen under an older term, and the scan skips it.
+   */
+  PULL_FORWARD_WITHOUT_READ,
   /** A release is reported (and marked) but the holder keeps its lease and serves on. */
   RELEASE_KEEPS_LEASE,
   /**

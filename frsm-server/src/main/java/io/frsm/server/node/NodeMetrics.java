@@ -179,6 +179,23 @@ final class NodeMetrics implements AutoCloseable {
         "accept",
         CoreStats::acceptsSent,
         "prepares and accepts the node's rounds sent");
+    coreCounter(
+        "frsm.scan.keys.settled",
+        "by",
+        "scan",
+        CoreStats::keysSettledByScan,
+        "keys a new range holder's scan settled, in scan order or pulled forward by an operation");
+    coreCounter(
+        "frsm.scan.keys.settled",
+        "by",
+        "pull",
+        CoreStats::keysSettledByPull,
+        "keys a new range holder's scan settled, in scan order or pulled forward by an operation");
+    add(
+        FunctionCounter.builder(
+                "frsm.scan.pull.settle.seconds", this, m -> m.stats().pullSettleNanos() / 1e9)
+            .description("time from each pull to its key settled, summed")
+            .register(registry));
     add(
         Gauge.builder("frsm.core.queue.depth", this, NodeMetrics::queueDepth)
             .description("inputs waiting for the core's loop")

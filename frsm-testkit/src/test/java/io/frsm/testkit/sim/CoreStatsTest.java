@@ -162,6 +162,7 @@ class CoreStatsTest {
     long gets, creates, cases, deletes, fences, warm, cold, leaderReads, quorumReads;
     long mutatingReads, mismatches, exists, unknown, notExecuted, prepares, accepts;
     long leaderMismatches, staleRingRefused, staleRingReplies;
+    long settledByScan, settledByPull, pullNanos;
   }
 
   @SafeVarargs
@@ -189,7 +190,10 @@ class CoreStatsTest {
         e.accepts,
         e.leaderMismatches,
         e.staleRingRefused,
-        e.staleRingReplies);
+        e.staleRingReplies,
+        e.settledByScan,
+        e.settledByPull,
+        e.pullNanos);
   }
 
   private static CoreStats minus(CoreStats a, CoreStats b) {

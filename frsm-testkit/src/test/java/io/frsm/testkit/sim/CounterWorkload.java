@@ -50,6 +50,13 @@ public final class CounterWorkload {
 
   private static final double READ_PROBABILITY = 0.3;
 
+  /**
+   * Keys created before the faults and never touched again (0: none): with them every new holder's
+   * scan takes pages of reads, and the counters — the hot set — are read and written while it runs
+   * (docs/PROTOCOL.md "Hot keys first").
+   */
+  private int coldKeys;
+
   /** What a run did, for reports and the determinism test. */
   public record Result(
       long seed,
@@ -65,7 +72,8 @@ public final class CounterWorkload {
       long grantsAfterRelease,
       long callerThreadReads,
       long ringVersionsPublished,
-      long stepDowns) {}
+      long stepDowns,
+      long keysPulledForward) {}
 
   /** Membership changes at {@code operationsPerSecond}, broken by {@code mutations}. */
   record MembershipRun(double operationsPerSecond, Set<MembershipMutation> mutations) {}
@@ -148,6 +156,19 @@ public final class CounterWorkload {
    */
   public static Result runWithLeases(long seed, FaultMix mix, Set<Sabotage> sabotage) {
     return runWithLeases(seed, mix, sabotage, 1);
+  }
+
+  /**
+   * The workload with leases plus {@code coldKeys} keys created before the faults and never touched
+   * again: each scan of a new holder pages through them while the clients read and increment the
+   * counters, so operations on the counters pull them forward (docs/PROTOCOL.md "Hot keys first").
+   */
+  public static Result runWithLeasesAndColdKeys(
+      long seed, FaultMix mix, Set<Sabotage> sabotage, int coldKeys) {
+    CounterWorkload workload =
+        new CounterWorkload(seed, mix, sabotage, true, null, 1, null, sim -> {});
+    workload.coldKeys = coldKeys;
+    return workload.execute();
   }
 
   /**
@@ -240,6 +261,7 @@ public final class CounterWorkload {
       attempt[0].run();
       sim.runUntil(() -> created[0], 5_000_000_000L, "setup of key " + key);
     }
+    createColdKeys();
     sim.startFaults();
     if (leaseNemesis != null) {
       leaseNemesis.start();
@@ -270,7 +292,45 @@ public final class CounterWorkload {
         leaseService == null ? 0 : leaseService.grantsAfterRelease(),
         sim.callerThreadReads(),
         membership == null ? 0 : membership.orchestrator().versionsPublished(),
-        leaseService == null ? 0 : leaseService.stepDowns());
+        leaseService == null ? 0 : leaseService.stepDowns(),
+        keysPulledForward());
+  }
+
+  /** Keys pulled forward by the cores running now (a crashed core's count is lost with it). */
+  private long keysPulledForward() {
+    long total = 0;
+    for (int node = 0; node < sim.nodeCount(); node++) {
+      total += sim.stats(node).keysSettledByPull();
+    }
+    return total;
+  }
+
+  /** Creates the {@link #coldKeys} at their ranges' holders, all at once; before the faults. */
+  private void createColdKeys() {
+    int[] pending = {coldKeys};
+    for (int i = 0; i < coldKeys; i++) {
+      Key key = Key.of(("cold-" + i).getBytes(StandardCharsets.US_ASCII));
+      int range = sim.coreConfig().placement().rangeOf(key);
+      Runnable[] attempt = new Runnable[1];
+      attempt[0] =
+          () -> {
+            int holder = leaseService.holder(range);
+            sim.submit(
+                holder >= 0 ? holder : 0,
+                new Operation.Create(key, CounterValue.zero().encode()),
+                o -> {
+                  if (o instanceof Outcome.Written) {
+                    pending[0]--;
+                  } else if (o instanceof Outcome.NotExecuted) {
+                    sim.schedule(5_000_000, attempt[0]); // no holder with a durable term yet
+                  } else {
+                    throw new AssertionError("setup create of " + key + " failed: " + o);
+                  }
+                });
+          };
+      attempt[0].run();
+    }
+    sim.runUntil(() -> pending[0] == 0, sim.nowNanos() + 30_000_000_000L, "cold keys created");
   }
 
   private boolean allClientsFinished() {

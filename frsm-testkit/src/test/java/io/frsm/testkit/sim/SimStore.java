@@ -22,6 +22,12 @@ final class SimStore implements NodeStorage {
   /** What a crash leaves: the completed logged persists only. */
   private final Map<Key, Cell> logged = new HashMap<>();
 
+  /**
+   * The client keys of {@link #durable} in (token, key) order, so a listing pages through a range
+   * of a million keys without sorting them all each time.
+   */
+  private final java.util.TreeSet<Key> sorted = new java.util.TreeSet<>();
+
   /** Keys whose reads fail, as a quarantined block of the real LSM makes them (issue 23). */
   private final java.util.Set<Key> quarantined = new java.util.HashSet<>();
 
@@ -63,13 +69,19 @@ final class SimStore implements NodeStorage {
 
   @Override
   public java.util.List<Key> keysInRange(long fromToken, long toToken, Key after, int limit) {
-    return durable.keySet().stream()
-        .filter(k -> !io.frsm.consensus.core.RangeTerm.isReserved(k))
-        .filter(k -> k.token() >= fromToken && k.token() <= toToken)
-        .filter(k -> after == null || k.compareTo(after) > 0)
-        .sorted()
-        .limit(limit)
-        .toList();
+    Key from = Key.lowestWithToken(fromToken);
+    java.util.NavigableSet<Key> tail =
+        after != null && after.compareTo(from) >= 0
+            ? sorted.tailSet(after, false)
+            : sorted.tailSet(from, true);
+    java.util.List<Key> page = new java.util.ArrayList<>();
+    for (Key k : tail) {
+      if (k.token() > toToken || page.size() == limit) {
+        break;
+      }
+      page.add(k);
+    }
+    return page;
   }
 
   @Override
@@ -77,6 +89,8 @@ final class SimStore implements NodeStorage {
     // Persists not completed were never merged here; hints are lost.
     durable.clear();
     durable.putAll(logged);
+    sorted.clear();
+    durable.keySet().forEach(this::index);
   }
 
   @Override
@@ -107,8 +121,16 @@ final class SimStore implements NodeStorage {
     writes++;
     Cell before = durable.get(delta.key());
     Cell after = merge(before, delta);
-    durable.put(delta.key(), after);
+    if (durable.put(delta.key(), after) == null) {
+      index(delta.key());
+    }
     listener.onDurable(node, before, delta, after, isLogged);
+  }
+
+  private void index(Key key) {
+    if (!io.frsm.consensus.core.RangeTerm.isReserved(key)) {
+      sorted.add(key);
+    }
   }
 
   private Cell merge(Cell before, Cell delta) {

@@ -373,6 +373,14 @@ public final class Simulation {
     return nodes[node].store.writes();
   }
 
+  /**
+   * Stores {@code cell} durably at {@code node} as if a persist completed, before the run starts
+   * (large data sets for measurements; the safety checker sees it like any persist).
+   */
+  public void preload(int node, Cell cell) {
+    nodes[node].store.makeDurable(cell);
+  }
+
   /** Node {@code node}'s durable cell for {@code key} (null: nothing), without counting a read. */
   public Cell durableCell(int node, Key key) {
     return nodes[node].store.peek(key);
