@@ -423,7 +423,13 @@ public final class FrsmNode implements AutoCloseable {
     membershipAgent.start();
     copyAgent =
         NodeCopies.start(
-            nodeId, membership.zooKeeper(), layout, initial, serving.core(), streams, metrics);
+            nodeId,
+            membership.zooKeeper(),
+            layout,
+            initial,
+            serving.core(),
+            settings.get(StreamKeys.COPY_ON_JOIN) ? streams : RangeCopier.none(),
+            metrics);
     repairAgent =
         NodeRepair.start(
             this, membership.zooKeeper(), layout, orchestrator, initial, serving.core(), metrics);

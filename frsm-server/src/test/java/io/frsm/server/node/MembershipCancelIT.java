@@ -41,8 +41,13 @@ class MembershipCancelIT {
         CuratorFramework zk = RingHistoryIT.connect(cluster)) {
       ZkLayout layout = new ZkLayout(TestCluster.CLUSTER_ID);
       FrsmNode one = cluster.node(1);
-      // The start's sweep of leftovers would remove them: forge after it.
-      Await.until(() -> one.membershipAgent().swept(), WAIT, "node 1's sweep of leftovers");
+      // Every node's sweep of leftovers at its start would remove them: forge after those.
+      Await.until(
+          () ->
+              java.util.stream.IntStream.rangeClosed(1, 3)
+                  .allMatch(id -> cluster.node(id).membershipAgent().swept()),
+          WAIT,
+          "every node's sweep of leftovers");
       // A checksum that does not match; another copy's record under this name; version 0, which no
       // change publishes (no learner in it); and a name that is not a request's.
       zk.create().creatingParentsIfNeeded().forPath(layout.ringCopy(0, 1, 0), new byte[] {1, 2, 3});
