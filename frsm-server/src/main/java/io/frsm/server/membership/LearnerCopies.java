@@ -36,6 +36,34 @@ final class LearnerCopies {
     this.requests = requests;
   }
 
+  /** {@link MembershipOrchestrator#copyProgress}: the requests of {@code version}. */
+  String progress(long version) throws Exception {
+    int asked = 0;
+    int done = 0;
+    StringBuilder problems = new StringBuilder();
+    for (RangeCopyRequests.Name n : requests.names(null)) {
+      if (n.version() != version) {
+        continue;
+      }
+      asked++;
+      try {
+        RangeCopyRequests.Request r = requests.get(n.version(), n.node(), n.range(), null);
+        if (r != null && r.state() == RangeCopyRequests.State.DONE) {
+          done++;
+        } else if (r != null && r.state() == RangeCopyRequests.State.FAILED) {
+          problems.append("; ").append(r);
+        }
+      } catch (RangeCopyRequests.Malformed damaged) {
+        problems
+            .append("; damaged copy request ")
+            .append(n)
+            .append(": ")
+            .append(damaged.getMessage());
+      }
+    }
+    return asked == 0 ? "" : ", copies " + done + "/" + asked + " done" + problems;
+  }
+
   /**
    * Asks the copies of {@code incoming} at {@code version} and waits until all are done.
    *

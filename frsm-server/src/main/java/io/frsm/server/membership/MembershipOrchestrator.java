@@ -501,6 +501,14 @@ public final class MembershipOrchestrator {
     }
   }
 
+  /**
+   * For status: the copies of {@code change}'s learner step, as {@code ", copies D/N done"} and
+   * each failed or damaged one; empty when it asked none (yet).
+   */
+  public String copyProgress(MembershipChange change) throws Exception {
+    return copies.progress(change.baseVersion() + 1);
+  }
+
   /** For status: the newest ring version in the history. */
   public RingVersion newest() throws Exception {
     return history.newest(initial);

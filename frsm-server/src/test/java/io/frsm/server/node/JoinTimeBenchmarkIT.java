@@ -28,9 +28,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Join time (docs/BENCHMARKS.md): a 3-node cluster holding {@code -Dfrsm.join.benchKeys} keys of
  * 512 B; node 4 is added and the time from the request to the change's end is printed, with the
- * copy ({@code -Dfrsm.join.benchCopy=true}, the default) or by the settle alone ({@code false}).
- * Skipped without {@code frsm.join.benchKeys}: it measures, it checks only that every key reads
- * back.
+ * copy and by the settle alone ({@code stream.copyOnJoin: false}), one fresh cluster each ({@code
+ * -Dfrsm.join.benchCopy=true} or {@code false} runs one of them). Skipped without {@code
+ * frsm.join.benchKeys}: it measures, it checks only that every key reads back.
  */
 class JoinTimeBenchmarkIT {
   @Test
@@ -38,7 +38,16 @@ class JoinTimeBenchmarkIT {
     String keysProperty = System.getProperty("frsm.join.benchKeys");
     assumeTrue(keysProperty != null, "a benchmark: set -Dfrsm.join.benchKeys");
     int keys = Integer.parseInt(keysProperty);
-    boolean copy = Boolean.parseBoolean(System.getProperty("frsm.join.benchCopy", "true"));
+    String mode = System.getProperty("frsm.join.benchCopy", "");
+    if (!mode.equals("false")) {
+      measure(dir.resolve("copy"), keys, true);
+    }
+    if (!mode.equals("true")) {
+      measure(dir.resolve("settle-only"), keys, false);
+    }
+  }
+
+  private static void measure(Path dir, int keys, boolean copy) throws Exception {
     Duration wait = Duration.ofMinutes(30);
     try (TestCluster cluster = new TestCluster(dir, 3, 3);
         CuratorFramework zk = RingHistoryIT.connect(cluster);
