@@ -49,7 +49,9 @@ class JoinTimeBenchmarkIT {
 
   private static void measure(Path dir, int keys, boolean copy) throws Exception {
     Duration wait = Duration.ofMinutes(30);
-    try (TestCluster cluster = new TestCluster(dir, 3, 3);
+    // Memtables of a production size: the test clusters' tiny ones stall a bulk load on flushes.
+    try (TestCluster cluster =
+            TestCluster.withTweaks(dir, b -> b.lsm(l -> l.memtableFlushSizeBytes(16 << 20)));
         CuratorFramework zk = RingHistoryIT.connect(cluster);
         FrsmNode fourth =
             cluster
@@ -69,7 +71,7 @@ class JoinTimeBenchmarkIT {
               wait);
       long loadStart = System.nanoTime();
       try (FrsmClient client = cluster.node(1).client()) {
-        Semaphore window = new Semaphore(256);
+        Semaphore window = new Semaphore(64);
         List<CompletableFuture<?>> writes = new ArrayList<>();
         for (int i = 0; i < keys; i++) {
           window.acquire();
