@@ -62,6 +62,7 @@ public final class NodeAdmin implements ClientProtocolServer.AdminHandler {
         case STATUS -> AdminResponse.newBuilder().setStatus(StatusReport.of(site)).build();
         case CHANGE_MEMBERSHIP -> change(request.getChangeMembership());
         case COMPACT -> compact();
+        case CANCEL_MEMBERSHIP -> cancel();
         case COMMAND_NOT_SET -> refused("an admin request needs a command");
       };
     } catch (IllegalArgumentException | IllegalStateException e) {
@@ -125,6 +126,21 @@ public final class NodeAdmin implements ClientProtocolServer.AdminHandler {
     }
     MembershipChange stored = site.requestRepair();
     return AdminResponse.newBuilder().setAccepted(stored.toString()).build();
+  }
+
+  private AdminResponse cancel() throws Exception {
+    MembershipOrchestrator orchestrator = site.orchestrator();
+    if (orchestrator == null) {
+      return refused("node " + site.nodeId() + " does not serve yet: ask another node");
+    }
+    MembershipChange cancelled = orchestrator.cancel();
+    return AdminResponse.newBuilder()
+        .setAccepted(
+            "cancel of "
+                + cancelled
+                + " requested: the orchestrator undoes it; `frsm admin status` shows no change"
+                + " once it is over")
+        .build();
   }
 
   private AdminResponse compact() throws Exception {

@@ -42,7 +42,9 @@ final class StatusReport {
     if (pending != null) {
       int by = orchestrator.orchestratingNode();
       status.setMembershipChange(
-          pending + (by < 0 ? ", waiting for an orchestrator" : ", orchestrated by node " + by));
+          pending
+              + (by < 0 ? ", waiting for an orchestrator" : ", orchestrated by node " + by)
+              + orchestrator.copyProgress(pending));
     }
     for (int r = 0; r < placement.rangeCount(); r++) {
       status.addRanges(

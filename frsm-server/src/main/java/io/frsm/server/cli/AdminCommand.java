@@ -107,6 +107,29 @@ final class AdminCommand implements Runnable {
   }
 
   @Command(
+      name = "cancel",
+      description =
+          "Cancels the membership change in progress before its point of no return (the version"
+              + " that makes its new nodes voters): the ring goes back to the replica sets before it.")
+  int cancel(@Mixin WaitOptions wait) {
+    AdminRequest request =
+        AdminRequest.newBuilder()
+            .setCancelMembership(AdminRequest.CancelMembership.getDefaultInstance())
+            .build();
+    return run(
+        admin -> {
+          Map.Entry<InetSocketAddress, ClusterStatus> contact = clusterView(admin);
+          AdminResponse answer = admin.ask(contact.getKey(), request);
+          if (!answer.hasAccepted()) {
+            out.println(refusal(answer));
+            return 1;
+          }
+          out.println("accepted: " + AdminReport.clean(answer.getAccepted()));
+          return wait.wait ? follow(admin, contact.getKey(), wait.timeout) : 0;
+        });
+  }
+
+  @Command(
       name = "repair",
       description =
           "Repairs a node's quarantined storage now (it also asks by itself): it becomes a learner"

@@ -20,5 +20,11 @@ public final class StreamKeys {
           .range(Duration.ofSeconds(1), Duration.ofDays(7))
           .doc("how long a source keeps an unused range snapshot for its receiver to resume");
 
-  static final List<ConfigKey<?>> ALL = List.of(MAX_BYTES_PER_SECOND, SNAPSHOT_TTL);
+  public static final ConfigKey<Boolean> COPY_ON_JOIN =
+      ConfigKey.of("stream.copyOnJoin", ValueType.BOOLEAN, true)
+          .doc(
+              "whether this node copies the tables of the ranges a membership change adds it to;"
+                  + " false: it answers the copy requests at once and the settle brings every key");
+
+  static final List<ConfigKey<?>> ALL = List.of(MAX_BYTES_PER_SECOND, SNAPSHOT_TTL, COPY_ON_JOIN);
 }

@@ -15,7 +15,9 @@ import org.apache.zookeeper.KeeperException;
  * the cluster's orchestrator lock and, holding it, runs the change ({@link
  * MembershipOrchestrator#runPending}). If the orchestrating node dies, its lock goes with its
  * session and another node's agent resumes the change from the history. While it orchestrates, the
- * node names itself in the ephemeral {@code membership/orchestrator} znode (for status).
+ * node names itself in the ephemeral {@code membership/orchestrator} znode (for status). Once after
+ * its start, while no change is stored, it removes the settle and copy requests older changes left
+ * ({@link MembershipOrchestrator#removeLeftovers}).
  *
  * <p>Failures (a wait that timed out, ZooKeeper errors) are logged and the run is tried again: the
  * steps are idempotent. Thread-safety: its own thread; {@link #close} from any thread.
@@ -29,6 +31,7 @@ public final class MembershipAgent implements AutoCloseable {
   private final ZkLayout layout;
   private final MembershipOrchestrator orchestrator;
   private final ScheduledExecutorService thread;
+  private volatile boolean swept; // written by the agent's thread only
 
   public MembershipAgent(
       int self, CuratorFramework zk, ZkLayout layout, MembershipOrchestrator orchestrator) {
@@ -52,6 +55,14 @@ public final class MembershipAgent implements AutoCloseable {
   private void check() {
     try {
       if (orchestrator.pending() == null) {
+        if (!swept) {
+          // Once per start: what a crash between a change's end and its cleanup left behind.
+          int removed = orchestrator.removeLeftovers();
+          swept = true;
+          if (removed > 0) {
+            LOG.log(Level.INFO, "node {0} removed {1} old settle and copy requests", self, removed);
+          }
+        }
         return;
       }
       orchestrator.runPending(this::orchestrating);
@@ -76,6 +87,11 @@ public final class MembershipAgent implements AutoCloseable {
         .creatingParentContainersIfNeeded()
         .withMode(CreateMode.EPHEMERAL)
         .forPath(layout.membershipOrchestrator(), id);
+  }
+
+  /** Whether the sweep of older changes' requests ran since the start (tests). */
+  public boolean swept() {
+    return swept;
   }
 
   @Override

@@ -4,8 +4,8 @@ import io.frsm.consensus.core.Placement;
 import io.frsm.consensus.core.RingTransition;
 import io.frsm.server.membership.MembershipChange.Kind;
 import io.frsm.server.ring.NodeInfo;
-import io.frsm.server.stream.RangeCopier;
 import io.frsm.server.zk.ClusterShape;
+import io.frsm.server.zk.RangeCopyRequests;
 import io.frsm.server.zk.RangeSettleRequests;
 import io.frsm.server.zk.RangeSettler;
 import io.frsm.server.zk.RingHistory;
@@ -36,9 +36,12 @@ import org.apache.zookeeper.KeeperException;
  *
  * <p>Each step: {@link RingHistory#checkStep} (in the plan and again before publishing), publish,
  * wait until a quorum of the new voters of every range whose members changed installed it, and the
- * incoming learners too; at the learner step, {@link RangeCopier#copy} for each incoming node; then
- * settle every range whose members changed, through its holder; {@link RingTransition#mayFollow}
- * must then hold before the next step.
+ * incoming learners too; at the learner step, the incoming nodes copy their ranges ({@link
+ * LearnerCopies}: they run the copies, this waits); then settle every range whose members changed,
+ * through its holder; {@link RingTransition#mayFollow} must then hold before the next step. Before
+ * each publication and while it waits before the point of no return, a stored cancel ends the
+ * change ({@link ChangeCancel}). A finished or cancelled change's settle and copy requests are
+ * removed.
  *
  * <p>Thread-safety: {@link #request} from any thread; {@link #runPending} from one thread per
  * process (the lock orders processes).
@@ -54,7 +57,9 @@ public final class MembershipOrchestrator {
   private final ClusterShape shape;
   private final RingVersion initial;
   private final IntFunction<NodeInfo> registered;
-  private final RangeCopier copier;
+  private final LearnerCopies copies;
+  private final ChangeCancel cancel;
+  private final ChangeLeftovers leftovers;
   private final Duration stepTimeout;
 
   /**
@@ -69,7 +74,6 @@ public final class MembershipOrchestrator {
       ClusterShape shape,
       RingVersion initial,
       IntFunction<NodeInfo> registered,
-      RangeCopier copier,
       Duration stepTimeout) {
     this.zk = zk;
     this.layout = layout;
@@ -78,7 +82,9 @@ public final class MembershipOrchestrator {
     this.shape = shape;
     this.initial = initial;
     this.registered = registered;
-    this.copier = copier;
+    this.copies = new LearnerCopies(new RangeCopyRequests(zk, layout));
+    this.cancel = new ChangeCancel(zk, layout, history, initial);
+    this.leftovers = new ChangeLeftovers(zk, layout);
     this.stepTimeout = stepTimeout;
   }
 
@@ -98,6 +104,7 @@ public final class MembershipOrchestrator {
     RingVersion newest = history.newest(initial);
     MembershipChange change = new MembershipChange(kind, node, replacement, newest.version());
     plan(change, newest, tokenOwners()); // refuses an unsafe or unknown change before it is stored
+    cancel.clear(); // a cancel left by an ended change must not meet an identical new one
     try {
       zk.create()
           .creatingParentContainersIfNeeded()
@@ -127,7 +134,8 @@ public final class MembershipOrchestrator {
     RingVersion newest = history.newest(initial);
     MembershipChange change = new MembershipChange(Kind.REPAIR, node, -1, newest.version(), ranges);
     plan(change, newest, Map.of()); // refuses an unsafe repair before it is stored
-    refuseUnhealthy(node, ranges, newest.placement());
+    new RepairHealth(zk, layout).refuseUnhealthy(node, ranges, newest.placement());
+    cancel.clear(); // a cancel left by an ended change must not meet an identical new one
     try {
       zk.create()
           .creatingParentContainersIfNeeded()
@@ -138,69 +146,6 @@ public final class MembershipOrchestrator {
     }
     LOG.log(Level.INFO, "membership change requested: {0}", change);
     return change;
-  }
-
-  /**
-   * Refuses a repair that leaves a range with fewer than a quorum of healthy voters: the others'
-   * quarantines touching it ({@link ZkLayout#membershipQuarantined}) make them silent for some of
-   * its keys, so the range could not settle or commit those while this node is a learner. A record
-   * that does not parse counts its node as unhealthy in every range (never the unsafe side).
-   */
-  private void refuseUnhealthy(int node, List<Integer> ranges, Placement p) throws Exception {
-    Map<Integer, Set<Integer>> quarantined = new java.util.HashMap<>();
-    for (int r : ranges) {
-      List<Integer> voters = p.replicas(r);
-      List<Integer> unhealthy = new ArrayList<>();
-      for (int v : voters) {
-        if (v == node) {
-          continue;
-        }
-        Set<Integer> touched = quarantined.computeIfAbsent(v, this::quarantinedRangesOf);
-        if (touched == null || touched.contains(r)) {
-          unhealthy.add(v);
-        }
-      }
-      int healthy = voters.size() - 1 - unhealthy.size();
-      int quorum = io.frsm.consensus.core.CoreConfig.quorum(voters.size());
-      if (healthy < quorum) {
-        throw new IllegalArgumentException(
-            "repairing node "
-                + node
-                + " would leave range "
-                + r
-                + " with "
-                + healthy
-                + " healthy voters, fewer than a quorum ("
-                + quorum
-                + ") of "
-                + voters
-                + ": voters "
-                + unhealthy
-                + " are quarantined there too and answer nothing for the damaged keys;"
-                + " repair waits (replace a node whose disk is lost)");
-      }
-    }
-  }
-
-  /** The ranges {@code node}'s quarantine touches; empty if none; null if its record is bad. */
-  private Set<Integer> quarantinedRangesOf(int node) {
-    try {
-      byte[] data = zk.getData().forPath(layout.membershipQuarantined(node));
-      if (data.length > MembershipChange.MAX_BYTES) {
-        return null;
-      }
-      Set<Integer> ranges = new TreeSet<>();
-      String text = new String(data, StandardCharsets.UTF_8);
-      for (String r : text.isEmpty() ? new String[0] : text.split(",", -1)) {
-        ranges.add(Integer.parseInt(r));
-      }
-      return ranges;
-    } catch (KeeperException.NoNodeException healthy) {
-      return Set.of();
-    } catch (Exception unreadable) {
-      LOG.log(Level.WARNING, "node {0}''s quarantine record is unreadable: {1}", node, unreadable);
-      return null;
-    }
   }
 
   /** The change in progress, or null. A stored change that cannot be read is reported as such. */
@@ -331,15 +276,62 @@ public final class MembershipOrchestrator {
       }
       holding.run();
       run(change);
-      zk.delete().forPath(layout.membershipChange());
-      LOG.log(Level.INFO, "membership change done: {0}", change);
+      history.sync();
+      int removed = leftovers.removeUpTo(history.newest(initial).version());
+      cancel.removeWithChange();
+      LOG.log(
+          Level.INFO,
+          "membership change over: {0}; {1} settle and copy requests removed",
+          change,
+          removed);
       return true;
     } finally {
       lock.release();
     }
   }
 
+  /** Stops a wait early; {@link #NEVER} past the point of no return. */
+  @FunctionalInterface
+  interface Stop {
+    Stop NEVER = () -> false;
+
+    boolean requested() throws Exception;
+  }
+
+  /**
+   * Asks the orchestrator to cancel the stored change (docs/PROTOCOL.md "Membership changes",
+   * "Cancel"); it publishes the reverse step, or ends a change that published nothing yet.
+   *
+   * @return the change whose cancel was asked
+   * @throws IllegalStateException if no change is stored, or it is past its point of no return
+   */
+  public MembershipChange cancel() throws Exception {
+    MembershipChange change = pending();
+    if (change == null) {
+      throw new IllegalStateException("no membership change is in progress: nothing to cancel");
+    }
+    cancel.ask(change);
+    return change;
+  }
+
+  /**
+   * Removes the settle and copy requests of every version up to the newest while no change is
+   * stored (those a crash or an older release left behind); returns how many.
+   */
+  public int removeLeftovers() throws Exception {
+    history.sync();
+    long newest = history.newest(initial).version(); // read before: a later change asks above it
+    if (pending() != null) {
+      return 0;
+    }
+    return leftovers.removeUpTo(newest);
+  }
+
   private void run(MembershipChange change) throws Exception {
+    ChangeCancel.InstallWait quorums = t -> awaitInstalled(t, Set.of(), Stop.NEVER);
+    if (cancel.endIfAsked(change, quorums)) {
+      return;
+    }
     history.sync();
     List<RingVersion> all = history.read(initial, null);
     if (change.baseVersion() >= all.size()) {
@@ -349,7 +341,11 @@ public final class MembershipOrchestrator {
     RingVersion previous = all.get((int) change.baseVersion());
     Map<Integer, Integer> tokensOf = tokenOwners();
     MembershipPlan plan = plan(change, previous, tokensOf);
+    long point = ChangeCancel.pointOfNoReturn(change);
     for (RingVersion step : plan.steps()) {
+      if (step.version() >= all.size() && cancel.endIfAsked(change, quorums)) {
+        return;
+      }
       RingTransition transition = RingHistory.checkStep(previous, step);
       if (step.version() < all.size()) {
         RingVersion stored = all.get((int) step.version());
@@ -366,9 +362,20 @@ public final class MembershipOrchestrator {
             "ring version " + step.version() + " was published by another orchestrator");
       }
       LOG.log(Level.INFO, "{0}: ring version {1} published", change, step.version());
-      Set<Integer> installed = awaitInstalled(transition, learnersOf(step));
-      if (step.version() == change.baseVersion() + 1) {
-        copyToLearners(plan, step);
+      Stop stop = step.version() < point ? () -> cancel.asked(change) : Stop.NEVER;
+      Set<Integer> installed = awaitInstalled(transition, learnersOf(step), stop);
+      if (installed == null) {
+        if (cancel.endIfAsked(change, quorums)) {
+          return;
+        }
+        throw new IllegalStateException("a cancel was withdrawn: the change is run again");
+      }
+      if (step.version() == change.baseVersion() + 1
+          && !copies.copy(step.version(), plan.incoming(), stepTimeout, stop)) {
+        if (cancel.endIfAsked(change, quorums)) {
+          return;
+        }
+        throw new IllegalStateException("a cancel was withdrawn: the change is run again");
       }
       Set<Integer> ranges = new TreeSet<>(transition.membersChanged());
       settler.settle(step.version(), ranges, stepTimeout);
@@ -442,8 +449,12 @@ public final class MembershipOrchestrator {
     return nodes;
   }
 
-  /** Waits for rule (a) and for every learner's installation; returns who installed. */
-  private Set<Integer> awaitInstalled(RingTransition t, Set<Integer> learners) throws Exception {
+  /**
+   * Waits for rule (a) and for every learner's installation; returns who installed, or null if
+   * {@code stop} asked to stop first.
+   */
+  private Set<Integer> awaitInstalled(RingTransition t, Set<Integer> learners, Stop stop)
+      throws Exception {
     long deadline = System.nanoTime() + stepTimeout.toNanos();
     long v = t.to().ringVersion();
     while (true) {
@@ -452,6 +463,9 @@ public final class MembershipOrchestrator {
           t.membersChanged().stream().allMatch(r -> t.installedByQuorum(r, installed));
       if (quorums && installed.containsAll(learners)) {
         return installed;
+      }
+      if (stop.requested()) {
+        return null;
       }
       if (System.nanoTime() - deadline > 0) {
         throw new TimeoutException(
@@ -487,13 +501,12 @@ public final class MembershipOrchestrator {
     }
   }
 
-  private void copyToLearners(MembershipPlan plan, RingVersion step) throws Exception {
-    Placement p = step.placement();
-    for (MembershipPlan.Incoming in : plan.incoming()) {
-      copier
-          .copy(in.source(), p.startTokenExclusive(in.range()), p.endToken(in.range()))
-          .get(stepTimeout.toMillis(), TimeUnit.MILLISECONDS);
-    }
+  /**
+   * For status: the copies of {@code change}'s learner step, as {@code ", copies D/N done"} and
+   * each failed or damaged one; empty when it asked none (yet).
+   */
+  public String copyProgress(MembershipChange change) throws Exception {
+    return copies.progress(change.baseVersion() + 1);
   }
 
   /** For status: the newest ring version in the history. */

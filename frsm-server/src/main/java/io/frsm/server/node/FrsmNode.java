@@ -90,6 +90,7 @@ public final class FrsmNode implements AutoCloseable {
   private volatile MembershipAgent membershipAgent; // set once the node serves
   private volatile MembershipOrchestrator orchestrator; // set once the node serves; for admin
   private volatile QuarantineRepairAgent repairAgent; // set once the node serves
+  private volatile io.frsm.server.membership.RangeCopyAgent copyAgent; // set once the node serves
 
   /** How long one wait of a membership change may take before the orchestrator tries again. */
   private static final Duration MEMBERSHIP_STEP_TIMEOUT = Duration.ofMinutes(2);
@@ -170,6 +171,7 @@ public final class FrsmNode implements AutoCloseable {
                 members::peerAddress,
                 settings.get(NodeKeys.DATA_DIRECTORY),
                 storage.engine(),
+                new ClockCacheFence(storage.cells()),
                 StreamSettings.defaults()
                     .withMaxBytesPerSecond(settings.get(StreamKeys.MAX_BYTES_PER_SECOND))
                     .withSnapshotTtl(settings.get(StreamKeys.SNAPSHOT_TTL)),
@@ -424,10 +426,18 @@ public final class FrsmNode implements AutoCloseable {
             shape,
             initial,
             id -> members.known().get(id),
-            RangeCopier.none(),
             MEMBERSHIP_STEP_TIMEOUT);
     membershipAgent = new MembershipAgent(nodeId, membership.zooKeeper(), layout, orchestrator);
     membershipAgent.start();
+    copyAgent =
+        NodeCopies.start(
+            nodeId,
+            membership.zooKeeper(),
+            layout,
+            initial,
+            serving.core(),
+            settings.get(StreamKeys.COPY_ON_JOIN) ? streams : RangeCopier.none(),
+            metrics);
     repairAgent =
         NodeRepair.start(
             this, membership.zooKeeper(), layout, orchestrator, initial, serving.core(), metrics);
@@ -639,6 +649,11 @@ public final class FrsmNode implements AutoCloseable {
     return s == null ? RangeCopier.none() : s;
   }
 
+  /** The membership agent once the node serves, else null (tests). */
+  MembershipAgent membershipAgent() {
+    return membershipAgent;
+  }
+
   /** The engine, for operators' tools and tests. */
   public LsmEngine engine() {
     NodeStorage s = storage;
@@ -688,6 +703,7 @@ public final class FrsmNode implements AutoCloseable {
         .then("stop watching range leaders", serving::closeLeaderWatch)
         .thenIf(repairAgent != null, "stop repairing", () -> repairAgent.close())
         .thenIf(membershipAgent != null, "stop orchestrating", () -> membershipAgent.close())
+        .thenIf(copyAgent != null, "stop copying ranges in", () -> copyAgent.close())
         .thenIf(ringFollower != null, "stop following the ring", () -> ringFollower.close())
         .thenIf(joined && graceful, "deregister", () -> membership.deregister())
         .thenIf(joined, "close the member registry", () -> membership.closeRegistry())

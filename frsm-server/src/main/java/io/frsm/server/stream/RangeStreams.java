@@ -50,10 +50,34 @@ public final class RangeStreams implements RangeCopier, AutoCloseable {
       ReceiverContext.UsableSpace space,
       ChunkFaults faults) {}
 
+  /**
+   * Runs an import of copied tables into the engine: a node fences its clock cache around it, so no
+   * cell cached before the import is served after it (docs/DESIGN.md "LSM", the cache's bypass).
+   */
+  @FunctionalInterface
+  public interface ImportFence {
+    void around(Importing importing) throws IOException;
+
+    /** The import itself. */
+    @FunctionalInterface
+    interface Importing {
+      void run() throws IOException;
+    }
+
+    /** No cache in front of the engine. */
+    static ImportFence none() {
+      return Importing::run;
+    }
+  }
+
   static Parts production(LsmEngine engine) {
+    return production(engine, ImportFence.none());
+  }
+
+  static Parts production(LsmEngine engine, ImportFence fence) {
     return new Parts(
         engine::exportRange,
-        engine::importRingRange,
+        (files, from, to) -> fence.around(() -> engine.importRingRange(files, from, to)),
         ReceiverContext.UsableSpace.fileStore(),
         ChunkFaults.none());
   }
@@ -73,6 +97,32 @@ public final class RangeStreams implements RangeCopier, AutoCloseable {
       StreamSettings settings,
       MeterRegistry meters)
       throws IOException {
+    return start(
+        selfNodeId,
+        clusterId,
+        security,
+        loops,
+        peerAddresses,
+        dataDirectory,
+        engine,
+        ImportFence.none(),
+        settings,
+        meters);
+  }
+
+  /** {@link #start}, with {@code fence} run around every import into {@code engine}. */
+  public static RangeStreams start(
+      int selfNodeId,
+      String clusterId,
+      ChannelSecurity security,
+      TransportEventLoops loops,
+      IntFunction<InetSocketAddress> peerAddresses,
+      Path dataDirectory,
+      LsmEngine engine,
+      ImportFence fence,
+      StreamSettings settings,
+      MeterRegistry meters)
+      throws IOException {
     return new RangeStreams(
         selfNodeId,
         clusterId,
@@ -80,7 +130,7 @@ public final class RangeStreams implements RangeCopier, AutoCloseable {
         loops,
         peerAddresses,
         dataDirectory,
-        production(engine),
+        production(engine, fence),
         settings,
         meters);
   }

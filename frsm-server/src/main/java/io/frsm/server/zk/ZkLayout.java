@@ -129,6 +129,26 @@ public final class ZkLayout {
     return ringSettles() + "/" + versionName(version) + "-" + rangeId(range);
   }
 
+  /**
+   * Bulk copies of ranges to their incoming learners ({@code RangeCopyRequests}): {@code
+   * <version>-<node>-<range>}.
+   */
+  public String ringCopies() {
+    return ring() + "/copies";
+  }
+
+  public String ringCopy(long version, int nodeId, int range) {
+    if (nodeId < 0) {
+      throw new IllegalArgumentException("node id must be >= 0, was " + nodeId);
+    }
+    return ringCopies() + "/" + versionName(version) + "-" + nodeId + "-" + rangeId(range);
+  }
+
+  /** An operator's cancel of the stored change (its {@code MembershipChange} bytes). */
+  public String membershipCancel() {
+    return root + "/membership/cancel";
+  }
+
   static String versionName(long version) {
     if (version < 0) {
       throw new IllegalArgumentException("ring version must be >= 0, was " + version);

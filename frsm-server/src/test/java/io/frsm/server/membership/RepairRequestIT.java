@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.frsm.consensus.core.Placement;
 import io.frsm.server.ring.NodeInfo;
 import io.frsm.server.ring.Ring;
-import io.frsm.server.stream.RangeCopier;
 import io.frsm.server.zk.ClusterShape;
 import io.frsm.server.zk.EmbeddedZooKeeper;
 import io.frsm.server.zk.RingVersion;
@@ -50,7 +49,6 @@ class RepairRequestIT {
               new ClusterShape(4, 3, members),
               RingVersion.initial(formed),
               id -> null,
-              RangeCopier.none(),
               Duration.ofSeconds(5));
       // Node 2 is quarantined in range 0 (its record, as its agent writes it).
       zk.create()

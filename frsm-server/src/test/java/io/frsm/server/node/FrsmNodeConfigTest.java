@@ -115,6 +115,7 @@ class FrsmNodeConfigTest {
       stream:
         maxBytesPerSecond: 50MiB
         snapshotTtl: 30m
+        copyOnJoin: false
       lsm:
         flushLargestMemtablesHeapFraction: 0.8
         memtableLifetime: 20m

@@ -1,5 +1,6 @@
 package io.frsm.server.node;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -9,7 +10,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.frsm.consensus.core.Placement;
 import io.frsm.server.membership.MembershipChange.Kind;
 import io.frsm.server.membership.MembershipOrchestrator;
-import io.frsm.server.stream.RangeCopier;
 import io.frsm.server.zk.ClusterShape;
 import io.frsm.server.zk.RingHistory;
 import io.frsm.server.zk.RingVersion;
@@ -45,8 +45,7 @@ class MembershipChangeIT {
       RingVersion initial = RingVersion.initial(formed);
       ClusterShape shape = ClusterShape.read(zk, layout);
       MembershipOrchestrator admin =
-          new MembershipOrchestrator(
-              zk, layout, shape, initial, id -> null, RangeCopier.none(), WAIT);
+          new MembershipOrchestrator(zk, layout, shape, initial, id -> null, WAIT);
 
       List<Integer> hot = new ArrayList<>();
       for (int r = 0; r < formed.rangeCount() && hot.size() < 4; r++) {
@@ -168,10 +167,17 @@ class MembershipChangeIT {
               shape,
               initial,
               id -> id == 4 ? new io.frsm.server.ring.NodeInfo(4, "", 0, 0, "") : null,
-              RangeCopier.none(),
               WAIT);
       HotKeyLoad load = new HotKeyLoad(cluster, List.of(0, 1, 2, 3));
       load.awaitIncrementsAfter(System.nanoTime(), WAIT, "the load to run");
+
+      // Keys in every range, so node 4 has something to copy wherever it joins.
+      int keyCount = 2_000;
+      try (io.frsm.api.FrsmClient client = cluster.node(1).client()) {
+        for (int i = 0; i < keyCount; i++) {
+          client.create(("copied/" + i).getBytes(StandardCharsets.UTF_8), value(i));
+        }
+      }
 
       // 3 -> 4: node 4 starts with join: true, serves nothing, and is added.
       fourth.start();
@@ -182,6 +188,31 @@ class MembershipChangeIT {
       RingVersion grown = history.newest(initial);
       assertEquals(3, grown.version());
       assertTrue(grown.placement().nodes().contains(4));
+      // Its data came by copy, on node 4 itself: one per range it joined, bytes imported.
+      long joined =
+          java.util.stream.IntStream.range(0, formed.rangeCount())
+              .filter(r -> grown.placement().replicas(r).contains(4))
+              .count();
+      assertTrue(joined > 0);
+      assertEquals(joined, copyMeter(fourth, "done"), "copies node 4 ran");
+      assertEquals(0, copyMeter(fourth, "failed"));
+      assertTrue(
+          fourth.meterRegistry().get("frsm.stream.bytes.received").counter().count() > 0,
+          "node 4 received copied bytes");
+      assertTrue(
+          fourth.meterRegistry().get("frsm.stream.files.received").counter().count() > 0,
+          "node 4 imported copied tables");
+      // The change's settle and copy requests are gone with it.
+      assertEquals(List.of(), childrenOf(zk, layout.ringSettles()), "settle requests left");
+      assertEquals(List.of(), childrenOf(zk, layout.ringCopies()), "copy requests left");
+      try (io.frsm.api.FrsmClient client = cluster.node(2).client()) {
+        for (int i = 0; i < keyCount; i++) {
+          assertArrayEquals(
+              value(i),
+              client.get(("copied/" + i).getBytes(StandardCharsets.UTF_8)).orElseThrow().value(),
+              "key copied/" + i);
+        }
+      }
       Await.until(() -> fourth.ringVersion() == 3, WAIT, "node 4 to run version 3");
       // Clients are told the installed voters: node 4 now replicates ranges in their view.
       Await.until(
@@ -221,6 +252,22 @@ class MembershipChangeIT {
         assertTrue(refused.getMessage().contains("is retired"), refused.getMessage());
       }
     }
+  }
+
+  private static byte[] value(int i) {
+    return ("value-" + i).getBytes(StandardCharsets.UTF_8);
+  }
+
+  static double copyMeter(FrsmNode node, String event) {
+    return node.meterRegistry()
+        .get("frsm.membership.copy")
+        .tag("event", event)
+        .functionCounter()
+        .count();
+  }
+
+  static List<String> childrenOf(CuratorFramework zk, String path) throws Exception {
+    return zk.checkExists().forPath(path) == null ? List.of() : zk.getChildren().forPath(path);
   }
 
   private static void deleteRecursively(Path root) throws java.io.IOException {

@@ -1,0 +1,128 @@
+package io.frsm.server.node;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.frsm.api.FrsmClient;
+import io.frsm.server.config.StreamKeys;
+import io.frsm.server.membership.MembershipChange.Kind;
+import io.frsm.server.membership.MembershipOrchestrator;
+import io.frsm.server.ring.NodeInfo;
+import io.frsm.server.zk.ClusterShape;
+import io.frsm.server.zk.RingVersion;
+import io.frsm.server.zk.ZkLayout;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Join time (docs/BENCHMARKS.md): a 3-node cluster holding {@code -Dfrsm.join.benchKeys} keys of
+ * 512 B; node 4 is added and the time from the request to the change's end is printed, with the
+ * copy and by the settle alone ({@code stream.copyOnJoin: false}), one fresh cluster each ({@code
+ * -Dfrsm.join.benchCopy=true} or {@code false} runs one of them). Skipped without {@code
+ * frsm.join.benchKeys}: it measures, it checks only that every key reads back.
+ */
+class JoinTimeBenchmarkIT {
+  @Test
+  void addANode_toAClusterHoldingKeys(@TempDir Path dir) throws Exception {
+    String keysProperty = System.getProperty("frsm.join.benchKeys");
+    assumeTrue(keysProperty != null, "a benchmark: set -Dfrsm.join.benchKeys");
+    int keys = Integer.parseInt(keysProperty);
+    String mode = System.getProperty("frsm.join.benchCopy", "");
+    if (!mode.equals("false")) {
+      measure(dir.resolve("copy"), keys, true);
+    }
+    if (!mode.equals("true")) {
+      measure(dir.resolve("settle-only"), keys, false);
+    }
+  }
+
+  private static void measure(Path dir, int keys, boolean copy) throws Exception {
+    Duration wait = Duration.ofMinutes(30);
+    // Memtables of a production size: the test clusters' tiny ones stall a bulk load on flushes.
+    try (TestCluster cluster =
+            TestCluster.withTweaks(dir, b -> b.lsm(l -> l.memtableFlushSizeBytes(16 << 20)));
+        CuratorFramework zk = RingHistoryIT.connect(cluster);
+        FrsmNode fourth =
+            cluster
+                .nodeBuilder(4, dir.resolve("node-4"))
+                .join(true)
+                .set(StreamKeys.COPY_ON_JOIN, copy)
+                .build()) {
+      ZkLayout layout = new ZkLayout(TestCluster.CLUSTER_ID);
+      RingVersion initial = RingVersion.initial(cluster.ring().placement());
+      MembershipOrchestrator admin =
+          new MembershipOrchestrator(
+              zk,
+              layout,
+              ClusterShape.read(zk, layout),
+              initial,
+              id -> id == 4 ? new NodeInfo(4, "", 0, 0, "") : null,
+              wait);
+      long loadStart = System.nanoTime();
+      try (FrsmClient client = cluster.node(1).client()) {
+        Semaphore window = new Semaphore(64);
+        List<CompletableFuture<?>> writes = new ArrayList<>();
+        for (int i = 0; i < keys; i++) {
+          window.acquire();
+          writes.add(client.createAsync(key(i), value(i)).whenComplete((v, e) -> window.release()));
+        }
+        CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)).get(30, TimeUnit.MINUTES);
+      }
+      double loadSeconds = (System.nanoTime() - loadStart) / 1e9;
+      fourth.start();
+      fourth.awaitReady(wait);
+      long start = System.nanoTime();
+      admin.request(Kind.ADD, 4, -1);
+      Await.until(
+          () -> {
+            try {
+              return admin.pending() == null;
+            } catch (Exception e) {
+              throw new IllegalStateException(e);
+            }
+          },
+          wait,
+          "node 4 to be added");
+      double joinSeconds = (System.nanoTime() - start) / 1e9;
+      double bytes = fourth.meterRegistry().get("frsm.stream.bytes.received").counter().count();
+      System.out.printf(
+          "JOIN-BENCH keys=%d copy=%s load=%.1fs join=%.1fs copied=%.1fMB copies=%.0f%n",
+          keys,
+          copy,
+          loadSeconds,
+          joinSeconds,
+          bytes / 1e6,
+          MembershipChangeIT.copyMeter(fourth, "done"));
+      try (FrsmClient client = cluster.node(2).client()) {
+        Random random = new Random(1);
+        for (int n = 0; n < 1_000; n++) {
+          int i = random.nextInt(keys);
+          assertArrayEquals(value(i), client.get(key(i)).orElseThrow().value(), "key " + i);
+        }
+      }
+      assertEquals(3, admin.newest().version());
+    }
+  }
+
+  private static byte[] key(int i) {
+    return ("join/" + i).getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static byte[] value(int i) {
+    byte[] v = new byte[512];
+    byte[] tag = Integer.toString(i).getBytes(StandardCharsets.UTF_8);
+    System.arraycopy(tag, 0, v, 0, tag.length);
+    return v;
+  }
+}
