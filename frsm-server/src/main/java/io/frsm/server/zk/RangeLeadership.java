@@ -46,6 +46,11 @@ import org.apache.curator.framework.CuratorFramework;
  * <p>Leadership is advisory: two nodes that both believe they lead cannot break safety (ballots,
  * terms persisted at a quorum and the lease wait do), it only costs liveness. Latch and membership
  * events are handled on one thread; ZooKeeper calls never run on Curator's event thread.
+ *
+ * <p>This class decides who competes for which range; its parts keep the state: {@link
+ * RangeLatches} (the latches joined, what a latch event does to the term), {@link HeldTerms} (the
+ * terms held, release and step-down), {@link UnreachableRanges} (the quorum watch's reports),
+ * {@link LeadershipView} and {@link LeadershipEvents} (the event thread).
  */
 public final class RangeLeadership implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger(RangeLeadership.class.getName());
