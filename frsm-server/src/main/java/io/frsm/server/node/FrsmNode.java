@@ -323,7 +323,8 @@ public final class FrsmNode implements AutoCloseable {
         serving,
         members,
         topology,
-        metrics);
+        metrics,
+        RangeCopier.none());
     // The commit log is replayed (the engine opened) and the core runs: take leadership.
     membership.markReady();
     membership.reportLeadershipViewTo(serving.leadership()::membersChanged);

@@ -29,7 +29,10 @@ final class ServingAgents {
   private volatile MembershipOrchestrator orchestrator; // set once the node serves; for admin
   private volatile QuarantineRepairAgent repairAgent; // set once the node serves
 
-  /** Starts the agents of {@code node}, which serves now at ring version {@code initial}. */
+  /**
+   * Starts the agents of {@code node}, which serves now at ring version {@code initial}; {@code
+   * copier} is what the orchestrator copies ranges with.
+   */
   void start(
       FrsmNode node,
       int nodeId,
@@ -41,7 +44,8 @@ final class ServingAgents {
       Serving serving,
       ClusterMembers members,
       NodeTopology topology,
-      NodeMetrics metrics)
+      NodeMetrics metrics,
+      RangeCopier copier)
       throws Exception {
     ringFollower =
         new RingFollower(
@@ -64,7 +68,7 @@ final class ServingAgents {
             shape,
             initial,
             id -> members.known().get(id),
-            RangeCopier.none(),
+            copier,
             MEMBERSHIP_STEP_TIMEOUT);
     membershipAgent = new MembershipAgent(nodeId, zooKeeper, layout, orchestrator);
     membershipAgent.start();
