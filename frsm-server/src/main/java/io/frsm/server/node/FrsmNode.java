@@ -134,21 +134,7 @@ public final class FrsmNode implements AutoCloseable {
               settings.get(NodeKeys.DATA_DIRECTORY),
               settings.get(ConsensusKeys.CLOCK_CACHE_BYTES));
       diskSpace = DiskSpaceWatch.start(nodeId, settings, lsmConfig, metrics);
-      NodeStorage s = storage;
-      metrics.counter(
-          "frsm.lsm.compaction.forced",
-          "major compactions forced through FrsmNode.compact()",
-          "by",
-          "operator",
-          s::forcedCompactions);
-      for (io.frsm.lsm.QuarantinedInterval q : storage.engine().quarantinedIntervals()) {
-        LOG.log(
-            System.Logger.Level.WARNING,
-            "node {0} needs repair of tokens {1} (table {2}): it stays silent for those keys",
-            nodeId,
-            q.tokens(),
-            q.generation());
-      }
+      storage.announce(nodeId, metrics);
       int loopCount = settings.transportLoops();
       TransportConfig transportConfig = settings.transportConfig();
       ChannelSecurity security = NodeSecurity.of(settings);
