@@ -14,7 +14,6 @@ import io.frsm.server.zk.RangeTermStore;
 import io.frsm.server.zk.ZkLayout;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -22,11 +21,10 @@ import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ScopeType;
 import picocli.CommandLine.Spec;
 
 /**
@@ -45,66 +43,7 @@ import picocli.CommandLine.Spec;
           + " exits 1."
     })
 final class CliCommand implements Runnable {
-  @Option(
-      names = "--seeds",
-      paramLabel = "HOST:PORT[,HOST:PORT...]",
-      scope = ScopeType.INHERIT,
-      description =
-          "Client addresses of some of the cluster's nodes: the client learns the rest from them.")
-  String seeds;
-
-  @Option(
-      names = "--zookeeper",
-      paramLabel = "HOST:PORT",
-      scope = ScopeType.INHERIT,
-      description =
-          "The cluster's ZooKeeper: the nodes' addresses are read there (ring and leader need it).")
-  String zookeeper;
-
-  @Option(
-      names = "--zookeeper-credential",
-      paramLabel = "FILE",
-      scope = ScopeType.INHERIT,
-      description =
-          "With --zookeeper: the file of one line user:password to authenticate to ZooKeeper with"
-              + " (the nodes' zookeeper.readerCredentialFile or credentialFile); needed unless the"
-              + " cluster runs with security.insecure: true.")
-  Path zookeeperCredential;
-
-  @Option(
-      names = "--cluster",
-      paramLabel = "ID",
-      defaultValue = "frsm",
-      scope = ScopeType.INHERIT,
-      description = "The cluster id (default: ${DEFAULT-VALUE}; frsm local's: local).")
-  String cluster;
-
-  @Option(
-      names = "--ca",
-      paramLabel = "FILE",
-      scope = ScopeType.INHERIT,
-      description = "PEM: the CAs whose node certificates to trust (with --cert and --key).")
-  Path caBundle;
-
-  @Option(
-      names = "--cert",
-      paramLabel = "FILE",
-      scope = ScopeType.INHERIT,
-      description = "PEM: this client's certificate (frsm://client/<name>?cluster=...&roles=...).")
-  Path certificateChain;
-
-  @Option(
-      names = "--key",
-      paramLabel = "FILE",
-      scope = ScopeType.INHERIT,
-      description = "PEM: this client's private key, unencrypted PKCS#8.")
-  Path privateKey;
-
-  @Option(
-      names = "--insecure",
-      scope = ScopeType.INHERIT,
-      description = "Plaintext, for a cluster with security.insecure: true (instead of --ca ...).")
-  boolean insecure;
+  @Mixin ConnectionOptions connection;
 
   @Spec CommandSpec spec;
 
@@ -181,17 +120,15 @@ final class CliCommand implements Runnable {
 
   /** Runs {@code operation} through a client: 0, or 1 with the typed error printed. */
   private int withClient(Operation operation) {
-    if ((seeds == null) == (zookeeper == null)) {
-      throw new ParameterException(spec.commandLine(), "give --seeds or --zookeeper (one of them)");
-    }
-    FrsmClientBuilder builder = security(FrsmClient.builder()).clusterId(cluster);
+    connection.requireOneSource(spec.commandLine());
+    FrsmClientBuilder builder = security(FrsmClient.builder()).clusterId(connection.cluster);
     try {
-      if (seeds != null) {
-        builder.seeds(seeds);
+      if (connection.seeds != null) {
+        builder.seeds(connection.seeds);
       } else {
-        builder.zookeeper(zookeeper);
-        if (zookeeperCredential != null) {
-          builder.zookeeperCredential(zookeeperCredential);
+        builder.zookeeper(connection.zookeeper);
+        if (connection.zookeeperCredential != null) {
+          builder.zookeeperCredential(connection.zookeeperCredential);
         }
       }
     } catch (IllegalArgumentException e) {
@@ -208,43 +145,34 @@ final class CliCommand implements Runnable {
 
   /** TLS with the three files, or plaintext with --insecure: exactly one of them. */
   private FrsmClientBuilder security(FrsmClientBuilder b) {
-    boolean anyFile = caBundle != null || certificateChain != null || privateKey != null;
-    if (insecure && anyFile) {
-      throw new ParameterException(
-          spec.commandLine(), "--insecure excludes --ca, --cert and --key");
-    }
-    if (insecure) {
+    if (connection.plaintext(spec.commandLine())) {
       return b.insecure();
     }
-    if (caBundle == null || certificateChain == null || privateKey == null) {
-      throw new ParameterException(
-          spec.commandLine(),
-          "--ca, --cert and --key are needed (the nodes speak mutual TLS), or --insecure for a"
-              + " plaintext cluster");
-    }
-    return b.tls(caBundle, certificateChain, privateKey);
+    return b.tls(connection.caBundle, connection.certificateChain, connection.privateKey);
   }
 
   /** The ring and its nodes, or with {@code key} the leaders of its range. */
   private int ring(String key) throws Exception {
-    if (zookeeper == null) {
+    if (connection.zookeeper == null) {
       throw new ParameterException(
           spec.commandLine(), "ring and leader read the cluster's ZooKeeper: give --zookeeper");
     }
-    try (CuratorFramework zk = ZooKeeperConnect.client(spec, zookeeper, zookeeperCredential)) {
+    try (CuratorFramework zk =
+        ZooKeeperConnect.client(spec, connection.zookeeper, connection.zookeeperCredential)) {
       zk.start();
       if (!zk.blockUntilConnected(15, TimeUnit.SECONDS)) {
-        out.println("error: cannot reach ZooKeeper at " + zookeeper);
+        out.println("error: cannot reach ZooKeeper at " + connection.zookeeper);
         return 1;
       }
-      ZkLayout layout = new ZkLayout(cluster);
+      ZkLayout layout = new ZkLayout(connection.cluster);
       ClusterShape shape = ClusterShape.read(zk, layout);
       List<NodeInfo> members;
       try (MembershipRegistry registry = new MembershipRegistry(zk, layout)) {
         members = registry.members();
       }
       if (shape == null) {
-        out.println("cluster '" + cluster + "' has not formed; live members: " + members);
+        out.println(
+            "cluster '" + connection.cluster + "' has not formed; live members: " + members);
         return 1;
       }
       Map<Integer, NodeInfo> live = new TreeMap<>();
@@ -269,7 +197,7 @@ final class CliCommand implements Runnable {
       }
       out.println(
           "cluster '"
-              + cluster
+              + connection.cluster
               + "': nodes "
               + shape.nodeIds()
               + ", vnodes "

@@ -3,11 +3,9 @@ package io.frsm.server.node;
 import io.frsm.consensus.core.CellStoreException;
 import io.frsm.consensus.core.CoreConfig;
 import io.frsm.consensus.core.CoreStats;
-import io.frsm.consensus.core.Effect;
 import io.frsm.consensus.core.Input;
 import io.frsm.consensus.core.Message;
 import io.frsm.consensus.core.NodeCore;
-import io.frsm.consensus.core.Now;
 import io.frsm.consensus.core.Operation;
 import io.frsm.consensus.core.Outcome;
 import io.frsm.consensus.core.Placement;
@@ -21,15 +19,10 @@ import io.frsm.store.LsmPersister;
 import io.frsm.transport.PeerTransport;
 import io.netty.util.concurrent.EventExecutor;
 import java.lang.System.Logger.Level;
-import java.time.Instant;
-import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Consumer;
@@ -54,9 +47,9 @@ import java.util.function.Consumer;
  * caller's future.
  *
  * <p>What one input can do (docs/OPERATIONS.md "Failure policy"): an exception while the core
- * handles one client operation fails that operation only ({@link #stepClientOperation}); a peer
- * message the core refuses ({@link RefusedInputException}) is dropped. Both are counted and logged
- * at most once a second. Anything else is fatal — a failed persist (the write may or may not
+ * handles one client operation fails that operation only ({@link CoreSteps#stepClientOperation}); a
+ * peer message the core refuses ({@link RefusedInputException}) is dropped. Both are counted and
+ * logged at most once a second. Anything else is fatal — a failed persist (the write may or may not
  * survive), a storage failure ({@link CellStoreException}), an {@link Error}, or an exception while
  * the core handles a peer message, a persist completion, a tick or a coordination input (the
  * acceptor's lanes or a range's lease may be half-updated): the core can no longer describe durable
@@ -80,35 +73,22 @@ final class CoreDriver {
   private record Fatal(Throwable error) implements Event {}
 
   private final int nodeId;
-  private final ShardRouting routing;
   private final ContainedFailures contained;
   private final PendingReleases releases = new PendingReleases();
   private final RingCalls ring;
-  private final int shard;
   private final NodeCore core;
-  private final LsmPersister persister;
-  private final LsmEngine engine;
-  private final PeerTransport transport;
+  private final CoreSteps steps;
   private final long tickNanos;
   private final Consumer<Throwable> onFatal;
   private final PeerMessageCounts peerMessages;
-  private final RangeQuorums quorums;
   private final AcceptorSilence silence;
   private final LinkedBlockingQueue<Event> queue = new LinkedBlockingQueue<>();
 
-  /** The driver's own thread; null when it runs on {@link #hostLoop}. */
+  /** The driver's own thread; null when it runs on a transport event loop ({@link #hosted}). */
   private final Thread thread;
 
-  /** The transport event loop the core runs on; null when it has its own {@link #thread}. */
-  private final EventExecutor hostLoop;
-
-  /** On {@link #hostLoop}: a drain task is queued or running (at most one is queued at a time). */
-  private final AtomicBoolean drainScheduled = new AtomicBoolean();
-
-  /** On {@link #hostLoop}: set once started, so no input is stepped before {@link #start}. */
-  private volatile boolean started;
-
-  private volatile ScheduledFuture<?> ticker;
+  /** Its turns on the transport event loop the core runs on; null when it has its own thread. */
+  private final HostLoopTurns hosted;
 
   /** Leader-only reads on the caller's thread; null when the core serves none. */
   private final CallerThreadReads callerReads;
@@ -150,15 +130,12 @@ final class CoreDriver {
     this.nodeId = nodeId;
     this.silence = silence;
     this.contained = new ContainedFailures(nodeId, LOG);
-    this.routing = routing;
-    this.shard = shard;
     if (shard < 0 || shard >= routing.shards()) {
       throw new IllegalArgumentException("no shard " + shard + " of " + routing.shards());
     }
     SplittableRandom random = new SplittableRandom();
     this.core = new NodeCore(nodeId, boot, config, store, random::nextLong);
     this.ring = new RingCalls(config.placement().ringVersion());
-    this.quorums = quorums;
     if (!stepDownAfter.isZero()) {
       // Probes read the term cell of a range this shard owns, so their replies come back here.
       core.watchQuorums(stepDownAfter, range -> routing.ofRange(range) == shard);
@@ -169,34 +146,53 @@ final class CoreDriver {
         new CallerThreadReads(
             config.placement(), key -> store.getIfCached(key, CallerThreadReads.NOT_IN_MEMORY));
     this.callerReads = core.publishReadsTo(reads) ? reads : null;
-    this.engine = engine;
-    this.persister =
+    LsmPersister persister =
         new LsmPersister(
             engine, store, done -> enqueue(new Step(done)), e -> enqueue(new Fatal(e)));
-    this.transport = transport;
+    this.steps =
+        new CoreSteps(
+            nodeId,
+            routing,
+            shard,
+            core,
+            engine,
+            persister,
+            transport,
+            peerMessages,
+            quorums,
+            contained,
+            open,
+            releases,
+            ring,
+            receive -> enqueue(new Step(receive)));
     this.tickNanos = tickNanos;
     this.onFatal = onFatal;
     this.peerMessages = peerMessages;
-    this.hostLoop = hostLoop;
     if (hostLoop == null) {
       this.thread =
           new Thread(
               this::loop,
               "frsm-node-" + nodeId + "-core" + (routing.shards() == 1 ? "" : "-" + shard));
       this.thread.setDaemon(true);
+      this.hosted = null;
     } else {
       this.thread = null;
+      this.hosted =
+          new HostLoopTurns(
+              hostLoop,
+              this::drainQueued,
+              this::tickOnLoop,
+              () -> running && !queue.isEmpty(),
+              this::fatal);
     }
   }
 
   void start() {
-    if (hostLoop == null) {
+    if (hosted == null) {
       thread.start();
       return;
     }
-    started = true;
-    ticker = hostLoop.scheduleAtFixedRate(this::tickOnLoop, 0, tickNanos, TimeUnit.NANOSECONDS);
-    scheduleDrain(); // inputs that arrived before the start
+    hosted.start(tickNanos);
   }
 
   /**
@@ -275,45 +271,19 @@ final class CoreDriver {
 
   private void enqueue(Event event) {
     queue.add(event);
-    if (hostLoop != null) {
-      scheduleDrain();
-    }
-  }
-
-  /**
-   * Queues a drain on the host loop unless one is queued already. From the loop itself this adds a
-   * task and wakes nobody; from another thread it wakes the loop, as a queue hand-off would.
-   */
-  private void scheduleDrain() {
-    if (drainScheduled.compareAndSet(false, true)) {
-      try {
-        hostLoop.execute(this::drainOnLoop);
-      } catch (RejectedExecutionException loopsStopped) {
-        drainScheduled.set(false); // the node is closing: stop() fails what is still queued
-      }
+    if (hosted != null) {
+      hosted.scheduleDrain();
     }
   }
 
   /** On the host loop: steps up to {@link #MAX_EVENTS_PER_TURN} queued inputs, then yields. */
-  private void drainOnLoop() {
-    try {
-      if (started) {
-        for (int handled = 0; handled < MAX_EVENTS_PER_TURN && running; handled++) {
-          Event event = queue.poll();
-          if (event == null) {
-            break;
-          }
-          handle(event);
-        }
+  private void drainQueued() {
+    for (int handled = 0; handled < MAX_EVENTS_PER_TURN && running; handled++) {
+      Event event = queue.poll();
+      if (event == null) {
+        break;
       }
-    } catch (RuntimeException | Error e) {
-      fatal(e);
-    } finally {
-      drainScheduled.set(false);
-    }
-    // An input queued after the last poll found the flag still set: look again.
-    if (started && running && !queue.isEmpty()) {
-      scheduleDrain();
+      handle(event);
     }
   }
 
@@ -323,7 +293,7 @@ final class CoreDriver {
       return;
     }
     try {
-      step(new Input.Tick());
+      steps.step(new Input.Tick());
       published = core.stats();
     } catch (RuntimeException | Error e) {
       fatal(e);
@@ -383,7 +353,7 @@ final class CoreDriver {
    */
   synchronized void stop() { // the node and CoreShards' stopper may both stop a shard
     running = false;
-    if (hostLoop == null) {
+    if (hosted == null) {
       thread.interrupt();
       try {
         thread.join(TimeUnit.SECONDS.toMillis(10));
@@ -402,11 +372,6 @@ final class CoreDriver {
     failOpen("node " + nodeId + " stopped");
   }
 
-  /**
-   * On {@link #hostLoop}, once {@code running} is false: cancels the tick and waits until a drain
-   * or tick already running has finished (the loop runs tasks one at a time; later ones see {@code
-   * running} false and do nothing), so the loop's state is this thread's from then on.
-   */
   /**
    * Installs {@code next} (PlacementChanged; any thread): completes once this shard runs with its
    * version or a newer one, exceptionally if the core refused it or stopped.
@@ -431,21 +396,12 @@ final class CoreDriver {
     return ring;
   }
 
+  /**
+   * On the host loop's turns, once {@code running} is false: {@link HostLoopTurns#awaitTurn}, then
+   * the loop's state is this thread's.
+   */
   private void awaitLoopTurn() {
-    ScheduledFuture<?> t = ticker;
-    if (t != null) {
-      t.cancel(false);
-    }
-    // From the loop itself (a fatal error) nothing else runs meanwhile: no need to wait.
-    if (!hostLoop.inEventLoop()) {
-      try {
-        hostLoop.submit(() -> {}).await(10, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      } catch (RejectedExecutionException loopsStopped) {
-        // The loop ended: nothing of the core runs any more.
-      }
-    }
+    hosted.awaitTurn();
     published = core.stats();
   }
 
@@ -476,7 +432,7 @@ final class CoreDriver {
         }
         long now = System.nanoTime();
         if (running && now - nextTick >= 0) {
-          step(new Input.Tick());
+          steps.step(new Input.Tick());
           nextTick = now + tickNanos;
           // Once per tick, not per event: a snapshot costs an allocation.
           published = core.stats();
@@ -493,7 +449,7 @@ final class CoreDriver {
 
   private void handle(Event event) {
     if (event instanceof Submit s) {
-      stepClientOperation(open.run(s.call()), s.call());
+      steps.stepClientOperation(open.run(s.call()), s.call());
     } else if (event instanceof Step s) {
       if (s.input() instanceof Input.Receive r) {
         if (r.from() != nodeId) {
@@ -501,76 +457,14 @@ final class CoreDriver {
         }
         // Its own messages too: the acceptor must not write while disk space is low.
         if (!silence.drops(r.message())) {
-          stepPeerMessage(r);
+          steps.stepPeerMessage(r);
         }
       } else {
-        step(s.input());
+        steps.step(s.input());
       }
     } else if (event instanceof Fatal f) {
       fatal(f.error());
     }
-  }
-
-  /**
-   * Steps one client operation; what the core throws on it fails that operation, not the node.
-   *
-   * <p>Why that is safe: a refusal ({@link RefusedInputException}) comes before the core changed
-   * anything, so the answer "not executed" is exact. Any other exception can only have left the
-   * soft state of the operation's own run behind: a client request reaches the coordinator, never
-   * the acceptor, so its step emits no persist, and durable Paxos state (what safety rests on) is
-   * untouched; the step's other effects are dropped, which Paxos tolerates as lost messages. The
-   * run may still act later, so a mutation's answer is "outcome unknown" (resolve with a fence), a
-   * get's "not executed". Storage failures ({@link CellStoreException}, or any failure once the
-   * engine is no longer open) and {@link Error}s stay fatal: they say nothing about this one
-   * operation (CoreShardsIT kills the engine under a client operation).
-   */
-  private void stepClientOperation(long requestId, OpenOperations.Call s) {
-    List<Effect> effects;
-    try {
-      effects =
-          core.step(now(), new Input.ClientRequest(requestId, s.operation(), s.invokedAtMicros()));
-    } catch (CellStoreException storage) {
-      throw storage;
-    } catch (RefusedInputException refused) {
-      operationFailed(
-          requestId,
-          new Outcome.NotExecuted("refused by the core: " + refused.getMessage()),
-          refused,
-          false);
-      return;
-    } catch (RuntimeException e) {
-      if (!engine.isOpen()) {
-        throw e; // not this operation's fault: the store is gone, which is fatal
-      }
-      operationFailed(
-          requestId,
-          OpenOperations.lost(s.operation(), "node " + nodeId + " failed on this operation: " + e),
-          e,
-          true);
-      return;
-    }
-    carryOut(effects);
-  }
-
-  private void operationFailed(long requestId, Outcome answer, RuntimeException e, boolean stack) {
-    contained.operationFailed(answer, e, stack);
-    open.answer(requestId, CoreAnswer.of(answer));
-  }
-
-  /**
-   * Steps one peer message; one the core refuses (a field outside {@code InputBounds}, before it
-   * changed anything) is dropped, as the network may drop any message. Other exceptions are fatal:
-   * the acceptor may have half-updated a key's lane.
-   */
-  private void stepPeerMessage(Input.Receive receive) {
-    List<Effect> effects;
-    try {
-      effects = core.step(now(), receive);
-    } catch (RefusedInputException refused) {
-      contained.peerMessageRefused(receive.from(), refused);
-      return;
-    }
-    carryOut(effects);
   }
 
   private void fatal(Throwable error) {
@@ -584,7 +478,7 @@ final class CoreDriver {
             + " stops serving: its durable state can no longer be vouched for; restart it",
         error);
     running = false;
-    if (hostLoop != null) {
+    if (hosted != null) {
       awaitLoopTurn(); // on the loop: cancels the tick
     }
     lifecycle.writeLock().lock();
@@ -595,65 +489,5 @@ final class CoreDriver {
     }
     failOpen("node " + nodeId + " failed (" + error + ")");
     onFatal.accept(error);
-  }
-
-  private void step(Input input) {
-    if (input instanceof Input.PlacementChanged changed) {
-      List<Effect> effects;
-      try {
-        effects = core.step(now(), changed);
-      } catch (IllegalArgumentException refused) {
-        // The core changed nothing (Input.PlacementChanged): the ring follower logs and retries.
-        ring.refused(changed.next().ringVersion(), refused);
-        return;
-      }
-      carryOut(effects);
-      return;
-    }
-    carryOut(core.step(now(), input));
-  }
-
-  private void carryOut(List<Effect> effects) {
-    List<Effect.QuorumReachability> quorumReports = null;
-    for (Effect effect : effects) {
-      if (effect instanceof Effect.Persist p) {
-        persister.execute(p);
-      } else if (effect instanceof Effect.Send s) {
-        if (s.to() == nodeId) {
-          // A core only ever speaks of its own ranges' keys, so its own messages come back to it.
-          if (routing.ofKey(s.message().key()) != shard) {
-            throw new IllegalStateException(
-                "shard " + shard + " sent itself a message owned by another shard: " + s.message());
-          }
-          enqueue(new Step(new Input.Receive(nodeId, s.message())));
-        } else {
-          peerMessages.sent(s.to());
-          transport.send(s.to(), s.message());
-        }
-      } else if (effect instanceof Effect.Reply r) {
-        open.answer(r.requestId(), new CoreAnswer(r.outcome(), r.readMode()));
-      } else if (effect instanceof Effect.LeaseReleased l) {
-        releases.answered(l.range(), l.term(), l.clean());
-      } else if (effect instanceof Effect.RingInstalled i) {
-        ring.installed(i.ringVersion());
-      } else if (effect instanceof Effect.RangeSettled settled) {
-        ring.settled(settled.range(), settled.ringVersion(), settled.settled());
-      } else if (effect instanceof Effect.RingBehind behind) {
-        ring.behind(behind.ringVersion());
-      } else if (effect instanceof Effect.QuorumReachability q) {
-        if (quorumReports == null) {
-          quorumReports = new java.util.ArrayList<>();
-        }
-        quorumReports.add(q);
-      }
-    }
-    if (quorumReports != null) {
-      quorums.report(quorumReports); // leadership acts on its own thread: no ZooKeeper I/O here
-    }
-  }
-
-  private static Now now() {
-    Instant wall = Instant.now();
-    return new Now(wall.getEpochSecond() * 1_000_000L + wall.getNano() / 1_000, System.nanoTime());
   }
 }

@@ -4,11 +4,9 @@ import io.frsm.api.FrsmClient;
 import io.frsm.client.ClientConnections;
 import io.frsm.client.RequestLimits;
 import io.frsm.client.SessionCounters;
-import io.frsm.client.transport.InboundLimits;
 import io.frsm.client.transport.TransportConfig;
 import io.frsm.client.transport.TransportEventLoops;
 import io.frsm.client.transport.tls.ChannelSecurity;
-import io.frsm.client.transport.tls.MutualTls;
 import io.frsm.consensus.core.CoreConfig;
 import io.frsm.consensus.core.CoreStats;
 import io.frsm.lsm.LsmConfig;
@@ -21,8 +19,6 @@ import io.frsm.server.config.NodeKeys;
 import io.frsm.server.config.RingKeys;
 import io.frsm.server.config.StreamKeys;
 import io.frsm.server.config.ZooKeeperKeys;
-import io.frsm.server.membership.MembershipAgent;
-import io.frsm.server.membership.MembershipOrchestrator;
 import io.frsm.server.membership.QuarantineRepairAgent;
 import io.frsm.server.ring.NodeInfo;
 import io.frsm.server.ring.Ring;
@@ -31,7 +27,6 @@ import io.frsm.server.stream.RangeStreams;
 import io.frsm.server.stream.StreamSettings;
 import io.frsm.server.zk.ClusterShape;
 import io.frsm.server.zk.RangeLeadership;
-import io.frsm.server.zk.RangeSettleRequests;
 import io.frsm.server.zk.RingHistory;
 import io.frsm.server.zk.RingVersion;
 import io.frsm.server.zk.ZkLayout;
@@ -62,8 +57,10 @@ import java.time.Duration;
  * accessors. The parts own their state: {@link NodeStorage}, {@link NodeTransports}, {@link
  * NodeMembership} (ZooKeeper session, registration, watches), {@link ClusterFormation} (the
  * cluster's shape and ring; refuses a node it does not describe), {@link Serving} (core shards and
- * range leadership, once formed; natural leaders preferred) and {@link OperationRouter} (runs,
- * forwards or redirects each operation). Every setting is read here and handed over as a value.
+ * range leadership, once formed; natural leaders preferred), {@link ServingAgents} (ring follower,
+ * membership and repair agents, once formed), {@link OperationRouter} (runs, forwards or redirects
+ * each operation) and {@link SecurityMeters}. Every setting is read here and handed over as a
+ * value.
  */
 public final class FrsmNode implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger(FrsmNode.class.getName());
@@ -86,14 +83,9 @@ public final class FrsmNode implements AutoCloseable {
   private EmbeddedClients clients;
   private NodeMembership membership;
   private volatile ClusterFormation formation; // read by awaitReady on any thread
-  private volatile RingFollower ringFollower; // set once the node serves
-  private volatile MembershipAgent membershipAgent; // set once the node serves
-  private volatile MembershipOrchestrator orchestrator; // set once the node serves; for admin
-  private volatile QuarantineRepairAgent repairAgent; // set once the node serves
-  private volatile io.frsm.server.membership.RangeCopyAgent copyAgent; // set once the node serves
 
-  /** How long one wait of a membership change may take before the orchestrator tries again. */
-  private static final Duration MEMBERSHIP_STEP_TIMEOUT = Duration.ofMinutes(2);
+  /** The ring follower, membership and repair agents; started once the node serves. */
+  private final ServingAgents agents = new ServingAgents();
 
   /** Started once the cluster formed (under the formation's lock). */
   private final Serving serving = new Serving();
@@ -142,21 +134,7 @@ public final class FrsmNode implements AutoCloseable {
               settings.get(NodeKeys.DATA_DIRECTORY),
               settings.get(ConsensusKeys.CLOCK_CACHE_BYTES));
       diskSpace = DiskSpaceWatch.start(nodeId, settings, lsmConfig, metrics);
-      NodeStorage s = storage;
-      metrics.counter(
-          "frsm.lsm.compaction.forced",
-          "major compactions forced through FrsmNode.compact()",
-          "by",
-          "operator",
-          s::forcedCompactions);
-      for (io.frsm.lsm.QuarantinedInterval q : storage.engine().quarantinedIntervals()) {
-        LOG.log(
-            System.Logger.Level.WARNING,
-            "node {0} needs repair of tokens {1} (table {2}): it stays silent for those keys",
-            nodeId,
-            q.tokens(),
-            q.generation());
-      }
+      storage.announce(nodeId, metrics);
       int loopCount = settings.transportLoops();
       TransportConfig transportConfig = settings.transportConfig();
       ChannelSecurity security = NodeSecurity.of(settings);
@@ -205,12 +183,12 @@ public final class FrsmNode implements AutoCloseable {
               members,
               serving::receive,
               router::onClientRequest,
-              new NodeAdmin(new NodeAdminSite(this, members, () -> orchestrator)),
+              new NodeAdmin(new NodeAdminSite(this, members, agents::orchestrator)),
               settings.peerLinkFaults(),
               topology,
               streams.acceptor());
       clients = new EmbeddedClients(router, settings.createSettle().toNanos(), sessions);
-      securityMeters(security);
+      SecurityMeters.register(metrics, transports, security, serving::unknownSenders);
       joinCluster();
       ok = true;
       LOG.log(
@@ -228,89 +206,6 @@ public final class FrsmNode implements AutoCloseable {
       if (!ok) {
         shutdown(false, false);
       }
-    }
-  }
-
-  /** docs/OPERATIONS.md "Configuration file", transport.*: connections a port's limits closed. */
-  private void inboundLimitMeters(String port, InboundLimits limits) {
-    String name = "frsm.transport." + port + ".inbound.refused";
-    metrics.counter(
-        name,
-        "connections closed on arrival: the port held transport.maxInboundConnections",
-        "reason",
-        "connections",
-        limits::refusedConnections);
-    metrics.counter(
-        name,
-        "connections closed on arrival: their address held"
-            + " transport.maxInboundConnectionsPerAddress",
-        "reason",
-        "connections_per_address",
-        limits::refusedConnectionsPerAddress);
-    metrics.counter(
-        name,
-        "connections closed: a begun frame did not fit transport.partialFrameBudgetBytes",
-        "reason",
-        "frame_budget",
-        limits::refusedFrames);
-    metrics.counter(
-        name,
-        "connections closed: a begun frame was incomplete after transport.partialFrameTimeout",
-        "reason",
-        "stalled_frame",
-        limits::stalledFrames);
-  }
-
-  /** docs/OPERATIONS.md "Security": what the edge refused, by reason. */
-  private void securityMeters(ChannelSecurity security) {
-    String refused = "frsm.security.refused";
-    NodeTransports t = transports;
-    inboundLimitMeters("peer", t.peers().limits());
-    inboundLimitMeters("client", t.clients().limits());
-    metrics.counter(
-        refused,
-        "peer frames whose sender is not the node their connection's certificate names",
-        "reason",
-        "sender_not_certificate",
-        () -> t.peers().refusedSenders());
-    metrics.counter(
-        refused,
-        "peer messages from a node id not in the cluster's shape",
-        "reason",
-        "unknown_node",
-        serving::unknownSenders);
-    metrics.counter(
-        refused,
-        "client operations whose certificate lacks the role they need",
-        "reason",
-        "role",
-        () -> t.clients().refusedOperations());
-    if (security instanceof MutualTls tls) {
-      metrics.counter(
-          refused,
-          "connections whose TLS handshake failed (no, an untrusted or no certificate at all)",
-          "reason",
-          "handshake",
-          tls::handshakeFailures);
-      metrics.counter(
-          refused,
-          "connections whose certificate names no usable identity, another cluster, or the"
-              + " wrong kind (a client on the peer port, another node than dialed)",
-          "reason",
-          "identity",
-          tls::identityRefusals);
-      metrics.counter(
-          "frsm.security.tls.reloads",
-          "changes of the TLS files new connections now use",
-          "result",
-          "loaded",
-          () -> tls.contexts().reloads());
-      metrics.counter(
-          "frsm.security.tls.reloads",
-          "changes of the TLS files that could not be used (the previous ones stayed)",
-          "result",
-          "failed",
-          () -> tls.contexts().reloadFailures());
     }
   }
 
@@ -405,42 +300,19 @@ public final class FrsmNode implements AutoCloseable {
     // Before the first view reaches leadership: compete only as a voter of the version the cores
     // run.
     serving.leadership().votersChanged(newest.placement());
-    ringFollower =
-        new RingFollower(
-            nodeId,
-            history,
-            new RangeSettleRequests(membership.zooKeeper(), layout),
-            initial,
-            serving.core(),
-            range -> serving.leadership().holds(range),
-            installed -> {
-              serving.placementInstalled(installed.placement());
-              serving.leadership().votersChanged(installed.placement());
-              topology.placementInstalled(installed.placement());
-            });
-    ringFollower.start();
-    orchestrator =
-        new MembershipOrchestrator(
-            membership.zooKeeper(),
-            layout,
-            shape,
-            initial,
-            id -> members.known().get(id),
-            MEMBERSHIP_STEP_TIMEOUT);
-    membershipAgent = new MembershipAgent(nodeId, membership.zooKeeper(), layout, orchestrator);
-    membershipAgent.start();
-    copyAgent =
-        NodeCopies.start(
-            nodeId,
-            membership.zooKeeper(),
-            layout,
-            initial,
-            serving.core(),
-            settings.get(StreamKeys.COPY_ON_JOIN) ? streams : RangeCopier.none(),
-            metrics);
-    repairAgent =
-        NodeRepair.start(
-            this, membership.zooKeeper(), layout, orchestrator, initial, serving.core(), metrics);
+    agents.start(
+        this,
+        nodeId,
+        membership.zooKeeper(),
+        layout,
+        shape,
+        history,
+        initial,
+        serving,
+        members,
+        topology,
+        metrics,
+        settings.get(StreamKeys.COPY_ON_JOIN) ? streams : RangeCopier.none());
     // The commit log is replayed (the engine opened) and the core runs: take leadership.
     membership.markReady();
     membership.reportLeadershipViewTo(serving.leadership()::membersChanged);
@@ -615,7 +487,7 @@ public final class FrsmNode implements AutoCloseable {
    * @throws IllegalArgumentException if the repair would leave a range below a quorum of voters
    */
   public io.frsm.server.membership.MembershipChange requestRepair() throws Exception {
-    QuarantineRepairAgent a = repairAgent;
+    QuarantineRepairAgent a = agents.repairAgent();
     if (a == null || stopped) {
       throw new IllegalStateException("node " + nodeId + " is not serving");
     }
@@ -651,7 +523,7 @@ public final class FrsmNode implements AutoCloseable {
 
   /** The membership agent once the node serves, else null (tests). */
   MembershipAgent membershipAgent() {
-    return membershipAgent;
+    return agents.membershipAgent();
   }
 
   /** The engine, for operators' tools and tests. */
@@ -695,16 +567,15 @@ public final class FrsmNode implements AutoCloseable {
     // The parts are fields set once by start(); null ones never started, so have nothing to stop.
     boolean joined = membership != null;
     boolean bound = transports != null;
-    new StopSequence("node " + nodeId)
-        .thenIf(graceful, "drain", () -> serving.drain(settings.get(NodeKeys.DRAIN_TIMEOUT)))
-        .then("end range leadership", () -> serving.endLeadership(graceful))
-        .thenIf(joined, "stop ZooKeeper chores", () -> membership.stopChores())
-        .thenIf(joined, "stop watching the session", () -> membership.stopWatchingSession())
-        .then("stop watching range leaders", serving::closeLeaderWatch)
-        .thenIf(repairAgent != null, "stop repairing", () -> repairAgent.close())
-        .thenIf(membershipAgent != null, "stop orchestrating", () -> membershipAgent.close())
-        .thenIf(copyAgent != null, "stop copying ranges in", () -> copyAgent.close())
-        .thenIf(ringFollower != null, "stop following the ring", () -> ringFollower.close())
+    StopSequence stop =
+        new StopSequence("node " + nodeId)
+            .thenIf(graceful, "drain", () -> serving.drain(settings.get(NodeKeys.DRAIN_TIMEOUT)))
+            .then("end range leadership", () -> serving.endLeadership(graceful))
+            .thenIf(joined, "stop ZooKeeper chores", () -> membership.stopChores())
+            .thenIf(joined, "stop watching the session", () -> membership.stopWatchingSession())
+            .then("stop watching range leaders", serving::closeLeaderWatch);
+    agents
+        .stopRepairAndMembership(stop)
         .thenIf(joined && graceful, "deregister", () -> membership.deregister())
         .thenIf(joined, "close the member registry", () -> membership.closeRegistry())
         .thenIf(joined, "close the ZooKeeper session", () -> membership.closeZooKeeper())

@@ -76,6 +76,28 @@ final class NodeStorage {
   }
 
   /** Major compactions forced through {@link #compact}. */
+  /**
+   * Once the node's meters exist: counts the forced compactions there, and warns of every token
+   * interval the engine quarantined as corrupt (the node stays silent for those keys).
+   */
+  void announce(int nodeId, NodeMetrics metrics) {
+    metrics.counter(
+        "frsm.lsm.compaction.forced",
+        "major compactions forced through FrsmNode.compact()",
+        "by",
+        "operator",
+        this::forcedCompactions);
+    for (io.frsm.lsm.QuarantinedInterval q : engine().quarantinedIntervals()) {
+      System.getLogger(FrsmNode.class.getName())
+          .log(
+              System.Logger.Level.WARNING,
+              "node {0} needs repair of tokens {1} (table {2}): it stays silent for those keys",
+              nodeId,
+              q.tokens(),
+              q.generation());
+    }
+  }
+
   long forcedCompactions() {
     return forcedCompactions.sum();
   }

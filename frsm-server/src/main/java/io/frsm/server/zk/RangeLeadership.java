@@ -7,12 +7,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
@@ -50,6 +46,11 @@ import org.apache.curator.framework.CuratorFramework;
  * <p>Leadership is advisory: two nodes that both believe they lead cannot break safety (ballots,
  * terms persisted at a quorum and the lease wait do), it only costs liveness. Latch and membership
  * events are handled on one thread; ZooKeeper calls never run on Curator's event thread.
+ *
+ * <p>This class decides who competes for which range; its parts keep the state: {@link
+ * RangeLatches} (the latches joined, what a latch event does to the term), {@link HeldTerms} (the
+ * terms held, release and step-down), {@link UnreachableRanges} (the quorum watch's reports),
+ * {@link LeadershipView} and {@link LeadershipEvents} (the event thread).
  */
 public final class RangeLeadership implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger(RangeLeadership.class.getName());
@@ -82,35 +83,13 @@ public final class RangeLeadership implements AutoCloseable {
     void candidacy(int range, boolean candidate);
   }
 
-  /**
-   * A view of the members: who is live, who is ready, and per node the ranges it does not compete
-   * for because it cannot reach a quorum of their replicas (this node's own from its cores, the
-   * others' from their ready markers).
-   */
-  private record View(
-      Set<Integer> live, Set<Integer> ready, Map<Integer, Set<Integer>> unreachable) {
-    static final View NONE = new View(Set.of(), Set.of(), Map.of());
-
-    /** The first replica, in the range's order, that is live, ready and reaches its quorum. */
-    int preferredHolder(int range, List<Integer> replicas) {
-      for (int id : replicas) {
-        if (live.contains(id)
-            && ready.contains(id)
-            && !unreachable.getOrDefault(id, Set.of()).contains(range)) {
-          return id;
-        }
-      }
-      return -1;
-    }
-  }
-
   private final CuratorFramework zk;
   private final ZkLayout layout;
   private final int self;
   private final Ring ring;
   private final RangeTermStore terms;
   private final Sink sink;
-  private final ExecutorService events;
+  private final LeadershipEvents events;
   private final ScheduledExecutorService renewer;
   private final LeaseKeeper keeper;
   private final java.util.function.Consumer<Set<Integer>> publishUnreachable;
@@ -126,7 +105,7 @@ public final class RangeLeadership implements AutoCloseable {
   private volatile List<List<Integer>> votersByRange;
 
   // Event thread only.
-  private final Map<Integer, RangeLatch> latches = new HashMap<>();
+  private final RangeLatches latches;
   private Set<Integer> live = Set.of();
   private Set<Integer> ready = Set.of();
 
@@ -137,9 +116,7 @@ public final class RangeLeadership implements AutoCloseable {
    * The ranges whose quorum this node's cores cannot reach now (Effect.QuorumReachability): it does
    * not compete for them, and hands over those it holds.
    */
-  private final Set<Integer> unreachable = new java.util.TreeSet<>();
-
-  private boolean closed;
+  private final UnreachableRanges unreachable;
 
   /** A view of the members arrived: candidacies may be told (never before the first view). */
   private boolean viewSeen;
@@ -153,29 +130,10 @@ public final class RangeLeadership implements AutoCloseable {
    * this view reaches the core after its range's candidacy became true, and one routed here by the
    * previous view is given back after it became false.
    */
-  private volatile View routingView = View.NONE;
+  private volatile LeadershipView routingView = LeadershipView.NONE;
 
   /** The ranges whose term this node holds now (read by routing on other threads). */
-  private final Map<Integer, TermGrant> held = new ConcurrentHashMap<>();
-
-  /** How long a release waits for the core's answer before the latch is left unmarked. */
-  private static final Duration RELEASE_ANSWER_TIMEOUT = Duration.ofSeconds(2);
-
-  /**
-   * Entry creations of left latches still unanswered ({@link RangeLatch#creationAnswered}): {@link
-   * #close} waits for them (up to {@link #CREATION_ANSWER_TIMEOUT}) so that the node does not close
-   * its ZooKeeper client under them. Any thread.
-   */
-  private final Set<java.util.concurrent.CompletableFuture<Void>> unansweredCreations =
-      ConcurrentHashMap.newKeySet();
-
-  /** Far above a creation's round trips in a healthy ensemble; bounds a stop without one. */
-  private static final Duration CREATION_ANSWER_TIMEOUT = Duration.ofSeconds(2);
-
-  private final java.util.concurrent.atomic.LongAdder releasesMarked =
-      new java.util.concurrent.atomic.LongAdder();
-  private final java.util.concurrent.atomic.LongAdder termsAfterRelease =
-      new java.util.concurrent.atomic.LongAdder();
+  private final HeldTerms held;
 
   public RangeLeadership(
       CuratorFramework zk, ZkLayout layout, int self, Ring ring, Duration lease, Sink sink) {
@@ -202,6 +160,7 @@ public final class RangeLeadership implements AutoCloseable {
     this.ring = ring;
     this.sink = sink;
     this.terms = new RangeTermStore(zk, layout, System::nanoTime);
+    this.unreachable = new UnreachableRanges(self);
     List<List<Integer>> voters = new ArrayList<>(ring.rangeCount());
     for (int r = 0; r < ring.rangeCount(); r++) {
       List<Integer> replicas = ring.replicasOfRange(r);
@@ -211,9 +170,10 @@ public final class RangeLeadership implements AutoCloseable {
       }
     }
     this.votersByRange = List.copyOf(voters);
-    this.events = Executors.newSingleThreadExecutor(daemon("frsm-node-" + self + "-leadership"));
+    this.events = new LeadershipEvents(self);
     this.renewer =
-        Executors.newSingleThreadScheduledExecutor(daemon("frsm-node-" + self + "-leases"));
+        Executors.newSingleThreadScheduledExecutor(
+            LeadershipEvents.daemon("frsm-node-" + self + "-leases"));
     this.keeper =
         new LeaseKeeper(
             zk,
@@ -230,17 +190,11 @@ public final class RangeLeadership implements AutoCloseable {
               public void lost(String rangeId, String reason) {
                 int range = Integer.parseInt(rangeId);
                 sink.lost(range); // at once, on the caller's thread
-                post(() -> leaseEnded(range));
+                post(() -> latches.leaseEnded(range));
               }
             });
-  }
-
-  private static java.util.concurrent.ThreadFactory daemon(String name) {
-    return r -> {
-      Thread t = new Thread(r, name);
-      t.setDaemon(true);
-      return t;
-    };
+    this.held = new HeldTerms(self, terms, sink, keeper);
+    this.latches = new RangeLatches(zk, layout, self, terms, held, this::post, this::rejoinLater);
   }
 
   /**
@@ -284,32 +238,10 @@ public final class RangeLeadership implements AutoCloseable {
     Set<Integer> up = Set.copyOf(regained);
     post(
         () -> {
-          Set<Integer> newlyLost = new java.util.TreeSet<>(down);
-          newlyLost.retainAll(replicated.keySet());
-          newlyLost.removeAll(unreachable);
-          Set<Integer> newlyRegained = new java.util.TreeSet<>(up);
-          newlyRegained.retainAll(unreachable);
-          if (newlyLost.isEmpty() && newlyRegained.isEmpty()) {
+          if (!unreachable.update(down, up, replicated.keySet())) {
             return;
           }
-          unreachable.addAll(newlyLost);
-          unreachable.removeAll(newlyRegained);
-          if (!newlyLost.isEmpty()) {
-            LOG.log(
-                System.Logger.Level.INFO,
-                "node {0}: no answer from a quorum of the replicas of ranges {1}: it hands over"
-                    + " those it holds and does not compete for them until it reaches a quorum",
-                self,
-                newlyLost);
-          }
-          if (!newlyRegained.isEmpty()) {
-            LOG.log(
-                System.Logger.Level.INFO,
-                "node {0}: reaches a quorum of the replicas of ranges {1} again: competes for them",
-                self,
-                newlyRegained);
-          }
-          publishUnreachable.accept(Set.copyOf(unreachable));
+          publishUnreachable.accept(unreachable.snapshot());
           if (viewSeen) {
             viewChanged();
           }
@@ -349,8 +281,8 @@ public final class RangeLeadership implements AutoCloseable {
           }
           votersByRange = next;
           for (int range : dropped) {
-            if (latches.containsKey(range)) {
-              leave(
+            if (latches.joined(range)) {
+              latches.leave(
                   range,
                   "no longer a voter of the range at ring version " + installed.ringVersion(),
                   true);
@@ -375,17 +307,17 @@ public final class RangeLeadership implements AutoCloseable {
   }
 
   /** The view on the event thread, with this node's own unreachable ranges. */
-  private View currentView() {
+  private LeadershipView currentView() {
     Map<Integer, Set<Integer>> all = new HashMap<>(othersUnreachable);
     if (!unreachable.isEmpty()) {
-      all.put(self, Set.copyOf(unreachable));
+      all.put(self, unreachable.snapshot());
     }
-    return new View(live, ready, Map.copyOf(all));
+    return new LeadershipView(live, ready, Map.copyOf(all));
   }
 
   /** Tells the core each replicated range whose candidacy became {@code now} in this view. */
   private void tellCandidacy(boolean now) {
-    View view = currentView();
+    LeadershipView view = currentView();
     for (Map.Entry<Integer, List<Integer>> e : replicated.entrySet()) {
       boolean candidate = view.preferredHolder(e.getKey(), e.getValue()) == self;
       if (candidate == now && !Boolean.valueOf(now).equals(candidacy.get(e.getKey()))) {
@@ -415,12 +347,12 @@ public final class RangeLeadership implements AutoCloseable {
 
   /** Whether this node holds range {@code range}'s term now (it may still wait for its lease). */
   public boolean holds(int range) {
-    return held.containsKey(range);
+    return held.holds(range);
   }
 
   /** Ranges whose term this node holds now. */
   public int rangesHeld() {
-    return held.size();
+    return held.count();
   }
 
   /** Successful range lease renewals so far. */
@@ -430,12 +362,12 @@ public final class RangeLeadership implements AutoCloseable {
 
   /** Terms this node released on purpose and marked released (a successor may skip its wait). */
   public long releasesMarked() {
-    return releasesMarked.sum();
+    return held.releasesMarked();
   }
 
   /** Terms this node won whose bump found the predecessor's release mark (no wait). */
   public long termsAfterRelease() {
-    return termsAfterRelease.sum();
+    return held.termsAfterRelease();
   }
 
   /** ZooKeeper multis sent to renew leases so far. */
@@ -448,37 +380,23 @@ public final class RangeLeadership implements AutoCloseable {
    * range's order, that is live and ready; -1 if none is.
    */
   public static int preferredHolder(List<Integer> replicas, Set<Integer> live, Set<Integer> ready) {
-    return new View(live, ready, Map.of()).preferredHolder(-1, replicas);
+    return new LeadershipView(live, ready, Map.of()).preferredHolder(-1, replicas);
   }
 
   private void post(Runnable task) {
-    try {
-      events.execute(
-          () -> {
-            if (closed) {
-              return;
-            }
-            try {
-              task.run();
-            } catch (RuntimeException e) {
-              LOG.log(System.Logger.Level.WARNING, "node " + self + ": leadership event failed", e);
-            }
-          });
-    } catch (RejectedExecutionException stopping) {
-      // Closed: nothing to lead any more.
-    }
+    events.post(task);
   }
 
   private void rebalance() {
-    View view = currentView();
+    LeadershipView view = currentView();
     for (Map.Entry<Integer, List<Integer>> e : replicated.entrySet()) {
       int range = e.getKey();
       int preferredHolder = view.preferredHolder(range, e.getValue());
       boolean preferred = preferredHolder == self;
-      if (preferred && !latches.containsKey(range)) {
-        join(range);
-      } else if (!preferred && latches.containsKey(range)) {
-        leave(
+      if (preferred && !latches.joined(range)) {
+        latches.join(range);
+      } else if (!preferred && latches.joined(range)) {
+        latches.leave(
             range,
             unreachable.contains(range)
                 ? "steps down: no answer from a quorum of its replicas"
@@ -490,167 +408,8 @@ public final class RangeLeadership implements AutoCloseable {
     }
   }
 
-  private void join(int range) {
-    RangeLatch latch =
-        new RangeLatch(
-            zk,
-            layout.latch(ZkLayout.rangeId(range)),
-            Integer.toString(self),
-            "node " + self + ", range " + range,
-            new RangeLatch.Listener() {
-              @Override
-              public void won(RangeLatch winner) {
-                post(() -> RangeLeadership.this.won(range, winner));
-              }
-
-              @Override
-              public void lost(RangeLatch loser) {
-                post(() -> latchLost(range, loser));
-              }
-            });
-    latches.put(range, latch);
-    latch.start();
-  }
-
-  /**
-   * Leaves the range's latch; {@code onPurpose}: a hand-over (release the lease through the core
-   * and mark it, so the successor need not wait) rather than a lost term.
-   */
-  private void leave(int range, String why, boolean onPurpose) {
-    RangeLatch latch = latches.remove(range);
-    if (onPurpose) {
-      release(range, why);
-    } else {
-      stepDown(range, why);
-    }
-    if (latch != null) {
-      latch.close(); // final at once, even with its own reads in flight: it reports nothing more
-      java.util.concurrent.CompletableFuture<Void> creation = latch.creationAnswered();
-      if (!creation.isDone()) {
-        unansweredCreations.add(creation);
-        creation.whenComplete((ignored, error) -> unansweredCreations.remove(creation));
-      }
-    }
-  }
-
-  /** Won the latch: take a new term, then keep its lease. */
-  private void won(int range, RangeLatch latch) {
-    if (latches.get(range) != latch || !latch.leads() || held.containsKey(range)) {
-      return;
-    }
-    String rangeId = ZkLayout.rangeId(range);
-    try {
-      Optional<TermGrant> grant = Optional.empty();
-      for (int attempt = 0; attempt < 5 && grant.isEmpty() && latch.leads(); attempt++) {
-        grant = terms.bumpTerm(rangeId, self); // empty: a racing bump; read the new term, retry
-      }
-      if (grant.isEmpty() || !latch.leads()) {
-        return;
-      }
-      TermGrant g = grant.get();
-      held.put(range, g);
-      if (g.predecessorReleased()) {
-        termsAfterRelease.increment();
-      }
-      sink.granted(range, g.term(), g.noEarlierLease());
-      keeper.hold(g);
-      LOG.log(
-          System.Logger.Level.INFO,
-          "node {0} leads range {1} in term {2}{3}",
-          self,
-          range,
-          g.term(),
-          g.predecessorReleased()
-              ? " (predecessor released: no wait)"
-              : g.noEarlierLease() ? " (the range's first term: no wait)" : "");
-    } catch (Exception e) {
-      LOG.log(System.Logger.Level.WARNING, "node " + self + ": term bump of range " + range, e);
-      leave(range, "term bump failed", false);
-      rejoinLater(range);
-    }
-  }
-
-  private void latchLost(int range, RangeLatch latch) {
-    if (latches.get(range) == latch) {
-      stepDown(range, "lost the latch");
-    }
-  }
-
-  /** The keeper ended the lease (failed check or connection): the term is over for this node. */
-  private void leaseEnded(int range) {
-    if (held.remove(range) != null && latches.containsKey(range)) {
-      // Still in the latch with a dead term: leave and compete again for a fresh term.
-      leave(range, "lease ended", false);
-      rejoinLater(range);
-    }
-  }
-
   private void rejoinLater(int range) {
     renewer.schedule(() -> post(this::rebalance), 200, TimeUnit.MILLISECONDS);
-  }
-
-  /**
-   * Hands the range over on purpose: stop renewing, let the core end the lease for good, and, if it
-   * answers clean, mark the term released before the caller leaves the latch. Runs on the event
-   * thread; the core answers within one turn of its loop.
-   */
-  private void release(int range, String why) {
-    TermGrant g = held.remove(range);
-    if (g == null) {
-      return;
-    }
-    keeper.release(g.rangeId()); // first: no renewal of this term is reported after this
-    boolean clean;
-    try {
-      clean =
-          sink.release(range, g.term())
-              .get(RELEASE_ANSWER_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (Exception e) {
-      // No answer: the core may still hold the lease for a moment; end it the usual way and let
-      // the successor wait.
-      sink.lost(range);
-      clean = false;
-      LOG.log(System.Logger.Level.WARNING, "node " + self + ": release of range " + range, e);
-    }
-    boolean marked = false;
-    if (clean) {
-      try {
-        marked = terms.markReleased(g);
-      } catch (Exception e) {
-        LOG.log(System.Logger.Level.WARNING, "node " + self + ": release mark of " + range, e);
-      }
-    }
-    if (marked) {
-      releasesMarked.increment();
-    }
-    LOG.log(
-        System.Logger.Level.INFO,
-        "node {0} hands range {1} over in term {2} ({3}): {4}",
-        self,
-        range,
-        g.term(),
-        why,
-        marked
-            ? "marked released, the successor need not wait"
-            : clean
-                ? "a successor bumped first; it waits out the lease"
-                : "not clean (this node had not waited out its predecessor), the successor waits"
-                    + " out the lease");
-  }
-
-  private void stepDown(int range, String why) {
-    TermGrant g = held.remove(range);
-    if (g != null) {
-      keeper.release(g.rangeId());
-      sink.lost(range);
-      LOG.log(
-          System.Logger.Level.INFO,
-          "node {0} loses range {1} in term {2}: {3}",
-          self,
-          range,
-          g.term(),
-          why);
-    }
   }
 
   /**
@@ -663,10 +422,10 @@ public final class RangeLeadership implements AutoCloseable {
         new java.util.concurrent.CompletableFuture<>();
     post(
         () -> {
-          for (int range : List.copyOf(latches.keySet())) {
-            leave(range, "node stopping", true);
+          for (int range : latches.joinedRanges()) {
+            latches.leave(range, "node stopping", true);
           }
-          closed = true;
+          events.closeFromWithin();
           done.complete(null);
         });
     try {
@@ -674,16 +433,7 @@ public final class RangeLeadership implements AutoCloseable {
     } catch (Exception e) {
       LOG.log(System.Logger.Level.WARNING, "node " + self + ": leadership did not stop cleanly", e);
     }
-    try {
-      java.util.concurrent.CompletableFuture.allOf(
-              unansweredCreations.toArray(java.util.concurrent.CompletableFuture[]::new))
-          .get(CREATION_ANSWER_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt(); // stop anyway; the caller sees the interrupt
-    } catch (Exception e) {
-      // No answer in time (ZooKeeper unreachable): stop anyway.
-      LOG.log(System.Logger.Level.DEBUG, "node " + self + ": latch entries still being created", e);
-    }
+    latches.awaitCreations();
     keeper.close();
     events.shutdownNow();
     renewer.shutdownNow();

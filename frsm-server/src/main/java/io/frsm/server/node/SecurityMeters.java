@@ -1,0 +1,101 @@
+package io.frsm.server.node;
+
+import io.frsm.client.transport.InboundLimits;
+import io.frsm.client.transport.tls.ChannelSecurity;
+import io.frsm.client.transport.tls.MutualTls;
+import java.util.function.LongSupplier;
+
+/**
+ * The meters of what a node's edge refused (docs/OPERATIONS.md "Security" and "Configuration file",
+ * transport.*): connections its ports' limits closed, peer frames and client operations refused,
+ * TLS handshakes, identities and reloads. Registered once the transports are bound.
+ */
+final class SecurityMeters {
+  private SecurityMeters() {}
+
+  /** docs/OPERATIONS.md "Configuration file", transport.*: connections a port's limits closed. */
+  private static void inboundLimitMeters(NodeMetrics metrics, String port, InboundLimits limits) {
+    String name = "frsm.transport." + port + ".inbound.refused";
+    metrics.counter(
+        name,
+        "connections closed on arrival: the port held transport.maxInboundConnections",
+        "reason",
+        "connections",
+        limits::refusedConnections);
+    metrics.counter(
+        name,
+        "connections closed on arrival: their address held"
+            + " transport.maxInboundConnectionsPerAddress",
+        "reason",
+        "connections_per_address",
+        limits::refusedConnectionsPerAddress);
+    metrics.counter(
+        name,
+        "connections closed: a begun frame did not fit transport.partialFrameBudgetBytes",
+        "reason",
+        "frame_budget",
+        limits::refusedFrames);
+    metrics.counter(
+        name,
+        "connections closed: a begun frame was incomplete after transport.partialFrameTimeout",
+        "reason",
+        "stalled_frame",
+        limits::stalledFrames);
+  }
+
+  /** docs/OPERATIONS.md "Security": what the edge refused, by reason. */
+  static void register(
+      NodeMetrics metrics,
+      NodeTransports t,
+      ChannelSecurity security,
+      LongSupplier unknownSenders) {
+    String refused = "frsm.security.refused";
+    inboundLimitMeters(metrics, "peer", t.peers().limits());
+    inboundLimitMeters(metrics, "client", t.clients().limits());
+    metrics.counter(
+        refused,
+        "peer frames whose sender is not the node their connection's certificate names",
+        "reason",
+        "sender_not_certificate",
+        () -> t.peers().refusedSenders());
+    metrics.counter(
+        refused,
+        "peer messages from a node id not in the cluster's shape",
+        "reason",
+        "unknown_node",
+        unknownSenders);
+    metrics.counter(
+        refused,
+        "client operations whose certificate lacks the role they need",
+        "reason",
+        "role",
+        () -> t.clients().refusedOperations());
+    if (security instanceof MutualTls tls) {
+      metrics.counter(
+          refused,
+          "connections whose TLS handshake failed (no, an untrusted or no certificate at all)",
+          "reason",
+          "handshake",
+          tls::handshakeFailures);
+      metrics.counter(
+          refused,
+          "connections whose certificate names no usable identity, another cluster, or the"
+              + " wrong kind (a client on the peer port, another node than dialed)",
+          "reason",
+          "identity",
+          tls::identityRefusals);
+      metrics.counter(
+          "frsm.security.tls.reloads",
+          "changes of the TLS files new connections now use",
+          "result",
+          "loaded",
+          () -> tls.contexts().reloads());
+      metrics.counter(
+          "frsm.security.tls.reloads",
+          "changes of the TLS files that could not be used (the previous ones stayed)",
+          "result",
+          "failed",
+          () -> tls.contexts().reloadFailures());
+    }
+  }
+}
