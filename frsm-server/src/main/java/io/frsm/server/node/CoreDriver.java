@@ -21,7 +21,6 @@ import io.frsm.store.LsmPersister;
 import io.frsm.transport.PeerTransport;
 import io.netty.util.concurrent.EventExecutor;
 import java.lang.System.Logger.Level;
-import java.time.Instant;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
@@ -653,7 +652,6 @@ final class CoreDriver {
   }
 
   private static Now now() {
-    Instant wall = Instant.now();
-    return new Now(wall.getEpochSecond() * 1_000_000L + wall.getNano() / 1_000, System.nanoTime());
+    return new Now(WallClock.nowMicros(), System.nanoTime());
   }
 }
