@@ -35,6 +35,11 @@ final class ClusterView {
     if (t[0] > 0 && live().contains((int) t[1])) {
       return (int) t[1];
     }
+    return natural(key);
+  }
+
+  /** The first live replica of {@code key}'s range in ring order: its preferred leader. */
+  int natural(byte[] key) throws Exception {
     ClusterMembers view = new ClusterMembers();
     view.update(registry.members());
     view.shape(ClusterShape.read(zk, layout));
