@@ -55,9 +55,9 @@ record Fault(Fault.Kind kind, Duration length, int pick) {
 
   /**
    * The longest gap accepted. Faults a quorum rides out (a follower, a pair, ZooKeeper shorter than
-   * the lease, skew): 2·L + slack. Faults that move the range: the way it moves plus the lease
-   * wait, 2·L, and slack. Faults without a quorum or with the leader frozen: as long as the fault,
-   * then as long as a hand-over.
+   * the lease, skew): 2·L + slack. Faults that move the range: the way it moves (a step-down, or a
+   * session expiry and a hand-back) plus the lease waits, and slack. Faults without a quorum or
+   * with the leader frozen: as long as the fault, then as long as a hand-over.
    */
   Duration bound(Timings t) {
     Duration twoLeases = t.lease().multipliedBy(2);
@@ -69,7 +69,10 @@ record Fault(Fault.Kind kind, Duration length, int pick) {
               SKEW_BEYOND_EPSILON ->
           twoLeases.plus(t.slack());
       case ISOLATE_LEADER, ONE_WAY_LEADER -> t.stepDownAfter().plus(twoLeases).plus(t.slack());
-      case KILL_LEADER, CUT_LEADER_FROM_ZOOKEEPER -> t.session().plus(twoLeases).plus(t.slack());
+        // The session expires, the stand-in waits out the lease; when the victim is back soon, the
+        // range goes back to it, another lease wait if that hand-back is not clean.
+      case KILL_LEADER, CUT_LEADER_FROM_ZOOKEEPER ->
+          t.session().plus(twoLeases).plus(t.lease()).plus(t.slack());
         // Down for the fault's length, then a JVM start (registration, replay) on a loaded machine.
       case KILL_TWO -> length.plus(twoLeases).plus(t.slack()).plus(Duration.ofSeconds(10));
       case PAUSE_LEADER -> length.plus(twoLeases).plus(t.slack());

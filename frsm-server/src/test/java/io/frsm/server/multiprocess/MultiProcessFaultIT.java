@@ -108,7 +108,8 @@ class MultiProcessFaultIT {
         "replay: ./mvnw -B -q -ntp -pl frsm-server -am verify -Dtest=NONE"
             + " -Dit.test=MultiProcessFaultIT -Dsurefire.failIfNoSpecifiedTests=false"
             + " -Dfailsafe.failIfNoSpecifiedTests=false -Dfrsm.faults.seeds="
-            + seed;
+            + seed
+            + replayOptions();
     System.out.println("multi-process faults: seed " + seed + " (" + replay + ")");
     SplittableRandom random = new SplittableRandom(seed);
     List<Fault> schedule = deal(random);
@@ -244,6 +245,18 @@ class MultiProcessFaultIT {
       zookeeper.close();
       Runtime.getRuntime().removeShutdownHook(killAll);
     }
+  }
+
+  /** The suite's other properties, as this run was given them. */
+  private static String replayOptions() {
+    StringBuilder options = new StringBuilder();
+    for (String p : List.of("frsm.faults.kinds", "frsm.faults.rounds", "frsm.faults.settle")) {
+      String v = System.getProperty(p);
+      if (v != null && !v.isBlank()) {
+        options.append(" -D").append(p).append('=').append(v);
+      }
+    }
+    return options.toString();
   }
 
   /** Every fault kind once, in the seed's order, each with its length and choices drawn. */
