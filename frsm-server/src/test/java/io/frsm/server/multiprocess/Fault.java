@@ -58,8 +58,10 @@ record Fault(Fault.Kind kind, Duration length, int pick) {
    * the lease, skew): 2·L + slack. Faults that move the range: the way it moves (a step-down, or a
    * session expiry and a hand-back) plus the lease waits, and slack. Faults without a quorum or
    * with the leader frozen: as long as the fault, then as long as a hand-over.
+   *
+   * @param restart how long the fault's killed JVMs took from their start to serving again
    */
-  Duration bound(Timings t) {
+  Duration bound(Timings t, Duration restart) {
     Duration twoLeases = t.lease().multipliedBy(2);
     return switch (kind) {
       case KILL_FOLLOWER,
@@ -73,8 +75,9 @@ record Fault(Fault.Kind kind, Duration length, int pick) {
         // range goes back to it, another lease wait if that hand-back is not clean.
       case KILL_LEADER, CUT_LEADER_FROM_ZOOKEEPER ->
           t.session().plus(twoLeases).plus(t.lease()).plus(t.slack());
-        // Down for the fault's length, then a JVM start (registration, replay) on a loaded machine.
-      case KILL_TWO -> length.plus(twoLeases).plus(t.slack()).plus(Duration.ofSeconds(10));
+        // Down for the fault's length, then the JVMs' start (measured: 3-8 s on the loaded
+        // machine), then as a kill of the leader: a session and the lease waits.
+      case KILL_TWO -> length.plus(restart).plus(t.session()).plus(twoLeases).plus(t.slack());
       case PAUSE_LEADER -> length.plus(twoLeases).plus(t.slack());
     };
   }

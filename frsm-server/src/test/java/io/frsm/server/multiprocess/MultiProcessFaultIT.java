@@ -139,6 +139,28 @@ class MultiProcessFaultIT {
         load = new FaultLoad(client, check, counterKeys, HOT_COUNTER);
         load.start();
         FaultLoad running = load;
+        FaultInjector injector =
+            new FaultInjector(
+                nodes,
+                proxies,
+                controls,
+                EPSILON,
+                new FaultInjector.Harness() {
+                  @Override
+                  public void runFor(Duration d) {
+                    MultiProcessFaultIT.runFor(d, running);
+                  }
+
+                  @Override
+                  public void awaitServing(NodeProcess n) {
+                    MultiProcessFaultIT.this.awaitServing(n);
+                  }
+
+                  @Override
+                  public String restartZooKeeper(Duration down) throws Exception {
+                    return MultiProcessFaultIT.this.restartZooKeeper(down, running);
+                  }
+                });
         if (Boolean.parseBoolean(System.getProperty("frsm.faults.settle", "true"))) {
           // Faults start once every counter's range has its first term at its preferred leader:
           // a cut during the cluster's formation is a case of its own (see the class comment).
@@ -153,7 +175,7 @@ class MultiProcessFaultIT {
           int leader = view.leader(counterKeys.get(HOT_COUNTER));
           long start = System.nanoTime();
           long before = check.incrementsTookEffect();
-          String victims = inject(fault, leader, running);
+          String victims = injector.inject(fault, leader);
           long healed = System.nanoTime();
           awaitCondition(
               () -> answeredSince(measured, healed) || !running.stillRunning(),
@@ -165,7 +187,7 @@ class MultiProcessFaultIT {
           Unavailability.Gap hot =
               Unavailability.longest(recorded, List.of(measured.get(HOT_COUNTER)), start, end);
           Unavailability.Gap any = Unavailability.longest(recorded, measured, start, end);
-          Duration bound = fault.bound(TIMINGS);
+          Duration bound = fault.bound(TIMINGS, injector.lastRestart());
           String line =
               String.format(
                   "fault %d/%d %s on %s (hot counter's leader: node %d): longest gap on the hot"
@@ -282,98 +304,17 @@ class MultiProcessFaultIT {
     return faults;
   }
 
-  /**
-   * Injects {@code fault}, lets it last its length while the load runs, and heals it (restarted
-   * nodes serve again before this returns). Returns which nodes it hit.
-   */
-  private String inject(Fault fault, int leader, FaultLoad load) throws Exception {
-    int follower = others(leader).get(fault.pick() % 2);
-    int[] peers = others(leader).stream().mapToInt(Integer::intValue).toArray();
-    switch (fault.kind()) {
-      case KILL_LEADER, KILL_FOLLOWER, KILL_TWO -> {
-        List<NodeProcess> victims = new ArrayList<>();
-        if (fault.kind() != Fault.Kind.KILL_FOLLOWER) {
-          victims.add(node(leader));
-        }
-        if (fault.kind() != Fault.Kind.KILL_LEADER) {
-          victims.add(node(follower));
-        }
-        for (NodeProcess v : victims) {
-          v.kill(Duration.ofSeconds(10));
-        }
-        runFor(fault.length(), load);
-        for (NodeProcess v : victims) {
-          v.start();
-        }
-        for (NodeProcess v : victims) {
-          awaitServing(v);
-        }
-        return victims.stream().map(v -> "node " + v.nodeId()).toList().toString();
-      }
-      case PAUSE_LEADER -> {
-        node(leader).pause();
-        try {
-          runFor(fault.length(), load);
-        } finally {
-          node(leader).resume();
-        }
-        return "node " + leader;
-      }
-      case PARTITION_PAIR -> {
-        control(leader, "dropTo " + follower + "\ndropFrom " + follower);
-        control(follower, "dropTo " + leader + "\ndropFrom " + leader);
-        runFor(fault.length(), load);
-        control(leader, "");
-        control(follower, "");
-        return "nodes " + leader + " and " + follower;
-      }
-      case ISOLATE_LEADER, ONE_WAY_LEADER -> {
-        String to = "dropTo " + peers[0] + " " + peers[1];
-        String from = "dropFrom " + peers[0] + " " + peers[1];
-        String cut =
-            fault.kind() == Fault.Kind.ISOLATE_LEADER
-                ? to + "\n" + from
-                : (fault.pick() % 2 == 0 ? to : from);
-        control(leader, cut);
-        runFor(fault.length(), load);
-        control(leader, "");
-        return "node " + leader + " (" + cut.replace('\n', ',') + ")";
-      }
-      case CUT_LEADER_FROM_ZOOKEEPER -> {
-        proxies.get(leader - 1).blackhole();
-        try {
-          runFor(fault.length(), load);
-        } finally {
-          proxies.get(leader - 1).restore();
-        }
-        return "node " + leader;
-      }
-      case RESTART_ZOOKEEPER -> {
-        int port = zookeeper.port();
-        long down = System.nanoTime();
-        zookeeper.close();
-        runFor(fault.length(), load);
-        zookeeper = EmbeddedZooKeeper.start(zookeeperDir, port);
-        // The outage the nodes see: the fault's length plus ZooKeeper's own start.
-        return "ZooKeeper (down "
-            + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - down)
-            + " ms until it answered again)";
-      }
-      case SKEW_WITHIN_EPSILON, SKEW_BEYOND_EPSILON -> {
-        int victim = fault.pick() % NODES + 1;
-        long epsilon = EPSILON.toMillis();
-        long size =
-            fault.kind() == Fault.Kind.SKEW_WITHIN_EPSILON
-                ? 50 + fault.pick() % (epsilon - 100)
-                : 2 * epsilon + fault.pick() % (2 * epsilon);
-        long offset = (fault.pick() / 7) % 2 == 0 ? size : -size;
-        control(victim, "clockOffset " + offset);
-        runFor(fault.length(), load);
-        control(victim, "");
-        return "node " + victim + " (clock " + offset + " ms)";
-      }
-    }
-    throw new AssertionError(fault.kind());
+  /** Stops ZooKeeper for {@code down}, then starts it again on its port and data. */
+  private String restartZooKeeper(Duration down, FaultLoad load) throws Exception {
+    int port = zookeeper.port();
+    long stopped = System.nanoTime();
+    zookeeper.close();
+    runFor(down, load);
+    zookeeper = EmbeddedZooKeeper.start(zookeeperDir, port);
+    // The outage the nodes see: the fault's length plus ZooKeeper's own start.
+    return "ZooKeeper (down "
+        + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stopped)
+        + " ms until it answered again)";
   }
 
   private void startNodes(
@@ -406,24 +347,6 @@ class MultiProcessFaultIT {
     for (NodeProcess n : nodes) {
       awaitServing(n);
     }
-  }
-
-  private void control(int nodeId, String faults) throws Exception {
-    FaultControlFile.write(controls.get(nodeId - 1), faults);
-  }
-
-  private NodeProcess node(int nodeId) {
-    return nodes.get(nodeId - 1);
-  }
-
-  private static List<Integer> others(int nodeId) {
-    List<Integer> ids = new ArrayList<>();
-    for (int id = 1; id <= NODES; id++) {
-      if (id != nodeId) {
-        ids.add(id);
-      }
-    }
-    return ids;
   }
 
   private static boolean settled(ClusterView view, List<byte[]> keys) {
