@@ -11,7 +11,6 @@ import io.frsm.consensus.core.ShardRouting;
 import io.frsm.lsm.LsmEngine;
 import io.frsm.store.LsmPersister;
 import io.frsm.transport.PeerTransport;
-import java.time.Instant;
 import java.util.List;
 import java.util.function.Consumer;
 
@@ -191,7 +190,6 @@ final class CoreSteps {
   }
 
   private static Now now() {
-    Instant wall = Instant.now();
-    return new Now(wall.getEpochSecond() * 1_000_000L + wall.getNano() / 1_000, System.nanoTime());
+    return new Now(WallClock.nowMicros(), System.nanoTime());
   }
 }

@@ -8,7 +8,6 @@ import io.frsm.client.transport.ClientOutcome;
 import io.frsm.consensus.core.Operation;
 import io.frsm.consensus.core.Outcome;
 import io.frsm.transport.CoreOperations;
-import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BiFunction;
 
@@ -47,8 +46,7 @@ final class EmbeddedClient extends SessionClient {
 
   @Override
   protected long invocationMicros() {
-    Instant now = Instant.now();
-    return now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000;
+    return WallClock.nowMicros();
   }
 
   /** Operations already with the node run to their end; later ones are refused. */

@@ -11,7 +11,6 @@ import io.frsm.server.client.ClusterMembers;
 import io.frsm.transport.CoreOperations;
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BooleanSupplier;
 
@@ -295,7 +294,6 @@ final class OperationRouter {
   }
 
   private static long nowMicros() {
-    Instant now = Instant.now();
-    return now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000;
+    return WallClock.nowMicros();
   }
 }

@@ -30,6 +30,10 @@ final class NodeProcess {
   private final List<Path> zookeeperCredentials;
   private Process process;
   private Path log;
+
+  /** Null: the node runs {@code frsm server}; else {@code FaultyNodeMain} polls this file. */
+  private Path faultControl;
+
   private int incarnation;
 
   /**
@@ -61,6 +65,15 @@ final class NodeProcess {
     this.all = all;
   }
 
+  /**
+   * From the next {@link #start} on, runs the node as {@code FaultyNodeMain} (the same node and
+   * configuration, with its peer links and wall clock driven by {@code controlFile}).
+   */
+  synchronized NodeProcess withFaultControl(Path controlFile) {
+    this.faultControl = controlFile;
+    return this;
+  }
+
   int nodeId() {
     return nodeId;
   }
@@ -83,18 +96,22 @@ final class NodeProcess {
     log = logDir.resolve("node-" + nodeId + "-incarnation-" + incarnation + ".log");
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     List<String> command =
-        List.of(
-            java,
-            "-ea",
-            "-Xmx256m",
-            "-XX:+UseSerialGC",
-            "-XX:TieredStopAtLevel=1",
-            "-cp",
-            System.getProperty("java.class.path"),
-            "io.frsm.server.cli.Frsm",
-            "server",
-            "--config",
-            config.toString());
+        new ArrayList<>(
+            List.of(
+                java,
+                "-ea",
+                "-Xmx256m",
+                "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1",
+                "-cp",
+                System.getProperty("java.class.path")));
+    if (faultControl == null) {
+      command.addAll(List.of("io.frsm.server.cli.Frsm", "server", "--config", config.toString()));
+    } else {
+      command.addAll(
+          List.of(
+              "io.frsm.server.node.FaultyNodeMain", config.toString(), faultControl.toString()));
+    }
     ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
     pb.redirectOutput(log.toFile());
     // Configuration comes from the file only: a stray FRSM_* variable must not change the test.
@@ -151,6 +168,29 @@ final class NodeProcess {
     process.toHandle().destroyForcibly();
     if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
       throw new IllegalStateException("node " + nodeId + " survived kill -9 for " + timeout);
+    }
+  }
+
+  /** {@code kill -STOP}: the process stops where it is, its sockets open, until {@link #resume}. */
+  synchronized void pause() throws IOException, InterruptedException {
+    signal("STOP");
+  }
+
+  /** {@code kill -CONT}. */
+  synchronized void resume() throws IOException, InterruptedException {
+    signal("CONT");
+  }
+
+  private void signal(String name) throws IOException, InterruptedException {
+    if (process == null || !process.isAlive()) {
+      throw new IllegalStateException("node " + nodeId + " does not run");
+    }
+    Process kill =
+        new ProcessBuilder("kill", "-" + name, Long.toString(process.pid()))
+            .redirectErrorStream(true)
+            .start();
+    if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+      throw new IllegalStateException("kill -" + name + " of node " + nodeId + " failed");
     }
   }
 

@@ -22,14 +22,14 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>Threads: an acceptor, and two pumps per connection; all daemons, stopped by {@link #close}.
  */
-final class ZooKeeperProxy implements AutoCloseable {
+public final class ZooKeeperProxy implements AutoCloseable {
   private final ServerSocket listener;
   private final InetSocketAddress upstream;
   private final List<Socket> sockets = new CopyOnWriteArrayList<>();
   private volatile boolean blackholed;
   private volatile boolean closed;
 
-  ZooKeeperProxy(int upstreamPort) throws IOException {
+  public ZooKeeperProxy(int upstreamPort) throws IOException {
     this.upstream = new InetSocketAddress(InetAddress.getLoopbackAddress(), upstreamPort);
     this.listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
     Thread acceptor = new Thread(this::accept, "zk-proxy-accept-" + listener.getLocalPort());
@@ -38,16 +38,16 @@ final class ZooKeeperProxy implements AutoCloseable {
   }
 
   /** What the node dials instead of ZooKeeper. */
-  String connectString() {
+  public String connectString() {
     return "127.0.0.1:" + listener.getLocalPort();
   }
 
   /** From now on nothing passes, either way, until {@link #restore}. */
-  void blackhole() {
+  public void blackhole() {
     blackholed = true;
   }
 
-  void restore() {
+  public void restore() {
     blackholed = false;
   }
 
@@ -64,11 +64,21 @@ final class ZooKeeperProxy implements AutoCloseable {
         }
         Socket server = new Socket();
         sockets.add(server);
-        server.connect(upstream, 5_000);
+        try {
+          server.connect(upstream, 5_000);
+        } catch (IOException refused) {
+          // The upstream is down (a ZooKeeper restart): as a refused connection, not a silent one,
+          // so the client dials again at once instead of after its read timeout.
+          closeQuietly(client);
+          closeQuietly(server);
+          sockets.remove(client);
+          sockets.remove(server);
+          continue;
+        }
         pump(client, server, "up");
         pump(server, client, "down");
       } catch (IOException e) {
-        // The upstream is down (a ZooKeeper restart) or the proxy closed: the client retries.
+        // The proxy closed.
       }
     }
   }
@@ -91,6 +101,8 @@ final class ZooKeeperProxy implements AutoCloseable {
               } finally {
                 closeQuietly(from);
                 closeQuietly(to);
+                sockets.remove(from);
+                sockets.remove(to);
               }
             },
             "zk-proxy-" + direction + "-" + listener.getLocalPort());

@@ -1,0 +1,490 @@
+package io.frsm.server.multiprocess;
+
+import static java.nio.charset.StandardCharsets.US_ASCII;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import io.frsm.api.FrsmClient;
+import io.frsm.client.transport.tls.CertificateIdentity;
+import io.frsm.client.transport.tls.Role;
+import io.frsm.client.transport.tls.TlsFiles;
+import io.frsm.server.certs.CertificateAuthority;
+import io.frsm.server.node.FaultControlFile;
+import io.frsm.server.node.ZooKeeperProxy;
+import io.frsm.server.workload.CounterCheck;
+import io.frsm.server.zk.EmbeddedZooKeeper;
+import io.frsm.server.zk.MembershipRegistry;
+import io.frsm.server.zk.ZkLayout;
+import io.frsm.server.zk.ZooKeeperAccess;
+import io.frsm.server.zk.ZooKeeperCredential;
+import io.frsm.testkit.history.Bytes;
+import io.frsm.testkit.history.CheckResult;
+import io.frsm.testkit.history.HistoryJsonWriter;
+import io.frsm.testkit.history.HistoryRecorder;
+import io.frsm.testkit.history.LinearizabilityChecker;
+import io.frsm.testkit.history.Operation;
+import java.io.Writer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+import java.util.stream.LongStream;
+import java.util.stream.Stream;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.retry.RetryOneTime;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The seeded multi-process fault suite (issue 27): three node processes ({@link FaultyNodeMain
+ * io.frsm.server.node.FaultyNodeMain}: the node of {@code frsm server}, its peer links and wall
+ * clock driven by a fault control file), each reaching the embedded ZooKeeper through a proxy of
+ * its own, under the Appendix C counter load plus gets and creates/deletes. A seed deals every
+ * fault kind of {@link Fault.Kind} in a random order, with random lengths and victims: {@code kill
+ * -9} (leader, follower, two at once), SIGSTOP of the leader longer than the lease, partitions
+ * (leader from one follower, leader from both peers but not ZooKeeper, one-way drops, leader from
+ * ZooKeeper only), a ZooKeeper restart, and clock skew within and beyond ε.
+ *
+ * <p>For each fault the longest time a counter key went without an answer is printed and checked
+ * against {@link Fault#bound}. At the end the history (written first, under {@code
+ * target/histories/}) must be linearizable and every counter must equal the increments that took
+ * effect. Seeds: {@code -Dfrsm.faults.seeds=1,2,3} (default: two fresh ones, printed); {@code
+ * -Dfrsm.faults.rounds=N} plays only the first N faults of each seed's deal, {@code
+ * -Dfrsm.faults.kinds=PAUSE_LEADER,ISOLATE_LEADER} deals only those kinds.
+ *
+ * <p>The first fault waits until every counter's range has its first term at its preferred leader.
+ * {@code -Dfrsm.faults.settle=false} starts faulting while the cluster still forms: a natural
+ * leader cut off then had no term to hand over, and its stand-ins took its ranges one at a time
+ * (about 0.25 s each on the 2-CPU test machine), so the last of its ranges answered only after
+ * about 4 s (seed 52164263854741: 5.6 s on the hot counter for a 4.7 s one-way cut).
+ */
+class MultiProcessFaultIT {
+  private static final String CLUSTER_ID = "fault-cluster";
+  private static final int NODES = 3;
+  private static final int COUNTERS = 3;
+  private static final int HOT_COUNTER = 0;
+  private static final Duration SESSION_TIMEOUT = Duration.ofSeconds(3);
+  private static final Duration BOUNDED_DELAY = Duration.ofSeconds(2);
+  private static final Duration CLIENT_TIMEOUT = Duration.ofSeconds(3);
+  private static final Duration EPSILON = Duration.ofMillis(250); // the node's default
+  private static final Fault.Timings TIMINGS =
+      new Fault.Timings(
+          Duration.ofSeconds(2), SESSION_TIMEOUT, Duration.ofSeconds(1), Duration.ofSeconds(2));
+  private static final Duration READY_DEADLINE = Duration.ofSeconds(40);
+  private static final Duration RECOVERY_DEADLINE = Duration.ofSeconds(60);
+  private static final Path NODE_OUTPUT = Path.of("target", "multiprocess");
+
+  private final HistoryRecorder recorder = new HistoryRecorder(System::nanoTime);
+  private final List<Process> processes = new CopyOnWriteArrayList<>();
+  private final List<NodeProcess> nodes = new ArrayList<>();
+  private final List<ZooKeeperProxy> proxies = new ArrayList<>();
+  private final List<Path> controls = new ArrayList<>();
+  private EmbeddedZooKeeper zookeeper;
+  private Path zookeeperDir;
+
+  static Stream<Long> seeds() {
+    String given = System.getProperty("frsm.faults.seeds", "");
+    if (!given.isBlank()) {
+      return Arrays.stream(given.split(",")).map(String::strip).map(Long::parseLong);
+    }
+    long base = System.nanoTime();
+    return LongStream.of(base, base * 31 + 17).boxed();
+  }
+
+  @ParameterizedTest(name = "seed {0}")
+  @MethodSource("seeds")
+  void seededFaults_keepHistoryLinearizable_countersExact_andGapsBounded(
+      long seed, @TempDir Path dir) throws Exception {
+    String replay =
+        "replay: ./mvnw -B -q -ntp -pl frsm-server -am verify -Dtest=NONE"
+            + " -Dit.test=MultiProcessFaultIT -Dsurefire.failIfNoSpecifiedTests=false"
+            + " -Dfailsafe.failIfNoSpecifiedTests=false -Dfrsm.faults.seeds="
+            + seed
+            + replayOptions();
+    System.out.println("multi-process faults: seed " + seed + " (" + replay + ")");
+    SplittableRandom random = new SplittableRandom(seed);
+    List<Fault> schedule = deal(random);
+    System.out.println("schedule: " + schedule);
+    Path history = Path.of("target", "histories", "multi-process-faults-" + seed + ".jsonl");
+    Thread killAll = new Thread(this::killAll, "fault-it-kill-nodes");
+    Runtime.getRuntime().addShutdownHook(killAll);
+    Certificates certs = Certificates.create(dir.resolve("certs"));
+    zookeeperDir = dir.resolve("zk");
+    zookeeper = EmbeddedZooKeeper.start(zookeeperDir);
+    int zookeeperPort = zookeeper.port();
+    FaultLoad load = null;
+    List<String> outOfBounds = new ArrayList<>();
+    try (CuratorFramework zk = observer(zookeeper.connectString(), certs.reader);
+        RecordingClient client =
+            new RecordingClient(recorder, () -> thinClient(certs, zookeeperPort))) {
+      MembershipRegistry registry = new MembershipRegistry(zk, new ZkLayout(CLUSTER_ID));
+      ClusterView view = new ClusterView(zk, registry, CLUSTER_ID);
+      try {
+        startNodes(dir, seed, certs, zookeeperPort, registry);
+        List<byte[]> counterKeys = new ArrayList<>();
+        for (int i = 0; i < COUNTERS; i++) {
+          counterKeys.add(("fault-counter-" + i).getBytes(US_ASCII));
+        }
+        List<Bytes> measured = counterKeys.stream().map(Bytes::of).toList();
+        CounterCheck check = new CounterCheck(client, COUNTERS, "fault");
+        load = new FaultLoad(client, check, counterKeys, HOT_COUNTER);
+        load.start();
+        FaultLoad running = load;
+        FaultInjector injector =
+            new FaultInjector(
+                nodes,
+                proxies,
+                controls,
+                EPSILON,
+                new FaultInjector.Harness() {
+                  @Override
+                  public void runFor(Duration d) {
+                    MultiProcessFaultIT.runFor(d, running);
+                  }
+
+                  @Override
+                  public void awaitServing(NodeProcess n) {
+                    MultiProcessFaultIT.this.awaitServing(n);
+                  }
+
+                  @Override
+                  public String restartZooKeeper(Duration down) throws Exception {
+                    return MultiProcessFaultIT.this.restartZooKeeper(down, running);
+                  }
+                });
+        if (Boolean.parseBoolean(System.getProperty("frsm.faults.settle", "true"))) {
+          // Faults start once every counter's range has its first term at its preferred leader:
+          // a cut during the cluster's formation is a case of its own (see the class comment).
+          awaitCondition(
+              () -> settled(view, counterKeys),
+              RECOVERY_DEADLINE,
+              "every counter's range to settle");
+        }
+        for (int i = 0; i < schedule.size(); i++) {
+          Fault fault = schedule.get(i);
+          runFor(Duration.ofMillis(random.nextLong(300, 801)), running);
+          int leader = view.leader(counterKeys.get(HOT_COUNTER));
+          long start = System.nanoTime();
+          long before = check.incrementsTookEffect();
+          String victims = injector.inject(fault, leader);
+          long healed = System.nanoTime();
+          awaitCondition(
+              () -> answeredSince(measured, healed) || !running.stillRunning(),
+              RECOVERY_DEADLINE,
+              "an answer on every counter after healing " + fault);
+          running.throwFailures();
+          long end = System.nanoTime();
+          List<Operation> recorded = recorder.history();
+          Unavailability.Gap hot =
+              Unavailability.longest(recorded, List.of(measured.get(HOT_COUNTER)), start, end);
+          Unavailability.Gap any = Unavailability.longest(recorded, measured, start, end);
+          Duration bound = fault.bound(TIMINGS, injector.lastRestart());
+          String line =
+              String.format(
+                  "fault %d/%d %s on %s (hot counter's leader: node %d): longest gap on the hot"
+                      + " counter %d ms (bound %d ms), on any counter %d ms (%s); answers on every"
+                      + " counter %d ms after the heal; %d increments meanwhile",
+                  i + 1,
+                  schedule.size(),
+                  fault,
+                  victims,
+                  leader,
+                  hot.millis(),
+                  bound.toMillis(),
+                  any.millis(),
+                  any.key(),
+                  TimeUnit.NANOSECONDS.toMillis(end - healed),
+                  check.incrementsTookEffect() - before);
+          System.out.println(line);
+          if (hot.nanos() > bound.toNanos()) {
+            outOfBounds.add(line);
+          }
+        }
+        runFor(Duration.ofSeconds(1), running);
+        List<String> stuck = load.stop();
+        assertTrue(stuck.isEmpty(), () -> "load threads did not stop: " + stuck);
+        load.throwFailures();
+        List<String> problems = check.verify();
+        writeHistory(history);
+        assertTrue(problems.isEmpty(), () -> "counters disagree: " + problems + "; " + replay);
+        checkHistory(history, replay);
+        assertTrue(
+            outOfBounds.isEmpty(),
+            () -> "unavailability beyond its bound: " + outOfBounds + "; " + replay);
+        System.out.printf(
+            "multi-process faults (seed %d): %d faults, %d increments took effect, %d unknown"
+                + " outcomes resolved by fence, %d not executed, %d creates+deletes, %d client"
+                + " errors, %d operations recorded%n",
+            seed,
+            schedule.size(),
+            check.incrementsTookEffect(),
+            check.unknownOutcomesResolved(),
+            check.notExecuted(),
+            load.createsDeleted(),
+            load.clientErrors(),
+            recorder.history().size());
+      } catch (Throwable e) {
+        if (load != null) {
+          load.stop();
+        }
+        try {
+          writeHistory(history);
+        } catch (Exception | Error writeFailed) {
+          e.addSuppressed(writeFailed);
+        }
+        System.err.println(
+            "multi-process faults failed (seed "
+                + seed
+                + "; "
+                + replay
+                + "; history "
+                + history
+                + "); node output:");
+        for (NodeProcess n : nodes) {
+          System.err.println(n.outputTail(40));
+        }
+        throw new AssertionError("seed " + seed + " failed (" + replay + ")", e);
+      } finally {
+        if (load != null) {
+          load.stop();
+        }
+        client.close();
+        killAll();
+        registry.close();
+      }
+    } finally {
+      killAll();
+      proxies.forEach(ZooKeeperProxy::close);
+      zookeeper.close();
+      Runtime.getRuntime().removeShutdownHook(killAll);
+    }
+  }
+
+  /** The suite's other properties, as this run was given them. */
+  private static String replayOptions() {
+    StringBuilder options = new StringBuilder();
+    for (String p : List.of("frsm.faults.kinds", "frsm.faults.rounds", "frsm.faults.settle")) {
+      String v = System.getProperty(p);
+      if (v != null && !v.isBlank()) {
+        options.append(" -D").append(p).append('=').append(v);
+      }
+    }
+    return options.toString();
+  }
+
+  /** Every fault kind once, in the seed's order, each with its length and choices drawn. */
+  private static List<Fault> deal(SplittableRandom random) {
+    List<Fault.Kind> kinds = new ArrayList<>(EnumSet.allOf(Fault.Kind.class));
+    String only = System.getProperty("frsm.faults.kinds", "");
+    if (!only.isBlank()) {
+      kinds =
+          new ArrayList<>(
+              Arrays.stream(only.split(",")).map(String::strip).map(Fault.Kind::valueOf).toList());
+    }
+    for (int i = kinds.size() - 1; i > 0; i--) {
+      int j = random.nextInt(i + 1);
+      Fault.Kind k = kinds.get(i);
+      kinds.set(i, kinds.get(j));
+      kinds.set(j, k);
+    }
+    int rounds = Integer.getInteger("frsm.faults.rounds", kinds.size());
+    List<Fault> faults = new ArrayList<>();
+    for (Fault.Kind k : kinds.subList(0, Math.min(rounds, kinds.size()))) {
+      faults.add(Fault.draw(k, random));
+    }
+    return faults;
+  }
+
+  /** Stops ZooKeeper for {@code down}, then starts it again on its port and data. */
+  private String restartZooKeeper(Duration down, FaultLoad load) throws Exception {
+    int port = zookeeper.port();
+    long stopped = System.nanoTime();
+    zookeeper.close();
+    runFor(down, load);
+    zookeeper = EmbeddedZooKeeper.start(zookeeperDir, port);
+    // The outage the nodes see: the fault's length plus ZooKeeper's own start.
+    return "ZooKeeper (down "
+        + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stopped)
+        + " ms until it answered again)";
+  }
+
+  private void startNodes(
+      Path dir, long seed, Certificates certs, int zookeeperPort, MembershipRegistry registry)
+      throws Exception {
+    Path output = NODE_OUTPUT.resolve("faults-" + seed);
+    for (int id = 1; id <= NODES; id++) {
+      ZooKeeperProxy proxy = new ZooKeeperProxy(zookeeperPort);
+      proxies.add(proxy);
+      Path control = dir.resolve("faults-node-" + id);
+      FaultControlFile.write(control, "");
+      controls.add(control);
+      nodes.add(
+          new NodeProcess(
+                  id,
+                  dir.resolve("node-" + id),
+                  output,
+                  proxy.connectString(),
+                  CLUSTER_ID,
+                  SESSION_TIMEOUT,
+                  BOUNDED_DELAY,
+                  certs.ca.issueNode(certs.dir, CLUSTER_ID, id, Duration.ofDays(1)),
+                  List.of(certs.node, certs.reader),
+                  processes)
+              .withFaultControl(control));
+    }
+    for (NodeProcess n : nodes) {
+      n.start();
+    }
+    for (NodeProcess n : nodes) {
+      awaitServing(n);
+    }
+  }
+
+  private static boolean settled(ClusterView view, List<byte[]> keys) {
+    try {
+      for (byte[] key : keys) {
+        long[] term = view.term(key);
+        if (term[0] == 0 || term[1] != view.natural(key)) {
+          return false;
+        }
+      }
+      return true;
+    } catch (Exception e) {
+      return false; // ZooKeeper busy: ask again
+    }
+  }
+
+  /** Whether every key has an answer that came back after {@code sinceNanos}. */
+  private boolean answeredSince(List<Bytes> keys, long sinceNanos) {
+    List<Bytes> missing = new ArrayList<>(keys);
+    List<Operation> history = recorder.history();
+    for (int i = history.size() - 1; i >= 0 && !missing.isEmpty(); i--) {
+      Operation op = history.get(i);
+      if (op.returnNanos() > sinceNanos && Unavailability.answered(op.output())) {
+        missing.remove(op.key());
+      }
+    }
+    return missing.isEmpty();
+  }
+
+  /** Waits until the node's current incarnation logged that it serves and is registered. */
+  private void awaitServing(NodeProcess n) {
+    String serves = "node " + n.nodeId() + " serves";
+    String boot = "node " + n.nodeId() + " boot " + n.incarnation() + " started";
+    awaitCondition(
+        () -> {
+          if (!n.isAlive()) {
+            fail("node " + n.nodeId() + " exited while starting");
+          }
+          return n.outputContains(serves) && n.outputContains(boot);
+        },
+        READY_DEADLINE,
+        "node " + n.nodeId() + " to serve as incarnation " + n.incarnation());
+  }
+
+  private void writeHistory(Path history) throws Exception {
+    Files.createDirectories(history.getParent());
+    try (Writer out = Files.newBufferedWriter(history)) {
+      HistoryJsonWriter.write(recorder.history(), out);
+    }
+  }
+
+  private void checkHistory(Path history, String replay) {
+    // Thin clients leave τ to the node (arrival): an unknown outcome takes effect at the latest T
+    // after arrival by the node's clock, and a request arrives within the client timeout of its
+    // call. Skew beyond ε moves a node's T by up to 4ε: the bound allows it.
+    long bound =
+        BOUNDED_DELAY
+            .plus(CLIENT_TIMEOUT)
+            .plus(EPSILON.multipliedBy(4))
+            .plus(Duration.ofSeconds(1))
+            .toNanos();
+    CheckResult result = LinearizabilityChecker.checkBoundedFirst(recorder.history(), bound);
+    assertTrue(
+        result.isLinearizable(),
+        () -> result.explain() + "\nhistory: " + history.toAbsolutePath() + "; " + replay);
+  }
+
+  /** Lets the load run for {@code d}: a point of the fault schedule, not a synchronization. */
+  private static void runFor(Duration d, FaultLoad load) {
+    long until = System.nanoTime() + d.toNanos();
+    awaitCondition(
+        () -> System.nanoTime() - until >= 0 || !load.stillRunning(),
+        d.plusSeconds(30),
+        "the end of a " + d.toMillis() + " ms phase");
+    load.throwFailures();
+  }
+
+  private static void awaitCondition(BooleanSupplier condition, Duration timeout, String what) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() - deadline > 0) {
+        fail("timed out waiting for " + what);
+      }
+      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
+    }
+  }
+
+  private void killAll() {
+    for (Process p : processes) {
+      p.toHandle().destroyForcibly();
+    }
+    for (Process p : processes) {
+      try {
+        p.waitFor(10, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
+  }
+
+  private static CuratorFramework observer(String connect, Path credential) {
+    CuratorFramework zk =
+        ZooKeeperAccess.builder(connect, ZooKeeperCredential.read(credential))
+            .retryPolicy(new RetryOneTime(100))
+            .build();
+    zk.start();
+    return zk;
+  }
+
+  private static FrsmClient thinClient(Certificates certs, int zookeeperPort) {
+    return FrsmClient.builder()
+        .zookeeper("127.0.0.1:" + zookeeperPort)
+        .zookeeperCredential(certs.reader)
+        .clusterId(CLUSTER_ID)
+        .operationTimeout(CLIENT_TIMEOUT)
+        .tls(certs.client.caBundle(), certs.client.certificateChain(), certs.client.privateKey())
+        .build();
+  }
+
+  /** The test's CA, the thin clients' certificate, and the ZooKeeper credentials. */
+  private record Certificates(
+      Path dir, CertificateAuthority ca, TlsFiles client, Path node, Path reader) {
+    static Certificates create(Path dir) throws Exception {
+      CertificateAuthority ca =
+          CertificateAuthority.loadOrCreate(dir, CLUSTER_ID, Duration.ofDays(1));
+      TlsFiles client =
+          ca.issue(
+              dir,
+              "client-recorder",
+              new CertificateIdentity.Client(
+                  CLUSTER_ID, "recorder", EnumSet.of(Role.READ, Role.WRITE)),
+              Duration.ofDays(1));
+      Path node = dir.resolve("zookeeper-node.credential");
+      ZooKeeperCredential.create(node, "frsm-node");
+      Path reader = dir.resolve("zookeeper-reader.credential");
+      ZooKeeperCredential.create(reader, "frsm-reader");
+      return new Certificates(dir, ca, client, node, reader);
+    }
+  }
+}
