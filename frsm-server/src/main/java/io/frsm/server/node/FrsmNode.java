@@ -19,6 +19,7 @@ import io.frsm.server.config.NodeKeys;
 import io.frsm.server.config.RingKeys;
 import io.frsm.server.config.StreamKeys;
 import io.frsm.server.config.ZooKeeperKeys;
+import io.frsm.server.membership.MembershipAgent;
 import io.frsm.server.membership.QuarantineRepairAgent;
 import io.frsm.server.ring.NodeInfo;
 import io.frsm.server.ring.Ring;
