@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.lang.reflect.Method;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,6 +13,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import org.apache.zookeeper.server.ZooKeeperServer;
 import org.apache.zookeeper.server.embedded.ExitHandler;
 import org.apache.zookeeper.server.embedded.ZooKeeperServerEmbedded;
@@ -52,11 +55,13 @@ final class ZooKeeperEnsemble implements KvSystem {
       throws Exception {
     flushDelay(flushDelayMillis);
     ZooKeeperEnsemble e = new ZooKeeperEnsemble(clientSessions);
+    // Nine distinct ports: asked for while all are held, so no two peers are handed the same one.
+    int[] ports = freePorts(3 * SERVERS);
     int[] clientPorts = new int[SERVERS];
     List<String> serverLines = new ArrayList<>();
     for (int i = 0; i < SERVERS; i++) {
-      clientPorts[i] = freePort();
-      serverLines.add("127.0.0.1:" + freePort() + ":" + freePort());
+      clientPorts[i] = ports[3 * i];
+      serverLines.add("127.0.0.1:" + ports[3 * i + 1] + ":" + ports[3 * i + 2]);
       e.clientAddresses.add("127.0.0.1:" + clientPorts[i]);
     }
     try {
@@ -109,6 +114,12 @@ final class ZooKeeperEnsemble implements KvSystem {
       if (!failures.isEmpty()) {
         throw new IllegalStateException("ZooKeeper ensemble did not start", failures.get(0));
       }
+      // A started peer may still be electing or syncing with the leader; the clients pin each
+      // session to one server, so every server must serve before the first client connects.
+      long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(START_TIMEOUT_MILLIS);
+      for (int port : clientPorts) {
+        awaitServing(port, deadline);
+      }
       return e;
     } catch (Exception | Error ex) {
       e.close();
@@ -116,9 +127,48 @@ final class ZooKeeperEnsemble implements KvSystem {
     }
   }
 
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
+  private static int[] freePorts(int count) throws IOException {
+    List<ServerSocket> held = new ArrayList<>();
+    try {
+      int[] ports = new int[count];
+      for (int i = 0; i < count; i++) {
+        ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+        held.add(s);
+        ports[i] = s.getLocalPort();
+      }
+      return ports;
+    } finally {
+      for (ServerSocket s : held) {
+        s.close();
+      }
+    }
+  }
+
+  /**
+   * Waits until the server on {@code clientPort} answers ZooKeeper's {@code srvr} command as a
+   * leader or follower (it serves clients), or fails at {@code deadlineNanos}.
+   */
+  private static void awaitServing(int clientPort, long deadlineNanos) throws IOException {
+    String last = "no answer";
+    while (System.nanoTime() - deadlineNanos < 0) {
+      last = fourLetterWord(clientPort, "srvr");
+      if (last.contains("Mode: leader") || last.contains("Mode: follower")) {
+        return;
+      }
+      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50)); // poll interval, not a wait
+    }
+    throw new IOException(
+        "ZooKeeper server 127.0.0.1:" + clientPort + " does not serve; it answered: " + last);
+  }
+
+  private static String fourLetterWord(int port, String word) {
+    try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), port)) {
+      socket.setSoTimeout(2_000);
+      socket.getOutputStream().write(word.getBytes(StandardCharsets.US_ASCII));
+      socket.getOutputStream().flush();
+      return new String(socket.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
+    } catch (IOException notYet) {
+      return notYet.toString();
     }
   }
 
