@@ -230,6 +230,12 @@ final class ReceiveSession {
     ledger =
         new ChunkLedger(
             files, verified, context.settings().chunkBytes(), context.settings().maxChunkRetries());
+    if (ledger.complete()) {
+      // Nothing to ask for — a range without tables, or every file verified before a restart —
+      // so no chunk will come to finish the copy: it finishes now.
+      finish(ch);
+      return;
+    }
     pump(ch);
   }
 

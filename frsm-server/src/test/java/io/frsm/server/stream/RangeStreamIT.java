@@ -69,6 +69,22 @@ class RangeStreamIT {
     }
   }
 
+  /**
+   * A range the source holds no table of is a manifest of no files: the copy ends at once, having
+   * imported nothing. (It once waited for a chunk that could never come, so a learner of an empty
+   * range never finished its copy and the membership change stalled.)
+   */
+  @Test
+  void copy_ofARangeWithoutTables_endsAtOnce() throws Exception {
+    StreamTestNode.Cluster cluster = new StreamTestNode.Cluster(tmp, false);
+    try (StreamTestNode source = cluster.start(1, StreamSettings.defaults(), p -> p);
+        StreamTestNode receiver = cluster.start(2, StreamSettings.defaults(), p -> p)) {
+      receiver.streams.copy(1, -(1L << 62), 1L << 62).get(DEADLINE.toSeconds(), TimeUnit.SECONDS);
+      assertEquals(0.0, receiver.counter("frsm.stream.bytes.received"), "nothing to send");
+      assertEquals(1.0, receiver.counter("frsm.stream.copies.completed"));
+    }
+  }
+
   @Test
   void corruptedChunk_isDetectedAndSentAgain() throws Exception {
     StreamTestNode.Cluster cluster = new StreamTestNode.Cluster(tmp, false);
