@@ -2,7 +2,10 @@ package io.frsm.server.zk;
 
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -83,28 +86,56 @@ final class HeldTerms {
   }
 
   /**
-   * Hands the range over on purpose: stop renewing, let the core end the lease for good, and, if it
-   * answers clean, mark the term released before the caller leaves the latch. Runs on the event
-   * thread; the core answers within one turn of its loop.
+   * Hands the range over on purpose: stop renewing (at once, on the event thread), let the core end
+   * the lease for good, and, if it answers clean, mark the term released (on {@code
+   * zooKeeperCalls}). The caller leaves the latch once the returned future completes (it never
+   * completes exceptionally); the core answers within one turn of its loop.
    */
-  void release(int range, String why) {
+  CompletableFuture<Void> release(int range, String why, Executor zooKeeperCalls) {
     TermGrant g = held.remove(range);
     if (g == null) {
-      return;
+      return CompletableFuture.completedFuture(null);
     }
     keeper.release(g.rangeId()); // first: no renewal of this term is reported after this
-    boolean clean;
+    CompletableFuture<Boolean> answer;
     try {
-      clean =
-          sink.release(range, g.term())
-              .get(RELEASE_ANSWER_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (Exception e) {
-      // No answer: the core may still hold the lease for a moment; end it the usual way and let
-      // the successor wait.
-      sink.lost(range);
-      clean = false;
-      LOG.log(System.Logger.Level.WARNING, "node " + self + ": release of range " + range, e);
+      answer = sink.release(range, g.term());
+    } catch (RuntimeException e) {
+      answer = CompletableFuture.failedFuture(e);
     }
+    try {
+      return answer
+          .orTimeout(RELEASE_ANSWER_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+          .handle(
+              (clean, error) -> {
+                if (error == null) {
+                  return clean;
+                }
+                // No answer: the core may still hold the lease for a moment; end it the usual
+                // way and let the successor wait.
+                sink.lost(range);
+                LOG.log(
+                    System.Logger.Level.WARNING,
+                    "node " + self + ": release of range " + range,
+                    error);
+                return false;
+              })
+          .thenAcceptAsync(clean -> marked(range, g, why, clean), zooKeeperCalls)
+          .exceptionally(
+              error -> {
+                LOG.log(
+                    System.Logger.Level.WARNING,
+                    "node " + self + ": release of range " + range,
+                    error);
+                return null;
+              });
+    } catch (RejectedExecutionException stopping) {
+      return CompletableFuture.completedFuture(null); // the leadership stops: leave unmarked
+    }
+  }
+
+  /** On a ZooKeeper-call thread: marks {@code g} released if the core answered clean. */
+  private void marked(int range, TermGrant g, String why, boolean clean) {
     boolean marked = false;
     if (clean) {
       try {

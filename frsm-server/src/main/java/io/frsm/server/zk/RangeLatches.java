@@ -1,9 +1,16 @@
 package io.frsm.server.zk;
 
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Consumer;
 import java.util.function.IntConsumer;
 import org.apache.curator.framework.CuratorFramework;
@@ -13,6 +20,12 @@ import org.apache.curator.framework.CuratorFramework;
  * what a latch event does to the range's term — a won latch bumps a new term, a lost latch or ended
  * lease ends the held one, a leave on purpose hands it over. The leadership's event thread only;
  * latch events come back to it through {@code post}.
+ *
+ * <p>The ZooKeeper writes of a term — its bump on a won latch, its release mark on a hand-over —
+ * run on {@code zooKeeperCalls}, never on the event thread, and their outcomes come back through
+ * {@code post}: a node that wins (or hands over) many ranges at once, as after a peer's crash or
+ * return, has all their writes in flight together (ZooKeeper pipelines them on the session and
+ * syncs them as a group) instead of one range's round trips after another's.
  */
 final class RangeLatches {
   private static final System.Logger LOG = System.getLogger(RangeLeadership.class.getName());
@@ -22,6 +35,20 @@ final class RangeLatches {
   private final int self;
   private final RangeTermStore terms;
   private final HeldTerms held;
+
+  /** Bumps a range's term: {@link RangeTermStore#bumpTerm} but for tests. */
+  interface TermBumper {
+    /** As {@link RangeTermStore#bumpTerm}: empty if a racing bump won. */
+    Optional<TermGrant> bump(String rangeId, int nodeId) throws Exception;
+  }
+
+  private final TermBumper bumper;
+
+  /** Where the terms' ZooKeeper writes run (any number at once). */
+  private final Executor zooKeeperCalls;
+
+  /** Won latches whose term bump is in flight (by identity: a latch left and joined is new). */
+  private final Set<RangeLatch> bumping = Collections.newSetFromMap(new IdentityHashMap<>());
 
   /** Runs a task on the leadership's event thread. */
   private final Consumer<Runnable> post;
@@ -43,8 +70,12 @@ final class RangeLatches {
       int self,
       RangeTermStore terms,
       HeldTerms held,
+      TermBumper bumper,
+      Executor zooKeeperCalls,
       Consumer<Runnable> post,
       IntConsumer rejoinLater) {
+    this.bumper = bumper;
+    this.zooKeeperCalls = zooKeeperCalls;
     this.zk = zk;
     this.layout = layout;
     this.self = self;
@@ -64,7 +95,10 @@ final class RangeLatches {
     return List.copyOf(latches.keySet());
   }
 
-  /** Waits (bounded) until the creations of left latches' entries are answered. */
+  /**
+   * Waits (bounded) until the hand-overs in flight left their latches and the creations of left
+   * latches' entries are answered.
+   */
   void awaitCreations() {
     creations.await(self);
   }
@@ -98,36 +132,88 @@ final class RangeLatches {
    */
   void leave(int range, String why, boolean onPurpose) {
     RangeLatch latch = latches.remove(range);
-    if (onPurpose) {
-      held.release(range, why);
-    } else {
+    if (!onPurpose) {
       held.stepDown(range, why);
+      if (latch != null) {
+        close(latch);
+      }
+      return;
     }
-    if (latch != null) {
-      latch.close(); // final at once, even with its own reads in flight: it reports nothing more
-      creations.track(latch.creationAnswered());
+    // The release mark must be written before the latch is left, so that the successor's bump,
+    // which follows its win, finds it; the node stops holding the term at once.
+    CompletableFuture<Void> released = held.release(range, why, zooKeeperCalls);
+    if (latch == null) {
+      return;
     }
+    if (released.isDone()) {
+      close(latch);
+      return;
+    }
+    CompletableFuture<Void> left = new CompletableFuture<>();
+    creations.track(left);
+    // Closed on the thread that completes the release (a latch may be closed on any thread), so
+    // that a leadership closing, whose event thread runs no more tasks, still leaves it.
+    released.whenComplete(
+        (ignored, error) -> {
+          close(latch);
+          left.complete(null);
+        });
   }
 
-  /** Won the latch: take a new term, then keep its lease. */
+  private void close(RangeLatch latch) {
+    latch.close(); // final at once, even with its own reads in flight: it reports nothing more
+    creations.track(latch.creationAnswered());
+  }
+
+  /** Won the latch: take a new term (bumped off the event thread), then keep its lease. */
   private void won(int range, RangeLatch latch) {
-    if (latches.get(range) != latch || !latch.leads() || held.holds(range)) {
+    if (latches.get(range) != latch || !latch.leads() || held.holds(range) || !bumping.add(latch)) {
       return;
     }
     String rangeId = ZkLayout.rangeId(range);
     try {
+      CompletableFuture.supplyAsync(() -> bump(rangeId, latch), zooKeeperCalls)
+          .whenComplete((grant, error) -> post.accept(() -> bumped(range, latch, grant, error)));
+    } catch (RejectedExecutionException stopping) {
+      bumping.remove(latch); // the leadership stops: nothing more to take
+    }
+  }
+
+  /** On a ZooKeeper-call thread: bumps the term while the latch still leads. */
+  private Optional<TermGrant> bump(String rangeId, RangeLatch latch) {
+    try {
       Optional<TermGrant> grant = Optional.empty();
       for (int attempt = 0; attempt < 5 && grant.isEmpty() && latch.leads(); attempt++) {
-        grant = terms.bumpTerm(rangeId, self); // empty: a racing bump; read the new term, retry
+        grant = bumper.bump(rangeId, self); // empty: a racing bump; read the new term, retry
       }
-      if (grant.isEmpty() || !latch.leads()) {
-        return;
-      }
-      held.take(range, grant.get());
+      return grant;
     } catch (Exception e) {
-      LOG.log(System.Logger.Level.WARNING, "node " + self + ": term bump of range " + range, e);
-      leave(range, "term bump failed", false);
-      rejoinLater.accept(range);
+      throw new CompletionException(e);
+    }
+  }
+
+  /**
+   * The bump of {@code latch}'s range answered: hold the term if the latch is still this node's and
+   * still leads. A term bumped for a latch left meanwhile is simply not held: its lease was never
+   * granted to the core, and the next winner bumps past it.
+   */
+  private void bumped(int range, RangeLatch latch, Optional<TermGrant> grant, Throwable error) {
+    bumping.remove(latch);
+    boolean current = latches.get(range) == latch;
+    if (error != null) {
+      Throwable cause =
+          error instanceof CompletionException && error.getCause() != null
+              ? error.getCause()
+              : error;
+      LOG.log(System.Logger.Level.WARNING, "node " + self + ": term bump of range " + range, cause);
+      if (current) {
+        leave(range, "term bump failed", false);
+        rejoinLater.accept(range);
+      }
+      return;
+    }
+    if (current && grant.isPresent() && latch.leads() && !held.holds(range)) {
+      held.take(range, grant.get());
     }
   }
 

@@ -8,6 +8,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -91,6 +92,13 @@ public final class RangeLeadership implements AutoCloseable {
   private final Sink sink;
   private final LeadershipEvents events;
   private final ScheduledExecutorService renewer;
+
+  /** The terms' ZooKeeper writes (bumps, release marks), many at once ({@link RangeLatches}). */
+  private final ExecutorService zooKeeperCalls;
+
+  /** Term writes in flight at once at most: far more than ZooKeeper needs to pipeline them. */
+  private static final int TERM_WRITES_AT_ONCE = 16;
+
   private final LeaseKeeper keeper;
   private final java.util.function.Consumer<Set<Integer>> publishUnreachable;
 
@@ -153,6 +161,19 @@ public final class RangeLeadership implements AutoCloseable {
       Duration lease,
       Sink sink,
       java.util.function.Consumer<Set<Integer>> publishUnreachable) {
+    this(zk, layout, self, ring, lease, sink, publishUnreachable, store -> store::bumpTerm);
+  }
+
+  /** As the public constructor, with the term bumps made by {@code bumper} (tests). */
+  RangeLeadership(
+      CuratorFramework zk,
+      ZkLayout layout,
+      int self,
+      Ring ring,
+      Duration lease,
+      Sink sink,
+      java.util.function.Consumer<Set<Integer>> publishUnreachable,
+      java.util.function.Function<RangeTermStore, RangeLatches.TermBumper> bumper) {
     this.publishUnreachable = publishUnreachable;
     this.zk = zk;
     this.layout = layout;
@@ -194,7 +215,20 @@ public final class RangeLeadership implements AutoCloseable {
               }
             });
     this.held = new HeldTerms(self, terms, sink, keeper);
-    this.latches = new RangeLatches(zk, layout, self, terms, held, this::post, this::rejoinLater);
+    this.zooKeeperCalls =
+        Executors.newFixedThreadPool(
+            TERM_WRITES_AT_ONCE, LeadershipEvents.daemon("frsm-node-" + self + "-terms"));
+    this.latches =
+        new RangeLatches(
+            zk,
+            layout,
+            self,
+            terms,
+            held,
+            bumper.apply(terms),
+            zooKeeperCalls,
+            this::post,
+            this::rejoinLater);
   }
 
   /**
@@ -437,6 +471,7 @@ public final class RangeLeadership implements AutoCloseable {
     keeper.close();
     events.shutdownNow();
     renewer.shutdownNow();
+    zooKeeperCalls.shutdownNow();
   }
 
   /** Forgets every latch without touching ZooKeeper (the node is killed; its session ends). */
@@ -444,6 +479,7 @@ public final class RangeLeadership implements AutoCloseable {
     held.clear();
     events.shutdownNow();
     renewer.shutdownNow();
+    zooKeeperCalls.shutdownNow();
     keeper.close();
   }
 }

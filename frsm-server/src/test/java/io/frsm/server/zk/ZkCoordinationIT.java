@@ -320,6 +320,12 @@ class ZkCoordinationIT {
             "b: ZooKeeper connection LOST",
             "c: ZooKeeper connection LOST"),
         ended);
+    // The keeper and this test hear LOST from separate listeners, in no set order.
+    long deadline = System.nanoTime() + LOSS_BOUND.toNanos();
+    while (!states.contains("LOST")) {
+      assertTrue(System.nanoTime() < deadline, "this test's listener heard LOST: " + states);
+      java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+    }
     assertTrue(
         states.indexOf("SUSPENDED") >= 0 && states.indexOf("SUSPENDED") < states.indexOf("LOST"),
         "SUSPENDED came first and ended nothing: " + states);
@@ -466,6 +472,62 @@ class ZkCoordinationIT {
           "routing moved first: " + t);
     }
     assertEquals(given, told.size(), "only the ranges whose candidacy changed: " + told);
+  }
+
+  /**
+   * A node that wins many ranges at once (every peer down) bumps their terms together: a bump that
+   * does not answer — a slow ZooKeeper write — holds up no other range. (The bumps once ran one
+   * after another on the leadership's thread, so a stand-in took a crashed peer's ranges one round
+   * trip at a time.)
+   */
+  @Test
+  void aTermBumpThatDoesNotAnswer_holdsUpNoOtherRange() throws Exception {
+    CuratorFramework c = client();
+    Ring ring = threeNodeRing();
+    int ranges = ring.rangeCount();
+    int stuck = 0;
+    java.util.concurrent.CountDownLatch answer = new java.util.concurrent.CountDownLatch(1);
+    Map<Integer, Long> granted = new ConcurrentHashMap<>();
+    RangeLeadership.Sink sink =
+        new QuietSink() {
+          @Override
+          public void granted(int range, long term, boolean noEarlierLease) {
+            granted.put(range, term);
+          }
+        };
+    RangeLeadership leadership =
+        new RangeLeadership(
+            c,
+            layout,
+            1,
+            ring,
+            LONG_LEASE,
+            sink,
+            unreachable -> {},
+            store ->
+                (rangeId, node) -> {
+                  if (rangeId.equals(ZkLayout.rangeId(stuck))) {
+                    assertTrue(answer.await(60, TimeUnit.SECONDS), "the stuck bump was let go");
+                  }
+                  return store.bumpTerm(rangeId, node);
+                });
+    closeables.add(leadership);
+    leadership.membersChanged(Set.of(1, 2, 3), Set.of(1)); // node 1 alone: every range is its
+
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (granted.size() < ranges - 1) {
+      assertTrue(System.nanoTime() < deadline, "granted " + granted.keySet() + " of " + ranges);
+      java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
+    }
+    assertFalse(granted.containsKey(stuck), "the stuck range's bump has not answered");
+    assertEquals(ranges - 1, leadership.rangesHeld());
+
+    answer.countDown();
+    while (!granted.containsKey(stuck) || leadership.rangesHeld() < ranges) {
+      assertTrue(System.nanoTime() < deadline, "the stuck range taken once its bump answered");
+      java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
+    }
+    assertEquals(1L, granted.get(stuck), "the range's first term");
   }
 
   /** Three nodes on three racks, 4 vnodes each, replication factor 3. */
