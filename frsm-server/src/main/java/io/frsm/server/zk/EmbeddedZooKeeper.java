@@ -27,6 +27,26 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
   }
 
   public static EmbeddedZooKeeper start(Path baseDir, int port) throws Exception {
+    return start(baseDir, port, true);
+  }
+
+  /**
+   * As {@link #start(Path, int)}, but ZooKeeper does not fsync its transaction log: what it wrote
+   * survives a restart of this process, not a crash of the machine. For tests that restart
+   * ZooKeeper but measure the nodes: on a loaded disk one sync can take seconds, and ZooKeeper
+   * answers no session's ping meanwhile, so every session could expire at once.
+   */
+  public static EmbeddedZooKeeper startUnsynced(Path baseDir, int port) throws Exception {
+    return start(baseDir, port, false);
+  }
+
+  /** A free loopback port (another process may take it before it is bound). */
+  public static int freePort() throws IOException {
+    return freeLoopbackPort();
+  }
+
+  private static EmbeddedZooKeeper start(Path baseDir, int port, boolean forceSync)
+      throws Exception {
     java.nio.file.Files.createDirectories(baseDir);
     Properties p = new Properties();
     p.setProperty("clientPort", Integer.toString(port));
@@ -37,6 +57,7 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
     p.setProperty("maxSessionTimeout", "60000");
     p.setProperty("admin.enableServer", "false");
     p.setProperty("maxClientCnxns", "0");
+    p.setProperty("forceSync", forceSync ? "yes" : "no");
     // start(timeout) probes the server with the "srvr" four-letter word.
     p.setProperty("4lw.commands.whitelist", "srvr,ruok,stat");
     ZooKeeperServerEmbedded server =
