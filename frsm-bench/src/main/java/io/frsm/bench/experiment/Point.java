@@ -53,6 +53,11 @@ record Point(
     return cpu.microsPerOp(result.totalOperations());
   }
 
+  /** Heap bytes the whole JVM allocated per operation; NaN when the JVM does not report it. */
+  double allocatedBytesPerOp() {
+    return cpu.bytesPerOp(result.totalOperations());
+  }
+
   /** CPUs the whole JVM kept busy on average over the window; NaN when unknown. */
   double cpusBusy() {
     return cpu.cpusBusy();
@@ -73,7 +78,8 @@ record Point(
             "cas_p99_us",
             "cas_mismatches",
             "cpu_us_per_op",
-            "cpus_busy"));
+            "cpus_busy",
+            "alloc_bytes_per_op"));
     return all.toArray(String[]::new);
   }
 
@@ -89,7 +95,8 @@ record Point(
             casP99Micros(),
             result.casMismatches(),
             cpuMicrosPerOp(),
-            cpusBusy()));
+            cpusBusy(),
+            allocatedBytesPerOp()));
     return all.toArray();
   }
 

@@ -262,7 +262,8 @@ final class PointCommand implements Callable<Integer> {
         Locale.ROOT,
         PREFIX
             + "ops=%.1f get_p50=%.1f get_p99=%.1f cas_p50=%.1f cas_p99=%.1f errors=%d"
-            + " increments=%d lost=%d retries=%d cpu_us_per_op=%.1f cpus_busy=%.3f",
+            + " increments=%d lost=%d retries=%d cpu_us_per_op=%.1f cpus_busy=%.3f"
+            + " alloc_bytes_per_op=%.0f",
         p.opsPerSecond(),
         p.getP50Micros(),
         p.getP99Micros(),
@@ -273,7 +274,8 @@ final class PointCommand implements Callable<Integer> {
         p.lostOrDoubled().size(),
         p.safeRetries(),
         p.cpuMicrosPerOp(),
-        p.cpusBusy());
+        p.cpusBusy(),
+        p.allocatedBytesPerOp());
   }
 
   /** The key=value fields of a POINT line. */

@@ -62,6 +62,34 @@ class CpuClockTest {
   }
 
   @Test
+  void allocationPerOperationIsTheWindowsBytesOverOperations() {
+    AtomicLong allocated = new AtomicLong(7_000_000);
+    AtomicLong wall = new AtomicLong();
+    CpuClock.Window w = new CpuClock(() -> 0, wall::get, allocated::get).start();
+    allocated.addAndGet(4_096_000); // 4,096,000 bytes over 1,000 operations
+    CpuClock.CpuUse use = w.stop();
+
+    assertEquals(4_096_000, use.allocatedBytes());
+    assertEquals(4_096.0, use.bytesPerOp(1000), 1e-9);
+    assertTrue(Double.isNaN(use.bytesPerOp(0)));
+    assertTrue(
+        Double.isNaN(new CpuClock(() -> 0, wall::get).start().stop().bytesPerOp(10)),
+        "no allocation reading: NaN, never 0");
+  }
+
+  @Test
+  void thisJvmsAllocationIsSeen() {
+    CpuClock.Window w = CpuClock.ofThisJvm().start();
+    byte[][] kept = new byte[64][];
+    for (int i = 0; i < kept.length; i++) {
+      kept[i] = new byte[16_384];
+    }
+    CpuClock.CpuUse use = w.stop();
+    assertEquals(16_384, kept[63].length);
+    assertTrue(use.allocatedBytes() >= 64 * 16_384L, "allocated " + use.allocatedBytes());
+  }
+
+  @Test
   void anUnreportedCpuTimeGivesNaN() {
     AtomicLong wall = new AtomicLong();
     CpuClock.Window w = new CpuClock(() -> -1, wall::get).start();

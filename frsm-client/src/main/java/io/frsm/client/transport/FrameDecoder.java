@@ -122,6 +122,11 @@ public final class FrameDecoder extends ByteToMessageDecoder {
         in.nioBufferCount() == 1
             ? CodedInputStream.newInstance(in.nioBuffer(bodyStart, length))
             : CodedInputStream.newInstance(ByteBufUtil.getBytes(in, bodyStart, length, false));
+    // Where protobuf copied the body into an array of its own (a direct buffer it cannot read in
+    // place), a bytes field may share that array instead of being copied out of it again; protobuf
+    // never shares a buffer it did not copy (this one goes back to the pool after decoding). Every
+    // record a frame decodes to copies what it keeps, so no share outlives the frame's handling.
+    body.enableAliasing(true);
     Object decoded;
     try {
       decoded = reader.read(body);

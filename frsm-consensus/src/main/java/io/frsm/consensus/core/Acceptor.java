@@ -44,10 +44,34 @@ final class Acceptor {
     final Key key;
     long persistId;
     Effect heldReply;
-    final ArrayDeque<Input.Receive> waiting = new ArrayDeque<>();
+
+    /** Null until a message waits: most persists finish with none behind them (one per write). */
+    private ArrayDeque<Input.Receive> waiting;
 
     Lane(Key key) {
       this.key = key;
+    }
+
+    void hold(Input.Receive message) {
+      if (waiting == null) {
+        waiting = new ArrayDeque<>(4);
+      }
+      waiting.add(message);
+    }
+
+    /** The next waiting message, or null. */
+    Input.Receive next() {
+      return waiting == null ? null : waiting.poll();
+    }
+
+    /** Hands every message still waiting here to {@code successor}, in order. */
+    void handOver(Lane successor) {
+      if (waiting != null) {
+        for (Input.Receive r : waiting) {
+          successor.hold(r);
+        }
+        waiting.clear();
+      }
     }
   }
 
@@ -103,7 +127,7 @@ final class Acceptor {
   void receive(Now now, int from, Message message, List<Effect> out) {
     Lane lane = busyLanes.get(message.key());
     if (lane != null) {
-      lane.waiting.add(new Input.Receive(from, message));
+      lane.hold(new Input.Receive(from, message));
       return;
     }
     process(now, from, message, out);
@@ -121,12 +145,11 @@ final class Acceptor {
     }
     busyLanes.remove(lane.key);
     // Drain the key's waiting messages in arrival order until one starts a persist again.
-    while (!lane.waiting.isEmpty()) {
-      Input.Receive next = lane.waiting.poll();
+    for (Input.Receive next = lane.next(); next != null; next = lane.next()) {
       process(now, next.from(), next.message(), out);
       Lane again = busyLanes.get(lane.key);
       if (again != null) {
-        again.waiting.addAll(lane.waiting);
+        lane.handOver(again);
         break;
       }
     }
