@@ -287,7 +287,6 @@ final class HandOffs {
   }
 
   private HandOffShipment ship(Drain d, List<HandOffShipment.Entry> entries) {
-    System.out.println("DBG ship range=" + d.range + " term=" + d.term + " keys=" + entries.size());
     shipped++;
     return new HandOffShipment(d.range, d.term, entries);
   }
@@ -297,15 +296,6 @@ final class HandOffs {
    * cells now hold every value of the range chosen up to the term's end.
    */
   void shippedFrom(int range, long term, boolean leaderOnly) {
-    System.out.println(
-        "DBG shippedFrom range="
-            + range
-            + " term="
-            + term
-            + " leaderOnly="
-            + leaderOnly
-            + " "
-            + this);
     if (leaderOnly) {
       base.put(range, term);
     } else {
@@ -336,15 +326,12 @@ final class HandOffs {
    * cells; empty if refused.
    */
   List<Message.Commit> importShipment(HandOffShipment s) {
-    System.out.println("DBG import at " + this + " range=" + s.range() + " term=" + s.term());
     if (!enabled || s.range() >= placement.rangeCount()) {
       refused++;
       return List.of();
     }
     Long b = base.get(s.range());
     if (b == null || b != s.term() - 1 || !keysOfRange(s)) {
-      System.out.println(
-          "DBG refused base=" + b + " term=" + s.term() + " keys=" + s.entries().size());
       refused++;
       return List.of();
     }
@@ -384,7 +371,6 @@ final class HandOffs {
       HandOffShipment s = it.next();
       long term = leases.term(s.range());
       if (term > s.term() + 1) {
-        System.out.println("DBG stale import term=" + term + " s=" + s.term());
         it.remove(); // someone held a term in between: the shipment covers too little
         continue;
       }

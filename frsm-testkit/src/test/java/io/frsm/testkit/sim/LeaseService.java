@@ -357,17 +357,6 @@ public final class LeaseService {
     }
     pendingHandOff.put(k, successor);
     handOffsStarted++;
-    System.out.println(
-        "DBG "
-            + sim.nowNanos() / 1000
-            + " n"
-            + node
-            + " handoff r"
-            + range
-            + " t"
-            + t
-            + " to n"
-            + successor);
     sim.input(node, new Input.HandOff(range, t));
     sim.schedule(
         drainTimeoutNanos,
@@ -378,8 +367,6 @@ public final class LeaseService {
               && agentTerms[node][range] == t) {
             pendingHandOff.remove(k);
             handOffsTimedOut++;
-            System.out.println(
-                "DBG " + sim.nowNanos() / 1000 + " n" + node + " TIMEOUT r" + range + " t" + t);
             sim.onNode(node, () -> release(node, range, successor));
           }
         });
@@ -392,21 +379,6 @@ public final class LeaseService {
       return; // the agent gave the hand-off up already
     }
     handOffsShipped++;
-    System.out.println(
-        "DBG "
-            + sim.nowNanos() / 1000
-            + " n"
-            + node
-            + " shipped r"
-            + s.range()
-            + " t"
-            + s.term()
-            + " to n"
-            + successor
-            + " keys "
-            + s.entries().size()
-            + " service "
-            + this);
     agentTerms[node][s.range()] = 0; // the core ended the term: no renewal of it any more
     int incarnation = sim.incarnation(node);
     long streaming = latencyNanos() + 1000L * random.between(0, 3_000); // tables take a while
