@@ -38,14 +38,18 @@ class HandOffCatchUpTest {
     System.out.printf(
         "catch-up of the returning natural leader, %d keys, %d changed while away,"
             + " simulated time from its grant to leader-only:%n"
-            + "  hand-off: %.2f ms (%d keys shipped) [%d ms wall]%n"
-            + "  scan:     %.2f ms [%d ms wall]%n",
+            + "  hand-off: %.2f ms (%d keys shipped; the stand-in's drain %.2f ms;"
+            + " hand-back start to leader-only %.2f ms) [%d ms wall]%n"
+            + "  scan:     %.2f ms (hand-back start to leader-only %.2f ms) [%d ms wall]%n",
         keys,
         changed,
         handOff.catchUpNanos() / 1e6,
         handOff.keysShipped(),
+        handOff.drainNanos() / 1e6,
+        handOff.handBackNanos() / 1e6,
         handOffWall / 1_000_000,
         scan.catchUpNanos() / 1e6,
+        scan.handBackNanos() / 1e6,
         scanWall / 1_000_000);
     assertTrue(handOff.enteredByHandOff());
     assertFalse(scan.enteredByHandOff());

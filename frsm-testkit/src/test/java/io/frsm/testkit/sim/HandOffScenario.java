@@ -40,8 +40,17 @@ final class HandOffScenario implements AutoCloseable {
   private static final LeaseConfig LEASES = CounterWorkload.simLeases();
 
   /** What a run measured and saw. */
+  /**
+   * @param drainNanos the hand-back's drain: from {@code HandOff} at the stand-in to its shipment
+   * @param catchUpNanos from the returning node's grant to its leader-only mode
+   * @param handBackNanos from {@code HandOff} at the stand-in to the returning node's leader-only
+   *     mode: the range refuses or waits for writes this long (includes the scenario's wait for
+   *     its writes around the hand-back, which the dropped messages may delay by a hedge delay)
+   */
   record Run(
+      long drainNanos,
       long catchUpNanos,
+      long handBackNanos,
       boolean enteredByHandOff,
       long keysShipped,
       long staleReads,
@@ -57,6 +66,7 @@ final class HandOffScenario implements AutoCloseable {
   private Key inFlight;
 
   private boolean handBackStarted;
+  private long handBackAtNanos;
   private SimRandom random;
   private final List<HandOffShipment> shipments = new ArrayList<>();
   private final Map<Key, byte[]> acked = new LinkedHashMap<>();
@@ -136,6 +146,7 @@ final class HandOffScenario implements AutoCloseable {
     write(1, inFlight, "v2", pending);
     sim.schedule(3_000_000, this::startHandBack); // if its accept was never sent
     until(() -> shipments.size() == 2, "node 1's shipment");
+    long drain = sim.nowNanos() - handBackAtNanos;
     HandOffShipment shipment = shipments.get(1);
     write(1, all.get(random.nextInt(all.size())), "v3", pending);
     until(() -> pending[0] == 0, "the writes around the hand-back");
@@ -151,6 +162,7 @@ final class HandOffScenario implements AutoCloseable {
         () -> sim.handOffsEntered() > entered || sim.rangeScansCompleted(0) == 2,
         "node 0 leader-only in term 3");
     long catchUp = sim.nowNanos() - granted;
+    long handBack = sim.nowNanos() - handBackAtNanos;
     boolean byHandOff = sim.handOffsEntered() > entered;
     // Every key as last acknowledged, read at node 0 (leader-only where it may).
     long[] stale = {0};
@@ -175,12 +187,14 @@ final class HandOffScenario implements AutoCloseable {
           });
     }
     until(() -> reads[0] == 0, "node 0's reads");
-    return new Run(catchUp, byHandOff, shipment.entries().size(), stale[0], first[0]);
+    return new Run(
+        drain, catchUp, handBack, byHandOff, shipment.entries().size(), stale[0], first[0]);
   }
 
   private void startHandBack() {
     if (!handBackStarted) {
       handBackStarted = true;
+      handBackAtNanos = sim.nowNanos();
       inFlight = null;
       sim.input(1, new Input.HandOff(RANGE, 2));
     }
