@@ -44,8 +44,8 @@ final class HandOffScenario implements AutoCloseable {
    * @param drainNanos the hand-back's drain: from {@code HandOff} at the stand-in to its shipment
    * @param catchUpNanos from the returning node's grant to its leader-only mode
    * @param handBackNanos from {@code HandOff} at the stand-in to the returning node's leader-only
-   *     mode: the range refuses or waits for writes this long (includes the scenario's wait for
-   *     its writes around the hand-back, which the dropped messages may delay by a hedge delay)
+   *     mode: the range refuses or waits for writes this long (includes the scenario's wait for its
+   *     writes around the hand-back, which the dropped messages may delay by a hedge delay)
    */
   record Run(
       long drainNanos,
@@ -189,6 +189,44 @@ final class HandOffScenario implements AutoCloseable {
     until(() -> reads[0] == 0, "node 0's reads");
     return new Run(
         drain, catchUp, handBack, byHandOff, shipment.entries().size(), stale[0], first[0]);
+  }
+
+  /**
+   * Node 0 hands term 1 off, so its base is 1; then shipments of term 2 that a hostile or broken
+   * peer could send reach it — a reserved key, keys out of order, a key twice — and then a sound
+   * one. Returns how many of the three it refused, and of the sound one.
+   */
+  long[] hostileImports() {
+    grant(0, 1);
+    until(() -> sim.rangeScansCompleted(0) == 1, "node 0 leader-only in term 1");
+    handOff(0, 1, 1);
+    AcceptedValue v = AcceptedValue.live(1, 1, new Ballot(1, 0, 0), new byte[] {1}, true);
+    Key a = Key.of("a".getBytes(StandardCharsets.US_ASCII));
+    Key b = Key.of("b".getBytes(StandardCharsets.US_ASCII));
+    Key first = a.compareTo(b) < 0 ? a : b;
+    Key second = first == a ? b : a;
+    long before = sim.handOffsRefused(0);
+    for (List<Key> keys :
+        List.of(
+            List.of(io.frsm.consensus.core.RangeTerm.cellKey(RANGE)),
+            List.of(second, first),
+            List.of(first, first))) {
+      List<HandOffShipment.Entry> entries = new ArrayList<>();
+      for (Key k : keys) {
+        entries.add(new HandOffShipment.Entry(k, v));
+      }
+      sim.input(0, new Input.ImportShipment(new HandOffShipment(RANGE, 2, entries)));
+    }
+    long hostile = sim.handOffsRefused(0) - before;
+    sim.input(
+        0,
+        new Input.ImportShipment(
+            new HandOffShipment(
+                RANGE,
+                2,
+                List.of(
+                    new HandOffShipment.Entry(first, v), new HandOffShipment.Entry(second, v)))));
+    return new long[] {hostile, sim.handOffsRefused(0) - before - hostile};
   }
 
   private void startHandBack() {

@@ -47,6 +47,15 @@ class HandOffScenarioTest {
   }
 
   @Test
+  void aShipmentWithAReservedKey_keysOutOfOrder_orAKeyTwice_isRefused_aSoundOneTaken() {
+    try (HandOffScenario s = new HandOffScenario(1, Set.of(), true)) {
+      long[] refused = s.hostileImports();
+      assertEquals(3, refused[0], "the three broken shipments");
+      assertEquals(0, refused[1], "the sound one");
+    }
+  }
+
+  @Test
   void shipBeforeTheSettles_isCaught() {
     caught(Sabotage.SHIP_BEFORE_RECOMMIT);
   }

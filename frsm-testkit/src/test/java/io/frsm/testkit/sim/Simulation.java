@@ -675,6 +675,15 @@ public final class Simulation {
     return total;
   }
 
+  /** Shipments the running core of {@code node} refused to import (0 while it is down). */
+  public long handOffsRefused(int node) {
+    long total = 0;
+    for (NodeCore core : coresOf(nodes[node])) {
+      total += core.handOffsRefused();
+    }
+    return total;
+  }
+
   /** Leader-only reads served by every incarnation of every node. */
   public long leaderOnlyReads() {
     long total = leaderOnlyReadsOfDeadCores;
