@@ -214,10 +214,15 @@ final class HandOffs {
 
   /**
    * Retries failed settle reads, drops drains whose term is over, and ships each drain that is
-   * done. Returns the shipments made.
+   * done: no settle pending, no key of the range catching up ({@code catchingUp}), every written
+   * key's local cell chosen (or ⊥). Returns the shipments made.
    */
   List<HandOffShipment> tick(
-      Now now, LeaseState leases, LeaseState.ScanReads via, List<Effect> out) {
+      Now now,
+      LeaseState leases,
+      java.util.function.IntPredicate catchingUp,
+      LeaseState.ScanReads via,
+      List<Effect> out) {
     List<HandOffShipment> made = List.of();
     for (var it = drains.values().iterator(); it.hasNext(); ) {
       Drain d = it.next();
@@ -230,7 +235,9 @@ final class HandOffs {
         d.failed.clear();
       }
       pump(now, d, via, out);
-      if (!d.quiet()) {
+      if (!d.quiet() || catchingUp.test(d.range)) {
+        // Settles pending; or a value this node learned chosen (a scan read's, its own round's)
+        // is still on its way to its cell: the base it records at the shipment must include it.
         continue;
       }
       List<HandOffShipment.Entry> entries = settledEntries(now, d);

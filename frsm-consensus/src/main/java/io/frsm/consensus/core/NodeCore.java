@@ -176,11 +176,6 @@ public final class NodeCore {
   }
 
   /**
-   * A newer ring version is installed in every part at once, within this step: from its end the
-   * acceptor refuses older rounds of the changed ranges, and the answer says so. An older or equal
-   * placement changes nothing and is not answered.
-   */
-  /**
    * {@link Input.HandOff}: only a holder of the named term that has not given it up drains; a
    * shipment made at once (a sabotage) is shipped in this step.
    */
@@ -195,7 +190,9 @@ public final class NodeCore {
   }
 
   private void handOffTick(Now now, List<Effect> out) {
-    for (HandOffShipment s : handOffs.tick(now, leases, scanReads, out)) {
+    for (HandOffShipment s :
+        handOffs.tick(
+            now, leases, range -> leaderReads.catchingUpIn(range, placement), scanReads, out)) {
       ship(now, s, out);
     }
   }
@@ -212,6 +209,11 @@ public final class NodeCore {
     }
   }
 
+  /**
+   * A newer ring version is installed in every part at once, within this step: from its end the
+   * acceptor refuses older rounds of the changed ranges, and the answer says so. An older or equal
+   * placement changes nothing and is not answered.
+   */
   private void placementChanged(Now now, Input.PlacementChanged changed, List<Effect> out) {
     PlacementChange change = PlacementChange.between(placement, changed.next());
     if (change == null) {
