@@ -23,10 +23,11 @@ import java.util.TreeSet;
  * quorum, then M re-committed with logged accepts) queued behind the key's running operation, so it
  * runs after the key's rounds finished; a key that gets another accept meanwhile is settled again.
  * Once every written key is settled and its local cell holds the settled value chosen (or nothing
- * chosen, for ⊥), the holder ships them ({@link Effect.HandOffShipped}) and ends its term in the
- * same step, as a release does: it coordinates nothing in the range again under that term. A node
- * that ships a term it served in leader-only mode remembers that its own cells of the range hold
- * every value chosen up to that term: its <em>base</em>.
+ * chosen, for ⊥), and no value the node learned chosen for the range is still on its way to its
+ * cell, the holder ships them ({@link Effect.HandOffShipped}) and ends its term in the same step,
+ * as a release does: it coordinates nothing in the range again under that term. A node that ships a
+ * term it served in leader-only mode remembers that its own cells of the range hold every value
+ * chosen up to that term: its <em>base</em>.
  *
  * <p>The importer side: {@link Input.ImportShipment} of term {@code t} is taken only by a node
  * whose base is {@code t − 1} (it shipped {@code t − 1} itself; no term in between); each shipped
@@ -162,7 +163,7 @@ final class HandOffs {
   /**
    * {@link Input.HandOff}: starts draining {@code range} if this node holds its term {@code term}
    * (the caller checked) and remembers every key it wrote in it. With {@link
-   * Sabotage#SHIP_BEFORE_RECOMMIT} it ships at once what its cells hold chosen.
+   * Sabotage#SHIP_BEFORE_RECOMMIT} it returns a shipment made at once, else null.
    */
   HandOffShipment begin(Now now, int range, long term, LeaseState.ScanReads via, List<Effect> out) {
     if (!enabled || drains.containsKey(range)) {
@@ -191,12 +192,15 @@ final class HandOffs {
     return null;
   }
 
-  /** A hand-off settle read ended; returns the shipment if the drain is now done. */
-  HandOffShipment readDone(
-      Now now, long id, Outcome outcome, LeaseState.ScanReads via, List<Effect> out) {
+  /**
+   * A hand-off settle read ended: a key accepted again meanwhile is settled again, a failed read
+   * retried after a round timeout. The shipment is made by {@link #tick}: the settled values reach
+   * the local cell through commits to itself, after this step.
+   */
+  void readDone(Now now, long id, Outcome outcome, LeaseState.ScanReads via, List<Effect> out) {
     Drain d = reads.remove(id);
     if (d == null || drains.get(d.range) != d) {
-      return null; // the drain was abandoned
+      return; // the drain was abandoned
     }
     Key key = d.reading.remove(id);
     d.readingKeys.remove(key);
@@ -209,7 +213,6 @@ final class HandOffs {
       d.failed.add(key);
     }
     pump(now, d, via, out);
-    return null; // shipped from the tick: the settled values reach the local cell by commits
   }
 
   /**
