@@ -63,13 +63,28 @@ public record CoreConfig(
    * @param hotKeysFirst whether an operation on a key a new holder's range scan has not settled
    *     pulls the key forward (docs/PROTOCOL.md "Hot keys first"); true in production, false only
    *     to measure the scan without it
+   * @param handOff hand-off instead of a scan (docs/PROTOCOL.md "Hand-off instead of a scan"): a
+   *     holder tracks the keys it writes per term, {@link Input.HandOff} drains and ships them, and
+   *     a successor that imports them enters leader-only mode without a scan; false (the default)
+   *     until the server streams shipments
    */
-  public record Modes(boolean leaderOnlyReads, double forcedColdCasShare, boolean hotKeysFirst) {
+  public record Modes(
+      boolean leaderOnlyReads, double forcedColdCasShare, boolean hotKeysFirst, boolean handOff) {
     public static final Modes DEFAULT = new Modes(true, 0);
 
     /** Hot keys first on. */
     public Modes(boolean leaderOnlyReads, double forcedColdCasShare) {
       this(leaderOnlyReads, forcedColdCasShare, true);
+    }
+
+    /** Hand-off off. */
+    public Modes(boolean leaderOnlyReads, double forcedColdCasShare, boolean hotKeysFirst) {
+      this(leaderOnlyReads, forcedColdCasShare, hotKeysFirst, false);
+    }
+
+    /** These modes with hand-off instead of a scan on or off. */
+    public Modes withHandOff(boolean on) {
+      return new Modes(leaderOnlyReads, forcedColdCasShare, hotKeysFirst, on);
     }
 
     public Modes {

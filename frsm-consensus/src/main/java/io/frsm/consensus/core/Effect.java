@@ -96,4 +96,17 @@ public sealed interface Effect {
    * node that cannot does not compete for it; nothing in the core depends on it.
    */
   record QuorumReachability(int range, boolean reachable) implements Effect {}
+
+  /**
+   * The answer to {@link Input.HandOff}: every key this node wrote in {@code shipment.term()} is
+   * settled, and the term is over for this node (it answers moved to the range's operations, as
+   * after a release; a {@link LeaseReleased} in the same step says whether the release may be
+   * marked). The agent delivers the shipment to the successor ({@link Input.ImportShipment}), then
+   * leaves the latch.
+   */
+  record HandOffShipped(HandOffShipment shipment) implements Effect {
+    public HandOffShipped {
+      Objects.requireNonNull(shipment);
+    }
+  }
 }

@@ -143,4 +143,34 @@ public sealed interface Input {
       }
     }
   }
+
+  /**
+   * From this node's coordination agent: hand range {@code range}, held in term {@code term}, to
+   * its successor (docs/PROTOCOL.md "Hand-off instead of a scan"; {@link CoreConfig.Modes#handOff}
+   * on, else ignored). The core stops taking the range's client operations (refused as moved),
+   * settles every key it wrote in the term, and then answers {@link Effect.HandOffShipped}, having
+   * ended its term in the same step as a {@link ReleaseLease} does; the agent delivers the shipment
+   * to the successor and releases. Ignored unless {@code term} is this node's current term of the
+   * range and not given up. Keep renewing the lease until the shipment: the settles need it.
+   */
+  record HandOff(int range, long term) implements Input {
+    public HandOff {
+      if (range < 0 || term < 1) {
+        throw new IllegalArgumentException("range >= 0, term >= 1: " + range + ", " + term);
+      }
+    }
+  }
+
+  /**
+   * From this node's coordination agent: the predecessor's {@link HandOffShipment}, streamed to
+   * this node. Merged into the local cells if this node's own cells are complete up to the term
+   * before the shipment's; then, once this node holds the next term persisted, the range enters
+   * leader-only mode without a scan. Refused (and the scan runs) otherwise. Its contents come from
+   * a peer: checked like a message ({@link InputBounds}).
+   */
+  record ImportShipment(HandOffShipment shipment) implements Input {
+    public ImportShipment {
+      Objects.requireNonNull(shipment);
+    }
+  }
 }

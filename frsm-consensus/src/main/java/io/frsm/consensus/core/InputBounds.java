@@ -44,6 +44,15 @@ public final class InputBounds {
         throw new RefusedInputException("receive.from " + receive.from() + " is below 0");
       }
       checkMessage(receive.message(), placement);
+    } else if (input instanceof Input.ImportShipment imported) {
+      HandOffShipment s = imported.shipment();
+      range(s.range(), placement, "shipment.range");
+      number(s.term(), "shipment.term");
+      for (HandOffShipment.Entry e : s.entries()) {
+        accepted(e.chosen(), "shipment.entry");
+      }
+    } else if (input instanceof Input.HandOff handOff) {
+      range(handOff.range(), placement, "hand_off.range");
     }
   }
 

@@ -215,6 +215,19 @@ final class LeaderReads {
     settledThisStep.clear();
   }
 
+  /**
+   * Whether a key of {@code range} is catching up: a value this node learned chosen (its own
+   * round's, or one its scan read found) is not in its local cell yet.
+   */
+  boolean catchingUpIn(int range, Placement placement) {
+    for (Key key : catchingUp.keySet()) {
+      if (placement.rangeOf(key) == range) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** Keys whose chosen value the local cell may still lack (diagnostics and tests). */
   int keysCatchingUp() {
     return catchingUp.size();

@@ -389,6 +389,49 @@ final class LeaseState {
     }
   }
 
+  // ---- Hand-off (HandOffs) ----------------------------------------------------------------------
+
+  /** The highest term granted to this node for {@code range} (0: never). */
+  long term(int range) {
+    return range(range).term;
+  }
+
+  /** Whether this node still holds {@code term} of {@code range} and has not given it up. */
+  boolean stillHolds(int range, long term) {
+    RangeLease r = range(range);
+    return enabled() && r.term == term && !r.givenUp();
+  }
+
+  /** Whether {@code range} is in leader-only mode in {@code term}. */
+  boolean leaderOnlyIn(int range, long term) {
+    RangeLease r = range(range);
+    return r.term == term && r.leaderOnly;
+  }
+
+  /**
+   * Whether this node holds {@code term} of {@code range} persisted at {@code q} replicas, not
+   * given up and not yet in leader-only mode: the point where a scan (or an import) decides.
+   */
+  boolean awaitsLeaderOnly(int range, long term) {
+    RangeLease r = range(range);
+    return enabled() && r.term == term && r.termPersisted && !r.leaderOnly && !r.givenUp();
+  }
+
+  /**
+   * Leader-only mode in {@code term} from an imported hand-off instead of the scan
+   * (docs/PROTOCOL.md "Hand-off instead of a scan"); the scan, if it started, is dropped.
+   */
+  boolean enterLeaderOnlyByHandOff(int range, long term) {
+    if (!awaitsLeaderOnly(range, term)) {
+      return false;
+    }
+    RangeLease r = range(range);
+    r.leaderOnly = true;
+    r.scan = null;
+    servabilityChanged();
+    return true;
+  }
+
   /** Leader-only mode once the term's scan read every page (rule 5). */
   private void finishScan(RangeLease r) {
     if (r.scan != null && r.scan.finished()) {

@@ -30,6 +30,8 @@ public final class NodeCore {
   private final DeleteCompletion deletes;
   private final PeerResponsiveness peers;
   private final RangeSettles settles;
+  private final HandOffs handOffs;
+  private final boolean importWithoutRelease;
   private final CoreCounters counters = new CoreCounters();
 
   /** The highest ring version a {@link Message.StaleRing} showed above this node's own. */
@@ -80,6 +82,8 @@ public final class NodeCore {
     this.placement = config.placement();
     this.ringBehindReported = placement.ringVersion();
     this.settles = new RangeSettles(incarnation, timings.roundTimeoutNanos(), config.placement());
+    this.handOffs = new HandOffs(config, timings.roundTimeoutNanos(), store);
+    this.importWithoutRelease = config.broken(Sabotage.IMPORT_WITHOUT_RELEASE);
     this.runContext =
         new RunContext(
             config,
@@ -91,7 +95,8 @@ public final class NodeCore {
             leaderReads,
             peers,
             counters,
-            deletes);
+            deletes,
+            handOffs);
     this.coordinator = new Coordinator(runContext);
     this.scanReads = coordinator::submit;
   }
@@ -122,6 +127,9 @@ public final class NodeCore {
       settles.tick(now, scanReads, out);
       deletes.tick(now, out);
       coordinator.tick(now, out);
+      if (handOffs.enabled()) {
+        handOffTick(now, out);
+      }
     } else if (input instanceof Input.PersistDone done) {
       persistDone(now, done, out);
     } else if (input instanceof Input.TermGranted granted) {
@@ -138,6 +146,12 @@ public final class NodeCore {
       placementChanged(now, changed, out);
     } else if (input instanceof Input.SettleRange settle) {
       settles.settle(now, settle, scanReads, out);
+    } else if (input instanceof Input.HandOff handOff) {
+      beginHandOff(now, handOff, out);
+    } else if (input instanceof Input.ImportShipment imported) {
+      for (Message.Commit commit : handOffs.importShipment(imported.shipment())) {
+        acceptor.receive(now, incarnation.nodeId(), commit, out);
+      }
     }
     if (quorumWatch != null) {
       if (input instanceof Input.Tick) {
@@ -148,12 +162,51 @@ public final class NodeCore {
     if (leases.enabled() || settles.busy()) {
       takeScanReplies(now, out);
     }
+    if (handOffs.hasImports()) {
+      // At the end of every step, not only on ticks: the term persist that completes in this step
+      // starts the scan, which the import then spares at once.
+      handOffs.enterImported(now, leases);
+    }
     if (leases.enabled()) {
       watchChosenPersists(out);
       leaderReads.endOfStep();
       leases.publish();
     }
     return out;
+  }
+
+  /**
+   * {@link Input.HandOff}: only a holder of the named term that has not given it up drains; a
+   * shipment made at once (a sabotage) is shipped in this step.
+   */
+  private void beginHandOff(Now now, Input.HandOff handOff, List<Effect> out) {
+    if (!handOffs.enabled() || !leases.stillHolds(handOff.range(), handOff.term())) {
+      return;
+    }
+    HandOffShipment at = handOffs.begin(now, handOff.range(), handOff.term(), scanReads, out);
+    if (at != null) {
+      ship(now, at, out);
+    }
+  }
+
+  private void handOffTick(Now now, List<Effect> out) {
+    for (HandOffShipment s :
+        handOffs.tick(
+            now, leases, range -> leaderReads.catchingUpIn(range, placement), scanReads, out)) {
+      ship(now, s, out);
+    }
+  }
+
+  /**
+   * The drain is done: the shipment goes out and the term ends here in the same step (nothing of
+   * the term can be chosen after the shipment's values), unless sabotaged.
+   */
+  private void ship(Now now, HandOffShipment s, List<Effect> out) {
+    handOffs.shippedFrom(s.range(), s.term(), leases.leaderOnlyIn(s.range(), s.term()));
+    out.add(new Effect.HandOffShipped(s));
+    if (!importWithoutRelease) {
+      leases.release(now, new Input.ReleaseLease(s.range(), s.term()), out);
+    }
   }
 
   /**
@@ -171,6 +224,7 @@ public final class NodeCore {
     runContext.placementChanged(change);
     leases.placementChanged(now, change);
     deletes.placementChanged(change);
+    handOffs.placementChanged(change);
     settles.placementChanged(change, out);
     if (quorumWatch != null) {
       quorumWatch.placementChanged(placement);
@@ -186,6 +240,15 @@ public final class NodeCore {
    * <p>REQUIRES: {@link InputBounds#check} passed (key not reserved, request id >= 0).
    */
   private void submit(Now now, Input.ClientRequest request, List<Effect> out) {
+    if (handOffs.refuses(placement.rangeOf(request.operation().key()))) {
+      // Draining for a hand-off: the range's operations go to the successor.
+      out.add(
+          new Effect.Reply(
+              request.requestId(),
+              new Outcome.NotExecuted(
+                  "node " + incarnation.nodeId() + " hands the key's range off", true)));
+      return;
+    }
     leases.pullForward(now, request.operation().key(), scanReads, out);
     coordinator.submit(now, request, out);
   }
@@ -289,7 +352,9 @@ public final class NodeCore {
     for (int i = 0; i < out.size(); i++) {
       if (out.get(i) instanceof Effect.Reply reply && reply.requestId() < 0) {
         out.remove(i--);
-        if (RangeSettles.isSettleRead(reply.requestId())) {
+        if (HandOffs.ownsRead(reply.requestId())) {
+          handOffs.readDone(now, reply.requestId(), reply.outcome(), scanReads, out);
+        } else if (RangeSettles.isSettleRead(reply.requestId())) {
           settles.readDone(now, reply.requestId(), reply.outcome(), scanReads, out);
         } else {
           leases.scanReadDone(now, reply.requestId(), reply.outcome(), scanReads, out);
@@ -323,6 +388,24 @@ public final class NodeCore {
    */
   public long rangeScansCompleted() {
     return leases.scansCompleted();
+  }
+
+  /** Hand-offs this core shipped (diagnostics and tests). */
+  public long handOffsShipped() {
+    return handOffs.shipped();
+  }
+
+  /**
+   * Ranges this core put in leader-only mode from an imported hand-off, without a scan (diagnostics
+   * and tests).
+   */
+  public long handOffsEntered() {
+    return handOffs.entered();
+  }
+
+  /** Shipments this core refused to import (diagnostics and tests). */
+  public long handOffsRefused() {
+    return handOffs.refused();
   }
 
   /** Range settles this core completed (diagnostics and tests). */

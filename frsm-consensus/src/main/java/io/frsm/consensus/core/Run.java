@@ -204,7 +204,7 @@ abstract class Run {
     if (own) {
       ownProposals.add(proposal);
     }
-    context.acceptSent(key);
+    context.acceptSent(key, requestId);
     answerOnChosen = answer;
     round =
         new Round(

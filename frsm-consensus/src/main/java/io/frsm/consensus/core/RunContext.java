@@ -32,6 +32,7 @@ final class RunContext {
   private final CoreCounters counters;
   private final DeleteCompletion deletes;
   private final boolean learnerVotes;
+  private final HandOffs handOffs;
 
   RunContext(
       CoreConfig config,
@@ -43,7 +44,8 @@ final class RunContext {
       LeaderReads leaderReads,
       PeerResponsiveness peers,
       CoreCounters counters,
-      DeleteCompletion deletes) {
+      DeleteCompletion deletes,
+      HandOffs handOffs) {
     this.placement = config.placement();
     this.timings = timings;
     this.modes = config.modes();
@@ -58,6 +60,7 @@ final class RunContext {
     this.counters = counters;
     this.deletes = deletes;
     this.learnerVotes = config.broken(Sabotage.LEARNER_VOTES);
+    this.handOffs = handOffs;
   }
 
   // ---- Settings and identity -------------------------------------------------------------------
@@ -203,9 +206,15 @@ final class RunContext {
     return leaderReads.mismatchFromLocalCell(now, key, expected);
   }
 
-  /** See {@link LeaderReads#acceptSent}. */
-  void acceptSent(Key key) {
+  /**
+   * See {@link LeaderReads#acceptSent}; with hand-offs on, the key joins the range's written keys
+   * of the current term ({@link HandOffs#acceptSent}).
+   */
+  void acceptSent(Key key, long requestId) {
     leaderReads.acceptSent(key);
+    if (leases.enabled()) {
+      handOffs.acceptSent(key, leases.rangeOf(key), leases.termFor(key), requestId);
+    }
   }
 
   /** See {@link LeaderReads#prepared}. */

@@ -47,5 +47,16 @@ public enum Sabotage {
    */
   LEARNER_VOTES,
   /** The acceptor takes requests and purges of any ring version, however old. */
-  IGNORE_RING_VERSION
+  IGNORE_RING_VERSION,
+  /**
+   * A hand-off ships at once (docs/PROTOCOL.md "Hand-off instead of a scan"): no settle reads, no
+   * waiting for the rounds in flight; each written key ships its newest local value as if chosen,
+   * so the successor may serve a value no quorum accepted, or miss one a round in flight chooses.
+   */
+  SHIP_BEFORE_RECOMMIT,
+  /**
+   * The holder ships but does not end its term: it goes on taking the range's operations until the
+   * agent's release arrives, while the successor imports the shipment as if it were final.
+   */
+  IMPORT_WITHOUT_RELEASE
 }

@@ -80,6 +80,10 @@ public final class ShardRouting {
       return ofRange(candidacy.range());
     } else if (input instanceof Input.SettleRange settle) {
       return ofRange(settle.range());
+    } else if (input instanceof Input.HandOff handOff) {
+      return ofRange(handOff.range());
+    } else if (input instanceof Input.ImportShipment imported) {
+      return ofRange(imported.shipment().range());
     }
     throw new IllegalArgumentException(
         input

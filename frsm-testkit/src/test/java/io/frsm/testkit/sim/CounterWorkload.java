@@ -57,6 +57,9 @@ public final class CounterWorkload {
    */
   private int coldKeys;
 
+  /** Hand-offs instead of scans, with their own nemesis; null when off (the flag's default). */
+  private final HandOffNemesis handOffNemesis;
+
   /** What a run did, for reports and the determinism test. */
   public record Result(
       long seed,
@@ -73,7 +76,9 @@ public final class CounterWorkload {
       long callerThreadReads,
       long ringVersionsPublished,
       long stepDowns,
-      long keysPulledForward) {}
+      long keysPulledForward,
+      long handOffsShipped,
+      long handOffsEntered) {}
 
   /** Membership changes at {@code operationsPerSecond}, broken by {@code mutations}. */
   record MembershipRun(double operationsPerSecond, Set<MembershipMutation> mutations) {}
@@ -87,6 +92,23 @@ public final class CounterWorkload {
       int coreShards,
       MembershipRun membershipRun,
       Consumer<Simulation> setup) {
+    this(seed, mix, sabotage, leases, tamper, coreShards, membershipRun, setup, 0);
+  }
+
+  /**
+   * @param handOffsPerSecond above 0: hand-off instead of a scan on ({@link
+   *     CoreConfig.Modes#handOff}) and a {@link HandOffNemesis} at this rate; leases must be on
+   */
+  private CounterWorkload(
+      long seed,
+      FaultMix mix,
+      Set<Sabotage> sabotage,
+      boolean leases,
+      java.util.function.UnaryOperator<ReadGate> tamper,
+      int coreShards,
+      MembershipRun membershipRun,
+      Consumer<Simulation> setup,
+      double handOffsPerSecond) {
     CoreConfig.Builder builder =
         (leases ? Simulation.simConfig(mix.nodes()) : Simulation.simConfig(seed, mix))
             .toBuilder().sabotage(sabotage);
@@ -95,6 +117,9 @@ public final class CounterWorkload {
       builder
           .leases(simLeases())
           .placement(Placement.splitAt(List.of(0L), plain.placement().replicas(0)));
+    }
+    if (handOffsPerSecond > 0) {
+      builder.modes(CoreConfig.Modes.DEFAULT.withHandOff(true));
     }
     CoreConfig config = builder.build();
     this.sim = new Simulation(seed, mix, config, TICK_NANOS, SimStorage.MEMORY, coreShards);
@@ -111,10 +136,20 @@ public final class CounterWorkload {
       // quorum of a range's replicas hands it over.
       sim.watchQuorums(simLeases().lease().dividedBy(2));
       this.leaseService = new LeaseService(sim, leaseRandom.fork());
-      this.leaseNemesis = new LeaseNemesis(sim, leaseService, leaseRandom.fork(), 4, 4, 2, 4);
+      this.leaseNemesis =
+          handOffsPerSecond > 0
+              // Calmer, so that hand-off chains complete among the other faults.
+              ? new LeaseNemesis(sim, leaseService, leaseRandom.fork(), 2, 1, 1, 1)
+              : new LeaseNemesis(sim, leaseService, leaseRandom.fork(), 4, 4, 2, 4);
       this.readChecker = new ReadChecker();
       readChecker.install(sim);
+      // Forked last, so that runs without hand-offs draw exactly as before (their trace hashes).
+      this.handOffNemesis =
+          handOffsPerSecond > 0
+              ? new HandOffNemesis(sim, leaseService, leaseRandom.fork(), handOffsPerSecond, 0.2)
+              : null;
     } else {
+      this.handOffNemesis = null;
       this.leaseService = null;
       this.leaseNemesis = null;
       this.readChecker = null;
@@ -167,6 +202,19 @@ public final class CounterWorkload {
       long seed, FaultMix mix, Set<Sabotage> sabotage, int coldKeys) {
     CounterWorkload workload =
         new CounterWorkload(seed, mix, sabotage, true, null, 1, null, sim -> {});
+    workload.coldKeys = coldKeys;
+    return workload.execute();
+  }
+
+  /**
+   * The workload with leases, {@code coldKeys} untouched keys (so a scan costs pages of reads) and
+   * hand-offs instead of scans at {@code handOffsPerSecond} ({@link HandOffNemesis}), either side
+   * sometimes crashing in the middle of one.
+   */
+  static Result runWithHandOffs(
+      long seed, FaultMix mix, Set<Sabotage> sabotage, int coldKeys, double handOffsPerSecond) {
+    CounterWorkload workload =
+        new CounterWorkload(seed, mix, sabotage, true, null, 1, null, sim -> {}, handOffsPerSecond);
     workload.coldKeys = coldKeys;
     return workload.execute();
   }
@@ -263,6 +311,9 @@ public final class CounterWorkload {
     }
     createColdKeys();
     sim.startFaults();
+    if (handOffNemesis != null) {
+      handOffNemesis.start();
+    }
     if (leaseNemesis != null) {
       leaseNemesis.start();
     }
@@ -273,6 +324,9 @@ public final class CounterWorkload {
     }
     sim.runUntil(() -> sim.nowNanos() >= end, end + 1, "workload end");
     sim.stopFaults();
+    if (handOffNemesis != null) {
+      handOffNemesis.stop();
+    }
     if (leaseNemesis != null) {
       leaseNemesis.stop();
     }
@@ -293,7 +347,9 @@ public final class CounterWorkload {
         sim.callerThreadReads(),
         membership == null ? 0 : membership.orchestrator().versionsPublished(),
         leaseService == null ? 0 : leaseService.stepDowns(),
-        keysPulledForward());
+        keysPulledForward(),
+        leaseService == null ? 0 : leaseService.handOffsShipped(),
+        sim.handOffsEntered());
   }
 
   /** Keys pulled forward by the cores running now (a crashed core's count is lost with it). */

@@ -143,6 +143,8 @@ public final class LeaseService {
             coreReleased(node, released);
           } else if (effect instanceof Effect.QuorumReachability q) {
             quorumChanged(node, q.range(), q.reachable());
+          } else if (effect instanceof Effect.HandOffShipped shipped) {
+            shipped(node, shipped.shipment());
           }
         });
   }
@@ -302,6 +304,106 @@ public final class LeaseService {
   }
 
   private final java.util.Map<Long, Integer> pendingHandBack = new java.util.HashMap<>();
+
+  // ---- Hand-off instead of a scan (docs/PROTOCOL.md) -------------------------------------------
+
+  /** Per node and range: the successor of a hand-off whose drain the agent started. */
+  private final java.util.Map<Long, Integer> pendingHandOff = new java.util.HashMap<>();
+
+  private long handOffsStarted;
+  private long handOffsShipped;
+  private long handOffsTimedOut;
+
+  /** Hand-offs whose holder's agent fed {@link Input.HandOff} to its core. */
+  public long handOffsStarted() {
+    return handOffsStarted;
+  }
+
+  /** Hand-offs whose holder's core shipped. */
+  public long handOffsShipped() {
+    return handOffsShipped;
+  }
+
+  /**
+   * Hand-offs the agent gave up on (no shipment in time): released plainly; the successor scans.
+   */
+  public long handOffsTimedOut() {
+    return handOffsTimedOut;
+  }
+
+  /**
+   * The holder of {@code range} hands it to {@code successor} with a shipment: its agent (after the
+   * reply latency) feeds {@link Input.HandOff} to its core and keeps renewing while the core
+   * drains; on {@link Effect.HandOffShipped} it stops renewing, streams the shipment to the
+   * successor ({@link Input.ImportShipment}), and once the successor acknowledged it releases
+   * through its core, marks the term released if clean and leaves the latch, as {@link #handBack}
+   * does. If no shipment comes within {@code drainTimeoutNanos} it hands back plainly.
+   */
+  public void handOff(int range, int successor, long drainTimeoutNanos) {
+    int h = holder[range];
+    if (h < 0 || h == successor) {
+      return;
+    }
+    int incarnation = holderIncarnation[range];
+    reply(h, incarnation, () -> startHandOff(h, incarnation, range, successor, drainTimeoutNanos));
+  }
+
+  private void startHandOff(
+      int node, int incarnation, int range, int successor, long drainTimeoutNanos) {
+    long t = agentTerms[node][range];
+    long k = key(node, range);
+    if (t == 0 || pendingHandOff.containsKey(k) || pendingHandBack.containsKey(k)) {
+      return; // not held any more, or a hand-over of it is under way
+    }
+    pendingHandOff.put(k, successor);
+    handOffsStarted++;
+    sim.input(node, new Input.HandOff(range, t));
+    sim.schedule(
+        drainTimeoutNanos,
+        () -> {
+          if (sim.isUp(node)
+              && sim.incarnation(node) == incarnation
+              && pendingHandOff.get(k) != null
+              && agentTerms[node][range] == t) {
+            pendingHandOff.remove(k);
+            handOffsTimedOut++;
+            sim.onNode(node, () -> release(node, range, successor));
+          }
+        });
+  }
+
+  /** The core shipped: stream it, and release once the successor has it. Runs in the node. */
+  private void shipped(int node, io.frsm.consensus.core.HandOffShipment s) {
+    Integer successor = pendingHandOff.remove(key(node, s.range()));
+    if (successor == null) {
+      return; // the agent gave the hand-off up already
+    }
+    handOffsShipped++;
+    agentTerms[node][s.range()] = 0; // the core ended the term: no renewal of it any more
+    int incarnation = sim.incarnation(node);
+    long streaming = latencyNanos() + 1000L * random.between(0, 3_000); // tables take a while
+    sim.schedule(
+        streaming,
+        () -> {
+          if (sim.isUp(successor)) {
+            sim.input(successor, new Input.ImportShipment(s));
+          }
+          // The successor's acknowledgement, then the release (lost with a crashed holder: its
+          // session expires and the service grants the range anew).
+          sim.schedule(
+              latencyNanos(),
+              () -> {
+                if (sim.isUp(node) && sim.incarnation(node) == incarnation) {
+                  sim.onNode(
+                      node,
+                      () -> {
+                        pendingHandBack.put(key(node, s.range()), successor);
+                        sim.input(node, new Input.ReleaseLease(s.range(), s.term()));
+                      });
+                }
+              });
+        });
+  }
 
   private static long key(int node, int range) {
     return ((long) node << 32) | range;

@@ -92,6 +92,7 @@ public final class Simulation {
   private java.time.Duration unreachableAfter;
 
   private long leaderOnlyReadsOfDeadCores;
+  private long handOffsEnteredOfDeadCores;
 
   /** Gets try the caller-thread path first ({@link #serveReadsOnCallerThreads}); null: off. */
   private SimRandom callerReadRandom;
@@ -660,6 +661,29 @@ public final class Simulation {
     return total;
   }
 
+  /**
+   * Ranges put in leader-only mode from an imported hand-off, without a scan, by every incarnation
+   * of every node.
+   */
+  public long handOffsEntered() {
+    long total = handOffsEnteredOfDeadCores;
+    for (SimNode n : nodes) {
+      for (NodeCore core : coresOf(n)) {
+        total += core.handOffsEntered();
+      }
+    }
+    return total;
+  }
+
+  /** Shipments the running core of {@code node} refused to import (0 while it is down). */
+  public long handOffsRefused(int node) {
+    long total = 0;
+    for (NodeCore core : coresOf(nodes[node])) {
+      total += core.handOffsRefused();
+    }
+    return total;
+  }
+
   /** Leader-only reads served by every incarnation of every node. */
   public long leaderOnlyReads() {
     long total = leaderOnlyReadsOfDeadCores;
@@ -1014,6 +1038,9 @@ public final class Simulation {
     node.incarnation++; // persists not completed, ticks and self-sends of the old one die
     node.pausedUntilNanos = 0;
     leaderOnlyReadsOfDeadCores += leaderOnlyReads(node);
+    for (NodeCore core : coresOf(node)) {
+      handOffsEnteredOfDeadCores += core.handOffsEntered();
+    }
     node.cores = null;
     node.store.crash();
     mix(0x22, node.id, node.boot);
@@ -1162,7 +1189,8 @@ public final class Simulation {
         schedule(0, () -> client.accept(r.outcome()));
       }
     } else if (effect instanceof Effect.LeaseReleased
-        || effect instanceof Effect.QuorumReachability) {
+        || effect instanceof Effect.QuorumReachability
+        || effect instanceof Effect.HandOffShipped) {
       leaseAgent.emitted(node.id, effect);
     } else if (membershipAgent != null
         && (effect instanceof Effect.RingInstalled

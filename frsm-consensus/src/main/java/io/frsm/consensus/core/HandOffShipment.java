@@ -1,0 +1,35 @@
+package io.frsm.consensus.core;
+
+import io.frsm.cell.AcceptedValue;
+import io.frsm.cell.Key;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * What a range holder hands its successor at a hand-off (docs/PROTOCOL.md "Hand-off instead of a
+ * scan"): every key of range {@code range} this node sent an accept for in its term {@code term},
+ * each with the value its drain settled — chosen, or null where a quorum holds nothing (⊥). In the
+ * simulator the core builds it from its written-keys set; in the server it stands for the term's
+ * segregated SSTables (the cells this node flushed for the range since the term began, a superset).
+ *
+ * @param entries in key order, at most one per key
+ */
+public record HandOffShipment(int range, long term, List<Entry> entries) {
+
+  /** One key and its settled value: chosen, or null for ⊥ (nothing chosen at a quorum). */
+  public record Entry(Key key, AcceptedValue chosen) {
+    public Entry {
+      Objects.requireNonNull(key);
+      if (chosen != null && !chosen.chosen()) {
+        throw new IllegalArgumentException("a shipped value is chosen or absent: " + chosen);
+      }
+    }
+  }
+
+  public HandOffShipment {
+    if (range < 0 || term < 1) {
+      throw new IllegalArgumentException("range >= 0, term >= 1: " + range + ", " + term);
+    }
+    entries = List.copyOf(entries);
+  }
+}

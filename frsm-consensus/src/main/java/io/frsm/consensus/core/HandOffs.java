@@ -1,0 +1,443 @@
+package io.frsm.consensus.core;
+
+import io.frsm.cell.AcceptedValue;
+import io.frsm.cell.Cell;
+import io.frsm.cell.Key;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * Hand-off instead of a scan (docs/PROTOCOL.md "Hand-off instead of a scan"), both sides, with
+ * {@link CoreConfig.Modes#handOff} on.
+ *
+ * <p>The holder side: every key this node sends an accept for in its current term of a range joins
+ * the range's <em>written keys</em> (the simulator's stand-in for the term's segregated SSTables).
+ * {@link Input.HandOff} starts a <em>drain</em>: client operations on the range are refused as
+ * moved, and every written key is settled — a settle read ({@link GetRun}: a fresh prepare at a
+ * quorum, then M re-committed with logged accepts) queued behind the key's running operation, so it
+ * runs after the key's rounds finished; a key that gets another accept meanwhile is settled again.
+ * Once every written key is settled and its local cell holds the settled value chosen (or nothing
+ * chosen, for ⊥), and no value the node learned chosen for the range is still on its way to its
+ * cell, the holder ships them ({@link Effect.HandOffShipped}) and ends its term in the same step,
+ * as a release does: it coordinates nothing in the range again under that term. A node that ships a
+ * term it served in leader-only mode remembers that its own cells of the range hold every value
+ * chosen up to that term: its <em>base</em>.
+ *
+ * <p>The importer side: {@link Input.ImportShipment} of term {@code t} is taken only by a node
+ * whose base is {@code t − 1} (it shipped {@code t − 1} itself; no term in between); each shipped
+ * value is merged into its cells as a commit. Once those are visible and the node holds term {@code
+ * t + 1} persisted at a quorum, the range enters leader-only mode without a scan. Anything else (no
+ * base, a term in between, a shipment missing or refused) leaves the scan to run as before.
+ *
+ * <p>The base and the imports live in memory: a restarted core has none and scans. Durable bases
+ * need the store's flush at the ship and a durable record of it (server wiring, not done here).
+ */
+final class HandOffs {
+  /** Hand-off settle reads count down from here (settle read ids, see {@link RangeSettles}). */
+  static final long READ_ID_TOP = RangeSettles.READ_ID_CEILING - 1;
+
+  private static final long READ_ID_FLOOR = RangeSettles.READ_ID_CEILING - (1L << 60);
+
+  /** Settle reads of one drain in flight at once. */
+  static final int READS_IN_FLIGHT = 32;
+
+  /**
+   * Written keys remembered per range and term at most; a term that wrote more cannot be handed off
+   * (its successor scans).
+   */
+  static final int WRITTEN_KEYS_MAX = 1 << 20;
+
+  /** The keys this node sent accepts for in its term {@code term} of one range. */
+  private static final class Written {
+    long term;
+    boolean overflow;
+    final TreeSet<Key> keys = new TreeSet<>();
+  }
+
+  /** One range's drain: settle every written key, then ship. */
+  private static final class Drain {
+    final int range;
+    final long term;
+    final TreeSet<Key> toSettle = new TreeSet<>();
+    final Map<Long, Key> reading = new HashMap<>();
+    final Set<Key> readingKeys = new HashSet<>();
+
+    /** Keys that got an accept while their settle read ran: settled again when it answers. */
+    final Set<Key> acceptedWhileReading = new HashSet<>();
+
+    final List<Key> failed = new ArrayList<>();
+    long retryAtNanos;
+
+    Drain(int range, long term) {
+      this.range = range;
+      this.term = term;
+    }
+
+    void needsSettle(Key key) {
+      if (readingKeys.contains(key)) {
+        acceptedWhileReading.add(key);
+      } else {
+        toSettle.add(key);
+      }
+    }
+
+    boolean quiet() {
+      return toSettle.isEmpty() && reading.isEmpty() && failed.isEmpty();
+    }
+  }
+
+  private final boolean enabled;
+  private final boolean shipBeforeRecommit;
+  private final long roundTimeoutNanos;
+  private final CellStore store;
+  private Placement placement;
+
+  private final Map<Integer, Written> written = new HashMap<>();
+
+  /** Key-ordered so ticks visit drains in a reproducible order. */
+  private final Map<Integer, Drain> drains = new TreeMap<>();
+
+  private final Map<Long, Drain> reads = new HashMap<>();
+  private long nextReadId = READ_ID_TOP;
+
+  /** Per range: the term this node shipped from leader-only mode (its cells complete up to it). */
+  private final Map<Integer, Long> base = new HashMap<>();
+
+  /** Per range: an imported shipment waiting for this node's next term to be persisted. */
+  private final Map<Integer, HandOffShipment> imports = new TreeMap<>();
+
+  private long shipped;
+  private long entered;
+  private long refused;
+
+  HandOffs(CoreConfig config, long roundTimeoutNanos, CellStore store) {
+    this.enabled = config.modes().handOff() && config.leases().enabled();
+    this.shipBeforeRecommit = config.broken(Sabotage.SHIP_BEFORE_RECOMMIT);
+    this.roundTimeoutNanos = roundTimeoutNanos;
+    this.store = store;
+    this.placement = config.placement();
+  }
+
+  boolean enabled() {
+    return enabled;
+  }
+
+  static boolean ownsRead(long requestId) {
+    return requestId <= READ_ID_TOP && requestId > READ_ID_FLOOR;
+  }
+
+  /** Whether client operations on {@code range} are refused: its hand-off is draining. */
+  boolean refuses(int range) {
+    return drains.containsKey(range);
+  }
+
+  /** This node sent an accept for {@code key} under term {@code term} of {@code range}. */
+  void acceptSent(Key key, int range, long term, long requestId) {
+    if (!enabled || term == 0) {
+      return;
+    }
+    Written w = written.computeIfAbsent(range, r -> new Written());
+    if (w.term != term) {
+      w.term = term;
+      w.overflow = false;
+      w.keys.clear();
+    }
+    if (!w.overflow && w.keys.add(key) && w.keys.size() > WRITTEN_KEYS_MAX) {
+      w.overflow = true;
+      w.keys.clear();
+    }
+    Drain d = drains.get(range);
+    if (d != null && d.term == term && !ownsRead(requestId)) {
+      d.needsSettle(key); // a round that started before the drain still sends: settle it after
+    }
+  }
+
+  // ---- The holder: drain and ship ---------------------------------------------------------------
+
+  /**
+   * {@link Input.HandOff}: starts draining {@code range} if this node holds its term {@code term}
+   * (the caller checked) and remembers every key it wrote in it. With {@link
+   * Sabotage#SHIP_BEFORE_RECOMMIT} it returns a shipment made at once, else null.
+   */
+  HandOffShipment begin(Now now, int range, long term, LeaseState.ScanReads via, List<Effect> out) {
+    if (!enabled || drains.containsKey(range)) {
+      return null;
+    }
+    Written w = written.get(range);
+    if (w != null && w.term == term && w.overflow) {
+      return null; // too many keys to ship: the successor scans
+    }
+    Drain d = new Drain(range, term);
+    if (w != null && w.term == term) {
+      d.toSettle.addAll(w.keys);
+    }
+    if (shipBeforeRecommit) {
+      // The broken rule: no settle reads, no waiting for the rounds in flight; each written key
+      // ships its newest local value as if it were chosen.
+      List<HandOffShipment.Entry> entries = new ArrayList<>();
+      for (Key key : d.toSettle) {
+        AcceptedValue a = localValue(key);
+        entries.add(new HandOffShipment.Entry(key, a == null ? null : a.withChosen(true)));
+      }
+      return ship(d, entries);
+    }
+    drains.put(range, d);
+    pump(now, d, via, out);
+    return null;
+  }
+
+  /**
+   * A hand-off settle read ended: a key accepted again meanwhile is settled again, a failed read
+   * retried after a round timeout. The shipment is made by {@link #tick}: the settled values reach
+   * the local cell through commits to itself, after this step.
+   */
+  void readDone(Now now, long id, Outcome outcome, LeaseState.ScanReads via, List<Effect> out) {
+    Drain d = reads.remove(id);
+    if (d == null || drains.get(d.range) != d) {
+      return; // the drain was abandoned
+    }
+    Key key = d.reading.remove(id);
+    d.readingKeys.remove(key);
+    if (d.acceptedWhileReading.remove(key)) {
+      d.toSettle.add(key);
+    } else if (!(outcome instanceof Outcome.ReadResult)) {
+      if (d.failed.isEmpty()) {
+        d.retryAtNanos = now.monoNanos() + roundTimeoutNanos;
+      }
+      d.failed.add(key);
+    }
+    pump(now, d, via, out);
+  }
+
+  /**
+   * Retries failed settle reads, drops drains whose term is over, and ships each drain that is
+   * done: no settle pending, no key of the range catching up ({@code catchingUp}), every written
+   * key's local cell chosen (or ⊥). Returns the shipments made.
+   */
+  List<HandOffShipment> tick(
+      Now now,
+      LeaseState leases,
+      java.util.function.IntPredicate catchingUp,
+      LeaseState.ScanReads via,
+      List<Effect> out) {
+    List<HandOffShipment> made = List.of();
+    for (var it = drains.values().iterator(); it.hasNext(); ) {
+      Drain d = it.next();
+      if (!leases.stillHolds(d.range, d.term)) {
+        it.remove(); // the term ended (released, superseded, re-granted): nothing to ship
+        continue;
+      }
+      if (!d.failed.isEmpty() && now.monoNanos() - d.retryAtNanos >= 0) {
+        d.toSettle.addAll(d.failed);
+        d.failed.clear();
+      }
+      pump(now, d, via, out);
+      if (!d.quiet() || catchingUp.test(d.range)) {
+        // Settles pending; or a value this node learned chosen (a scan read's, its own round's)
+        // is still on its way to its cell: the base it records at the shipment must include it.
+        continue;
+      }
+      List<HandOffShipment.Entry> entries = settledEntries(now, d);
+      if (entries == null) {
+        continue; // some local cell still waits for its commit, or is re-settled
+      }
+      it.remove();
+      if (made.isEmpty()) {
+        made = new ArrayList<>();
+      }
+      made.add(ship(d, entries));
+    }
+    return made;
+  }
+
+  /**
+   * Each written key with its local cell's value, if every one is chosen (or holds nothing
+   * chosen-able: ⊥); else null, and the keys whose local cell is not chosen yet are settled again
+   * after a round timeout (a commit to itself lost, or ⊥ at the settle's quorum with a leftover
+   * accept here).
+   */
+  private List<HandOffShipment.Entry> settledEntries(Now now, Drain d) {
+    Written w = written.get(d.range);
+    if (w == null || w.term != d.term) {
+      return List.of();
+    }
+    List<HandOffShipment.Entry> entries = new ArrayList<>(w.keys.size());
+    List<Key> notYet = new ArrayList<>();
+    for (Key key : w.keys) {
+      AcceptedValue a;
+      try {
+        a = localValue(key);
+      } catch (CellStoreException unreadable) {
+        notYet.add(key);
+        continue;
+      }
+      if (a == null || a.chosen()) {
+        entries.add(new HandOffShipment.Entry(key, a));
+      } else {
+        notYet.add(key);
+      }
+    }
+    if (notYet.isEmpty()) {
+      return entries;
+    }
+    d.failed.addAll(notYet);
+    d.retryAtNanos = now.monoNanos() + roundTimeoutNanos;
+    return null;
+  }
+
+  private AcceptedValue localValue(Key key) {
+    Cell cell = store.get(key);
+    return cell == null ? null : cell.accepted();
+  }
+
+  private HandOffShipment ship(Drain d, List<HandOffShipment.Entry> entries) {
+    shipped++;
+    return new HandOffShipment(d.range, d.term, entries);
+  }
+
+  /**
+   * The holder shipped {@code term} of {@code range}: if it served the term in leader-only mode its
+   * cells now hold every value of the range chosen up to the term's end.
+   */
+  void shippedFrom(int range, long term, boolean leaderOnly) {
+    if (leaderOnly) {
+      base.put(range, term);
+    } else {
+      base.remove(range);
+    }
+  }
+
+  private void pump(Now now, Drain d, LeaseState.ScanReads via, List<Effect> out) {
+    while (d.reading.size() < READS_IN_FLIGHT && !d.toSettle.isEmpty()) {
+      Key key = d.toSettle.pollFirst();
+      long id = nextReadId--;
+      if (!ownsRead(id)) {
+        throw new IllegalStateException("hand-off read ids exhausted"); // 2^60 reads: never
+      }
+      d.reading.put(id, key);
+      d.readingKeys.add(key);
+      reads.put(id, d);
+      via.submit(now, new Input.ClientRequest(id, new Operation.Get(key), now.wallMicros()), out);
+    }
+  }
+
+  // ---- The successor: import and enter --------------------------------------------------------
+
+  /**
+   * {@link Input.ImportShipment}: taken only if this node's base of the range is the shipment's
+   * term − 1 and every entry is a key of the range (a shipment comes from a peer: anything else is
+   * refused, never trusted). Returns the commits that merge the shipped values into this node's
+   * cells; empty if refused.
+   */
+  List<Message.Commit> importShipment(HandOffShipment s) {
+    if (!enabled || s.range() >= placement.rangeCount()) {
+      refused++;
+      return List.of();
+    }
+    Long b = base.get(s.range());
+    if (b == null || b != s.term() - 1 || !keysOfRange(s)) {
+      refused++;
+      return List.of();
+    }
+    imports.put(s.range(), s);
+    List<Message.Commit> commits = new ArrayList<>();
+    for (HandOffShipment.Entry e : s.entries()) {
+      if (e.chosen() != null) {
+        commits.add(new Message.Commit(e.key(), e.chosen()));
+      }
+    }
+    return commits;
+  }
+
+  private boolean keysOfRange(HandOffShipment s) {
+    Key previous = null;
+    for (HandOffShipment.Entry e : s.entries()) {
+      if (RangeTerm.isReserved(e.key())
+          || placement.rangeOf(e.key()) != s.range()
+          || (previous != null && previous.compareTo(e.key()) >= 0)) {
+        return false;
+      }
+      previous = e.key();
+    }
+    return true;
+  }
+
+  boolean hasImports() {
+    return !imports.isEmpty();
+  }
+
+  /**
+   * Puts each range whose imported shipment is visible in this node's cells, and whose next term
+   * this node holds persisted, in leader-only mode; drops imports a later term made useless.
+   */
+  void enterImported(Now now, LeaseState leases) {
+    for (var it = imports.values().iterator(); it.hasNext(); ) {
+      HandOffShipment s = it.next();
+      long term = leases.term(s.range());
+      if (term > s.term() + 1) {
+        it.remove(); // someone held a term in between: the shipment covers too little
+        continue;
+      }
+      if (term != s.term() + 1 || !leases.awaitsLeaderOnly(s.range(), term) || !visible(s)) {
+        continue;
+      }
+      it.remove();
+      if (leases.enterLeaderOnlyByHandOff(s.range(), term)) {
+        entered++;
+      }
+    }
+  }
+
+  /** Whether every shipped value is held chosen by this node's cells (⊥: nothing live chosen). */
+  private boolean visible(HandOffShipment s) {
+    for (HandOffShipment.Entry e : s.entries()) {
+      AcceptedValue a;
+      try {
+        a = localValue(e.key());
+      } catch (CellStoreException unreadable) {
+        return false;
+      }
+      boolean ok =
+          e.chosen() == null
+              ? a == null || !a.chosen() || a.isDelete()
+              : a != null
+                  && a.chosen()
+                  && (a.sameTriple(e.chosen()) || a.compareInstance(e.chosen()) > 0);
+      if (!ok) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** A range whose replica set changed: what the old set vouched for counts no more. */
+  void placementChanged(PlacementChange change) {
+    placement = change.next();
+    for (int i = 0; i < placement.rangeCount(); i++) {
+      if (change.replicasChanged(i)) {
+        base.remove(i);
+        imports.remove(i);
+        drains.remove(i);
+        written.remove(i);
+      }
+    }
+  }
+
+  long shipped() {
+    return shipped;
+  }
+
+  long entered() {
+    return entered;
+  }
+
+  long refused() {
+    return refused;
+  }
+}

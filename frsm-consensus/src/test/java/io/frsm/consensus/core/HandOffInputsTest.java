@@ -1,0 +1,93 @@
+package io.frsm.consensus.core;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.frsm.cell.AcceptedValue;
+import io.frsm.cell.Ballot;
+import io.frsm.cell.Cell;
+import io.frsm.cell.Key;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The hand-off inputs at the edges (docs/PROTOCOL.md "Hand-off instead of a scan"): what a node
+ * does with a shipment it must not trust, and that nothing happens with the mode off. The hand-off
+ * itself is exercised end to end in the simulator (HandOffScenarioTest, HandOffSimulationTest).
+ */
+class HandOffInputsTest {
+  private static final Key K = Key.of("k".getBytes(StandardCharsets.US_ASCII));
+  private static final Now NOW = new Now(1_000_000, 0);
+  private static final AcceptedValue CHOSEN =
+      AcceptedValue.live(1, 1, new Ballot(1, 0, 0), new byte[] {1}, true);
+
+  private final Map<Key, Cell> durable = new HashMap<>();
+
+  private NodeCore core(boolean handOff) {
+    CoreConfig config =
+        CoreConfig.builder(Placement.single(List.of(0, 1, 2)))
+            .leases(LeaseConfig.defaults())
+            .modes(CoreConfig.Modes.DEFAULT.withHandOff(handOff))
+            .build();
+    return new NodeCore(0, 1, config, durable::get, bound -> 0);
+  }
+
+  private static HandOffShipment shipment(int range, long term) {
+    return new HandOffShipment(range, term, List.of(new HandOffShipment.Entry(K, CHOSEN)));
+  }
+
+  @Test
+  void aShipmentOfARangeOutsideThePlacement_isRefusedAsInput() {
+    NodeCore node = core(true);
+    assertThrows(
+        RefusedInputException.class,
+        () -> node.step(NOW, new Input.ImportShipment(shipment(1, 2))));
+    assertThrows(RefusedInputException.class, () -> node.step(NOW, new Input.HandOff(3, 1)));
+  }
+
+  @Test
+  void aShipmentWithANumberOutOfBounds_isRefusedAsInput() {
+    AcceptedValue huge =
+        AcceptedValue.live(
+            1, InputBounds.MAX_NUMBER + 1, new Ballot(1, 0, 0), new byte[] {1}, true);
+    HandOffShipment s = new HandOffShipment(0, 2, List.of(new HandOffShipment.Entry(K, huge)));
+    NodeCore node = core(true);
+    assertThrows(RefusedInputException.class, () -> node.step(NOW, new Input.ImportShipment(s)));
+  }
+
+  @Test
+  void aShipmentWithoutABase_isRefused_andWritesNothing() {
+    NodeCore node = core(true);
+    List<Effect> out = node.step(NOW, new Input.ImportShipment(shipment(0, 2)));
+    assertEquals(List.of(), out);
+    assertEquals(1, node.handOffsRefused());
+  }
+
+  @Test
+  void withTheModeOff_aHandOffDoesNothing_andAShipmentIsRefused() {
+    NodeCore node = core(false);
+    assertEquals(List.of(), node.step(NOW, new Input.HandOff(0, 1)));
+    assertEquals(List.of(), node.step(NOW, new Input.ImportShipment(shipment(0, 2))));
+    assertEquals(1, node.handOffsRefused());
+    assertEquals(0, node.handOffsShipped());
+  }
+
+  @Test
+  void aHandOffOfATermNotHeld_doesNothing() {
+    NodeCore node = core(true);
+    assertEquals(List.of(), node.step(NOW, new Input.HandOff(0, 1)));
+    assertEquals(0, node.handOffsShipped());
+  }
+
+  @Test
+  void aShippedValueIsChosenOrAbsent() {
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> new HandOffShipment.Entry(K, CHOSEN.withChosen(false)));
+    assertTrue(new HandOffShipment.Entry(K, null).chosen() == null);
+  }
+}

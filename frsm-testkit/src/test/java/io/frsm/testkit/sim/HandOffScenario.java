@@ -1,0 +1,304 @@
+package io.frsm.testkit.sim;
+
+import io.frsm.api.Version;
+import io.frsm.api.Versioned;
+import io.frsm.cell.AcceptedValue;
+import io.frsm.cell.Ballot;
+import io.frsm.cell.Cell;
+import io.frsm.cell.Key;
+import io.frsm.consensus.core.CoreConfig;
+import io.frsm.consensus.core.Effect;
+import io.frsm.consensus.core.HandOffShipment;
+import io.frsm.consensus.core.Input;
+import io.frsm.consensus.core.LeaseConfig;
+import io.frsm.consensus.core.Message;
+import io.frsm.consensus.core.Operation;
+import io.frsm.consensus.core.Outcome;
+import io.frsm.consensus.core.Sabotage;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The natural leader's absence and return, step by step (docs/PROTOCOL.md "Hand-off instead of a
+ * scan"), on three nodes and one range, the coordination service played by hand: node 0 holds term
+ * 1 in leader-only mode over {@code keys} chosen keys, hands the range to node 1 (drain, shipment,
+ * release, term 2), and is then away (cut from its peers) while node 1 writes {@code changed} of
+ * the keys; back, it gets the range handed back (node 1 drains and ships term 2, node 0 imports,
+ * node 1 releases, node 0 is granted term 3) and must serve every key as last acknowledged.
+ *
+ * <p>Around the hand-back the scenario adds the writes the unsafe shortcuts get wrong: one that is
+ * in flight when the drain starts, and one submitted to node 1 after its shipment; both with node
+ * 1's messages to node 0 dropped, as on a link that still flaps. Timings vary with the seed.
+ */
+final class HandOffScenario implements AutoCloseable {
+  static final int RANGE = 0;
+  private static final LeaseConfig LEASES = CounterWorkload.simLeases();
+
+  /** What a run measured and saw. */
+  /**
+   * @param drainNanos the hand-back's drain: from {@code HandOff} at the stand-in to its shipment
+   * @param catchUpNanos from the returning node's grant to its leader-only mode
+   * @param handBackNanos from {@code HandOff} at the stand-in to the returning node's leader-only
+   *     mode: the range refuses or waits for writes this long (includes the scenario's wait for its
+   *     writes around the hand-back, which the dropped messages may delay by a hedge delay)
+   */
+  record Run(
+      long drainNanos,
+      long catchUpNanos,
+      long handBackNanos,
+      boolean enteredByHandOff,
+      long keysShipped,
+      long staleReads,
+      String first) {}
+
+  private final long seed;
+  private final Simulation sim;
+  private final boolean deliverShipment;
+  private final boolean[] away = new boolean[3];
+  private boolean dropFrom1To0;
+
+  /** The key of the write in flight at the hand-back; its first accept starts the drain. */
+  private Key inFlight;
+
+  private boolean handBackStarted;
+  private long handBackAtNanos;
+  private SimRandom random;
+  private final List<HandOffShipment> shipments = new ArrayList<>();
+  private final Map<Key, byte[]> acked = new LinkedHashMap<>();
+  private final Map<Key, Version> versions = new LinkedHashMap<>();
+  private int renewing = -1;
+  private long renewTerm;
+
+  /**
+   * @param deliverShipment false: node 0 never gets node 1's shipment and scans (the baseline)
+   */
+  HandOffScenario(long seed, Set<Sabotage> sabotage, boolean deliverShipment) {
+    this.seed = seed;
+    this.deliverShipment = deliverShipment;
+    CoreConfig config =
+        Simulation.simConfig(3).toBuilder()
+            .leases(LEASES)
+            .modes(CoreConfig.Modes.DEFAULT.withHandOff(true))
+            .sabotage(sabotage)
+            .build();
+    this.sim = new Simulation(seed, FaultMix.calm(3), config, 1_000_000);
+    sim.setEffectObserver(
+        (node, effect) -> {
+          if (effect instanceof Effect.HandOffShipped s) {
+            shipments.add(s.shipment());
+          }
+        });
+    sim.setFilter(
+        (from, to, m) -> {
+          if (from == 1 && m instanceof Message.Accept && m.key().equals(inFlight)) {
+            // The drain starts while this accept is on its way: the round is still open.
+            sim.schedule(1000L * random.between(0, 400), this::startHandBack);
+          }
+          return from != to && (away[from] || away[to] || (dropFrom1To0 && from == 1 && to == 0));
+        });
+  }
+
+  @Override
+  public void close() {
+    sim.close();
+  }
+
+  Run run(int keys, int changed) {
+    // Term 1 at node 0, over an empty range: its scan is short; then the keys, chosen everywhere.
+    grant(0, 1);
+    until(() -> sim.rangeScansCompleted(0) == 1, "node 0 leader-only in term 1");
+    Ballot ballot = new Ballot(1, 0, 0);
+    List<Key> all = new ArrayList<>();
+    for (int i = 0; i < keys; i++) {
+      Key key = Key.of(("k-" + i).getBytes(StandardCharsets.US_ASCII));
+      byte[] value = ("v0-" + i).getBytes(StandardCharsets.US_ASCII);
+      AcceptedValue v = AcceptedValue.live(1, 1, ballot, value, false);
+      for (AcceptedValue a : List.of(v, v.withChosen(true))) {
+        for (int n = 0; n < 3; n++) {
+          sim.preload(n, Cell.accepted(key, a, 0)); // accepted everywhere, then known chosen
+        }
+      }
+      all.add(key);
+      acked.put(key, value);
+      versions.put(key, new Version(1, 1));
+    }
+    // Node 0 hands the range to node 1 and leaves.
+    handOff(0, 1, 1);
+    away[0] = true;
+    until(() -> sim.rangeScansCompleted(1) == 1, "node 1 leader-only in term 2");
+    random = new SimRandom(seed ^ 0x4A4D0FFL);
+    List<Key> toChange = new ArrayList<>(all);
+    java.util.Collections.shuffle(toChange, new java.util.Random(random.nextLong(Long.MAX_VALUE)));
+    int[] pending = {0};
+    for (Key key : toChange.subList(0, changed)) {
+      write(1, key, "v1", pending);
+    }
+    until(() -> pending[0] == 0, "node 1's writes");
+    away[0] = false;
+    // The hand-back: a write in flight as the drain starts, one sent after the shipment.
+    dropFrom1To0 = true;
+    inFlight = all.get(random.nextInt(all.size()));
+    write(1, inFlight, "v2", pending);
+    sim.schedule(3_000_000, this::startHandBack); // if its accept was never sent
+    until(() -> shipments.size() == 2, "node 1's shipment");
+    long drain = sim.nowNanos() - handBackAtNanos;
+    HandOffShipment shipment = shipments.get(1);
+    write(1, all.get(random.nextInt(all.size())), "v3", pending);
+    until(() -> pending[0] == 0, "the writes around the hand-back");
+    dropFrom1To0 = false;
+    if (deliverShipment) {
+      sim.input(0, new Input.ImportShipment(shipment));
+    }
+    release(1, 2);
+    long entered = sim.handOffsEntered();
+    long granted = sim.nowNanos();
+    grant(0, 3);
+    until(
+        () -> sim.handOffsEntered() > entered || sim.rangeScansCompleted(0) == 2,
+        "node 0 leader-only in term 3");
+    long catchUp = sim.nowNanos() - granted;
+    long handBack = sim.nowNanos() - handBackAtNanos;
+    boolean byHandOff = sim.handOffsEntered() > entered;
+    // Every key as last acknowledged, read at node 0 (leader-only where it may).
+    long[] stale = {0};
+    String[] first = {null};
+    int[] reads = {all.size()};
+    for (Key key : all) {
+      sim.submit(
+          0,
+          new Operation.Get(key),
+          o -> {
+            reads[0]--;
+            byte[] got =
+                o instanceof Outcome.ReadResult r
+                    ? r.value().map(Versioned::value).orElse(null)
+                    : null;
+            if (!(o instanceof Outcome.ReadResult) || !Arrays.equals(got, acked.get(key))) {
+              stale[0]++;
+              if (first[0] == null) {
+                first[0] = key + " read " + o + ", last acknowledged " + text(acked.get(key));
+              }
+            }
+          });
+    }
+    until(() -> reads[0] == 0, "node 0's reads");
+    return new Run(
+        drain, catchUp, handBack, byHandOff, shipment.entries().size(), stale[0], first[0]);
+  }
+
+  /**
+   * Node 0 hands term 1 off, so its base is 1; then shipments of term 2 that a hostile or broken
+   * peer could send reach it — a reserved key, keys out of order, a key twice — and then a sound
+   * one. Returns how many of the three it refused, and of the sound one.
+   */
+  long[] hostileImports() {
+    grant(0, 1);
+    until(() -> sim.rangeScansCompleted(0) == 1, "node 0 leader-only in term 1");
+    handOff(0, 1, 1);
+    AcceptedValue v = AcceptedValue.live(1, 1, new Ballot(1, 0, 0), new byte[] {1}, true);
+    Key a = Key.of("a".getBytes(StandardCharsets.US_ASCII));
+    Key b = Key.of("b".getBytes(StandardCharsets.US_ASCII));
+    Key first = a.compareTo(b) < 0 ? a : b;
+    Key second = first == a ? b : a;
+    long before = sim.handOffsRefused(0);
+    for (List<Key> keys :
+        List.of(
+            List.of(io.frsm.consensus.core.RangeTerm.cellKey(RANGE)),
+            List.of(second, first),
+            List.of(first, first))) {
+      List<HandOffShipment.Entry> entries = new ArrayList<>();
+      for (Key k : keys) {
+        entries.add(new HandOffShipment.Entry(k, v));
+      }
+      sim.input(0, new Input.ImportShipment(new HandOffShipment(RANGE, 2, entries)));
+    }
+    long hostile = sim.handOffsRefused(0) - before;
+    sim.input(
+        0,
+        new Input.ImportShipment(
+            new HandOffShipment(
+                RANGE,
+                2,
+                List.of(
+                    new HandOffShipment.Entry(first, v), new HandOffShipment.Entry(second, v)))));
+    return new long[] {hostile, sim.handOffsRefused(0) - before - hostile};
+  }
+
+  private void startHandBack() {
+    if (!handBackStarted) {
+      handBackStarted = true;
+      handBackAtNanos = sim.nowNanos();
+      inFlight = null;
+      sim.input(1, new Input.HandOff(RANGE, 2));
+    }
+  }
+
+  private static String text(byte[] b) {
+    return b == null ? "absent" : new String(b, StandardCharsets.US_ASCII);
+  }
+
+  /** A CAS at {@code node} from the key's last acknowledged version; remembered if written. */
+  private void write(int node, Key key, String tag, int[] pending) {
+    pending[0]++;
+    byte[] value = (tag + "-" + key).getBytes(StandardCharsets.US_ASCII);
+    sim.submit(
+        node,
+        new Operation.Cas(key, versions.get(key), value),
+        o -> {
+          pending[0]--;
+          if (o instanceof Outcome.Written w) {
+            acked.put(key, value);
+            versions.put(key, w.version());
+          }
+        });
+  }
+
+  /** The holder's agent: drain, shipment, release, and the successor's grant. */
+  private void handOff(int from, int to, long term) {
+    int before = shipments.size();
+    sim.input(from, new Input.HandOff(RANGE, term));
+    until(() -> shipments.size() > before, "node " + from + "'s shipment");
+    if (deliverShipment) {
+      sim.input(to, new Input.ImportShipment(shipments.get(before)));
+    }
+    release(from, term);
+    grant(to, term + 1);
+  }
+
+  private void release(int node, long term) {
+    renewing = -1;
+    sim.input(node, new Input.ReleaseLease(RANGE, term));
+  }
+
+  /** Grants {@code term} after a release mark (no wait) and renews it every L/4. */
+  private void grant(int node, long term) {
+    renewing = node;
+    renewTerm = term;
+    sim.input(node, new Input.TermGranted(RANGE, term, true));
+    renew(node, term);
+  }
+
+  private void renew(int node, long term) {
+    if (renewing != node || renewTerm != term) {
+      return;
+    }
+    long sent = sim.monoNanos(node);
+    sim.schedule(
+        1_000_000,
+        () -> {
+          if (renewing == node && renewTerm == term) {
+            sim.input(node, new Input.LeaseRenewed(RANGE, term, sent));
+          }
+        });
+    sim.schedule(LEASES.lease().toNanos() / 4, () -> renew(node, term));
+  }
+
+  private void until(java.util.function.BooleanSupplier done, String what) {
+    sim.runUntil(done, sim.nowNanos() + 3_600_000_000_000L, what);
+  }
+}

@@ -1,0 +1,98 @@
+package io.frsm.testkit.sim;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.frsm.consensus.core.Sabotage;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The natural leader's absence and return ({@link HandOffScenario}) over many seeds: with the
+ * hand-off as designed the returning node serves every key as last acknowledged without a scan;
+ * each unsafe shortcut is caught — by the safety checker or by a stale read — within a seed budget.
+ * {@code -Dfrsm.sim.handOffScenarioSeeds=N} sets the budget; the sabotage tests then run all N and
+ * report the share of seeds that catch the shortcut.
+ */
+class HandOffScenarioTest {
+  static final int CI_SEEDS = 60;
+  static final int KEYS = 50;
+  static final int CHANGED = 10;
+
+  private static long seeds() {
+    return Long.getLong("frsm.sim.handOffScenarioSeeds", CI_SEEDS);
+  }
+
+  @Test
+  void handBack_everySeed_lastAcknowledgedValuesServed_withoutAScan() {
+    for (long seed = 1; seed <= seeds(); seed++) {
+      try (HandOffScenario s = new HandOffScenario(seed, Set.of(), true)) {
+        HandOffScenario.Run r = s.run(KEYS, CHANGED);
+        assertEquals(0, r.staleReads(), "seed " + seed + ": " + r.first());
+        assertTrue(r.enteredByHandOff(), "seed " + seed + ": leader-only by the import");
+        assertTrue(r.keysShipped() >= CHANGED, "seed " + seed + ": shipped " + r.keysShipped());
+      }
+    }
+  }
+
+  @Test
+  void withoutTheShipment_theReturningNodeScans_andServesTheSame() {
+    for (long seed = 1; seed <= 10; seed++) {
+      try (HandOffScenario s = new HandOffScenario(seed, Set.of(), false)) {
+        HandOffScenario.Run r = s.run(KEYS, CHANGED);
+        assertEquals(0, r.staleReads(), "seed " + seed + ": " + r.first());
+        assertTrue(!r.enteredByHandOff(), "seed " + seed + ": no shipment, a scan");
+      }
+    }
+  }
+
+  @Test
+  void aShipmentWithAReservedKey_keysOutOfOrder_orAKeyTwice_isRefused_aSoundOneTaken() {
+    try (HandOffScenario s = new HandOffScenario(1, Set.of(), true)) {
+      long[] refused = s.hostileImports();
+      assertEquals(3, refused[0], "the three broken shipments");
+      assertEquals(0, refused[1], "the sound one");
+    }
+  }
+
+  @Test
+  void shipBeforeTheSettles_isCaught() {
+    caught(Sabotage.SHIP_BEFORE_RECOMMIT);
+  }
+
+  @Test
+  void holderGoesOnAfterItsShipment_isCaught() {
+    caught(Sabotage.IMPORT_WITHOUT_RELEASE);
+  }
+
+  private static void caught(Sabotage sabotage) {
+    boolean all = System.getProperty("frsm.sim.handOffScenarioSeeds") != null;
+    long first = -1;
+    long caught = 0;
+    for (long seed = 1; seed <= seeds(); seed++) {
+      String how = null;
+      try (HandOffScenario s = new HandOffScenario(seed, Set.of(sabotage), true)) {
+        HandOffScenario.Run r = s.run(KEYS, CHANGED);
+        if (r.staleReads() > 0) {
+          how = "stale read: " + r.first();
+        }
+      } catch (AssertionError e) {
+        how = e.getMessage();
+      }
+      if (how != null) {
+        caught++;
+        if (first < 0) {
+          first = seed;
+          System.out.println(sabotage + " caught at seed " + seed + ": " + how);
+        }
+        if (!all) {
+          return;
+        }
+      }
+    }
+    System.out.printf(
+        "%s: first caught at seed %d, caught by %d of %d seeds%n",
+        sabotage, first, caught, seeds());
+    assertTrue(first > 0, sabotage + " not caught in " + seeds() + " seeds");
+  }
+}

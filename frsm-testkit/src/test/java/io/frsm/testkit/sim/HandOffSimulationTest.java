@@ -1,0 +1,107 @@
+package io.frsm.testkit.sim;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.frsm.consensus.core.Sabotage;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Hand-off instead of a scan under faults (docs/PROTOCOL.md "Hand-off instead of a scan"): the
+ * lease workload with cold keys (so a scan costs pages of reads) and {@link HandOffNemesis} handing
+ * ranges between natural leaders and stand-ins, either side sometimes crashing between two of the
+ * steps (hand-off, settles, shipment, import, release), among the lease nemesis's pauses, forced
+ * handovers and cuts and the fault mix's loss, partitions and crashes. Every read is checked
+ * against what was acknowledged before it, every counter at the end; and each unsafe shortcut of
+ * the hand-off must be caught.
+ *
+ * <p>{@code -Dfrsm.sim.handOffSeeds=N} runs N seeds (default the CI budget below); {@code
+ * -Dfrsm.sim.seed=S} replays one; {@code -Dfrsm.sim.handOffSabotageSeeds=N} sets the seed budget of
+ * the sabotage tests, which then also report how many of those seeds catch it.
+ */
+class HandOffSimulationTest {
+  static final int CI_SEEDS = 40;
+  static final int SABOTAGE_SEEDS = 400;
+  static final int COLD_KEYS = 100;
+  static final double HAND_OFFS_PER_SECOND = 8;
+
+  @Test
+  void handOffsAmongCrashesAndLeaseFaults_everySeed_noStaleRead_noIncrementLostOrDoubled() {
+    SeedRange seeds = SeedRange.fromSystemProperties("frsm.sim.handOffSeeds", CI_SEEDS);
+    long started = System.nanoTime();
+    List<String> failures = new ArrayList<>();
+    long shipped = 0;
+    long entered = 0;
+    long leaderOnly = 0;
+    long readsChecked = 0;
+    for (long seed = seeds.first(); seed < seeds.first() + seeds.count(); seed++) {
+      try {
+        CounterWorkload.Result r = run(seed, Set.of());
+        shipped += r.handOffsShipped();
+        entered += r.handOffsEntered();
+        leaderOnly += r.leaderOnlyReads();
+        readsChecked += r.readsChecked();
+      } catch (AssertionError e) {
+        failures.add(e.getMessage());
+      }
+    }
+    System.out.printf(
+        "hand-off: %d seeds in %d ms: %d shipped, %d ranges leader-only without a scan,"
+            + " %d reads checked, %d leader-only, %d failures%n",
+        seeds.count(),
+        (System.nanoTime() - started) / 1_000_000,
+        shipped,
+        entered,
+        readsChecked,
+        leaderOnly,
+        failures.size());
+    failures.stream().limit(20).forEach(System.out::println);
+    assertEquals(List.of(), failures.stream().limit(5).toList());
+    if (!seeds.replay()) {
+      assertTrue(entered > 0, "imports replace scans: " + entered);
+    }
+  }
+
+  @Test
+  void shipBeforeTheSettles_isCaught() {
+    caught(Sabotage.SHIP_BEFORE_RECOMMIT);
+  }
+
+  private static CounterWorkload.Result run(long seed, Set<Sabotage> sabotage) {
+    return CounterWorkload.runWithHandOffs(
+        seed, FaultMix.forSeed(seed), sabotage, COLD_KEYS, HAND_OFFS_PER_SECOND);
+  }
+
+  /**
+   * Runs seeds until one catches {@code sabotage}; with {@code frsm.sim.handOffSabotageSeeds} set,
+   * runs them all and reports the share that catch it.
+   */
+  private static void caught(Sabotage sabotage) {
+    String budget = System.getProperty("frsm.sim.handOffSabotageSeeds");
+    long seeds = budget == null ? SABOTAGE_SEEDS : Long.parseLong(budget);
+    long first = -1;
+    long caughtSeeds = 0;
+    for (long seed = 1; seed <= seeds; seed++) {
+      try {
+        run(seed, Set.of(sabotage));
+      } catch (AssertionError caught) {
+        assertTrue(caught.getMessage().contains("seed " + seed), "names its seed");
+        if (first < 0) {
+          first = seed;
+          System.out.println(sabotage + " caught at seed " + seed + ": " + caught.getMessage());
+        }
+        caughtSeeds++;
+        if (budget == null) {
+          return;
+        }
+      }
+    }
+    System.out.printf(
+        "%s: first caught at seed %d, caught by %d of %d seeds%n",
+        sabotage, first, caughtSeeds, seeds);
+    assertTrue(first > 0, sabotage + " not caught in " + seeds + " seeds");
+  }
+}
