@@ -2,8 +2,8 @@ package io.frsm.server.node;
 
 import io.frsm.consensus.core.Operation;
 import io.frsm.consensus.core.Outcome;
-import java.util.HashMap;
-import java.util.Map;
+import io.netty.util.collection.LongObjectHashMap;
+import io.netty.util.collection.LongObjectMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -16,7 +16,9 @@ final class OpenOperations {
   /** A client operation on its way to the core, and where its answer goes. */
   record Call(Operation operation, long invokedAtMicros, CompletableFuture<CoreAnswer> result) {}
 
-  private final Map<Long, Call> running = new HashMap<>(); // loop thread only
+  /** Keyed by the primitive id: no boxed Long per operation (issue 26). Loop thread only. */
+  private final LongObjectMap<Call> running = new LongObjectHashMap<>();
+
   private long nextRequestId; // loop thread only
   private final AtomicInteger open = new AtomicInteger();
 
