@@ -296,11 +296,14 @@ final class ReceiveSession {
       pump(ch);
       return;
     }
+    // The buffer's position need not start at 0 (a ByteString sharing its frame's array starts at
+    // its place in it): count what was written instead.
     ByteBuffer bytes = data.asReadOnlyByteBuffer();
     FileChannel w = writers.get(file);
     try {
+      long at = offset;
       while (bytes.hasRemaining()) {
-        w.write(bytes, offset + bytes.position());
+        at += w.write(bytes, at);
       }
     } catch (IOException e) {
       throw new StreamException(
@@ -539,6 +542,10 @@ final class ReceiveSession {
       lost(from, e.getMessage());
     } catch (StreamException e) {
       end(e);
+    } catch (java.util.concurrent.RejectedExecutionException stopping) {
+      // A paced request or redial could not be scheduled: the node is stopping (its executor shut
+      // down). As any stop, this keeps the staging directory for the copy after the restart.
+      abandon();
     } catch (IOException | RuntimeException e) {
       end(
           new StreamException(
