@@ -76,7 +76,7 @@ run_one() { # mode round
     org.apache.zookeeper.server.ZooKeeperServerMain "$zk_port" "$dir/zk" >"$dir/zk.log" 2>&1 &
   pids+=($!)
 
-  local seeds="" health=()
+  local seeds="" health=() node_pids=""
   for n in 1 2 3; do
     local peer client metrics
     peer=$(free_port); client=$(free_port); metrics=$(free_port)
@@ -116,7 +116,8 @@ YAML
     # shellcheck disable=SC2086
     java $NODE_HEAP -XX:+UseG1GC $provider ${NODE_EXTRA//@NODE@/$dir/node-$n} \
       -jar "$frsm_jar" server --config "$dir/node-$n.yaml" >"$dir/node-$n.log" 2>&1 &
-    pids+=($!)
+    pids=($! "${pids[@]}") # nodes first: stopped before their ZooKeeper, they deregister fast
+    node_pids="${node_pids:+$node_pids,}$!"
   done
   for m in "${health[@]}"; do
     if ! await_health "$m" 180; then
@@ -137,7 +138,8 @@ YAML
   line=$(java -Xms512m -Xmx512m $provider -cp "$bench_jar" \
     io.frsm.bench.experiment.RemoteWorkloadMain --seeds "$seeds" --cluster "$cid" \
     "${client_args[@]}" --clients "$CLIENTS" --client-instances "$INSTANCES" \
-    --warmup "$WARMUP" --seconds "$MEASURE" --keys "$KEYS" 2>"$dir/client.err" | grep '^REMOTE')
+    --warmup "$WARMUP" --seconds "$MEASURE" --keys "$KEYS" --node-pids "$node_pids" \
+    2>"$dir/client.err" | grep '^REMOTE')
   echo "$(date -u +%H:%M:%S) $run load=[$load] $line" | tee -a "$out/results.txt"
   cleanup
   sync

@@ -23,8 +23,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * from a JVM of its own: {@code --clients} caller threads spread over {@code --client-instances}
  * independent clients (each its own connections and event loop; default one per caller), a warm-up,
  * then a measured run, printed as one line {@code REMOTE key=value ...}: throughput, p50/p99 of
- * gets and of writes (a write's get and CAS together), and this JVM's CPU per operation. Used for
- * the TLS A/B of issue 24 ({@code frsm-bench/scripts/tls-ab.sh}).
+ * gets and of writes (a write's get and CAS together), this JVM's CPU per operation and, given
+ * {@code --node-pids}, the nodes' (Linux {@code /proc}, 10 ms ticks): a cost per operation that
+ * depends less than throughput on what else the shared machine runs. Used for the TLS A/B of issue
+ * 24 ({@code frsm-bench/scripts/tls-ab.sh}).
  *
  * <pre>{@code
  * java -cp frsm-bench/target/frsm-bench.jar io.frsm.bench.experiment.RemoteWorkloadMain \
@@ -47,6 +49,7 @@ public final class RemoteWorkloadMain {
     Path cert = null;
     Path key = null;
     boolean insecure = false;
+    List<Long> nodePids = new ArrayList<>();
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--seeds" -> seeds = args[++i];
@@ -60,6 +63,11 @@ public final class RemoteWorkloadMain {
         case "--cert" -> cert = Path.of(args[++i]);
         case "--key" -> key = Path.of(args[++i]);
         case "--insecure" -> insecure = true;
+        case "--node-pids" -> {
+          for (String pid : args[++i].split(",")) {
+            nodePids.add(Long.parseLong(pid.trim()));
+          }
+        }
         default -> throw new IllegalArgumentException("unknown argument " + args[i]);
       }
     }
@@ -82,17 +90,19 @@ public final class RemoteWorkloadMain {
       com.sun.management.OperatingSystemMXBean os =
           (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
       long cpu0 = os.getProcessCpuTime();
+      long nodeTicks0 = ticks(nodePids);
       WorkloadResult r =
           new WorkloadRunner(
                   spread, WorkloadSpec.paper(keys, clients, Duration.ofSeconds(seconds)), l -> {})
               .run();
       long cpu = os.getProcessCpuTime() - cpu0;
+      long nodeTicks = ticks(nodePids) - nodeTicks0;
       System.out.println(
           String.format(
               Locale.ROOT,
               "REMOTE clients=%d instances=%d ops=%d ops_per_s=%.0f get_p50_us=%.0f"
                   + " get_p99_us=%.0f cas_p50_us=%.0f cas_p99_us=%.0f cas_mismatches=%d"
-                  + " unknown=%d errors=%d client_cpu_us_per_op=%.1f",
+                  + " unknown=%d errors=%d client_cpu_us_per_op=%.1f nodes_cpu_us_per_op=%.1f",
               clients,
               instances,
               r.totalOperations(),
@@ -104,12 +114,29 @@ public final class RemoteWorkloadMain {
               r.casMismatches(),
               r.outcomeUnknown(),
               r.errors(),
-              cpu / 1_000.0 / Math.max(1, r.totalOperations())));
+              cpu / 1_000.0 / Math.max(1, r.totalOperations()),
+              nodePids.isEmpty()
+                  ? Double.NaN
+                  : nodeTicks * 10_000.0 / Math.max(1, r.totalOperations())));
     } finally {
       for (FrsmClient c : all) {
         c.close();
       }
     }
+  }
+
+  /**
+   * utime + stime of the processes {@code pids} together, in clock ticks of 10 ms ({@code
+   * /proc/PID/stat}, Linux); 0 for none.
+   */
+  private static long ticks(List<Long> pids) throws java.io.IOException {
+    long sum = 0;
+    for (long pid : pids) {
+      String stat = java.nio.file.Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+      String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+      sum += Long.parseLong(f[11]) + Long.parseLong(f[12]); // fields 14 and 15 of stat
+    }
+    return sum;
   }
 
   /**
