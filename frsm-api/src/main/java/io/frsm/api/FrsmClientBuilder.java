@@ -3,6 +3,7 @@ package io.frsm.api;
 import io.frsm.api.spi.ClientProvider;
 import io.frsm.api.spi.ClientSettings;
 import io.frsm.api.spi.TlsSettings;
+import io.frsm.api.spi.ZooKeeperTlsSettings;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -35,6 +36,7 @@ public final class FrsmClientBuilder {
   private Duration operationTimeout = Duration.ofSeconds(7);
   private Duration zookeeperSessionTimeout = Duration.ofSeconds(10);
   private Path zookeeperCredentialFile;
+  private ZooKeeperTlsSettings zookeeperTls;
   private TlsSettings tls;
   private boolean insecure;
   private Duration connectTimeout = Duration.ofSeconds(10);
@@ -105,6 +107,23 @@ public final class FrsmClientBuilder {
    */
   public FrsmClientBuilder zookeeperCredential(Path file) {
     this.zookeeperCredentialFile = Objects.requireNonNull(file, "file");
+    return this;
+  }
+
+  /**
+   * TLS to ZooKeeper while the client reads the seeds there, with PEM stores and host names
+   * verified, as a node's {@code zookeeper.tls.*} keys say (docs/OPERATIONS.md "ZooKeeper TLS"):
+   * {@code trustStore} holds the CAs of the ensemble's server certificates; {@code keyStore} (null:
+   * none) the client's private key and certificate chain in one file, for an ensemble that requires
+   * a client certificate. {@code connectString} must then name the ensemble's secure client ports.
+   */
+  public FrsmClientBuilder zookeeperTls(Path trustStore, Path keyStore) {
+    return zookeeperTls(ZooKeeperTlsSettings.pem(trustStore, keyStore));
+  }
+
+  /** As above with any of the stores' settings: JKS or PKCS#12 with password files, and so on. */
+  public FrsmClientBuilder zookeeperTls(ZooKeeperTlsSettings settings) {
+    this.zookeeperTls = Objects.requireNonNull(settings, "settings");
     return this;
   }
 
@@ -229,7 +248,8 @@ public final class FrsmClientBuilder {
             observer,
             tls,
             ioThreads,
-            fromZooKeeper ? zookeeperCredentialFile : null);
+            fromZooKeeper ? zookeeperCredentialFile : null,
+            fromZooKeeper ? zookeeperTls : null);
     for (ClientProvider provider :
         ServiceLoader.load(ClientProvider.class, FrsmClientBuilder.class.getClassLoader())) {
       if (provider.accepts(settings)) {

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.frsm.api.spi.ClientProvider;
 import io.frsm.api.spi.ClientSettings;
 import io.frsm.api.spi.TlsSettings;
+import io.frsm.api.spi.ZooKeeperTlsSettings;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -64,6 +65,8 @@ class FrsmClientBuilderTest {
         .zookeeperSessionTimeout(Duration.ofSeconds(4))
         .connectTimeout(Duration.ofSeconds(5))
         .tls(Path.of("ca.pem"), Path.of("me.pem"), Path.of("me-key.pem"))
+        .zookeeperCredential(Path.of("zk.credential"))
+        .zookeeperTls(Path.of("zk-ca.pem"), Path.of("zk-me.pem"))
         .build();
     assertEquals(
         new ClientSettings(
@@ -75,7 +78,9 @@ class FrsmClientBuilderTest {
             Duration.ofSeconds(5),
             observer,
             new TlsSettings(Path.of("ca.pem"), Path.of("me.pem"), Path.of("me-key.pem")),
-            3),
+            3,
+            Path.of("zk.credential"),
+            new ZooKeeperTlsSettings(Path.of("zk-ca.pem"), null, Path.of("zk-me.pem"), null, true)),
         BUILT.get());
   }
 
@@ -107,6 +112,22 @@ class FrsmClientBuilderTest {
     assertEquals(
         new TlsSettings(Path.of("ca.pem"), Path.of("me.pem"), Path.of("me-key.pem")),
         BUILT.get().tls());
+  }
+
+  @Test
+  void zookeeperTls_goesOnlyWithZooKeeper_andAKeyStorePasswordNeedsAKeyStore() {
+    FrsmClient.builder()
+        .seeds("a:1")
+        .clusterId("c")
+        .insecure()
+        .zookeeperTls(Path.of("zk-ca.pem"), null)
+        .build();
+    assertEquals(null, BUILT.get().zookeeperTls(), "seeds: no ZooKeeper session at all");
+    assertThrows(
+        IllegalArgumentException.class,
+        () ->
+            new ZooKeeperTlsSettings(
+                Path.of("zk-ca.pem"), null, null, Path.of("zk-key.password"), true));
   }
 
   @Test

@@ -95,7 +95,7 @@ public final class ClientProtocolServer implements AutoCloseable {
       TransportEventLoops loops,
       ChannelSecurity security) {
     OperationAuthorizer authorizer = new OperationAuthorizer(security, refusedOperations);
-    this.limits = new InboundLimits("client port", config);
+    this.limits = new InboundLimits("client port", config, loops.nodeFrameBudget(config));
     ClientCodec codec = new ClientCodec(config.clusterId(), ClientCodec.Side.SERVER);
     ServerBootstrap server =
         ServerSockets.bootstrap(loops)

@@ -89,7 +89,9 @@ public final class FramedPeerTransport<M> implements AutoCloseable {
     this.config = config;
     this.loops = loops;
     this.framing = new PeerFraming<>(config.clusterId(), codec);
-    this.limits = new InboundLimits(codec.protocolName() + " peer port", config);
+    this.limits =
+        new InboundLimits(
+            codec.protocolName() + " peer port", config, loops.nodeFrameBudget(config));
     this.acceptedChannels =
         new DefaultChannelGroup(codec.protocolName() + " in", GlobalEventExecutor.INSTANCE);
     ServerBootstrap server =

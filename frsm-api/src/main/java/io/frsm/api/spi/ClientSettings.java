@@ -30,6 +30,7 @@ import java.util.Objects;
  * @param zookeeperCredentialFile the file of one line {@code user:password} the client
  *     authenticates to ZooKeeper with (with {@code zookeeper}); null: an anonymous session, which
  *     only a cluster with {@code security.insecure: true} lets read its members
+ * @param zookeeperTls TLS to ZooKeeper (with {@code zookeeper}); null: plaintext
  */
 public record ClientSettings(
     List<String> seeds,
@@ -41,7 +42,8 @@ public record ClientSettings(
     ClientObserver observer,
     TlsSettings tls,
     int ioThreads,
-    Path zookeeperCredentialFile) {
+    Path zookeeperCredentialFile,
+    ZooKeeperTlsSettings zookeeperTls) {
 
   /** The most network threads a client may run ({@code FrsmClientBuilder#ioThreads}). */
   public static final int MAX_IO_THREADS = 64;
@@ -67,6 +69,32 @@ public record ClientSettings(
         observer,
         tls,
         ioThreads,
+        null);
+  }
+
+  /** Settings with plaintext to ZooKeeper. */
+  public ClientSettings(
+      List<String> seeds,
+      String zookeeper,
+      String clusterId,
+      Duration operationTimeout,
+      Duration zookeeperSessionTimeout,
+      Duration connectTimeout,
+      ClientObserver observer,
+      TlsSettings tls,
+      int ioThreads,
+      Path zookeeperCredentialFile) {
+    this(
+        seeds,
+        zookeeper,
+        clusterId,
+        operationTimeout,
+        zookeeperSessionTimeout,
+        connectTimeout,
+        observer,
+        tls,
+        ioThreads,
+        zookeeperCredentialFile,
         null);
   }
 

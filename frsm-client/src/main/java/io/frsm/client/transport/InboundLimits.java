@@ -9,7 +9,6 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -24,8 +23,10 @@ import java.util.concurrent.atomic.LongAdder;
  *   <li>at most {@link TransportConfig#maxInboundConnectionsPerAddress()} of them from one remote
  *       IP address: one more from it is closed on arrival too ({@link ConnectionsPerAddress});
  *   <li>frames begun but not complete reserve their declared length from a budget of {@link
- *       TransportConfig#partialFrameBudgetBytes()} shared by the port's connections; a frame that
- *       does not fit closes its connection ({@link FrameDecoder});
+ *       TransportConfig#partialFrameBudgetBytes()} shared by the port's connections, and from the
+ *       node's budget of {@link TransportConfig#nodeFrameBudgetBytes()} shared by all its ports
+ *       (held by the {@link TransportEventLoops} they share); a frame that does not fit either
+ *       closes its connection ({@link FrameDecoder});
  *   <li>a begun frame must be complete within {@link TransportConfig#partialFrameTimeout()}, or its
  *       connection is closed ({@link FrameDecoder}).
  * </ul>
@@ -42,31 +43,45 @@ public final class InboundLimits {
 
   private final String port;
   private final int maxConnections;
-  private final long budgetBytes;
+  private final InboundFrameBudget portBudget;
+  private final InboundFrameBudget nodeBudget;
   private final long partialFrameTimeoutNanos;
   private final AtomicInteger open = new AtomicInteger();
   private final ConnectionsPerAddress perAddress;
-  private final AtomicLong reserved = new AtomicLong();
   private final LongAdder refusedConnections = new LongAdder();
   private final LongAdder refusedPerAddress = new LongAdder();
   private final LongAdder refusedFrames = new LongAdder();
+  private final LongAdder refusedNodeFrames = new LongAdder();
   private final LongAdder stalledFrames = new LongAdder();
   private final LogThrottle connectionLog =
       new LogThrottle(LOG, Level.WARNING, 1, TimeUnit.SECONDS);
   private final LogThrottle addressLog = new LogThrottle(LOG, Level.WARNING, 1, TimeUnit.SECONDS);
   private final LogThrottle frameLog = new LogThrottle(LOG, Level.WARNING, 1, TimeUnit.SECONDS);
+  private final LogThrottle nodeFrameLog = new LogThrottle(LOG, Level.WARNING, 1, TimeUnit.SECONDS);
 
   /** Apart from {@link #frameLog}, so each line counts only the refusals of its own kind. */
   private final LogThrottle stalledLog = new LogThrottle(LOG, Level.WARNING, 1, TimeUnit.SECONDS);
 
   private final ChannelHandler gate = new Gate();
 
-  /** {@code port} names the listener in logs ("client port", "peer port"). */
+  /**
+   * {@code port} names the listener in logs ("client port", "peer port"); the port shares no
+   * node-wide budget with another (it has one of {@link TransportConfig#nodeFrameBudgetBytes()} to
+   * itself).
+   */
   public InboundLimits(String port, TransportConfig config) {
+    this(port, config, new InboundFrameBudget(config.nodeFrameBudgetBytes()));
+  }
+
+  /**
+   * As above, the port's begun frames held to {@code nodeBudget} too, with the node's other ports.
+   */
+  public InboundLimits(String port, TransportConfig config, InboundFrameBudget nodeBudget) {
     this.port = port;
     this.maxConnections = config.maxInboundConnections();
     this.perAddress = new ConnectionsPerAddress(config.maxInboundConnectionsPerAddress());
-    this.budgetBytes = config.partialFrameBudgetBytes();
+    this.portBudget = new InboundFrameBudget(config.partialFrameBudgetBytes());
+    this.nodeBudget = java.util.Objects.requireNonNull(nodeBudget, "nodeBudget");
     this.partialFrameTimeoutNanos = config.partialFrameTimeout().toNanos();
   }
 
@@ -98,9 +113,17 @@ public final class InboundLimits {
     return perAddress.openFrom(address);
   }
 
-  /** Connections closed because their begun frame did not fit the budget. */
+  /** Connections closed because their begun frame did not fit the port's budget. */
   public long refusedFrames() {
     return refusedFrames.sum();
+  }
+
+  /**
+   * Connections of this port closed because their begun frame fit the port's budget but not what
+   * the node's other ports left of the node-wide one.
+   */
+  public long refusedNodeFrames() {
+    return refusedNodeFrames.sum();
   }
 
   /** Connections closed because their begun frame was not complete in time. */
@@ -108,9 +131,14 @@ public final class InboundLimits {
     return stalledFrames.sum();
   }
 
-  /** Bytes reserved by begun frames now. */
+  /** Bytes reserved by begun frames of this port now. */
   public long reservedBytes() {
-    return reserved.get();
+    return portBudget.reservedBytes();
+  }
+
+  /** The node-wide budget this port shares with the node's other ports. */
+  public InboundFrameBudget nodeBudget() {
+    return nodeBudget;
   }
 
   long partialFrameTimeoutNanos() {
@@ -122,28 +150,32 @@ public final class InboundLimits {
    * logged) if the budget cannot hold them.
    */
   boolean reserve(long bytes, Object remote) {
-    while (true) {
-      long now = reserved.get();
-      if (now + bytes > budgetBytes) {
-        refusedFrames.increment();
-        frameLog.log(
-            "{0}: closing connection from {1}: its frame of {2} bytes does not fit the {3} bytes"
-                + " left of the budget for frames not yet complete",
-            port, remote, bytes, budgetBytes - now);
-        return false;
-      }
-      if (reserved.compareAndSet(now, now + bytes)) {
-        return true;
-      }
+    if (!portBudget.tryReserve(bytes)) {
+      refusedFrames.increment();
+      frameLog.log(
+          "{0}: closing connection from {1}: its frame of {2} bytes does not fit the {3} bytes"
+              + " left of the port''s budget for frames not yet complete"
+              + " (transport.partialFrameBudgetBytes)",
+          port, remote, bytes, portBudget.leftBytes());
+      return false;
     }
+    if (!nodeBudget.tryReserve(bytes)) {
+      portBudget.release(bytes); // all or nothing: the frame holds neither
+      refusedNodeFrames.increment();
+      nodeFrameLog.log(
+          "{0}: closing connection from {1}: its frame of {2} bytes does not fit the {3} bytes"
+              + " left of the node''s budget for frames not yet complete, all ports together"
+              + " (transport.nodeFrameBudgetBytes)",
+          port, remote, bytes, nodeBudget.leftBytes());
+      return false;
+    }
+    return true;
   }
 
-  /** Returns what {@link #reserve} took. */
+  /** Returns what {@link #reserve} took, to the port and to the node. */
   void release(long bytes) {
-    long after = reserved.addAndGet(-bytes);
-    if (after < 0) {
-      throw new IllegalStateException("released more frame budget than reserved: " + after);
-    }
+    portBudget.release(bytes);
+    nodeBudget.release(bytes);
   }
 
   /** A begun frame of a connection from {@code remote} was not complete in time. */

@@ -24,6 +24,7 @@ public final class TransportConfig {
   private final int maxInboundConnectionsPerAddress;
   private final Duration partialFrameTimeout;
   private final int partialFrameBudgetBytes;
+  private final int nodeFrameBudgetBytes;
 
   private TransportConfig(Builder b) {
     this.clusterId = WireFormat.requireValidClusterId(b.clusterId);
@@ -58,6 +59,15 @@ public final class TransportConfig {
       throw new IllegalArgumentException(
           "partialFrameBudgetBytes ("
               + partialFrameBudgetBytes
+              + ") must be at least maxFrameBytes ("
+              + maxFrameBytes
+              + ")");
+    }
+    this.nodeFrameBudgetBytes = positive(b.nodeFrameBudgetBytes, "nodeFrameBudgetBytes");
+    if (nodeFrameBudgetBytes < maxFrameBytes) {
+      throw new IllegalArgumentException(
+          "nodeFrameBudgetBytes ("
+              + nodeFrameBudgetBytes
               + ") must be at least maxFrameBytes ("
               + maxFrameBytes
               + ")");
@@ -154,6 +164,16 @@ public final class TransportConfig {
     return partialFrameBudgetBytes;
   }
 
+  /**
+   * The bytes all listening ports on one {@link TransportEventLoops} (a node's peer and client
+   * ports) hold together for frames begun but not yet complete; a frame beyond it closes its
+   * connection, whichever port it arrived on. Bounds a node's direct memory with one number where
+   * {@link #partialFrameBudgetBytes()} bounds each port.
+   */
+  public int nodeFrameBudgetBytes() {
+    return nodeFrameBudgetBytes;
+  }
+
   @Override
   public boolean equals(Object o) {
     return o instanceof TransportConfig t
@@ -168,7 +188,8 @@ public final class TransportConfig {
         && maxInboundConnections == t.maxInboundConnections
         && maxInboundConnectionsPerAddress == t.maxInboundConnectionsPerAddress
         && partialFrameTimeout.equals(t.partialFrameTimeout)
-        && partialFrameBudgetBytes == t.partialFrameBudgetBytes;
+        && partialFrameBudgetBytes == t.partialFrameBudgetBytes
+        && nodeFrameBudgetBytes == t.nodeFrameBudgetBytes;
   }
 
   @Override
@@ -185,7 +206,8 @@ public final class TransportConfig {
         maxInboundConnections,
         maxInboundConnectionsPerAddress,
         partialFrameTimeout,
-        partialFrameBudgetBytes);
+        partialFrameBudgetBytes,
+        nodeFrameBudgetBytes);
   }
 
   @Override
@@ -214,6 +236,8 @@ public final class TransportConfig {
         + partialFrameTimeout
         + ", partialFrameBudgetBytes="
         + partialFrameBudgetBytes
+        + ", nodeFrameBudgetBytes="
+        + nodeFrameBudgetBytes
         + "}";
   }
 
@@ -235,6 +259,12 @@ public final class TransportConfig {
     private int maxInboundConnectionsPerAddress = 256;
     private Duration partialFrameTimeout = Duration.ofSeconds(30);
     private int partialFrameBudgetBytes = 256 * 1024 * 1024;
+
+    /**
+     * A quarter of the direct memory of the launcher's default heap (-Xmx2g, and so 2 GiB of direct
+     * memory): half-sent frames grow their buffers in powers of two, so up to twice this.
+     */
+    private int nodeFrameBudgetBytes = 256 * 1024 * 1024;
 
     private Builder(String clusterId) {
       this.clusterId = clusterId;
@@ -352,6 +382,19 @@ public final class TransportConfig {
 
     public int partialFrameBudgetBytes() {
       return partialFrameBudgetBytes;
+    }
+
+    /**
+     * Default 256 MiB for all listening ports on one set of event loops together; at least {@link
+     * #maxFrameBytes}.
+     */
+    public Builder nodeFrameBudgetBytes(int v) {
+      this.nodeFrameBudgetBytes = v;
+      return this;
+    }
+
+    public int nodeFrameBudgetBytes() {
+      return nodeFrameBudgetBytes;
     }
 
     public TransportConfig build() {

@@ -18,14 +18,19 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The event loops and channel types every transport of a node shares: native epoll when the
- * platform has it (Linux x86-64 with the bundled library), NIO otherwise. Owned by whoever creates
- * it; close it after the transports that use it.
+ * platform has it (Linux x86-64 with the bundled library), NIO otherwise, and the budget of bytes
+ * that half-sent inbound frames may hold across every listening port on these loops ({@link
+ * #nodeFrameBudget}): a node's ports share its loops, so that budget is the node's. Owned by
+ * whoever creates it; close it after the transports that use it.
  */
 public final class TransportEventLoops implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(TransportEventLoops.class);
 
   private final EventLoopGroup group;
   private final boolean nativeEpoll;
+
+  /** Created by the first listening port that asks; guarded by {@code this}. */
+  private InboundFrameBudget nodeFrameBudget;
 
   private TransportEventLoops(int threads, boolean nativeEpoll) {
     this.nativeEpoll = nativeEpoll;
@@ -52,6 +57,25 @@ public final class TransportEventLoops implements AutoCloseable {
 
   public boolean nativeEpoll() {
     return nativeEpoll;
+  }
+
+  /**
+   * The budget every listening port on these loops shares for inbound frames begun but not yet
+   * complete, of {@link TransportConfig#nodeFrameBudgetBytes()}. Ports sharing loops must agree on
+   * its size: one that does not is refused (a configuration error, not a runtime condition).
+   */
+  public synchronized InboundFrameBudget nodeFrameBudget(TransportConfig config) {
+    long bytes = config.nodeFrameBudgetBytes();
+    if (nodeFrameBudget == null) {
+      nodeFrameBudget = new InboundFrameBudget(bytes);
+    } else if (nodeFrameBudget.budgetBytes() != bytes) {
+      throw new IllegalArgumentException(
+          "ports on one set of event loops share one node frame budget: this port asks for "
+              + bytes
+              + " bytes, an earlier one for "
+              + nodeFrameBudget.budgetBytes());
+    }
+    return nodeFrameBudget;
   }
 
   public EventLoopGroup group() {

@@ -1,6 +1,7 @@
 package io.frsm.server.config;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -154,19 +155,22 @@ final class ConfigRules {
    */
   private static void checkFrameBudget(Map<ConfigKey<?>, Object> values) {
     int maxFrameBytes = (Integer) values.get(TransportKeys.MAX_FRAME_BYTES);
-    int budget = (Integer) values.get(TransportKeys.PARTIAL_FRAME_BUDGET_BYTES);
     // A budget below one frame would close every connection that sends a largest frame in parts.
-    if (budget < maxFrameBytes) {
-      throw new ConfigException(
-          "config key "
-              + TransportKeys.PARTIAL_FRAME_BUDGET_BYTES.describe()
-              + " ("
-              + budget
-              + ") must be at least "
-              + quoted(TransportKeys.MAX_FRAME_BYTES)
-              + " ("
-              + maxFrameBytes
-              + ")");
+    for (ConfigKey<Integer> key :
+        List.of(TransportKeys.PARTIAL_FRAME_BUDGET_BYTES, TransportKeys.NODE_FRAME_BUDGET_BYTES)) {
+      int budget = (Integer) values.get(key);
+      if (budget < maxFrameBytes) {
+        throw new ConfigException(
+            "config key "
+                + key.describe()
+                + " ("
+                + budget
+                + ") must be at least "
+                + quoted(TransportKeys.MAX_FRAME_BYTES)
+                + " ("
+                + maxFrameBytes
+                + ")");
+      }
     }
     long needed =
         FrameBudget.minimumFrameBytes(

@@ -124,6 +124,17 @@ public final class TransportKeys {
                   + " declared length; at least maxFrameBytes); a frame beyond it closes its"
                   + " connection");
 
+  public static final ConfigKey<Integer> NODE_FRAME_BUDGET_BYTES =
+      ConfigKey.transport(
+              "nodeFrameBudgetBytes",
+              ValueType.INT_BYTES,
+              TransportConfig.Builder::nodeFrameBudgetBytes,
+              TransportConfig.Builder::nodeFrameBudgetBytes)
+          .atLeast(1)
+          .doc(
+              "bytes for inbound frames begun but not complete, all the node's listening ports"
+                  + " together (at least maxFrameBytes); a frame beyond it closes its connection");
+
   static final List<ConfigKey<?>> ALL =
       List.of(
           THREADS,
@@ -137,5 +148,6 @@ public final class TransportKeys {
           MAX_INBOUND_CONNECTIONS,
           MAX_INBOUND_CONNECTIONS_PER_ADDRESS,
           PARTIAL_FRAME_TIMEOUT,
-          PARTIAL_FRAME_BUDGET_BYTES);
+          PARTIAL_FRAME_BUDGET_BYTES,
+          NODE_FRAME_BUDGET_BYTES);
 }

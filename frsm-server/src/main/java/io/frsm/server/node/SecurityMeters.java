@@ -1,5 +1,6 @@
 package io.frsm.server.node;
 
+import io.frsm.client.transport.InboundFrameBudget;
 import io.frsm.client.transport.InboundLimits;
 import io.frsm.client.transport.tls.ChannelSecurity;
 import io.frsm.client.transport.tls.MutualTls;
@@ -37,6 +38,13 @@ final class SecurityMeters {
         limits::refusedFrames);
     metrics.counter(
         name,
+        "connections closed: a begun frame fit the port's budget but not what the node's ports"
+            + " left of transport.nodeFrameBudgetBytes",
+        "reason",
+        "node_frame_budget",
+        limits::refusedNodeFrames);
+    metrics.counter(
+        name,
         "connections closed: a begun frame was incomplete after transport.partialFrameTimeout",
         "reason",
         "stalled_frame",
@@ -52,6 +60,12 @@ final class SecurityMeters {
     String refused = "frsm.security.refused";
     inboundLimitMeters(metrics, "peer", t.peers().limits());
     inboundLimitMeters(metrics, "client", t.clients().limits());
+    InboundFrameBudget nodeBudget = t.clients().limits().nodeBudget();
+    metrics.gauge(
+        "frsm.transport.inbound.frame.budget.reserved.bytes",
+        "bytes inbound frames begun but not complete hold now, all ports together (at most"
+            + " transport.nodeFrameBudgetBytes)",
+        nodeBudget::reservedBytes);
     metrics.counter(
         refused,
         "peer frames whose sender is not the node their connection's certificate names",

@@ -96,6 +96,7 @@ class FrsmNodeConfigTest {
         maxInboundConnectionsPerAddress: 50
         partialFrameTimeout: 5s
         partialFrameBudgetBytes: 64MiB
+        nodeFrameBudgetBytes: 96MiB
       security:
         insecure: false
         caBundle: /frsm-test/tls/ca.pem

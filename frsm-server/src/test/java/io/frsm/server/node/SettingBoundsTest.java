@@ -47,7 +47,8 @@ class SettingBoundsTest {
           TransportKeys.WRITE_BUFFER_HIGH_WATER_MARK_BYTES,
           TransportKeys.RECONNECT_BACKOFF_MIN,
           TransportKeys.RECONNECT_BACKOFF_MAX,
-          TransportKeys.PARTIAL_FRAME_BUDGET_BYTES);
+          TransportKeys.PARTIAL_FRAME_BUDGET_BYTES,
+          TransportKeys.NODE_FRAME_BUDGET_BYTES);
 
   private static FrsmNodeBuilder minimal() {
     return FrsmNodeConfigTest.minimal();
@@ -105,6 +106,17 @@ class SettingBoundsTest {
         () -> load("transport:\n  maxFrameBytes: 20MiB\n  partialFrameBudgetBytes: 16MiB\n"));
     assertDoesNotThrow(
         () -> load("transport:\n  maxFrameBytes: 20MiB\n  partialFrameBudgetBytes: 20MiB\n"));
+  }
+
+  /** So does the node-wide one, which all the node's ports share. */
+  @Test
+  void theNodeFrameBudget_isAtLeastTheFrameLimit() {
+    String fits = "transport:\n  maxFrameBytes: 20MiB\n  partialFrameBudgetBytes: 20MiB\n";
+    assertDoesNotThrow(() -> load(fits + "  nodeFrameBudgetBytes: 20MiB\n"));
+    ConfigException below =
+        assertThrows(ConfigException.class, () -> load(fits + "  nodeFrameBudgetBytes: 16MiB\n"));
+    assertTrue(below.getMessage().contains("nodeFrameBudgetBytes"), below.getMessage());
+    assertTrue(below.getMessage().contains("'transport.maxFrameBytes'"), below.getMessage());
   }
 
   @Test

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.frsm.api.FrsmClient;
+import io.frsm.api.FrsmException;
 import io.frsm.api.Version;
 import io.frsm.client.transport.tls.TlsFiles;
 import io.frsm.server.config.ZooKeeperKeys;
@@ -29,7 +31,9 @@ import org.junit.jupiter.api.io.TempDir;
  * only port they dial is secure (it requires a client certificate of the nodes' CA, and its own
  * certificate, of another CA, names 127.0.0.1: host names are verified); a node that dials that
  * port in plaintext does not start, and says why; a session with the TLS settings reads what the
- * nodes registered, one without them cannot connect.
+ * nodes registered, one without them cannot connect. A client that finds the cluster through that
+ * ZooKeeper ({@code FrsmClient.builder().zookeeper(...)}) does so with the same TLS settings and
+ * the nodes' reader credential, and says why it cannot without TLS.
  */
 class ZooKeeperTlsIT {
   @Test
@@ -72,6 +76,37 @@ class ZooKeeperTlsIT {
             assertEquals(3, registry.members().size(), "every node registered over TLS");
           }
         }
+
+        // A client that finds the nodes through ZooKeeper, over TLS with the reader credential.
+        TlsFiles admin = cluster.tls().admin();
+        try (FrsmClient viaZooKeeper =
+            FrsmClient.builder()
+                .zookeeper(zookeeper.secureConnectString())
+                .zookeeperCredential(cluster.zooKeeperReaderCredentialFile())
+                .zookeeperTls(zookeeper.serverCa(), keyStore)
+                .zookeeperSessionTimeout(Duration.ofSeconds(20))
+                .clusterId(TestCluster.CLUSTER_ID)
+                .tls(admin.caBundle(), admin.certificateChain(), admin.privateKey())
+                .build()) {
+          assertEquals(
+              v, viaZooKeeper.get("tls".getBytes(UTF_8)).orElseThrow().version(), "it serves");
+        }
+        // The same client without TLS to ZooKeeper: cannot reach it, and says what to give.
+        FrsmException plaintextClient =
+            assertThrows(
+                FrsmException.class,
+                () ->
+                    FrsmClient.builder()
+                        .zookeeper(zookeeper.secureConnectString())
+                        .zookeeperCredential(cluster.zooKeeperReaderCredentialFile())
+                        .zookeeperSessionTimeout(Duration.ofSeconds(3))
+                        .clusterId(TestCluster.CLUSTER_ID)
+                        .tls(admin.caBundle(), admin.certificateChain(), admin.privateKey())
+                        .build());
+        assertTrue(
+            plaintextClient.getMessage().contains("cannot reach ZooKeeper at")
+                && plaintextClient.getMessage().contains("zookeeperTls(trustStore, keyStore)"),
+            plaintextClient.getMessage());
 
         // A plaintext session to the secure port never connects.
         CuratorFramework plain =

@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# TLS A/B of issue 24 ("Performance": TLS >= 0.85x plaintext at 64 clients), nodes as processes.
+#
+#   frsm-bench/scripts/tls-ab.sh OUT_DIR ROUNDS MODE...      MODE: plain | tls-openssl | tls-jdk
+#
+# Each run is a fresh cluster: a standalone ZooKeeper and three `frsm server` processes (equal
+# heaps, $NODE_HEAP) on loopback, each with its own data directory, then RemoteWorkloadMain in a
+# JVM of its own: $CLIENTS closed-loop callers, each an independent client (own connections and
+# event loop), $WARMUP s unmeasured, then $MEASURE s measured. Modes alternate within a round
+# (A B C A B C ...), so a change in the shared machine's load falls on all of them. plain runs
+# the nodes and clients with security.insecure: true; tls-* with mutual TLS 1.3, the provider
+# forced with -Dfrsm.tls.provider on nodes and client alike. The ZooKeeper credential is the same
+# in every mode. One line per run goes to OUT_DIR/results.txt (load average before the run,
+# then the client's REMOTE line); each process's output stays in OUT_DIR/<run>/.
+# Needs frsm-server/target/frsm.jar and frsm-bench/target/frsm-bench.jar
+# (./mvnw -B -q -ntp -pl frsm-server,frsm-bench -am package -DskipTests).
+set -euo pipefail
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+frsm_jar="$repo/frsm-server/target/frsm.jar"
+bench_jar="$repo/frsm-bench/target/frsm-bench.jar"
+out="${1:?usage: tls-ab.sh OUT_DIR ROUNDS MODE...}"
+rounds="${2:?rounds}"
+shift 2
+modes=("$@")
+NODE_HEAP="${NODE_HEAP:--Xms1g -Xmx1g}"
+CLIENTS="${CLIENTS:-64}"
+INSTANCES="${INSTANCES:-$CLIENTS}"
+WARMUP="${WARMUP:-30}"
+MEASURE="${MEASURE:-20}"
+KEYS="${KEYS:-100000}"
+NODE_EXTRA="${NODE_EXTRA:-}" # e.g. JFR options for the nodes
+mkdir -p "$out"
+
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${pids[@]}"; do
+    for _ in $(seq 1 150); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$p" 2>/dev/null || true
+  done
+  pids=()
+}
+trap cleanup EXIT
+
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+await_health() { # port deadline_s
+  local deadline=$((SECONDS + $2))
+  until curl -sf "http://127.0.0.1:$1/health" >/dev/null 2>&1; do
+    if ((SECONDS > deadline)); then return 1; fi
+    sleep 0.5
+  done
+}
+
+run_one() { # mode round
+  local mode="$1" round="$2" run="r$2-$1"
+  local dir="$out/$run" cid="ab-$run" provider="" insecure=false
+  rm -rf "$dir" && mkdir -p "$dir"
+  case "$mode" in
+    plain) insecure=true ;;
+    tls-openssl) provider="-Dfrsm.tls.provider=openssl" ;;
+    tls-jdk) provider="-Dfrsm.tls.provider=jdk" ;;
+    *) echo "unknown mode $mode" >&2; return 2 ;;
+  esac
+  java -jar "$frsm_jar" certs --dir "$dir/certs" --cluster "$cid" --nodes 3 \
+    --client bench=read,write >"$dir/certs.log" 2>&1
+  echo "frsm:ab-secret-$round" >"$dir/zookeeper.credential"
+  chmod 600 "$dir/zookeeper.credential"
+
+  local zk_port
+  zk_port=$(free_port)
+  mkdir -p "$dir/zk"
+  java -Xmx256m -Dzookeeper.admin.enableServer=false -cp "$frsm_jar" \
+    org.apache.zookeeper.server.ZooKeeperServerMain "$zk_port" "$dir/zk" >"$dir/zk.log" 2>&1 &
+  pids+=($!)
+
+  local seeds="" health=() node_pids=""
+  for n in 1 2 3; do
+    local peer client metrics
+    peer=$(free_port); client=$(free_port); metrics=$(free_port)
+    seeds="${seeds:+$seeds,}127.0.0.1:$client"
+    health+=("$metrics")
+    cat >"$dir/node-$n.yaml" <<YAML
+cluster:
+  id: $cid
+  initialNodes: 3
+node:
+  id: $n
+  rack: rack$n
+  dataDirectory: $dir/n$n/data
+  commitLogDirectories: [$dir/n$n/commitlog]
+  peerAddress: 127.0.0.1:$peer
+  clientAddress: 127.0.0.1:$client
+  advertisedHost: 127.0.0.1
+  drainTimeout: 1s
+zookeeper:
+  connect: 127.0.0.1:$zk_port
+  credentialFile: $dir/zookeeper.credential
+security:
+  insecure: $insecure
+YAML
+    if [ "$insecure" = false ]; then
+      cat >>"$dir/node-$n.yaml" <<YAML
+  caBundle: $dir/certs/ca.pem
+  certificateChain: $dir/certs/node-$n.pem
+  privateKey: $dir/certs/node-$n-key.pem
+YAML
+    fi
+    cat >>"$dir/node-$n.yaml" <<YAML
+metrics:
+  port: $metrics
+  bindAddress: 127.0.0.1
+YAML
+    # shellcheck disable=SC2086
+    java $NODE_HEAP -XX:+UseG1GC $provider ${NODE_EXTRA//@NODE@/$dir/node-$n} \
+      -jar "$frsm_jar" server --config "$dir/node-$n.yaml" >"$dir/node-$n.log" 2>&1 &
+    pids=($! "${pids[@]}") # nodes first: stopped before their ZooKeeper, they deregister fast
+    node_pids="${node_pids:+$node_pids,}$!"
+  done
+  for m in "${health[@]}"; do
+    if ! await_health "$m" 180; then
+      echo "$run: a node did not become healthy; see $dir" >&2
+      cleanup
+      return 1
+    fi
+  done
+
+  local load client_args=(--insecure)
+  load=$(cut -d' ' -f1-3 /proc/loadavg)
+  if [ "$insecure" = false ]; then
+    client_args=(--ca "$dir/certs/ca.pem" --cert "$dir/certs/client-bench.pem"
+      --key "$dir/certs/client-bench-key.pem")
+  fi
+  local line
+  # shellcheck disable=SC2086
+  line=$(java -Xms512m -Xmx512m $provider -cp "$bench_jar" \
+    io.frsm.bench.experiment.RemoteWorkloadMain --seeds "$seeds" --cluster "$cid" \
+    "${client_args[@]}" --clients "$CLIENTS" --client-instances "$INSTANCES" \
+    --warmup "$WARMUP" --seconds "$MEASURE" --keys "$KEYS" --node-pids "$node_pids" \
+    2>"$dir/client.err" | grep '^REMOTE')
+  echo "$(date -u +%H:%M:%S) $run load=[$load] $line" | tee -a "$out/results.txt"
+  cleanup
+  sync
+  sleep 5
+}
+
+for r in $(seq 1 "$rounds"); do
+  for m in "${modes[@]}"; do
+    run_one "$m" "$r" || echo "$(date -u +%H:%M:%S) r$r-$m FAILED" | tee -a "$out/results.txt"
+  done
+done

@@ -1,0 +1,207 @@
+package io.frsm.bench.experiment;
+
+import io.frsm.api.FrsmClient;
+import io.frsm.api.FrsmClientBuilder;
+import io.frsm.api.Version;
+import io.frsm.api.Versioned;
+import io.frsm.server.workload.WorkloadResult;
+import io.frsm.server.workload.WorkloadRunner;
+import io.frsm.server.workload.WorkloadSpec;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The paper's workload (Zipf 0.99, 43% get, 57% read-modify-write CAS, 512-byte values, closed
+ * loop) against a running cluster whose nodes are processes of their own ({@code frsm server}),
+ * from a JVM of its own: {@code --clients} caller threads spread over {@code --client-instances}
+ * independent clients (each its own connections and event loop; default one per caller), a warm-up,
+ * then a measured run, printed as one line {@code REMOTE key=value ...}: throughput, p50/p99 of
+ * gets and of writes (a write's get and CAS together), this JVM's CPU per operation and, given
+ * {@code --node-pids}, the nodes' (Linux {@code /proc}, 10 ms ticks): a cost per operation that
+ * depends less than throughput on what else the shared machine runs. Used for the TLS A/B of issue
+ * 24 ({@code frsm-bench/scripts/tls-ab.sh}).
+ *
+ * <pre>{@code
+ * java -cp frsm-bench/target/frsm-bench.jar io.frsm.bench.experiment.RemoteWorkloadMain \
+ *     --seeds 127.0.0.1:P1,127.0.0.1:P2 --cluster ID (--insecure | --ca F --cert F --key F) \
+ *     --clients 64 [--client-instances 64] --warmup 20 --seconds 20 --keys 100000
+ * }</pre>
+ */
+public final class RemoteWorkloadMain {
+  private RemoteWorkloadMain() {}
+
+  public static void main(String[] args) throws Exception {
+    String seeds = null;
+    String cluster = "frsm";
+    int clients = 64;
+    int instances = -1;
+    int warmup = 20;
+    int seconds = 20;
+    long keys = 100_000;
+    Path ca = null;
+    Path cert = null;
+    Path key = null;
+    boolean insecure = false;
+    List<Long> nodePids = new ArrayList<>();
+    for (int i = 0; i < args.length; i++) {
+      switch (args[i]) {
+        case "--seeds" -> seeds = args[++i];
+        case "--cluster" -> cluster = args[++i];
+        case "--clients" -> clients = Integer.parseInt(args[++i]);
+        case "--client-instances" -> instances = Integer.parseInt(args[++i]);
+        case "--warmup" -> warmup = Integer.parseInt(args[++i]);
+        case "--seconds" -> seconds = Integer.parseInt(args[++i]);
+        case "--keys" -> keys = Long.parseLong(args[++i]);
+        case "--ca" -> ca = Path.of(args[++i]);
+        case "--cert" -> cert = Path.of(args[++i]);
+        case "--key" -> key = Path.of(args[++i]);
+        case "--insecure" -> insecure = true;
+        case "--node-pids" -> {
+          for (String pid : args[++i].split(",")) {
+            nodePids.add(Long.parseLong(pid.trim()));
+          }
+        }
+        default -> throw new IllegalArgumentException("unknown argument " + args[i]);
+      }
+    }
+    if (seeds == null || insecure == (ca != null && cert != null && key != null)) {
+      throw new IllegalArgumentException(
+          "give --seeds HOST:PORT[,...] and either --ca F --cert F --key F or --insecure");
+    }
+    if (instances < 1 || instances > clients) {
+      instances = clients;
+    }
+    List<FrsmClient> all = new ArrayList<>();
+    try {
+      for (int i = 0; i < instances; i++) {
+        FrsmClientBuilder b = FrsmClient.builder().seeds(seeds).clusterId(cluster);
+        all.add((insecure ? b.insecure() : b.tls(ca, cert, key)).build());
+      }
+      FrsmClient spread = new PerThreadClients(all);
+      WorkloadSpec warm = WorkloadSpec.paper(keys, clients, Duration.ofSeconds(warmup));
+      new WorkloadRunner(spread, warm, line -> {}).run();
+      com.sun.management.OperatingSystemMXBean os =
+          (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+      long cpu0 = os.getProcessCpuTime();
+      long nodeTicks0 = ticks(nodePids);
+      WorkloadResult r =
+          new WorkloadRunner(
+                  spread, WorkloadSpec.paper(keys, clients, Duration.ofSeconds(seconds)), l -> {})
+              .run();
+      long cpu = os.getProcessCpuTime() - cpu0;
+      long nodeTicks = ticks(nodePids) - nodeTicks0;
+      System.out.println(
+          String.format(
+              Locale.ROOT,
+              "REMOTE clients=%d instances=%d ops=%d ops_per_s=%.0f get_p50_us=%.0f"
+                  + " get_p99_us=%.0f cas_p50_us=%.0f cas_p99_us=%.0f cas_mismatches=%d"
+                  + " unknown=%d errors=%d client_cpu_us_per_op=%.1f nodes_cpu_us_per_op=%.1f",
+              clients,
+              instances,
+              r.totalOperations(),
+              r.opsPerSecond(),
+              r.latencyMicros("get", 50),
+              r.latencyMicros("get", 99),
+              r.latencyMicros("cas", 50),
+              r.latencyMicros("cas", 99),
+              r.casMismatches(),
+              r.outcomeUnknown(),
+              r.errors(),
+              cpu / 1_000.0 / Math.max(1, r.totalOperations()),
+              nodePids.isEmpty()
+                  ? Double.NaN
+                  : nodeTicks * 10_000.0 / Math.max(1, r.totalOperations())));
+    } finally {
+      for (FrsmClient c : all) {
+        c.close();
+      }
+    }
+  }
+
+  /**
+   * utime + stime of the processes {@code pids} together, in clock ticks of 10 ms ({@code
+   * /proc/PID/stat}, Linux); 0 for none.
+   */
+  private static long ticks(List<Long> pids) throws java.io.IOException {
+    long sum = 0;
+    for (long pid : pids) {
+      String stat = java.nio.file.Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+      String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+      sum += Long.parseLong(f[11]) + Long.parseLong(f[12]); // fields 14 and 15 of stat
+    }
+    return sum;
+  }
+
+  /**
+   * Gives each caller thread one of the clients (round robin on first use), so that the workload
+   * runner's threads act as independent clients.
+   */
+  private static final class PerThreadClients implements FrsmClient {
+    private final List<FrsmClient> clients;
+    private final AtomicInteger next = new AtomicInteger();
+    private final ThreadLocal<FrsmClient> mine;
+
+    PerThreadClients(List<FrsmClient> clients) {
+      this.clients = List.copyOf(clients);
+      this.mine =
+          ThreadLocal.withInitial(
+              () -> this.clients.get(Math.floorMod(next.getAndIncrement(), this.clients.size())));
+    }
+
+    // The blocking calls too: a client may serve them on the caller's thread, not by a join.
+    @Override
+    public Optional<Versioned> get(byte[] key) {
+      return mine.get().get(key);
+    }
+
+    @Override
+    public Version create(byte[] key, byte[] value) {
+      return mine.get().create(key, value);
+    }
+
+    @Override
+    public Version cas(byte[] key, Version expected, byte[] newValue) {
+      return mine.get().cas(key, expected, newValue);
+    }
+
+    @Override
+    public Optional<Versioned> fence(byte[] key) {
+      return mine.get().fence(key);
+    }
+
+    @Override
+    public CompletableFuture<Optional<Versioned>> getAsync(byte[] key) {
+      return mine.get().getAsync(key);
+    }
+
+    @Override
+    public CompletableFuture<Version> createAsync(byte[] key, byte[] value) {
+      return mine.get().createAsync(key, value);
+    }
+
+    @Override
+    public CompletableFuture<Version> casAsync(byte[] key, Version expected, byte[] newValue) {
+      return mine.get().casAsync(key, expected, newValue);
+    }
+
+    @Override
+    public CompletableFuture<Void> deleteAsync(byte[] key, Version expected) {
+      return mine.get().deleteAsync(key, expected);
+    }
+
+    @Override
+    public CompletableFuture<Optional<Versioned>> fenceAsync(byte[] key) {
+      return mine.get().fenceAsync(key);
+    }
+
+    @Override
+    public void close() {}
+  }
+}
