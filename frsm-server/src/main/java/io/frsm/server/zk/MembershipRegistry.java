@@ -177,11 +177,40 @@ public final class MembershipRegistry implements AutoCloseable {
     }
   }
 
+  /** How long a deregistration may wait for ZooKeeper: it is best effort (see below). */
+  static final java.time.Duration DEREGISTER_WITHIN = java.time.Duration.ofSeconds(3);
+
+  /**
+   * Removes the member record, best effort and bounded by {@link #DEREGISTER_WITHIN}: the record is
+   * ephemeral, so the session's end removes it anyway; deregistering only tells the others sooner.
+   * With ZooKeeper out of reach it returns at once (a blocking delete retried until Curator gave up
+   * held a node's stop for two minutes).
+   */
   public void deregister(int nodeId) throws Exception {
+    if (!zk.getZookeeperClient().isConnected()) {
+      System.getLogger(MembershipRegistry.class.getName())
+          .log(
+              System.Logger.Level.INFO,
+              "node {0}: ZooKeeper is out of reach; its member record goes with its session",
+              nodeId);
+      return;
+    }
+    java.util.concurrent.CompletableFuture<Void> answered =
+        new java.util.concurrent.CompletableFuture<>();
+    // NoNode (the session expired, or deregistered before) is as good as deleted.
+    zk.delete()
+        .inBackground((client, event) -> answered.complete(null))
+        .forPath(layout.member(nodeId));
     try {
-      zk.delete().forPath(layout.member(nodeId));
-    } catch (KeeperException.NoNodeException alreadyGone) {
-      // Session expired or deregistered before: nothing to do.
+      answered.get(DEREGISTER_WITHIN.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+    } catch (java.util.concurrent.TimeoutException slow) {
+      System.getLogger(MembershipRegistry.class.getName())
+          .log(
+              System.Logger.Level.INFO,
+              "node {0}: no answer to the deregistration within {1}; the member record goes"
+                  + " with the session",
+              nodeId,
+              DEREGISTER_WITHIN);
     }
   }
 
