@@ -40,11 +40,6 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
     return start(baseDir, port, false);
   }
 
-  /** A free loopback port (another process may take it before it is bound). */
-  public static int freePort() throws IOException {
-    return freeLoopbackPort();
-  }
-
   private static EmbeddedZooKeeper start(Path baseDir, int port, boolean forceSync)
       throws Exception {
     java.nio.file.Files.createDirectories(baseDir);
@@ -70,7 +65,8 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
     return new EmbeddedZooKeeper(server, port);
   }
 
-  static int freeLoopbackPort() throws IOException {
+  /** A free loopback port (another process may take it before it is bound). */
+  public static int freeLoopbackPort() throws IOException {
     try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       return s.getLocalPort();
     }

@@ -2,12 +2,16 @@ package io.frsm.server.zk;
 
 import io.frsm.server.ring.NodeInfo;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
@@ -22,6 +26,8 @@ import org.apache.zookeeper.data.Stat;
  * Watches the member list and tells a listener the full live set on every change.
  */
 public final class MembershipRegistry implements AutoCloseable {
+  private static final System.Logger LOG = System.getLogger(MembershipRegistry.class.getName());
+
   private final CuratorFramework zk;
   private final ZkLayout layout;
   private final CuratorCache cache;
@@ -178,7 +184,7 @@ public final class MembershipRegistry implements AutoCloseable {
   }
 
   /** How long a deregistration may wait for ZooKeeper: it is best effort (see below). */
-  static final java.time.Duration DEREGISTER_WITHIN = java.time.Duration.ofSeconds(3);
+  static final Duration DEREGISTER_WITHIN = Duration.ofSeconds(3);
 
   /**
    * Removes the member record, best effort and bounded by {@link #DEREGISTER_WITHIN}: the record is
@@ -188,29 +194,26 @@ public final class MembershipRegistry implements AutoCloseable {
    */
   public void deregister(int nodeId) throws Exception {
     if (!zk.getZookeeperClient().isConnected()) {
-      System.getLogger(MembershipRegistry.class.getName())
-          .log(
-              System.Logger.Level.INFO,
-              "node {0}: ZooKeeper is out of reach; its member record goes with its session",
-              nodeId);
+      LOG.log(
+          System.Logger.Level.INFO,
+          "node {0}: ZooKeeper is out of reach; its member record goes with its session",
+          nodeId);
       return;
     }
-    java.util.concurrent.CompletableFuture<Void> answered =
-        new java.util.concurrent.CompletableFuture<>();
+    CompletableFuture<Void> answered = new CompletableFuture<>();
     // NoNode (the session expired, or deregistered before) is as good as deleted.
     zk.delete()
         .inBackground((client, event) -> answered.complete(null))
         .forPath(layout.member(nodeId));
     try {
-      answered.get(DEREGISTER_WITHIN.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
-    } catch (java.util.concurrent.TimeoutException slow) {
-      System.getLogger(MembershipRegistry.class.getName())
-          .log(
-              System.Logger.Level.INFO,
-              "node {0}: no answer to the deregistration within {1}; the member record goes"
-                  + " with the session",
-              nodeId,
-              DEREGISTER_WITHIN);
+      answered.get(DEREGISTER_WITHIN.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (TimeoutException slow) {
+      LOG.log(
+          System.Logger.Level.INFO,
+          "node {0}: no answer to the deregistration within {1}; the member record goes"
+              + " with the session",
+          nodeId,
+          DEREGISTER_WITHIN);
     }
   }
 

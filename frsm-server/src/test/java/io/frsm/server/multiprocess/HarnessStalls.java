@@ -43,18 +43,6 @@ final class HarnessStalls implements AutoCloseable {
     }
   }
 
-  /** How long the JVM stalled within [from, to) (System.nanoTime), summed. */
-  synchronized long stalledNanos(long from, long to) {
-    long sum = 0;
-    for (long[] s : stalls) {
-      long overlap = Math.min(to, s[1]) - Math.max(from, s[0]);
-      if (overlap > 0) {
-        sum += overlap;
-      }
-    }
-    return sum;
-  }
-
   /** The longest stall within [from, to), or 0. */
   synchronized long longestNanos(long from, long to) {
     long longest = 0;

@@ -1,5 +1,7 @@
 package io.frsm.server.multiprocess;
 
+import static io.frsm.server.multiprocess.MultiProcessSupport.awaitCondition;
+import static io.frsm.server.multiprocess.MultiProcessSupport.observer;
 import static java.nio.charset.StandardCharsets.US_ASCII;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -19,7 +21,6 @@ import io.frsm.server.zk.EmbeddedZooKeeper;
 import io.frsm.server.zk.MembershipRegistry;
 import io.frsm.server.zk.RangeTermStore;
 import io.frsm.server.zk.ZkLayout;
-import io.frsm.server.zk.ZooKeeperAccess;
 import io.frsm.server.zk.ZooKeeperCredential;
 import io.frsm.testkit.history.CheckResult;
 import io.frsm.testkit.history.HistoryJsonWriter;
@@ -38,11 +39,8 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.locks.LockSupport;
-import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.retry.RetryOneTime;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -456,27 +454,7 @@ class MultiProcessCrashIT {
   }
 
   private void killAll() {
-    for (Process p : processes) {
-      p.toHandle().destroyForcibly();
-    }
-    for (Process p : processes) {
-      try {
-        p.waitFor(10, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return;
-      }
-    }
-  }
-
-  /** A session with the read-only identity: the nodes' znodes grant it nothing more. */
-  private static CuratorFramework observer(String connect, Path credential) {
-    CuratorFramework zk =
-        ZooKeeperAccess.builder(connect, ZooKeeperCredential.read(credential))
-            .retryPolicy(new RetryOneTime(100))
-            .build();
-    zk.start();
-    return zk;
+    MultiProcessSupport.killAll(processes);
   }
 
   private FrsmClient thinClient(String zookeeper) {
@@ -488,15 +466,5 @@ class MultiProcessCrashIT {
         .operationTimeout(CLIENT_TIMEOUT)
         .tls(tls.caBundle(), tls.certificateChain(), tls.privateKey())
         .build();
-  }
-
-  private static void awaitCondition(BooleanSupplier condition, Duration timeout, String what) {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() - deadline > 0) {
-        fail("timed out waiting for " + what);
-      }
-      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
-    }
   }
 }

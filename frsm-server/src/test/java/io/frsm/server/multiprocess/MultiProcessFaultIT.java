@@ -1,5 +1,7 @@
 package io.frsm.server.multiprocess;
 
+import static io.frsm.server.multiprocess.MultiProcessSupport.awaitCondition;
+import static io.frsm.server.multiprocess.MultiProcessSupport.observer;
 import static java.nio.charset.StandardCharsets.US_ASCII;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -15,7 +17,6 @@ import io.frsm.server.workload.CounterCheck;
 import io.frsm.server.zk.EmbeddedZooKeeper;
 import io.frsm.server.zk.MembershipRegistry;
 import io.frsm.server.zk.ZkLayout;
-import io.frsm.server.zk.ZooKeeperAccess;
 import io.frsm.server.zk.ZooKeeperCredential;
 import io.frsm.testkit.history.Bytes;
 import io.frsm.testkit.history.CheckResult;
@@ -34,12 +35,9 @@ import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
-import java.util.function.BooleanSupplier;
 import java.util.stream.LongStream;
 import java.util.stream.Stream;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.retry.RetryOneTime;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -132,7 +130,7 @@ class MultiProcessFaultIT {
     Runtime.getRuntime().addShutdownHook(killAll);
     Certificates certs = Certificates.create(dir.resolve("certs"));
     zookeeperDir = dir.resolve("zk");
-    zookeeper = EmbeddedZooKeeper.startUnsynced(zookeeperDir, EmbeddedZooKeeper.freePort());
+    zookeeper = EmbeddedZooKeeper.startUnsynced(zookeeperDir, EmbeddedZooKeeper.freeLoopbackPort());
     int zookeeperPort = zookeeper.port();
     FaultLoad load = null;
     List<String> outOfBounds = new ArrayList<>();
@@ -446,37 +444,8 @@ class MultiProcessFaultIT {
     load.throwFailures();
   }
 
-  private static void awaitCondition(BooleanSupplier condition, Duration timeout, String what) {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() - deadline > 0) {
-        fail("timed out waiting for " + what);
-      }
-      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
-    }
-  }
-
   private void killAll() {
-    for (Process p : processes) {
-      p.toHandle().destroyForcibly();
-    }
-    for (Process p : processes) {
-      try {
-        p.waitFor(10, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return;
-      }
-    }
-  }
-
-  private static CuratorFramework observer(String connect, Path credential) {
-    CuratorFramework zk =
-        ZooKeeperAccess.builder(connect, ZooKeeperCredential.read(credential))
-            .retryPolicy(new RetryOneTime(100))
-            .build();
-    zk.start();
-    return zk;
+    MultiProcessSupport.killAll(processes);
   }
 
   private static FrsmClient thinClient(Certificates certs, int zookeeperPort) {
