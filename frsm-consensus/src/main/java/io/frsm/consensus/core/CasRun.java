@@ -48,7 +48,7 @@ final class CasRun extends Run {
         && !warm.chosen().isDelete()
         && matchesExpected(warm.chosen())
         && !context.forceCold()) {
-      propose(now, warm.ballot(), value == null ? replicas : firstQuorum(now), out);
+      propose(now, warm.ballot(), value == null ? set.replicas() : firstQuorum(now), out);
     } else {
       prepare(now, out);
     }
@@ -57,7 +57,7 @@ final class CasRun extends Run {
   @Override
   void decide(Now now, AcceptedValue m, boolean mChosen, List<Effect> out) {
     Ballot b = preparedBallot();
-    List<Integer> targets = value == null ? replicas : promisers();
+    List<Integer> targets = value == null ? set.replicas() : promisers();
     if (m != null && isOwn(m)) {
       // Our own earlier proposal survived at its instance: settle it under the new ballot.
       AcceptedValue own = recommit(m);
@@ -90,7 +90,7 @@ final class CasRun extends Run {
     if (this.value == null && value.isDelete() && isOwn(value)) {
       // Phase 1 goes on to every replica that stores the key, learners included: a learner that
       // kept an older value while the others purged the delete would bring it back when promoted.
-      context.deleteChosen(now, key, members(), ringVersion, r, out);
+      context.deleteChosen(now, key, set.members(), set.ringVersion(), r, out);
     }
   }
 

@@ -109,12 +109,12 @@ final class GetRun extends Run {
         promisedToUs++;
       }
     }
-    boolean chosen = sameTriple >= quorum || markedChosen;
-    boolean allReplied = read.replies.size() == replicas.size();
-    if (chosen && (promisedToUs >= quorum || allReplied)) {
+    boolean chosen = sameTriple >= set.quorum() || markedChosen;
+    boolean allReplied = read.replies.size() == set.replicas().size();
+    if (chosen && (promisedToUs >= set.quorum() || allReplied)) {
       AcceptedValue local = own == null ? null : own.accepted();
       boolean localKnows = local != null && local.chosen() && m != null && local.sameTriple(m);
-      if (m != null && !localKnows && replicas.contains(context.nodeId())) {
+      if (m != null && !localKnows && set.replicas().contains(context.nodeId())) {
         // Merge the answer locally as chosen, so the next operation on the key can start warm.
         // (Only on a replica: a node outside the key's replica set never stores the key.)
         out.add(new Effect.Send(context.nodeId(), new Message.Commit(key, m.withChosen(true))));
@@ -183,7 +183,7 @@ final class GetRun extends Run {
       if (m == null) {
         finish(answer, out);
       } else if (mChosen) {
-        if (replicas.contains(context.nodeId())) {
+        if (set.replicas().contains(context.nodeId())) {
           // Into this node's store, for its leader-only reads (a hint if it holds it already).
           out.add(new Effect.Send(context.nodeId(), new Message.Commit(key, m.withChosen(true))));
           context.learnedChosen(key, m.withChosen(true), false);

@@ -1,9 +1,7 @@
 package io.frsm.consensus.core;
 
-import io.frsm.api.Versioned;
 import io.frsm.cell.AcceptedValue;
 import java.util.List;
-import java.util.Optional;
 
 /**
  * What a fence or a mutating quorum read does when it prepares again after its own quench (or fence
@@ -30,11 +28,7 @@ final class OwnQuench {
       return false;
     }
     if (m != null && run.isOwn(m)) {
-      Outcome answer =
-          new Outcome.ReadResult(
-              m.isDelete()
-                  ? Optional.empty()
-                  : Optional.of(new Versioned(m.valueCopy(), Run.versionOf(m))));
+      Outcome answer = new Outcome.ReadResult(Run.visible(m));
       run.accept(now, run.recommit(m), true, run.promisers(), answer, out);
       return true;
     }

@@ -8,10 +8,8 @@ import io.frsm.cell.Cell;
 import io.frsm.cell.Key;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * One client operation being coordinated: the rounds it runs (read, prepare, accept), their
@@ -20,7 +18,9 @@ import java.util.Set;
  * when it is proposed.
  *
  * <p>Not thread-safe: driven by one {@link Coordinator}, one input at a time. A run reaches the
- * core around it only through its {@link RunContext}.
+ * core around it only through its {@link RunContext}. Its parts: the replica set it counts quorums
+ * over ({@link RunReplicas}), what it learned of the key's ballots ({@link BallotsSeen}) and what a
+ * prepare's promises say ({@link PromiseQuorum}).
  */
 abstract class Run {
   final RunContext context;
@@ -29,33 +29,17 @@ abstract class Run {
   final Key key;
 
   /**
-   * The voters of the key's range this run counts its quorums over, at ring version {@link
-   * #ringVersion}: taken when the run starts, and again at a prepare after the node installed a
-   * newer version (a fresh prepare and the accepts that follow it form one round at one set, so a
-   * new set there is as good as for a new run).
+   * The replica set of the key's range this run counts its quorums over: taken when the run starts,
+   * and again at a prepare after the node installed a newer ring version (a fresh prepare and the
+   * accepts that follow it form one round at one set, so a new set there is as good as for a new
+   * run).
    */
-  List<Integer> replicas;
-
-  /**
-   * The range's learners at {@link #ringVersion}: they get the accepts and commits, never count.
-   */
-  private List<Integer> learners;
-
-  /** The ring version of {@link #replicas}, carried by every request of this run. */
-  long ringVersion;
-
-  int quorum;
+  RunReplicas set;
 
   /** {@code τ + T}: no prepare or accept starts after this wall-clock time. */
   private final long deadlineMicros;
 
-  /** Highest ballot round seen for the key, ignoring this run's own ballots. */
-  long highestRoundSeen;
-
-  /** Highest epoch seen for the key. */
-  long highestEpochSeen;
-
-  private final Set<Ballot> ownBallots = new HashSet<>();
+  private final BallotsSeen ballots = new BallotsSeen();
 
   /** Proposals carrying this operation's own new value that were sent (not re-commits). */
   final List<AcceptedValue> ownProposals = new ArrayList<>();
@@ -67,7 +51,6 @@ abstract class Run {
 
   private Outcome answerOnChosen;
   private List<Integer> lastPromisers = List.of();
-  private Ballot lastPreparedBallot = Ballot.NONE;
   private boolean backingOff;
   private long resumeAtNanos;
   private boolean done;
@@ -85,26 +68,9 @@ abstract class Run {
     this.requestId = request.requestId();
     this.operation = request.operation();
     this.key = request.operation().key();
-    takeCurrentSet();
+    this.set = RunReplicas.current(context, key);
     this.deadlineMicros =
         Math.addExact(request.invokedAtMicros(), context.timings().boundedDelayMicros());
-  }
-
-  private void takeCurrentSet() {
-    this.replicas = context.replicasOf(key);
-    this.learners = context.learnersOf(key);
-    this.ringVersion = context.ringVersion();
-    this.quorum = CoreConfig.quorum(replicas.size());
-  }
-
-  /** Voters then learners: every replica that stores the key at this run's ring version. */
-  final List<Integer> members() {
-    if (learners.isEmpty()) {
-      return replicas;
-    }
-    List<Integer> all = new ArrayList<>(replicas);
-    all.addAll(learners);
-    return all;
   }
 
   /** Starts the operation: a read round, a warm accept or a prepare. */
@@ -146,8 +112,7 @@ abstract class Run {
       return null;
     }
     if (local != null) {
-      learn(local.effectivePromise());
-      learn(local.accepted());
+      ballots.learn(local);
     }
     return local;
   }
@@ -157,9 +122,9 @@ abstract class Run {
       return;
     }
     round = new Round(context.newRoundId(), Round.Phase.READ, Ballot.NONE, null, now.monoNanos());
-    sendTo(now, replicas, out);
+    sendTo(now, set.replicas(), out);
     if (context.learnerVotes()) {
-      sendTo(now, learners, out);
+      sendTo(now, set.learners(), out);
     }
   }
 
@@ -168,21 +133,19 @@ abstract class Run {
     if (!mayStartRound(now, out) || !holdsRange(now, out)) {
       return;
     }
-    if (ringVersion != context.ringVersion()) {
-      takeCurrentSet(); // the node installed a newer ring version since this run's set
+    if (set.ringVersion() != context.ringVersion()) {
+      set = RunReplicas.current(context, key); // a newer ring version came since the run's set
     }
-    long r = Math.max(now.wallMicros(), highestRoundSeen + 1);
-    r = Math.max(r, lastPreparedBallot.round() + 1);
+    long r = ballots.nextRound(now.wallMicros());
     if (beyondBounds(r, "the key's next ballot round", out)) {
       return;
     }
     Ballot ballot = context.ballot(r);
-    ownBallots.add(ballot);
-    lastPreparedBallot = ballot;
+    ballots.prepared(ballot);
     round = new Round(context.newRoundId(), Round.Phase.PREPARE, ballot, null, now.monoNanos());
-    sendTo(now, firstQuorum(now), out);
+    sendTo(now, set.firstQuorum(now, context), out);
     if (context.learnerVotes()) {
-      sendTo(now, learners, out);
+      sendTo(now, set.learners(), out);
     }
   }
 
@@ -223,17 +186,18 @@ abstract class Run {
    */
   private void informLearners(Now now, List<Effect> out) {
     if (context.learnerVotes()) {
-      sendTo(now, learners, out); // the sabotage: learners join the round and their acks count
+      sendTo(
+          now, set.learners(), out); // the sabotage: learners join the round and their acks count
       return;
     }
-    for (int to : learners) {
+    for (int to : set.learners()) {
       out.add(new Effect.Send(to, request(round)));
     }
   }
 
   /** The ballot of the last prepare that got a quorum (what cold proposals carry). */
   final Ballot preparedBallot() {
-    return lastPreparedBallot;
+    return ballots.lastPrepared();
   }
 
   /** The replicas that promised in the last successful prepare. */
@@ -241,26 +205,9 @@ abstract class Run {
     return lastPromisers;
   }
 
-  /**
-   * {@code q} replicas for a partial round: this node first, then the others in replica-set order
-   * after it, skipping peers that left a request unanswered for longer than the hedge delay (they
-   * come last). A dead follower thus costs one hedge, not one per round. Liveness only: any {@code
-   * q} replicas are a valid quorum.
-   */
+  /** {@code q} replicas for a partial round: see {@link RunReplicas#firstQuorum}. */
   final List<Integer> firstQuorum(Now now) {
-    List<Integer> order = new ArrayList<>(replicas.size());
-    List<Integer> suspected = new ArrayList<>(1);
-    int self = replicas.indexOf(context.nodeId());
-    for (int i = 0; i < replicas.size(); i++) {
-      int node = replicas.get(Math.floorMod(Math.max(self, 0) + i, replicas.size()));
-      if (node != context.nodeId() && context.suspected(node, now.monoNanos())) {
-        suspected.add(node);
-      } else {
-        order.add(node);
-      }
-    }
-    order.addAll(suspected);
-    return order.subList(0, quorum);
+    return set.firstQuorum(now, context);
   }
 
   /**
@@ -325,9 +272,9 @@ abstract class Run {
 
   private Message request(Round r) {
     return switch (r.phase) {
-      case READ -> new Message.Read(key, r.id, ringVersion);
-      case PREPARE -> new Message.Prepare(key, r.id, r.ballot, roundTerm, ringVersion);
-      case ACCEPT -> new Message.Accept(key, r.id, r.proposal, roundTerm, ringVersion);
+      case READ -> new Message.Read(key, r.id, set.ringVersion());
+      case PREPARE -> new Message.Prepare(key, r.id, r.ballot, roundTerm, set.ringVersion());
+      case ACCEPT -> new Message.Accept(key, r.id, r.proposal, roundTerm, set.ringVersion());
     };
   }
 
@@ -337,9 +284,9 @@ abstract class Run {
       return true;
     }
     finish(
-        ownProposals.isEmpty()
-            ? new Outcome.NotExecuted("bounded delay T expired before the value was proposed")
-            : new Outcome.Unknown("bounded delay T expired after the value was proposed"),
+        endedEarly(
+            "bounded delay T expired before the value was proposed",
+            "bounded delay T expired after the value was proposed"),
         out);
     return false;
   }
@@ -356,10 +303,18 @@ abstract class Run {
       return false;
     }
     String reason = what + " would exceed the maximum " + InputBounds.MAX_NUMBER;
-    finish(
-        ownProposals.isEmpty() ? new Outcome.NotExecuted(reason) : new Outcome.Unknown(reason),
-        out);
+    finish(endedEarly(reason, reason), out);
     return true;
+  }
+
+  /**
+   * The answer of a run that ends before its value is chosen: not executed while it proposed no
+   * value of its own, else unknown (that value may have been chosen).
+   */
+  private Outcome endedEarly(String beforeProposing, String afterProposing) {
+    return ownProposals.isEmpty()
+        ? new Outcome.NotExecuted(beforeProposing)
+        : new Outcome.Unknown(afterProposing);
   }
 
   final void finish(Outcome outcome, List<Effect> out) {
@@ -388,7 +343,7 @@ abstract class Run {
     if (done || round == null || !reply.round().equals(round.id) || !round.record(from, reply)) {
       return; // stale, duplicate or unexpected: replies describe durable state, dropping is safe
     }
-    learn(reply);
+    ballots.learn(reply);
     if (reply instanceof Message.StaleTerm stale) {
       // A replica persisted a newer term for the range: another node leads it now.
       context.termSeen(now, key, stale.term());
@@ -401,7 +356,7 @@ abstract class Run {
       case PREPARE -> {
         if (reply instanceof Message.Reject) {
           roundFailed(now, out);
-        } else if (r.count(Message.Promise.class) >= quorum) {
+        } else if (r.count(Message.Promise.class) >= set.quorum()) {
           promised(now, r, out);
         }
       }
@@ -413,13 +368,13 @@ abstract class Run {
           // lost (it cannot be chosen, our ballot's prepare quorum would have seen it). It cannot
           // take this instance; ask the others at once and fail only if they cannot make q.
           if (now.wallMicros() <= deadlineMicros) {
-            sendTo(now, replicas, out);
+            sendTo(now, set.replicas(), out);
             r.widened = true;
           }
           if (r.replies.size() == r.sentTo.size()) {
             roundFailed(now, out);
           }
-        } else if (r.count(Message.Accepted.class) >= quorum) {
+        } else if (r.count(Message.Accepted.class) >= set.quorum()) {
           chosen(now, r, out);
         }
       }
@@ -437,7 +392,7 @@ abstract class Run {
         || round == null
         || !reply.round().equals(round.id)
         || !round.sentTo.contains(from)
-        || context.ringVersion() == ringVersion) {
+        || context.ringVersion() == set.ringVersion()) {
       return;
     }
     if (round.phase == Round.Phase.READ) {
@@ -465,7 +420,7 @@ abstract class Run {
         }
       } else if (round.phase == Round.Phase.READ
           && elapsed >= context.timings().hedgeNanos()
-          && round.replies.size() >= quorum) {
+          && round.replies.size() >= set.quorum()) {
         // A replica is slow or gone, and the q replies that came could not answer alone
         // (Algorithm 1 needs all n unless q promised our ballot; onReadProgress already tried):
         // go to the mutating read now instead of at the round timeout. Liveness only: the same
@@ -478,7 +433,7 @@ abstract class Run {
           && now.wallMicros() <= deadlineMicros) {
         // Hedge: a replica is slow or gone; ask the rest of the set in the same round.
         round.widened = true;
-        sendTo(now, replicas, out);
+        sendTo(now, set.replicas(), out);
       }
     } else if (backingOff
         && (now.monoNanos() >= resumeAtNanos || now.wallMicros() > deadlineMicros)) {
@@ -501,87 +456,28 @@ abstract class Run {
   }
 
   private void promised(Now now, Round r, List<Effect> out) {
-    AcceptedValue m = null;
-    List<Integer> who = new ArrayList<>();
-    for (var e : r.replies.entrySet()) {
-      Message.Promise p = (Message.Promise) e.getValue();
-      who.add(e.getKey());
-      if (p.accepted() != null && (m == null || newerProposal(p.accepted(), m))) {
-        m = p.accepted();
-      }
-    }
-    boolean mChosen = false;
-    for (Message.Reply reply : r.replies.values()) {
-      AcceptedValue a = ((Message.Promise) reply).accepted();
-      mChosen |= m != null && a != null && a.sameInstance(m) && a.chosen();
-    }
-    lastPromisers = List.copyOf(who);
+    PromiseQuorum promises = PromiseQuorum.of(r);
+    lastPromisers = promises.promisers();
     round = null;
     context.prepared(key);
-    decide(now, m, mChosen, out);
-  }
-
-  /**
-   * The proposal order for choosing M: accepted ballot first, then instance. Classic Paxos picks
-   * the highest ballot; the instance only orders the proposals one ballot made on a warm chain.
-   * Ordering by instance first (the merge join's order) is unsafe: a quench or CAS at {@code t+1}
-   * that reached only a minority under ballot b1 may sit above the value a higher ballot b2 chose
-   * at {@code t}; picking it would resurrect the value b2 replaced (simulator seed 28; see
-   * docs/PROTOCOL.md "Where the code differs").
-   */
-  static boolean newerProposal(AcceptedValue a, AcceptedValue b) {
-    int c = a.accepted().compareTo(b.accepted());
-    return c != 0 ? c > 0 : a.compareInstance(b) > 0;
+    decide(now, promises.m(), promises.mChosen(), out);
   }
 
   private void chosen(Now now, Round r, List<Effect> out) {
     AcceptedValue value = r.proposal.withChosen(true);
-    context.rememberWarm(key, replicas, r.ballot, value);
+    context.rememberWarm(key, set.replicas(), r.ballot, value);
     context.learnedChosen(key, value, true);
     // Learn: asynchronous, off the reply path; a lost commit costs a later quorum read.
-    for (int to : members()) {
+    for (int to : set.members()) {
       out.add(new Effect.Send(to, new Message.Commit(key, value)));
     }
     onChosen(now, r, value, out);
     finish(answerOnChosen, out);
   }
 
-  // ---- Learning from replies -------------------------------------------------------------------
-
-  private void learn(Message.Reply reply) {
-    if (reply instanceof Message.Promise p) {
-      learn(p.previous());
-      learn(p.accepted());
-    } else if (reply instanceof Message.Reject j) {
-      learn(j.promised());
-      learn(j.accepted());
-    } else if (reply instanceof Message.ReadReply rr) {
-      learn(rr.promised());
-      learn(rr.accepted());
-    }
-  }
-
-  private void learn(Ballot b) {
-    if (!b.isNone() && !ownBallots.contains(b)) {
-      highestRoundSeen = Math.max(highestRoundSeen, b.round());
-    }
-  }
-
-  private void learn(AcceptedValue a) {
-    if (a != null) {
-      highestEpochSeen = Math.max(highestEpochSeen, a.epoch());
-      learn(a.accepted());
-    }
-  }
-
-  /**
-   * Whether the last prepared ballot may open a new epoch at {@code (round, 0)}: its round is above
-   * every other round and every epoch seen, so competing creates and fences are ordered by ballot
-   * and a new epoch sits above every old one.
-   */
+  /** Whether the last prepared ballot may open a new epoch: see {@link BallotsSeen}. */
   final boolean preparedBallotOpensEpoch() {
-    long r = lastPreparedBallot.round();
-    return r > highestRoundSeen && r > highestEpochSeen;
+    return ballots.lastPreparedOpensEpoch();
   }
 
   // ---- Helpers for subclasses ------------------------------------------------------------------

@@ -136,8 +136,9 @@ class AcceptorTest {
   void proposalOrder_isBallotFirst_soALowerBallotLeftoverAboveIsNotM() {
     AcceptedValue chosenByHigherBallot = live(15, ballot(20), "y");
     AcceptedValue leftoverAbove = live(16, ballot(10), "x'");
-    assertTrue(Run.newerProposal(chosenByHigherBallot, leftoverAbove));
-    assertTrue(Run.newerProposal(live(16, ballot(20), "z"), chosenByHigherBallot)); // warm chain
+    assertTrue(PromiseQuorum.newerProposal(chosenByHigherBallot, leftoverAbove));
+    assertTrue(
+        PromiseQuorum.newerProposal(live(16, ballot(20), "z"), chosenByHigherBallot)); // warm chain
   }
 
   @Test
