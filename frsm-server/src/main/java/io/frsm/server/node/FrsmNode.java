@@ -1,42 +1,21 @@
 package io.frsm.server.node;
 
 import io.frsm.api.FrsmClient;
-import io.frsm.client.ClientConnections;
-import io.frsm.client.RequestLimits;
-import io.frsm.client.SessionCounters;
-import io.frsm.client.transport.TransportConfig;
-import io.frsm.client.transport.TransportEventLoops;
-import io.frsm.client.transport.tls.ChannelSecurity;
-import io.frsm.consensus.core.CoreConfig;
 import io.frsm.consensus.core.CoreStats;
-import io.frsm.lsm.LsmConfig;
 import io.frsm.lsm.LsmEngine;
-import io.frsm.server.admin.NodeAdmin;
 import io.frsm.server.client.ClusterMembers;
-import io.frsm.server.config.ConfigKey;
-import io.frsm.server.config.ConsensusKeys;
 import io.frsm.server.config.NodeKeys;
-import io.frsm.server.config.RingKeys;
-import io.frsm.server.config.StreamKeys;
-import io.frsm.server.config.ZooKeeperKeys;
 import io.frsm.server.membership.MembershipAgent;
 import io.frsm.server.membership.QuarantineRepairAgent;
-import io.frsm.server.ring.NodeInfo;
 import io.frsm.server.ring.Ring;
 import io.frsm.server.stream.RangeCopier;
 import io.frsm.server.stream.RangeStreams;
-import io.frsm.server.stream.StreamSettings;
-import io.frsm.server.zk.ClusterShape;
 import io.frsm.server.zk.RangeLeadership;
-import io.frsm.server.zk.RingHistory;
-import io.frsm.server.zk.RingVersion;
 import io.frsm.server.zk.ZkLayout;
-import io.frsm.server.zk.ZooKeeperCredential;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.net.InetSocketAddress;
-import java.nio.file.Path;
 import java.time.Duration;
 
 /**
@@ -55,13 +34,15 @@ import java.time.Duration;
  * }</pre>
  *
  * <p>This class holds the lifecycle — what starts and stops in which order — and the public
- * accessors. The parts own their state: {@link NodeStorage}, {@link NodeTransports}, {@link
- * NodeMembership} (ZooKeeper session, registration, watches), {@link ClusterFormation} (the
- * cluster's shape and ring; refuses a node it does not describe), {@link Serving} (core shards and
- * range leadership, once formed; natural leaders preferred), {@link ServingAgents} (ring follower,
- * membership and repair agents, once formed), {@link OperationRouter} (runs, forwards or redirects
- * each operation) and {@link SecurityMeters}. Every setting is read here and handed over as a
- * value.
+ * accessors. A start runs three sequences, each owning the parts it starts: {@link LocalParts}
+ * (meters, {@link NodeStorage}, disk space watch, range streams, {@link OperationRouter} — runs,
+ * forwards or redirects each operation —, {@link NodeTransports}, embedded clients, {@link
+ * SecurityMeters}), then {@link ClusterJoin} ({@link NodeMembership}: ZooKeeper session,
+ * registration, watches; {@link ClusterFormation}: the cluster's shape and ring, refusing a node it
+ * does not describe), and once formed {@link ServingStart} ({@link Serving}: core shards and range
+ * leadership, natural leaders preferred; {@link ServingAgents}: ring follower, membership and
+ * repair agents). The stop runs them backwards as one {@link StopSequence}. Every setting is read
+ * from the node's settings and handed to the parts as a value.
  */
 public final class FrsmNode implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger(FrsmNode.class.getName());
@@ -74,16 +55,11 @@ public final class FrsmNode implements AutoCloseable {
   /** What clients' topology watches hear; told of every change by the parts that see it. */
   private final NodeTopology topology = new NodeTopology(members);
 
-  // Set by start(), in this order, under the node's monitor; null if start failed before them.
-  private volatile NodeMetrics metrics;
-  private NodeStorage storage;
-  private DiskSpaceWatch diskSpace;
-  private volatile OperationRouter router;
-  private volatile NodeTransports transports; // read by the meters on any thread
-  private volatile RangeStreams streams;
-  private EmbeddedClients clients;
-  private NodeMembership membership;
-  private volatile ClusterFormation formation; // read by awaitReady on any thread
+  /** The parts started before the node joins the cluster (set by start(), under the monitor). */
+  private final LocalParts local = new LocalParts();
+
+  /** ZooKeeper membership and the cluster's formation, started once the local parts run. */
+  private final ClusterJoin join = new ClusterJoin();
 
   /** The ring follower, membership and repair agents; started once the node serves. */
   private final ServingAgents agents = new ServingAgents();
@@ -119,84 +95,20 @@ public final class FrsmNode implements AutoCloseable {
     started = true;
     boolean ok = false;
     try {
-      LsmConfig lsmConfig = settings.lsmConfig();
-      SessionCounters sessions = new SessionCounters();
-      metrics =
-          new NodeMetrics(
-              settings.meterRegistry(),
-              serving::core,
-              serving::leadership,
-              sessions,
-              this::refusedPeerFrames);
-      storage =
-          NodeStorage.open(
-              lsmConfig,
-              settings.meterRegistry(),
-              settings.get(NodeKeys.DATA_DIRECTORY),
-              settings.get(ConsensusKeys.CLOCK_CACHE_BYTES));
-      diskSpace = DiskSpaceWatch.start(nodeId, settings, lsmConfig, metrics);
-      storage.announce(nodeId, metrics);
-      int loopCount = settings.transportLoops();
-      TransportConfig transportConfig = settings.transportConfig();
-      ChannelSecurity security = NodeSecurity.of(settings);
-      TransportEventLoops loops = TransportEventLoops.create(loopCount, true);
-      try {
-        streams =
-            RangeStreams.start(
-                nodeId,
-                settings.get(NodeKeys.CLUSTER_ID),
-                security,
-                loops,
-                members::peerAddress,
-                settings.get(NodeKeys.DATA_DIRECTORY),
-                storage.engine(),
-                new ClockCacheFence(storage.cells()),
-                StreamSettings.defaults()
-                    .withMaxBytesPerSecond(settings.get(StreamKeys.MAX_BYTES_PER_SECOND))
-                    .withSnapshotTtl(settings.get(StreamKeys.SNAPSHOT_TTL)),
-                settings.meterRegistry());
-      } catch (IOException | RuntimeException e) {
-        loops.close();
-        throw e;
-      }
-      router =
-          new OperationRouter(
-              nodeId,
-              serving,
-              members,
-              new RequestLimits(lsmConfig.maxKeySizeBytes(), lsmConfig.maxValueSizeBytes()),
-              InvocationWindow.of(
-                  settings.get(ConsensusKeys.BOUNDED_DELAY),
-                  settings.get(ConsensusKeys.CLOCK_SKEW_BOUND)),
-              metrics,
-              new ClientConnections(transportConfig, loops, security),
-              settings.forwardingTimeout(),
-              () -> stopped,
-              diskSpace.guard());
-      transports =
-          NodeTransports.start(
-              nodeId,
-              loops,
-              transportConfig,
-              security,
-              settings.peerAddress(),
-              settings.clientAddress(),
-              members,
-              serving::receive,
-              router::onClientRequest,
-              new NodeAdmin(new NodeAdminSite(this, members, agents::orchestrator)),
-              settings.peerLinkFaults(),
-              topology,
-              streams.acceptor());
-      clients = new EmbeddedClients(router, settings.createSettle().toNanos(), sessions);
-      SecurityMeters.register(metrics, transports, security, serving::unknownSenders);
-      joinCluster();
+      local.start(
+          settings,
+          serving,
+          members,
+          topology,
+          new NodeAdminSite(this, members, agents::orchestrator),
+          () -> stopped);
+      join.start(this, settings, layout, local, serving, agents, members, topology, () -> stopped);
       ok = true;
       LOG.log(
           Level.INFO,
           "node {0} boot {1} started: peer {2}, client {3}",
           nodeId,
-          storage.boot(),
+          local.storage.boot(),
           peerAddress(),
           clientAddress());
     } catch (RuntimeException | IOException e) {
@@ -210,116 +122,6 @@ public final class FrsmNode implements AutoCloseable {
     }
   }
 
-  /** Connects to ZooKeeper, registers (unless the stored shape refuses this node), watches. */
-  private void joinCluster() throws Exception {
-    membership =
-        new NodeMembership(
-            nodeId,
-            settings.get(ZooKeeperKeys.CONNECT),
-            settings.get(ZooKeeperKeys.SESSION_TIMEOUT),
-            credential(ZooKeeperKeys.CREDENTIAL_FILE),
-            credential(ZooKeeperKeys.READER_CREDENTIAL_FILE),
-            ZooKeeperKeys.tls(settings.config()),
-            layout,
-            members,
-            serving::coreServing,
-            () -> stopped,
-            id -> transports.peers().redial(id));
-    membership.connect();
-    formation =
-        new ClusterFormation(
-            nodeId,
-            settings.get(NodeKeys.CLUSTER_ID),
-            settings.get(NodeKeys.INITIAL_NODES),
-            settings.get(RingKeys.VNODES),
-            settings.get(RingKeys.REPLICATION_FACTOR),
-            settings.get(NodeKeys.JOIN),
-            settings.timing(),
-            membership,
-            layout,
-            members,
-            this::startServing);
-    formation.checkStoredShape();
-    membership.register(
-        new NodeInfo(
-            nodeId,
-            settings.advertisedHost(),
-            transports.peerAddress().getPort(),
-            transports.clientAddress().getPort(),
-            settings.get(NodeKeys.RACK)));
-    membership.watch(
-        () -> {
-          formation.tryForm();
-          router.membersChanged();
-          topology.changed();
-        });
-    formation.tryForm();
-  }
-
-  /** The ZooKeeper identity in the file {@code key} names, or null when it names none. */
-  private ZooKeeperCredential credential(ConfigKey<Path> key) {
-    Path file = settings.get(key);
-    return file == null ? null : ZooKeeperCredential.read(file);
-  }
-
-  /** The cluster formed with {@code ring}: runs the core over it, then takes range leadership. */
-  private void startServing(ClusterShape shape, Ring ring) throws Exception {
-    RingHistory history = new RingHistory(membership.zooKeeper(), layout);
-    RingVersion initial = RingVersion.initial(ring.placement());
-    // The restart rule (docs/PROTOCOL.md "Membership changes"): the cores start at the newest
-    // version, read after a sync, so never below one this node acknowledged before.
-    RingVersion newest = history.newest(initial);
-    CoreConfig config = settings.coreConfig(newest.placement());
-    Serving.Site site =
-        new Serving.Site(
-            nodeId,
-            storage,
-            transports,
-            metrics,
-            settings.get(ConsensusKeys.CORE_THREADS),
-            settings.get(ConsensusKeys.CORE_ON_TRANSPORT_LOOP),
-            settings.get(ConsensusKeys.TICK_INTERVAL),
-            settings.get(ConsensusKeys.LEASE),
-            settings.get(ConsensusKeys.STEP_DOWN_AFTER),
-            topology::changed,
-            error ->
-                membership.leaveForGood(
-                    () -> {
-                      serving.endLeadership(true);
-                      settings.onFatalError().accept(error);
-                    }),
-            diskSpace.silence());
-    serving.start(
-        config,
-        shape,
-        ring,
-        site,
-        membership.zooKeeper(),
-        layout,
-        members,
-        membership::publishUnreachable);
-    // Before the first view reaches leadership: compete only as a voter of the version the cores
-    // run.
-    serving.leadership().votersChanged(newest.placement());
-    agents.start(
-        this,
-        nodeId,
-        membership.zooKeeper(),
-        layout,
-        shape,
-        history,
-        initial,
-        serving,
-        members,
-        topology,
-        metrics,
-        settings.get(StreamKeys.COPY_ON_JOIN) ? streams : RangeCopier.none());
-    // The commit log is replayed (the engine opened) and the core runs: take leadership.
-    membership.markReady();
-    membership.reportLeadershipViewTo(serving.leadership()::membersChanged);
-    topology.changed(); // the view carries the ring from now on
-  }
-
   /**
    * Waits until the node serves (the cluster formed and its core runs).
    *
@@ -327,7 +129,7 @@ public final class FrsmNode implements AutoCloseable {
    *     wait timed out
    */
   public void awaitReady(Duration timeout) {
-    ClusterFormation f = formation;
+    ClusterFormation f = join.formation();
     if (f == null) {
       throw new IllegalStateException(
           stopped ? "node stopped" : "node " + nodeId + " was not started");
@@ -343,7 +145,7 @@ public final class FrsmNode implements AutoCloseable {
     if (!started || stopped) {
       throw new IllegalStateException("node " + nodeId + " is not running");
     }
-    return clients.open();
+    return local.clients.open();
   }
 
   public int nodeId() {
@@ -352,18 +154,18 @@ public final class FrsmNode implements AutoCloseable {
 
   /** This incarnation's boot count (1 on the first start). */
   public int boot() {
-    NodeStorage s = storage;
+    NodeStorage s = local.storage;
     return s == null ? 0 : s.boot();
   }
 
   /** The bound peer address (the actual port when 0 was asked). */
   public InetSocketAddress peerAddress() {
-    return transports.peerAddress();
+    return local.transports.peerAddress();
   }
 
   /** The bound client protocol address (the actual port when 0 was asked). */
   public InetSocketAddress clientAddress() {
-    return transports.clientAddress();
+    return local.transports.clientAddress();
   }
 
   /**
@@ -371,7 +173,7 @@ public final class FrsmNode implements AutoCloseable {
    * the node serves, and again with each start.
    */
   public CoreStats coreStats() {
-    NodeMetrics m = metrics;
+    NodeMetrics m = local.metrics;
     return m == null ? CoreStats.ZERO : m.stats();
   }
 
@@ -382,12 +184,6 @@ public final class FrsmNode implements AutoCloseable {
    */
   public boolean serving() {
     return !stopped && serving.coreServing();
-  }
-
-  /** Peer frames the transport refused (each closed its connection); 0 before it started. */
-  private long refusedPeerFrames() {
-    NodeTransports t = transports;
-    return t == null ? 0 : t.peers().refusedFrames();
   }
 
   /** Gets this incarnation served on the callers' threads (CallerThreadReads); for tests. */
@@ -440,7 +236,7 @@ public final class FrsmNode implements AutoCloseable {
 
   /** Test hook: ZooKeeper expires this node's session; it must register and lead again. */
   void expireZooKeeperSession() throws Exception {
-    membership.expireSession();
+    join.membership().expireSession();
   }
 
   /** Test hook: client operations this node's core holds now (admitted, not yet answered). */
@@ -458,7 +254,7 @@ public final class FrsmNode implements AutoCloseable {
    * @throws IllegalStateException if the node is not running
    */
   public java.util.concurrent.CompletableFuture<Void> compact() {
-    NodeStorage s = storage;
+    NodeStorage s = local.storage;
     if (!started || stopped || s == null) {
       throw new IllegalStateException("node " + nodeId + " is not running");
     }
@@ -518,7 +314,7 @@ public final class FrsmNode implements AutoCloseable {
    * the membership orchestrator; {@link RangeCopier#none()} before {@link #start()}.
    */
   public RangeCopier rangeCopier() {
-    RangeStreams s = streams;
+    RangeStreams s = local.streams;
     return s == null ? RangeCopier.none() : s;
   }
 
@@ -529,7 +325,7 @@ public final class FrsmNode implements AutoCloseable {
 
   /** The engine, for operators' tools and tests. */
   public LsmEngine engine() {
-    NodeStorage s = storage;
+    NodeStorage s = local.storage;
     return s == null ? null : s.engine();
   }
 
@@ -562,36 +358,20 @@ public final class FrsmNode implements AutoCloseable {
       return;
     }
     stopped = true;
+    ClusterFormation formation = join.formation();
     if (formation != null) {
       formation.close(); // after this no core is started: what `serving` runs is final
     }
-    // The parts are fields set once by start(); null ones never started, so have nothing to stop.
-    boolean joined = membership != null;
-    boolean bound = transports != null;
+    // The parts are set once by start(); null ones never started, so have nothing to stop.
     StopSequence stop =
         new StopSequence("node " + nodeId)
             .thenIf(graceful, "drain", () -> serving.drain(settings.get(NodeKeys.DRAIN_TIMEOUT)))
-            .then("end range leadership", () -> serving.endLeadership(graceful))
-            .thenIf(joined, "stop ZooKeeper chores", () -> membership.stopChores())
-            .thenIf(joined, "stop watching the session", () -> membership.stopWatchingSession())
-            .then("stop watching range leaders", serving::closeLeaderWatch);
-    agents
-        .stopRepairAndMembership(stop)
-        .thenIf(joined && graceful, "deregister", () -> membership.deregister())
-        .thenIf(joined, "close the member registry", () -> membership.closeRegistry())
-        .thenIf(joined, "close the ZooKeeper session", () -> membership.closeZooKeeper())
-        .thenIf(bound, "close the client protocol server", () -> transports.closeClientServer())
-        .thenIf(router != null, "close forwarding connections", () -> router.closeForwarding())
-        .then("stop the core", serving::stopCore)
-        .thenIf(streams != null, "stop range streams", () -> streams.close())
-        .thenIf(bound, "close the peer transport", () -> transports.closePeers())
-        .thenIf(bound, "close the event loops", () -> transports.closeLoops())
-        .thenIf(clients != null, "close embedded clients", () -> clients.closeAll())
-        .thenIf(diskSpace != null, "stop the disk space guard", () -> diskSpace.close())
-        .thenClose("close the meters", metrics)
-        .thenIf(storage != null && !killEngine, "close the engine", () -> storage.close())
-        .thenIf(storage != null && killEngine, "kill the engine", () -> storage.kill())
-        .run();
+            .then("end range leadership", () -> serving.endLeadership(graceful));
+    join.stopWatching(stop).then("stop watching range leaders", serving::closeLeaderWatch);
+    agents.stopRepairAndMembership(stop);
+    join.leave(stop, graceful);
+    local.stopClientSide(stop).then("stop the core", serving::stopCore);
+    local.stopAfterCore(stop, killEngine).run();
     LOG.log(Level.INFO, "node {0} stopped ({1})", nodeId, graceful ? "closed" : "killed");
   }
 
