@@ -49,7 +49,9 @@ class FrsmClientBuilderTest {
             Duration.ofSeconds(10),
             ClientObserver.NONE,
             null,
-            1),
+            1,
+            null,
+            null),
         BUILT.get());
   }
 

@@ -48,56 +48,6 @@ public record ClientSettings(
   /** The most network threads a client may run ({@code FrsmClientBuilder#ioThreads}). */
   public static final int MAX_IO_THREADS = 64;
 
-  /** Settings without a ZooKeeper credential. */
-  public ClientSettings(
-      List<String> seeds,
-      String zookeeper,
-      String clusterId,
-      Duration operationTimeout,
-      Duration zookeeperSessionTimeout,
-      Duration connectTimeout,
-      ClientObserver observer,
-      TlsSettings tls,
-      int ioThreads) {
-    this(
-        seeds,
-        zookeeper,
-        clusterId,
-        operationTimeout,
-        zookeeperSessionTimeout,
-        connectTimeout,
-        observer,
-        tls,
-        ioThreads,
-        null);
-  }
-
-  /** Settings with plaintext to ZooKeeper. */
-  public ClientSettings(
-      List<String> seeds,
-      String zookeeper,
-      String clusterId,
-      Duration operationTimeout,
-      Duration zookeeperSessionTimeout,
-      Duration connectTimeout,
-      ClientObserver observer,
-      TlsSettings tls,
-      int ioThreads,
-      Path zookeeperCredentialFile) {
-    this(
-        seeds,
-        zookeeper,
-        clusterId,
-        operationTimeout,
-        zookeeperSessionTimeout,
-        connectTimeout,
-        observer,
-        tls,
-        ioThreads,
-        zookeeperCredentialFile,
-        null);
-  }
-
   public ClientSettings {
     seeds = List.copyOf(seeds);
     Objects.requireNonNull(zookeeper, "zookeeper");
@@ -113,6 +63,28 @@ public record ClientSettings(
     if (seeds.isEmpty() == zookeeper.isEmpty()) {
       throw new IllegalArgumentException("exactly one of seeds and zookeeper must be set");
     }
+  }
+
+  /**
+   * These settings started from {@code found} instead: what a client that finds the cluster through
+   * ZooKeeper hands on once it read the members' addresses there. Everything of ZooKeeper (connect
+   * string, credential, TLS) is dropped; the rest is kept.
+   *
+   * @param found the members' client addresses, {@code host:port}; not empty
+   */
+  public ClientSettings startingFrom(List<String> found) {
+    return new ClientSettings(
+        found,
+        "",
+        clusterId,
+        operationTimeout,
+        zookeeperSessionTimeout,
+        connectTimeout,
+        observer,
+        tls,
+        ioThreads,
+        null,
+        null);
   }
 
   /** Whether the client starts from seed nodes (else from ZooKeeper). */

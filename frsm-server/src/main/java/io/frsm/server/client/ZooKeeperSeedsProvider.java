@@ -45,17 +45,7 @@ public final class ZooKeeperSeedsProvider implements ClientProvider {
               + " is registered in ZooKeeper at "
               + settings.zookeeper());
     }
-    return SeedClient.connect(
-        new ClientSettings(
-            seeds,
-            "",
-            settings.clusterId(),
-            settings.operationTimeout(),
-            settings.zookeeperSessionTimeout(),
-            settings.connectTimeout(),
-            settings.observer(),
-            settings.tls(),
-            settings.ioThreads()));
+    return SeedClient.connect(settings.startingFrom(seeds));
   }
 
   /** The server side's form of the client's ZooKeeper TLS settings; null: plaintext. */
