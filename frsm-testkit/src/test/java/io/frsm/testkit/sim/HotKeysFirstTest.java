@@ -8,8 +8,6 @@ import io.frsm.api.Version;
 import io.frsm.cell.Key;
 import io.frsm.consensus.core.CoreConfig;
 import io.frsm.consensus.core.CoreStats;
-import io.frsm.consensus.core.Input;
-import io.frsm.consensus.core.LeaseConfig;
 import io.frsm.consensus.core.Message;
 import io.frsm.consensus.core.Operation;
 import io.frsm.consensus.core.Outcome;
@@ -30,21 +28,13 @@ import org.junit.jupiter.api.Test;
  * own cell, with 0 messages, long before the scan reaches it; the scan skips them.
  */
 class HotKeysFirstTest {
-  private static final long DELAY_MICROS = 1_000;
-  private static final LeaseConfig LEASES = LeaseConfig.defaults();
-
-  /** Three ranges; range 0 wraps: (2^62, MAX] ∪ [MIN, -2^62]. */
-  private static final Placement PLACEMENT =
-      Placement.of(
-          List.of(-(1L << 62), 0L, 1L << 62),
-          List.of(List.of(0, 1, 2), List.of(1, 2, 0), List.of(2, 0, 1)));
+  private static final Placement PLACEMENT = ScriptedRanges.PLACEMENT;
 
   private static final int KEYS = 3_000;
   private static final int HOT = 20;
 
   private Simulation sim;
-  private boolean isolateNode1;
-  private final long[] renewUntil = new long[3];
+  private ScriptedRanges ranges;
   private final Map<Key, Version> written = new HashMap<>();
   private final List<Key> hot = new ArrayList<>();
 
@@ -58,7 +48,7 @@ class HotKeysFirstTest {
       Outcome.ReadResult r = assertInstanceOf(Outcome.ReadResult.class, first.get(i));
       assertEquals(written.get(hot.get(i)), r.value().orElseThrow().version(), "hot key " + i);
     }
-    runFor(5_000_000); // the pulled reads' commits to node 1 itself become durable
+    ranges.runFor(5_000_000); // the pulled reads' commits to node 1 itself become durable
     long leaderOnly = sim.stats(1).readsLeaderOnly();
     List<Outcome> second = getAll(hot);
     assertEquals(
@@ -88,7 +78,7 @@ class HotKeysFirstTest {
     setUp(new CoreConfig.Modes(true, 0, false), Set.of());
     startNode1sScan();
     getAll(hot);
-    runFor(5_000_000);
+    ranges.runFor(5_000_000);
     long messages = sim.messagesTotal();
     getAll(hot);
     assertTrue(sim.messagesTotal() > messages, "quorum reads while the range is unscanned");
@@ -108,13 +98,13 @@ class HotKeysFirstTest {
     setUp(CoreConfig.Modes.DEFAULT, Set.of());
     startNode1sScan();
     Key key = hot.get(HOT - 1);
-    isolateNode1 = true;
+    ranges.isolate(1, true);
     Outcome cutOff = getAll(List.of(key)).get(0);
     assertTrue(!(cutOff instanceof Outcome.ReadResult), "no read answers while cut off: " + cutOff);
     assertEquals(0, sim.stats(1).keysSettledByPull(), "the failed pull settled nothing");
-    isolateNode1 = false;
+    ranges.isolate(1, false);
     sim.runUntil(() -> sim.rangeScansCompleted(1) == 3, 60_000_000_000L, "node 1 scanned");
-    runFor(10_000_000);
+    ranges.runFor(10_000_000);
     io.frsm.cell.Cell local = sim.durableCell(1, key);
     assertTrue(
         local != null && local.accepted() != null && local.accepted().chosen(),
@@ -141,18 +131,8 @@ class HotKeysFirstTest {
   }
 
   private void setUp(CoreConfig.Modes modes, Set<Sabotage> sabotage) {
-    sim =
-        new Simulation(
-            7,
-            FaultMix.exact(3, DELAY_MICROS, 0),
-            Simulation.simConfig(3).toBuilder()
-                .leases(LEASES)
-                .placement(PLACEMENT)
-                .modes(modes)
-                .sabotage(sabotage)
-                .build(),
-            1_000_000);
-    sim.setFilter((from, to, m) -> isolateNode1 && (from == 1 || to == 1));
+    ranges = new ScriptedRanges(modes, sabotage);
+    sim = ranges.sim();
   }
 
   /**
@@ -162,29 +142,30 @@ class HotKeysFirstTest {
    */
   private void startNode1sScan() {
     for (int range = 0; range < 3; range++) {
-      grant(0, range, 1);
+      ranges.grant(0, range, 1);
     }
     sim.runUntil(() -> sim.rangeScansCompleted(0) == 3, 10_000_000_000L, "node 0 scanned");
-    isolateNode1 = true;
+    ranges.isolate(1, true);
     List<Key> range1 = new ArrayList<>();
     for (int i = 0; i < KEYS; i++) {
       Key key = key(i);
-      Outcome o = run(0, new Operation.Create(key, ("v" + i).getBytes(StandardCharsets.US_ASCII)));
+      Outcome o =
+          ranges.run(0, new Operation.Create(key, ("v" + i).getBytes(StandardCharsets.US_ASCII)));
       written.put(key, assertInstanceOf(Outcome.Written.class, o).version());
       if (PLACEMENT.rangeOf(key) == 1) {
         range1.add(key);
       }
     }
-    runFor(10_000_000);
-    isolateNode1 = false;
+    ranges.runFor(10_000_000);
+    ranges.isolate(1, false);
     range1.sort(null);
     assertTrue(range1.size() > 2 * 256, "range 1 takes several pages: " + range1.size());
     hot.addAll(range1.subList(range1.size() - HOT, range1.size()));
 
-    renewUntil[0] = 0;
+    ranges.stopRenewing(0);
     long listingsBefore = sim.messages(Message.ListKeys.class);
     for (int range = 0; range < 3; range++) {
-      grant(1, range, 2);
+      ranges.grant(1, range, 2);
     }
     sim.runUntil(
         () -> sim.messages(Message.ListKeys.class) >= listingsBefore + 3 * 3,
@@ -207,32 +188,5 @@ class HotKeysFirstTest {
 
   private static Key key(int i) {
     return Key.of(("hot-first-" + i).getBytes(StandardCharsets.US_ASCII));
-  }
-
-  private void grant(int node, int range, long term) {
-    sim.input(node, new Input.TermGranted(range, term));
-    renewUntil[node] = sim.nowNanos() + 600_000_000_000L;
-    renew(node, range, term);
-  }
-
-  private void renew(int node, int range, long term) {
-    if (sim.nowNanos() <= renewUntil[node]) {
-      long sent = sim.monoNanos(node);
-      sim.schedule(
-          DELAY_MICROS * 1000, () -> sim.input(node, new Input.LeaseRenewed(range, term, sent)));
-      sim.schedule(LEASES.lease().toNanos() / 4, () -> renew(node, range, term));
-    }
-  }
-
-  private void runFor(long nanos) {
-    long until = sim.nowNanos() + nanos;
-    sim.runUntil(() -> sim.nowNanos() >= until, until + 1, "time to pass");
-  }
-
-  private Outcome run(int node, Operation op) {
-    Outcome[] result = {null};
-    sim.submit(node, op, o -> result[0] = o);
-    sim.runUntil(() -> result[0] != null, sim.nowNanos() + 10_000_000_000L, "reply");
-    return result[0];
   }
 }

@@ -8,8 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.frsm.api.Version;
 import io.frsm.cell.Cell;
 import io.frsm.cell.Key;
-import io.frsm.consensus.core.Input;
-import io.frsm.consensus.core.LeaseConfig;
+import io.frsm.consensus.core.CoreConfig;
 import io.frsm.consensus.core.Message;
 import io.frsm.consensus.core.Operation;
 import io.frsm.consensus.core.Outcome;
@@ -19,6 +18,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -29,52 +29,37 @@ import org.junit.jupiter.api.Test;
  * its own cell before it serves a single read from local state.
  */
 class RangeScanTest {
-  private static final long DELAY_MICROS = 1_000;
-  private static final LeaseConfig LEASES = LeaseConfig.defaults();
-
-  /** Three ranges; range 0 wraps: (2^62, MAX] ∪ [MIN, -2^62]. */
-  private static final Placement PLACEMENT =
-      Placement.of(
-          List.of(-(1L << 62), 0L, 1L << 62),
-          List.of(List.of(0, 1, 2), List.of(1, 2, 0), List.of(2, 0, 1)));
+  private static final Placement PLACEMENT = ScriptedRanges.PLACEMENT;
 
   /** More keys than two pages of one range. */
   private static final int KEYS = 1_800;
 
   private Simulation sim;
-  private boolean isolateNode1;
-  private boolean isolateNode2;
-  private final long[] renewUntil = new long[3];
+  private ScriptedRanges ranges;
 
   @BeforeEach
   void setUp() {
-    sim =
-        new Simulation(
-            7,
-            FaultMix.exact(3, DELAY_MICROS, 0),
-            Simulation.simConfig(3).toBuilder().leases(LEASES).placement(PLACEMENT).build(),
-            1_000_000);
-    sim.setFilter(
-        (from, to, m) ->
-            isolateNode1 && (from == 1 || to == 1) || isolateNode2 && (from == 2 || to == 2));
+    ranges = new ScriptedRanges(CoreConfig.Modes.DEFAULT, Set.of());
+    sim = ranges.sim();
   }
 
   @Test
   void holderThatMissedEveryWrite_scansAllPages_thenServesEveryKeyLocally() {
     for (int range = 0; range < 3; range++) {
-      grant(0, range, 1);
+      ranges.grant(0, range, 1);
     }
     sim.runUntil(() -> sim.rangeScansCompleted(0) == 3, 10_000_000_000L, "node 0 scanned");
 
-    isolateNode1 = true;
+    ranges.isolate(1, true);
     Map<Key, Version> written = new HashMap<>();
     for (int i = 0; i < KEYS; i++) {
       Key key = key(i);
-      Outcome o = run(0, new Operation.Create(key, ("v" + i).getBytes(StandardCharsets.US_ASCII)));
+      Outcome o =
+          ranges.run(0, new Operation.Create(key, ("v" + i).getBytes(StandardCharsets.US_ASCII)));
       written.put(key, assertInstanceOf(Outcome.Written.class, o).version());
     }
-    runFor(10_000_000);
-    isolateNode1 = false;
+    ranges.runFor(10_000_000);
+    ranges.isolate(1, false);
     for (Key key : written.keySet()) {
       assertNull(sim.durableCell(1, key), "node 1 missed every write");
     }
@@ -86,16 +71,16 @@ class RangeScanTest {
     }
 
     // Node 1 becomes the holder of every range (node 0 stops renewing and its leases run out).
-    renewUntil[0] = 0;
+    ranges.stopRenewing(0);
     long listingsBefore = sim.messages(Message.ListKeys.class);
     for (int range = 0; range < 3; range++) {
-      grant(1, range, 2);
+      ranges.grant(1, range, 2);
     }
     sim.runUntil(() -> sim.rangeScansCompleted(1) == 3, 30_000_000_000L, "node 1 scanned");
     assertTrue(
         sim.messages(Message.ListKeys.class) - listingsBefore >= 3 * 3 * 2,
         "two pages or more per range, each sent to the three replicas");
-    runFor(10_000_000); // the reads' commits to node 1 itself become durable
+    ranges.runFor(10_000_000); // the reads' commits to node 1 itself become durable
     assertEquals(0, sim.stats(1).gets(), "the scan's own reads are not counted as client gets");
 
     for (var e : written.entrySet()) {
@@ -112,7 +97,7 @@ class RangeScanTest {
     List<Key> sample = new ArrayList<>(written.keySet()).subList(0, 50);
     for (Key key : sample) {
       Outcome.ReadResult r =
-          assertInstanceOf(Outcome.ReadResult.class, run(1, new Operation.Get(key)));
+          assertInstanceOf(Outcome.ReadResult.class, ranges.run(1, new Operation.Get(key)));
       assertEquals(written.get(key), r.value().orElseThrow().version());
     }
     assertEquals(messages, sim.messagesTotal(), "served from node 1's own cells");
@@ -130,28 +115,29 @@ class RangeScanTest {
   @Test
   void scanWithAReplicaDown_preparesButKeepsEveryKeysVersion() {
     for (int range = 0; range < 3; range++) {
-      grant(0, range, 1);
+      ranges.grant(0, range, 1);
     }
     sim.runUntil(() -> sim.rangeScansCompleted(0) == 3, 10_000_000_000L, "node 0 scanned");
     Map<Key, Version> written = new HashMap<>();
     for (int i = 0; i < 300; i++) {
       Key key = key(i);
-      Outcome o = run(0, new Operation.Create(key, ("v" + i).getBytes(StandardCharsets.US_ASCII)));
+      Outcome o =
+          ranges.run(0, new Operation.Create(key, ("v" + i).getBytes(StandardCharsets.US_ASCII)));
       Version v = assertInstanceOf(Outcome.Written.class, o).version();
-      o = run(0, new Operation.Cas(key, v, ("w" + i).getBytes(StandardCharsets.US_ASCII)));
+      o = ranges.run(0, new Operation.Cas(key, v, ("w" + i).getBytes(StandardCharsets.US_ASCII)));
       written.put(key, assertInstanceOf(Outcome.Written.class, o).version());
     }
-    runFor(10_000_000);
+    ranges.runFor(10_000_000);
 
-    isolateNode2 = true;
-    renewUntil[0] = 0;
+    ranges.isolate(2, true);
+    ranges.stopRenewing(0);
     long preparesBefore = sim.messages(Message.Prepare.class);
     long acceptsBefore = sim.messages(Message.Accept.class);
     for (int range = 0; range < 3; range++) {
-      grant(1, range, 2);
+      ranges.grant(1, range, 2);
     }
     sim.runUntil(() -> sim.rangeScansCompleted(1) == 3, 60_000_000_000L, "node 1 scanned");
-    runFor(10_000_000);
+    ranges.runFor(10_000_000);
     assertTrue(
         sim.messages(Message.Prepare.class) > preparesBefore,
         "without node 2's answers the scan's reads must prepare");
@@ -168,14 +154,14 @@ class RangeScanTest {
             "node " + node + " holds " + e.getKey() + " at its written version: " + cell);
       }
       Outcome.ReadResult r =
-          assertInstanceOf(Outcome.ReadResult.class, run(1, new Operation.Get(e.getKey())));
+          assertInstanceOf(Outcome.ReadResult.class, ranges.run(1, new Operation.Get(e.getKey())));
       assertEquals(e.getValue(), r.value().orElseThrow().version());
     }
   }
 
   @Test
   void scanOfAnEmptyRange_endsAtOnce_andAbsentKeysAreReadLocally() {
-    grant(2, 1, 1);
+    ranges.grant(2, 1, 1);
     sim.runUntil(() -> sim.rangeScansCompleted(2) == 1, 10_000_000_000L, "node 2 scanned");
     Key absent = null;
     for (int i = 0; absent == null; i++) {
@@ -185,39 +171,12 @@ class RangeScanTest {
     }
     long messages = sim.messagesTotal();
     Outcome.ReadResult r =
-        assertInstanceOf(Outcome.ReadResult.class, run(2, new Operation.Get(absent)));
+        assertInstanceOf(Outcome.ReadResult.class, ranges.run(2, new Operation.Get(absent)));
     assertTrue(r.value().isEmpty());
     assertEquals(messages, sim.messagesTotal(), "leader-only: no messages");
   }
 
   private static Key key(int i) {
     return Key.of(("scan-" + i).getBytes(StandardCharsets.US_ASCII));
-  }
-
-  private void grant(int node, int range, long term) {
-    sim.input(node, new Input.TermGranted(range, term));
-    renewUntil[node] = sim.nowNanos() + 600_000_000_000L;
-    renew(node, range, term);
-  }
-
-  private void renew(int node, int range, long term) {
-    if (sim.nowNanos() <= renewUntil[node]) {
-      long sent = sim.monoNanos(node);
-      sim.schedule(
-          DELAY_MICROS * 1000, () -> sim.input(node, new Input.LeaseRenewed(range, term, sent)));
-      sim.schedule(LEASES.lease().toNanos() / 4, () -> renew(node, range, term));
-    }
-  }
-
-  private void runFor(long nanos) {
-    long until = sim.nowNanos() + nanos;
-    sim.runUntil(() -> sim.nowNanos() >= until, until + 1, "time to pass");
-  }
-
-  private Outcome run(int node, Operation op) {
-    Outcome[] result = {null};
-    sim.submit(node, op, o -> result[0] = o);
-    sim.runUntil(() -> result[0] != null, sim.nowNanos() + 10_000_000_000L, "reply");
-    return result[0];
   }
 }
