@@ -24,6 +24,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * time a key went without one, counts every error a client saw, and checks at the end that no
  * acknowledged increment was lost or doubled (the counter check of docs/DESIGN.md "How it is
  * tested": acknowledged ≤ final value ≤ acknowledged + unknown).
+ *
+ * <p>Every value a client is answered (a read, or the current value a mismatch reports) is checked
+ * as it comes ({@link #answerViolations}): it counts at least the increments acknowledged before
+ * the call started and at most those attempted before it returned (one writer per key, so the
+ * counter is the number of increments applied), and one reader never sees its key's counter go
+ * back.
  */
 final class HotKeyLoad implements AutoCloseable {
   /** One hot key: its range, its answers and its counts. */
@@ -34,6 +40,9 @@ final class HotKeyLoad implements AutoCloseable {
     final ConcurrentLinkedQueue<Long> writesAcknowledged = new ConcurrentLinkedQueue<>();
     final AtomicLong acknowledged = new AtomicLong();
     final AtomicLong unknown = new AtomicLong();
+
+    /** CAS increments sent so far, counted before each is sent. */
+    final AtomicLong attempted = new AtomicLong();
 
     HotKey(int range, byte[] key) {
       this.range = range;
@@ -50,6 +59,11 @@ final class HotKeyLoad implements AutoCloseable {
 
   private final AtomicLong errorCount = new AtomicLong();
   private static final int ERRORS_KEPT = 100;
+
+  /** Answers that no linearizable history allows (at most {@link #ERRORS_KEPT} kept). */
+  private final ConcurrentLinkedQueue<String> answerViolations = new ConcurrentLinkedQueue<>();
+
+  private final AtomicLong answersChecked = new AtomicLong();
 
   /** Creates a counter at 0 in each of {@code ranges} and starts the load on them. */
   HotKeyLoad(TestCluster cluster, List<Integer> ranges) {
@@ -97,6 +111,7 @@ final class HotKeyLoad implements AutoCloseable {
   private void increment(FrsmClient client, HotKey k) {
     Versioned current = null;
     while (running.get()) {
+      long acknowledgedBefore = k.acknowledged.get(); // only this thread moves it
       try {
         if (current == null) {
           current = client.get(k.key).orElseThrow();
@@ -104,6 +119,7 @@ final class HotKeyLoad implements AutoCloseable {
         }
         long next = value(current) + 1;
         byte[] value = Long.toString(next).getBytes(UTF_8);
+        k.attempted.incrementAndGet();
         Version v = client.cas(k.key, current.version(), value);
         long now = System.nanoTime();
         k.answers.add(now);
@@ -113,6 +129,7 @@ final class HotKeyLoad implements AutoCloseable {
       } catch (CasMismatchException e) {
         k.answers.add(System.nanoTime()); // an answer: the key is served
         current = e.current().orElseThrow();
+        check(k, "mismatch", acknowledgedBefore, value(current), -1);
       } catch (OutcomeUnknownException e) {
         k.unknown.incrementAndGet();
         error(e);
@@ -125,16 +142,63 @@ final class HotKeyLoad implements AutoCloseable {
   }
 
   private void read(FrsmClient client, HotKey k) {
+    long lastSeen = -1;
     while (running.get()) {
       try {
+        long acknowledgedBefore = k.acknowledged.get();
         Optional<Versioned> v = client.get(k.key);
         if (v.isPresent()) {
           k.answers.add(System.nanoTime());
+          long seen = value(v.get());
+          check(k, "read", acknowledgedBefore, seen, lastSeen);
+          lastSeen = Math.max(lastSeen, seen);
+        } else {
+          answerViolation(k, "read: the counter is gone");
         }
       } catch (FrsmException e) {
         error(e);
       }
     }
+  }
+
+  /**
+   * Checks {@code value}, answered to a call that started once {@code acknowledgedBefore}
+   * increments were acknowledged, against the increments attempted by now and the caller's {@code
+   * lastSeen} value (-1: none to compare with).
+   */
+  private void check(HotKey k, String what, long acknowledgedBefore, long value, long lastSeen) {
+    answersChecked.incrementAndGet();
+    long attemptedNow = k.attempted.get();
+    if (value < acknowledgedBefore || value > attemptedNow) {
+      answerViolation(
+          k,
+          what
+              + ": value "
+              + value
+              + " outside ["
+              + acknowledgedBefore
+              + " acknowledged before the call, "
+              + attemptedNow
+              + " attempted by its answer]");
+    } else if (value < lastSeen) {
+      answerViolation(k, what + ": value " + value + " after " + lastSeen + " (went back)");
+    }
+  }
+
+  private void answerViolation(HotKey k, String what) {
+    if (answerViolations.size() < ERRORS_KEPT) {
+      answerViolations.add("range " + k.range + " " + what);
+    }
+  }
+
+  /** Answers that broke linearizability, as they came (at most 100); empty if none. */
+  List<String> answerViolations() {
+    return List.copyOf(answerViolations);
+  }
+
+  /** How many answers were checked so far (reads and mismatches). */
+  long answersChecked() {
+    return answersChecked.get();
   }
 
   private void error(FrsmException e) {

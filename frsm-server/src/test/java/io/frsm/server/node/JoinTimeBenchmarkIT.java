@@ -8,10 +8,6 @@ import io.frsm.api.FrsmClient;
 import io.frsm.server.config.StreamKeys;
 import io.frsm.server.membership.MembershipChange.Kind;
 import io.frsm.server.membership.MembershipOrchestrator;
-import io.frsm.server.ring.NodeInfo;
-import io.frsm.server.zk.ClusterShape;
-import io.frsm.server.zk.RingVersion;
-import io.frsm.server.zk.ZkLayout;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -59,16 +55,7 @@ class JoinTimeBenchmarkIT {
                 .join(true)
                 .set(StreamKeys.COPY_ON_JOIN, copy)
                 .build()) {
-      ZkLayout layout = new ZkLayout(TestCluster.CLUSTER_ID);
-      RingVersion initial = RingVersion.initial(cluster.ring().placement());
-      MembershipOrchestrator admin =
-          new MembershipOrchestrator(
-              zk,
-              layout,
-              ClusterShape.read(zk, layout),
-              initial,
-              id -> id == 4 ? new NodeInfo(4, "", 0, 0, "") : null,
-              wait);
+      MembershipOrchestrator admin = TestOrchestrator.of(zk, cluster, id -> id == 4, wait);
       long loadStart = System.nanoTime();
       try (FrsmClient client = cluster.node(1).client()) {
         Semaphore window = new Semaphore(64);

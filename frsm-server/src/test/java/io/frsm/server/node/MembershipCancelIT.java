@@ -13,8 +13,6 @@ import io.frsm.consensus.core.Placement;
 import io.frsm.server.membership.MembershipChange;
 import io.frsm.server.membership.MembershipChange.Kind;
 import io.frsm.server.membership.MembershipOrchestrator;
-import io.frsm.server.ring.NodeInfo;
-import io.frsm.server.zk.ClusterShape;
 import io.frsm.server.zk.RangeCopyRequests;
 import io.frsm.server.zk.RingHistory;
 import io.frsm.server.zk.RingVersion;
@@ -84,14 +82,7 @@ class MembershipCancelIT {
       RingHistory history = new RingHistory(zk, layout);
       Placement formed = cluster.ring().placement();
       RingVersion initial = RingVersion.initial(formed);
-      MembershipOrchestrator admin =
-          new MembershipOrchestrator(
-              zk,
-              layout,
-              ClusterShape.read(zk, layout),
-              initial,
-              id -> id >= 4 ? new NodeInfo(id, "", 0, 0, "") : null,
-              WAIT);
+      MembershipOrchestrator admin = TestOrchestrator.of(zk, cluster, id -> id >= 4, WAIT);
       IllegalStateException none = assertThrows(IllegalStateException.class, admin::cancel);
       assertTrue(none.getMessage().contains("nothing to cancel"), none.getMessage());
 

@@ -159,15 +159,7 @@ class MembershipChangeIT {
       RingHistory history = new RingHistory(zk, layout);
       Placement formed = cluster.ring().placement();
       RingVersion initial = RingVersion.initial(formed);
-      ClusterShape shape = ClusterShape.read(zk, layout);
-      MembershipOrchestrator admin =
-          new MembershipOrchestrator(
-              zk,
-              layout,
-              shape,
-              initial,
-              id -> id == 4 ? new io.frsm.server.ring.NodeInfo(4, "", 0, 0, "") : null,
-              WAIT);
+      MembershipOrchestrator admin = TestOrchestrator.of(zk, cluster, id -> id == 4, WAIT);
       HotKeyLoad load = new HotKeyLoad(cluster, List.of(0, 1, 2, 3));
       load.awaitIncrementsAfter(System.nanoTime(), WAIT, "the load to run");
 
