@@ -17,11 +17,15 @@ class ClientSettingsTest {
   private static final ClientObserver OBSERVER = new ClientObserver() {};
   private static final TlsSettings TLS =
       new TlsSettings(Path.of("ca.pem"), Path.of("me.pem"), Path.of("me-key.pem"));
+  private static final ZooKeeperTlsSettings ZOOKEEPER_TLS =
+      new ZooKeeperTlsSettings(Path.of("zk-ca.pem"), null, null, null, true);
 
-  private static ClientSettings fromZooKeeper() {
+  /** Settings with fixed timeouts, observer, TLS and 2 threads; the rest as given. */
+  private static ClientSettings settings(
+      List<String> seeds, String zookeeper, Path credential, ZooKeeperTlsSettings zookeeperTls) {
     return new ClientSettings(
-        List.of(),
-        "zk:2181",
+        seeds,
+        zookeeper,
         "c",
         Duration.ofSeconds(3),
         Duration.ofSeconds(4),
@@ -29,27 +33,18 @@ class ClientSettingsTest {
         OBSERVER,
         TLS,
         2,
-        Path.of("zk.credential"),
-        new ZooKeeperTlsSettings(Path.of("zk-ca.pem"), null, null, null, true));
+        credential,
+        zookeeperTls);
+  }
+
+  private static ClientSettings fromZooKeeper() {
+    return settings(List.of(), "zk:2181", Path.of("zk.credential"), ZOOKEEPER_TLS);
   }
 
   @Test
   void startingFrom_dropsZooKeeper_andKeepsTheRest() {
     ClientSettings seeded = fromZooKeeper().startingFrom(List.of("a:1", "b:2"));
-    assertEquals(
-        new ClientSettings(
-            List.of("a:1", "b:2"),
-            "",
-            "c",
-            Duration.ofSeconds(3),
-            Duration.ofSeconds(4),
-            Duration.ofSeconds(5),
-            OBSERVER,
-            TLS,
-            2,
-            null,
-            null),
-        seeded);
+    assertEquals(settings(List.of("a:1", "b:2"), "", null, null), seeded);
     assertTrue(seeded.fromSeeds());
   }
 
@@ -61,19 +56,6 @@ class ClientSettingsTest {
   @Test
   void seedsAndZooKeeperTogether_areRefused() {
     assertThrows(
-        IllegalArgumentException.class,
-        () ->
-            new ClientSettings(
-                List.of("a:1"),
-                "zk:2181",
-                "c",
-                Duration.ofSeconds(3),
-                Duration.ofSeconds(4),
-                Duration.ofSeconds(5),
-                OBSERVER,
-                null,
-                1,
-                null,
-                null));
+        IllegalArgumentException.class, () -> settings(List.of("a:1"), "zk:2181", null, null));
   }
 }
