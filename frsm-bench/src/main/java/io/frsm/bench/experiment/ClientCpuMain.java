@@ -21,8 +21,10 @@ import java.util.concurrent.atomic.LongAdder;
  * 57% CAS after a get, 512-byte values) over {@code --keys} uniform keys from {@code --threads}
  * caller threads through one shared seed client for {@code --seconds} after a warm-up of the same
  * length, and prints one line: ops/s, this JVM's CPU per operation (the client, its callers and
- * everything a client JVM runs: JIT, GC), and, given the cluster's pid, the cluster JVM's CPU per
- * operation and the client's share of the cluster's CPU.
+ * everything a client JVM runs: JIT, GC), the part of it the kernel spent ({@code /proc/self/stat}
+ * system time: socket calls, futex wake-ups), the heap bytes this JVM allocated per operation, and,
+ * given the cluster's pid, the cluster JVM's CPU per operation, the client's CPU over the
+ * cluster's, and the client's share of the total (client over client plus cluster).
  *
  * <pre>{@code
  * java -cp frsm-bench/target/frsm-bench.jar io.frsm.bench.experiment.ClientCpuMain \
@@ -97,24 +99,39 @@ public final class ClientCpuMain {
       com.sun.management.OperatingSystemMXBean os =
           (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
       long cpu0 = os.getProcessCpuTime();
+      long systemTicks0 = systemTicks("self");
+      long allocated0 = allocatedBytes();
       long clusterTicks0 = clusterPid > 0 ? ticks(clusterPid) : -1;
       long wall0 = System.nanoTime();
       long ops = run(client, threads, seconds, keys);
       long wall = System.nanoTime() - wall0;
       long cpu = os.getProcessCpuTime() - cpu0;
+      long systemTicks = systemTicks("self") - systemTicks0;
+      long allocated = allocatedBytes() - allocated0;
       double clientUsPerOp = cpu / 1_000.0 / ops;
+      double clientSystemUsPerOp = systemTicks * 10_000.0 / ops;
       String clusterPart = "";
       if (clusterPid > 0) {
         double clusterUsPerOp = (ticks(clusterPid) - clusterTicks0) * 10_000.0 / ops;
         clusterPart =
             String.format(
-                " cluster_cpu_us_per_op=%.1f client_share_of_cluster=%.2f",
-                clusterUsPerOp, clientUsPerOp / clusterUsPerOp);
+                " cluster_cpu_us_per_op=%.1f client_over_cluster=%.2f client_share_of_total=%.2f",
+                clusterUsPerOp,
+                clientUsPerOp / clusterUsPerOp,
+                clientUsPerOp / (clientUsPerOp + clusterUsPerOp));
       }
       System.out.printf(
           "CLIENTCPU threads=%d ops=%d ops_per_s=%.0f client_cpu_us_per_op=%.1f"
+              + " client_system_us_per_op=%.1f client_alloc_bytes_per_op=%.0f"
               + " client_cpus_busy=%.2f%s%n",
-          threads, ops, ops * 1e9 / wall, clientUsPerOp, (double) cpu / wall, clusterPart);
+          threads,
+          ops,
+          ops * 1e9 / wall,
+          clientUsPerOp,
+          clientSystemUsPerOp,
+          allocated < 0 ? Double.NaN : (double) allocated / ops,
+          (double) cpu / wall,
+          clusterPart);
     }
   }
 
@@ -161,8 +178,27 @@ public final class ClientCpuMain {
 
   /** utime + stime of process {@code pid}, in clock ticks ({@code /proc/PID/stat}). */
   private static long ticks(long pid) throws java.io.IOException {
-    String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
-    String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+    String[] f = statFields(Long.toString(pid));
     return Long.parseLong(f[11]) + Long.parseLong(f[12]); // fields 14 and 15 of stat
+  }
+
+  /** stime of process {@code pid} ("self": this one), in clock ticks. */
+  private static long systemTicks(String pid) throws java.io.IOException {
+    return Long.parseLong(statFields(pid)[12]); // field 15 of stat
+  }
+
+  private static String[] statFields(String pid) throws java.io.IOException {
+    String stat = Files.readString(Path.of("/proc", pid, "stat"));
+    return stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+  }
+
+  /** Heap bytes every thread of this JVM allocated so far, or -1 where the JVM cannot tell. */
+  private static long allocatedBytes() {
+    if (ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean threads
+        && threads.isThreadAllocatedMemorySupported()
+        && threads.isThreadAllocatedMemoryEnabled()) {
+      return threads.getTotalThreadAllocatedBytes();
+    }
+    return -1;
   }
 }
