@@ -35,6 +35,8 @@ import java.util.concurrent.atomic.LongAdder;
  * <p>The certificate is the one {@code frsm local} printed (mutual TLS on every connection, as in
  * production); {@code --insecure} instead for a cluster running plaintext.
  *
+ * <p>{@code --io-threads N}: the client's network threads (default: the builder's).
+ *
  * <p>{@code --zookeeper HOST:PORT} instead of {@code --seeds} builds the client from the cluster's
  * ZooKeeper; with this class on the class path of an older {@code frsm.jar} (before issue 25) that
  * is the old thin client, for a new-versus-old comparison against the same cluster.
@@ -51,6 +53,7 @@ public final class ClientCpuMain {
     int threads = 1;
     int seconds = 10;
     int keys = 10_000;
+    int ioThreads = 0;
     long clusterPid = -1;
     Path ca = null;
     Path cert = null;
@@ -65,6 +68,7 @@ public final class ClientCpuMain {
         case "--threads" -> threads = Integer.parseInt(args[++i]);
         case "--seconds" -> seconds = Integer.parseInt(args[++i]);
         case "--keys" -> keys = Integer.parseInt(args[++i]);
+        case "--io-threads" -> ioThreads = Integer.parseInt(args[++i]);
         case "--cluster-pid" -> clusterPid = Long.parseLong(args[++i]);
         case "--ca" -> ca = Path.of(args[++i]);
         case "--cert" -> cert = Path.of(args[++i]);
@@ -92,6 +96,9 @@ public final class ClientCpuMain {
     }
     if (zookeeperCredential != null) {
       builder.zookeeperCredential(zookeeperCredential);
+    }
+    if (ioThreads > 0) {
+      builder.ioThreads(ioThreads);
     }
     try (FrsmClient client =
         seeds != null ? builder.seeds(seeds).build() : builder.zookeeper(zookeeper).build()) {
