@@ -9,11 +9,10 @@ import io.frsm.client.transport.ClientOutcome;
 import io.frsm.client.transport.KeyBytes;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -78,10 +77,13 @@ public final class KeySessions {
   private final Executor callbacks;
   private final ScheduledExecutorService scheduler;
   private final LongSupplier createSettleNanos;
-  private final Map<KeyBytes, KeyState> keys = new HashMap<>(); // guarded by this
+  // Each key's state is guarded by its own lock, so callers and event loops working on different
+  // keys never wait for each other (one lock for all keys put most operations through a contended
+  // monitor: a futex wait and wake each). A state leaves the map only when idle (forgetIfIdle).
+  private final ConcurrentHashMap<KeyBytes, KeyState> keys = new ConcurrentHashMap<>();
   private final SessionCounters counters;
 
-  /** A key's session state; every field guarded by the enclosing KeySessions. */
+  /** A key's session state; every field (and its reads' fields) guarded by the state's lock. */
   private static final class KeyState {
     final ArrayDeque<Call> queue = new ArrayDeque<>();
 
@@ -223,17 +225,24 @@ public final class KeySessions {
       throw new IllegalArgumentException("timeout must be >= 0, was " + timeoutNanos);
     }
     Call call = new Call(operation, invokedAtMicros, timeoutNanos, new CompletableFuture<>());
-    KeyState state;
-    synchronized (this) {
-      state = keys.computeIfAbsent(operation.key(), k -> new KeyState());
-      state.queue.add(call);
-    }
+    // Queued under the map's lock for the key, so a state is never dropped (forgetIfIdle) between
+    // being found here and taking the call: a dropped state had nothing queued or running.
+    KeyState state =
+        keys.compute(
+            operation.key(),
+            (k, found) -> {
+              KeyState s = found != null ? found : new KeyState();
+              synchronized (s) {
+                s.queue.add(call);
+              }
+              return s;
+            });
     startReady(operation.key(), state);
     return call.result();
   }
 
   /** Keys with operations queued or running, or waiting for a fence. */
-  public synchronized int activeKeys() {
+  public int activeKeys() {
     return keys.size();
   }
 
@@ -251,7 +260,8 @@ public final class KeySessions {
     Call alone = null;
     boolean fenceFirst = false;
     long fenceDelayNanos = 0;
-    synchronized (this) {
+    boolean idle;
+    synchronized (state) {
       while (!state.exclusive && !state.queue.isEmpty()) {
         Call head = state.queue.peek();
         Version lost = SessionAnswers.cannotSucceed(head.operation(), state.seen);
@@ -277,9 +287,10 @@ public final class KeySessions {
         fenceFirst = state.needsFence && !(head.operation() instanceof ClientOperation.Fence);
         fenceDelayNanos = Math.max(0, state.fenceNotBeforeNanos - System.nanoTime());
       }
-      if (state.idle()) {
-        keys.remove(key, state);
-      }
+      idle = state.idle();
+    }
+    if (idle) {
+      forgetIfIdle(key, state);
     }
     if (reads != null) {
       for (Read read : reads) {
@@ -300,7 +311,7 @@ public final class KeySessions {
                 .whenComplete(
                     (outcome, error) -> {
                       if (error == null && outcome instanceof ClientOutcome.ReadResult) {
-                        synchronized (this) {
+                        synchronized (state) {
                           state.needsFence = false;
                           state.seen =
                               SessionAnswers.newer(
@@ -333,7 +344,7 @@ public final class KeySessions {
               boolean unknown =
                   outcome instanceof ClientOutcome.Unknown
                       || SessionAnswers.unwrap(error) instanceof OutcomeUnknownException;
-              synchronized (this) {
+              synchronized (state) {
                 state.seen =
                     SessionAnswers.newer(state.seen, SessionAnswers.chosenVersion(outcome));
                 if (call.operation().mutates() && unknown) {
@@ -357,7 +368,7 @@ public final class KeySessions {
    * issued after it is never answered before it.
    */
   private void endAlone(KeyBytes key, KeyState state) {
-    synchronized (this) {
+    synchronized (state) {
       state.exclusive = false;
     }
     continueLater(key, state);
@@ -371,7 +382,7 @@ public final class KeySessions {
 
   private void readEnded(
       KeyBytes key, KeyState state, Read read, ClientOutcome outcome, Throwable error) {
-    synchronized (this) {
+    synchronized (state) {
       read.ended = true;
       read.outcome = outcome;
       read.error = error;
@@ -406,7 +417,7 @@ public final class KeySessions {
         // Only a Throwable gets here (a caller's code cannot: it runs on callbacks or in its
         // future's dependents, which catch). Give the delivery up so the next ended read resumes
         // it.
-        synchronized (this) {
+        synchronized (state) {
           state.delivering = false;
         }
       }
@@ -419,7 +430,7 @@ public final class KeySessions {
       Read head;
       Optional<Versioned> value;
       boolean again;
-      synchronized (this) {
+      synchronized (state) {
         assert state.delivering : "delivering reads without holding the key's delivery";
         head = state.reads.peek();
         if (head == null || !head.ended) {
@@ -448,7 +459,7 @@ public final class KeySessions {
       if (again) {
         counters.readRerun();
         runRead(state, head); // an answer that comes now finds the delivery taken, and returns
-        synchronized (this) {
+        synchronized (state) {
           if (!head.ended) {
             state.delivering = false; // the rerun's answer, when it comes, takes the delivery
             return true;
@@ -462,7 +473,7 @@ public final class KeySessions {
         SessionAnswers.answerLost(
             head.call.result(), head.call.operation(), head.lost, head.outcome, head.error);
       }
-      synchronized (this) {
+      synchronized (state) {
         state.reads.poll();
         state.floor = value;
         if (value != null && value.isPresent()) {
@@ -489,13 +500,17 @@ public final class KeySessions {
    * {@link #MAX_INLINE_STARTS} nested starts the next ones start on {@code callbacks}.
    */
   private void continueLater(KeyBytes key, KeyState state) {
-    synchronized (this) {
-      if (state.queue.isEmpty()) {
-        if (state.idle()) {
-          keys.remove(key, state);
-        }
-        return;
+    boolean queued;
+    boolean idle;
+    synchronized (state) {
+      queued = !state.queue.isEmpty();
+      idle = state.idle();
+    }
+    if (!queued) {
+      if (idle) {
+        forgetIfIdle(key, state);
       }
+      return;
     }
     int[] depth = INLINE_DEPTH.get();
     if (depth[0] >= MAX_INLINE_STARTS) {
@@ -508,6 +523,24 @@ public final class KeySessions {
     } finally {
       depth[0]--;
     }
+  }
+
+  /**
+   * Drops the key's state if it is still the key's and idle: nothing queued, running or owed a
+   * fence, so a later call may start from a fresh one. Called without the state's lock held: the
+   * map's lock for the key is taken before the state's, as {@link #enqueue} does.
+   */
+  private void forgetIfIdle(KeyBytes key, KeyState state) {
+    keys.computeIfPresent(
+        key,
+        (k, current) -> {
+          if (current != state) {
+            return current;
+          }
+          synchronized (current) {
+            return current.idle() ? null : current;
+          }
+        });
   }
 
   private static final int MAX_INLINE_STARTS = 8;

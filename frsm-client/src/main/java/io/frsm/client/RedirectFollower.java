@@ -65,36 +65,63 @@ public final class RedirectFollower {
   /** Sends {@code request} to {@code target}, following at most {@code redirectsLeft} redirects. */
   public CompletableFuture<Reply> send(
       OperationRequest request, InetSocketAddress target, int redirectsLeft) {
+    CompletableFuture<Reply> reply = new CompletableFuture<>();
+    follow(request, target, redirectsLeft, reply);
+    return reply;
+  }
+
+  /**
+   * One hop; completes {@code reply} when the call ends, or hops on after a redirect. One future
+   * for the whole call instead of a chain of stages per hop: this runs for every operation.
+   */
+  private void follow(
+      OperationRequest request,
+      InetSocketAddress target,
+      int redirectsLeft,
+      CompletableFuture<Reply> reply) {
     CompletableFuture<OperationResponse> call;
     try {
       call = hop.call(target, request);
     } catch (RuntimeException e) {
-      return CompletableFuture.completedFuture(new Unreachable(target, e));
+      reply.complete(new Unreachable(target, e));
+      return;
     }
-    return call.handle(
-            (response, error) -> {
-              if (error != null) {
-                return CompletableFuture.<Reply>completedFuture(
-                    new CallFailed(unwrap(error), redirectsLeft));
-              }
-              if (response instanceof OperationResponse.Completed c) {
-                return CompletableFuture.<Reply>completedFuture(
-                    new Answered(c.outcome(), redirectsLeft));
-              }
-              if (response instanceof OperationResponse.Invalid invalid) {
-                return CompletableFuture.<Reply>completedFuture(
-                    new Refused(target, invalid.reason()));
-              }
-              OperationResponse.Redirect redirect = (OperationResponse.Redirect) response;
-              if (redirectsLeft == 0) {
-                return CompletableFuture.<Reply>completedFuture(new TooManyRedirects(redirect));
-              }
-              return send(
-                  request,
-                  new InetSocketAddress(redirect.leaderHost(), redirect.leaderPort()),
-                  redirectsLeft - 1);
-            })
-        .thenCompose(reply -> reply);
+    call.whenComplete(
+        (response, error) -> {
+          try {
+            answered(request, target, redirectsLeft, response, error, reply);
+          } catch (RuntimeException | Error e) {
+            // Nothing may leave the reply open: whenComplete would swallow this.
+            reply.completeExceptionally(e);
+          }
+        });
+  }
+
+  private void answered(
+      OperationRequest request,
+      InetSocketAddress target,
+      int redirectsLeft,
+      OperationResponse response,
+      Throwable error,
+      CompletableFuture<Reply> reply) {
+    if (error != null) {
+      reply.complete(new CallFailed(unwrap(error), redirectsLeft));
+    } else if (response instanceof OperationResponse.Completed c) {
+      reply.complete(new Answered(c.outcome(), redirectsLeft));
+    } else if (response instanceof OperationResponse.Invalid invalid) {
+      reply.complete(new Refused(target, invalid.reason()));
+    } else {
+      OperationResponse.Redirect redirect = (OperationResponse.Redirect) response;
+      if (redirectsLeft == 0) {
+        reply.complete(new TooManyRedirects(redirect));
+      } else {
+        follow(
+            request,
+            new InetSocketAddress(redirect.leaderHost(), redirect.leaderPort()),
+            redirectsLeft - 1,
+            reply);
+      }
+    }
   }
 
   private static Throwable unwrap(Throwable error) {

@@ -181,7 +181,7 @@ public final class SeedClient extends SessionClient {
     }
     List<InetSocketAddress> candidates = view.route(operation.key().bytesUnsafe());
     RedirectFollower follower = timeoutNanos == 0 ? redirects : follower(timeoutNanos);
-    return attempt(follower, new OperationRequest(operation, 0), candidates, 0, MAX_REDIRECTS);
+    return attempt(follower, new OperationRequest(operation, 0), candidates);
   }
 
   @Override
@@ -196,42 +196,74 @@ public final class SeedClient extends SessionClient {
   }
 
   private CompletableFuture<ClientOutcome> attempt(
+      RedirectFollower follower, OperationRequest request, List<InetSocketAddress> candidates) {
+    CompletableFuture<ClientOutcome> outcome = new CompletableFuture<>();
+    attempt(follower, request, candidates, 0, MAX_REDIRECTS, outcome);
+    return outcome;
+  }
+
+  /**
+   * Sends to {@code candidates[index]}; completes {@code outcome}, or moves on to the next
+   * candidate after a definite "not executed". One future per operation, not a stage per reply.
+   */
+  private void attempt(
       RedirectFollower follower,
       OperationRequest request,
       List<InetSocketAddress> candidates,
       int index,
-      int redirectsLeft) {
-    return follower
+      int redirectsLeft,
+      CompletableFuture<ClientOutcome> outcome) {
+    follower
         .send(request, candidates.get(index), redirectsLeft)
-        .thenCompose(
-            reply -> {
-              boolean nextCandidate = index + 1 < candidates.size();
-              if (reply instanceof RedirectFollower.Answered a) {
-                if (a.outcome() instanceof ClientOutcome.NotExecuted && nextCandidate) {
-                  return attempt(follower, request, candidates, index + 1, a.redirectsLeft());
+        .whenComplete(
+            (reply, error) -> {
+              try {
+                if (error != null) {
+                  outcome.completeExceptionally(error);
+                } else {
+                  replied(follower, request, candidates, index, redirectsLeft, reply, outcome);
                 }
-                return CompletableFuture.completedFuture(a.outcome());
+              } catch (RuntimeException | Error e) {
+                outcome.completeExceptionally(e); // never leave the caller waiting
               }
-              if (reply instanceof RedirectFollower.CallFailed f) {
-                if (f.cause() instanceof NotExecutedException && nextCandidate) {
-                  return attempt(follower, request, candidates, index + 1, f.redirectsLeft());
-                }
-                return CompletableFuture.failedFuture(f.cause());
-              }
-              if (reply instanceof RedirectFollower.Unreachable u) {
-                if (nextCandidate) {
-                  return attempt(follower, request, candidates, index + 1, redirectsLeft);
-                }
-                return CompletableFuture.failedFuture(
-                    new NotExecutedException("no connection to " + u.target() + ": " + u.cause()));
-              }
-              if (reply instanceof RedirectFollower.Refused r) {
-                return CompletableFuture.failedFuture(new InvalidRequestException(r.reason()));
-              }
-              RedirectFollower.TooManyRedirects t = (RedirectFollower.TooManyRedirects) reply;
-              return CompletableFuture.failedFuture(
-                  new NotExecutedException("too many redirects, last to " + t.last()));
             });
+  }
+
+  private void replied(
+      RedirectFollower follower,
+      OperationRequest request,
+      List<InetSocketAddress> candidates,
+      int index,
+      int redirectsLeft,
+      RedirectFollower.Reply reply,
+      CompletableFuture<ClientOutcome> outcome) {
+    boolean nextCandidate = index + 1 < candidates.size();
+    if (reply instanceof RedirectFollower.Answered a) {
+      if (a.outcome() instanceof ClientOutcome.NotExecuted && nextCandidate) {
+        attempt(follower, request, candidates, index + 1, a.redirectsLeft(), outcome);
+      } else {
+        outcome.complete(a.outcome());
+      }
+    } else if (reply instanceof RedirectFollower.CallFailed f) {
+      if (f.cause() instanceof NotExecutedException && nextCandidate) {
+        attempt(follower, request, candidates, index + 1, f.redirectsLeft(), outcome);
+      } else {
+        outcome.completeExceptionally(f.cause());
+      }
+    } else if (reply instanceof RedirectFollower.Unreachable u) {
+      if (nextCandidate) {
+        attempt(follower, request, candidates, index + 1, redirectsLeft, outcome);
+      } else {
+        outcome.completeExceptionally(
+            new NotExecutedException("no connection to " + u.target() + ": " + u.cause()));
+      }
+    } else if (reply instanceof RedirectFollower.Refused r) {
+      outcome.completeExceptionally(new InvalidRequestException(r.reason()));
+    } else {
+      RedirectFollower.TooManyRedirects t = (RedirectFollower.TooManyRedirects) reply;
+      outcome.completeExceptionally(
+          new NotExecutedException("too many redirects, last to " + t.last()));
+    }
   }
 
   /**

@@ -3,6 +3,7 @@ package io.frsm.client;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.frsm.api.NotExecutedException;
 import io.frsm.api.OutcomeUnknownException;
@@ -131,6 +132,16 @@ class RedirectFollowerTest {
     unreachable.put(B, closed);
 
     assertEquals(new RedirectFollower.Unreachable(B, closed), send(A, 3));
+    assertEquals(List.of(A), called);
+  }
+
+  @Test
+  void aHopThatBreaksWhileHandlingTheAnswer_failsTheReply_neverLeavesItOpen() {
+    // A's call completes with no response at all (a broken hop): handling it throws. The reply
+    // must end exceptionally with that, not wait forever.
+    CompletableFuture<RedirectFollower.Reply> reply = follower.send(REQUEST, A, 3);
+    assertTrue(reply.isDone(), "the reply was left open");
+    assertTrue(reply.isCompletedExceptionally());
     assertEquals(List.of(A), called);
   }
 }

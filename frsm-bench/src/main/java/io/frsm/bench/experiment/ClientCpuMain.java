@@ -10,7 +10,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.LongAdder;
@@ -21,8 +23,11 @@ import java.util.concurrent.atomic.LongAdder;
  * 57% CAS after a get, 512-byte values) over {@code --keys} uniform keys from {@code --threads}
  * caller threads through one shared seed client for {@code --seconds} after a warm-up of the same
  * length, and prints one line: ops/s, this JVM's CPU per operation (the client, its callers and
- * everything a client JVM runs: JIT, GC), and, given the cluster's pid, the cluster JVM's CPU per
- * operation and the client's share of the cluster's CPU.
+ * everything a client JVM runs: JIT, GC), the part of it the kernel spent ({@code /proc/self/stat}
+ * system time: socket calls, futex wake-ups), its threads' context switches per operation (all, and
+ * those that were preemptions), the heap bytes this JVM allocated per operation, and, given the
+ * cluster's pid, the cluster JVM's CPU per operation, the client's CPU over the cluster's, and the
+ * client's share of the total (client over client plus cluster).
  *
  * <pre>{@code
  * java -cp frsm-bench/target/frsm-bench.jar io.frsm.bench.experiment.ClientCpuMain \
@@ -32,6 +37,8 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <p>The certificate is the one {@code frsm local} printed (mutual TLS on every connection, as in
  * production); {@code --insecure} instead for a cluster running plaintext.
+ *
+ * <p>{@code --io-threads N}: the client's network threads (default: the builder's).
  *
  * <p>{@code --zookeeper HOST:PORT} instead of {@code --seeds} builds the client from the cluster's
  * ZooKeeper; with this class on the class path of an older {@code frsm.jar} (before issue 25) that
@@ -49,6 +56,7 @@ public final class ClientCpuMain {
     int threads = 1;
     int seconds = 10;
     int keys = 10_000;
+    int ioThreads = 0;
     long clusterPid = -1;
     Path ca = null;
     Path cert = null;
@@ -63,6 +71,7 @@ public final class ClientCpuMain {
         case "--threads" -> threads = Integer.parseInt(args[++i]);
         case "--seconds" -> seconds = Integer.parseInt(args[++i]);
         case "--keys" -> keys = Integer.parseInt(args[++i]);
+        case "--io-threads" -> ioThreads = Integer.parseInt(args[++i]);
         case "--cluster-pid" -> clusterPid = Long.parseLong(args[++i]);
         case "--ca" -> ca = Path.of(args[++i]);
         case "--cert" -> cert = Path.of(args[++i]);
@@ -91,36 +100,66 @@ public final class ClientCpuMain {
     if (zookeeperCredential != null) {
       builder.zookeeperCredential(zookeeperCredential);
     }
+    if (ioThreads > 0) {
+      builder.ioThreads(ioThreads);
+    }
     try (FrsmClient client =
         seeds != null ? builder.seeds(seeds).build() : builder.zookeeper(zookeeper).build()) {
       run(client, threads, seconds, keys); // warm-up: JIT, connections, keys created
       com.sun.management.OperatingSystemMXBean os =
           (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
       long cpu0 = os.getProcessCpuTime();
+      long systemTicks0 = systemTicks("self");
+      Map<String, long[]> switches0 = threadSwitches();
+      long allocated0 = allocatedBytes();
       long clusterTicks0 = clusterPid > 0 ? ticks(clusterPid) : -1;
       long wall0 = System.nanoTime();
       long ops = run(client, threads, seconds, keys);
       long wall = System.nanoTime() - wall0;
       long cpu = os.getProcessCpuTime() - cpu0;
+      long systemTicks = systemTicks("self") - systemTicks0;
+      long[] switches = switchesOver(switches0, threadSwitches());
+      long allocated = allocatedBytes() - allocated0;
       double clientUsPerOp = cpu / 1_000.0 / ops;
+      double clientSystemUsPerOp = systemTicks * 10_000.0 / ops;
       String clusterPart = "";
       if (clusterPid > 0) {
         double clusterUsPerOp = (ticks(clusterPid) - clusterTicks0) * 10_000.0 / ops;
         clusterPart =
             String.format(
-                " cluster_cpu_us_per_op=%.1f client_share_of_cluster=%.2f",
-                clusterUsPerOp, clientUsPerOp / clusterUsPerOp);
+                " cluster_cpu_us_per_op=%.1f client_over_cluster=%.2f client_share_of_total=%.2f",
+                clusterUsPerOp,
+                clientUsPerOp / clusterUsPerOp,
+                clientUsPerOp / (clientUsPerOp + clusterUsPerOp));
       }
       System.out.printf(
           "CLIENTCPU threads=%d ops=%d ops_per_s=%.0f client_cpu_us_per_op=%.1f"
+              + " client_system_us_per_op=%.1f client_alloc_bytes_per_op=%.0f"
+              + " client_switches_per_op=%.2f client_preemptions_per_op=%.2f"
               + " client_cpus_busy=%.2f%s%n",
-          threads, ops, ops * 1e9 / wall, clientUsPerOp, (double) cpu / wall, clusterPart);
+          threads,
+          ops,
+          ops * 1e9 / wall,
+          clientUsPerOp,
+          clientSystemUsPerOp,
+          allocated < 0 ? Double.NaN : (double) allocated / ops,
+          (double) (switches[0] + switches[1]) / ops,
+          (double) switches[1] / ops,
+          (double) cpu / wall,
+          clusterPart);
     }
   }
+
+  /** Context switches the callers of the last {@link #run} had when they ended. */
+  private static final LongAdder CALLER_VOLUNTARY = new LongAdder();
+
+  private static final LongAdder CALLER_PREEMPTED = new LongAdder();
 
   /** Operations done by {@code threads} callers in {@code seconds}. */
   private static long run(FrsmClient client, int threads, int seconds, int keys)
       throws InterruptedException {
+    CALLER_VOLUNTARY.reset();
+    CALLER_PREEMPTED.reset();
     LongAdder done = new LongAdder();
     long end = System.nanoTime() + seconds * 1_000_000_000L;
     byte[] value = new byte[512];
@@ -148,6 +187,12 @@ public final class ClientCpuMain {
                     // A lost race (mismatch, exists) is part of the mix; not counted.
                   }
                 }
+                // A caller lives only through its run: it counts its own switches before it ends.
+                long[] own = switchesOf(Path.of("/proc/thread-self/status"));
+                if (own != null) {
+                  CALLER_VOLUNTARY.add(own[0]);
+                  CALLER_PREEMPTED.add(own[1]);
+                }
               },
               "client-cpu-" + t);
       caller.start();
@@ -161,8 +206,80 @@ public final class ClientCpuMain {
 
   /** utime + stime of process {@code pid}, in clock ticks ({@code /proc/PID/stat}). */
   private static long ticks(long pid) throws java.io.IOException {
-    String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
-    String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+    String[] f = statFields(Long.toString(pid));
     return Long.parseLong(f[11]) + Long.parseLong(f[12]); // fields 14 and 15 of stat
+  }
+
+  /** stime of process {@code pid} ("self": this one), in clock ticks. */
+  private static long systemTicks(String pid) throws java.io.IOException {
+    return Long.parseLong(statFields(pid)[12]); // field 15 of stat
+  }
+
+  private static String[] statFields(String pid) throws java.io.IOException {
+    String stat = Files.readString(Path.of("/proc", pid, "stat"));
+    return stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+  }
+
+  /**
+   * Voluntary (a thread blocked: parked, waiting in epoll) and involuntary (preempted) context
+   * switches of this JVM's threads over a window: the threads alive at both ends (the client's
+   * network threads, JIT, GC) by {@code /proc/self/task/TID/status}, plus what the measured callers
+   * counted for themselves as they ended ({@link #run}). Counts, unlike CPU time, hardly move with
+   * the machine's load.
+   */
+  private static long[] switchesOver(Map<String, long[]> before, Map<String, long[]> after) {
+    long[] sum = {CALLER_VOLUNTARY.sum(), CALLER_PREEMPTED.sum()};
+    after.forEach(
+        (tid, end) -> {
+          long[] start = before.get(tid);
+          if (start != null) {
+            sum[0] += end[0] - start[0];
+            sum[1] += end[1] - start[1];
+          }
+        });
+    return sum;
+  }
+
+  /** Each live thread's switches now, by thread id. */
+  private static Map<String, long[]> threadSwitches() throws java.io.IOException {
+    Map<String, long[]> byThread = new HashMap<>();
+    try (var tasks = Files.list(Path.of("/proc/self/task"))) {
+      for (Path task : (Iterable<Path>) tasks::iterator) {
+        long[] s = switchesOf(task.resolve("status"));
+        if (s != null) {
+          byThread.put(task.getFileName().toString(), s);
+        }
+      }
+    }
+    return byThread;
+  }
+
+  /** {voluntary, involuntary} from a status file; null if the thread has ended. */
+  private static long[] switchesOf(Path status) {
+    List<String> lines;
+    try {
+      lines = Files.readAllLines(status);
+    } catch (java.io.IOException ended) {
+      return null;
+    }
+    long[] s = new long[2];
+    for (String line : lines) {
+      if (line.startsWith("voluntary_ctxt_switches:")) {
+        s[0] = Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
+      } else if (line.startsWith("nonvoluntary_ctxt_switches:")) {
+        s[1] = Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
+      }
+    }
+    return s;
+  }
+
+  /** Heap bytes every thread of this JVM allocated so far, or -1 where the JVM cannot tell. */
+  private static long allocatedBytes() {
+    if (ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean threads
+        && threads.isThreadAllocatedMemorySupported()
+        && threads.isThreadAllocatedMemoryEnabled()) {
+      return threads.getTotalThreadAllocatedBytes();
+    }
+    return -1;
   }
 }

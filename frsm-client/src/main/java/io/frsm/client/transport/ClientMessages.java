@@ -5,6 +5,7 @@ import static io.frsm.client.transport.ApiValues.versioned;
 import static io.frsm.client.transport.ApiValues.versionedOrAbsent;
 
 import com.google.protobuf.ByteString;
+import com.google.protobuf.UnsafeByteOperations;
 import io.frsm.api.Version;
 import io.frsm.client.proto.ClientRequest;
 import io.frsm.client.proto.ClientResponse;
@@ -23,17 +24,23 @@ public final class ClientMessages {
     ClientRequest.Builder b =
         ClientRequest.newBuilder().setInvokedAtMicros(request.invokedAtMicros());
     ClientOperation op = request.operation();
-    ByteString key = ByteString.copyFrom(op.key().bytesUnsafe());
+    // The key's and the record's arrays are never written after they were made (KeyBytes, "owned
+    // by the record"), so the message wraps them instead of copying: one copy of the value and
+    // of the key less per request.
+    ByteString key = UnsafeByteOperations.unsafeWrap(op.key().bytesUnsafe());
     if (op instanceof ClientOperation.Get get) {
       b.setGet(ClientRequest.Get.newBuilder().setKey(key).setQuorum(get.quorum()));
     } else if (op instanceof ClientOperation.Create c) {
-      b.setCreate(ClientRequest.Create.newBuilder().setKey(key).setValue(bytes(c.value())));
+      b.setCreate(
+          ClientRequest.Create.newBuilder()
+              .setKey(key)
+              .setValue(UnsafeByteOperations.unsafeWrap(c.value())));
     } else if (op instanceof ClientOperation.Cas c) {
       b.setCas(
           ClientRequest.Cas.newBuilder()
               .setKey(key)
               .setExpected(version(c.expected()))
-              .setValue(bytes(c.value())));
+              .setValue(UnsafeByteOperations.unsafeWrap(c.value())));
     } else if (op instanceof ClientOperation.Delete d) {
       b.setDelete(ClientRequest.Delete.newBuilder().setKey(key).setExpected(version(d.expected())));
     } else if (op instanceof ClientOperation.Fence) {
@@ -198,9 +205,5 @@ public final class ClientMessages {
       throw new WireDecodeException(where + ": key is missing or empty");
     }
     return KeyBytes.wrap(bytes.toByteArray());
-  }
-
-  private static ByteString bytes(byte[] value) {
-    return ByteString.copyFrom(value);
   }
 }
