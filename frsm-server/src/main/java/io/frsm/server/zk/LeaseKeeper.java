@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -52,7 +53,10 @@ import org.apache.zookeeper.KeeperException;
 public final class LeaseKeeper implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger(LeaseKeeper.class.getName());
 
-  /** Called from the keeper's scheduler thread or Curator's event thread, never concurrently. */
+  /**
+   * Called from the keeper's scheduler thread, its credit thread or Curator's event thread, always
+   * under the keeper's lock: never concurrently.
+   */
   public interface Listener {
     void renewed(TermGrant grant, long sentNanos);
 
@@ -89,6 +93,24 @@ public final class LeaseKeeper implements AutoCloseable {
 
   private final java.util.Set<String> creditedInSuspension = new java.util.HashSet<>();
   private final LongAdder keptThroughSuspension = new LongAdder();
+
+  /**
+   * Credits on a thread of their own: a renewal stuck in Curator's retries (ZooKeeper just went)
+   * holds the renewal thread for seconds, and the leases must not run out meanwhile.
+   */
+  private final ScheduledExecutorService creditor =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread t = new Thread(r, "frsm-lease-credit");
+            t.setDaemon(true);
+            return t;
+          });
+
+  private final long periodNanos;
+
+  /** When the renewal in flight was started (0: none in flight). */
+  private volatile long renewalSince;
+
   private volatile long longestSuspensionNanos;
 
   public LeaseKeeper(
@@ -119,12 +141,14 @@ public final class LeaseKeeper implements AutoCloseable {
     this.listener = listener;
     this.scheduler = scheduler;
     zk.getConnectionStateListenable().addListener(connectionListener);
-    long periodNanos = lease.toNanos() / 4;
+    this.periodNanos = lease.toNanos() / 4;
     if (periodNanos <= 0) {
       throw new IllegalArgumentException("lease too short: " + lease);
     }
     this.renewals =
         scheduler.scheduleWithFixedDelay(this::renewAll, 0, periodNanos, TimeUnit.NANOSECONDS);
+    creditor.scheduleWithFixedDelay(
+        this::creditIfStalled, periodNanos, periodNanos / 2, TimeUnit.NANOSECONDS);
   }
 
   /** Starts renewing {@code grant}'s lease (with the next batch, at most {@code L/4} from now). */
@@ -172,12 +196,12 @@ public final class LeaseKeeper implements AutoCloseable {
       return;
     }
     if (suspended) {
-      credit();
-      return;
+      return; // the creditor carries the leases
     }
     long[] sent = new long[1];
     boolean[] ok;
     long sessionBefore = sessionId();
+    renewalSince = System.nanoTime();
     try {
       batches.increment();
       ok = store.renewAll(grants, sent);
@@ -186,17 +210,25 @@ public final class LeaseKeeper implements AutoCloseable {
       // No answer, so no evidence a successor exists: the session carries the leases it proved
       // (credit), else they run out by themselves unless a renewal gets through first.
       LOG.log(System.Logger.Level.DEBUG, "lease renewal got no answer: {0}", e.toString());
-      credit();
+      renewalSince = 0;
+      try {
+        creditor.execute(this::credit);
+      } catch (java.util.concurrent.RejectedExecutionException closed) {
+        // Closed meanwhile: nothing to credit.
+      }
       return;
     } catch (Exception e) {
+      renewalSince = 0;
       for (TermGrant g : grants) {
         lose(g, "renewal failed: " + e);
       }
       return;
     } catch (Error e) {
+      renewalSince = 0;
       LOG.log(System.Logger.Level.ERROR, "lease renewal failed", e);
       throw e;
     }
+    renewalSince = 0;
     // Answered in the session it was sent in: no handle changed in between (a handle never gets
     // an older session back), so the session was heard after the stamp.
     long session = sessionBefore == sessionId() ? sessionBefore : 0;
@@ -221,6 +253,14 @@ public final class LeaseKeeper implements AutoCloseable {
           lose(g, "lease generation moved: a successor holds term > " + g.term());
         }
       }
+    }
+  }
+
+  /** On the creditor: credits while suspended or while a renewal has waited a period or more. */
+  private void creditIfStalled() {
+    long since = renewalSince;
+    if (suspended || (since != 0 && System.nanoTime() - since > periodNanos)) {
+      credit();
     }
   }
 
@@ -305,7 +345,7 @@ public final class LeaseKeeper implements AutoCloseable {
           }
         }
         try {
-          scheduler.execute(this::renewAll); // credits at once
+          creditor.execute(this::credit); // at once
         } catch (java.util.concurrent.RejectedExecutionException closed) {
           // Closed meanwhile: nothing to credit.
         }
@@ -369,6 +409,7 @@ public final class LeaseKeeper implements AutoCloseable {
   @Override
   public void close() {
     renewals.cancel(false);
+    creditor.shutdownNow();
     zk.getConnectionStateListenable().removeListener(connectionListener);
     synchronized (this) {
       held.clear();
