@@ -25,11 +25,11 @@ import org.apache.zookeeper.KeeperException;
  * the range again needs a new term.
  *
  * <p>A SUSPENDED connection (ZooKeeper unreachable, the session perhaps still alive) only pauses
- * renewing: each lease runs on until {@code L·(1−ρ)} after its last successful renewal was sent and
- * ends by itself in the core. That is safe because a successor must first bump the term in
- * ZooKeeper and then wait {@code L·(1+ρ)}, which outlasts any lease renewed before the bump
- * (docs/PROTOCOL.md "Why it is safe"). On RECONNECTED renewing resumes at once, with a fresh send
- * time, so a ZooKeeper outage shorter than the lease costs clients nothing.
+ * renewing: each lease runs on until {@code L·(1−ρ)} after its last renewal, real or credited by
+ * the session (below), and ends by itself in the core. That is safe because a successor must first
+ * bump the term in ZooKeeper and then wait {@code L·(1+ρ)}, which outlasts any lease renewed before
+ * the bump (docs/PROTOCOL.md "Why it is safe"). On RECONNECTED renewing resumes at once, with a
+ * fresh send time.
  *
  * <p>Beyond the renewals, the session carries a lease (docs/PROTOCOL.md "Leases backed by the
  * session"): while its latch entry lives no other node can bump the term, and the entry lives until
