@@ -37,14 +37,14 @@ import org.apache.zookeeper.KeeperException;
  * session timeout {@code S} after it last heard the session. A renewal that succeeded in the
  * session that owns the grant's latch entry ({@link TermGrant#latchSession}; the session was the
  * same before the renewal was stamped and after it was answered), sent at {@code s}, proves the
- * entry alive until {@code s + S·(1−ρ)/(1+ρ)} on this node's clock. When a renewal cannot be sent
- * (SUSPENDED) or gets no answer, the keeper reports a renewal <em>credited</em> to {@code x =
- * min(now, s + S·(1−ρ)/(1+ρ))} instead — never in the future, never past the proof — as long as the
- * current session is still the entry's. A ZooKeeper outage shorter than about {@code S + L} then
- * costs clients nothing. Credited renewals are reported under the same lock and for held grants
- * only, so once a grant is released or lost none follows, and a latch entry is deleted only after
- * that (or from a later session): a successor that bumps after the delete waits {@code L·(1+ρ)},
- * which outlasts every lease credited before it, as for a plain renewal.
+ * entry alive until {@code s + (S/3)·(1−ρ)/(1+ρ)} on this node's clock. When a renewal cannot be
+ * sent (SUSPENDED) or gets no answer, the keeper reports a renewal <em>credited</em> to {@code x =
+ * min(now, s + (S/3)·(1−ρ)/(1+ρ))} instead — never in the future, never past the proof — as long as
+ * the current session is still the entry's. A ZooKeeper outage shorter than about {@code S/3 + L}
+ * then costs clients nothing. Credited renewals are reported under the same lock and for held
+ * grants only, so once a grant is released or lost none follows, and a latch entry is deleted only
+ * after that (or from a later session): a successor that bumps after the delete waits {@code
+ * L·(1+ρ)}, which outlasts every lease credited before it, as for a plain renewal.
  *
  * <p>Listener calls are made under the keeper's lock and only for grants still held, so once {@link
  * #release} returned no {@link Listener#renewed} for the released grant follows: a caller that ends
@@ -266,7 +266,7 @@ public final class LeaseKeeper implements AutoCloseable {
 
   /**
    * Reports, for every held grant with a renewal proven in its latch session that is still the
-   * current session, a renewal credited to {@code min(now, proof + S·(1−ρ)/(1+ρ))} if that moved.
+   * current session, a renewal credited to {@code min(now, proof + credit)} if that moved.
    */
   private synchronized void credit() {
     long session = sessionId();
@@ -291,9 +291,14 @@ public final class LeaseKeeper implements AutoCloseable {
     }
   }
 
-  /** {@code S·(1−ρ)/(1+ρ)}: how long after a proven renewal the entry surely lives, our clock. */
+  /**
+   * {@code (S/3)·(1−ρ)/(1+ρ)}: how long after a proven renewal the entry surely lives, on this
+   * node's clock. A third of {@code S}, not all of it: a client connected to a follower is heard by
+   * the leader, which alone expires sessions, only through the follower's pings (docs/PROTOCOL.md
+   * "Leases backed by the session", point 1).
+   */
   private long creditNanos() {
-    return sessionTimeoutNanos / (1_000_000 + driftPpm) * (1_000_000 - driftPpm);
+    return sessionTimeoutNanos / 3 / (1_000_000 + driftPpm) * (1_000_000 - driftPpm);
   }
 
   /**
@@ -352,7 +357,7 @@ public final class LeaseKeeper implements AutoCloseable {
         LOG.log(
             System.Logger.Level.INFO,
             "ZooKeeper connection suspended: renewals of {0} range lease(s) paused; the session"
-                + " carries each for S·(1−ρ)/(1+ρ) + L·(1−ρ) after its last renewal, unless the"
+                + " carries each for (S/3)·(1−ρ)/(1+ρ) + L·(1−ρ) after its last renewal, unless the"
                 + " connection comes back first",
             held.size());
       }

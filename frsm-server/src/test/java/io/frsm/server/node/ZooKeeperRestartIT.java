@@ -30,8 +30,8 @@ class ZooKeeperRestartIT {
   /** The case: shorter than L = 2 s. */
   private static final Duration SHORT_OUTAGE = Duration.ofMillis(1_500);
 
-  /** Longer than L = 2 s, well inside the session timeout (10 s). */
-  private static final Duration LONG_OUTAGE = Duration.ofSeconds(3);
+  /** Longer than L = 2 s, inside the session's credit (10 s / 3) + L. */
+  private static final Duration LONG_OUTAGE = Duration.ofMillis(2_500);
 
   /** zookeeper.sessionTimeout's default. */
   private static final Duration SESSION_TIMEOUT = Duration.ofSeconds(10);
