@@ -38,7 +38,7 @@ class ZooKeeperRestartIT {
 
   /**
    * A hot key may wait this long at most: the leases never lapse, so the restart costs nothing but
-   * noise (23–24 ms measured; 3.2 s without the session's credit).
+   * noise (16–25 ms measured; 2.1 s for the 2.5 s restart without the session's credit).
    */
   private static final Duration GAP_BOUND = Duration.ofMillis(500);
 
