@@ -122,6 +122,22 @@ final class NodeMetrics implements AutoCloseable {
             .register(registry));
     add(
         FunctionCounter.builder(
+                "frsm.lease.kept_through_suspension",
+                this,
+                m -> m.leadership(RangeLeadership::leasesKeptThroughSuspension))
+            .description(
+                "range leases the ZooKeeper session carried through a suspended connection")
+            .register(registry));
+    add(
+        Gauge.builder(
+                "frsm.lease.longest_suspension",
+                this,
+                m -> m.leadership(RangeLeadership::longestSuspensionNanos) / 1e9)
+            .description("the longest ZooKeeper suspension a range lease was carried through")
+            .baseUnit("seconds")
+            .register(registry));
+    add(
+        FunctionCounter.builder(
                 "frsm.lease.handovers", this, m -> m.leadership(RangeLeadership::releasesMarked))
             .description("terms this node handed over on purpose and marked released")
             .tag("side", "released")

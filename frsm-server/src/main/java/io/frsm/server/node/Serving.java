@@ -135,6 +135,7 @@ final class Serving {
               site.self(),
               ring,
               site.lease(),
+              config.leases().driftPartsPerMillion(),
               new CoreLeaseSink(core),
               publishUnreachable);
       quorums.listen(leadership::quorumChanged);

@@ -78,6 +78,7 @@ final class RangeLatch implements AutoCloseable {
   private boolean creating;
   private String entry; // this latch's znode, null while it has none
   private boolean leading;
+  private long leadingSession;
   private CompletableFuture<Void> creation = CompletableFuture.completedFuture(null);
 
   /**
@@ -106,6 +107,20 @@ final class RangeLatch implements AutoCloseable {
     started = true;
     zk.getConnectionStateListenable().addListener(connectionListener);
     join();
+  }
+
+  /** This latch's entry (a znode path), or null while it has none. */
+  synchronized String entryPath() {
+    return entry;
+  }
+
+  /**
+   * The session that owned this latch's entry when it was last found leading (0: never): a lease
+   * won with the entry may be carried by that session (docs/PROTOCOL.md "Leases backed by the
+   * session").
+   */
+  synchronized long leadingSession() {
+    return leadingSession;
   }
 
   /** Whether this entry leads the election now. */
@@ -269,6 +284,7 @@ final class RangeLatch implements AutoCloseable {
     long session = sessionId();
     if (answer.getResultCode() == Code.OK.intValue() && stat != null && session != 0) {
       if (stat.getEphemeralOwner() == session) {
+        leadingSession = session;
         ifOurs.run();
       } else {
         entryGone();
@@ -324,6 +340,7 @@ final class RangeLatch implements AutoCloseable {
         describedAs);
     deleteEntry(entry); // if a read raced the session's end, the old entry still has to go
     entry = null;
+    leadingSession = 0;
     join();
   }
 

@@ -38,8 +38,11 @@ final class RangeLatches {
 
   /** Bumps a range's term: {@link RangeTermStore#bumpTerm} but for tests. */
   interface TermBumper {
-    /** As {@link RangeTermStore#bumpTerm}: empty if a racing bump won. */
-    Optional<TermGrant> bump(String rangeId, int nodeId) throws Exception;
+    /**
+     * As {@link RangeTermStore#bumpTerm(String, int, String)}: empty if a racing bump won; only
+     * while {@code latchEntry} exists.
+     */
+    Optional<TermGrant> bump(String rangeId, int nodeId, String latchEntry) throws Exception;
   }
 
   private final TermBumper bumper;
@@ -183,10 +186,16 @@ final class RangeLatches {
   private Optional<TermGrant> bump(String rangeId, RangeLatch latch) {
     try {
       Optional<TermGrant> grant = Optional.empty();
-      for (int attempt = 0; attempt < 5 && grant.isEmpty() && latch.leads(); attempt++) {
-        grant = bumper.bump(rangeId, self); // empty: a racing bump; read the new term, retry
+      String entry = latch.entryPath();
+      long session = latch.leadingSession();
+      if (entry == null) {
+        return grant; // left meanwhile
       }
-      return grant;
+      for (int attempt = 0; attempt < 5 && grant.isEmpty() && latch.leads(); attempt++) {
+        // empty: a racing bump; read the new term, retry
+        grant = bumper.bump(rangeId, self, entry);
+      }
+      return grant.map(g -> g.inLatchSession(session));
     } catch (Exception e) {
       throw new CompletionException(e);
     }

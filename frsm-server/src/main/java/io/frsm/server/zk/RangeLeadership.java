@@ -161,7 +161,32 @@ public final class RangeLeadership implements AutoCloseable {
       Duration lease,
       Sink sink,
       java.util.function.Consumer<Set<Integer>> publishUnreachable) {
-    this(zk, layout, self, ring, lease, sink, publishUnreachable, store -> store::bumpTerm);
+    this(zk, layout, self, ring, lease, 1_000, sink, publishUnreachable, store -> store::bumpTerm);
+  }
+
+  /**
+   * As above, with ρ as the core's lease rules use it ({@code driftPartsPerMillion}): the session
+   * carries a lease for {@code S·(1−ρ)/(1+ρ)} after its last renewal ({@link LeaseKeeper}).
+   */
+  public RangeLeadership(
+      CuratorFramework zk,
+      ZkLayout layout,
+      int self,
+      Ring ring,
+      Duration lease,
+      long driftPartsPerMillion,
+      Sink sink,
+      java.util.function.Consumer<Set<Integer>> publishUnreachable) {
+    this(
+        zk,
+        layout,
+        self,
+        ring,
+        lease,
+        driftPartsPerMillion,
+        sink,
+        publishUnreachable,
+        store -> store::bumpTerm);
   }
 
   /** As the public constructor, with the term bumps made by {@code bumper} (tests). */
@@ -171,6 +196,19 @@ public final class RangeLeadership implements AutoCloseable {
       int self,
       Ring ring,
       Duration lease,
+      Sink sink,
+      java.util.function.Consumer<Set<Integer>> publishUnreachable,
+      java.util.function.Function<RangeTermStore, RangeLatches.TermBumper> bumper) {
+    this(zk, layout, self, ring, lease, 1_000, sink, publishUnreachable, bumper);
+  }
+
+  private RangeLeadership(
+      CuratorFramework zk,
+      ZkLayout layout,
+      int self,
+      Ring ring,
+      Duration lease,
+      long driftPartsPerMillion,
       Sink sink,
       java.util.function.Consumer<Set<Integer>> publishUnreachable,
       java.util.function.Function<RangeTermStore, RangeLatches.TermBumper> bumper) {
@@ -200,6 +238,7 @@ public final class RangeLeadership implements AutoCloseable {
             zk,
             terms,
             lease,
+            driftPartsPerMillion,
             renewer,
             new LeaseKeeper.Listener() {
               @Override
@@ -402,6 +441,16 @@ public final class RangeLeadership implements AutoCloseable {
   /** Terms this node won whose bump found the predecessor's release mark (no wait). */
   public long termsAfterRelease() {
     return held.termsAfterRelease();
+  }
+
+  /** Leases the ZooKeeper session carried through a suspension ({@link LeaseKeeper}). */
+  public long leasesKeptThroughSuspension() {
+    return keeper.keptThroughSuspension();
+  }
+
+  /** The longest suspension a lease was carried through, in nanoseconds. */
+  public long longestSuspensionNanos() {
+    return keeper.longestSuspensionNanos();
   }
 
   /** ZooKeeper multis sent to renew leases so far. */

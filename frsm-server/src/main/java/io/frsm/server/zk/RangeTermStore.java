@@ -97,6 +97,21 @@ public final class RangeTermStore {
    * (the caller lost; it must not act as holder).
    */
   public Optional<TermGrant> bumpTerm(String rangeId, int nodeId) throws Exception {
+    return bumpTerm(rangeId, nodeId, null);
+  }
+
+  /**
+   * As {@link #bumpTerm(String, int)}, in the same {@code multi} as a check that {@code
+   * latchEntry}, the bumper's own latch entry, still exists (null: no such check). An entry that
+   * exists and once led its latch leads it still (entries after it are numbered higher), so a
+   * bumper that lost its entry — its session expired while it believed it led — cannot bump over a
+   * holder whose entry lives: the session-backed lease relies on that (docs/PROTOCOL.md "Leases
+   * backed by the session").
+   *
+   * @throws KeeperException.NoNodeException if {@code latchEntry} is gone
+   */
+  public Optional<TermGrant> bumpTerm(String rangeId, int nodeId, String latchEntry)
+      throws Exception {
     ensure(rangeId);
     Stat termStat = new Stat();
     byte[] data = zk.getData().storingStatIn(termStat).forPath(layout.term(rangeId));
@@ -118,9 +133,12 @@ public final class RangeTermStore {
             .setData()
             .withVersion(generationStat.getVersion())
             .forPath(layout.leaseGeneration(rangeId), encoded);
+    List<CuratorOp> ops = new java.util.ArrayList<>(List.of(setTerm, bumpGeneration));
+    if (latchEntry != null) {
+      ops.add(zk.transactionOp().check().forPath(latchEntry));
+    }
     try {
-      List<CuratorTransactionResult> results =
-          zk.transaction().forOperations(setTerm, bumpGeneration);
+      List<CuratorTransactionResult> results = zk.transaction().forOperations(ops);
       int generationVersion = results.get(1).getResultStat().getVersion();
       return Optional.of(
           new TermGrant(rangeId, next, nodeId, generationVersion, sent, predecessorReleased));

@@ -9,6 +9,9 @@ package io.frsm.server.zk;
  *     sends no accept before {@code grantedAtNanos + L·(1+ρ)} (rule 4)
  * @param predecessorReleased the bump found the release mark of term {@code term − 1} at the lease
  *     generation it replaced: no earlier lease can be in force and the successor need not wait
+ * @param latchSession the ZooKeeper session that owns the latch entry the term was won with, 0 if
+ *     unknown: renewals proven in that session let the session carry the lease ({@link
+ *     LeaseKeeper}, docs/PROTOCOL.md "Leases backed by the session")
  */
 public record TermGrant(
     String rangeId,
@@ -16,7 +19,38 @@ public record TermGrant(
     int holderNodeId,
     int leaseGenerationVersion,
     long grantedAtNanos,
-    boolean predecessorReleased) {
+    boolean predecessorReleased,
+    long latchSession) {
+
+  /** A grant without a known latch session: its lease is carried by renewals only. */
+  public TermGrant(
+      String rangeId,
+      long term,
+      int holderNodeId,
+      int leaseGenerationVersion,
+      long grantedAtNanos,
+      boolean predecessorReleased) {
+    this(
+        rangeId,
+        term,
+        holderNodeId,
+        leaseGenerationVersion,
+        grantedAtNanos,
+        predecessorReleased,
+        0);
+  }
+
+  /** This grant, won with a latch entry owned by session {@code session}. */
+  public TermGrant inLatchSession(long session) {
+    return new TermGrant(
+        rangeId,
+        term,
+        holderNodeId,
+        leaseGenerationVersion,
+        grantedAtNanos,
+        predecessorReleased,
+        session);
+  }
 
   /**
    * Whether no lease of an earlier term can be in force, so the successor need not wait: the bump

@@ -505,11 +505,11 @@ class ZkCoordinationIT {
             sink,
             unreachable -> {},
             store ->
-                (rangeId, node) -> {
+                (rangeId, node, entry) -> {
                   if (rangeId.equals(ZkLayout.rangeId(stuck))) {
                     assertTrue(answer.await(60, TimeUnit.SECONDS), "the stuck bump was let go");
                   }
-                  return store.bumpTerm(rangeId, node);
+                  return store.bumpTerm(rangeId, node, entry);
                 });
     closeables.add(leadership);
     leadership.membersChanged(Set.of(1, 2, 3), Set.of(1)); // node 1 alone: every range is its

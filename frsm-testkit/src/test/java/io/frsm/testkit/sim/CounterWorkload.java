@@ -219,6 +219,29 @@ public final class CounterWorkload {
     return workload.execute();
   }
 
+  /** A run with session-backed leases: its result, and how the sessions carried the leases. */
+  record SessionRun(Result result, long creditedRenewals, long bridged, long restarts) {}
+
+  /**
+   * The workload with leases backed by the holders' sessions ({@link
+   * LeaseService#backLeasesWithSessions}): the lease nemesis (its forced handovers refused: a latch
+   * cannot be taken from a live session) plus restarts of the service, twice a second.
+   */
+  static SessionRun runWithSessionBackedLeases(
+      long seed, FaultMix mix, SessionBackedLeases.Mistake mistake) {
+    CounterWorkload workload =
+        new CounterWorkload(seed, mix, Set.of(), true, null, 1, null, sim -> {});
+    workload.leaseService.backLeasesWithSessions(mistake, 2);
+    Result r;
+    try {
+      r = workload.execute();
+    } catch (AssertionError e) {
+      throw new AssertionError(e.getMessage() + " " + workload.leaseService, e);
+    }
+    long[] credits = workload.leaseService.sessionCredits();
+    return new SessionRun(r, credits[0], credits[1], workload.leaseService.restarts());
+  }
+
   /**
    * The workload with leases, every node running {@code coreShards} core shards over the two ranges
    * (with two or more, each range's keys, term and lease live in their own core).

@@ -56,7 +56,7 @@ public final class LeaseService {
   private final SimRandom random;
   private final LeaseConfig config;
   private final long renewEveryNanos;
-  private final long sessionTimeoutNanos;
+  private long sessionTimeoutNanos;
   private final int ranges;
 
   /** The nodes the cluster started with (natural leaders are counted over them). */
@@ -107,6 +107,15 @@ public final class LeaseService {
   /** Per node: the agent's connection is SUSPENDED (no renewals until an answer arrives). */
   private final boolean[] suspended;
 
+  /** Session-backed leases ({@link #backLeasesWithSessions}); null: off. */
+  private SessionBackedLeases sessions;
+
+  /** The service is down (restarting): nobody reaches it, and it expires no session. */
+  private boolean serviceDown;
+
+  private long restarts;
+  private long forcedHandoversRefused;
+
   public LeaseService(Simulation sim, SimRandom random) {
     this.sim = sim;
     this.random = random;
@@ -145,6 +154,123 @@ public final class LeaseService {
             quorumChanged(node, q.range(), q.reachable());
           } else if (effect instanceof Effect.HandOffShipped shipped) {
             shipped(node, shipped.shipment());
+          }
+        });
+  }
+
+  /**
+   * Leases backed by the session (docs/PROTOCOL.md "Leases backed by the session"): the session
+   * timeout becomes {@code L}, expired by the service's own clock (at the fast bound {@code 1+ρ});
+   * a range moves only when its holder's session expires or the holder leaves the latch (no forced
+   * handover, no revocation of a holder that stopped renewing); each agent feeds its core renewals
+   * credited by its session ({@link SessionBackedLeases}); half of the hand-backs leave without a
+   * release (LeaseLost, then the entry goes), as the node's lost-latch paths do; and the service
+   * restarts at {@code restartsPerSecond}, down for {@code L/4} to {@code 2L}, restarting every
+   * live session's timer when it is back, as a ZooKeeper server restored from its log does. Before
+   * {@link #start}.
+   */
+  void backLeasesWithSessions(SessionBackedLeases.Mistake mistake, double restartsPerSecond) {
+    this.sessionTimeoutNanos = config.lease().toNanos();
+    this.sessions =
+        new SessionBackedLeases(
+            mistake,
+            sessionTimeoutNanos,
+            config.driftPartsPerMillion(),
+            lastHeardNanos.length,
+            ranges);
+    if (restartsPerSecond > 0) {
+      sim.schedule(random.exponentialNanos(restartsPerSecond), () -> restart(restartsPerSecond));
+    }
+  }
+
+  /** Credited renewals fed so far, and those that bridged a renewal gap (session-backed only). */
+  long[] sessionCredits() {
+    return sessions == null
+        ? new long[2]
+        : new long[] {sessions.creditedRenewals(), sessions.leasesKeptBeyondRenewals()};
+  }
+
+  long restarts() {
+    return restarts;
+  }
+
+  private void restart(double restartsPerSecond) {
+    long lease = config.lease().toNanos();
+    long down = random.between(lease / 4, 2 * lease);
+    if (!serviceDown) {
+      restarts++;
+      serviceDown = true;
+      long downAt = serviceNanos();
+      sim.schedule(
+          down,
+          () -> {
+            serviceDown = false;
+            // Sessions alive when it went down get a fresh timeout: their timers restart.
+            for (int n = 0; n < lastHeardNanos.length; n++) {
+              if (downAt - lastHeardNanos[n] <= sessionTimeoutNanos) {
+                lastHeardNanos[n] = serviceNanos();
+              }
+            }
+          });
+    }
+    sim.schedule(
+        down + random.exponentialNanos(restartsPerSecond), () -> restart(restartsPerSecond));
+  }
+
+  /** Node {@code node}'s session expired: every latch entry of it is gone. */
+  private void expire(int node) {
+    for (int r = 0; r < ranges; r++) {
+      if (holder[r] == node) {
+        holder[r] = -1;
+      }
+    }
+  }
+
+  /**
+   * Node {@code node}'s agent gives {@code range} up without a release: forgets the term (no
+   * renewal, real or credited, after this), LeaseLost to its core, then deletes its latch entry;
+   * the service grants {@code successor} (or, -1, a candidate at its next check), who waits.
+   */
+  private void leaveLost(int node, int range, int successor) {
+    long t = agentTerms[node][range];
+    if (t == 0) {
+      return;
+    }
+    agentTerms[node][range] = 0;
+    sessions.left(node, range);
+    sim.input(node, new Input.LeaseLost(range));
+    deleteEntry(node, sim.incarnation(node), range, t, successor);
+  }
+
+  /**
+   * The delete of node {@code node}'s latch entry of {@code range} (term {@code t}), retried while
+   * the node cannot reach the service (as Curator's guaranteed delete is), unless its session
+   * expires first.
+   */
+  private void deleteEntry(int node, int incarnation, int range, long t, int successor) {
+    if (sim.incarnation(node) != incarnation) {
+      return; // the process is gone: its session expires
+    }
+    if (unreachable(node)) {
+      sim.schedule(renewEveryNanos, () -> deleteEntry(node, incarnation, range, t, successor));
+      return;
+    }
+    sim.schedule(
+        latencyNanos(),
+        () -> {
+          if (unreachable(node)) {
+            sim.schedule(
+                renewEveryNanos, () -> deleteEntry(node, incarnation, range, t, successor));
+            return;
+          }
+          if (holder[range] != node
+              || holderIncarnation[range] != incarnation
+              || term[range] != t) {
+            return; // gone already (its session expired, or a successor holds the range)
+          }
+          holder[range] = -1;
+          if (successor >= 0 && sessionAlive(successor) && eligible(range, successor)) {
+            grant(range, successor);
           }
         });
   }
@@ -238,6 +364,12 @@ public final class LeaseService {
       return;
     }
     int incarnation = holderIncarnation[range];
+    if (sessions != null && random.chance(0.5)) {
+      // As the node leaves a latch without a release (lost latch, failed bump, a release the
+      // core did not answer): LeaseLost, then the entry is deleted; the successor waits.
+      reply(h, incarnation, () -> leaveLost(h, range, successor));
+      return;
+    }
     reply(h, incarnation, () -> release(h, range, successor));
   }
 
@@ -252,6 +384,9 @@ public final class LeaseService {
       return; // the agent no longer holds the range (its lease was lost meanwhile)
     }
     agentTerms[node][range] = 0; // stop renewing first: no renewal of t is sent after this
+    if (sessions != null) {
+      sessions.left(node, range);
+    }
     pendingHandBack.put(key(node, range), successor);
     sim.input(node, new Input.ReleaseLease(range, t));
   }
@@ -285,14 +420,14 @@ public final class LeaseService {
     if (sim.incarnation(node) != incarnation || seq < markerSent[node]) {
       return; // a newer marker is on its way, or the process is gone
     }
-    if (cut[node]) {
+    if (unreachable(node)) {
       sim.schedule(renewEveryNanos, () -> writeMarker(node, incarnation, seq, marker));
       return;
     }
     sim.schedule(
         latencyNanos(),
         () -> {
-          if (cut[node]) {
+          if (unreachable(node)) {
             sim.schedule(renewEveryNanos, () -> writeMarker(node, incarnation, seq, marker));
           } else if (incarnation > markerIncarnation[node]
               || (incarnation == markerIncarnation[node] && seq > markerApplied[node])) {
@@ -380,6 +515,9 @@ public final class LeaseService {
     }
     handOffsShipped++;
     agentTerms[node][s.range()] = 0; // the core ended the term: no renewal of it any more
+    if (sessions != null) {
+      sessions.left(node, s.range());
+    }
     int incarnation = sim.incarnation(node);
     long streaming = latencyNanos() + 1000L * random.between(0, 3_000); // tables take a while
     sim.schedule(
@@ -421,15 +559,23 @@ public final class LeaseService {
     }
     boolean mark = released.clean();
     int incarnation = sim.incarnation(node);
-    if (cut[node]) {
+    if (unreachable(node)) {
+      if (sessions != null) {
+        // The mark fails; the entry's delete is retried (the session may outlive the cut).
+        deleteEntry(node, incarnation, released.range(), released.term(), successor);
+      }
       return; // the request never reaches the service; the session will expire instead
     }
     sim.schedule(
         latencyNanos(),
         () -> {
           int range = released.range();
+          if (sessions != null && unreachable(node)) {
+            deleteEntry(node, incarnation, range, released.term(), successor);
+            return;
+          }
           boolean stillHolder =
-              !cut[node]
+              !unreachable(node)
                   && holder[range] == node
                   && holderIncarnation[range] == incarnation
                   && term[range] == released.term();
@@ -438,6 +584,9 @@ public final class LeaseService {
           }
           if (mark) {
             releasedTerm[range] = released.term();
+          }
+          if (sessions != null) {
+            holder[range] = -1; // the latch entry is deleted after the mark
           }
           if (successor >= 0) {
             if (sessionAlive(successor) && eligible(range, successor)) {
@@ -458,11 +607,20 @@ public final class LeaseService {
     cut[node] = isCut;
   }
 
+  /** Whether node {@code node} and the service cannot talk: cut, or the service is down. */
+  private boolean unreachable(int node) {
+    return cut[node] || serviceDown;
+  }
+
   /**
    * Hands range {@code range} to {@code successor} now, as when the natural leader reclaims it: the
    * old holder is revoked without being told and keeps its lease until it runs out.
    */
   public void forceHandover(int range, int successor) {
+    if (sessions != null) {
+      forcedHandoversRefused++; // a latch moves only when its holder's entry goes
+      return;
+    }
     if (sessionAlive(successor) && holder[range] != successor && eligible(range, successor)) {
       grant(range, successor);
     }
@@ -475,12 +633,21 @@ public final class LeaseService {
   private boolean sessionAlive(int node) {
     return sim.isUp(node)
         && sessionIncarnation[node] == sim.incarnation(node)
-        && sim.nowNanos() - lastHeardNanos[node] <= sessionTimeoutNanos;
+        && serviceNanos() - lastHeardNanos[node] <= sessionTimeoutNanos;
+  }
+
+  /** The service's clock: real time, or its own clock with session-backed leases. */
+  private long serviceNanos() {
+    return sessions == null ? sim.nowNanos() : sessions.serviceNanos(sim.nowNanos());
   }
 
   // ---- The service -----------------------------------------------------------------------------
 
   private void sessionCheck() {
+    if (serviceDown) {
+      sim.schedule(renewEveryNanos / 2, this::sessionCheck);
+      return; // a service that is down expires nothing
+    }
     for (int r = 0; r < ranges; r++) {
       int h = holder[r];
       boolean alive =
@@ -488,7 +655,12 @@ public final class LeaseService {
               && eligible(r, h)
               && holderIncarnation[r] == sessionIncarnation[h]
               && sessionAlive(h)
-              && sim.nowNanos() - lastRenewNanos[r] <= sessionTimeoutNanos;
+              // With a latch, a holder that stopped renewing keeps the range while its session
+              // lives; it leaves on its own (leaveLost).
+              && (sessions != null || sim.nowNanos() - lastRenewNanos[r] <= sessionTimeoutNanos);
+      if (!alive && sessions != null && h >= 0) {
+        holder[r] = -1; // the expired session's latch entry is gone
+      }
       if (!alive) {
         List<Integer> candidates = candidates(r);
         if (!candidates.isEmpty()) {
@@ -534,6 +706,13 @@ public final class LeaseService {
             release(successor, range, -1);
           }
           sendRequest(successor); // a new holder starts renewing at once
+        },
+        () -> {
+          if (sessions != null) {
+            // The winner never heard its bump answered: it leaves the latch (the node's "term
+            // bump failed") and competes again.
+            deleteEntry(successor, incarnation, range, granted, -1);
+          }
         });
   }
 
@@ -547,8 +726,11 @@ public final class LeaseService {
         markedUnreachable[node] = new boolean[ranges]; // a new process registers a fresh marker
       }
     }
+    if (sessions != null && serviceNanos() - lastHeardNanos[node] > sessionTimeoutNanos) {
+      expire(node); // the session expired before this request: its entries went with it
+    }
     sessionIncarnation[node] = incarnation;
-    lastHeardNanos[node] = sim.nowNanos();
+    lastHeardNanos[node] = serviceNanos();
     for (int r = 0; r < ranges; r++) {
       if (renewTerms[r] == 0) {
         continue;
@@ -561,20 +743,40 @@ public final class LeaseService {
       }
       Input answer =
           checkHolds ? new Input.LeaseRenewed(range, t, sentMonoNanos) : new Input.LeaseLost(range);
-      reply(node, incarnation, () -> sim.input(node, answer));
+      reply(
+          node,
+          incarnation,
+          () -> {
+            if (sessions != null && agentTerms[node][range] == t) {
+              if (checkHolds) {
+                sessions.renewed(node, range, t, sentMonoNanos);
+              } else {
+                sessions.left(node, range); // a successor holds the range: stop crediting
+              }
+            }
+            sim.input(node, answer);
+          });
     }
     reply(node, incarnation, () -> {});
   }
 
   /** Sends an answer to node {@code node}'s agent; it runs in the node's process on arrival. */
   private void reply(int node, int incarnation, Runnable onArrival) {
-    if (cut[node]) {
+    reply(node, incarnation, onArrival, () -> {});
+  }
+
+  /** As {@link #reply(int, int, Runnable)}; {@code onCut} runs if a cut loses the answer. */
+  private void reply(int node, int incarnation, Runnable onArrival, Runnable onCut) {
+    if (unreachable(node)) {
+      onCut.run();
       return;
     }
     sim.schedule(
         latencyNanos(),
         () -> {
-          if (!cut[node] && sim.isUp(node) && sim.incarnation(node) == incarnation) {
+          if (unreachable(node)) {
+            onCut.run();
+          } else if (sim.isUp(node) && sim.incarnation(node) == incarnation) {
             sim.onNode(
                 node,
                 () -> {
@@ -604,18 +806,32 @@ public final class LeaseService {
       markerSent[node] = 0;
       agentLastReplyNanos[node] = sim.nowNanos();
       suspended[node] = false;
+      if (sessions != null) {
+        sessions.forget(node);
+      }
     }
     long silent = sim.nowNanos() - agentLastReplyNanos[node];
     long suspendAfter = sessionTimeoutNanos * 2 / 3;
-    if (silent > suspendAfter + sessionTimeoutNanos) {
+    // With session-backed leases the agent hears LOST late (2L later): their safety must rest on
+    // the credit's bound, never on noticing the session's end.
+    long lostAfter =
+        suspendAfter + sessionTimeoutNanos + (sessions == null ? 0 : 2 * config.lease().toNanos());
+    if (silent > lostAfter) {
       for (int r = 0; r < ranges; r++) {
         if (agentTerms[node][r] > 0) {
-          agentTerms[node][r] = 0;
-          sim.input(node, new Input.LeaseLost(r)); // LOST: the session is taken for expired
+          if (sessions != null) {
+            leaveLost(node, r, -1); // and leave the latch, as the node does after LOST
+          } else {
+            agentTerms[node][r] = 0;
+            sim.input(node, new Input.LeaseLost(r)); // LOST: the session is taken for expired
+          }
         }
       }
     } else if (silent > suspendAfter) {
       suspended[node] = true; // SUSPENDED: renewals pause, the leases run out by themselves
+    }
+    if (sessions != null) {
+      sessions.feed(sim, node, agentTerms[node]); // the session vouches for the leases
     }
     sendRequest(node);
   }
@@ -625,15 +841,27 @@ public final class LeaseService {
     int incarnation = sim.incarnation(node);
     long[] renewTerms = suspended[node] ? new long[ranges] : agentTerms[node].clone();
     long sentMono = sim.monoNanos(node);
-    if (!cut[node]) {
+    if (!unreachable(node)) {
       sim.schedule(
           latencyNanos(),
           () -> {
-            if (!cut[node]) {
+            if (!unreachable(node)) {
               onRequest(node, incarnation, renewTerms, sentMono);
             }
           });
     }
+  }
+
+  private String sessionsToString() {
+    StringBuilder b = new StringBuilder(" down=" + serviceDown);
+    for (int n = 0; n < sim.nodeCount(); n++) {
+      b.append(" node ").append(n).append(": alive=").append(sessionAlive(n));
+      b.append(" up=").append(sim.isUp(n)).append(" cut=").append(cut[n]);
+      b.append(" suspended=").append(suspended[n]);
+      b.append(" terms=").append(Arrays.toString(agentTerms[n]));
+      b.append(" unreachable=").append(Arrays.toString(markedUnreachable[n]));
+    }
+    return b.toString();
   }
 
   @Override
@@ -644,6 +872,7 @@ public final class LeaseService {
         + Arrays.toString(holder)
         + " released="
         + Arrays.toString(releasedTerm)
+        + (sessions == null ? "" : sessionsToString())
         + "}";
   }
 }
