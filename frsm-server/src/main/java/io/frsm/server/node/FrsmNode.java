@@ -297,7 +297,8 @@ public final class FrsmNode implements AutoCloseable {
         membership.zooKeeper(),
         layout,
         members,
-        membership::publishUnreachable);
+        membership::publishUnreachable,
+        streams.handOffs());
     // Before the first view reaches leadership: compete only as a voter of the version the cores
     // run.
     serving.leadership().votersChanged(newest.placement());
@@ -414,6 +415,11 @@ public final class FrsmNode implements AutoCloseable {
   public long[] leaseHandovers() {
     RangeLeadership l = serving.leadership();
     return l == null ? new long[2] : new long[] {l.releasesMarked(), l.termsAfterRelease()};
+  }
+
+  /** Its serving parts, for tests: leadership and the cores' counters. */
+  Serving servingParts() {
+    return serving;
   }
 
   /** Whether this node holds the term of ring range {@code range} now. */
