@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -30,7 +31,7 @@ class HandOffIT {
   @Test
   void handBack_withTheFlagOn_theReturningLeaderImports_insteadOfScanning(@TempDir Path dir)
       throws Exception {
-    Result r = run(dir, true);
+    Result r = run(dir, true, 0);
     assertEquals(0, r.newScans, "node 1 scanned a range it got back with a shipment");
     assertTrue(r.imported >= r.ranges, "ranges entered by import: " + r.imported);
     assertTrue(r.standIns.acknowledged() >= r.ranges, "shipments acknowledged: " + r.standIns);
@@ -38,16 +39,38 @@ class HandOffIT {
 
   @Test
   void handBack_withTheFlagOff_theReturningLeaderScans(@TempDir Path dir) throws Exception {
-    Result r = run(dir, false);
+    Result r = run(dir, false, 0);
     assertEquals(0, r.imported, "no import without the flag");
     assertTrue(r.newScans >= r.ranges, "node 1 scanned its ranges: " + r.newScans);
     assertEquals(0, r.standIns.begun(), "no hand-off began: " + r.standIns);
   }
 
+  /**
+   * Catch-up time of the returning node, hand-off vs scan (docs/BENCHMARKS.md): {@code
+   * -Dfrsm.handoff.benchKeys=N} keys in node 1's ranges, 1 % of them changed while it is away. Not
+   * run by default (it loads the machine for minutes).
+   */
+  @Test
+  void catchUp_handOffVsScan(@TempDir Path dir) throws Exception {
+    int keys = Integer.getInteger("frsm.handoff.benchKeys", 0);
+    Assumptions.assumeTrue(keys > 0, "set -Dfrsm.handoff.benchKeys to run");
+    Result off = run(dir.resolve("off"), false, keys);
+    Result on = run(dir.resolve("on"), true, keys);
+    System.out.printf(
+        "catch-up of %d ranges holding %d keys, %d changed: scan %d ms, hand-off %d ms (%.1fx)%n",
+        on.ranges,
+        keys,
+        keys / 100,
+        off.backMillis,
+        on.backMillis,
+        (double) off.backMillis / Math.max(1, on.backMillis));
+    assertEquals(0, on.newScans, "node 1 scanned with the hand-off on");
+  }
+
   private record Result(
       int ranges, long newScans, long imported, HandBackCounts standIns, long backMillis) {}
 
-  private static Result run(Path dir, boolean handOff) throws Exception {
+  private static Result run(Path dir, boolean handOff, int preload) throws Exception {
     try (TestCluster cluster =
         TestCluster.withTweaks(dir, b -> b.set(ConsensusKeys.HAND_OFF, handOff))) {
       Ring ring = cluster.ring();
@@ -58,37 +81,52 @@ class HandOffIT {
         }
       }
       FrsmNode n1 = cluster.node(1);
+      List<byte[]> loaded = List.of();
+      // Node 1 serves its ranges leader-only (its scans done): a hand-off records its base then.
+      Await.until(
+          () -> tally(n1).scansCompleted() >= ledBy1.size(), TIMEOUT, "node 1 to scan its ranges");
+      if (preload > 0) {
+        // The bulk is written by the stand-ins, so that node 1 gets it back by a scan (a drain of
+        // that many keys does not fit in a lease) and its own next term writes only the hot keys.
+        giveUp(cluster, ledBy1);
+        loaded = preload(cluster, ledBy1, preload);
+        HandOffTally warm = tally(n1);
+        n1.servingParts().leadership().quorumChanged(Set.of(), Set.copyOf(ledBy1));
+        cluster.awaitNaturalLeaders();
+        awaitLeaderOnly(n1, warm, ledBy1.size());
+      }
       HotKeyLoad load = new HotKeyLoad(cluster, ledBy1);
       Await.until(
           () -> load.keys().stream().allMatch(k -> k.acknowledged.get() >= 3),
           TIMEOUT,
           "every hot key to take increments");
-      // Node 1 serves its ranges leader-only (its scans done): a hand-off records its base then.
-      Await.until(
-          () -> tally(n1).scansCompleted() >= ledBy1.size(), TIMEOUT, "node 1 to scan its ranges");
 
-      n1.servingParts().leadership().quorumChanged(Set.copyOf(ledBy1), Set.of());
-      for (int r : ledBy1) {
-        cluster.awaitLeader(r, ring.replicasOfRange(r).get(1), TIMEOUT);
-      }
+      long[] standInScans = {
+        0, 0, tally(cluster.node(2)).scansCompleted(), tally(cluster.node(3)).scansCompleted()
+      };
+      giveUp(cluster, ledBy1);
       load.awaitIncrementsAfter(System.nanoTime(), TIMEOUT, "increments at the stand-ins");
       load.awaitIncrementsAfter(System.nanoTime(), TIMEOUT, "more increments at the stand-ins");
+      if (preload > 0) {
+        // The stand-ins scanned the bulk in their own terms: wait, so the return measures only
+        // the return.
+        for (int id = 2; id <= 3; id++) {
+          FrsmNode n = cluster.node(id);
+          long held =
+              ledBy1.stream().filter(r -> ring.replicasOfRange(r).get(1) == n.nodeId()).count();
+          Await.until(
+              () -> tally(n).scansCompleted() - standInScans[n.nodeId()] >= held,
+              Duration.ofMinutes(5),
+              "stand-in scans");
+        }
+        change(cluster, loaded, loaded.size() / 100);
+      }
 
       HandOffTally before = tally(n1);
       long backAt = System.nanoTime();
       n1.servingParts().leadership().quorumChanged(Set.of(), Set.copyOf(ledBy1));
       cluster.awaitNaturalLeaders();
-      Await.until(
-          () -> {
-            HandOffTally t = tally(n1);
-            return t.enteredByImport()
-                    - before.enteredByImport()
-                    + t.scansCompleted()
-                    - before.scansCompleted()
-                >= ledBy1.size();
-          },
-          TIMEOUT,
-          "node 1 to serve its ranges leader-only again");
+      awaitLeaderOnly(n1, before, ledBy1.size());
       long backMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - backAt);
       load.awaitIncrementsAfter(System.nanoTime(), TIMEOUT, "increments after the return");
       load.close();
@@ -114,6 +152,81 @@ class HandOffIT {
           after.enteredByImport() - before.enteredByImport(),
           standIns,
           backMillis);
+    }
+  }
+
+  /** Node 1 gives its ranges up (the step-down path) and the stand-ins hold them. */
+  private static void giveUp(TestCluster cluster, List<Integer> ledBy1) {
+    cluster.node(1).servingParts().leadership().quorumChanged(Set.copyOf(ledBy1), Set.of());
+    for (int r : ledBy1) {
+      cluster.awaitLeader(r, cluster.ring().replicasOfRange(r).get(1), TIMEOUT);
+    }
+  }
+
+  /** Waits until node 1 entered leader-only mode {@code ranges} more times, by import or scan. */
+  private static void awaitLeaderOnly(FrsmNode n1, HandOffTally before, int ranges) {
+    Await.until(
+        () -> {
+          HandOffTally t = tally(n1);
+          return t.enteredByImport()
+                  - before.enteredByImport()
+                  + t.scansCompleted()
+                  - before.scansCompleted()
+              >= ranges;
+        },
+        Duration.ofMinutes(5),
+        "node 1 to serve its ranges leader-only again");
+  }
+
+  /** Creates {@code n} keys in {@code ranges}, many at once; returns them. */
+  private static List<byte[]> preload(TestCluster cluster, List<Integer> ranges, int n) {
+    List<byte[]> keys = new ArrayList<>();
+    Set<Integer> in = Set.copyOf(ranges);
+    for (int i = 0; keys.size() < n; i++) {
+      byte[] key = ("bulk/" + i).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+      if (in.contains(cluster.rangeOf(key))) {
+        keys.add(key);
+      }
+    }
+    write(cluster, keys, true);
+    return keys;
+  }
+
+  /** Overwrites every 100th of {@code keys} ({@code count} of them) while node 1 is away. */
+  private static void change(TestCluster cluster, List<byte[]> keys, int count) {
+    List<byte[]> some = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      some.add(keys.get(i * 100));
+    }
+    write(cluster, some, false);
+  }
+
+  /** Creates (or, by a fence then a CAS, overwrites) each key, 256 in flight at once. */
+  private static void write(TestCluster cluster, List<byte[]> keys, boolean create) {
+    io.frsm.api.FrsmClient client = cluster.thinClient(Duration.ofSeconds(30));
+    java.util.concurrent.Semaphore inFlight = new java.util.concurrent.Semaphore(256);
+    java.util.concurrent.atomic.AtomicReference<Throwable> failed =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    byte[] value = new byte[100];
+    for (byte[] key : keys) {
+      inFlight.acquireUninterruptibly();
+      java.util.concurrent.CompletableFuture<?> f =
+          create
+              ? client.createAsync(key, value)
+              : client
+                  .getAsync(key)
+                  .thenCompose(v -> client.casAsync(key, v.orElseThrow().version(), value));
+      f.whenComplete(
+          (ok, e) -> {
+            if (e != null) {
+              failed.compareAndSet(null, e);
+            }
+            inFlight.release();
+          });
+    }
+    inFlight.acquireUninterruptibly(256);
+    if (failed.get() != null) {
+      throw new AssertionError("bulk writes failed", failed.get());
     }
   }
 
