@@ -94,8 +94,8 @@ final class RangeHandBack {
     } catch (RuntimeException e) {
       drained = CompletableFuture.failedFuture(e);
     }
+    // Completed here after the bound (the core's pending answer is then forgotten too).
     drained
-        .copy()
         .completeOnTimeout(null, bound.toMillis(), TimeUnit.MILLISECONDS)
         .whenComplete((s, error) -> post.accept(() -> drained(range, g, successor, s, release)));
     return true;
