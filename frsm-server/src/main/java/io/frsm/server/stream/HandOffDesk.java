@@ -39,11 +39,50 @@ public final class HandOffDesk {
     boolean take(int from, HandOffShipment s);
   }
 
+  /**
+   * Entry bytes all shipments being received may hold at once: a peer (or several) opening many
+   * connections cannot make the node hold more than this; a shipment beyond it is refused (its
+   * stand-in releases anyway, the successor scans).
+   */
+  static final long RECEIVE_BUDGET_BYTES = HandOffShipments.MAX_SHIPMENT_BYTES;
+
   private final ReceiverContext context;
+  private final long receiveBudget;
+  private final java.util.concurrent.atomic.AtomicLong receiving =
+      new java.util.concurrent.atomic.AtomicLong();
   private volatile Importer importer = (from, s) -> false;
 
   HandOffDesk(ReceiverContext context) {
+    this(context, RECEIVE_BUDGET_BYTES);
+  }
+
+  HandOffDesk(ReceiverContext context, long receiveBudget) {
     this.context = context;
+    this.receiveBudget = receiveBudget;
+  }
+
+  /** Reserves {@code bytes} of the receive budget for a chunk; false if they do not fit. */
+  boolean reserve(long bytes) {
+    while (true) {
+      long now = receiving.get();
+      if (now + bytes > receiveBudget) {
+        return false;
+      }
+      if (receiving.compareAndSet(now, now + bytes)) {
+        return true;
+      }
+    }
+  }
+
+  /** Gives back what {@link #reserve} took (the shipment was taken, refused or abandoned). */
+  void unreserve(long bytes) {
+    long left = receiving.addAndGet(-bytes);
+    assert left >= 0 : "hand-off receive budget below zero: " + left;
+  }
+
+  /** Bytes of shipments being received now (tests). */
+  long receiving() {
+    return receiving.get();
   }
 
   /** Shipments received go to {@code importer} from now on (set once the core runs). */

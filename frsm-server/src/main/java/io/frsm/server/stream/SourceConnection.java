@@ -55,6 +55,7 @@ final class SourceConnection extends SimpleChannelInboundHandler<StreamFrame> {
   private boolean opened;
   private boolean counted;
   private HandOffShipments.Assembly handOff;
+  private long handOffReserved;
 
   // Executor only.
   private SnapshotStore.Snapshot snapshot;
@@ -98,16 +99,25 @@ final class SourceConnection extends SimpleChannelInboundHandler<StreamFrame> {
     if (handOff == null) {
       handOff = new HandOffShipments.Assembly();
     }
+    long size = chunk.getEntries().size();
+    if (!context.handOffs().reserve(size)) {
+      releaseHandOff();
+      fail(ctx, "hand-off shipments being received exceed the node's budget");
+      return;
+    }
+    handOffReserved += size;
     HandOffShipment whole;
     try {
       whole = handOff.add(chunk);
     } catch (WireDecodeException e) {
+      releaseHandOff();
       fail(ctx, "hand-off shipment refused: " + e.getMessage());
       return;
     }
     if (whole == null) {
       return;
     }
+    releaseHandOff(); // the core holds it now, as it holds any input
     boolean imported = context.handOffs().received(sender, whole);
     ctx.writeAndFlush(
         envelope()
@@ -117,6 +127,14 @@ final class SourceConnection extends SimpleChannelInboundHandler<StreamFrame> {
                     .setTerm(whole.term())
                     .setImported(imported))
             .build());
+  }
+
+  /** Gives back this connection's share of the hand-off receive budget. Event loop only. */
+  private void releaseHandOff() {
+    if (handOffReserved > 0) {
+      context.handOffs().unreserve(handOffReserved);
+      handOffReserved = 0;
+    }
   }
 
   /** Only a node of the cluster, the one its certificate names, and the same one throughout. */
@@ -307,6 +325,7 @@ final class SourceConnection extends SimpleChannelInboundHandler<StreamFrame> {
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
+    releaseHandOff(); // a shipment cut off half-way holds nothing
     if (counted) {
       counted = false;
       context.metrics().sourceSessions.decrementAndGet();
