@@ -75,6 +75,12 @@ public final class ConsensusKeys {
           .doc(
               "range leaders answer reads from their own store under the lease; false: quorum reads");
 
+  /** docs/PROTOCOL.md "Hand-off instead of a scan"; off until shown safe on real nodes. */
+  public static final ConfigKey<Boolean> HAND_OFF =
+      ConfigKey.of("consensus.handOff", ValueType.BOOLEAN, false)
+          .doc(
+              "a range leader handing a range over on purpose ships the keys it wrote to the successor, which then skips its range scan; false: the successor scans");
+
   /** 0 picks {@link NodeDefaults#coreThreads(int)} of the machine's CPUs. */
   public static final ConfigKey<Integer> CORE_THREADS =
       ConfigKey.of("consensus.coreThreads", ValueType.INTEGER, 0)
@@ -105,6 +111,7 @@ public final class ConsensusKeys {
           CLOCK_DRIFT_PPM,
           STEP_DOWN_AFTER,
           LEADER_ONLY_READS,
+          HAND_OFF,
           CORE_THREADS,
           CORE_ON_TRANSPORT_LOOP,
           CLOCK_CACHE_BYTES);

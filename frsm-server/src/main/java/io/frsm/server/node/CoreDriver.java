@@ -75,6 +75,7 @@ final class CoreDriver {
   private final int nodeId;
   private final ContainedFailures contained;
   private final PendingReleases releases = new PendingReleases();
+  private final PendingHandOffs handOffs = new PendingHandOffs();
   private final RingCalls ring;
   private final NodeCore core;
   private final CoreSteps steps;
@@ -107,6 +108,9 @@ final class CoreDriver {
 
   /** The core's counters as of the last tick, for readers on other threads. */
   private volatile CoreStats published = CoreStats.ZERO;
+
+  /** The core's scans and hand-offs, published with {@link #published}. */
+  private volatile HandOffTally handOffTally = HandOffTally.ZERO;
 
   // Loop thread only.
 
@@ -167,6 +171,7 @@ final class CoreDriver {
             contained,
             open,
             releases,
+            handOffs,
             ring,
             receive -> enqueue(new Step(receive)));
     this.tickNanos = tickNanos;
@@ -239,7 +244,8 @@ final class CoreDriver {
     if (!(input instanceof Input.TermGranted
         || input instanceof Input.LeaseRenewed
         || input instanceof Input.LeaseLost
-        || input instanceof Input.Candidacy)) {
+        || input instanceof Input.Candidacy
+        || input instanceof Input.ImportShipment)) {
       throw new IllegalArgumentException("not a coordination input: " + input);
     }
     enqueue(new Step(input));
@@ -261,6 +267,29 @@ final class CoreDriver {
               return false;
             }
             enqueue(new Step(new Input.ReleaseLease(r, t)));
+            return true;
+          } finally {
+            lifecycle.readLock().unlock();
+          }
+        });
+  }
+
+  /**
+   * Hands range {@code range}'s term {@code term} off (Input.HandOff; any thread): completes with
+   * the core's shipment once its drain is done, null if the loop stopped first. The caller bounds
+   * the wait: a drain that cannot finish never answers.
+   */
+  CompletableFuture<io.frsm.consensus.core.HandOffShipment> handOff(int range, long term) {
+    return handOffs.handOff(
+        range,
+        term,
+        (r, t) -> {
+          lifecycle.readLock().lock();
+          try {
+            if (stopped) {
+              return false;
+            }
+            enqueue(new Step(new Input.HandOff(r, t)));
             return true;
           } finally {
             lifecycle.readLock().unlock();
@@ -298,7 +327,7 @@ final class CoreDriver {
     }
     try {
       steps.step(TICK);
-      published = core.stats();
+      publish();
     } catch (RuntimeException | Error e) {
       fatal(e);
     }
@@ -312,6 +341,25 @@ final class CoreDriver {
     CoreStats core = published;
     long onCallers = callerReads == null ? 0 : callerReads.served();
     return onCallers == 0 ? core : core.plus(CoreStats.leaderOnlyReads(onCallers));
+  }
+
+  /** On the loop: publishes the core's counters for other threads (once per tick). */
+  private void publish() {
+    published = core.stats();
+    HandOffTally now =
+        new HandOffTally(
+            core.rangeScansCompleted(),
+            core.handOffsShipped(),
+            core.handOffsEntered(),
+            core.handOffsRefused());
+    if (!now.equals(handOffTally)) {
+      handOffTally = now;
+    }
+  }
+
+  /** The core's range scans and hand-offs, as of its last tick. */
+  HandOffTally handOffTally() {
+    return handOffTally;
   }
 
   /** Gets answered on the callers' threads so far. */
@@ -406,11 +454,12 @@ final class CoreDriver {
    */
   private void awaitLoopTurn() {
     hosted.awaitTurn();
-    published = core.stats();
+    publish();
   }
 
   private void failOpen(String reason) {
     releases.failAll(); // not clean: the successor waits
+    handOffs.failAll(); // no shipment: the agent releases plainly
     ring.close();
     open.failRunning(reason + " while the operation was running");
     for (Event e; (e = queue.poll()) != null; ) {
@@ -439,7 +488,7 @@ final class CoreDriver {
           steps.step(TICK);
           nextTick = now + tickNanos;
           // Once per tick, not per event: a snapshot costs an allocation.
-          published = core.stats();
+          publish();
         }
       }
     } catch (InterruptedException stopping) {
@@ -447,7 +496,7 @@ final class CoreDriver {
     } catch (RuntimeException | Error e) {
       fatal(e);
     } finally {
-      published = core.stats();
+      publish();
     }
   }
 

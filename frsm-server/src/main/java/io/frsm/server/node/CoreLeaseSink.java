@@ -1,7 +1,10 @@
 package io.frsm.server.node;
 
+import io.frsm.consensus.core.HandOffShipment;
 import io.frsm.consensus.core.Input;
+import io.frsm.server.stream.HandOffDesk;
 import io.frsm.server.zk.RangeLeadership;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -11,9 +14,38 @@ import java.util.concurrent.CompletableFuture;
  */
 final class CoreLeaseSink implements RangeLeadership.Sink {
   private final CoreShards core;
+  private final boolean handsOff;
+  private final HandOffDesk desk;
+  private final Duration deliveryBound;
 
   CoreLeaseSink(CoreShards core) {
+    this(core, null, Duration.ZERO);
+  }
+
+  /**
+   * @param desk where shipments go out (null: no hand-offs, every hand-over a plain release)
+   * @param deliveryBound how long a delivery waits for the successor's acknowledgement
+   */
+  CoreLeaseSink(CoreShards core, HandOffDesk desk, Duration deliveryBound) {
     this.core = core;
+    this.handsOff = desk != null;
+    this.desk = desk;
+    this.deliveryBound = deliveryBound;
+  }
+
+  @Override
+  public boolean handsOff() {
+    return handsOff;
+  }
+
+  @Override
+  public CompletableFuture<HandOffShipment> handOff(int range, long term) {
+    return core.handOff(range, term);
+  }
+
+  @Override
+  public CompletableFuture<Boolean> ship(int successor, HandOffShipment shipment) {
+    return desk.ship(successor, shipment, deliveryBound);
   }
 
   @Override

@@ -167,6 +167,11 @@ final class CoreShards {
     }
   }
 
+  /** {@link CoreDriver#handOff} on the shard owning the range. */
+  CompletableFuture<io.frsm.consensus.core.HandOffShipment> handOff(int range, long term) {
+    return drivers[routing.ofRange(range)].handOff(range, term);
+  }
+
   /** {@link CoreDriver#releaseLease} on the shard owning the range. */
   CompletableFuture<Boolean> releaseLease(int range, long term) {
     return drivers[routing.ofRange(range)].releaseLease(range, term);
@@ -202,6 +207,15 @@ final class CoreShards {
     CoreStats total = CoreStats.ZERO;
     for (CoreDriver d : drivers) {
       total = total.plus(d.stats());
+    }
+    return total;
+  }
+
+  /** The shards' range scans and hand-offs summed, each as of its last tick. */
+  HandOffTally handOffTally() {
+    HandOffTally total = HandOffTally.ZERO;
+    for (CoreDriver d : drivers) {
+      total = total.plus(d.handOffTally());
     }
     return total;
   }

@@ -24,6 +24,8 @@ import java.util.function.Consumer;
  * does. Loop thread only.
  */
 final class CoreSteps {
+  private static final System.Logger LOG = System.getLogger(CoreSteps.class.getName());
+
   private final int nodeId;
   private final ShardRouting routing;
   private final int shard;
@@ -36,6 +38,7 @@ final class CoreSteps {
   private final ContainedFailures contained;
   private final OpenOperations open;
   private final PendingReleases releases;
+  private final PendingHandOffs handOffs;
   private final RingCalls ring;
 
   /** Queues a message the core sent this node itself, as a peer message is queued. */
@@ -54,6 +57,7 @@ final class CoreSteps {
       ContainedFailures contained,
       OpenOperations open,
       PendingReleases releases,
+      PendingHandOffs handOffs,
       RingCalls ring,
       Consumer<Input.Receive> toSelf) {
     this.nodeId = nodeId;
@@ -68,6 +72,7 @@ final class CoreSteps {
     this.contained = contained;
     this.open = open;
     this.releases = releases;
+    this.handOffs = handOffs;
     this.ring = ring;
     this.toSelf = toSelf;
   }
@@ -147,6 +152,24 @@ final class CoreSteps {
       carryOut(effects);
       return;
     }
+    if (input instanceof Input.ImportShipment imported) {
+      // A peer's shipment: numbers outside InputBounds are refused before the core changed
+      // anything, like a peer message's; the range then scans.
+      List<Effect> effects;
+      try {
+        effects = core.step(now(), imported);
+      } catch (RefusedInputException refused) {
+        LOG.log(
+            System.Logger.Level.WARNING,
+            "node {0}: hand-off shipment of range {1} refused: {2}",
+            nodeId,
+            imported.shipment().range(),
+            refused.getMessage());
+        return;
+      }
+      carryOut(effects);
+      return;
+    }
     carryOut(core.step(now(), input));
   }
 
@@ -171,6 +194,8 @@ final class CoreSteps {
         open.answer(r.requestId(), new CoreAnswer(r.outcome(), r.readMode()));
       } else if (effect instanceof Effect.LeaseReleased l) {
         releases.answered(l.range(), l.term(), l.clean());
+      } else if (effect instanceof Effect.HandOffShipped shipped) {
+        handOffs.shipped(shipped.shipment());
       } else if (effect instanceof Effect.RingInstalled i) {
         ring.installed(i.ringVersion());
       } else if (effect instanceof Effect.RangeSettled settled) {

@@ -212,6 +212,11 @@ public final class FrsmNode implements AutoCloseable {
     return l == null ? new long[2] : new long[] {l.releasesMarked(), l.termsAfterRelease()};
   }
 
+  /** Its serving parts, for tests: leadership and the cores' counters. */
+  Serving servingParts() {
+    return serving;
+  }
+
   /** Whether this node holds the term of ring range {@code range} now. */
   public boolean leadsRange(int range) {
     RangeLeadership l = serving.leadership();

@@ -73,6 +73,7 @@ final class NodeMetrics implements AutoCloseable {
     this.registry = registry;
     this.driver = driver;
     this.leadership = leadership;
+    HandOffMeters.register(registry, leadership, driver).forEach(this::add);
     add(
         FunctionCounter.builder(
                 "frsm.core.operation.errors", this, m -> m.shards(CoreShards::operationErrors))

@@ -149,6 +149,7 @@ record NodeSettings(
   }
 
   CoreConfig.Modes modes() {
-    return new CoreConfig.Modes(config.get(ConsensusKeys.LEADER_ONLY_READS), forcedColdCasShare);
+    return new CoreConfig.Modes(config.get(ConsensusKeys.LEADER_ONLY_READS), forcedColdCasShare)
+        .withHandOff(config.get(ConsensusKeys.HAND_OFF));
   }
 }

@@ -92,7 +92,8 @@ final class Serving {
       CuratorFramework zk,
       ZkLayout layout,
       ClusterMembers members,
-      java.util.function.Consumer<java.util.Set<Integer>> publishUnreachable)
+      java.util.function.Consumer<java.util.Set<Integer>> publishUnreachable,
+      io.frsm.server.stream.HandOffDesk handOffs)
       throws Exception {
     PeerMessageCounts peerMessages =
         new PeerMessageCounts(shape.nodeIds().stream().filter(id -> id != site.self()).toList());
@@ -125,6 +126,14 @@ final class Serving {
             quorums,
             site.silence());
     core.start();
+    if (handOffs != null && config.modes().handOff()) {
+      // A shipment received goes to the shard owning its range, in order with the grants.
+      handOffs.importTo(
+          (from, shipment) -> {
+            core.input(new io.frsm.consensus.core.Input.ImportShipment(shipment));
+            return true;
+          });
+    }
     RangeLeaders named = RangeLeaders.watch(zk, layout, site.leadersChanged());
     try {
       members.leaders(named::holder);
@@ -136,7 +145,9 @@ final class Serving {
               ring,
               site.lease(),
               config.leases().driftPartsPerMillion(),
-              new CoreLeaseSink(core),
+              config.modes().handOff()
+                  ? new CoreLeaseSink(core, handOffs, site.lease())
+                  : new CoreLeaseSink(core),
               publishUnreachable);
       quorums.listen(leadership::quorumChanged);
       parts =

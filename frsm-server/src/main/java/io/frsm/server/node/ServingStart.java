@@ -86,7 +86,8 @@ final class ServingStart implements ClusterFormation.RingListener {
         membership.zooKeeper(),
         layout,
         members,
-        membership::publishUnreachable);
+        membership::publishUnreachable,
+        local.streams.handOffs());
     // Before the first view reaches leadership: compete only as a voter of the version the cores
     // run.
     serving.leadership().votersChanged(newest.placement());

@@ -36,6 +36,7 @@ public final class RangeStreams implements RangeCopier, AutoCloseable {
 
   private final ReceiverContext receiver;
   private final StreamSource source;
+  private final HandOffDesk handOffs;
   private final SnapshotStore snapshots;
   private final StreamMetrics metrics;
   private final ScheduledExecutorService sourceExecutor;
@@ -175,6 +176,7 @@ public final class RangeStreams implements RangeCopier, AutoCloseable {
             settings,
             new Throttle(settings.maxBytesPerSecond(), System::nanoTime),
             metrics);
+    this.handOffs = new HandOffDesk(receiver);
     this.source =
         new StreamSource(
             new StreamSource.SourceContext(
@@ -186,7 +188,8 @@ public final class RangeStreams implements RangeCopier, AutoCloseable {
                 new Throttle(settings.maxBytesPerSecond(), System::nanoTime),
                 parts.faults(),
                 metrics,
-                sourceExecutor));
+                sourceExecutor,
+                handOffs));
     snapshots.sweep();
     sweepStaging(stagingRoot, settings.snapshotTtl().toMillis());
     long sweepMillis = Math.max(1_000, settings.snapshotTtl().toMillis() / 4);
@@ -205,6 +208,11 @@ public final class RangeStreams implements RangeCopier, AutoCloseable {
   /** Where the peer transport hands connections that announced a stream. */
   public StreamAcceptor acceptor() {
     return source;
+  }
+
+  /** Hand-off shipments, sent and received (docs/PROTOCOL.md "Hand-off instead of a scan"). */
+  public HandOffDesk handOffs() {
+    return handOffs;
   }
 
   /**

@@ -1,9 +1,14 @@
 package io.frsm.server.stream;
 
 import com.google.protobuf.UnsafeByteOperations;
+import io.frsm.client.transport.WireDecodeException;
 import io.frsm.client.transport.tls.CertificateIdentity;
+import io.frsm.consensus.core.HandOffShipment;
+import io.frsm.transport.HandOffShipments;
 import io.frsm.transport.proto.Chunk;
 import io.frsm.transport.proto.FileProgress;
+import io.frsm.transport.proto.HandOffChunk;
+import io.frsm.transport.proto.HandOffImported;
 import io.frsm.transport.proto.OpenStream;
 import io.frsm.transport.proto.ReadChunk;
 import io.frsm.transport.proto.StreamEnvelope;
@@ -49,6 +54,8 @@ final class SourceConnection extends SimpleChannelInboundHandler<StreamFrame> {
   private int sender = -1;
   private boolean opened;
   private boolean counted;
+  private HandOffShipments.Assembly handOff;
+  private long handOffReserved;
 
   // Executor only.
   private SnapshotStore.Snapshot snapshot;
@@ -73,7 +80,60 @@ final class SourceConnection extends SimpleChannelInboundHandler<StreamFrame> {
         onExecutor(ctx, () -> end(discard));
         ctx.close();
       }
+      case HAND_OFF_CHUNK -> handOffChunk(ctx, e.getHandOffChunk());
       default -> fail(ctx, "a receiver does not send " + e.getBodyCase());
+    }
+  }
+
+  /**
+   * A stand-in pushes a hand-off shipment ({@link HandOffDesk}): its chunks are put together on the
+   * event loop (no I/O, bounded by {@link HandOffShipments#MAX_SHIPMENT_BYTES}); anything malformed
+   * ends the connection with an error, never the node. A connection carries one shipment and no
+   * snapshot session.
+   */
+  private void handOffChunk(ChannelHandlerContext ctx, HandOffChunk chunk) {
+    if (opened || context.handOffs() == null) {
+      fail(ctx, "no hand-off shipment on this connection");
+      return;
+    }
+    if (handOff == null) {
+      handOff = new HandOffShipments.Assembly();
+    }
+    long size = chunk.getEntries().size();
+    if (!context.handOffs().reserve(size)) {
+      releaseHandOff();
+      fail(ctx, "hand-off shipments being received exceed the node's budget");
+      return;
+    }
+    handOffReserved += size;
+    HandOffShipment whole;
+    try {
+      whole = handOff.add(chunk);
+    } catch (WireDecodeException e) {
+      releaseHandOff();
+      fail(ctx, "hand-off shipment refused: " + e.getMessage());
+      return;
+    }
+    if (whole == null) {
+      return;
+    }
+    releaseHandOff(); // the core holds it now, as it holds any input
+    boolean imported = context.handOffs().received(sender, whole);
+    ctx.writeAndFlush(
+        envelope()
+            .setHandOffImported(
+                HandOffImported.newBuilder()
+                    .setRange(whole.range())
+                    .setTerm(whole.term())
+                    .setImported(imported))
+            .build());
+  }
+
+  /** Gives back this connection's share of the hand-off receive budget. Event loop only. */
+  private void releaseHandOff() {
+    if (handOffReserved > 0) {
+      context.handOffs().unreserve(handOffReserved);
+      handOffReserved = 0;
     }
   }
 
@@ -96,7 +156,7 @@ final class SourceConnection extends SimpleChannelInboundHandler<StreamFrame> {
   }
 
   private void open(ChannelHandlerContext ctx, OpenStream request) {
-    if (opened) {
+    if (opened || handOff != null) {
       fail(ctx, "a session opens once");
       return;
     }
@@ -265,6 +325,7 @@ final class SourceConnection extends SimpleChannelInboundHandler<StreamFrame> {
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
+    releaseHandOff(); // a shipment cut off half-way holds nothing
     if (counted) {
       counted = false;
       context.metrics().sourceSessions.decrementAndGet();

@@ -22,6 +22,7 @@ final class StreamMetrics implements AutoCloseable {
   final Counter chunkRetries;
   final Counter copiesCompleted;
   final Counter copiesFailed;
+  final Counter handOffBytes;
   final AtomicInteger sourceSessions = new AtomicInteger();
   final AtomicInteger receiveSessions = new AtomicInteger();
   final DistributionSummary throughput;
@@ -37,6 +38,10 @@ final class StreamMetrics implements AutoCloseable {
         add(counter("frsm.stream.chunk.retries", "chunks asked again after failing verification"));
     copiesCompleted = add(counter("frsm.stream.copies.completed", "range copies imported"));
     copiesFailed = add(counter("frsm.stream.copies.failed", "range copies failed or cancelled"));
+    handOffBytes =
+        add(
+            counter(
+                "frsm.handoff.bytes", "entry bytes of hand-off shipment chunks this node sent"));
     add(
         Gauge.builder("frsm.stream.sessions.active", sourceSessions, AtomicInteger::get)
             .tag("side", "source")

@@ -31,7 +31,8 @@ final class StreamSource implements StreamAcceptor {
       Throttle throttle,
       ChunkFaults faults,
       StreamMetrics metrics,
-      ScheduledExecutorService executor) {}
+      ScheduledExecutorService executor,
+      HandOffDesk handOffs) {}
 
   StreamSource(SourceContext context) {
     this.context = context;

@@ -41,6 +41,11 @@ final class HeldTerms {
     return held.containsKey(range);
   }
 
+  /** The grant of the range's term this node holds now, or null. */
+  TermGrant grant(int range) {
+    return held.get(range);
+  }
+
   /** Ranges whose term this node holds now. Any thread. */
   int count() {
     return held.size();

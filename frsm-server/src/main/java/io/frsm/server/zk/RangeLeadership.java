@@ -82,6 +82,32 @@ public final class RangeLeadership implements AutoCloseable {
      * a range the node no longer competes for is given back to be routed again.
      */
     void candidacy(int range, boolean candidate);
+
+    /**
+     * Hand-off instead of a scan (docs/PROTOCOL.md): whether hand-backs drain and ship (the core's
+     * {@code CoreConfig.Modes.handOff}); false: every hand-over is a plain release.
+     */
+    default boolean handsOff() {
+      return false;
+    }
+
+    /**
+     * Starts the drain of {@code term} (Input.HandOff); completes with the core's shipment once it
+     * is done, null if the core stopped. May never complete: the agent bounds the wait.
+     */
+    default java.util.concurrent.CompletableFuture<io.frsm.consensus.core.HandOffShipment> handOff(
+        int range, long term) {
+      return java.util.concurrent.CompletableFuture.completedFuture(null);
+    }
+
+    /**
+     * Delivers {@code shipment} to node {@code successor}: completes true once the successor's core
+     * took it, false if not (refused, unreachable, no answer in time). Never exceptionally.
+     */
+    default java.util.concurrent.CompletableFuture<Boolean> ship(
+        int successor, io.frsm.consensus.core.HandOffShipment shipment) {
+      return java.util.concurrent.CompletableFuture.completedFuture(false);
+    }
   }
 
   private final CuratorFramework zk;
@@ -142,6 +168,9 @@ public final class RangeLeadership implements AutoCloseable {
 
   /** The ranges whose term this node holds now (read by routing on other threads). */
   private final HeldTerms held;
+
+  /** Hand-backs with a shipment instead of a scan ({@link RangeHandBack}). */
+  private final RangeHandBack handBack;
 
   public RangeLeadership(
       CuratorFramework zk, ZkLayout layout, int self, Ring ring, Duration lease, Sink sink) {
@@ -254,6 +283,7 @@ public final class RangeLeadership implements AutoCloseable {
               }
             });
     this.held = new HeldTerms(self, terms, sink, keeper);
+    this.handBack = new RangeHandBack(self, held, sink, lease, this::post);
     this.zooKeeperCalls =
         Executors.newFixedThreadPool(
             TERM_WRITES_AT_ONCE, LeadershipEvents.daemon("frsm-node-" + self + "-terms"));
@@ -453,6 +483,13 @@ public final class RangeLeadership implements AutoCloseable {
     return keeper.longestSuspensionNanos();
   }
 
+  /**
+   * This node's hand-backs with a shipment so far (docs/PROTOCOL.md "Hand-off instead of a scan").
+   */
+  public HandBackCounts handBacks() {
+    return handBack.counts();
+  }
+
   /** ZooKeeper multis sent to renew leases so far. */
   public long renewalBatches() {
     return keeper.renewalBatches();
@@ -478,15 +515,21 @@ public final class RangeLeadership implements AutoCloseable {
       boolean preferred = preferredHolder == self;
       if (preferred && !latches.joined(range)) {
         latches.join(range);
-      } else if (!preferred && latches.joined(range)) {
-        latches.leave(
-            range,
+      } else if (!preferred && latches.joined(range) && !handBack.underWay(range)) {
+        String why =
             unreachable.contains(range)
                 ? "steps down: no answer from a quorum of its replicas"
                 : preferredHolder < 0
                     ? "no replica is preferred"
-                    : "replica " + preferredHolder + " is preferred",
-            true);
+                    : "replica " + preferredHolder + " is preferred";
+        Runnable release =
+            () -> {
+              latches.leave(range, why, true);
+              rejoinLater(range); // preferred again meanwhile? then it competes again
+            };
+        if (!handBack.begin(range, preferredHolder, why, release)) {
+          latches.leave(range, why, true);
+        }
       }
     }
   }
@@ -506,6 +549,7 @@ public final class RangeLeadership implements AutoCloseable {
     post(
         () -> {
           for (int range : latches.joinedRanges()) {
+            handBack.forget(range); // a drain under way ends with the plain release
             latches.leave(range, "node stopping", true);
           }
           events.closeFromWithin();

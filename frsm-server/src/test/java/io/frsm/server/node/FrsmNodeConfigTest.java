@@ -80,6 +80,7 @@ class FrsmNodeConfigTest {
         clockDriftPpm: 500
         stepDownAfter: 1500ms
         leaderOnlyReads: false
+        handOff: true
         coreThreads: 3
         coreOnTransportLoop: true
         clockCacheBytes: 32MiB
@@ -176,6 +177,7 @@ class FrsmNodeConfigTest {
     }
     assertEquals(describe(config.lsm()), describe(settings.lsmConfig()));
     assertEquals(config.transport(), settings.transportConfig());
+    assertTrue(settings.modes().handOff(), "consensus.handOff reaches the core's modes");
   }
 
   @Test

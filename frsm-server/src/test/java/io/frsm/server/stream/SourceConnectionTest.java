@@ -72,7 +72,8 @@ class SourceConnectionTest {
                 Throttle.unlimited(),
                 ChunkFaults.none(),
                 new StreamMetrics(new SimpleMeterRegistry()),
-                executor));
+                executor,
+                null));
   }
 
   @AfterEach

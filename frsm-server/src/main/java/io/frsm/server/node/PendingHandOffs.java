@@ -1,0 +1,48 @@
+package io.frsm.server.node;
+
+import io.frsm.consensus.core.HandOffShipment;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The hand-offs asked of one core ({@code Input.HandOff}) whose drain has not shipped yet ({@code
+ * Effect.HandOffShipped}; docs/PROTOCOL.md "Hand-off instead of a scan"). A hand-off asked twice
+ * gets one answer; those the core never answers (it stopped) are answered null — no shipment, the
+ * agent releases plainly. Thread-safe: asked on any thread, answered on the core's.
+ */
+final class PendingHandOffs {
+  private record Drain(int range, long term) {}
+
+  private final Map<Drain, CompletableFuture<HandOffShipment>> open = new ConcurrentHashMap<>();
+
+  /** The shipment of {@code range}'s term {@code term}, once the core drained it. */
+  CompletableFuture<HandOffShipment> handOff(int range, long term, PendingReleases.Asker asker) {
+    Drain key = new Drain(range, term);
+    CompletableFuture<HandOffShipment> answer = new CompletableFuture<>();
+    CompletableFuture<HandOffShipment> earlier = open.putIfAbsent(key, answer);
+    if (earlier != null) {
+      return earlier;
+    }
+    // Forgotten once answered by anyone (the agent's bound included): nothing accumulates.
+    answer.whenComplete((s, e) -> open.remove(key, answer));
+    if (!asker.ask(range, term)) {
+      answer.complete(null);
+    }
+    return answer;
+  }
+
+  /** The core shipped {@code s}. */
+  void shipped(HandOffShipment s) {
+    CompletableFuture<HandOffShipment> answer = open.remove(new Drain(s.range(), s.term()));
+    if (answer != null) {
+      answer.complete(s);
+    }
+  }
+
+  /** The core stopped: no open hand-off ships. */
+  void failAll() {
+    open.values().forEach(a -> a.complete(null));
+    open.clear();
+  }
+}

@@ -1,0 +1,21 @@
+package io.frsm.server.zk;
+
+/**
+ * One node's hand-backs with a shipment so far, as the stand-in counts them (docs/PROTOCOL.md
+ * "Hand-off instead of a scan"; meters in docs/OPERATIONS.md).
+ *
+ * @param begun hand-overs on purpose that drained instead of releasing at once
+ * @param shipped drains whose core shipped
+ * @param keysShipped keys in those shipments
+ * @param acknowledged shipments the successor's core took
+ * @param withoutShipment drains given up after one lease: released plainly, the successor scans
+ * @param notAcknowledged shipments the successor refused or did not answer within one lease (it
+ *     scans)
+ */
+public record HandBackCounts(
+    long begun,
+    long shipped,
+    long keysShipped,
+    long acknowledged,
+    long withoutShipment,
+    long notAcknowledged) {}
