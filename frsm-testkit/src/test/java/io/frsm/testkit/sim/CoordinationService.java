@@ -2,24 +2,23 @@ package io.frsm.testkit.sim;
 
 import io.frsm.consensus.core.Effect;
 import io.frsm.consensus.core.Input;
-import io.frsm.consensus.core.LeaseConfig;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
 /**
  * The coordination service's side of {@link LeaseService} (ZooKeeper with Curator as the simulator
- * plays it): per range the term, the latch holder and the release mark; per node the session (timed
- * out by the service's clock), its cut, and the ready marker the service applied; restarts of the
- * service with session-backed leases. It answers the agents ({@link LeaseAgents}) through {@link
- * #reply}, after the reply latency, in the node's process.
+ * plays it): per range the term, the latch holder and the release mark; the latch entries' deletes
+ * and the conditional mark-and-leave; grants (natural leader first) at its session checks, on
+ * hand-backs, forced handovers and ring changes; per node its cut, its session ({@link
+ * ServiceSessions}) and the ready marker the service applied ({@link ReadyMarkers}). It answers the
+ * agents ({@link LeaseAgents}) through {@link #reply}, after the reply latency, in the node's
+ * process.
  */
 final class CoordinationService {
   private final Simulation sim;
   private final SimRandom random;
-  private final LeaseConfig config;
   private final long renewEveryNanos;
-  private long sessionTimeoutNanos;
   private final int ranges;
 
   /** The nodes the cluster started with (natural leaders are counted over them). */
@@ -36,21 +35,13 @@ final class CoordinationService {
   /** When the holder's check last held: a holder that stopped renewing a range loses it. */
   private final long[] lastRenewNanos;
 
-  private final long[] lastHeardNanos;
-  private final int[] sessionIncarnation;
+  private final ServiceSessions sessions;
   private final boolean[] cut;
   private long grants;
   private long grantsAfterRelease;
 
   private final ReadyMarkers markers;
 
-  /** Session-backed leases ({@link #backLeasesWithSessions}); null: off. */
-  private SessionBackedLeases sessions;
-
-  /** The service is down (restarting): nobody reaches it, and it expires no session. */
-  private boolean serviceDown;
-
-  private long restarts;
   private long forcedHandoversRefused;
 
   /** The agents it answers; set once, before {@link #start}. */
@@ -59,11 +50,7 @@ final class CoordinationService {
   CoordinationService(Simulation sim, SimRandom random, int capacity) {
     this.sim = sim;
     this.random = random;
-    this.config = sim.coreConfig().leases();
-    this.renewEveryNanos = config.lease().toNanos() / 4;
-    // Shorter than the lease on purpose: the service may move leadership while the old holder's
-    // lease still runs; only the lease rules, not session timing, may keep reads safe.
-    this.sessionTimeoutNanos = config.lease().toNanos() * 3 / 8;
+    this.renewEveryNanos = sim.coreConfig().leases().lease().toNanos() / 4;
     this.ranges = sim.coreConfig().placement().rangeCount();
     this.nodes = sim.nodeCount();
     this.term = new long[ranges];
@@ -72,9 +59,7 @@ final class CoordinationService {
     this.holderIncarnation = new int[ranges];
     Arrays.fill(holder, -1);
     this.lastRenewNanos = new long[ranges];
-    this.lastHeardNanos = new long[capacity];
-    Arrays.fill(lastHeardNanos, Long.MIN_VALUE / 2);
-    this.sessionIncarnation = new int[capacity];
+    this.sessions = new ServiceSessions(sim, random, capacity);
     this.cut = new boolean[capacity];
     this.markers = new ReadyMarkers(capacity, ranges);
   }
@@ -85,58 +70,29 @@ final class CoordinationService {
 
   /** See {@link LeaseService#backLeasesWithSessions}. */
   void backLeasesWithSessions(SessionBackedLeases.Mistake mistake, double restartsPerSecond) {
-    this.sessionTimeoutNanos = config.lease().toNanos();
-    this.sessions =
-        new SessionBackedLeases(
-            mistake,
-            sessionTimeoutNanos,
-            config.driftPartsPerMillion(),
-            lastHeardNanos.length,
-            ranges);
-    if (restartsPerSecond > 0) {
-      sim.schedule(random.exponentialNanos(restartsPerSecond), () -> restart(restartsPerSecond));
-    }
+    sessions.backLeases(mistake, restartsPerSecond, ranges);
   }
 
   /** Session-backed leases, or null when off. */
   SessionBackedLeases sessions() {
-    return sessions;
+    return sessions.backing();
   }
 
   long sessionTimeoutNanos() {
-    return sessionTimeoutNanos;
+    return sessions.timeoutNanos();
   }
 
   /** How many nodes the service has room for (ids are dense). */
   int capacity() {
-    return lastHeardNanos.length;
+    return sessions.capacity();
   }
 
   long restarts() {
-    return restarts;
+    return sessions.restarts();
   }
 
-  private void restart(double restartsPerSecond) {
-    long lease = config.lease().toNanos();
-    long down = random.between(lease / 4, 2 * lease);
-    if (!serviceDown) {
-      restarts++;
-      serviceDown = true;
-      long downAt = serviceNanos();
-      sim.schedule(
-          down,
-          () -> {
-            serviceDown = false;
-            // Sessions alive when it went down get a fresh timeout: their timers restart.
-            for (int n = 0; n < lastHeardNanos.length; n++) {
-              if (downAt - lastHeardNanos[n] <= sessionTimeoutNanos) {
-                lastHeardNanos[n] = serviceNanos();
-              }
-            }
-          });
-    }
-    sim.schedule(
-        down + random.exponentialNanos(restartsPerSecond), () -> restart(restartsPerSecond));
+  private boolean sessionBacked() {
+    return sessions.backing() != null;
   }
 
   /** Node {@code node}'s session expired: every latch entry of it is gone. */
@@ -175,7 +131,7 @@ final class CoordinationService {
             return; // gone already (its session expired, or a successor holds the range)
           }
           holder[range] = -1;
-          if (successor >= 0 && sessionAlive(successor) && eligible(range, successor)) {
+          if (successor >= 0 && sessions.alive(successor) && eligible(range, successor)) {
             grant(range, successor);
           }
         });
@@ -189,7 +145,7 @@ final class CoordinationService {
   void markAndLeave(
       int node, int incarnation, Effect.LeaseReleased released, boolean mark, int successor) {
     int range = released.range();
-    if (sessions != null && unreachable(node)) {
+    if (sessionBacked() && unreachable(node)) {
       deleteEntry(node, incarnation, range, released.term(), successor);
       return;
     }
@@ -204,11 +160,11 @@ final class CoordinationService {
     if (mark) {
       releasedTerm[range] = released.term();
     }
-    if (sessions != null) {
+    if (sessionBacked()) {
       holder[range] = -1; // the latch entry is deleted after the mark
     }
     if (successor >= 0) {
-      if (sessionAlive(successor) && eligible(range, successor)) {
+      if (sessions.alive(successor) && eligible(range, successor)) {
         grant(range, successor);
       }
       return;
@@ -245,7 +201,7 @@ final class CoordinationService {
   private List<Integer> candidates(int range) {
     List<Integer> candidates = new ArrayList<>();
     for (int n = 0; n < sim.nodeCount(); n++) {
-      if (sessionAlive(n) && eligible(range, n) && !markers.unreachable(n, range)) {
+      if (sessions.alive(n) && eligible(range, n) && !markers.unreachable(n, range)) {
         candidates.add(n);
       }
     }
@@ -276,16 +232,16 @@ final class CoordinationService {
 
   /** Whether node {@code node} and the service cannot talk: cut, or the service is down. */
   boolean unreachable(int node) {
-    return cut[node] || serviceDown;
+    return cut[node] || sessions.down();
   }
 
   /** See {@link LeaseService#forceHandover}. */
   void forceHandover(int range, int successor) {
-    if (sessions != null) {
+    if (sessionBacked()) {
       forcedHandoversRefused++; // a latch moves only when its holder's entry goes
       return;
     }
-    if (sessionAlive(successor) && holder[range] != successor && eligible(range, successor)) {
+    if (sessions.alive(successor) && holder[range] != successor && eligible(range, successor)) {
       grant(range, successor);
     }
   }
@@ -295,19 +251,8 @@ final class CoordinationService {
     return 1000 * random.between(100, 1_500);
   }
 
-  private boolean sessionAlive(int node) {
-    return sim.isUp(node)
-        && sessionIncarnation[node] == sim.incarnation(node)
-        && serviceNanos() - lastHeardNanos[node] <= sessionTimeoutNanos;
-  }
-
-  /** The service's clock: real time, or its own clock with session-backed leases. */
-  private long serviceNanos() {
-    return sessions == null ? sim.nowNanos() : sessions.serviceNanos(sim.nowNanos());
-  }
-
   private void sessionCheck() {
-    if (serviceDown) {
+    if (sessions.down()) {
       sim.schedule(renewEveryNanos / 2, this::sessionCheck);
       return; // a service that is down expires nothing
     }
@@ -316,12 +261,12 @@ final class CoordinationService {
       boolean alive =
           h >= 0
               && eligible(r, h)
-              && holderIncarnation[r] == sessionIncarnation[h]
-              && sessionAlive(h)
+              && holderIncarnation[r] == sessions.incarnation(h)
+              && sessions.alive(h)
               // With a latch, a holder that stopped renewing keeps the range while its session
               // lives; it leaves on its own (leaveLost).
-              && (sessions != null || sim.nowNanos() - lastRenewNanos[r] <= sessionTimeoutNanos);
-      if (!alive && sessions != null && h >= 0) {
+              && (sessionBacked() || sim.nowNanos() - lastRenewNanos[r] <= sessions.timeoutNanos());
+      if (!alive && sessionBacked() && h >= 0) {
         holder[r] = -1; // the expired session's latch entry is gone
       }
       if (!alive) {
@@ -352,7 +297,7 @@ final class CoordinationService {
     boolean noEarlierLease = afterRelease || term[range] == 0;
     term[range]++;
     holder[range] = successor;
-    holderIncarnation[range] = sessionIncarnation[successor];
+    holderIncarnation[range] = sessions.incarnation(successor);
     lastRenewNanos[range] = sim.nowNanos();
     long granted = term[range];
     int incarnation = holderIncarnation[range];
@@ -361,7 +306,7 @@ final class CoordinationService {
         incarnation,
         () -> agents.granted(successor, range, granted, noEarlierLease),
         () -> {
-          if (sessions != null) {
+          if (sessionBacked()) {
             // The winner never heard its bump answered: it leaves the latch (the node's "term
             // bump failed") and competes again.
             deleteEntry(successor, incarnation, range, granted, -1);
@@ -371,17 +316,16 @@ final class CoordinationService {
 
   /** A request from node {@code node}'s agent reached the service. */
   void onRequest(int node, int incarnation, long[] renewTerms, long sentMonoNanos) {
-    if (incarnation < sessionIncarnation[node]) {
+    if (incarnation < sessions.incarnation(node)) {
       return; // a request of a dead incarnation
     }
-    if (incarnation > sessionIncarnation[node]) {
+    if (incarnation > sessions.incarnation(node)) {
       markers.newProcess(node, incarnation);
     }
-    if (sessions != null && serviceNanos() - lastHeardNanos[node] > sessionTimeoutNanos) {
+    if (sessions.expiredBefore(node)) {
       expire(node); // the session expired before this request: its entries went with it
     }
-    sessionIncarnation[node] = incarnation;
-    lastHeardNanos[node] = serviceNanos();
+    sessions.heard(node, incarnation);
     for (int r = 0; r < ranges; r++) {
       if (renewTerms[r] == 0) {
         continue;
@@ -431,11 +375,11 @@ final class CoordinationService {
 
   /** The service's view of node {@code node}, for failure messages. */
   String describeNode(int node) {
-    return "alive=" + sessionAlive(node) + " up=" + sim.isUp(node) + " cut=" + cut[node];
+    return "alive=" + sessions.alive(node) + " up=" + sim.isUp(node) + " cut=" + cut[node];
   }
 
   boolean down() {
-    return serviceDown;
+    return sessions.down();
   }
 
   String describeRanges() {
