@@ -12,7 +12,7 @@ import java.util.List;
  * and the conditional mark-and-leave; grants (natural leader first) at its session checks, on
  * hand-backs, forced handovers and ring changes; per node its cut, its session ({@link
  * ServiceSessions}) and the ready marker the service applied ({@link ReadyMarkers}). It answers the
- * agents ({@link LeaseAgents}) through {@link #reply}, after the reply latency, in the node's
+ * agents ({@link AgentAnswers}) through {@link #reply}, after the reply latency, in the node's
  * process.
  */
 final class CoordinationService {
@@ -45,7 +45,7 @@ final class CoordinationService {
   private long forcedHandoversRefused;
 
   /** The agents it answers; set once, before {@link #start}. */
-  private LeaseAgents agents;
+  private AgentAnswers agents;
 
   CoordinationService(Simulation sim, SimRandom random, int capacity) {
     this.sim = sim;
@@ -64,7 +64,7 @@ final class CoordinationService {
     this.markers = new ReadyMarkers(capacity, ranges);
   }
 
-  void answer(LeaseAgents agents) {
+  void answer(AgentAnswers agents) {
     this.agents = agents;
   }
 

@@ -16,7 +16,7 @@ import java.util.Map;
  * the core, then mark and leave). It runs in the node's process: while the node pauses it sends
  * nothing.
  */
-final class LeaseAgents {
+final class LeaseAgents implements AgentAnswers {
   private final Simulation sim;
   private final SimRandom random;
   private final LeaseConfig config;
@@ -242,8 +242,8 @@ final class LeaseAgents {
         () -> service.markAndLeave(node, incarnation, released, mark, successor));
   }
 
-  /** The service's grant of {@code granted} reached node {@code node}'s agent. */
-  void granted(int node, int range, long granted, boolean noEarlierLease) {
+  @Override
+  public void granted(int node, int range, long granted, boolean noEarlierLease) {
     agentTerms[node][range] = Math.max(agentTerms[node][range], granted);
     sim.input(node, new Input.TermGranted(range, granted, noEarlierLease));
     if (agentUnreachable[node][range]) {
@@ -255,8 +255,8 @@ final class LeaseAgents {
     sendRequest(node); // a new holder starts renewing at once
   }
 
-  /** The service's answer to a renewal of term {@code t} reached node {@code node}'s agent. */
-  void renewalAnswered(
+  @Override
+  public void renewalAnswered(
       int node, int range, long t, boolean checkHolds, long sentMonoNanos, Input answer) {
     SessionBackedLeases sessions = service.sessions();
     if (sessions != null && agentTerms[node][range] == t) {
@@ -269,8 +269,8 @@ final class LeaseAgents {
     sim.input(node, answer);
   }
 
-  /** An answer of the service reached node {@code node}'s agent: {@code onArrival} handles it. */
-  void heard(int node, Runnable onArrival) {
+  @Override
+  public void heard(int node, Runnable onArrival) {
     agentLastReplyNanos[node] = sim.nowNanos();
     onArrival.run();
     if (suspended[node]) {
