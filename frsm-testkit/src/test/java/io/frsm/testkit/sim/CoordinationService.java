@@ -74,7 +74,7 @@ final class CoordinationService {
   }
 
   /** Session-backed leases, or null when off. */
-  SessionBackedLeases sessions() {
+  SessionBackedLeases sessionBacking() {
     return sessions.backing();
   }
 

@@ -101,8 +101,8 @@ final class LeaseAgents implements AgentAnswers {
    */
   void termEnded(int node, int range) {
     agentTerms[node][range] = 0;
-    if (service.sessions() != null) {
-      service.sessions().left(node, range);
+    if (service.sessionBacking() != null) {
+      service.sessionBacking().left(node, range);
     }
   }
 
@@ -133,7 +133,7 @@ final class LeaseAgents implements AgentAnswers {
       return;
     }
     int incarnation = service.holderIncarnation(range);
-    if (service.sessions() != null && random.chance(0.5)) {
+    if (service.sessionBacking() != null && random.chance(0.5)) {
       // As the node leaves a latch without a release (lost latch, failed bump, a release the
       // core did not answer): LeaseLost, then the entry is deleted; the successor waits.
       service.reply(h, incarnation, () -> leaveLost(h, range, successor));
@@ -153,7 +153,7 @@ final class LeaseAgents implements AgentAnswers {
       return;
     }
     agentTerms[node][range] = 0;
-    service.sessions().left(node, range);
+    service.sessionBacking().left(node, range);
     sim.input(node, new Input.LeaseLost(range));
     service.deleteEntry(node, sim.incarnation(node), range, t, successor);
   }
@@ -169,8 +169,8 @@ final class LeaseAgents implements AgentAnswers {
       return; // the agent no longer holds the range (its lease was lost meanwhile)
     }
     agentTerms[node][range] = 0; // stop renewing first: no renewal of t is sent after this
-    if (service.sessions() != null) {
-      service.sessions().left(node, range);
+    if (service.sessionBacking() != null) {
+      service.sessionBacking().left(node, range);
     }
     releaseTerm(node, range, t, successor);
   }
@@ -231,7 +231,7 @@ final class LeaseAgents implements AgentAnswers {
     boolean mark = released.clean();
     int incarnation = sim.incarnation(node);
     if (service.unreachable(node)) {
-      if (service.sessions() != null) {
+      if (service.sessionBacking() != null) {
         // The mark fails; the entry's delete is retried (the session may outlive the cut).
         service.deleteEntry(node, incarnation, released.range(), released.term(), successor);
       }
@@ -258,7 +258,7 @@ final class LeaseAgents implements AgentAnswers {
   @Override
   public void renewalAnswered(
       int node, int range, long t, boolean checkHolds, long sentMonoNanos, Input answer) {
-    SessionBackedLeases sessions = service.sessions();
+    SessionBackedLeases sessions = service.sessionBacking();
     if (sessions != null && agentTerms[node][range] == t) {
       if (checkHolds) {
         sessions.renewed(node, range, t, sentMonoNanos);
@@ -284,7 +284,7 @@ final class LeaseAgents implements AgentAnswers {
     if (!sim.isUp(node) || sim.isPaused(node)) {
       return; // a paused process sends nothing
     }
-    SessionBackedLeases sessions = service.sessions();
+    SessionBackedLeases sessions = service.sessionBacking();
     long sessionTimeoutNanos = service.sessionTimeoutNanos();
     int incarnation = sim.incarnation(node);
     if (agentIncarnation[node] != incarnation) {

@@ -96,7 +96,7 @@ public final class LeaseService {
 
   /** Credited renewals fed so far, and those that bridged a renewal gap (session-backed only). */
   long[] sessionCredits() {
-    SessionBackedLeases sessions = service.sessions();
+    SessionBackedLeases sessions = service.sessionBacking();
     return sessions == null
         ? new long[2]
         : new long[] {sessions.creditedRenewals(), sessions.leasesKeptBeyondRenewals()};
@@ -223,7 +223,7 @@ public final class LeaseService {
   public String toString() {
     return "LeaseService{"
         + service.describeRanges()
-        + (service.sessions() == null ? "" : sessionsToString())
+        + (service.sessionBacking() == null ? "" : sessionsToString())
         + "}";
   }
 }
