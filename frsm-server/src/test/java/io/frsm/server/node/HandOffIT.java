@@ -234,7 +234,7 @@ class HandOffIT {
 
   /** The hand-backs of nodes 2 and 3, the stand-ins. */
   private static HandBackCounts sum(TestCluster cluster) {
-    long[] s = new long[6];
+    long[] s = new long[9];
     for (int id = 2; id <= 3; id++) {
       HandBackCounts c = cluster.node(id).servingParts().leadership().handBacks();
       long[] v = {
@@ -243,12 +243,15 @@ class HandOffIT {
         c.keysShipped(),
         c.acknowledged(),
         c.withoutShipment(),
-        c.notAcknowledged()
+        c.notAcknowledged(),
+        c.declined(),
+        c.drainNanos()
       };
-      for (int i = 0; i < 6; i++) {
+      for (int i = 0; i < v.length; i++) {
         s[i] += v[i];
       }
+      s[8] = Math.max(s[8], c.drainNanosMax());
     }
-    return new HandBackCounts(s[0], s[1], s[2], s[3], s[4], s[5]);
+    return new HandBackCounts(s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7], s[8]);
   }
 }
