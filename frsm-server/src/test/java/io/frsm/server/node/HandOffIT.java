@@ -86,14 +86,17 @@ class HandOffIT {
       Await.until(
           () -> tally(n1).scansCompleted() >= ledBy1.size(), TIMEOUT, "node 1 to scan its ranges");
       if (preload > 0) {
-        // The bulk is written by the stand-ins, so that node 1 gets it back by a scan (a drain of
-        // that many keys does not fit in a lease) and its own next term writes only the hot keys.
+        // The bulk is written by the stand-ins, so that node 1 gets it back by a scan (a term that
+        // wrote that many keys declines the hand-off) and its own next term writes only the hot
+        // keys.
         giveUp(cluster, ledBy1);
         loaded = preload(cluster, ledBy1, preload);
         HandOffTally warm = tally(n1);
         n1.servingParts().leadership().quorumChanged(Set.of(), Set.copyOf(ledBy1));
         cluster.awaitNaturalLeaders();
         awaitLeaderOnly(n1, warm, ledBy1.size());
+        System.out.printf(
+            "hand-off %s warm-up: stand-ins %s%n", handOff ? "on" : "off", sum(cluster));
       }
       HotKeyLoad load = new HotKeyLoad(cluster, ledBy1);
       Await.until(
