@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAccumulator;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
+import java.util.function.IntFunction;
 import java.util.function.LongSupplier;
 
 /**
@@ -38,7 +39,10 @@ final class RangeHandBack {
   private static final System.Logger LOG = System.getLogger(RangeLeadership.class.getName());
 
   private final int self;
-  private final HeldTerms held;
+
+  /** The grant of a range's term this node holds now, or null ({@link HeldTerms#grant}). */
+  private final IntFunction<TermGrant> held;
+
   private final RangeLeadership.Sink sink;
   private final Duration bound;
   private final Consumer<Runnable> post;
@@ -63,13 +67,13 @@ final class RangeHandBack {
       RangeLeadership.Sink sink,
       Duration bound,
       Consumer<Runnable> post) {
-    this(self, held, sink, bound, post, System::nanoTime);
+    this(self, held::grant, sink, bound, post, System::nanoTime);
   }
 
   /** {@code nanoClock}: a monotonic clock timing the drains. */
   RangeHandBack(
       int self,
-      HeldTerms held,
+      IntFunction<TermGrant> held,
       RangeLeadership.Sink sink,
       Duration bound,
       Consumer<Runnable> post,
@@ -94,7 +98,7 @@ final class RangeHandBack {
    * releases at once.
    */
   boolean begin(int range, int successor, String why, Runnable release) {
-    TermGrant g = held.grant(range);
+    TermGrant g = held.apply(range);
     if (!sink.handsOff() || g == null || successor < 0 || successor == self) {
       return false;
     }
@@ -149,7 +153,7 @@ final class RangeHandBack {
     if (underWay.get(range) != g) {
       return;
     }
-    if (held.grant(range) != g) {
+    if (held.apply(range) != g) {
       underWay.remove(range); // the term ended meanwhile (lost lease or latch): nothing to release
       return;
     }
@@ -211,7 +215,7 @@ final class RangeHandBack {
                             s.entries().size());
                       }
                       if (underWay.get(range) == g) {
-                        if (held.grant(range) == g) {
+                        if (held.apply(range) == g) {
                           finish(range, release);
                         } else {
                           underWay.remove(range); // the term ended another way meanwhile

@@ -154,6 +154,8 @@ public final class LeaseService {
             quorumChanged(node, q.range(), q.reachable());
           } else if (effect instanceof Effect.HandOffShipped shipped) {
             shipped(node, shipped.shipment());
+          } else if (effect instanceof Effect.HandOffDeclined d) {
+            declined(node, d.range());
           }
         });
   }
@@ -448,6 +450,7 @@ public final class LeaseService {
   private long handOffsStarted;
   private long handOffsShipped;
   private long handOffsTimedOut;
+  private long handOffsDeclined;
 
   /** Hand-offs whose holder's agent fed {@link Input.HandOff} to its core. */
   public long handOffsStarted() {
@@ -505,6 +508,30 @@ public final class LeaseService {
             sim.onNode(node, () -> release(node, range, successor));
           }
         });
+  }
+
+  /**
+   * The core declined (too many keys written): release plainly, in the node's next step (not inside
+   * the step that declined).
+   */
+  private void declined(int node, int range) {
+    Integer successor = pendingHandOff.remove(key(node, range));
+    if (successor != null) {
+      handOffsDeclined++;
+      int incarnation = sim.incarnation(node);
+      sim.schedule(
+          0,
+          () -> {
+            if (sim.isUp(node) && sim.incarnation(node) == incarnation) {
+              sim.onNode(node, () -> release(node, range, successor));
+            }
+          });
+    }
+  }
+
+  /** Hand-offs the core declined: released plainly at once; the successor scans. */
+  public long handOffsDeclined() {
+    return handOffsDeclined;
   }
 
   /** The core shipped: stream it, and release once the successor has it. Runs in the node. */
