@@ -258,20 +258,7 @@ final class CoreDriver {
    */
   CompletableFuture<Boolean> releaseLease(int range, long term) {
     return releases.release(
-        range,
-        term,
-        (r, t) -> {
-          lifecycle.readLock().lock();
-          try {
-            if (stopped) {
-              return false;
-            }
-            enqueue(new Step(new Input.ReleaseLease(r, t)));
-            return true;
-          } finally {
-            lifecycle.readLock().unlock();
-          }
-        });
+        range, term, (r, t) -> enqueueUnlessStopped(new Input.ReleaseLease(r, t)));
   }
 
   /**
@@ -280,21 +267,21 @@ final class CoreDriver {
    * the wait: a drain that cannot finish never answers.
    */
   CompletableFuture<io.frsm.consensus.core.HandOffShipment> handOff(int range, long term) {
-    return handOffs.handOff(
-        range,
-        term,
-        (r, t) -> {
-          lifecycle.readLock().lock();
-          try {
-            if (stopped) {
-              return false;
-            }
-            enqueue(new Step(new Input.HandOff(r, t)));
-            return true;
-          } finally {
-            lifecycle.readLock().unlock();
-          }
-        });
+    return handOffs.handOff(range, term, (r, t) -> enqueueUnlessStopped(new Input.HandOff(r, t)));
+  }
+
+  /** Queues {@code input} for the loop unless it stopped: whether it was queued. */
+  private boolean enqueueUnlessStopped(Input input) {
+    lifecycle.readLock().lock();
+    try {
+      if (stopped) {
+        return false;
+      }
+      enqueue(new Step(input));
+      return true;
+    } finally {
+      lifecycle.readLock().unlock();
+    }
   }
 
   /** A peer message (any thread; never blocks). */
