@@ -67,9 +67,28 @@ public record CoreConfig(
    *     holder tracks the keys it writes per term, {@link Input.HandOff} drains and ships them, and
    *     a successor that imports them enters leader-only mode without a scan; false (the default)
    *     until the server streams shipments
+   * @param handOffMaxKeys the most keys written in a term that a hand-off drains: a holder that
+   *     wrote more in the range's term declines {@link Input.HandOff} at once ({@link
+   *     Effect.HandOffDeclined}), so the range is not refused for a drain that would not fit in the
+   *     lease; positive, at most {@link #HAND_OFF_KEYS_LIMIT}. Default {@link
+   *     #DEFAULT_HAND_OFF_MAX_KEYS} (docs/PROTOCOL.md "Hand-off instead of a scan", "Declining")
    */
   public record Modes(
-      boolean leaderOnlyReads, double forcedColdCasShare, boolean hotKeysFirst, boolean handOff) {
+      boolean leaderOnlyReads,
+      double forcedColdCasShare,
+      boolean hotKeysFirst,
+      boolean handOff,
+      int handOffMaxKeys) {
+    /**
+     * Written keys per range and term a hand-off drains by default: 16 ranges of a node draining at
+     * once settle 16 × 256 = 4,096 keys, about 1 s at the settle rate measured on real nodes
+     * (docs/BENCHMARKS.md, the hand-off's "declined" runs) — within half of the default 2 s lease.
+     */
+    public static final int DEFAULT_HAND_OFF_MAX_KEYS = 256;
+
+    /** The written-keys set a core remembers per range and term at most (2<sup>20</sup>). */
+    public static final int HAND_OFF_KEYS_LIMIT = 1 << 20;
+
     public static final Modes DEFAULT = new Modes(true, 0);
 
     /** Hot keys first on. */
@@ -82,15 +101,30 @@ public record CoreConfig(
       this(leaderOnlyReads, forcedColdCasShare, hotKeysFirst, false);
     }
 
+    /** Hand-off's cap at its default. */
+    public Modes(
+        boolean leaderOnlyReads, double forcedColdCasShare, boolean hotKeysFirst, boolean handOff) {
+      this(leaderOnlyReads, forcedColdCasShare, hotKeysFirst, handOff, DEFAULT_HAND_OFF_MAX_KEYS);
+    }
+
     /** These modes with hand-off instead of a scan on or off. */
     public Modes withHandOff(boolean on) {
-      return new Modes(leaderOnlyReads, forcedColdCasShare, hotKeysFirst, on);
+      return new Modes(leaderOnlyReads, forcedColdCasShare, hotKeysFirst, on, handOffMaxKeys);
+    }
+
+    /** These modes with a hand-off drained only if at most {@code maxKeys} keys were written. */
+    public Modes withHandOffMaxKeys(int maxKeys) {
+      return new Modes(leaderOnlyReads, forcedColdCasShare, hotKeysFirst, handOff, maxKeys);
     }
 
     public Modes {
       if (!(forcedColdCasShare >= 0 && forcedColdCasShare <= 1)) {
         throw new IllegalArgumentException(
             "forcedColdCasShare must be in [0, 1], was " + forcedColdCasShare);
+      }
+      if (handOffMaxKeys < 1 || handOffMaxKeys > HAND_OFF_KEYS_LIMIT) {
+        throw new IllegalArgumentException(
+            "handOffMaxKeys must be in [1, " + HAND_OFF_KEYS_LIMIT + "], was " + handOffMaxKeys);
       }
     }
   }

@@ -109,4 +109,13 @@ public sealed interface Effect {
       Objects.requireNonNull(shipment);
     }
   }
+
+  /**
+   * The answer to {@link Input.HandOff} when the holder will not drain: it wrote {@code
+   * writtenKeys} keys of range {@code range} in {@code term}, more than {@link
+   * CoreConfig.Modes#handOffMaxKeys} (or more than it remembers: then {@code writtenKeys} is the
+   * limit + 1). Nothing changed: the node still holds the term and takes the range's operations.
+   * The agent releases plainly ({@link Input.ReleaseLease}); the successor scans.
+   */
+  record HandOffDeclined(int range, long term, int writtenKeys) implements Effect {}
 }

@@ -51,7 +51,7 @@ final class HandOffs {
    * Written keys remembered per range and term at most; a term that wrote more cannot be handed off
    * (its successor scans).
    */
-  static final int WRITTEN_KEYS_MAX = 1 << 20;
+  static final int WRITTEN_KEYS_MAX = CoreConfig.Modes.HAND_OFF_KEYS_LIMIT;
 
   /** The keys this node sent accepts for in its term {@code term} of one range. */
   private static final class Written {
@@ -94,6 +94,7 @@ final class HandOffs {
 
   private final boolean enabled;
   private final boolean shipBeforeRecommit;
+  private final int maxKeys;
   private final long roundTimeoutNanos;
   private final CellStore store;
   private Placement placement;
@@ -113,12 +114,14 @@ final class HandOffs {
   private final Map<Integer, HandOffShipment> imports = new TreeMap<>();
 
   private long shipped;
+  private long declined;
   private long entered;
   private long refused;
 
   HandOffs(CoreConfig config, long roundTimeoutNanos, CellStore store) {
     this.enabled = config.modes().handOff() && config.leases().enabled();
     this.shipBeforeRecommit = config.broken(Sabotage.SHIP_BEFORE_RECOMMIT);
+    this.maxKeys = config.modes().handOffMaxKeys();
     this.roundTimeoutNanos = roundTimeoutNanos;
     this.store = store;
     this.placement = config.placement();
@@ -159,6 +162,28 @@ final class HandOffs {
   }
 
   // ---- The holder: drain and ship ---------------------------------------------------------------
+
+  /**
+   * How many keys this node wrote in {@code term} of {@code range} if that is more than a hand-off
+   * drains ({@link CoreConfig.Modes#handOffMaxKeys}; beyond {@link #WRITTEN_KEYS_MAX}: that + 1),
+   * else -1. A drain already running is never declined. Declining changes nothing: the range keeps
+   * taking operations and the agent releases plainly, today's path without hand-off.
+   */
+  int declines(int range, long term) {
+    if (!enabled || drains.containsKey(range)) {
+      return -1;
+    }
+    Written w = written.get(range);
+    if (w == null || w.term != term) {
+      return -1;
+    }
+    int count = w.overflow ? WRITTEN_KEYS_MAX + 1 : w.keys.size();
+    if (count <= maxKeys) {
+      return -1;
+    }
+    declined++;
+    return count;
+  }
 
   /**
    * {@link Input.HandOff}: starts draining {@code range} if this node holds its term {@code term}
@@ -431,6 +456,10 @@ final class HandOffs {
 
   long shipped() {
     return shipped;
+  }
+
+  long declined() {
+    return declined;
   }
 
   long entered() {

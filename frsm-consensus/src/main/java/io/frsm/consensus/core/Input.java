@@ -151,7 +151,9 @@ public sealed interface Input {
    * settles every key it wrote in the term, and then answers {@link Effect.HandOffShipped}, having
    * ended its term in the same step as a {@link ReleaseLease} does; the agent delivers the shipment
    * to the successor and releases. Ignored unless {@code term} is this node's current term of the
-   * range and not given up. Keep renewing the lease until the shipment: the settles need it.
+   * range and not given up. Keep renewing the lease until the shipment: the settles need it. If the
+   * node wrote more keys in the term than {@link CoreConfig.Modes#handOffMaxKeys}, it answers
+   * {@link Effect.HandOffDeclined} at once instead and nothing stops: release plainly.
    */
   record HandOff(int range, long term) implements Input {
     public HandOff {

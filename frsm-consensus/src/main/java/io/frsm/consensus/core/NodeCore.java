@@ -183,6 +183,12 @@ public final class NodeCore {
     if (!handOffs.enabled() || !leases.stillHolds(handOff.range(), handOff.term())) {
       return;
     }
+    int written = handOffs.declines(handOff.range(), handOff.term());
+    if (written >= 0) {
+      // Too many keys to settle within the lease: answered at once, nothing stops.
+      out.add(new Effect.HandOffDeclined(handOff.range(), handOff.term(), written));
+      return;
+    }
     HandOffShipment at = handOffs.begin(now, handOff.range(), handOff.term(), scanReads, out);
     if (at != null) {
       ship(now, at, out);
@@ -393,6 +399,11 @@ public final class NodeCore {
   /** Hand-offs this core shipped (diagnostics and tests). */
   public long handOffsShipped() {
     return handOffs.shipped();
+  }
+
+  /** Hand-offs this core declined: the term wrote more keys than a drain takes. */
+  public long handOffsDeclined() {
+    return handOffs.declined();
   }
 
   /**

@@ -1,5 +1,6 @@
 package io.frsm.server.config;
 
+import io.frsm.consensus.core.CoreConfig;
 import io.frsm.consensus.core.ShardRouting;
 import java.time.Duration;
 import java.util.List;
@@ -81,6 +82,19 @@ public final class ConsensusKeys {
           .doc(
               "a range leader handing a range over on purpose ships the keys it wrote to the successor, which then skips its range scan; false: the successor scans");
 
+  /**
+   * docs/PROTOCOL.md "Hand-off instead of a scan", "Declining": a term that wrote more keys of a
+   * range is released plainly at once instead of drained.
+   */
+  public static final ConfigKey<Integer> HAND_OFF_MAX_KEYS =
+      ConfigKey.of(
+              "consensus.handOffMaxKeys",
+              ValueType.INTEGER,
+              CoreConfig.Modes.DEFAULT_HAND_OFF_MAX_KEYS)
+          .range(1, CoreConfig.Modes.HAND_OFF_KEYS_LIMIT)
+          .doc(
+              "with consensus.handOff: the most keys a range leader may have written in its term and still drain and ship them; more: it releases plainly and the successor scans");
+
   /** 0 picks {@link NodeDefaults#coreThreads(int)} of the machine's CPUs. */
   public static final ConfigKey<Integer> CORE_THREADS =
       ConfigKey.of("consensus.coreThreads", ValueType.INTEGER, 0)
@@ -112,6 +126,7 @@ public final class ConsensusKeys {
           STEP_DOWN_AFTER,
           LEADER_ONLY_READS,
           HAND_OFF,
+          HAND_OFF_MAX_KEYS,
           CORE_THREADS,
           CORE_ON_TRANSPORT_LOOP,
           CLOCK_CACHE_BYTES);

@@ -196,6 +196,8 @@ final class CoreSteps {
         releases.answered(l.range(), l.term(), l.clean());
       } else if (effect instanceof Effect.HandOffShipped shipped) {
         handOffs.shipped(shipped.shipment());
+      } else if (effect instanceof Effect.HandOffDeclined d) {
+        handOffs.declined(d.range(), d.term(), d.writtenKeys());
       } else if (effect instanceof Effect.RingInstalled i) {
         ring.installed(i.ringVersion());
       } else if (effect instanceof Effect.RangeSettled settled) {

@@ -3,10 +3,12 @@ package io.frsm.server.node;
 import io.frsm.server.zk.HandBackCounts;
 import io.frsm.server.zk.RangeLeadership;
 import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
 
@@ -57,6 +59,18 @@ final class HandOffMeters {
                 "hand-offs after which the successor scans",
                 "not_acknowledged")
             .register(registry, agent, HandBackCounts::notAcknowledged));
+    meters.add(
+        counter("frsm.handoff.fallbacks", "hand-offs after which the successor scans", "declined")
+            .register(registry, agent, HandBackCounts::declined));
+    meters.add(
+        FunctionTimer.builder(
+                "frsm.handoff.drain",
+                agent,
+                a -> (long) a.applyAsDouble(HandBackCounts::shipped),
+                a -> a.applyAsDouble(HandBackCounts::drainNanos),
+                TimeUnit.NANOSECONDS)
+            .description("drains that shipped, from Input.HandOff to the shipment")
+            .register(registry));
     meters.add(
         counter(
                 "frsm.handoff.fallbacks",

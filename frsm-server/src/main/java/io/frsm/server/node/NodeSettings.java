@@ -150,6 +150,7 @@ record NodeSettings(
 
   CoreConfig.Modes modes() {
     return new CoreConfig.Modes(config.get(ConsensusKeys.LEADER_ONLY_READS), forcedColdCasShare)
-        .withHandOff(config.get(ConsensusKeys.HAND_OFF));
+        .withHandOff(config.get(ConsensusKeys.HAND_OFF))
+        .withHandOffMaxKeys(config.get(ConsensusKeys.HAND_OFF_MAX_KEYS));
   }
 }

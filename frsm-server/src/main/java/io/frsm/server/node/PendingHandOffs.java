@@ -1,15 +1,17 @@
 package io.frsm.server.node;
 
 import io.frsm.consensus.core.HandOffShipment;
+import io.frsm.server.zk.HandOffDeclined;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The hand-offs asked of one core ({@code Input.HandOff}) whose drain has not shipped yet ({@code
- * Effect.HandOffShipped}; docs/PROTOCOL.md "Hand-off instead of a scan"). A hand-off asked twice
- * gets one answer; those the core never answers (it stopped) are answered null — no shipment, the
- * agent releases plainly. Thread-safe: asked on any thread, answered on the core's.
+ * Effect.HandOffShipped}, or declined: {@code Effect.HandOffDeclined}; docs/PROTOCOL.md "Hand-off
+ * instead of a scan"). A hand-off asked twice gets one answer; those the core never answers (it
+ * stopped) are answered null — no shipment, the agent releases plainly. Thread-safe: asked on any
+ * thread, answered on the core's.
  */
 final class PendingHandOffs {
   private record Drain(int range, long term) {}
@@ -37,6 +39,14 @@ final class PendingHandOffs {
     CompletableFuture<HandOffShipment> answer = open.remove(new Drain(s.range(), s.term()));
     if (answer != null) {
       answer.complete(s);
+    }
+  }
+
+  /** The core declined the drain of {@code range}'s term {@code term}: nothing stopped. */
+  void declined(int range, long term, int writtenKeys) {
+    CompletableFuture<HandOffShipment> answer = open.remove(new Drain(range, term));
+    if (answer != null) {
+      answer.completeExceptionally(new HandOffDeclined(range, term, writtenKeys));
     }
   }
 

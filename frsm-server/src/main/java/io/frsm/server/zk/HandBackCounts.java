@@ -11,6 +11,11 @@ package io.frsm.server.zk;
  * @param withoutShipment drains given up after one lease: released plainly, the successor scans
  * @param notAcknowledged shipments the successor refused or did not answer within one lease (it
  *     scans)
+ * @param declined hand-offs the core declined at once (more keys written than a drain takes):
+ *     released plainly, the successor scans
+ * @param drainNanos the drains that shipped, from the hand-off's start to the shipment: their total
+ *     time in nanoseconds
+ * @param drainNanosMax the longest of those drains
  */
 public record HandBackCounts(
     long begun,
@@ -18,4 +23,7 @@ public record HandBackCounts(
     long keysShipped,
     long acknowledged,
     long withoutShipment,
-    long notAcknowledged) {}
+    long notAcknowledged,
+    long declined,
+    long drainNanos,
+    long drainNanosMax) {}

@@ -5,9 +5,13 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAccumulator;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
+import java.util.function.IntFunction;
+import java.util.function.LongSupplier;
 
 /**
  * A hand-over on purpose with a shipment instead of a plain release (docs/PROTOCOL.md "Hand-off
@@ -16,6 +20,10 @@ import java.util.function.Consumer;
  * to the successor; once the successor acknowledged it — or did not within the bound — the node
  * releases as for any hand-over ({@code ReleaseLease}, the mark if clean, then it leaves the
  * latch).
+ *
+ * <p>A core that wrote more keys in the term than a drain takes declines at once ({@link
+ * HandOffDeclined}): nothing stopped there, and the range is released plainly at once — the
+ * successor scans, as without hand-off, and no lease is spent waiting.
  *
  * <p>Bounded: a drain that has not shipped within one lease (its settles need a quorum the node may
  * not reach) is given up and the range released plainly; the successor then scans. A delivery that
@@ -31,10 +39,14 @@ final class RangeHandBack {
   private static final System.Logger LOG = System.getLogger(RangeLeadership.class.getName());
 
   private final int self;
-  private final HeldTerms held;
+
+  /** The grant of a range's term this node holds now, or null ({@link HeldTerms#grant}). */
+  private final IntFunction<TermGrant> held;
+
   private final RangeLeadership.Sink sink;
   private final Duration bound;
   private final Consumer<Runnable> post;
+  private final LongSupplier nanoClock;
 
   /** Ranges whose hand-off is under way, with the grant it hands off. */
   private final Map<Integer, TermGrant> underWay = new HashMap<>();
@@ -45,6 +57,9 @@ final class RangeHandBack {
   private final LongAdder acknowledged = new LongAdder();
   private final LongAdder noShipment = new LongAdder();
   private final LongAdder notAcknowledged = new LongAdder();
+  private final LongAdder declined = new LongAdder();
+  private final LongAdder drainNanos = new LongAdder();
+  private final LongAccumulator drainNanosMax = new LongAccumulator(Math::max, 0);
 
   RangeHandBack(
       int self,
@@ -52,11 +67,23 @@ final class RangeHandBack {
       RangeLeadership.Sink sink,
       Duration bound,
       Consumer<Runnable> post) {
+    this(self, held::grant, sink, bound, post, System::nanoTime);
+  }
+
+  /** {@code nanoClock}: a monotonic clock timing the drains. */
+  RangeHandBack(
+      int self,
+      IntFunction<TermGrant> held,
+      RangeLeadership.Sink sink,
+      Duration bound,
+      Consumer<Runnable> post,
+      LongSupplier nanoClock) {
     this.self = self;
     this.held = held;
     this.sink = sink;
     this.bound = bound;
     this.post = post;
+    this.nanoClock = nanoClock;
   }
 
   /** Whether the range's hand-off is under way: the latch stays until it ends. */
@@ -71,7 +98,7 @@ final class RangeHandBack {
    * releases at once.
    */
   boolean begin(int range, int successor, String why, Runnable release) {
-    TermGrant g = held.grant(range);
+    TermGrant g = held.apply(range);
     if (!sink.handsOff() || g == null || successor < 0 || successor == self) {
       return false;
     }
@@ -88,6 +115,7 @@ final class RangeHandBack {
         g.term(),
         successor,
         why);
+    long startNanos = nanoClock.getAsLong();
     CompletableFuture<HandOffShipment> drained;
     try {
       drained = sink.handOff(range, g.term());
@@ -97,17 +125,50 @@ final class RangeHandBack {
     // Completed here after the bound (the core's pending answer is then forgotten too).
     drained
         .completeOnTimeout(null, bound.toMillis(), TimeUnit.MILLISECONDS)
-        .whenComplete((s, error) -> post.accept(() -> drained(range, g, successor, s, release)));
+        .whenComplete(
+            (s, error) ->
+                post.accept(
+                    () -> drained(range, g, successor, s, declinedBy(error), startNanos, release)));
     return true;
   }
 
-  /** The drain ended ({@code s}) or was given up (null): deliver, or release plainly. */
-  private void drained(int range, TermGrant g, int successor, HandOffShipment s, Runnable release) {
+  private static HandOffDeclined declinedBy(Throwable error) {
+    Throwable e =
+        error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+    return e instanceof HandOffDeclined d ? d : null;
+  }
+
+  /**
+   * The drain ended ({@code s}), was declined ({@code declinedBy}) or given up (both null):
+   * deliver, or release plainly.
+   */
+  private void drained(
+      int range,
+      TermGrant g,
+      int successor,
+      HandOffShipment s,
+      HandOffDeclined declinedBy,
+      long startNanos,
+      Runnable release) {
     if (underWay.get(range) != g) {
       return;
     }
-    if (held.grant(range) != g) {
+    if (held.apply(range) != g) {
       underWay.remove(range); // the term ended meanwhile (lost lease or latch): nothing to release
+      return;
+    }
+    if (declinedBy != null) {
+      declined.increment();
+      LOG.log(
+          System.Logger.Level.INFO,
+          "node {0}: range {1} wrote {2} keys in term {3}, too many to drain; released plainly,"
+              + " node {4} scans",
+          self,
+          range,
+          declinedBy.writtenKeys(),
+          g.term(),
+          successor);
+      finish(range, release);
       return;
     }
     if (s == null) {
@@ -122,6 +183,9 @@ final class RangeHandBack {
       finish(range, release);
       return;
     }
+    long took = Math.max(0, nanoClock.getAsLong() - startNanos);
+    drainNanos.add(took);
+    drainNanosMax.accumulate(took);
     shipped.increment();
     shippedKeys.add(s.entries().size());
     CompletableFuture<Boolean> delivered;
@@ -151,7 +215,7 @@ final class RangeHandBack {
                             s.entries().size());
                       }
                       if (underWay.get(range) == g) {
-                        if (held.grant(range) == g) {
+                        if (held.apply(range) == g) {
                           finish(range, release);
                         } else {
                           underWay.remove(range); // the term ended another way meanwhile
@@ -177,6 +241,9 @@ final class RangeHandBack {
         shippedKeys.sum(),
         acknowledged.sum(),
         noShipment.sum(),
-        notAcknowledged.sum());
+        notAcknowledged.sum(),
+        declined.sum(),
+        drainNanos.sum(),
+        drainNanosMax.get());
   }
 }

@@ -93,7 +93,8 @@ public final class RangeLeadership implements AutoCloseable {
 
     /**
      * Starts the drain of {@code term} (Input.HandOff); completes with the core's shipment once it
-     * is done, null if the core stopped. May never complete: the agent bounds the wait.
+     * is done, null if the core stopped, exceptionally with {@link HandOffDeclined} if the core
+     * declined (too many keys written). May never complete: the agent bounds the wait.
      */
     default java.util.concurrent.CompletableFuture<io.frsm.consensus.core.HandOffShipment> handOff(
         int range, long term) {

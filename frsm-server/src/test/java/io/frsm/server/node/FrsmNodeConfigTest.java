@@ -81,6 +81,7 @@ class FrsmNodeConfigTest {
         stepDownAfter: 1500ms
         leaderOnlyReads: false
         handOff: true
+        handOffMaxKeys: 64
         coreThreads: 3
         coreOnTransportLoop: true
         clockCacheBytes: 32MiB
@@ -178,6 +179,7 @@ class FrsmNodeConfigTest {
     assertEquals(describe(config.lsm()), describe(settings.lsmConfig()));
     assertEquals(config.transport(), settings.transportConfig());
     assertTrue(settings.modes().handOff(), "consensus.handOff reaches the core's modes");
+    assertEquals(64, settings.modes().handOffMaxKeys(), "consensus.handOffMaxKeys too");
   }
 
   @Test

@@ -78,7 +78,8 @@ public final class CounterWorkload {
       long stepDowns,
       long keysPulledForward,
       long handOffsShipped,
-      long handOffsEntered) {}
+      long handOffsEntered,
+      long handOffsDeclined) {}
 
   /** Membership changes at {@code operationsPerSecond}, broken by {@code mutations}. */
   record MembershipRun(double operationsPerSecond, Set<MembershipMutation> mutations) {}
@@ -92,7 +93,7 @@ public final class CounterWorkload {
       int coreShards,
       MembershipRun membershipRun,
       Consumer<Simulation> setup) {
-    this(seed, mix, sabotage, leases, tamper, coreShards, membershipRun, setup, 0);
+    this(seed, mix, sabotage, leases, tamper, coreShards, membershipRun, setup, 0, 0);
   }
 
   /**
@@ -108,7 +109,8 @@ public final class CounterWorkload {
       int coreShards,
       MembershipRun membershipRun,
       Consumer<Simulation> setup,
-      double handOffsPerSecond) {
+      double handOffsPerSecond,
+      int handOffMaxKeys) {
     CoreConfig.Builder builder =
         (leases ? Simulation.simConfig(mix.nodes()) : Simulation.simConfig(seed, mix))
             .toBuilder().sabotage(sabotage);
@@ -119,7 +121,8 @@ public final class CounterWorkload {
           .placement(Placement.splitAt(List.of(0L), plain.placement().replicas(0)));
     }
     if (handOffsPerSecond > 0) {
-      builder.modes(CoreConfig.Modes.DEFAULT.withHandOff(true));
+      CoreConfig.Modes modes = CoreConfig.Modes.DEFAULT.withHandOff(true);
+      builder.modes(handOffMaxKeys > 0 ? modes.withHandOffMaxKeys(handOffMaxKeys) : modes);
     }
     CoreConfig config = builder.build();
     this.sim = new Simulation(seed, mix, config, TICK_NANOS, SimStorage.MEMORY, coreShards);
@@ -213,8 +216,23 @@ public final class CounterWorkload {
    */
   static Result runWithHandOffs(
       long seed, FaultMix mix, Set<Sabotage> sabotage, int coldKeys, double handOffsPerSecond) {
+    return runWithHandOffs(seed, mix, sabotage, coldKeys, handOffsPerSecond, 0);
+  }
+
+  /**
+   * As {@link #runWithHandOffs(long, FaultMix, Set, int, double)}, with a hand-off declined by a
+   * holder that wrote more than {@code handOffMaxKeys} keys in its term (0: the default cap).
+   */
+  static Result runWithHandOffs(
+      long seed,
+      FaultMix mix,
+      Set<Sabotage> sabotage,
+      int coldKeys,
+      double handOffsPerSecond,
+      int handOffMaxKeys) {
     CounterWorkload workload =
-        new CounterWorkload(seed, mix, sabotage, true, null, 1, null, sim -> {}, handOffsPerSecond);
+        new CounterWorkload(
+            seed, mix, sabotage, true, null, 1, null, sim -> {}, handOffsPerSecond, handOffMaxKeys);
     workload.coldKeys = coldKeys;
     return workload.execute();
   }
@@ -372,7 +390,8 @@ public final class CounterWorkload {
         leaseService == null ? 0 : leaseService.stepDowns(),
         keysPulledForward(),
         leaseService == null ? 0 : leaseService.handOffsShipped(),
-        sim.handOffsEntered());
+        sim.handOffsEntered(),
+        leaseService == null ? 0 : leaseService.handOffsDeclined());
   }
 
   /** Keys pulled forward by the cores running now (a crashed core's count is lost with it). */

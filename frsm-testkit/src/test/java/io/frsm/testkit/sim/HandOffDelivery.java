@@ -24,6 +24,7 @@ final class HandOffDelivery {
   private long handOffsStarted;
   private long handOffsShipped;
   private long handOffsTimedOut;
+  private long handOffsDeclined;
 
   HandOffDelivery(
       Simulation sim, SimRandom random, CoordinationService service, LeaseAgents agents) {
@@ -78,6 +79,29 @@ final class HandOffDelivery {
             sim.onNode(node, () -> agents.release(node, range, successor));
           }
         });
+  }
+
+  long handOffsDeclined() {
+    return handOffsDeclined;
+  }
+
+  /**
+   * The core declined (too many keys written): release plainly, in the node's next step (not inside
+   * the step that declined).
+   */
+  void declined(int node, int range) {
+    Integer successor = pendingHandOff.remove(LeaseAgents.key(node, range));
+    if (successor != null) {
+      handOffsDeclined++;
+      int incarnation = sim.incarnation(node);
+      sim.schedule(
+          0,
+          () -> {
+            if (sim.isUp(node) && sim.incarnation(node) == incarnation) {
+              sim.onNode(node, () -> agents.release(node, range, successor));
+            }
+          });
+    }
   }
 
   /** The core shipped: stream it, and release once the successor has it. Runs in the node. */

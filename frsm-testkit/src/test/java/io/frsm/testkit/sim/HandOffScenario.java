@@ -69,6 +69,7 @@ final class HandOffScenario implements AutoCloseable {
   private long handBackAtNanos;
   private SimRandom random;
   private final List<HandOffShipment> shipments = new ArrayList<>();
+  private final List<Effect.HandOffDeclined> declined = new ArrayList<>();
   private final Map<Key, byte[]> acked = new LinkedHashMap<>();
   private final Map<Key, Version> versions = new LinkedHashMap<>();
   private int renewing = -1;
@@ -78,12 +79,20 @@ final class HandOffScenario implements AutoCloseable {
    * @param deliverShipment false: node 0 never gets node 1's shipment and scans (the baseline)
    */
   HandOffScenario(long seed, Set<Sabotage> sabotage, boolean deliverShipment) {
+    // No cap: the scripted hand-back measures the drain itself, whatever its size.
+    this(seed, sabotage, deliverShipment, CoreConfig.Modes.HAND_OFF_KEYS_LIMIT);
+  }
+
+  /**
+   * @param handOffMaxKeys the cores' hand-off cap ({@link CoreConfig.Modes#handOffMaxKeys})
+   */
+  HandOffScenario(long seed, Set<Sabotage> sabotage, boolean deliverShipment, int handOffMaxKeys) {
     this.seed = seed;
     this.deliverShipment = deliverShipment;
     CoreConfig config =
         Simulation.simConfig(3).toBuilder()
             .leases(LEASES)
-            .modes(CoreConfig.Modes.DEFAULT.withHandOff(true))
+            .modes(CoreConfig.Modes.DEFAULT.withHandOff(true).withHandOffMaxKeys(handOffMaxKeys))
             .sabotage(sabotage)
             .build();
     this.sim = new Simulation(seed, FaultMix.calm(3), config, 1_000_000);
@@ -91,6 +100,8 @@ final class HandOffScenario implements AutoCloseable {
         (node, effect) -> {
           if (effect instanceof Effect.HandOffShipped s) {
             shipments.add(s.shipment());
+          } else if (effect instanceof Effect.HandOffDeclined d) {
+            declined.add(d);
           }
         });
     sim.setFilter(
@@ -164,9 +175,73 @@ final class HandOffScenario implements AutoCloseable {
     long catchUp = sim.nowNanos() - granted;
     long handBack = sim.nowNanos() - handBackAtNanos;
     boolean byHandOff = sim.handOffsEntered() > entered;
-    // Every key as last acknowledged, read at node 0 (leader-only where it may).
-    long[] stale = {0};
     String[] first = {null};
+    long stale = staleReadsAtNode0(all, first);
+    return new Run(drain, catchUp, handBack, byHandOff, shipment.entries().size(), stale, first[0]);
+  }
+
+  /** What {@link #declinedHandBack} saw. */
+  record Declined(
+      List<Effect.HandOffDeclined> declined,
+      int shipments,
+      boolean writeTakenAfterTheDecline,
+      boolean scanned,
+      long staleReads,
+      String first) {}
+
+  /**
+   * As {@link #run}, but node 1 wrote more keys in term 2 than the cores' cap: its hand-back is
+   * declined at once, it goes on taking the range's writes, releases plainly, and node 0 scans.
+   */
+  Declined declinedHandBack(int keys, int changed) {
+    grant(0, 1);
+    until(() -> sim.rangeScansCompleted(0) == 1, "node 0 leader-only in term 1");
+    List<Key> all = new ArrayList<>();
+    for (int i = 0; i < keys; i++) {
+      Key key = Key.of(("k-" + i).getBytes(StandardCharsets.US_ASCII));
+      byte[] value = ("v0-" + i).getBytes(StandardCharsets.US_ASCII);
+      AcceptedValue v = AcceptedValue.live(1, 1, new Ballot(1, 0, 0), value, false);
+      for (AcceptedValue a : List.of(v, v.withChosen(true))) {
+        for (int n = 0; n < 3; n++) {
+          sim.preload(n, Cell.accepted(key, a, 0));
+        }
+      }
+      all.add(key);
+      acked.put(key, value);
+      versions.put(key, new Version(1, 1));
+    }
+    handOff(0, 1, 1); // node 0 wrote nothing in term 1: within any cap, shipped
+    until(() -> sim.rangeScansCompleted(1) == 1, "node 1 leader-only in term 2");
+    int[] pending = {0};
+    for (Key key : all.subList(0, changed)) {
+      write(1, key, "v1", pending);
+    }
+    until(() -> pending[0] == 0, "node 1's writes");
+    int shipmentsBefore = shipments.size();
+    sim.input(1, new Input.HandOff(RANGE, 2));
+    until(() -> !declined.isEmpty(), "node 1's answer to the hand-off");
+    long writtenBefore = acked.values().stream().filter(v -> v[0] == 'v' && v[1] == '2').count();
+    write(1, all.get(0), "v2", pending); // the range still takes operations
+    until(() -> pending[0] == 0, "the write after the decline");
+    boolean taken =
+        acked.values().stream().filter(v -> v[0] == 'v' && v[1] == '2').count() > writtenBefore;
+    release(1, 2);
+    grant(0, 3);
+    until(() -> sim.rangeScansCompleted(0) == 2, "node 0's scan in term 3");
+    String[] first = {null};
+    long stale = staleReadsAtNode0(all, first);
+    return new Declined(
+        List.copyOf(declined),
+        shipments.size() - shipmentsBefore,
+        taken,
+        sim.handOffsEntered() == 0,
+        stale,
+        first[0]);
+  }
+
+  /** Reads every key at node 0 (leader-only where it may): how many differ from the last acked. */
+  private long staleReadsAtNode0(List<Key> all, String[] first) {
+    long[] stale = {0};
     int[] reads = {all.size()};
     for (Key key : all) {
       sim.submit(
@@ -187,8 +262,7 @@ final class HandOffScenario implements AutoCloseable {
           });
     }
     until(() -> reads[0] == 0, "node 0's reads");
-    return new Run(
-        drain, catchUp, handBack, byHandOff, shipment.entries().size(), stale[0], first[0]);
+    return stale[0];
   }
 
   /**

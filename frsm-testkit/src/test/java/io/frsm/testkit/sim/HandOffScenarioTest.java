@@ -47,6 +47,22 @@ class HandOffScenarioTest {
   }
 
   @Test
+  void aTermThatWroteMoreThanTheCap_declinesAtOnce_keepsTakingWrites_andTheSuccessorScans() {
+    for (long seed = 1; seed <= 10; seed++) {
+      try (HandOffScenario s = new HandOffScenario(seed, Set.of(), true, CHANGED - 1)) {
+        HandOffScenario.Declined d = s.declinedHandBack(KEYS, CHANGED);
+        assertEquals(1, d.declined().size(), "seed " + seed + ": one decline");
+        assertEquals(CHANGED, d.declined().get(0).writtenKeys(), "seed " + seed);
+        assertEquals(2, d.declined().get(0).term(), "seed " + seed);
+        assertEquals(0, d.shipments(), "seed " + seed + ": nothing shipped");
+        assertTrue(d.writeTakenAfterTheDecline(), "seed " + seed + ": the range was not stopped");
+        assertTrue(d.scanned(), "seed " + seed + ": the successor scanned");
+        assertEquals(0, d.staleReads(), "seed " + seed + ": " + d.first());
+      }
+    }
+  }
+
+  @Test
   void aShipmentWithAReservedKey_keysOutOfOrder_orAKeyTwice_isRefused_aSoundOneTaken() {
     try (HandOffScenario s = new HandOffScenario(1, Set.of(), true)) {
       long[] refused = s.hostileImports();

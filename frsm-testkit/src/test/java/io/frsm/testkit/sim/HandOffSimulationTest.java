@@ -28,6 +28,9 @@ class HandOffSimulationTest {
   static final int COLD_KEYS = 100;
   static final double HAND_OFFS_PER_SECOND = 8;
 
+  /** Written keys a hand-off drains in the capped runs: small, so that some are declined. */
+  static final int SMALL_CAP = 4;
+
   @Test
   void handOffsAmongCrashesAndLeaseFaults_everySeed_noStaleRead_noIncrementLostOrDoubled() {
     SeedRange seeds = SeedRange.fromSystemProperties("frsm.sim.handOffSeeds", CI_SEEDS);
@@ -62,6 +65,41 @@ class HandOffSimulationTest {
     assertEquals(List.of(), failures.stream().limit(5).toList());
     if (!seeds.replay()) {
       assertTrue(entered > 0, "imports replace scans: " + entered);
+    }
+  }
+
+  /**
+   * A cap of {@link #SMALL_CAP} written keys: holders that wrote more decline and release plainly
+   * at once (docs/PROTOCOL.md "Hand-off instead of a scan", "Declining"), the others drain and
+   * ship, in the same runs: both kinds happen, and every seed stays safe.
+   */
+  @Test
+  void handOffsWithASmallCap_someDeclined_everySeed_noStaleRead_noIncrementLostOrDoubled() {
+    SeedRange seeds = SeedRange.fromSystemProperties("frsm.sim.handOffSeeds", CI_SEEDS);
+    List<String> failures = new ArrayList<>();
+    long shipped = 0;
+    long declined = 0;
+    long entered = 0;
+    for (long seed = seeds.first(); seed < seeds.first() + seeds.count(); seed++) {
+      try {
+        CounterWorkload.Result r =
+            CounterWorkload.runWithHandOffs(
+                seed, FaultMix.forSeed(seed), Set.of(), COLD_KEYS, HAND_OFFS_PER_SECOND, SMALL_CAP);
+        shipped += r.handOffsShipped();
+        declined += r.handOffsDeclined();
+        entered += r.handOffsEntered();
+      } catch (AssertionError e) {
+        failures.add(e.getMessage());
+      }
+    }
+    System.out.printf(
+        "hand-off, cap %d: %d seeds: %d shipped, %d declined, %d entered by import, %d failures%n",
+        SMALL_CAP, seeds.count(), shipped, declined, entered, failures.size());
+    failures.stream().limit(20).forEach(System.out::println);
+    assertEquals(List.of(), failures.stream().limit(5).toList());
+    if (!seeds.replay()) {
+      assertTrue(declined > 0, "some hand-offs declined: " + declined);
+      assertTrue(shipped > 0, "some hand-offs shipped: " + shipped);
     }
   }
 

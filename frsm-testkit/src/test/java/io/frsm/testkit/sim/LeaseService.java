@@ -75,6 +75,8 @@ public final class LeaseService {
             agents.quorumChanged(node, q.range(), q.reachable());
           } else if (effect instanceof Effect.HandOffShipped shipped) {
             handOffs.shipped(node, shipped.shipment());
+          } else if (effect instanceof Effect.HandOffDeclined d) {
+            handOffs.declined(node, d.range());
           }
         });
   }
@@ -182,6 +184,11 @@ public final class LeaseService {
    */
   public long handOffsTimedOut() {
     return handOffs.handOffsTimedOut();
+  }
+
+  /** Hand-offs the core declined: released plainly at once; the successor scans. */
+  public long handOffsDeclined() {
+    return handOffs.handOffsDeclined();
   }
 
   /**

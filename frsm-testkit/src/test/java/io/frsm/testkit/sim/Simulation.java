@@ -1190,7 +1190,8 @@ public final class Simulation {
       }
     } else if (effect instanceof Effect.LeaseReleased
         || effect instanceof Effect.QuorumReachability
-        || effect instanceof Effect.HandOffShipped) {
+        || effect instanceof Effect.HandOffShipped
+        || effect instanceof Effect.HandOffDeclined) {
       leaseAgent.emitted(node.id, effect);
     } else if (membershipAgent != null
         && (effect instanceof Effect.RingInstalled
