@@ -18,23 +18,37 @@ import java.util.zip.CRC32C;
  * intact record's cell to the caller.
  *
  * <p><b>Torn tail or corruption.</b> When a record fails (length out of bounds or past the end of
- * the file, checksum mismatch), the reader searches the rest of the segment for any intact record
- * (a plausible length and a matching checksum, at any byte offset, since a damaged length hides
- * where the next record starts):
+ * the file, checksum mismatch), the reader decides whether a write cut short by a crash explains
+ * the bytes from there to the end of the segment. A record is acknowledged only after its sync, and
+ * a sync covers everything written before it, so a cut-short write is always the segment's last
+ * write, and what it leaves is one of:
  *
  * <ul>
- *   <li>none: the bad bytes are a write cut short by a crash (a truncated record, zeros, garbage),
- *       which no acknowledged record can follow, because a record is acknowledged only after its
- *       sync and a sync covers everything written before it. Replay keeps everything before it and
- *       logs a WARNING with file and offset.
- *   <li>one: bytes inside the durable part of the segment were damaged. Skipping them would
- *       silently drop acknowledged records, so replay fails with a {@link CorruptionException}, or
- *       with {@link CommitLogConfig#skipCorruptSegmentTail()} logs an ERROR and skips the rest of
- *       the segment.
+ *   <li>a file that ends inside the record (the write, or the file's growth, stopped there): the
+ *       record's header is cut short or its length runs past the end of the file;
+ *   <li>in a preallocated segment, the record's first part followed by zeros to the end of the
+ *       file, the zeros starting at or before a 512-byte boundary inside the record: a device
+ *       writes whole sectors and the kernel copies a write page by page, so a cut falls on a sector
+ *       boundary.
  * </ul>
  *
- * The rule is local to a segment on purpose: a torn segment is not always its stripe's last one (a
- * restart opens new segments above it; a failed write abandons the segment it damaged).
+ * Anything else is damage to bytes that were written: an intact record after the bad one (a
+ * plausible length and a matching checksum, at any byte offset, since a damaged length hides where
+ * the next record starts); a record present in full whose checksum fails (a flipped byte, even in
+ * the segment's last record); non-zero bytes after the bad record that a cut cannot leave; or a
+ * length that runs into the zeros (or past the end) while a shorter length makes the checksum match
+ * (a flipped length). Skipping damage would silently drop acknowledged records — promises and
+ * accepts a Paxos acceptor must not forget — so replay fails with a {@link CorruptionException}, or
+ * with {@link CommitLogConfig#skipCorruptSegmentTail()} logs an ERROR and skips the rest of the
+ * segment. A cut-short write is logged as a WARNING with file and offset, and replay keeps
+ * everything before it.
+ *
+ * <p>The price of the strict rule: stray non-zero bytes in a preallocated segment's unused tail are
+ * damage too (the replica is fenced and repaired, though nothing was lost), and a cut that falls
+ * off a sector boundary is called damage. Both err towards repair, never towards forgetting.
+ *
+ * <p>The rule is local to a segment on purpose: a torn segment is not always its stripe's last one
+ * (a restart opens new segments above it; a failed write abandons the segment it damaged).
  *
  * <p>A segment whose rest is all zeros from the failing record on ends there cleanly (DEBUG, no
  * search): that is the unwritten part of a preallocated segment ({@link SegmentPreallocator}).
@@ -49,6 +63,12 @@ final class CommitLogReader {
 
   /** Big reads keep replay at disk speed; 1 MiB amortizes the call and fits any cache. */
   static final int CHUNK_BYTES = 1 << 20;
+
+  /** Where a cut-short write can stop in a preallocated segment (see the class comment). */
+  static final int SECTOR_BYTES = 512;
+
+  /** How many zero bytes a record's own payload may end in, for the damaged-length check. */
+  private static final int NATURAL_ZERO_BYTES = 32;
 
   private final FileSystem fs;
   private final boolean skipCorruptSegmentTail;
@@ -183,18 +203,98 @@ final class CommitLogReader {
       return;
     }
     long intact = findIntactRecordAfter(offset, length);
-    if (intact < 0) {
-      LOG.log(
-          Level.WARNING,
-          "Commit-log segment {0} ends in a torn write at offset {1} ({2}); ignoring its last {3}"
-              + " bytes, which hold no acknowledged record",
-          path,
-          offset,
-          what,
-          fileSize - offset);
+    if (intact >= 0) {
+      corrupt(offset, what + "; an intact record follows at offset " + intact);
       return;
     }
-    corrupt(offset, what + "; an intact record follows at offset " + intact);
+    String notACut = notACutShortWrite(offset, length);
+    if (notACut != null) {
+      corrupt(offset, what + "; " + notACut);
+      return;
+    }
+    LOG.log(
+        Level.WARNING,
+        "Commit-log segment {0} ends in a torn write at offset {1} ({2}); ignoring its last {3}"
+            + " bytes, which hold no acknowledged record",
+        path,
+        offset,
+        what,
+        fileSize - offset);
+  }
+
+  /**
+   * Why the bytes from the bad record at {@code offset} to the end of the segment are not what a
+   * write cut short leaves (see the class comment), or null if they are. {@code length} is the
+   * record's length field if plausible, else -1.
+   */
+  private String notACutShortWrite(long offset, int length) throws IOException {
+    long zeros = zeroTailStart(offset);
+    if (length > 0 && shorterLengthMatches(offset, length, zeros)) {
+      return "its length field is damaged (a shorter length matches its checksum)";
+    }
+    long claimedEnd =
+        length > 0 ? offset + RecordFormat.recordBytes(length) : offset + RecordFormat.HEADER_BYTES;
+    if (claimedEnd > fileSize) {
+      return null; // the file ends inside the record: a write or the file's growth stopped there
+    }
+    if (zeros >= claimedEnd) {
+      return length > 0
+          ? "the record is there in full, so it was written whole and damaged since"
+          : "bytes follow it up to offset " + zeros + " that no cut-short write leaves";
+    }
+    long cut = (zeros + SECTOR_BYTES - 1) / SECTOR_BYTES * SECTOR_BYTES;
+    if (cut >= claimedEnd) {
+      return "the zeros after it start at offset "
+          + zeros
+          + ", not at a sector boundary inside the record";
+    }
+    return null;
+  }
+
+  /**
+   * The offset from which every byte of the segment to its end is zero ({@code fileSize} if its
+   * last byte is not), searching from {@code from}.
+   */
+  private long zeroTailStart(long from) throws IOException {
+    long start = from;
+    long at = from;
+    while (at < fileSize) {
+      int bytes = (int) Math.min(CHUNK_BYTES, fileSize - at);
+      int first = load(at, bytes);
+      for (int i = first + bytes - 1; i >= first; i--) {
+        if (window[i] != 0) {
+          start = at + (i - first) + 1;
+          break;
+        }
+      }
+      at += bytes;
+    }
+    return start;
+  }
+
+  /**
+   * Whether a payload length shorter than the record's field, ending where the written bytes end
+   * (at {@code zeros} or up to {@link #NATURAL_ZERO_BYTES} later, since a cell may end in zero
+   * bytes), makes the record's checksum match: then the field was damaged after a whole write.
+   */
+  private boolean shorterLengthMatches(long offset, int length, long zeros) throws IOException {
+    long firstEnd = Math.max(zeros, offset + RecordFormat.HEADER_BYTES + 1);
+    long lastEnd =
+        Math.min(
+            Math.min(zeros + NATURAL_ZERO_BYTES, fileSize),
+            offset + RecordFormat.recordBytes(length) - 1);
+    for (long end = firstEnd; end <= lastEnd; end++) {
+      int candidate = (int) (end - offset - RecordFormat.HEADER_BYTES);
+      if (!RecordFormat.isPlausiblePayloadLength(candidate)) {
+        continue;
+      }
+      int at = load(offset, RecordFormat.recordBytes(candidate));
+      if (windowBuffer.getInt(at + 4)
+          == RecordFormat.checksumWithLength(window, at, candidate, crc)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private void corrupt(long offset, String what) throws CorruptionException {

@@ -67,4 +67,18 @@ final class RecordFormat {
     crc.update(array, start + HEADER_BYTES, payloadBytes);
     return (int) crc.getValue();
   }
+
+  /**
+   * The checksum a record would have if its length field said {@code payloadBytes}, for the record
+   * at {@code start} of {@code array}: how replay tells a damaged length field from a cut-short
+   * write.
+   */
+  static int checksumWithLength(byte[] array, int start, int payloadBytes, CRC32C crc) {
+    crc.reset();
+    for (int shift = 24; shift >= 0; shift -= 8) {
+      crc.update(payloadBytes >>> shift);
+    }
+    crc.update(array, start + HEADER_BYTES, payloadBytes);
+    return (int) crc.getValue();
+  }
 }

@@ -154,21 +154,28 @@ class CommitLogReplayTest {
   }
 
   @Test
-  void garbageTail_isTornTail() throws Exception {
+  void garbageTail_isCorruption() throws Exception {
+    // No cut-short write leaves non-zero bytes that are not a record's first part: damage.
     List<Cell> cells = cells(5);
     byte[] garbage = new byte[3000];
     new Random(7).nextBytes(garbage);
-    SegmentFiles.write(fs, DIR0, 1, cells, garbage);
-    assertEquals(cells, SegmentFiles.replay(fs, oneStripe()));
+    Path file = SegmentFiles.write(fs, DIR0, 1, cells, garbage);
+    CorruptionException e =
+        assertThrows(CorruptionException.class, () -> SegmentFiles.replay(fs, oneStripe()));
+    assertEquals(file, e.file());
+    assertEquals(SegmentFiles.recordOffset(cells, 5), e.offset());
   }
 
   @Test
-  void flippedByteInLastRecord_isTornTail() throws Exception {
-    // Indistinguishable from a torn write by construction: nothing intact follows it.
+  void flippedByteInLastRecord_isCorruption() throws Exception {
+    // Nothing intact follows it, but the record is there in full: written whole, maybe
+    // acknowledged, damaged since (CommitLogCutOrDamageTest has the other cases).
     List<Cell> cells = cells(5);
     Path file = SegmentFiles.write(fs, DIR0, 1, cells, new byte[0]);
     fs.flipByte(file, SegmentFiles.recordOffset(cells, 4) + 12);
-    assertEquals(cells.subList(0, 4), SegmentFiles.replay(fs, oneStripe()));
+    CorruptionException e =
+        assertThrows(CorruptionException.class, () -> SegmentFiles.replay(fs, oneStripe()));
+    assertEquals(SegmentFiles.recordOffset(cells, 4), e.offset());
   }
 
   @Test
@@ -258,11 +265,13 @@ class CommitLogReplayTest {
 
   @Test
   void implausibleLength_isRejectedWithoutAllocating() throws Exception {
-    // 2 GiB length at the tail: a torn-tail warning, not an OutOfMemoryError.
+    // 2 GiB length at the tail: corruption (the header is there in full), not an OutOfMemoryError.
     List<Cell> cells = cells(2);
     SegmentFiles.write(
         fs, DIR0, 1, cells, new byte[] {0x7f, (byte) 0xff, (byte) 0xff, -1, 0, 0, 0, 0, 1});
-    assertEquals(cells, SegmentFiles.replay(fs, oneStripe()));
+    CorruptionException e =
+        assertThrows(CorruptionException.class, () -> SegmentFiles.replay(fs, oneStripe()));
+    assertEquals(SegmentFiles.recordOffset(cells, 2), e.offset());
   }
 
   @Test

@@ -19,8 +19,23 @@ final class SegmentFiles {
   /** Writes a synced segment: header, the records of {@code cells}, then {@code tail} verbatim. */
   static Path write(FileSystem fs, Path dir, long id, List<Cell> cells, byte[] tail)
       throws IOException {
+    return writeBytes(fs, dir, id, bytes(id, cells, tail));
+  }
+
+  /** Writes {@code bytes} as a synced segment file with id {@code id}. */
+  static Path writeBytes(FileSystem fs, Path dir, long id, byte[] bytes) throws IOException {
     fs.createDirectories(dir);
     Path path = dir.resolve(CommitLogSegment.fileName(id));
+    try (WritableFile file = fs.create(path)) {
+      file.write(ByteBuffer.wrap(bytes));
+      file.sync();
+    }
+    fs.syncDirectory(dir);
+    return path;
+  }
+
+  /** The bytes of a segment: header, the records of {@code cells}, then {@code tail} verbatim. */
+  static byte[] bytes(long id, List<Cell> cells, byte[] tail) {
     int size = SegmentHeader.BYTES + tail.length;
     for (Cell c : cells) {
       size += RecordFormat.recordBytes(CellCodec.encodedSize(c));
@@ -32,13 +47,7 @@ final class SegmentFiles {
       RecordFormat.encode(c, CellCodec.encodedSize(c), buf, crc);
     }
     buf.put(tail);
-    buf.flip();
-    try (WritableFile file = fs.create(path)) {
-      file.write(buf);
-      file.sync();
-    }
-    fs.syncDirectory(dir);
-    return path;
+    return buf.array();
   }
 
   /** The file offset of record {@code index} in a segment written by {@link #write}. */
