@@ -37,6 +37,11 @@ final class NodeProcess {
   private int incarnation;
 
   /**
+   * Lines added under {@code lsm:} in the node's configuration (e.g. {@code scrubStartDelay: 1s}).
+   */
+  private List<String> lsmSettings = List.of();
+
+  /**
    * @param tls the node's certificate, key and CA bundle: the server runs mutual TLS from its file
    * @param zookeeperCredentials the files of the nodes' ZooKeeper identity and of the read-only one
    *     their znodes grant
@@ -72,6 +77,22 @@ final class NodeProcess {
   synchronized NodeProcess withFaultControl(Path controlFile) {
     this.faultControl = controlFile;
     return this;
+  }
+
+  /** From the next {@link #start} on, adds {@code settings} ("key: value") to the lsm section. */
+  synchronized NodeProcess withLsmSettings(List<String> settings) {
+    this.lsmSettings = List.copyOf(settings);
+    return this;
+  }
+
+  /** Where the node keeps its SSTables (and its manifest). */
+  Path dataDirectory() {
+    return dataRoot.resolve("data");
+  }
+
+  /** The node's commit-log directories, one per stripe. */
+  List<Path> commitLogDirectories() {
+    return List.of(dataRoot.resolve("log-a"), dataRoot.resolve("log-b"));
   }
 
   int nodeId() {
@@ -121,39 +142,42 @@ final class NodeProcess {
   }
 
   private String yaml() {
-    File data = dataRoot.resolve("data").toFile();
-    return String.join(
-        "\n",
-        "cluster:",
-        "  id: " + clusterId,
-        "node:",
-        "  id: " + nodeId,
-        "  rack: rack-" + nodeId,
-        "  dataDirectory: " + data,
-        "  commitLogDirectories:",
-        "    - " + dataRoot.resolve("log-a"),
-        "    - " + dataRoot.resolve("log-b"),
-        "  peerAddress: 127.0.0.1:0",
-        "  clientAddress: 127.0.0.1:0",
-        "  advertisedHost: 127.0.0.1",
-        "zookeeper:",
-        "  connect: " + zookeeper,
-        "  sessionTimeout: " + sessionTimeout.toMillis() + "ms",
-        "  credentialFile: " + zookeeperCredentials.get(0),
-        "  readerCredentialFile: " + zookeeperCredentials.get(1),
-        "consensus:",
-        "  boundedDelay: " + boundedDelay.toMillis() + "ms",
-        "security:",
-        "  caBundle: " + tls.caBundle(),
-        "  certificateChain: " + tls.certificateChain(),
-        "  privateKey: " + tls.privateKey(),
-        "metrics:",
-        "  port: 0",
-        "lsm:",
-        "  memtableFlushSizeBytes: 256KiB",
-        "  blockCacheSizeBytes: 1MiB",
-        "  numberOfCompactionThreads: 1",
-        "");
+    File data = dataDirectory().toFile();
+    List<String> lines =
+        new ArrayList<>(
+            List.of(
+                "cluster:",
+                "  id: " + clusterId,
+                "node:",
+                "  id: " + nodeId,
+                "  rack: rack-" + nodeId,
+                "  dataDirectory: " + data,
+                "  commitLogDirectories:",
+                "    - " + commitLogDirectories().get(0),
+                "    - " + commitLogDirectories().get(1),
+                "  peerAddress: 127.0.0.1:0",
+                "  clientAddress: 127.0.0.1:0",
+                "  advertisedHost: 127.0.0.1",
+                "zookeeper:",
+                "  connect: " + zookeeper,
+                "  sessionTimeout: " + sessionTimeout.toMillis() + "ms",
+                "  credentialFile: " + zookeeperCredentials.get(0),
+                "  readerCredentialFile: " + zookeeperCredentials.get(1),
+                "consensus:",
+                "  boundedDelay: " + boundedDelay.toMillis() + "ms",
+                "security:",
+                "  caBundle: " + tls.caBundle(),
+                "  certificateChain: " + tls.certificateChain(),
+                "  privateKey: " + tls.privateKey(),
+                "metrics:",
+                "  port: 0",
+                "lsm:",
+                "  memtableFlushSizeBytes: 256KiB",
+                "  blockCacheSizeBytes: 1MiB",
+                "  numberOfCompactionThreads: 1"));
+    lsmSettings.forEach(setting -> lines.add("  " + setting));
+    lines.add("");
+    return String.join("\n", lines);
   }
 
   synchronized boolean isAlive() {
@@ -202,6 +226,24 @@ final class NodeProcess {
           && Files.readString(log, StandardCharsets.ISO_8859_1).contains(text);
     } catch (IOException e) {
       return false;
+    }
+  }
+
+  /** The last line of this incarnation's output that contains {@code text}, or null. */
+  synchronized String lastLineContaining(String text) {
+    if (log == null || !Files.exists(log)) {
+      return null;
+    }
+    try {
+      List<String> lines = Files.readAllLines(log, StandardCharsets.ISO_8859_1);
+      for (int i = lines.size() - 1; i >= 0; i--) {
+        if (lines.get(i).contains(text)) {
+          return lines.get(i);
+        }
+      }
+      return null;
+    } catch (IOException e) {
+      return null;
     }
   }
 
