@@ -1,6 +1,10 @@
 package io.frsm.server.multiprocess;
 
+import static io.frsm.server.multiprocess.MultiProcessSupport.assertLinearizable;
 import static io.frsm.server.multiprocess.MultiProcessSupport.awaitCondition;
+import static io.frsm.server.multiprocess.MultiProcessSupport.awaitServing;
+import static io.frsm.server.multiprocess.MultiProcessSupport.runFor;
+import static io.frsm.server.multiprocess.MultiProcessSupport.writeHistory;
 import static java.nio.charset.StandardCharsets.US_ASCII;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -10,12 +14,8 @@ import io.frsm.api.FrsmException;
 import io.frsm.api.Versioned;
 import io.frsm.server.workload.CounterCheck;
 import io.frsm.server.zk.EmbeddedZooKeeper;
-import io.frsm.testkit.history.CheckResult;
-import io.frsm.testkit.history.HistoryJsonWriter;
 import io.frsm.testkit.history.HistoryRecorder;
-import io.frsm.testkit.history.LinearizabilityChecker;
 import java.io.IOException;
-import java.io.Writer;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -146,7 +146,7 @@ class MultiProcessCorruptionIT {
           assertTrue(damage != null, "node " + victim.nodeId() + " holds no file to damage");
           long killed = System.nanoTime();
           victim.start();
-          awaitServing(victim);
+          awaitServing(victim, READY_DEADLINE);
           String outcome = awaitRepaired(victim, damage, load);
           String line =
               String.format(
@@ -171,7 +171,7 @@ class MultiProcessCorruptionIT {
           assertTrue(n.isAlive(), "node " + n.nodeId() + " exited");
         }
         List<String> problems = check.verify();
-        writeHistory(history);
+        writeHistory(recorder, history);
         assertTrue(problems.isEmpty(), () -> "counters disagree: " + problems + "; " + replay);
         checkHistory(history, replay);
         checkOtherKeys(plain);
@@ -191,7 +191,7 @@ class MultiProcessCorruptionIT {
           load.stop();
         }
         try {
-          writeHistory(history);
+          writeHistory(recorder, history);
         } catch (Exception | Error writeFailed) {
           e.addSuppressed(writeFailed);
         }
@@ -237,7 +237,7 @@ class MultiProcessCorruptionIT {
       n.start();
     }
     for (NodeProcess n : nodes) {
-      awaitServing(n);
+      awaitServing(n, READY_DEADLINE);
     }
   }
 
@@ -416,58 +416,14 @@ class MultiProcessCorruptionIT {
     return outcome[0];
   }
 
-  /** Waits until the node's current incarnation logged that it serves and is registered. */
-  private static void awaitServing(NodeProcess n) {
-    String serves = "node " + n.nodeId() + " serves";
-    String boot = "node " + n.nodeId() + " boot " + n.incarnation() + " started";
-    awaitCondition(
-        () -> {
-          if (!n.isAlive()) {
-            fail("node " + n.nodeId() + " exited while starting");
-          }
-          return n.outputContains(serves) && n.outputContains(boot);
-        },
-        READY_DEADLINE,
-        "node " + n.nodeId() + " to serve as incarnation " + n.incarnation());
-  }
-
-  private void writeHistory(Path history) throws Exception {
-    Files.createDirectories(history.getParent());
-    try (Writer out = Files.newBufferedWriter(history)) {
-      HistoryJsonWriter.write(recorder.history(), out);
-    }
-  }
-
   private void checkHistory(Path history, String replay) {
     // Thin clients leave τ to the node: an unknown outcome takes effect at the latest T after its
     // arrival, and a request arrives within the client timeout of its call.
     long bound = BOUNDED_DELAY.plus(CLIENT_TIMEOUT).plus(Duration.ofSeconds(2)).toNanos();
-    CheckResult result = LinearizabilityChecker.checkBoundedFirst(recorder.history(), bound);
-    assertTrue(
-        result.isLinearizable(),
-        () -> result.explain() + "\nhistory: " + history.toAbsolutePath() + "; " + replay);
-  }
-
-  /** Lets the load run for {@code d}: a point of the schedule, not a synchronization. */
-  private static void runFor(Duration d, FaultLoad load) {
-    long until = System.nanoTime() + d.toNanos();
-    awaitCondition(
-        () -> System.nanoTime() - until >= 0 || !load.stillRunning(),
-        d.plusSeconds(30),
-        "the end of a " + d.toMillis() + " ms phase");
-    load.throwFailures();
+    assertLinearizable(recorder, bound, history, replay);
   }
 
   private static FrsmClient thinClient(ClusterCertificates certs, String zookeeper) {
-    return FrsmClient.builder()
-        .zookeeper(zookeeper)
-        .zookeeperCredential(certs.reader())
-        .clusterId(CLUSTER_ID)
-        .operationTimeout(CLIENT_TIMEOUT)
-        .tls(
-            certs.client().caBundle(),
-            certs.client().certificateChain(),
-            certs.client().privateKey())
-        .build();
+    return MultiProcessSupport.thinClient(certs, zookeeper, CLIENT_TIMEOUT);
   }
 }

@@ -1,31 +1,23 @@
 package io.frsm.server.multiprocess;
 
+import static io.frsm.server.multiprocess.MultiProcessSupport.assertLinearizable;
 import static io.frsm.server.multiprocess.MultiProcessSupport.awaitCondition;
 import static io.frsm.server.multiprocess.MultiProcessSupport.observer;
+import static io.frsm.server.multiprocess.MultiProcessSupport.runFor;
+import static io.frsm.server.multiprocess.MultiProcessSupport.writeHistory;
 import static java.nio.charset.StandardCharsets.US_ASCII;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import io.frsm.api.FrsmClient;
-import io.frsm.client.transport.tls.CertificateIdentity;
-import io.frsm.client.transport.tls.Role;
-import io.frsm.client.transport.tls.TlsFiles;
-import io.frsm.server.certs.CertificateAuthority;
 import io.frsm.server.node.FaultControlFile;
 import io.frsm.server.node.ZooKeeperProxy;
 import io.frsm.server.workload.CounterCheck;
 import io.frsm.server.zk.EmbeddedZooKeeper;
 import io.frsm.server.zk.MembershipRegistry;
 import io.frsm.server.zk.ZkLayout;
-import io.frsm.server.zk.ZooKeeperCredential;
 import io.frsm.testkit.history.Bytes;
-import io.frsm.testkit.history.CheckResult;
-import io.frsm.testkit.history.HistoryJsonWriter;
 import io.frsm.testkit.history.HistoryRecorder;
-import io.frsm.testkit.history.LinearizabilityChecker;
 import io.frsm.testkit.history.Operation;
-import java.io.Writer;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -128,13 +120,13 @@ class MultiProcessFaultIT {
     Path history = Path.of("target", "histories", "multi-process-faults-" + seed + ".jsonl");
     Thread killAll = new Thread(this::killAll, "fault-it-kill-nodes");
     Runtime.getRuntime().addShutdownHook(killAll);
-    Certificates certs = Certificates.create(dir.resolve("certs"));
+    ClusterCertificates certs = ClusterCertificates.create(dir.resolve("certs"), CLUSTER_ID);
     zookeeperDir = dir.resolve("zk");
     zookeeper = EmbeddedZooKeeper.startUnsynced(zookeeperDir, EmbeddedZooKeeper.freeLoopbackPort());
     int zookeeperPort = zookeeper.port();
     FaultLoad load = null;
     List<String> outOfBounds = new ArrayList<>();
-    try (CuratorFramework zk = observer(zookeeper.connectString(), certs.reader);
+    try (CuratorFramework zk = observer(zookeeper.connectString(), certs.reader());
         RecordingClient client =
             new RecordingClient(recorder, () -> thinClient(certs, zookeeperPort))) {
       MembershipRegistry registry = new MembershipRegistry(zk, new ZkLayout(CLUSTER_ID));
@@ -159,7 +151,7 @@ class MultiProcessFaultIT {
                 new FaultInjector.Harness() {
                   @Override
                   public void runFor(Duration d) {
-                    MultiProcessFaultIT.runFor(d, running);
+                    MultiProcessSupport.runFor(d, running);
                   }
 
                   @Override
@@ -233,7 +225,7 @@ class MultiProcessFaultIT {
         assertTrue(stuck.isEmpty(), () -> "load threads did not stop: " + stuck);
         load.throwFailures();
         List<String> problems = check.verify();
-        writeHistory(history);
+        writeHistory(recorder, history);
         assertTrue(problems.isEmpty(), () -> "counters disagree: " + problems + "; " + replay);
         checkHistory(history, replay);
         assertTrue(
@@ -256,7 +248,7 @@ class MultiProcessFaultIT {
           load.stop();
         }
         try {
-          writeHistory(history);
+          writeHistory(recorder, history);
         } catch (Exception | Error writeFailed) {
           e.addSuppressed(writeFailed);
         }
@@ -338,7 +330,11 @@ class MultiProcessFaultIT {
   }
 
   private void startNodes(
-      Path dir, long seed, Certificates certs, int zookeeperPort, MembershipRegistry registry)
+      Path dir,
+      long seed,
+      ClusterCertificates certs,
+      int zookeeperPort,
+      MembershipRegistry registry)
       throws Exception {
     Path output = NODE_OUTPUT.resolve("faults-" + seed);
     for (int id = 1; id <= NODES; id++) {
@@ -356,8 +352,8 @@ class MultiProcessFaultIT {
                   CLUSTER_ID,
                   SESSION_TIMEOUT,
                   BOUNDED_DELAY,
-                  certs.ca.issueNode(certs.dir, CLUSTER_ID, id, Duration.ofDays(1)),
-                  List.of(certs.node, certs.reader),
+                  certs.issueNode(id),
+                  List.of(certs.node(), certs.reader()),
                   processes)
               .withFaultControl(control));
     }
@@ -396,26 +392,8 @@ class MultiProcessFaultIT {
     return missing.isEmpty();
   }
 
-  /** Waits until the node's current incarnation logged that it serves and is registered. */
   private void awaitServing(NodeProcess n) {
-    String serves = "node " + n.nodeId() + " serves";
-    String boot = "node " + n.nodeId() + " boot " + n.incarnation() + " started";
-    awaitCondition(
-        () -> {
-          if (!n.isAlive()) {
-            fail("node " + n.nodeId() + " exited while starting");
-          }
-          return n.outputContains(serves) && n.outputContains(boot);
-        },
-        READY_DEADLINE,
-        "node " + n.nodeId() + " to serve as incarnation " + n.incarnation());
-  }
-
-  private void writeHistory(Path history) throws Exception {
-    Files.createDirectories(history.getParent());
-    try (Writer out = Files.newBufferedWriter(history)) {
-      HistoryJsonWriter.write(recorder.history(), out);
-    }
+    MultiProcessSupport.awaitServing(n, READY_DEADLINE);
   }
 
   private void checkHistory(Path history, String replay) {
@@ -428,54 +406,14 @@ class MultiProcessFaultIT {
             .plus(EPSILON.multipliedBy(4))
             .plus(Duration.ofSeconds(1))
             .toNanos();
-    CheckResult result = LinearizabilityChecker.checkBoundedFirst(recorder.history(), bound);
-    assertTrue(
-        result.isLinearizable(),
-        () -> result.explain() + "\nhistory: " + history.toAbsolutePath() + "; " + replay);
-  }
-
-  /** Lets the load run for {@code d}: a point of the fault schedule, not a synchronization. */
-  private static void runFor(Duration d, FaultLoad load) {
-    long until = System.nanoTime() + d.toNanos();
-    awaitCondition(
-        () -> System.nanoTime() - until >= 0 || !load.stillRunning(),
-        d.plusSeconds(30),
-        "the end of a " + d.toMillis() + " ms phase");
-    load.throwFailures();
+    assertLinearizable(recorder, bound, history, replay);
   }
 
   private void killAll() {
     MultiProcessSupport.killAll(processes);
   }
 
-  private static FrsmClient thinClient(Certificates certs, int zookeeperPort) {
-    return FrsmClient.builder()
-        .zookeeper("127.0.0.1:" + zookeeperPort)
-        .zookeeperCredential(certs.reader)
-        .clusterId(CLUSTER_ID)
-        .operationTimeout(CLIENT_TIMEOUT)
-        .tls(certs.client.caBundle(), certs.client.certificateChain(), certs.client.privateKey())
-        .build();
-  }
-
-  /** The test's CA, the thin clients' certificate, and the ZooKeeper credentials. */
-  private record Certificates(
-      Path dir, CertificateAuthority ca, TlsFiles client, Path node, Path reader) {
-    static Certificates create(Path dir) throws Exception {
-      CertificateAuthority ca =
-          CertificateAuthority.loadOrCreate(dir, CLUSTER_ID, Duration.ofDays(1));
-      TlsFiles client =
-          ca.issue(
-              dir,
-              "client-recorder",
-              new CertificateIdentity.Client(
-                  CLUSTER_ID, "recorder", EnumSet.of(Role.READ, Role.WRITE)),
-              Duration.ofDays(1));
-      Path node = dir.resolve("zookeeper-node.credential");
-      ZooKeeperCredential.create(node, "frsm-node");
-      Path reader = dir.resolve("zookeeper-reader.credential");
-      ZooKeeperCredential.create(reader, "frsm-reader");
-      return new Certificates(dir, ca, client, node, reader);
-    }
+  private static FrsmClient thinClient(ClusterCertificates certs, int zookeeperPort) {
+    return MultiProcessSupport.thinClient(certs, "127.0.0.1:" + zookeeperPort, CLIENT_TIMEOUT);
   }
 }
