@@ -186,8 +186,13 @@ public final class LsmEngine implements AutoCloseable {
     scrub.passNow();
   }
 
-  /** One step of the scrub on the calling thread (same REQUIRES as {@link #scrubPassNow()}). */
-  boolean scrubStepNow() throws IOException {
+  /**
+   * One step of the scrub on the calling thread: verifies the next data block, waiting for the
+   * throttle first; false once the pass is complete (the next call starts a new one). REQUIRES:
+   * {@code scrubEnabled} is false (one scrub at a time). For tests and tools, such as a benchmark
+   * that turns the scrub on and off to measure its cost.
+   */
+  public boolean scrubStepNow() throws IOException {
     return scrub.stepNow();
   }
 
