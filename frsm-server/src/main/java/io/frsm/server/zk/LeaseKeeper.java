@@ -10,6 +10,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
@@ -108,6 +109,9 @@ public final class LeaseKeeper implements AutoCloseable {
 
   private final long periodNanos;
 
+  /** The current session's id, 0 if none is known now. */
+  private final LongSupplier sessions;
+
   /** When the renewal in flight was started (0: none in flight). */
   private volatile long renewalSince;
 
@@ -132,10 +136,26 @@ public final class LeaseKeeper implements AutoCloseable {
       long driftPartsPerMillion,
       ScheduledExecutorService scheduler,
       Listener listener) {
+    this(zk, store, lease, driftPartsPerMillion, scheduler, listener, () -> sessionOf(zk));
+  }
+
+  /**
+   * As the public constructor, with the current session's id read from {@code sessions} (0: none
+   * known now) instead of the client's handle: tests script a session change with it.
+   */
+  LeaseKeeper(
+      CuratorFramework zk,
+      RangeTermStore store,
+      Duration lease,
+      long driftPartsPerMillion,
+      ScheduledExecutorService scheduler,
+      Listener listener,
+      LongSupplier sessions) {
     if (driftPartsPerMillion < 0 || driftPartsPerMillion >= 1_000_000) {
       throw new IllegalArgumentException("drift " + driftPartsPerMillion + " ppm");
     }
     this.driftPpm = driftPartsPerMillion;
+    this.sessions = sessions;
     this.zk = zk;
     this.store = store;
     this.listener = listener;
@@ -319,6 +339,10 @@ public final class LeaseKeeper implements AutoCloseable {
 
   /** The current session's id, or 0 (never a session's) if none is known now. */
   private long sessionId() {
+    return sessions.getAsLong();
+  }
+
+  private static long sessionOf(CuratorFramework zk) {
     try {
       return zk.getZookeeperClient().getZooKeeper().getSessionId();
     } catch (Exception e) {

@@ -214,11 +214,21 @@ final class RangeLatches {
           error instanceof CompletionException && error.getCause() != null
               ? error.getCause()
               : error;
-      LOG.log(System.Logger.Level.WARNING, "node " + self + ": term bump of range " + range, cause);
-      if (current) {
-        leave(range, "term bump failed", false);
-        rejoinLater.accept(range);
+      if (!current) {
+        // Expected, not a problem: the latch was left while its bump was in flight (a hand-over
+        // to a node that became preferred again, as after a session expiry), so its entry went
+        // and the bump's check of it refused the bump (or the call was cut short).
+        LOG.log(
+            System.Logger.Level.INFO,
+            "node {0}: term bump of range {1} not made: left the latch meanwhile ({2})",
+            self,
+            range,
+            cause.toString());
+        return;
       }
+      LOG.log(System.Logger.Level.WARNING, "node " + self + ": term bump of range " + range, cause);
+      leave(range, "term bump failed", false);
+      rejoinLater.accept(range);
       return;
     }
     if (current && grant.isPresent() && latch.leads() && !held.holds(range)) {

@@ -20,6 +20,7 @@ final class LoggedProblems implements AutoCloseable {
   private final List<Logger> loggers;
   private final List<String> severe = new CopyOnWriteArrayList<>();
   private final AtomicInteger warnings = new AtomicInteger();
+  private final List<String> warningRecords = new CopyOnWriteArrayList<>();
   private final Handler handler =
       new Handler() {
         @Override
@@ -29,6 +30,7 @@ final class LoggedProblems implements AutoCloseable {
             severe.add(record.getLoggerName() + ": " + record.getMessage());
           } else if (level >= Level.WARNING.intValue()) {
             warnings.incrementAndGet();
+            warningRecords.add(record.getLoggerName() + ": " + record.getMessage());
           }
         }
 
@@ -57,6 +59,11 @@ final class LoggedProblems implements AutoCloseable {
   /** WARNING records so far. */
   int warnings() {
     return warnings.get();
+  }
+
+  /** Logger name and message of every WARNING record so far. */
+  List<String> warningRecords() {
+    return List.copyOf(warningRecords);
   }
 
   @Override

@@ -11,8 +11,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
@@ -151,6 +153,114 @@ class SessionCreditIT {
         TimeUnit.NANOSECONDS.toMillis(credit),
         credited.size());
     keeper.close();
+  }
+
+  /**
+   * Issue 27: the session changes (the one that owned {@code a}'s latch entry expired, a new one
+   * came) while {@code a} is still held — as when the keeper has not yet heard the LOST. A proof
+   * made in the old session then carries nothing: with ZooKeeper gone, {@code a} is not credited,
+   * while {@code c}, whose entry is the new session's, is (the keeper does credit meanwhile). The
+   * session change is scripted: the keeper reads the current session from the test.
+   */
+  @Test
+  void afterASessionChange_aProofMadeInTheOldSession_isNotCredited() throws Exception {
+    RangeTermStore store = new RangeTermStore(client, layout, System::nanoTime);
+    long old = client.getZookeeperClient().getZooKeeper().getSessionId();
+    long renewed = old + 1; // the new session: any id but the old one's
+    AtomicLong current = new AtomicLong(old);
+    List<Report> reports = new CopyOnWriteArrayList<>();
+    LeaseKeeper keeper = keeper(store, reports, new CopyOnWriteArrayList<>(), current::get);
+    keeper.hold(store.bumpTerm("a", 1).orElseThrow().inLatchSession(old));
+    keeper.hold(store.bumpTerm("c", 1).orElseThrow().inLatchSession(renewed));
+    await(() -> roundTrips(reports, "a", Long.MIN_VALUE) >= 2, "a's renewals in its session");
+
+    long changedAt;
+    synchronized (keeper) { // no credit is between reading the session and reporting
+      current.set(renewed);
+      changedAt = System.nanoTime();
+    }
+    // Two round trips sent after the change: the second read the session after it.
+    await(() -> roundTrips(reports, "c", changedAt) >= 2, "c's renewals in the new session");
+    server.close();
+    server = null;
+    await(() -> credits(reports, "c", changedAt) >= 2, "c to be credited");
+    keeper.close();
+
+    assertEquals(
+        List.of(),
+        reports.stream()
+            .filter(r -> r.credited() && r.range().equals("a") && r.atNanos() > changedAt)
+            .toList(),
+        "a credited after its entry's session was gone");
+  }
+
+  /**
+   * Issue 27: renewals answered in a session other than the one that owns {@code a}'s latch entry
+   * prove nothing about the entry, so they earn {@code a} no credit — even where the credit's own
+   * session check would pass. Scripted: the renewals see another session than the credit thread, so
+   * only the renewal's check stands between {@code a} and a credit.
+   */
+  @Test
+  void aRenewalAnsweredInAnotherSession_provesNothing() throws Exception {
+    RangeTermStore store = new RangeTermStore(client, layout, System::nanoTime);
+    long entrySession = client.getZookeeperClient().getZooKeeper().getSessionId();
+    List<Report> reports = new CopyOnWriteArrayList<>();
+    List<String> lost = new CopyOnWriteArrayList<>();
+    LeaseKeeper keeper =
+        keeper(
+            store,
+            reports,
+            lost,
+            () -> Thread.currentThread().getName().equals(CREDIT_THREAD) ? entrySession : 7);
+    keeper.hold(store.bumpTerm("a", 1).orElseThrow().inLatchSession(entrySession));
+    await(() -> roundTrips(reports, "a", Long.MIN_VALUE) >= 3, "a's renewals");
+    server.close();
+    server = null;
+    // SUSPENDED credits at once and then every L/8; LOST comes S after SUSPENDED.
+    await(() -> lost.contains("a"), "the LOST session to end a");
+    keeper.close();
+
+    assertEquals(
+        List.of(), reports.stream().filter(Report::credited).toList(), "credited renewals of a");
+  }
+
+  private static final String CREDIT_THREAD = "frsm-lease-credit";
+
+  private LeaseKeeper keeper(
+      RangeTermStore store, List<Report> reports, List<String> lost, LongSupplier sessions) {
+    return new LeaseKeeper(
+        client,
+        store,
+        LEASE,
+        RHO_PPM,
+        scheduler,
+        new LeaseKeeper.Listener() {
+          @Override
+          public void renewed(TermGrant grant, long sentNanos) {
+            boolean credited = Thread.currentThread().getName().equals(CREDIT_THREAD);
+            reports.add(new Report(grant.rangeId(), sentNanos, System.nanoTime(), credited));
+          }
+
+          @Override
+          public void lost(String rangeId, String reason) {
+            lost.add(rangeId);
+          }
+        },
+        sessions);
+  }
+
+  /** Round-trip renewals of {@code range} sent after {@code since}. */
+  private static long roundTrips(List<Report> reports, String range, long since) {
+    return reports.stream()
+        .filter(r -> r.range().equals(range) && !r.credited() && r.sentNanos() > since)
+        .count();
+  }
+
+  /** Credited renewals of {@code range} reported after {@code since}. */
+  private static long credits(List<Report> reports, String range, long since) {
+    return reports.stream()
+        .filter(r -> r.range().equals(range) && r.credited() && r.atNanos() > since)
+        .count();
   }
 
   /** A bump checks the bumper's own latch entry in its multi: gone, the term does not move. */
