@@ -38,9 +38,10 @@ class ZooKeeperRestartIT {
 
   /**
    * A hot key may wait this long at most: the leases never lapse, so the restart costs nothing but
-   * noise (16–25 ms measured; 2.1 s for the 2.5 s restart without the session's credit).
+   * noise (16–232 ms measured, once 687 ms at load average 35; 2.1 s for the 2.5 s restart without
+   * the session's credit, which this bound still catches).
    */
-  private static final Duration GAP_BOUND = Duration.ofMillis(500);
+  private static final Duration GAP_BOUND = Duration.ofMillis(1_200);
 
   private static final Duration TIMEOUT = Duration.ofSeconds(60);
 
