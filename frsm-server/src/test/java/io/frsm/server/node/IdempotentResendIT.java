@@ -108,28 +108,39 @@ class IdempotentResendIT {
    * Sends {@code op} to the node that leads its key now (the others redirect, or answer not
    * executed while the range has no leader), skipping {@code stopped}.
    */
-  private static Served callLeader(TestCluster cluster, Operation op, Set<Integer> stopped)
-      throws Exception {
-    long deadline = System.nanoTime() + DEADLINE.toNanos();
+  private static Served callLeader(TestCluster cluster, Operation op, Set<Integer> stopped) {
+    Served[] served = {null};
     Set<String> tried = new HashSet<>();
-    while (System.nanoTime() < deadline) {
-      for (int id = 1; id <= cluster.size(); id++) {
-        if (stopped.contains(id)) {
-          continue;
-        }
-        OperationResponse r = rawCall(cluster, id, op);
-        if (r instanceof OperationResponse.Completed c
-            && !(c.outcome() instanceof ClientOutcome.NotExecuted)) {
-          return new Served(id, c.outcome());
-        }
-        tried.add(id + ": " + r);
-      }
-      TimeUnit.MILLISECONDS.sleep(20); // pacing only: the loop waits for a condition below
-    }
-    throw new AssertionError("no node served " + op + " within " + DEADLINE + ": " + tried);
+    Await.until(
+        () -> {
+          for (int id = 1; id <= cluster.size() && served[0] == null; id++) {
+            if (stopped.contains(id)) {
+              continue;
+            }
+            OperationResponse r = rawCall(cluster, id, op);
+            if (r instanceof OperationResponse.Completed c
+                && !(c.outcome() instanceof ClientOutcome.NotExecuted)) {
+              served[0] = new Served(id, c.outcome());
+            } else {
+              tried.add(id + ": " + r);
+            }
+          }
+          return served[0] != null;
+        },
+        DEADLINE,
+        "a node to serve " + op + " (tried " + tried + ")");
+    return served[0];
   }
 
-  private static OperationResponse rawCall(TestCluster cluster, int id, Operation op)
+  private static OperationResponse rawCall(TestCluster cluster, int id, Operation op) {
+    try {
+      return rawCallOrThrow(cluster, id, op);
+    } catch (Exception e) {
+      throw new IllegalStateException("call to node " + id + " failed", e);
+    }
+  }
+
+  private static OperationResponse rawCallOrThrow(TestCluster cluster, int id, Operation op)
       throws Exception {
     TransportConfig config = TransportConfig.builder(TestCluster.CLUSTER_ID).build();
     TlsFiles admin = cluster.tls().admin();

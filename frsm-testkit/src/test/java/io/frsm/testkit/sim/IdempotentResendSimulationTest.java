@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
  * -Dfrsm.sim.firstSeed=S} shifts the range.
  */
 class IdempotentResendSimulationTest {
-  static final int CI_SEEDS = 50;
+  static final int CI_SEEDS = 100;
 
   @Test
   void resends_areAnsweredTruthfully_andNoTokenIsAppliedTwice() {
