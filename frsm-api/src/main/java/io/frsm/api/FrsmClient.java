@@ -100,6 +100,41 @@ public interface FrsmClient extends AutoCloseable {
     throw new UnsupportedOperationException(getClass().getName() + " offers no per-call timeout");
   }
 
+  /**
+   * A client whose creates, CASes and deletes are <em>idempotent under resend</em>, and otherwise
+   * behaves as this one (shared connections and session ordering; closing it does nothing).
+   *
+   * <p>Each mutation carries a fresh random 128-bit token, which the cluster stores with the value
+   * it writes (never returned by reads). When the outcome is unknown (a timeout, a lost reply, a
+   * leader change), the client resends the same mutation with the same token, a few times with a
+   * short pause, and the leader answers the resend truthfully:
+   *
+   * <ul>
+   *   <li>the earlier attempt's value is the key's newest: the call returns as written (at {@code
+   *       expected.next()} for a CAS or delete; for a create, its version) — the mutation took
+   *       effect once, never twice;
+   *   <li>the key is still at the expected version: the mutation runs now (the earlier attempt
+   *       never took effect);
+   *   <li>the key moved past the expected version under another value: the earlier attempt may have
+   *       taken effect and been overwritten, so the call fails {@link OutcomeUnknownException}
+   *       (never a {@link CasMismatchException}, which would wrongly say "not applied"); resolve it
+   *       with {@link #fence(byte[])} as for any unknown outcome.
+   * </ul>
+   *
+   * A {@link CasMismatchException} or {@link KeyExistsException} from this client is as definite as
+   * from any other. A create resend that finds the key deleted fails unknown (the earlier attempt
+   * may have created it before the delete); one that finds it absent creates it — wrong only if the
+   * earlier attempt created the key and it was deleted and purged meanwhile. Against a node of an
+   * older release the token is ignored and a resend behaves as a plain retry of a CAS (a mismatch
+   * may then hide an earlier success). frsm-client's client and a node's embedded client implement
+   * it.
+   *
+   * @throws UnsupportedOperationException if this implementation has no idempotent mutations
+   */
+  default FrsmClient idempotent() {
+    throw new UnsupportedOperationException(getClass().getName() + " has no idempotent mutations");
+  }
+
   CompletableFuture<Version> createAsync(byte[] key, byte[] value);
 
   CompletableFuture<Version> casAsync(byte[] key, Version expected, byte[] newValue);

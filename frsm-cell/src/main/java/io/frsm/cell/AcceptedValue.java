@@ -11,6 +11,10 @@ import java.util.Objects;
  * and the bytes do not take part in the order, because one ballot carries at most one value per
  * instance. A delete's value is empty.
  *
+ * <p>An optional {@link IdempotencyToken} travels with the value: the token of the client mutation
+ * that proposed it (docs/PROTOCOL.md "Idempotent resends"). Like the kind and the bytes it is part
+ * of the proposal (re-commits under a new ballot keep it) but not of the order. Never user data.
+ *
  * <p>Immutable. The value array is owned by this object: callers must not modify what {@link
  * #valueUnsafe()} returns.
  */
@@ -24,8 +28,17 @@ public final class AcceptedValue implements Comparable<AcceptedValue> {
   private final byte[] value;
   private final boolean chosen;
 
+  /** The proposing mutation's token, or null. */
+  private final IdempotencyToken token;
+
   private AcceptedValue(
-      long epoch, long timestamp, Ballot accepted, CellKind kind, byte[] value, boolean chosen) {
+      long epoch,
+      long timestamp,
+      Ballot accepted,
+      CellKind kind,
+      byte[] value,
+      boolean chosen,
+      IdempotencyToken token) {
     if (epoch < 0 || timestamp < 0) {
       throw new IllegalArgumentException(
           "instance fields must be >= 0: (" + epoch + ", " + timestamp + ")");
@@ -46,23 +59,54 @@ public final class AcceptedValue implements Comparable<AcceptedValue> {
     this.kind = Objects.requireNonNull(kind, "kind");
     this.value = value;
     this.chosen = chosen;
+    this.token = token;
   }
 
   /** A live value. Takes ownership of {@code value}: the caller must not modify it afterwards. */
   public static AcceptedValue live(
       long epoch, long timestamp, Ballot accepted, byte[] value, boolean chosen) {
+    return live(epoch, timestamp, accepted, value, chosen, null);
+  }
+
+  /** A live value proposed by the mutation with {@code token} (null: none). */
+  public static AcceptedValue live(
+      long epoch,
+      long timestamp,
+      Ballot accepted,
+      byte[] value,
+      boolean chosen,
+      IdempotencyToken token) {
     return new AcceptedValue(
-        epoch, timestamp, accepted, CellKind.LIVE, Objects.requireNonNull(value), chosen);
+        epoch, timestamp, accepted, CellKind.LIVE, Objects.requireNonNull(value), chosen, token);
   }
 
   public static AcceptedValue delete(long epoch, long timestamp, Ballot accepted, boolean chosen) {
-    return new AcceptedValue(epoch, timestamp, accepted, CellKind.DELETE_FOR_CELL, EMPTY, chosen);
+    return delete(epoch, timestamp, accepted, chosen, null);
+  }
+
+  /** A delete marker proposed by the mutation with {@code token} (null: none). */
+  public static AcceptedValue delete(
+      long epoch, long timestamp, Ballot accepted, boolean chosen, IdempotencyToken token) {
+    return new AcceptedValue(
+        epoch, timestamp, accepted, CellKind.DELETE_FOR_CELL, EMPTY, chosen, token);
   }
 
   /** Decoding entry point: kind as stored. Takes ownership of {@code value}. */
   public static AcceptedValue of(
       long epoch, long timestamp, Ballot accepted, CellKind kind, byte[] value, boolean chosen) {
-    return new AcceptedValue(epoch, timestamp, accepted, kind, value, chosen);
+    return of(epoch, timestamp, accepted, kind, value, chosen, null);
+  }
+
+  /** Decoding entry point with the token as stored (null: none). */
+  public static AcceptedValue of(
+      long epoch,
+      long timestamp,
+      Ballot accepted,
+      CellKind kind,
+      byte[] value,
+      boolean chosen,
+      IdempotencyToken token) {
+    return new AcceptedValue(epoch, timestamp, accepted, kind, value, chosen, token);
   }
 
   public long epoch() {
@@ -98,10 +142,29 @@ public final class AcceptedValue implements Comparable<AcceptedValue> {
     return value.clone();
   }
 
+  /** The token of the mutation that proposed this value, or null: none was given. */
+  public IdempotencyToken token() {
+    return token;
+  }
+
+  /** Whether this value was proposed by the mutation with {@code token} (non-null). */
+  public boolean hasToken(IdempotencyToken token) {
+    return this.token != null && this.token.equals(token);
+  }
+
   public AcceptedValue withChosen(boolean chosen) {
     return chosen == this.chosen
         ? this
-        : new AcceptedValue(epoch, timestamp, accepted, kind, value, chosen);
+        : new AcceptedValue(epoch, timestamp, accepted, kind, value, chosen, token);
+  }
+
+  /**
+   * The same proposal (instance, kind, bytes, token) under {@code ballot}, not known chosen: what a
+   * coordinator re-commits. Keeping the token is what lets a resend recognise its own value after
+   * another leader completed it.
+   */
+  public AcceptedValue reballot(Ballot ballot) {
+    return new AcceptedValue(epoch, timestamp, ballot, kind, value, false, token);
   }
 
   /** Same Paxos instance {@code (epoch, timestamp)}. */
@@ -127,9 +190,12 @@ public final class AcceptedValue implements Comparable<AcceptedValue> {
     return compareTo(o) == 0;
   }
 
-  /** Same triple, kind and bytes: the same proposal. {@code chosen} is ignored. */
+  /** Same triple, kind, bytes and token: the same proposal. {@code chosen} is ignored. */
   public boolean sameProposal(AcceptedValue o) {
-    return sameTriple(o) && kind == o.kind && Arrays.equals(value, o.value);
+    return sameTriple(o)
+        && kind == o.kind
+        && Arrays.equals(value, o.value)
+        && Objects.equals(token, o.token);
   }
 
   @Override
@@ -139,7 +205,8 @@ public final class AcceptedValue implements Comparable<AcceptedValue> {
 
   @Override
   public int hashCode() {
-    return Objects.hash(epoch, timestamp, accepted, kind, chosen) * 31 + Arrays.hashCode(value);
+    return Objects.hash(epoch, timestamp, accepted, kind, chosen, token) * 31
+        + Arrays.hashCode(value);
   }
 
   @Override
@@ -156,6 +223,7 @@ public final class AcceptedValue implements Comparable<AcceptedValue> {
         + value.length
         + "B"
         + (chosen ? " chosen" : "")
+        + (token == null ? "" : " token " + token)
         + ")";
   }
 }

@@ -90,7 +90,11 @@ public final class Cell {
 
   /** Approximate heap bytes, for memtable accounting. */
   public long heapBytes() {
-    return 96 + key.length() + (accepted == null ? 0 : 64 + accepted.valueUnsafe().length);
+    return 96
+        + key.length()
+        + (accepted == null
+            ? 0
+            : 64 + accepted.valueUnsafe().length + (accepted.token() == null ? 0 : 32));
   }
 
   @Override

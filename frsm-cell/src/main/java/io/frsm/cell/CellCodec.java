@@ -10,17 +10,21 @@ import java.nio.ByteBuffer;
  *
  * <pre>
  *   u8      flags   bit0 promised present, bit1 accepted present, bit2 chosen,
- *                   bit3 purge present, bit4 accepted kind is DELETE_FOR_CELL
+ *                   bit3 purge present, bit4 accepted kind is DELETE_FOR_CELL,
+ *                   bit5 accepted carries an idempotency token
  *   varint  key length, then the key bytes
  *   [promised]  i64 round, i32 nodeId, i32 boot
  *   [accepted]  i64 epoch, i64 timestamp, i64 round, i32 nodeId, i32 boot,
- *               varint value length, value bytes
+ *               varint value length, value bytes,
+ *               [token] 16 bytes
  *   [purge]     i64 epoch, i64 timestamp, i64 markTimeMs
  *   i64     writeTimeMs
  * </pre>
  *
  * DO NOT CHANGE the layout or flag bits: they are written to disk. A new layout needs a new format
- * version in the files that embed cells.
+ * version in the files that embed cells. Bit 5 was added compatibly: a cell without it has the old
+ * layout and decodes as "no token"; a release before bit 5 rejects a cell that has it (unknown
+ * flag), so a node cannot be downgraded past it once a tokened mutation was written.
  */
 public final class CellCodec {
   static final int FLAG_PROMISED = 1;
@@ -28,8 +32,9 @@ public final class CellCodec {
   static final int FLAG_CHOSEN = 1 << 2;
   static final int FLAG_PURGE = 1 << 3;
   static final int FLAG_DELETE = 1 << 4;
+  static final int FLAG_TOKEN = 1 << 5;
   static final int KNOWN_FLAGS =
-      FLAG_PROMISED | FLAG_ACCEPTED | FLAG_CHOSEN | FLAG_PURGE | FLAG_DELETE;
+      FLAG_PROMISED | FLAG_ACCEPTED | FLAG_CHOSEN | FLAG_PURGE | FLAG_DELETE | FLAG_TOKEN;
 
   private static final int BALLOT_BYTES = 16;
 
@@ -45,6 +50,9 @@ public final class CellCodec {
     if (a != null) {
       int len = a.valueUnsafe().length;
       size += 16 + BALLOT_BYTES + varintSize(len) + len;
+      if (a.token() != null) {
+        size += IdempotencyToken.BYTES;
+      }
     }
     if (cell.purge() != null) {
       size += 24;
@@ -66,6 +74,9 @@ public final class CellCodec {
       if (a.isDelete()) {
         flags |= FLAG_DELETE;
       }
+      if (a.token() != null) {
+        flags |= FLAG_TOKEN;
+      }
     }
     if (cell.purge() != null) {
       flags |= FLAG_PURGE;
@@ -84,6 +95,10 @@ public final class CellCodec {
       byte[] v = a.valueUnsafe();
       putVarint(out, v.length);
       out.put(v);
+      if (a.token() != null) {
+        out.putLong(a.token().high());
+        out.putLong(a.token().low());
+      }
     }
     if (cell.purge() != null) {
       out.putLong(cell.purge().epoch());
@@ -112,8 +127,8 @@ public final class CellCodec {
         throw new MalformedCellException("unknown cell flags 0x" + Integer.toHexString(flags));
       }
       boolean hasAccepted = (flags & FLAG_ACCEPTED) != 0;
-      if (!hasAccepted && (flags & (FLAG_CHOSEN | FLAG_DELETE)) != 0) {
-        throw new MalformedCellException("chosen/delete flag without an accepted value");
+      if (!hasAccepted && (flags & (FLAG_CHOSEN | FLAG_DELETE | FLAG_TOKEN)) != 0) {
+        throw new MalformedCellException("chosen/delete/token flag without an accepted value");
       }
       byte[] key = getBytes(in, getVarint(in));
       Ballot promised = (flags & FLAG_PROMISED) != 0 ? getBallot(in) : Ballot.NONE;
@@ -123,9 +138,12 @@ public final class CellCodec {
         long timestamp = in.getLong();
         Ballot ballot = getBallot(in);
         byte[] value = getBytes(in, getVarint(in));
+        IdempotencyToken token =
+            (flags & FLAG_TOKEN) != 0 ? new IdempotencyToken(in.getLong(), in.getLong()) : null;
         CellKind kind = (flags & FLAG_DELETE) != 0 ? CellKind.DELETE_FOR_CELL : CellKind.LIVE;
         accepted =
-            AcceptedValue.of(epoch, timestamp, ballot, kind, value, (flags & FLAG_CHOSEN) != 0);
+            AcceptedValue.of(
+                epoch, timestamp, ballot, kind, value, (flags & FLAG_CHOSEN) != 0, token);
       }
       PurgeMark purge = null;
       if ((flags & FLAG_PURGE) != 0) {

@@ -40,8 +40,15 @@ public final class CellArbitraries {
         .as(
             (e, t, b, chosen) ->
                 isDelete(e, t, b)
-                    ? AcceptedValue.delete(e, t, b, chosen)
-                    : AcceptedValue.live(e, t, b, valueFor(e, t, b), chosen));
+                    ? AcceptedValue.delete(e, t, b, chosen, tokenFor(e, t, b))
+                    : AcceptedValue.live(e, t, b, valueFor(e, t, b), chosen, tokenFor(e, t, b)));
+  }
+
+  /** The token, too, is a function of the proposal; about half the proposals carry one. */
+  static IdempotencyToken tokenFor(long e, long t, Ballot b) {
+    return (e + 2 * t + b.round() + b.nodeId()) % 2 == 0
+        ? null
+        : new IdempotencyToken(e * 1_000 + t, b.round() * 1_000 + b.nodeId() * 10 + b.boot());
   }
 
   /** The kind, too, is a function of the proposal: one value per ballot per instance. */

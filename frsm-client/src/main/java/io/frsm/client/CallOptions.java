@@ -9,9 +9,15 @@ import java.util.Objects;
  * and how long a call waits for a node's answer. Immutable.
  *
  * @param timeoutNanos 0: the client's {@code operationTimeout}
+ * @param idempotent every create, CAS and delete carries a fresh random token and is resent with it
+ *     while its outcome is unknown ({@code FrsmClient.idempotent()})
  */
-record CallOptions(ReadMode readMode, long timeoutNanos) {
+record CallOptions(ReadMode readMode, long timeoutNanos, boolean idempotent) {
   static final CallOptions DEFAULTS = new CallOptions(ReadMode.LEADER_WHEN_AVAILABLE, 0);
+
+  CallOptions(ReadMode readMode, long timeoutNanos) {
+    this(readMode, timeoutNanos, false);
+  }
 
   CallOptions {
     Objects.requireNonNull(readMode, "readMode");
@@ -21,7 +27,7 @@ record CallOptions(ReadMode readMode, long timeoutNanos) {
   }
 
   CallOptions withReadMode(ReadMode mode) {
-    return new CallOptions(Objects.requireNonNull(mode, "mode"), timeoutNanos);
+    return new CallOptions(Objects.requireNonNull(mode, "mode"), timeoutNanos, idempotent);
   }
 
   /**
@@ -32,6 +38,10 @@ record CallOptions(ReadMode readMode, long timeoutNanos) {
     if (timeout.isNegative() || timeout.isZero()) {
       throw new IllegalArgumentException("timeout must be positive, was " + timeout);
     }
-    return new CallOptions(readMode, timeout.toNanos());
+    return new CallOptions(readMode, timeout.toNanos(), idempotent);
+  }
+
+  CallOptions asIdempotent() {
+    return idempotent ? this : new CallOptions(readMode, timeoutNanos, true);
   }
 }

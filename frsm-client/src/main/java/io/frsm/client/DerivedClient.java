@@ -88,6 +88,11 @@ final class DerivedClient implements FrsmClient {
     return new DerivedClient(root, options.withTimeout(timeout));
   }
 
+  @Override
+  public FrsmClient idempotent() {
+    return new DerivedClient(root, options.asIdempotent());
+  }
+
   /** Does nothing: the client this view came from owns the connections and threads. */
   @Override
   public void close() {}

@@ -338,7 +338,12 @@ public final class KeySessions {
 
   /** Runs a call with nothing else of the key running: a mutation, or a call behind a fence. */
   private void runAlone(KeyBytes key, KeyState state, Call call) {
-    run(call.operation(), call.invokedAtMicros(), call.timeoutNanos())
+    // A tokened mutation is resent while its outcome is unknown, before the key moves on.
+    IdempotentResends.run(
+            call.operation(),
+            call.invokedAtMicros(),
+            (op, tau) -> run(op, tau, call.timeoutNanos()),
+            scheduler)
         .whenComplete(
             (outcome, error) -> {
               boolean unknown =

@@ -29,6 +29,9 @@ import java.util.function.LongSupplier;
 public abstract class SessionClient implements FrsmClient {
   private static final AtomicInteger CLIENTS = new AtomicInteger();
 
+  /** Idempotency tokens must not repeat across clients and restarts: a strong random source. */
+  private static final java.security.SecureRandom TOKENS = new java.security.SecureRandom();
+
   private final RequestLimits limits;
   private final ExecutorService callbackPool;
   private final ScheduledExecutorService scheduler;
@@ -199,6 +202,11 @@ public abstract class SessionClient implements FrsmClient {
     return new DerivedClient(this, CallOptions.DEFAULTS.withTimeout(timeout));
   }
 
+  @Override
+  public FrsmClient idempotent() {
+    return new DerivedClient(this, CallOptions.DEFAULTS.asIdempotent());
+  }
+
   // The calls with options: this client's own methods pass the defaults, a DerivedClient its own.
 
   final CompletableFuture<Optional<Versioned>> getAsync(byte[] key, CallOptions o) {
@@ -213,34 +221,36 @@ public abstract class SessionClient implements FrsmClient {
   }
 
   final CompletableFuture<Version> createAsync(byte[] key, byte[] value, CallOptions o) {
-    return submit("create", () -> createOp(key, value), false, o).thenApply(SessionClient::written);
+    return submit("create", () -> createOp(key, value, o), false, o)
+        .thenApply(SessionClient::written);
   }
 
   final Version create(byte[] key, byte[] value, CallOptions o) {
     return Futures.join(
-        submit("create", () -> createOp(key, value), true, o).thenApply(SessionClient::written));
+        submit("create", () -> createOp(key, value, o), true, o).thenApply(SessionClient::written));
   }
 
   final CompletableFuture<Version> casAsync(
       byte[] key, Version expected, byte[] newValue, CallOptions o) {
-    return submit("cas", () -> casOp(key, expected, newValue), false, o)
+    return submit("cas", () -> casOp(key, expected, newValue, o), false, o)
         .thenApply(SessionClient::written);
   }
 
   final Version cas(byte[] key, Version expected, byte[] newValue, CallOptions o) {
     return Futures.join(
-        submit("cas", () -> casOp(key, expected, newValue), true, o)
+        submit("cas", () -> casOp(key, expected, newValue, o), true, o)
             .thenApply(SessionClient::written));
   }
 
   final CompletableFuture<Void> deleteAsync(byte[] key, Version expected, CallOptions o) {
-    return submit("delete", () -> deleteOp(key, expected), false, o)
+    return submit("delete", () -> deleteOp(key, expected, o), false, o)
         .thenApply(SessionClient::deleted);
   }
 
   final void delete(byte[] key, Version expected, CallOptions o) {
     Futures.join(
-        submit("delete", () -> deleteOp(key, expected), true, o).thenApply(SessionClient::deleted));
+        submit("delete", () -> deleteOp(key, expected, o), true, o)
+            .thenApply(SessionClient::deleted));
   }
 
   final CompletableFuture<Optional<Versioned>> fenceAsync(byte[] key, CallOptions o) {
@@ -281,17 +291,27 @@ public abstract class SessionClient implements FrsmClient {
     }
   }
 
-  private ClientOperation createOp(byte[] key, byte[] value) {
-    return new ClientOperation.Create(limits.key(key), limits.value(value));
+  private ClientOperation createOp(byte[] key, byte[] value, CallOptions o) {
+    return new ClientOperation.Create(limits.key(key), limits.value(value), hint(o));
   }
 
-  private ClientOperation casOp(byte[] key, Version expected, byte[] newValue) {
+  private ClientOperation casOp(byte[] key, Version expected, byte[] newValue, CallOptions o) {
     return new ClientOperation.Cas(
-        limits.key(key), RequestLimits.version(expected), limits.value(newValue));
+        limits.key(key), RequestLimits.version(expected), limits.value(newValue), hint(o));
   }
 
-  private ClientOperation deleteOp(byte[] key, Version expected) {
-    return new ClientOperation.Delete(limits.key(key), RequestLimits.version(expected));
+  private ClientOperation deleteOp(byte[] key, Version expected, CallOptions o) {
+    return new ClientOperation.Delete(limits.key(key), RequestLimits.version(expected), hint(o));
+  }
+
+  /** A fresh random 128-bit token for a mutation of an idempotent client, else none. */
+  private static ClientOperation.Hint hint(CallOptions o) {
+    if (!o.idempotent()) {
+      return null;
+    }
+    byte[] token = new byte[ClientOperation.Hint.TOKEN_BYTES];
+    TOKENS.nextBytes(token);
+    return new ClientOperation.Hint(token, false);
   }
 
   /**

@@ -1,9 +1,11 @@
 package io.frsm.transport;
 
+import io.frsm.cell.IdempotencyToken;
 import io.frsm.cell.Key;
 import io.frsm.client.transport.ClientOperation;
 import io.frsm.client.transport.ClientOutcome;
 import io.frsm.client.transport.KeyBytes;
+import io.frsm.consensus.core.IdempotencyHint;
 import io.frsm.consensus.core.Operation;
 import io.frsm.consensus.core.Outcome;
 
@@ -22,13 +24,23 @@ public final class CoreOperations {
     if (op instanceof ClientOperation.Get get) {
       return new Operation.Get(key, get.quorum());
     } else if (op instanceof ClientOperation.Create c) {
-      return new Operation.Create(key, c.value());
+      return new Operation.Create(key, c.value(), toCore(c.hint()));
     } else if (op instanceof ClientOperation.Cas c) {
-      return new Operation.Cas(key, c.expected(), c.value());
+      return new Operation.Cas(key, c.expected(), c.value(), toCore(c.hint()));
     } else if (op instanceof ClientOperation.Delete d) {
-      return new Operation.Delete(key, d.expected());
+      return new Operation.Delete(key, d.expected(), toCore(d.hint()));
     }
     return new Operation.Fence(key);
+  }
+
+  private static IdempotencyHint toCore(ClientOperation.Hint hint) {
+    return hint == null
+        ? null
+        : new IdempotencyHint(IdempotencyToken.of(hint.token()), hint.resend());
+  }
+
+  private static ClientOperation.Hint toClient(IdempotencyHint hint) {
+    return hint == null ? null : new ClientOperation.Hint(hint.token().bytes(), hint.resend());
   }
 
   public static ClientOperation toClient(Operation op) {
@@ -36,11 +48,11 @@ public final class CoreOperations {
     if (op instanceof Operation.Get get) {
       return new ClientOperation.Get(key, get.quorum());
     } else if (op instanceof Operation.Create c) {
-      return new ClientOperation.Create(key, c.value());
+      return new ClientOperation.Create(key, c.value(), toClient(c.hint()));
     } else if (op instanceof Operation.Cas c) {
-      return new ClientOperation.Cas(key, c.expected(), c.value());
+      return new ClientOperation.Cas(key, c.expected(), c.value(), toClient(c.hint()));
     } else if (op instanceof Operation.Delete d) {
-      return new ClientOperation.Delete(key, d.expected());
+      return new ClientOperation.Delete(key, d.expected(), toClient(d.hint()));
     }
     return new ClientOperation.Fence(key);
   }

@@ -4,6 +4,7 @@ import com.google.protobuf.ByteString;
 import io.frsm.cell.AcceptedValue;
 import io.frsm.cell.Ballot;
 import io.frsm.cell.CellKind;
+import io.frsm.cell.IdempotencyToken;
 import io.frsm.cell.Key;
 import io.frsm.client.transport.WireDecodeException;
 import io.frsm.consensus.core.InputBounds;
@@ -129,8 +130,12 @@ final class WireValues {
   // ---- accepted parts
 
   static io.frsm.transport.proto.AcceptedValue acceptedValue(AcceptedValue value) {
-    return io.frsm.transport.proto.AcceptedValue.newBuilder()
-        .setEpoch(value.epoch())
+    io.frsm.transport.proto.AcceptedValue.Builder b =
+        io.frsm.transport.proto.AcceptedValue.newBuilder();
+    if (value.token() != null) {
+      b.setToken(ByteString.copyFrom(value.token().bytes()));
+    }
+    return b.setEpoch(value.epoch())
         .setTimestamp(value.timestamp())
         .setAccepted(ballot(value.accepted()))
         .setKind(
@@ -172,7 +177,15 @@ final class WireValues {
     if (kind == CellKind.DELETE_FOR_CELL && !value.getValue().isEmpty()) {
       throw new WireDecodeException(where + ": a delete carries no value bytes");
     }
+    IdempotencyToken token = null;
+    if (!value.getToken().isEmpty()) {
+      if (value.getToken().size() != IdempotencyToken.BYTES) {
+        throw new WireDecodeException(
+            where + ": idempotency token of " + value.getToken().size() + " bytes, not 16");
+      }
+      token = IdempotencyToken.of(value.getToken().toByteArray());
+    }
     return AcceptedValue.of(
-        epoch, timestamp, accepted, kind, value.getValue().toByteArray(), value.getChosen());
+        epoch, timestamp, accepted, kind, value.getValue().toByteArray(), value.getChosen(), token);
   }
 }

@@ -88,12 +88,28 @@ final class RandomWire {
     ClientOperation op =
         switch (random.nextInt(5)) {
           case 0 -> new ClientOperation.Get(key, random.nextBoolean());
-          case 1 -> new ClientOperation.Create(key, bytes(0, 40));
-          case 2 -> new ClientOperation.Cas(key, expectedVersion(), bytes(0, 40));
-          case 3 -> new ClientOperation.Delete(key, expectedVersion());
+          case 1 -> new ClientOperation.Create(key, bytes(0, 40), hint());
+          case 2 -> new ClientOperation.Cas(key, expectedVersion(), bytes(0, 40), hint());
+          case 3 -> new ClientOperation.Delete(key, expectedVersion(), hint());
           default -> new ClientOperation.Fence(key);
         };
     return new OperationRequest(op, random.nextBoolean() ? 0 : instance());
+  }
+
+  /** An idempotency hint, or none (half the time). */
+  private ClientOperation.Hint hint() {
+    if (random.nextBoolean()) {
+      return null;
+    }
+    byte[] token = new byte[ClientOperation.Hint.TOKEN_BYTES];
+    random.nextBytes(token);
+    return new ClientOperation.Hint(token, random.nextBoolean());
+  }
+
+  private io.frsm.cell.IdempotencyToken token() {
+    return random.nextBoolean()
+        ? null
+        : new io.frsm.cell.IdempotencyToken(random.nextLong(), random.nextLong());
   }
 
   /** What a CAS or delete may expect: its write lands at timestamp + 1, within the bound. */
@@ -159,9 +175,9 @@ final class RandomWire {
 
   AcceptedValue accepted(boolean chosen) {
     if (random.nextInt(4) == 0) {
-      return AcceptedValue.delete(instance(), instance(), realBallot(), chosen);
+      return AcceptedValue.delete(instance(), instance(), realBallot(), chosen, token());
     }
-    return AcceptedValue.live(instance(), instance(), realBallot(), bytes(0, 64), chosen);
+    return AcceptedValue.live(instance(), instance(), realBallot(), bytes(0, 64), chosen, token());
   }
 
   AcceptedValue acceptedOrNull() {

@@ -110,6 +110,38 @@ class WireFieldRangesTest {
     }
   }
 
+  /** An idempotency token is absent or exactly 16 bytes; a resend flag needs one. */
+  @Property(tries = 200)
+  void casIdempotencyToken_isSixteenBytesOrAbsent_elseAnsweredInvalid(
+      @ForAll @net.jqwik.api.constraints.IntRange(min = 0, max = 40) int length,
+      @ForAll boolean resend)
+      throws WireDecodeException {
+    ClientEnvelope e =
+        envelope(
+            ClientRequest.newBuilder()
+                .setCas(
+                    ClientRequest.Cas.newBuilder()
+                        .setKey(KEY)
+                        .setExpected(Version.newBuilder().setEpoch(1).setTimestamp(1))
+                        .setValue(ByteString.copyFromUtf8("v"))
+                        .setIdempotencyToken(ByteString.copyFrom(new byte[length]))
+                        .setResend(resend)));
+    ClientFrame frame = server.read(body(e));
+    if (length == 0 && resend) {
+      assertRefused(frame, "cas: resend without an idempotency token");
+    } else if (length != 0 && length != 16) {
+      assertRefused(frame, "cas: idempotency token");
+    } else {
+      ClientFrame.Request r = assertInstanceOf(ClientFrame.Request.class, frame);
+      ClientOperation.Cas cas =
+          assertInstanceOf(ClientOperation.Cas.class, r.request().operation());
+      assertEquals(length == 0, cas.hint() == null);
+      if (cas.hint() != null) {
+        assertEquals(resend, cas.hint().resend());
+      }
+    }
+  }
+
   private static ClientEnvelope envelope(ClientRequest.Builder request) {
     return ClientEnvelope.newBuilder()
         .setProtocolVersion(WireFormat.PROTOCOL_VERSION)
@@ -153,6 +185,22 @@ class WireFieldRangesTest {
       refusal = "term";
     }
     check(e, refusal);
+  }
+
+  /** An accepted value's token is absent or exactly 16 bytes, and round-trips. */
+  @Property(tries = 200)
+  void acceptedToken_isSixteenBytesOrAbsent_elseRefused(
+      @ForAll @net.jqwik.api.constraints.IntRange(min = 0, max = 40) int length) {
+    PeerEnvelope e =
+        peer()
+            .setAccept(
+                io.frsm.transport.proto.Accept.newBuilder()
+                    .setKey(KEY)
+                    .setRound(RoundId.newBuilder().setNodeId(1).setSequence(3))
+                    .setProposal(
+                        value(1, 2, 3).toBuilder().setToken(ByteString.copyFrom(new byte[length]))))
+            .build();
+    check(e, length == 0 || length == 16 ? null : "idempotency token");
   }
 
   @Property(tries = 500)

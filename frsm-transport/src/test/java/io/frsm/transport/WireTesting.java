@@ -35,7 +35,11 @@ final class WireTesting {
         op instanceof ClientOperation.Cas c
             ? c.expected().toString()
             : op instanceof ClientOperation.Delete d ? d.expected().toString() : "";
+    ClientOperation.Hint hint = op.hint();
     return op.getClass().getSimpleName()
+        + (hint == null
+            ? ""
+            : " hint " + HexFormat.of().formatHex(hint.token()) + (hint.resend() ? " resend" : ""))
         + " "
         + op.key()
         + " "

@@ -31,18 +31,31 @@ public final class ClientMessages {
     if (op instanceof ClientOperation.Get get) {
       b.setGet(ClientRequest.Get.newBuilder().setKey(key).setQuorum(get.quorum()));
     } else if (op instanceof ClientOperation.Create c) {
-      b.setCreate(
+      ClientRequest.Create.Builder create =
           ClientRequest.Create.newBuilder()
               .setKey(key)
-              .setValue(UnsafeByteOperations.unsafeWrap(c.value())));
+              .setValue(UnsafeByteOperations.unsafeWrap(c.value()));
+      if (c.hint() != null) {
+        create.setIdempotencyToken(token(c.hint())).setResend(c.hint().resend());
+      }
+      b.setCreate(create);
     } else if (op instanceof ClientOperation.Cas c) {
-      b.setCas(
+      ClientRequest.Cas.Builder cas =
           ClientRequest.Cas.newBuilder()
               .setKey(key)
               .setExpected(version(c.expected()))
-              .setValue(UnsafeByteOperations.unsafeWrap(c.value())));
+              .setValue(UnsafeByteOperations.unsafeWrap(c.value()));
+      if (c.hint() != null) {
+        cas.setIdempotencyToken(token(c.hint())).setResend(c.hint().resend());
+      }
+      b.setCas(cas);
     } else if (op instanceof ClientOperation.Delete d) {
-      b.setDelete(ClientRequest.Delete.newBuilder().setKey(key).setExpected(version(d.expected())));
+      ClientRequest.Delete.Builder delete =
+          ClientRequest.Delete.newBuilder().setKey(key).setExpected(version(d.expected()));
+      if (d.hint() != null) {
+        delete.setIdempotencyToken(token(d.hint())).setResend(d.hint().resend());
+      }
+      b.setDelete(delete);
     } else if (op instanceof ClientOperation.Fence) {
       b.setFence(ClientRequest.Fence.newBuilder().setKey(key));
     } else {
@@ -63,22 +76,50 @@ public final class ClientMessages {
               new ClientOperation.Get(key(p.getGet().getKey(), "get"), p.getGet().getQuorum());
           case CREATE ->
               new ClientOperation.Create(
-                  key(p.getCreate().getKey(), "create"), p.getCreate().getValue().toByteArray());
+                  key(p.getCreate().getKey(), "create"),
+                  p.getCreate().getValue().toByteArray(),
+                  hint(p.getCreate().getIdempotencyToken(), p.getCreate().getResend(), "create"));
           case CAS ->
               new ClientOperation.Cas(
                   key(p.getCas().getKey(), "cas"),
                   expected(p.getCas().hasExpected(), p.getCas().getExpected(), "cas.expected"),
-                  p.getCas().getValue().toByteArray());
+                  p.getCas().getValue().toByteArray(),
+                  hint(p.getCas().getIdempotencyToken(), p.getCas().getResend(), "cas"));
           case DELETE ->
               new ClientOperation.Delete(
                   key(p.getDelete().getKey(), "delete"),
                   expected(
-                      p.getDelete().hasExpected(), p.getDelete().getExpected(), "delete.expected"));
+                      p.getDelete().hasExpected(), p.getDelete().getExpected(), "delete.expected"),
+                  hint(p.getDelete().getIdempotencyToken(), p.getDelete().getResend(), "delete"));
           case FENCE -> new ClientOperation.Fence(key(p.getFence().getKey(), "fence"));
           case OPERATION_NOT_SET ->
               throw new WireDecodeException("request without a (known) operation");
         };
     return new OperationRequest(op, invokedAtMicros);
+  }
+
+  private static ByteString token(ClientOperation.Hint hint) {
+    return UnsafeByteOperations.unsafeWrap(hint.token());
+  }
+
+  /** The idempotency hint of a mutation: none for an empty token (a resend flag needs one). */
+  private static ClientOperation.Hint hint(ByteString token, boolean resend, String where)
+      throws WireDecodeException {
+    if (token.isEmpty()) {
+      if (resend) {
+        throw new WireDecodeException(where + ": resend without an idempotency token");
+      }
+      return null;
+    }
+    if (token.size() != ClientOperation.Hint.TOKEN_BYTES) {
+      throw new WireDecodeException(
+          where
+              + ": idempotency token of "
+              + token.size()
+              + " bytes, not "
+              + ClientOperation.Hint.TOKEN_BYTES);
+    }
+    return new ClientOperation.Hint(token.toByteArray(), resend);
   }
 
   /**

@@ -16,6 +16,33 @@ public sealed interface ClientOperation {
     return !(this instanceof Get);
   }
 
+  /** The idempotency hint of a create, CAS or delete, or null: none (always null otherwise). */
+  default Hint hint() {
+    return null;
+  }
+
+  /**
+   * An idempotency hint (docs/PROTOCOL.md "Idempotent resends"): the mutation's 16-byte token,
+   * chosen and stored with its value, and whether this request resends one whose outcome the client
+   * did not learn. The array is owned by the record.
+   */
+  public record Hint(byte[] token, boolean resend) {
+    public static final int TOKEN_BYTES = 16;
+
+    public Hint {
+      Objects.requireNonNull(token, "token");
+      if (token.length != TOKEN_BYTES) {
+        throw new IllegalArgumentException(
+            "an idempotency token has " + TOKEN_BYTES + " bytes, not " + token.length);
+      }
+    }
+
+    /** The same token, marked as a resend. */
+    public Hint asResend() {
+      return resend ? this : new Hint(token, true);
+    }
+  }
+
   /**
    * Linearizable read: the newest chosen value, or absent. {@code quorum}: always by a quorum read,
    * never from the leader's local cell under its lease.
@@ -31,28 +58,44 @@ public sealed interface ClientOperation {
     }
   }
 
-  /** Creates an absent key at a new epoch, timestamp 0. */
-  public record Create(KeyBytes key, byte[] value) implements ClientOperation {
+  /** Creates an absent key at a new epoch, timestamp 0. {@code hint}: null for none. */
+  public record Create(KeyBytes key, byte[] value, Hint hint) implements ClientOperation {
     public Create {
       Objects.requireNonNull(key, "key");
       Objects.requireNonNull(value, "value");
     }
+
+    public Create(KeyBytes key, byte[] value) {
+      this(key, value, null);
+    }
   }
 
-  /** Replaces the value iff the newest chosen version is {@code expected} and live. */
-  public record Cas(KeyBytes key, Version expected, byte[] value) implements ClientOperation {
+  /**
+   * Replaces the value iff the newest chosen version is {@code expected} and live. {@code hint}:
+   * null for none.
+   */
+  public record Cas(KeyBytes key, Version expected, byte[] value, Hint hint)
+      implements ClientOperation {
     public Cas {
       Objects.requireNonNull(key, "key");
       Objects.requireNonNull(expected, "expected");
       Objects.requireNonNull(value, "value");
     }
+
+    public Cas(KeyBytes key, Version expected, byte[] value) {
+      this(key, expected, value, null);
+    }
   }
 
-  /** Phase 1 of delete: a CAS to a delete marker. */
-  public record Delete(KeyBytes key, Version expected) implements ClientOperation {
+  /** Phase 1 of delete: a CAS to a delete marker. {@code hint}: null for none. */
+  public record Delete(KeyBytes key, Version expected, Hint hint) implements ClientOperation {
     public Delete {
       Objects.requireNonNull(key, "key");
       Objects.requireNonNull(expected, "expected");
+    }
+
+    public Delete(KeyBytes key, Version expected) {
+      this(key, expected, null);
     }
   }
 

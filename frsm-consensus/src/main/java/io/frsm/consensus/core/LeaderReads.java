@@ -103,8 +103,13 @@ final class LeaderReads {
    * and reports what it saw). Null when the local cell matches {@code expected} or cannot answer:
    * the operation runs its rounds. Without this a doomed CAS on a hot key would prepare to learn
    * what the leader already knows, and leave the key cold for the next one.
+   *
+   * <p>With an idempotency {@code hint} (docs/PROTOCOL.md "Idempotent resends"): a newest value at
+   * {@code (e, t+1)} carrying the hint's token is this mutation's own, chosen: answered written (or
+   * deleted) at that version, no round. A resend that finds the key past {@code expected} under
+   * another value is answered unknown instead of a mismatch.
    */
-  Outcome mismatchFromLocalCell(Now now, Key key, Version expected) {
+  Outcome answerFromLocalCell(Now now, Key key, Version expected, IdempotencyHint hint) {
     Authoritative local = authoritative(now, key);
     if (local == null) {
       return null;
@@ -116,7 +121,11 @@ final class LeaderReads {
         && a.timestamp() == expected.timestamp()) {
       return null;
     }
-    return new Outcome.Mismatch(expected, Run.visible(a));
+    if (a != null && CasRun.isOwnResent(hint, expected, a)) {
+      Version at = Run.versionOf(a);
+      return a.isDelete() ? new Outcome.Deleted(at) : new Outcome.Written(at);
+    }
+    return CasRun.refusal(hint, expected, a);
   }
 
   /**

@@ -16,6 +16,11 @@ public sealed interface Operation {
     return !(this instanceof Get);
   }
 
+  /** The idempotency hint of a create, CAS or delete, or null: none (always null otherwise). */
+  default IdempotencyHint hint() {
+    return null;
+  }
+
   /**
    * Linearizable read: the newest chosen value, or absent. Served from the leader's local cell
    * while it holds the range's lease (no messages), else by a quorum read; {@code quorum}: always
@@ -32,28 +37,46 @@ public sealed interface Operation {
     }
   }
 
-  /** Creates an absent key at a new epoch, timestamp 0. */
-  record Create(Key key, byte[] value) implements Operation {
+  /**
+   * Creates an absent key at a new epoch, timestamp 0. {@code hint}: see {@link IdempotencyHint}
+   * (null: none).
+   */
+  record Create(Key key, byte[] value, IdempotencyHint hint) implements Operation {
     public Create {
       Objects.requireNonNull(key);
       Objects.requireNonNull(value);
     }
+
+    public Create(Key key, byte[] value) {
+      this(key, value, null);
+    }
   }
 
-  /** Replaces the value iff the newest chosen version is {@code expected} and live. */
-  record Cas(Key key, Version expected, byte[] value) implements Operation {
+  /**
+   * Replaces the value iff the newest chosen version is {@code expected} and live. {@code hint}:
+   * see {@link IdempotencyHint} (null: none).
+   */
+  record Cas(Key key, Version expected, byte[] value, IdempotencyHint hint) implements Operation {
     public Cas {
       Objects.requireNonNull(key);
       Objects.requireNonNull(expected);
       Objects.requireNonNull(value);
     }
+
+    public Cas(Key key, Version expected, byte[] value) {
+      this(key, expected, value, null);
+    }
   }
 
-  /** Phase 1 of delete: a CAS to a delete marker. */
-  record Delete(Key key, Version expected) implements Operation {
+  /** Phase 1 of delete: a CAS to a delete marker. {@code hint}: as for {@link Cas}. */
+  record Delete(Key key, Version expected, IdempotencyHint hint) implements Operation {
     public Delete {
       Objects.requireNonNull(key);
       Objects.requireNonNull(expected);
+    }
+
+    public Delete(Key key, Version expected) {
+      this(key, expected, null);
     }
   }
 

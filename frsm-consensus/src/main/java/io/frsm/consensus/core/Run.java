@@ -484,13 +484,7 @@ abstract class Run {
 
   /** {@code value} re-proposed at its own instance under the prepared ballot. */
   final AcceptedValue recommit(AcceptedValue value) {
-    return AcceptedValue.of(
-        value.epoch(),
-        value.timestamp(),
-        preparedBallot(),
-        value.kind(),
-        value.valueUnsafe(),
-        false);
+    return value.reballot(preparedBallot()); // keeps the token: a resend must recognise it
   }
 
   /** Whether {@code m} is one of this operation's own proposals (same instance and ballot). */

@@ -201,9 +201,9 @@ final class RunContext {
     return leaderReads.onlyCatchingUp(now, key);
   }
 
-  /** See {@link LeaderReads#mismatchFromLocalCell}. */
-  Outcome mismatchFromLocalCell(Now now, Key key, Version expected) {
-    return leaderReads.mismatchFromLocalCell(now, key, expected);
+  /** See {@link LeaderReads#answerFromLocalCell}. */
+  Outcome answerFromLocalCell(Now now, Key key, Version expected, IdempotencyHint hint) {
+    return leaderReads.answerFromLocalCell(now, key, expected, hint);
   }
 
   /**
