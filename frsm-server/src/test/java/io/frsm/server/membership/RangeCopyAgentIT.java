@@ -119,6 +119,32 @@ class RangeCopyAgentIT {
   }
 
   @Test
+  void aVoterThatIsNotRegistered_isTriedLast() throws Exception {
+    List<Integer> tried = new CopyOnWriteArrayList<>();
+    RangeCopier any =
+        (source, from, to) -> {
+          tried.add(source);
+          return CompletableFuture.completedFuture(null);
+        };
+    // Node 1, the range's first voter, is dead (a node being replaced): not registered.
+    try (RangeCopyAgent agent =
+        new RangeCopyAgent(
+            LEARNER,
+            requests,
+            history,
+            initial,
+            () -> 1L,
+            any,
+            Duration.ofSeconds(10),
+            id -> id != 1)) {
+      agent.start();
+      requests.ask(1, LEARNER, 0);
+      assertEquals(State.DONE, awaitAnswered(0).state());
+      assertEquals(List.of(2), tried, "a registered voter first");
+    }
+  }
+
+  @Test
   void aVoterThatFails_isLeftForTheNextOne_andTheCopyCompletes() throws Exception {
     List<Integer> tried = new CopyOnWriteArrayList<>();
     RangeCopier firstVoterDown =

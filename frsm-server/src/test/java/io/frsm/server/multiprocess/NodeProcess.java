@@ -36,6 +36,9 @@ final class NodeProcess {
 
   private int incarnation;
 
+  /** Whether the node starts with {@code cluster.join: true} (waits to be added or to replace). */
+  private boolean join;
+
   /**
    * @param tls the node's certificate, key and CA bundle: the server runs mutual TLS from its file
    * @param zookeeperCredentials the files of the nodes' ZooKeeper identity and of the read-only one
@@ -71,6 +74,15 @@ final class NodeProcess {
    */
   synchronized NodeProcess withFaultControl(Path controlFile) {
     this.faultControl = controlFile;
+    return this;
+  }
+
+  /**
+   * From the next {@link #start} on, the node starts with {@code cluster.join: true}: not one of
+   * the formed cluster's nodes, it registers and waits for a membership change to add it.
+   */
+  synchronized NodeProcess joining() {
+    this.join = true;
     return this;
   }
 
@@ -126,6 +138,7 @@ final class NodeProcess {
         "\n",
         "cluster:",
         "  id: " + clusterId,
+        "  join: " + join,
         "node:",
         "  id: " + nodeId,
         "  rack: rack-" + nodeId,
