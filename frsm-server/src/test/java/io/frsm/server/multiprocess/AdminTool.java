@@ -11,18 +11,30 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
+import java.util.regex.Pattern;
 
 /**
  * {@code frsm admin ...} as an operator runs it: a JVM of its own ({@code io.frsm.server.cli.Frsm})
  * with a client certificate of the admin role, given some nodes' client addresses only. Each run's
- * output (stdout and stderr merged) is kept in a file under {@code logDir} for diagnosis.
+ * standard output and error are kept in files under {@code logDir} for diagnosis.
  */
 final class AdminTool {
-  /** What one command printed and its exit code (0 done, 1 refused or unanswered, 2 bad usage). */
-  record Run(List<String> command, int exitCode, String out) {
+  /**
+   * What one command printed on standard output and its exit code (0 done, 1 refused or unanswered,
+   * 2 bad usage); {@code err} is its standard error (log lines, e.g. a warning about a node that
+   * did not answer).
+   */
+  record Run(List<String> command, int exitCode, String out, String err) {
     @Override
     public String toString() {
-      return "frsm admin " + String.join(" ", command) + " -> exit " + exitCode + ":\n" + out;
+      return "frsm admin "
+          + String.join(" ", command)
+          + " -> exit "
+          + exitCode
+          + ":\n"
+          + out
+          + "standard error:\n"
+          + err;
     }
   }
 
@@ -52,7 +64,9 @@ final class AdminTool {
   /** Runs {@code frsm admin <command...>} and waits for it (bounded); from any thread. */
   Run run(String... command) throws IOException, InterruptedException {
     Files.createDirectories(logDir);
-    Path log = logDir.resolve("admin-" + runs.incrementAndGet() + ".log");
+    int run = runs.incrementAndGet();
+    Path log = logDir.resolve("admin-" + run + ".out");
+    Path err = logDir.resolve("admin-" + run + ".err");
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     List<String> args =
         new ArrayList<>(
@@ -78,8 +92,9 @@ final class AdminTool {
             admin.certificateChain().toString(),
             "--key",
             admin.privateKey().toString()));
-    ProcessBuilder pb = new ProcessBuilder(args).redirectErrorStream(true);
+    ProcessBuilder pb = new ProcessBuilder(args);
     pb.redirectOutput(log.toFile());
+    pb.redirectError(err.toFile());
     pb.environment().keySet().removeIf(k -> k.startsWith("FRSM_"));
     Process p = pb.start();
     all.add(p);
@@ -90,6 +105,16 @@ final class AdminTool {
           "frsm admin " + String.join(" ", command) + " did not end in " + DEADLINE + "; " + log);
     }
     return new Run(
-        List.of(command), p.exitValue(), Files.readString(log, StandardCharsets.ISO_8859_1));
+        List.of(command),
+        p.exitValue(),
+        Files.readString(log, StandardCharsets.ISO_8859_1),
+        Files.readString(err, StandardCharsets.ISO_8859_1));
+  }
+
+  /** Whether {@code frsm admin status}'s table has a row for {@code node} in {@code state}. */
+  static boolean statusRow(String table, int node, String state) {
+    return Pattern.compile("(?m)^" + node + "\\s+\\S+\\s+" + Pattern.quote(state) + "(\\s|$)")
+        .matcher(table)
+        .find();
   }
 }

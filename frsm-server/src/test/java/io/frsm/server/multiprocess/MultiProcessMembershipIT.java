@@ -8,11 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.frsm.api.FrsmClient;
-import io.frsm.client.transport.tls.CertificateIdentity;
-import io.frsm.client.transport.tls.Role;
 import io.frsm.client.transport.tls.TlsFiles;
 import io.frsm.consensus.core.Placement;
-import io.frsm.server.certs.CertificateAuthority;
 import io.frsm.server.ring.NodeInfo;
 import io.frsm.server.workload.CounterCheck;
 import io.frsm.server.zk.ClusterShape;
@@ -21,7 +18,6 @@ import io.frsm.server.zk.MembershipRegistry;
 import io.frsm.server.zk.RingHistory;
 import io.frsm.server.zk.RingVersion;
 import io.frsm.server.zk.ZkLayout;
-import io.frsm.server.zk.ZooKeeperCredential;
 import io.frsm.testkit.history.CheckResult;
 import io.frsm.testkit.history.HistoryJsonWriter;
 import io.frsm.testkit.history.HistoryRecorder;
@@ -34,7 +30,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -44,7 +39,6 @@ import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.curator.framework.CuratorFramework;
@@ -105,7 +99,7 @@ class MultiProcessMembershipIT {
   private final ZkLayout layout = new ZkLayout(CLUSTER_ID);
   private Path dir;
   private Path output;
-  private Certificates certs;
+  private OperatorCertificates certs;
   private String zookeeperConnect;
   private CuratorFramework zk;
   private MembershipRegistry registry;
@@ -132,12 +126,12 @@ class MultiProcessMembershipIT {
     Path history = Path.of("target", "histories", "multi-process-membership-" + seed + ".jsonl");
     Thread killAll = new Thread(this::killAll, "membership-it-kill-nodes");
     Runtime.getRuntime().addShutdownHook(killAll);
-    certs = Certificates.create(dir.resolve("certs"));
+    certs = OperatorCertificates.create(dir.resolve("certs"), CLUSTER_ID);
     try (EmbeddedZooKeeper zookeeper = EmbeddedZooKeeper.start(dir.resolve("zk"))) {
       zookeeperConnect = zookeeper.connectString();
-      zk = observer(zookeeperConnect, certs.reader);
+      zk = observer(zookeeperConnect, certs.reader());
       registry = new MembershipRegistry(zk, layout);
-      admin = new AdminTool(CLUSTER_ID, certs.admin, this::liveSeeds, output, processes);
+      admin = new AdminTool(CLUSTER_ID, certs.admin(), this::liveSeeds, output, processes);
       try {
         for (int id = 1; id <= 3; id++) {
           node(id, false).start();
@@ -260,7 +254,7 @@ class MultiProcessMembershipIT {
     Target target =
         switch (kind) {
           case "add-node" -> Target.values()[schedule.nextInt(3)];
-            // The brief's case: a seed decommissioned while its orchestrator dies.
+            // Node 1, a seed of the clients, is decommissioned while its orchestrator dies.
           case "decommission" ->
               node == 1 ? Target.ORCHESTRATOR : Target.values()[schedule.nextInt(2)];
             // A replaced node is dead already: a second dead voter would cost ranges their quorum.
@@ -345,9 +339,10 @@ class MultiProcessMembershipIT {
     assertEquals(0, status.exitCode(), status::toString);
     assertTrue(status.out().contains("membership change: none"), status::toString);
     assertTrue(
-        row(status.out(), node, kind.equals("add-node") ? "member" : "retired"), status::toString);
+        AdminTool.statusRow(status.out(), node, kind.equals("add-node") ? "member" : "retired"),
+        status::toString);
     if (replacement >= 0) {
-      assertTrue(row(status.out(), replacement, "member"), status::toString);
+      assertTrue(AdminTool.statusRow(status.out(), replacement, "member"), status::toString);
     }
     System.out.printf(
         "%s: done in %d ms at ring version %d; %d increments took effect meanwhile%n",
@@ -438,8 +433,8 @@ class MultiProcessMembershipIT {
             CLUSTER_ID,
             SESSION_TIMEOUT,
             BOUNDED_DELAY,
-            certs.ca.issueNode(certs.dir, CLUSTER_ID, id, Duration.ofDays(1)),
-            List.of(certs.node, certs.reader),
+            certs.ca().issueNode(certs.dir(), CLUSTER_ID, id, Duration.ofDays(1)),
+            List.of(certs.node(), certs.reader()),
             processes);
     nodes.put(id, join ? n.joining() : n);
     return n;
@@ -524,13 +519,6 @@ class MultiProcessMembershipIT {
     load.throwFailures();
   }
 
-  /** Whether the status table has a row for {@code node} in {@code state}. */
-  private static boolean row(String table, int node, String state) {
-    return Pattern.compile("(?m)^" + node + "\\s+\\S+\\s+" + Pattern.quote(state) + "(\\s|$)")
-        .matcher(table)
-        .find();
-  }
-
   private void writeHistory(Path history) throws Exception {
     Files.createDirectories(history.getParent());
     try (Writer out = Files.newBufferedWriter(history)) {
@@ -561,39 +549,12 @@ class MultiProcessMembershipIT {
   }
 
   private FrsmClient thinClient(String seeds) {
-    TlsFiles tls = certs.client;
+    TlsFiles tls = certs.client();
     return FrsmClient.builder()
         .seeds(seeds)
         .clusterId(CLUSTER_ID)
         .operationTimeout(CLIENT_TIMEOUT)
         .tls(tls.caBundle(), tls.certificateChain(), tls.privateKey())
         .build();
-  }
-
-  /** The test's CA, the clients' and the operator's certificates, the ZooKeeper credentials. */
-  private record Certificates(
-      Path dir, CertificateAuthority ca, TlsFiles client, TlsFiles admin, Path node, Path reader) {
-    static Certificates create(Path dir) throws Exception {
-      CertificateAuthority ca =
-          CertificateAuthority.loadOrCreate(dir, CLUSTER_ID, Duration.ofDays(1));
-      TlsFiles client =
-          ca.issue(
-              dir,
-              "client-recorder",
-              new CertificateIdentity.Client(
-                  CLUSTER_ID, "recorder", EnumSet.of(Role.READ, Role.WRITE)),
-              Duration.ofDays(1));
-      TlsFiles admin =
-          ca.issue(
-              dir,
-              "client-operator",
-              new CertificateIdentity.Client(CLUSTER_ID, "operator", EnumSet.of(Role.ADMIN)),
-              Duration.ofDays(1));
-      Path node = dir.resolve("zookeeper-node.credential");
-      ZooKeeperCredential.create(node, "frsm-node");
-      Path reader = dir.resolve("zookeeper-reader.credential");
-      ZooKeeperCredential.create(reader, "frsm-reader");
-      return new Certificates(dir, ca, client, admin, node, reader);
-    }
   }
 }
