@@ -7,6 +7,7 @@ import io.frsm.server.zk.RingHistory;
 import io.frsm.server.zk.RingVersion;
 import io.frsm.server.zk.ZkLayout;
 import java.time.Duration;
+import java.util.function.IntPredicate;
 import org.apache.curator.framework.CuratorFramework;
 
 /**
@@ -26,6 +27,7 @@ final class NodeCopies {
       RingVersion initial,
       CoreShards core,
       RangeCopier copier,
+      IntPredicate registered,
       NodeMetrics metrics) {
     RangeCopyAgent agent =
         new RangeCopyAgent(
@@ -35,7 +37,8 @@ final class NodeCopies {
             initial,
             core::ringVersion,
             copier,
-            ATTEMPT_TIMEOUT);
+            ATTEMPT_TIMEOUT,
+            registered);
     String name = "frsm.membership.copy";
     metrics.counter(
         name, "range copies this node imported by request", "event", "done", agent::completed);

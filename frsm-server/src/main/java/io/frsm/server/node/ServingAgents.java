@@ -75,7 +75,15 @@ final class ServingAgents {
     membershipAgent = new MembershipAgent(nodeId, zooKeeper, layout, orchestrator);
     membershipAgent.start();
     copyAgent =
-        NodeCopies.start(nodeId, zooKeeper, layout, initial, serving.core(), copier, metrics);
+        NodeCopies.start(
+            nodeId,
+            zooKeeper,
+            layout,
+            initial,
+            serving.core(),
+            copier,
+            id -> members.live().contains(id),
+            metrics);
     repairAgent =
         NodeRepair.start(node, zooKeeper, layout, orchestrator, initial, serving.core(), metrics);
   }

@@ -36,6 +36,9 @@ final class NodeProcess {
 
   private int incarnation;
 
+  /** Whether the node starts with {@code cluster.join: true} (waits to be added or to replace). */
+  private boolean join;
+
   /**
    * Lines added under {@code lsm:} in the node's configuration (e.g. {@code scrubStartDelay: 1s}).
    */
@@ -95,6 +98,15 @@ final class NodeProcess {
     return List.of(dataRoot.resolve("log-a"), dataRoot.resolve("log-b"));
   }
 
+  /**
+   * From the next {@link #start} on, the node starts with {@code cluster.join: true}: not one of
+   * the formed cluster's nodes, it registers and waits for a membership change to add it.
+   */
+  synchronized NodeProcess joining() {
+    this.join = true;
+    return this;
+  }
+
   int nodeId() {
     return nodeId;
   }
@@ -148,6 +160,7 @@ final class NodeProcess {
             List.of(
                 "cluster:",
                 "  id: " + clusterId,
+                "  join: " + join,
                 "node:",
                 "  id: " + nodeId,
                 "  rack: rack-" + nodeId,
