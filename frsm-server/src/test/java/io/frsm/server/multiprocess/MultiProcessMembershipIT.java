@@ -18,12 +18,8 @@ import io.frsm.server.zk.MembershipRegistry;
 import io.frsm.server.zk.RingHistory;
 import io.frsm.server.zk.RingVersion;
 import io.frsm.server.zk.ZkLayout;
-import io.frsm.testkit.history.CheckResult;
-import io.frsm.testkit.history.HistoryJsonWriter;
 import io.frsm.testkit.history.HistoryRecorder;
-import io.frsm.testkit.history.LinearizabilityChecker;
 import java.io.IOException;
-import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -99,7 +95,7 @@ class MultiProcessMembershipIT {
   private final ZkLayout layout = new ZkLayout(CLUSTER_ID);
   private Path dir;
   private Path output;
-  private OperatorCertificates certs;
+  private ClusterCertificates certs;
   private String zookeeperConnect;
   private CuratorFramework zk;
   private MembershipRegistry registry;
@@ -126,7 +122,7 @@ class MultiProcessMembershipIT {
     Path history = Path.of("target", "histories", "multi-process-membership-" + seed + ".jsonl");
     Thread killAll = new Thread(this::killAll, "membership-it-kill-nodes");
     Runtime.getRuntime().addShutdownHook(killAll);
-    certs = OperatorCertificates.create(dir.resolve("certs"), CLUSTER_ID);
+    certs = ClusterCertificates.create(dir.resolve("certs"), CLUSTER_ID);
     try (EmbeddedZooKeeper zookeeper = EmbeddedZooKeeper.start(dir.resolve("zk"))) {
       zookeeperConnect = zookeeper.connectString();
       zk = observer(zookeeperConnect, certs.reader());
@@ -433,7 +429,7 @@ class MultiProcessMembershipIT {
             CLUSTER_ID,
             SESSION_TIMEOUT,
             BOUNDED_DELAY,
-            certs.ca().issueNode(certs.dir(), CLUSTER_ID, id, Duration.ofDays(1)),
+            certs.issueNode(id),
             List.of(certs.node(), certs.reader()),
             processes);
     nodes.put(id, join ? n.joining() : n);
@@ -511,29 +507,18 @@ class MultiProcessMembershipIT {
 
   /** Lets the load run for {@code d}: a point of the schedule, not a synchronization. */
   private void runFor(Duration d) {
-    long until = System.nanoTime() + d.toNanos();
-    awaitCondition(
-        () -> System.nanoTime() - until >= 0 || !load.stillRunning(),
-        d.plusSeconds(30),
-        "the end of a " + d.toMillis() + " ms pause");
-    load.throwFailures();
+    MultiProcessSupport.runFor(d, load);
   }
 
   private void writeHistory(Path history) throws Exception {
-    Files.createDirectories(history.getParent());
-    try (Writer out = Files.newBufferedWriter(history)) {
-      HistoryJsonWriter.write(recorder.history(), out);
-    }
+    MultiProcessSupport.writeHistory(recorder, history);
   }
 
   private void checkHistory(Path history, String replay) {
     // Thin clients leave τ to the node (arrival): an unknown outcome takes effect at the latest T
     // after arrival, and a request arrives within the client timeout of its call.
     long bound = BOUNDED_DELAY.plus(CLIENT_TIMEOUT).plus(Duration.ofSeconds(1)).toNanos();
-    CheckResult result = LinearizabilityChecker.checkBoundedFirst(recorder.history(), bound);
-    assertTrue(
-        result.isLinearizable(),
-        () -> result.explain() + "\nhistory: " + history.toAbsolutePath() + "; " + replay);
+    MultiProcessSupport.assertLinearizable(recorder, bound, history, replay);
   }
 
   private static void deleteRecursively(Path root) throws IOException {
