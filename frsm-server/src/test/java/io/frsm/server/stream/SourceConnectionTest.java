@@ -84,7 +84,7 @@ class SourceConnectionTest {
 
   private EmbeddedChannel channel() {
     EmbeddedChannel ch = new EmbeddedChannel();
-    source.accept(ch);
+    source.accept(ch, null);
     return ch;
   }
 
