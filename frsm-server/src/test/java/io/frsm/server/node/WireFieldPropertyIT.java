@@ -9,10 +9,15 @@ import com.google.protobuf.Descriptors.Descriptor;
 import com.google.protobuf.MessageLite;
 import io.frsm.api.FrsmClient;
 import io.frsm.api.Version;
+import io.frsm.cell.AcceptedValue;
+import io.frsm.cell.Ballot;
+import io.frsm.cell.Key;
 import io.frsm.client.proto.ClientEnvelope;
 import io.frsm.client.proto.ClientRequest;
 import io.frsm.client.transport.WireFormat;
 import io.frsm.client.transport.tls.Role;
+import io.frsm.consensus.core.RoundId;
+import io.frsm.transport.BadFrames;
 import io.frsm.transport.proto.HandOffChunk;
 import io.frsm.transport.proto.HandOffEntries;
 import io.frsm.transport.proto.PeerEnvelope;
@@ -188,8 +193,47 @@ class WireFieldPropertyIT {
     everyNodeServesAnotherKey();
   }
 
-  /** Any client envelope; its header sound most of the time, its body often a request. */
+  /**
+   * Sound client requests (create, CAS, get) and sound peer messages of node 2 (prepare, accept,
+   * commit), each once per extreme value of each of its fields ({@link
+   * WireFields#eachLeafAtEachExtreme}): where the random properties above meet a field's limit
+   * rarely, this meets every limit of every field of these messages.
+   */
+  @Example
+  void soundMessages_withEachFieldAtEachExtreme_leaveEveryNodeServing() throws Exception {
+    WireFields w = new WireFields(2024);
+    int sent = 0;
+    for (int i = 0; i < 3; i++) {
+      for (com.google.protobuf.Message m : WireFields.eachLeafAtEachExtreme(soundRequest(w, i))) {
+        InetSocketAddress address = cluster.node(1 + sent % 3).clientAddress();
+        try (SSLSocket socket = TlsSockets.open(clientTls, address, DEADLINE)) {
+          socket.getOutputStream().write(concat(frame(m), frame(markerRead())));
+          socket.getOutputStream().flush();
+          awaitMarkerOrClose(socket, (ClientEnvelope) m);
+        }
+        if (++sent % 25 == 0) {
+          everyNodeServesAnotherKey();
+        }
+      }
+      for (com.google.protobuf.Message m : WireFields.eachLeafAtEachExtreme(soundPeer(w, i))) {
+        sendFromNodeTwo(sent % 2 == 0 ? 1 : 3, frame(m));
+        if (++sent % 25 == 0) {
+          everyNodeServesAnotherKey();
+        }
+      }
+    }
+    assertTrue(sent > 300, "frames sent: " + sent);
+    everyNodeServesAnotherKey();
+  }
+
+  /**
+   * Any client envelope, or half the time a sound request with one field drawn; its header sound
+   * most of the time, its body often a request.
+   */
   private static ClientEnvelope clientEnvelope(WireFields w) {
+    if (w.chance(0.5)) {
+      return w.mutateOneField(soundRequest(w).toBuilder()).build();
+    }
     ClientEnvelope.Builder e = w.fill(ClientEnvelope.newBuilder());
     if (w.chance(0.5)) {
       e.setRequest(w.fill(ClientRequest.newBuilder()));
@@ -203,8 +247,14 @@ class WireFieldPropertyIT {
     return e.build();
   }
 
-  /** Any peer envelope; its header node 2's (its certificate's) most of the time. */
+  /**
+   * Any peer envelope, or half the time a sound one of node 2 with one field drawn; its header node
+   * 2's (its certificate's) most of the time.
+   */
   private static PeerEnvelope peerEnvelope(WireFields w) {
+    if (w.chance(0.5)) {
+      return w.mutateOneField(soundPeerMessage(w).toBuilder()).build();
+    }
     PeerEnvelope.Builder e = w.fill(PeerEnvelope.newBuilder());
     if (w.chance(0.85)) {
       e.setProtocolVersion(WireFormat.PROTOCOL_VERSION)
@@ -237,6 +287,66 @@ class WireFieldPropertyIT {
           .setSenderNodeId(2);
     }
     return e.build();
+  }
+
+  private static ClientEnvelope soundRequest(WireFields w) {
+    return soundRequest(w, w.chance(0.4) ? 0 : w.chance(0.5) ? 1 : 2);
+  }
+
+  /** A create (0), CAS (1) or get (2) of a fresh key, as a sound client would send it. */
+  private static ClientEnvelope soundRequest(WireFields w, int kind) {
+    ByteString key = fuzzKey(w);
+    ClientRequest.Builder r =
+        ClientRequest.newBuilder()
+            .setInvokedAtMicros(TimeUnit.MILLISECONDS.toMicros(System.currentTimeMillis()));
+    ByteString value = ByteString.copyFromUtf8("v");
+    if (kind == 0) {
+      r.setCreate(ClientRequest.Create.newBuilder().setKey(key).setValue(value));
+    } else if (kind == 1) {
+      r.setCas(
+          ClientRequest.Cas.newBuilder()
+              .setKey(key)
+              .setExpected(io.frsm.client.proto.Version.newBuilder().setEpoch(1).setTimestamp(1))
+              .setValue(value));
+    } else {
+      r.setGet(ClientRequest.Get.newBuilder().setKey(key));
+    }
+    return ClientEnvelope.newBuilder()
+        .setProtocolVersion(WireFormat.PROTOCOL_VERSION)
+        .setClusterId(TestCluster.CLUSTER_ID)
+        .setRequestId(7)
+        .setRequest(r)
+        .build();
+  }
+
+  private static PeerEnvelope soundPeerMessage(WireFields w) {
+    return soundPeer(w, w.chance(0.3) ? 0 : w.chance(0.5) ? 1 : 2);
+  }
+
+  /** A prepare (0), accept (1) or commit (2) of a fresh key, as node 2 would send it. */
+  private static PeerEnvelope soundPeer(WireFields w, int kind) {
+    Key key = Key.of(fuzzKey(w).toByteArray());
+    long round = TimeUnit.MILLISECONDS.toMicros(System.currentTimeMillis());
+    Ballot ballot = new Ballot(round, 2, 1);
+    RoundId id = new RoundId(2, 1, round);
+    AcceptedValue value = AcceptedValue.live(1, round, ballot, "v".getBytes(US_ASCII), false);
+    io.frsm.consensus.core.Message m =
+        kind == 0
+            ? new io.frsm.consensus.core.Message.Prepare(key, id, ballot, 0)
+            : kind == 1
+                ? new io.frsm.consensus.core.Message.Accept(key, id, value, 0)
+                : new io.frsm.consensus.core.Message.Commit(key, value.withChosen(true));
+    byte[] frame = BadFrames.peerFrame(TestCluster.CLUSTER_ID, 2, m);
+    try {
+      return PeerEnvelope.parseFrom(java.util.Arrays.copyOfRange(frame, 4, frame.length));
+    } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  private static ByteString fuzzKey(WireFields w) {
+    return ByteString.copyFrom(WireFields.KEY_PREFIX)
+        .concat(ByteString.copyFromUtf8(Long.toHexString(w.nextLong())));
   }
 
   private static ClientEnvelope markerRead() {

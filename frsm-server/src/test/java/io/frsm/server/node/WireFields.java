@@ -22,8 +22,8 @@ import java.util.concurrent.TimeUnit;
  * field gets 0-3 elements; an enum field any of its values or an unknown number. Byte fields are
  * empty, short, at the key limit or one beyond it, or (rarely) beyond the value limit; a non-empty
  * one of ordinary size starts with {@link #KEY_PREFIX}, so a key it makes never is a key the test
- * checks. Records every field it sets ({@link #driven()}), so a test can show that none was missed.
- * Not thread-safe.
+ * checks. Or it sets one field of a sound message ({@link #mutateOneField}). Records every field it
+ * sets ({@link #driven()}), so a test can show that none was missed. Not thread-safe.
  */
 final class WireFields {
   /** Every key the generator makes of ordinary size begins with this. */
@@ -98,9 +98,48 @@ final class WireFields {
     return builder;
   }
 
-  /** One of the values a random number of this draw is. */
+  /**
+   * Sets one field of {@code builder} to a drawn value, the rest left as they are: from a sound
+   * message, one that reaches the checks behind the first field a wholly random one fails. The
+   * field is one of the type's (or, where a set message field is picked, one of that message's,
+   * recursively).
+   */
+  <B extends Message.Builder> B mutateOneField(B builder) {
+    mutateOne(builder, 0);
+    return builder;
+  }
+
+  private void mutateOne(Message.Builder b, int depth) {
+    // Of a oneof only the field set (another would replace the sound body with a random one).
+    List<FieldDescriptor> fields = new ArrayList<>();
+    for (FieldDescriptor f : b.getDescriptorForType().getFields()) {
+      if (f.getRealContainingOneof() == null || b.hasField(f)) {
+        fields.add(f);
+      }
+    }
+    FieldDescriptor f = fields.get(random.nextInt(fields.size()));
+    boolean nested =
+        f.getJavaType() == FieldDescriptor.JavaType.MESSAGE
+            && !f.isRepeated()
+            && b.hasField(f)
+            && depth < MAX_DEPTH;
+    if (nested && chance(0.7)) {
+      mutateOne(b.getFieldBuilder(f), depth + 1);
+      return;
+    }
+    if (f.isRepeated()) {
+      b.clearField(f);
+    }
+    set(b, f, depth);
+  }
+
+  /** True with probability {@code p}. */
   boolean chance(double p) {
     return random.nextDouble() < p;
+  }
+
+  long nextLong() {
+    return random.nextLong();
   }
 
   private void fill(Message.Builder b, int depth) {
@@ -206,7 +245,7 @@ final class WireFields {
   }
 
   private byte[] someBytes() {
-    int pick = random.nextInt(20);
+    int pick = random.nextInt(12);
     int size;
     if (pick == 0) {
       return new byte[0];
@@ -214,7 +253,7 @@ final class WireFields {
       size = KEY_LIMIT;
     } else if (pick == 2) {
       size = KEY_LIMIT + 1;
-    } else if (pick == 3 && chance(0.3)) {
+    } else if (pick == 3 && chance(0.2)) {
       size = VALUE_LIMIT + 1;
     } else {
       size = KEY_PREFIX.length + random.nextInt(40);
@@ -225,6 +264,71 @@ final class WireFields {
     }
     System.arraycopy(KEY_PREFIX, 0, b, 0, Math.min(KEY_PREFIX.length, b.length));
     return b;
+  }
+
+  /**
+   * {@code sound} once per value of {@link #extremes} of each of its leaf fields (the scalar fields
+   * of it and of the messages set in it, a oneof's set field only), the rest unchanged; and once
+   * without each message field set in it. Deterministic: every field meets every extreme.
+   */
+  static List<Message> eachLeafAtEachExtreme(Message sound) {
+    return variants(sound, 0);
+  }
+
+  private static List<Message> variants(Message m, int depth) {
+    List<Message> out = new ArrayList<>();
+    for (FieldDescriptor f : m.getDescriptorForType().getFields()) {
+      if ((f.getRealContainingOneof() != null && !m.hasField(f)) || f.isRepeated()) {
+        continue;
+      }
+      if (f.getJavaType() == FieldDescriptor.JavaType.MESSAGE) {
+        if (m.hasField(f) && depth < MAX_DEPTH) {
+          out.add(m.toBuilder().clearField(f).build());
+          for (Message inner : variants((Message) m.getField(f), depth + 1)) {
+            out.add(m.toBuilder().setField(f, inner).build());
+          }
+        }
+        continue;
+      }
+      for (Object v : extremes(f)) {
+        out.add(m.toBuilder().setField(f, v).build());
+      }
+    }
+    return out;
+  }
+
+  /** The extreme values of a scalar field's type (a key-like byte field keeps the prefix). */
+  static List<Object> extremes(FieldDescriptor f) {
+    List<Object> values = new ArrayList<>();
+    switch (f.getJavaType()) {
+      case LONG -> {
+        for (long v : LONGS) {
+          values.add(v);
+        }
+      }
+      case INT -> {
+        for (int v : INTS) {
+          values.add(v);
+        }
+      }
+      case BOOLEAN -> values.addAll(List.of(true, false));
+      case FLOAT -> values.addAll(List.of(Float.NaN, Float.MAX_VALUE, -0.0f));
+      case DOUBLE -> values.addAll(List.of(Double.NaN, Double.MAX_VALUE, -0.0));
+      case STRING -> values.addAll(List.of("", "x".repeat(5000), "\u0000\uffff"));
+      case BYTE_STRING -> {
+        byte[] atLimit = new byte[KEY_LIMIT + 1];
+        System.arraycopy(KEY_PREFIX, 0, atLimit, 0, KEY_PREFIX.length);
+        values.add(ByteString.EMPTY);
+        values.add(ByteString.copyFrom(atLimit, 0, KEY_LIMIT));
+        values.add(ByteString.copyFrom(atLimit));
+      }
+      case ENUM -> {
+        values.addAll(f.getEnumType().getValues());
+        values.add(f.getEnumType().findValueByNumberCreatingIfUnknown(99));
+      }
+      default -> throw new AssertionError("not a scalar: " + f);
+    }
+    return values;
   }
 
   /** The fields of {@code all} not yet driven, for a failure message. */
