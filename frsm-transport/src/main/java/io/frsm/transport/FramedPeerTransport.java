@@ -109,7 +109,8 @@ public final class FramedPeerTransport<M> implements AutoCloseable {
                               ConnectionPreamble.Sniffer.NAME,
                               new ConnectionPreamble.Sniffer(
                                   StreamWire.preamble(),
-                                  streams::accept,
+                                  // the stream stays under this port's limits
+                                  stream -> streams.accept(stream, limits),
                                   List.of(FRAMES, INBOUND)));
                     }
                     ch.pipeline()

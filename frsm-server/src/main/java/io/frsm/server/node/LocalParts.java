@@ -3,6 +3,7 @@ package io.frsm.server.node;
 import io.frsm.client.ClientConnections;
 import io.frsm.client.RequestLimits;
 import io.frsm.client.SessionCounters;
+import io.frsm.client.transport.InboundLimits;
 import io.frsm.client.transport.TransportConfig;
 import io.frsm.client.transport.TransportEventLoops;
 import io.frsm.client.transport.tls.ChannelSecurity;
@@ -83,7 +84,12 @@ final class LocalParts {
               StreamSettings.defaults()
                   .withMaxBytesPerSecond(settings.get(StreamKeys.MAX_BYTES_PER_SECOND))
                   .withSnapshotTtl(settings.get(StreamKeys.SNAPSHOT_TTL)),
-              settings.meterRegistry());
+              settings.meterRegistry(),
+              // the stream connections this node dials share the node's frame budget (issue 24)
+              new InboundLimits(
+                  "stream connections this node dialed",
+                  transportConfig,
+                  loops.nodeFrameBudget(transportConfig)));
     } catch (IOException | RuntimeException e) {
       loops.close();
       throw e;
@@ -118,7 +124,8 @@ final class LocalParts {
             topology,
             streams.acceptor());
     clients = new EmbeddedClients(router, settings.createSettle().toNanos(), sessions);
-    SecurityMeters.register(metrics, transports, security, serving::unknownSenders);
+    SecurityMeters.register(
+        metrics, transports, streams.dialedLimits(), security, serving::unknownSenders);
   }
 
   /** Peer frames the transport refused (each closed its connection); 0 before it started. */

@@ -86,6 +86,7 @@ final class NodeMetrics implements AutoCloseable {
             .description("peer messages dropped for a field out of range (key, value, range)")
             .tag("stage", "admission")
             .register(registry));
+    counts.add(refusedPeerFrames); // held weakly by its counter, as in counter(): keep it
     add(
         FunctionCounter.builder(
                 "frsm.peer.messages.refused", refusedPeerFrames, LongSupplier::getAsLong)

@@ -51,20 +51,54 @@ final class SecurityMeters {
         limits::stalledFrames);
   }
 
+  /**
+   * docs/OPERATIONS.md "Configuration file", transport.*: stream connections this node dialed
+   * closed because a frame the other node began did not fit a budget or stalled. Connections it
+   * accepted (streams included) count under the peer port.
+   */
+  private static void dialedStreamMeters(NodeMetrics metrics, InboundLimits limits) {
+    String name = "frsm.transport.stream.inbound.refused";
+    metrics.counter(
+        name,
+        "dialed stream connections closed: a begun frame did not fit"
+            + " transport.partialFrameBudgetBytes (all dialed stream connections together)",
+        "reason",
+        "frame_budget",
+        limits::refusedFrames);
+    metrics.counter(
+        name,
+        "dialed stream connections closed: a begun frame did not fit what the node's ports and"
+            + " streams left of transport.nodeFrameBudgetBytes",
+        "reason",
+        "node_frame_budget",
+        limits::refusedNodeFrames);
+    metrics.counter(
+        name,
+        "dialed stream connections closed: a begun frame was incomplete after"
+            + " transport.partialFrameTimeout",
+        "reason",
+        "stalled_frame",
+        limits::stalledFrames);
+  }
+
   /** docs/OPERATIONS.md "Security": what the edge refused, by reason. */
   static void register(
       NodeMetrics metrics,
       NodeTransports t,
+      InboundLimits dialedStreams,
       ChannelSecurity security,
       LongSupplier unknownSenders) {
     String refused = "frsm.security.refused";
     inboundLimitMeters(metrics, "peer", t.peers().limits());
     inboundLimitMeters(metrics, "client", t.clients().limits());
+    if (dialedStreams != null) {
+      dialedStreamMeters(metrics, dialedStreams);
+    }
     InboundFrameBudget nodeBudget = t.clients().limits().nodeBudget();
     metrics.gauge(
         "frsm.transport.inbound.frame.budget.reserved.bytes",
-        "bytes inbound frames begun but not complete hold now, all ports together (at most"
-            + " transport.nodeFrameBudgetBytes)",
+        "bytes inbound frames begun but not complete hold now, all ports and stream connections"
+            + " together (at most transport.nodeFrameBudgetBytes)",
         nodeBudget::reservedBytes);
     metrics.counter(
         refused,

@@ -1,5 +1,6 @@
 package io.frsm.server.stream;
 
+import io.frsm.client.transport.InboundLimits;
 import io.frsm.client.transport.TransportEventLoops;
 import io.frsm.client.transport.tls.ChannelSecurity;
 import io.frsm.lsm.LsmEngine;
@@ -124,6 +125,37 @@ public final class RangeStreams implements RangeCopier, AutoCloseable {
       StreamSettings settings,
       MeterRegistry meters)
       throws IOException {
+    return start(
+        selfNodeId,
+        clusterId,
+        security,
+        loops,
+        peerAddresses,
+        dataDirectory,
+        engine,
+        fence,
+        settings,
+        meters,
+        null);
+  }
+
+  /**
+   * As above, the frames of the stream connections this node dials held to {@code dialedLimits}
+   * (which should share the node's frame budget: {@link TransportEventLoops#nodeFrameBudget}).
+   */
+  public static RangeStreams start(
+      int selfNodeId,
+      String clusterId,
+      ChannelSecurity security,
+      TransportEventLoops loops,
+      IntFunction<InetSocketAddress> peerAddresses,
+      Path dataDirectory,
+      LsmEngine engine,
+      ImportFence fence,
+      StreamSettings settings,
+      MeterRegistry meters,
+      InboundLimits dialedLimits)
+      throws IOException {
     return new RangeStreams(
         selfNodeId,
         clusterId,
@@ -133,7 +165,8 @@ public final class RangeStreams implements RangeCopier, AutoCloseable {
         dataDirectory,
         production(engine, fence),
         settings,
-        meters);
+        meters,
+        dialedLimits);
   }
 
   RangeStreams(
@@ -146,6 +179,31 @@ public final class RangeStreams implements RangeCopier, AutoCloseable {
       Parts parts,
       StreamSettings settings,
       MeterRegistry meters)
+      throws IOException {
+    this(
+        selfNodeId,
+        clusterId,
+        security,
+        loops,
+        peerAddresses,
+        dataDirectory,
+        parts,
+        settings,
+        meters,
+        null);
+  }
+
+  RangeStreams(
+      int selfNodeId,
+      String clusterId,
+      ChannelSecurity security,
+      TransportEventLoops loops,
+      IntFunction<InetSocketAddress> peerAddresses,
+      Path dataDirectory,
+      Parts parts,
+      StreamSettings settings,
+      MeterRegistry meters,
+      InboundLimits dialedLimits)
       throws IOException {
     Path stagingRoot = dataDirectory.resolve(STAGING);
     Files.createDirectories(stagingRoot);
@@ -175,7 +233,8 @@ public final class RangeStreams implements RangeCopier, AutoCloseable {
             parts.space(),
             settings,
             new Throttle(settings.maxBytesPerSecond(), System::nanoTime),
-            metrics);
+            metrics,
+            dialedLimits);
     this.handOffs = new HandOffDesk(receiver);
     this.source =
         new StreamSource(
@@ -208,6 +267,11 @@ public final class RangeStreams implements RangeCopier, AutoCloseable {
   /** Where the peer transport hands connections that announced a stream. */
   public StreamAcceptor acceptor() {
     return source;
+  }
+
+  /** What the stream connections this node dials are held to (null: only the frame limit). */
+  public InboundLimits dialedLimits() {
+    return receiver.dialedLimits();
   }
 
   /** Hand-off shipments, sent and received (docs/PROTOCOL.md "Hand-off instead of a scan"). */

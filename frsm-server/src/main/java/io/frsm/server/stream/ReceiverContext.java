@@ -1,5 +1,6 @@
 package io.frsm.server.stream;
 
+import io.frsm.client.transport.InboundLimits;
 import io.frsm.client.transport.TransportEventLoops;
 import io.frsm.client.transport.tls.ChannelSecurity;
 import java.io.IOException;
@@ -9,7 +10,12 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.function.IntFunction;
 
-/** What every copy of one receiving node shares. Immutable. */
+/**
+ * What every copy of one receiving node shares. Immutable. {@code dialedLimits} hold the frames of
+ * the stream connections this node dials (a copy's, a hand-off's) to the node-wide budget for
+ * frames not yet complete, as the peer port's limits hold the connections it accepts; null: only
+ * the stream frame limit (tests).
+ */
 record ReceiverContext(
     int selfNodeId,
     String clusterId,
@@ -21,7 +27,8 @@ record ReceiverContext(
     UsableSpace space,
     StreamSettings settings,
     Throttle throttle,
-    StreamMetrics metrics) {
+    StreamMetrics metrics,
+    InboundLimits dialedLimits) {
 
   /** Publishes staged files into the engine, all or none (the engine's importRingRange). */
   @FunctionalInterface

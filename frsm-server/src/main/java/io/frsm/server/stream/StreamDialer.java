@@ -56,7 +56,7 @@ final class StreamDialer {
                     context.security().dialed(ch, address, IdentityRule.node(source));
                     ch.pipeline()
                         .addLast(new IdleStateHandler(idleMillis, 0, 0, TimeUnit.MILLISECONDS))
-                        .addLast(framing.decoder(() -> {}))
+                        .addLast(framing.decoder(() -> {}, context.dialedLimits()))
                         .addLast(FrameEncoder.INSTANCE)
                         .addLast(new Inbound(events, source, context));
                   }

@@ -1,6 +1,7 @@
 package io.frsm.server.stream;
 
 import io.frsm.client.transport.FrameEncoder;
+import io.frsm.client.transport.InboundLimits;
 import io.frsm.client.transport.tls.ChannelSecurity;
 import io.frsm.transport.stream.StreamAcceptor;
 import io.frsm.transport.stream.StreamFraming;
@@ -40,12 +41,12 @@ final class StreamSource implements StreamAcceptor {
   }
 
   @Override
-  public void accept(Channel channel) {
+  public void accept(Channel channel, InboundLimits limits) {
     long idleMillis = context.settings().idleTimeout().toMillis();
     channel
         .pipeline()
         .addLast(new IdleStateHandler(idleMillis, 0, 0, TimeUnit.MILLISECONDS))
-        .addLast(framing.decoder(refusedFrames::increment))
+        .addLast(framing.decoder(refusedFrames::increment, limits))
         .addLast(FrameEncoder.INSTANCE)
         .addLast(new SourceConnection(context));
   }

@@ -16,6 +16,7 @@ import io.frsm.server.config.ZooKeeperKeys;
 import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -255,6 +256,24 @@ class DockerFilesIT {
           assertTrue(port.startsWith("127.0.0.1:"), name + ": metrics on the host's loopback");
         }
       }
+
+      // Issue 24 point 5: started once ZooKeeper is healthy, given more than the drain timeout
+      // to stop gracefully, and held to a memory limit.
+      assertEquals(
+          "service_healthy",
+          map(map(service.get("depends_on")).get(zookeeper)).get("condition"),
+          name + " waits for a healthy ZooKeeper");
+      assertNotNull(
+          map(services.get(zookeeper)).get("healthcheck"), "ZooKeeper has a health check");
+      Matcher grace =
+          Pattern.compile("(\\d+)s").matcher(String.valueOf(service.get("stop_grace_period")));
+      assertTrue(grace.matches(), name + ": stop_grace_period in seconds");
+      assertTrue(
+          Duration.ofSeconds(Long.parseLong(grace.group(1)))
+                  .compareTo(config.get(NodeKeys.DRAIN_TIMEOUT))
+              > 0,
+          name + ": stop_grace_period above node.drainTimeout");
+      assertNotNull(service.get("mem_limit"), name + " has a memory limit");
     }
     assertEquals(Set.of(1, 2, 3), nodeIds);
   }

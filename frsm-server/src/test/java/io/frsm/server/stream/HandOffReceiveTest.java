@@ -130,7 +130,7 @@ class HandOffReceiveTest {
                 executor,
                 desk));
     EmbeddedChannel ch = new EmbeddedChannel();
-    source.accept(ch);
+    source.accept(ch, null);
     return ch;
   }
 

@@ -84,7 +84,7 @@ class SourceConnectionTest {
 
   private EmbeddedChannel channel() {
     EmbeddedChannel ch = new EmbeddedChannel();
-    source.accept(ch);
+    source.accept(ch, null);
     return ch;
   }
 
@@ -141,7 +141,13 @@ class SourceConnectionTest {
     }
     assertTrue(e.hasError(), e.toString());
     assertTrue(e.getError().getMessage().contains(reason), e.getError().getMessage());
-    ch.runPendingTasks();
+    // The source writes the error and closes on its executor's thread (an embedded channel runs
+    // both at once there): the error can be read here before the close has run.
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (ch.isOpen() && System.nanoTime() < deadline) {
+      ch.runPendingTasks();
+      TimeUnit.MILLISECONDS.sleep(1);
+    }
     assertFalse(ch.isOpen(), "closed after " + reason);
     ch.finishAndReleaseAll(); // runs the close's inactive event: the session is over
   }

@@ -4,6 +4,7 @@ import io.frsm.cell.AcceptedValue;
 import io.frsm.cell.Ballot;
 import io.frsm.cell.Cell;
 import io.frsm.cell.Key;
+import io.frsm.client.transport.InboundLimits;
 import io.frsm.client.transport.TransportConfig;
 import io.frsm.client.transport.TransportEventLoops;
 import io.frsm.client.transport.tls.CertificateIdentity;
@@ -122,6 +123,7 @@ final class StreamTestNode implements AutoCloseable {
       TransportEventLoops loops = TransportEventLoops.create(2, false);
       ChannelSecurity security = security(id);
       SimpleMeterRegistry meters = new SimpleMeterRegistry();
+      TransportConfig transport = TransportConfig.builder(CLUSTER).build();
       RangeStreams streams =
           new RangeStreams(
               id,
@@ -132,14 +134,17 @@ final class StreamTestNode implements AutoCloseable {
               dir,
               seams.apply(RangeStreams.production(engine)),
               settings,
-              meters);
+              meters,
+              // as a node: dialed streams held to the node's frame budget, with its peer port
+              new InboundLimits(
+                  "stream connections dialed", transport, loops.nodeFrameBudget(transport)));
       NettyPeerTransport peers =
           NettyPeerTransport.start(
               id,
               new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
               addresses::get,
               (from, m) -> {},
-              TransportConfig.builder(CLUSTER).build(),
+              transport,
               loops,
               security,
               streams.acceptor());

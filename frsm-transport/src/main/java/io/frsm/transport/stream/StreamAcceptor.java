@@ -1,5 +1,6 @@
 package io.frsm.transport.stream;
 
+import io.frsm.client.transport.InboundLimits;
 import io.netty.channel.Channel;
 
 /**
@@ -10,5 +11,11 @@ import io.netty.channel.Channel;
  */
 @FunctionalInterface
 public interface StreamAcceptor {
-  void accept(Channel channel);
+  /**
+   * {@code limits} are the peer port's, which the connection stays under: its stream frame decoder
+   * must hold each begun frame to them ({@link StreamFraming#decoder(Runnable, InboundLimits)}), so
+   * that stream frames share the port's and the node's budgets for frames not yet complete with
+   * every peer and client frame (issue 24). Null only for a channel no port accepted (tests).
+   */
+  void accept(Channel channel, InboundLimits limits);
 }

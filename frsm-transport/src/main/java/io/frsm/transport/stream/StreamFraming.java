@@ -4,6 +4,7 @@ import com.google.protobuf.CodedInputStream;
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.frsm.client.transport.EnvelopeHeader;
 import io.frsm.client.transport.FrameDecoder;
+import io.frsm.client.transport.InboundLimits;
 import io.frsm.client.transport.WireDecodeException;
 import io.frsm.transport.proto.StreamEnvelope;
 import java.io.IOException;
@@ -20,9 +21,15 @@ public final class StreamFraming implements FrameDecoder.EnvelopeReader {
     this.header = new EnvelopeHeader(clusterId, StreamWire.PROTOCOL_VERSION);
   }
 
-  /** A decoder for a stream connection's frames. */
-  public FrameDecoder decoder(Runnable onRefused) {
-    return new FrameDecoder(StreamWire.MAX_FRAME_BYTES, this, onRefused);
+  /**
+   * A decoder for a stream connection's frames, each begun frame held to {@code limits} while it is
+   * incomplete: its declared length reserved from their port's and the node's budgets, its rest due
+   * within their partial-frame timeout; either refusal closes the connection, counted and logged by
+   * {@code limits} (docs/formats/streaming.md "Frames and the node's budget"). Null {@code limits}:
+   * only the frame limit ({@link StreamWire#MAX_FRAME_BYTES}) holds — for tests on in-JVM channels.
+   */
+  public FrameDecoder decoder(Runnable onRefused, InboundLimits limits) {
+    return new FrameDecoder(StreamWire.MAX_FRAME_BYTES, this, onRefused, limits);
   }
 
   @Override
