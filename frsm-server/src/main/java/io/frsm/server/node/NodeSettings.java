@@ -51,6 +51,7 @@ record NodeSettings(
     Objects.requireNonNull(config, "config");
     new CoreConfig.Modes(
         config.get(ConsensusKeys.LEADER_ONLY_READS), forcedColdCasShare); // checks it
+    handOffLimits(config); // checks the drain budget against the per-range cap
     meterRegistry = meterRegistry != null ? meterRegistry : new SimpleMeterRegistry();
     onFatalError = onFatalError != null ? onFatalError : error -> {};
     diskSpace = diskSpace != null ? diskSpace : DiskSpaceGuard.Probe.FILE_STORE;
@@ -146,6 +147,18 @@ record NodeSettings(
                 true, config.get(ConsensusKeys.LEASE), config.get(ConsensusKeys.CLOCK_DRIFT_PPM)))
         .modes(modes())
         .build();
+  }
+
+  /** What a node's hand-backs may drain (consensus.handOffMaxKeys and the two keys after it). */
+  io.frsm.server.zk.HandOffLimits handOffLimits() {
+    return handOffLimits(config);
+  }
+
+  private static io.frsm.server.zk.HandOffLimits handOffLimits(FrsmConfig config) {
+    return new io.frsm.server.zk.HandOffLimits(
+        config.get(ConsensusKeys.HAND_OFF_MAX_KEYS),
+        config.get(ConsensusKeys.HAND_OFF_DRAIN_BUDGET_KEYS),
+        config.get(ConsensusKeys.HAND_OFF_MAX_ABSENCE));
   }
 
   CoreConfig.Modes modes() {
