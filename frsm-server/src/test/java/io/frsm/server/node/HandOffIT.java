@@ -115,8 +115,18 @@ class HandOffIT {
 
       HandOffTally[] standInTallies = {null, null, tally(cluster.node(2)), tally(cluster.node(3))};
       long errorsAtGiveUp = load.errorCount();
+      long giveUpAt = System.nanoTime();
       giveUp(cluster, ledBy1);
       load.awaitIncrementsAfter(System.nanoTime(), TIMEOUT, "increments at the stand-ins");
+      long servedAt = System.nanoTime();
+      System.out.printf(
+          "hand-off %s: longest write gap of a hot key at the give-up %d ms%n",
+          handOff ? "on" : "off",
+          TimeUnit.NANOSECONDS.toMillis(
+              load.keys().stream()
+                  .mapToLong(k -> HotKeyLoad.longestWriteGapNanos(k, giveUpAt, servedAt))
+                  .max()
+                  .orElse(0)));
       load.awaitIncrementsAfter(System.nanoTime(), TIMEOUT, "more increments at the stand-ins");
       if (preload > 0) {
         // The stand-ins scanned the bulk in their own terms: wait, so the return measures only
@@ -141,7 +151,18 @@ class HandOffIT {
       awaitLeaderOnly(n1, before, ledBy1.size());
       long backMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - backAt);
       load.awaitIncrementsAfter(System.nanoTime(), TIMEOUT, "increments after the return");
+      long endAt = System.nanoTime();
       load.close();
+      // The write pause the return cost each hot key: its longest time without an acknowledged
+      // increment from the return on (the drain, the delivery, the release and the grant).
+      long longestWriteGap =
+          load.keys().stream()
+              .mapToLong(k -> HotKeyLoad.longestWriteGapNanos(k, backAt, endAt))
+              .max()
+              .orElse(0);
+      System.out.printf(
+          "hand-off %s: longest write gap of a hot key after the return %d ms%n",
+          handOff ? "on" : "off", TimeUnit.NANOSECONDS.toMillis(longestWriteGap));
       List<String> violations = load.counterViolations(cluster.thinClient());
       HandOffTally after = tally(n1);
       HandBackCounts standIns = sum(cluster);
