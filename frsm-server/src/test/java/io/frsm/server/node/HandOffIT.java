@@ -81,7 +81,16 @@ class HandOffIT {
 
   private static Result run(Path dir, boolean handOff, int preload) throws Exception {
     try (TestCluster cluster =
-        TestCluster.withTweaks(dir, b -> b.set(ConsensusKeys.HAND_OFF, handOff))) {
+        TestCluster.withTweaks(
+            dir,
+            b -> {
+              b.set(ConsensusKeys.HAND_OFF, handOff);
+              // To compare a budget that never holds a hand-off back (e.g. 1048576).
+              Integer budget = Integer.getInteger("frsm.handoff.drainBudgetKeys");
+              if (budget != null) {
+                b.set(ConsensusKeys.HAND_OFF_DRAIN_BUDGET_KEYS, budget);
+              }
+            })) {
       Ring ring = cluster.ring();
       List<Integer> ledBy1 = new ArrayList<>();
       for (int r = 0; r < ring.rangeCount(); r++) {
