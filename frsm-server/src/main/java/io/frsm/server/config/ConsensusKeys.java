@@ -106,7 +106,7 @@ public final class ConsensusKeys {
               io.frsm.server.zk.HandOffLimits.DEFAULT_DRAIN_BUDGET_KEYS)
           .range(1, CoreConfig.Modes.HAND_OFF_KEYS_LIMIT)
           .doc(
-              "with consensus.handOff: the most written keys all of a node's hand-off drains settle at once (at least consensus.handOffMaxKeys); a hand-off that does not fit what is left releases plainly and the successor scans");
+              "with consensus.handOff: the most written keys all of a node's hand-off drains settle at once (below consensus.handOffMaxKeys it counts as that); a hand-off that does not fit what is left releases plainly and the successor scans");
 
   /** docs/PROTOCOL.md "Declining": the absence limit. */
   public static final ConfigKey<Duration> HAND_OFF_MAX_ABSENCE =

@@ -51,7 +51,6 @@ record NodeSettings(
     Objects.requireNonNull(config, "config");
     new CoreConfig.Modes(
         config.get(ConsensusKeys.LEADER_ONLY_READS), forcedColdCasShare); // checks it
-    handOffLimits(config); // checks the drain budget against the per-range cap
     meterRegistry = meterRegistry != null ? meterRegistry : new SimpleMeterRegistry();
     onFatalError = onFatalError != null ? onFatalError : error -> {};
     diskSpace = diskSpace != null ? diskSpace : DiskSpaceGuard.Probe.FILE_STORE;
@@ -154,10 +153,15 @@ record NodeSettings(
     return handOffLimits(config);
   }
 
+  /**
+   * A budget below the per-range cap counts as the cap: one full drain must be able to start, and
+   * each key stays valid on its own whatever the other's value.
+   */
   private static io.frsm.server.zk.HandOffLimits handOffLimits(FrsmConfig config) {
+    int maxKeys = config.get(ConsensusKeys.HAND_OFF_MAX_KEYS);
     return new io.frsm.server.zk.HandOffLimits(
-        config.get(ConsensusKeys.HAND_OFF_MAX_KEYS),
-        config.get(ConsensusKeys.HAND_OFF_DRAIN_BUDGET_KEYS),
+        maxKeys,
+        Math.max(maxKeys, config.get(ConsensusKeys.HAND_OFF_DRAIN_BUDGET_KEYS)),
         config.get(ConsensusKeys.HAND_OFF_MAX_ABSENCE));
   }
 
