@@ -74,6 +74,9 @@ final class HandOffs {
     final List<Key> failed = new ArrayList<>();
     long retryAtNanos;
 
+    /** The written keys the drain began with: what the agent's drain budget counts. */
+    int startKeys;
+
     Drain(int range, long term) {
       this.range = range;
       this.term = term;
@@ -135,6 +138,15 @@ final class HandOffs {
     return requestId <= READ_ID_TOP && requestId > READ_ID_FLOOR;
   }
 
+  /**
+   * The keys the drain of {@code range}'s term {@code term} began with, or -1 if no such drain runs
+   * (declined, never begun, shipped or dropped).
+   */
+  int drainKeys(int range, long term) {
+    Drain d = drains.get(range);
+    return d == null || d.term != term ? -1 : d.startKeys;
+  }
+
   /** Whether client operations on {@code range} are refused: its hand-off is draining. */
   boolean refuses(int range) {
     return drains.containsKey(range);
@@ -165,11 +177,12 @@ final class HandOffs {
 
   /**
    * How many keys this node wrote in {@code term} of {@code range} if that is more than a hand-off
-   * drains ({@link CoreConfig.Modes#handOffMaxKeys}; beyond {@link #WRITTEN_KEYS_MAX}: that + 1),
-   * else -1. A drain already running is never declined. Declining changes nothing: the range keeps
-   * taking operations and the agent releases plainly, today's path without hand-off.
+   * drains ({@link CoreConfig.Modes#handOffMaxKeys} or this hand-off's {@code cap}, whichever is
+   * lower; beyond {@link #WRITTEN_KEYS_MAX}: that + 1), else -1. A drain already running is never
+   * declined. Declining changes nothing: the range keeps taking operations and the agent releases
+   * plainly, today's path without hand-off.
    */
-  int declines(int range, long term) {
+  int declines(int range, long term, int cap) {
     if (!enabled || drains.containsKey(range)) {
       return -1;
     }
@@ -178,7 +191,7 @@ final class HandOffs {
       return -1;
     }
     int count = w.overflow ? WRITTEN_KEYS_MAX + 1 : w.keys.size();
-    if (count <= maxKeys) {
+    if (count <= Math.min(maxKeys, cap)) {
       return -1;
     }
     declined++;
@@ -202,6 +215,7 @@ final class HandOffs {
     if (w != null && w.term == term) {
       d.toSettle.addAll(w.keys);
     }
+    d.startKeys = d.toSettle.size();
     if (shipBeforeRecommit) {
       // The broken rule: no settle reads, no waiting for the rounds in flight; each written key
       // ships its newest local value as if it were chosen.

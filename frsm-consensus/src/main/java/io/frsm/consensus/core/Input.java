@@ -152,14 +152,25 @@ public sealed interface Input {
    * ended its term in the same step as a {@link ReleaseLease} does; the agent delivers the shipment
    * to the successor and releases. Ignored unless {@code term} is this node's current term of the
    * range and not given up. Keep renewing the lease until the shipment: the settles need it. If the
-   * node wrote more keys in the term than {@link CoreConfig.Modes#handOffMaxKeys}, it answers
-   * {@link Effect.HandOffDeclined} at once instead and nothing stops: release plainly.
+   * node wrote more keys in the term than {@link CoreConfig.Modes#handOffMaxKeys}, or than {@code
+   * maxKeys}, it answers {@link Effect.HandOffDeclined} at once instead and nothing stops: release
+   * plainly.
+   *
+   * @param maxKeys this hand-off's own cap on the keys written in the term, below the configured
+   *     one: the agent's share of a budget that spans the node's core shards (docs/PROTOCOL.md
+   *     "Declining", the drain budget); 0 drains only a term that wrote nothing
    */
-  record HandOff(int range, long term) implements Input {
+  record HandOff(int range, long term, int maxKeys) implements Input {
     public HandOff {
-      if (range < 0 || term < 1) {
-        throw new IllegalArgumentException("range >= 0, term >= 1: " + range + ", " + term);
+      if (range < 0 || term < 1 || maxKeys < 0) {
+        throw new IllegalArgumentException(
+            "range >= 0, term >= 1, maxKeys >= 0: " + range + ", " + term + ", " + maxKeys);
       }
+    }
+
+    /** Capped by the configuration only. */
+    public HandOff(int range, long term) {
+      this(range, term, Integer.MAX_VALUE);
     }
   }
 

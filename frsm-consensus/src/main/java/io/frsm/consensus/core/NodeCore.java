@@ -183,7 +183,7 @@ public final class NodeCore {
     if (!handOffs.enabled() || !leases.stillHolds(handOff.range(), handOff.term())) {
       return;
     }
-    int written = handOffs.declines(handOff.range(), handOff.term());
+    int written = handOffs.declines(handOff.range(), handOff.term(), handOff.maxKeys());
     if (written >= 0) {
       // Too many keys to settle within the lease: answered at once, nothing stops.
       out.add(new Effect.HandOffDeclined(handOff.range(), handOff.term(), written));
@@ -394,6 +394,15 @@ public final class NodeCore {
    */
   public long rangeScansCompleted() {
     return leases.scansCompleted();
+  }
+
+  /**
+   * The written keys the drain of {@code range}'s term {@code term} began with (what a node-wide
+   * drain budget counts), or -1 if no such drain runs: after an {@link Input.HandOff}, -1 means it
+   * was declined or ignored, or the drain already shipped.
+   */
+  public int handOffDrainKeys(int range, long term) {
+    return handOffs.drainKeys(range, term);
   }
 
   /** Hand-offs this core shipped (diagnostics and tests). */

@@ -95,6 +95,29 @@ public final class ConsensusKeys {
           .doc(
               "with consensus.handOff: the most keys a range leader may have written in its term and still drain and ship them; more: it releases plainly and the successor scans");
 
+  /**
+   * docs/PROTOCOL.md "Declining": the keys all of a node's hand-off drains settle at once; a
+   * hand-off that does not fit what is left is released plainly.
+   */
+  public static final ConfigKey<Integer> HAND_OFF_DRAIN_BUDGET_KEYS =
+      ConfigKey.of(
+              "consensus.handOffDrainBudgetKeys",
+              ValueType.INTEGER,
+              io.frsm.server.zk.HandOffLimits.DEFAULT_DRAIN_BUDGET_KEYS)
+          .range(1, CoreConfig.Modes.HAND_OFF_KEYS_LIMIT)
+          .doc(
+              "with consensus.handOff: the most written keys all of a node's hand-off drains settle at once (below consensus.handOffMaxKeys it counts as that); a hand-off that does not fit what is left releases plainly and the successor scans");
+
+  /** docs/PROTOCOL.md "Declining": the absence limit. */
+  public static final ConfigKey<Duration> HAND_OFF_MAX_ABSENCE =
+      ConfigKey.of(
+              "consensus.handOffMaxAbsence",
+              ValueType.DURATION,
+              io.frsm.server.zk.HandOffLimits.DEFAULT_MAX_ABSENCE)
+          .range(Duration.ZERO, Duration.ofDays(7))
+          .doc(
+              "with consensus.handOff: a hand-back to a returning node drains only if the interim term lasted at most this long; longer: it releases plainly and the returning node scans");
+
   /** 0 picks {@link NodeDefaults#coreThreads(int)} of the machine's CPUs. */
   public static final ConfigKey<Integer> CORE_THREADS =
       ConfigKey.of("consensus.coreThreads", ValueType.INTEGER, 0)
@@ -127,6 +150,8 @@ public final class ConsensusKeys {
           LEADER_ONLY_READS,
           HAND_OFF,
           HAND_OFF_MAX_KEYS,
+          HAND_OFF_DRAIN_BUDGET_KEYS,
+          HAND_OFF_MAX_ABSENCE,
           CORE_THREADS,
           CORE_ON_TRANSPORT_LOOP,
           CLOCK_CACHE_BYTES);

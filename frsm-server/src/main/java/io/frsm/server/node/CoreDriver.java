@@ -262,12 +262,15 @@ final class CoreDriver {
   }
 
   /**
-   * Hands range {@code range}'s term {@code term} off (Input.HandOff; any thread): completes with
-   * the core's shipment once its drain is done, null if the loop stopped first. The caller bounds
-   * the wait: a drain that cannot finish never answers.
+   * Hands range {@code range}'s term {@code term} off (Input.HandOff with this hand-off's cap
+   * {@code maxKeys}; any thread): completes with the core's shipment once its drain is done, null
+   * if the loop stopped first; {@code begun} hears the drain's key count when it begins. The caller
+   * bounds the wait: a drain that cannot finish never answers.
    */
-  CompletableFuture<io.frsm.consensus.core.HandOffShipment> handOff(int range, long term) {
-    return handOffs.handOff(range, term, (r, t) -> enqueueUnlessStopped(new Input.HandOff(r, t)));
+  CompletableFuture<io.frsm.consensus.core.HandOffShipment> handOff(
+      int range, long term, int maxKeys, java.util.function.IntConsumer begun) {
+    return handOffs.handOff(
+        range, term, begun, (r, t) -> enqueueUnlessStopped(new Input.HandOff(r, t, maxKeys)));
   }
 
   /** Queues {@code input} for the loop unless it stopped: whether it was queued. */

@@ -3,6 +3,7 @@ package io.frsm.server.node;
 import io.frsm.consensus.core.HandOffShipment;
 import io.frsm.consensus.core.Input;
 import io.frsm.server.stream.HandOffDesk;
+import io.frsm.server.zk.HandOffLimits;
 import io.frsm.server.zk.RangeLeadership;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -17,20 +18,28 @@ final class CoreLeaseSink implements RangeLeadership.Sink {
   private final boolean handsOff;
   private final HandOffDesk desk;
   private final Duration deliveryBound;
+  private final HandOffLimits limits;
 
   CoreLeaseSink(CoreShards core) {
-    this(core, null, Duration.ZERO);
+    this(core, null, Duration.ZERO, HandOffLimits.DEFAULT);
   }
 
   /**
    * @param desk where shipments go out (null: no hand-offs, every hand-over a plain release)
    * @param deliveryBound how long a delivery waits for the successor's acknowledgement
+   * @param limits what hand-backs may drain
    */
-  CoreLeaseSink(CoreShards core, HandOffDesk desk, Duration deliveryBound) {
+  CoreLeaseSink(CoreShards core, HandOffDesk desk, Duration deliveryBound, HandOffLimits limits) {
     this.core = core;
     this.handsOff = desk != null;
     this.desk = desk;
     this.deliveryBound = deliveryBound;
+    this.limits = limits;
+  }
+
+  @Override
+  public HandOffLimits handOffLimits() {
+    return limits;
   }
 
   @Override
@@ -39,8 +48,9 @@ final class CoreLeaseSink implements RangeLeadership.Sink {
   }
 
   @Override
-  public CompletableFuture<HandOffShipment> handOff(int range, long term) {
-    return core.handOff(range, term);
+  public CompletableFuture<HandOffShipment> handOff(
+      int range, long term, int maxKeys, java.util.function.IntConsumer begun) {
+    return core.handOff(range, term, maxKeys, begun);
   }
 
   @Override

@@ -168,8 +168,9 @@ final class CoreShards {
   }
 
   /** {@link CoreDriver#handOff} on the shard owning the range. */
-  CompletableFuture<io.frsm.consensus.core.HandOffShipment> handOff(int range, long term) {
-    return drivers[routing.ofRange(range)].handOff(range, term);
+  CompletableFuture<io.frsm.consensus.core.HandOffShipment> handOff(
+      int range, long term, int maxKeys, java.util.function.IntConsumer begun) {
+    return drivers[routing.ofRange(range)].handOff(range, term, maxKeys, begun);
   }
 
   /** {@link CoreDriver#releaseLease} on the shard owning the range. */

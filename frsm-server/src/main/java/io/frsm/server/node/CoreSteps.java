@@ -170,6 +170,16 @@ final class CoreSteps {
       carryOut(effects);
       return;
     }
+    if (input instanceof Input.HandOff handOff) {
+      List<Effect> effects = core.step(now(), handOff);
+      // Before the effects, so the agent hears of the drain's size before any shipment of it.
+      int keys = core.handOffDrainKeys(handOff.range(), handOff.term());
+      if (keys >= 0) {
+        handOffs.begun(handOff.range(), handOff.term(), keys);
+      }
+      carryOut(effects);
+      return;
+    }
     carryOut(core.step(now(), input));
   }
 

@@ -63,6 +63,12 @@ final class HandOffMeters {
         counter("frsm.handoff.fallbacks", "hand-offs after which the successor scans", "declined")
             .register(registry, agent, HandBackCounts::declined));
     meters.add(
+        counter("frsm.handoff.fallbacks", "hand-offs after which the successor scans", "budget")
+            .register(registry, agent, HandBackCounts::declinedBudget));
+    meters.add(
+        counter("frsm.handoff.fallbacks", "hand-offs after which the successor scans", "absence")
+            .register(registry, agent, HandBackCounts::declinedAbsence));
+    meters.add(
         FunctionTimer.builder(
                 "frsm.handoff.drain",
                 agent,

@@ -148,6 +148,23 @@ record NodeSettings(
         .build();
   }
 
+  /** What a node's hand-backs may drain (consensus.handOffMaxKeys and the two keys after it). */
+  io.frsm.server.zk.HandOffLimits handOffLimits() {
+    return handOffLimits(config);
+  }
+
+  /**
+   * A budget below the per-range cap counts as the cap: one full drain must be able to start, and
+   * each key stays valid on its own whatever the other's value.
+   */
+  private static io.frsm.server.zk.HandOffLimits handOffLimits(FrsmConfig config) {
+    int maxKeys = config.get(ConsensusKeys.HAND_OFF_MAX_KEYS);
+    return new io.frsm.server.zk.HandOffLimits(
+        maxKeys,
+        Math.max(maxKeys, config.get(ConsensusKeys.HAND_OFF_DRAIN_BUDGET_KEYS)),
+        config.get(ConsensusKeys.HAND_OFF_MAX_ABSENCE));
+  }
+
   CoreConfig.Modes modes() {
     return new CoreConfig.Modes(config.get(ConsensusKeys.LEADER_ONLY_READS), forcedColdCasShare)
         .withHandOff(config.get(ConsensusKeys.HAND_OFF))

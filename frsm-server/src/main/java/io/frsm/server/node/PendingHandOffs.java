@@ -5,6 +5,7 @@ import io.frsm.server.zk.HandOffDeclined;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.IntConsumer;
 
 /**
  * The hand-offs asked of one core ({@code Input.HandOff}) whose drain has not shipped yet ({@code
@@ -18,20 +19,40 @@ final class PendingHandOffs {
 
   private final Map<Drain, CompletableFuture<HandOffShipment>> open = new ConcurrentHashMap<>();
 
-  /** The shipment of {@code range}'s term {@code term}, once the core drained it. */
-  CompletableFuture<HandOffShipment> handOff(int range, long term, PendingReleases.Asker asker) {
+  /** Who hears how many keys an open drain began with. */
+  private final Map<Drain, IntConsumer> begunListeners = new ConcurrentHashMap<>();
+
+  /**
+   * The shipment of {@code range}'s term {@code term}, once the core drained it; {@code begun}
+   * hears the drain's key count when it begins (not if it is declined).
+   */
+  CompletableFuture<HandOffShipment> handOff(
+      int range, long term, IntConsumer begun, PendingReleases.Asker asker) {
     Drain key = new Drain(range, term);
     CompletableFuture<HandOffShipment> answer = new CompletableFuture<>();
     CompletableFuture<HandOffShipment> earlier = open.putIfAbsent(key, answer);
     if (earlier != null) {
       return earlier;
     }
+    begunListeners.put(key, begun);
     // Forgotten once answered by anyone (the agent's bound included): nothing accumulates.
-    answer.whenComplete((s, e) -> open.remove(key, answer));
+    answer.whenComplete(
+        (s, e) -> {
+          open.remove(key, answer);
+          begunListeners.remove(key, begun);
+        });
     if (!asker.ask(range, term)) {
       answer.complete(null);
     }
     return answer;
+  }
+
+  /** The core began the drain of {@code range}'s term {@code term} with {@code keys} keys. */
+  void begun(int range, long term, int keys) {
+    IntConsumer listener = begunListeners.remove(new Drain(range, term));
+    if (listener != null) {
+      listener.accept(keys);
+    }
   }
 
   /** The core shipped {@code s}. */
@@ -54,5 +75,6 @@ final class PendingHandOffs {
   void failAll() {
     open.values().forEach(a -> a.complete(null));
     open.clear();
+    begunListeners.clear();
   }
 }

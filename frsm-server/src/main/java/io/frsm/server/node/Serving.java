@@ -64,6 +64,7 @@ final class Serving {
    *     watch's thread; must not block)
    * @param onFatal called once if the core stops on a fatal error
    * @param silence drops what would make the acceptor write while disk space is low
+   * @param handOffLimits what hand-backs may drain (with {@code consensus.handOff})
    */
   record Site(
       int self,
@@ -77,7 +78,8 @@ final class Serving {
       Duration stepDownAfter,
       Runnable leadersChanged,
       Consumer<Throwable> onFatal,
-      AcceptorSilence silence) {}
+      AcceptorSilence silence,
+      io.frsm.server.zk.HandOffLimits handOffLimits) {}
 
   /**
    * Starts the core's shards over {@code ring} with {@code config}, then watches the range leaders
@@ -146,7 +148,7 @@ final class Serving {
               site.lease(),
               config.leases().driftPartsPerMillion(),
               config.modes().handOff()
-                  ? new CoreLeaseSink(core, handOffs, site.lease())
+                  ? new CoreLeaseSink(core, handOffs, site.lease(), site.handOffLimits())
                   : new CoreLeaseSink(core),
               publishUnreachable);
       quorums.listen(leadership::quorumChanged);

@@ -77,7 +77,8 @@ final class ServingStart implements ClusterFormation.RingListener {
                       serving.endLeadership(true);
                       settings.onFatalError().accept(error);
                     }),
-            local.diskSpace.silence());
+            local.diskSpace.silence(),
+            settings.handOffLimits());
     serving.start(
         config,
         shape,

@@ -13,6 +13,10 @@ package io.frsm.server.zk;
  *     scans)
  * @param declined hand-offs the core declined at once (more keys written than a drain takes):
  *     released plainly, the successor scans
+ * @param declinedBudget hand-offs the core declined at once because the keys written did not fit
+ *     what was left of the node's drain budget
+ * @param declinedAbsence hand-backs declined before asking the core: the interim term lasted longer
+ *     than the absence limit
  * @param drainNanos the drains that shipped, from the hand-off's start to the shipment: their total
  *     time in nanoseconds
  * @param drainNanosMax the longest of those drains
@@ -25,5 +29,7 @@ public record HandBackCounts(
     long withoutShipment,
     long notAcknowledged,
     long declined,
+    long declinedBudget,
+    long declinedAbsence,
     long drainNanos,
     long drainNanosMax) {}

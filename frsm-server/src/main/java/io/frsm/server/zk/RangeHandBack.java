@@ -2,6 +2,8 @@ package io.frsm.server.zk;
 
 import io.frsm.consensus.core.HandOffShipment;
 import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -23,7 +25,10 @@ import java.util.function.LongSupplier;
  *
  * <p>A core that wrote more keys in the term than a drain takes declines at once ({@link
  * HandOffDeclined}): nothing stopped there, and the range is released plainly at once — the
- * successor scans, as without hand-off, and no lease is spent waiting.
+ * successor scans, as without hand-off, and no lease is spent waiting. What a drain takes is the
+ * lower of the per-range cap and what is left of the node-wide {@link DrainBudget}. A hand-back to
+ * a returning node whose interim term lasted longer than {@link HandOffLimits#maxAbsence} is
+ * declined here, before the core is asked.
  *
  * <p>Bounded: a drain that has not shipped within one lease (its settles need a quorum the node may
  * not reach) is given up and the range released plainly; the successor then scans. A delivery that
@@ -47,9 +52,31 @@ final class RangeHandBack {
   private final Duration bound;
   private final Consumer<Runnable> post;
   private final LongSupplier nanoClock;
+  private final HandOffLimits limits;
+  private final DrainBudget budget;
 
-  /** Ranges whose hand-off is under way, with the grant it hands off. */
-  private final Map<Integer, TermGrant> underWay = new HashMap<>();
+  /** One range's hand-off, from {@link #begin} until it released or ended another way. */
+  private static final class Run {
+    final int range;
+    final TermGrant grant;
+    final int successor;
+    final Runnable release;
+    DrainBudget.Share share;
+    long startNanos;
+
+    Run(int range, TermGrant grant, int successor, Runnable release) {
+      this.range = range;
+      this.grant = grant;
+      this.successor = successor;
+      this.release = release;
+    }
+  }
+
+  /** Ranges whose hand-off is under way (waiting to ask, draining, or delivering). */
+  private final Map<Integer, Run> underWay = new HashMap<>();
+
+  /** Hand-offs waiting for asks outstanding to be answered ({@link DrainBudget#mustWait}). */
+  private final Deque<Run> waiting = new ArrayDeque<>();
 
   private final LongAdder begun = new LongAdder();
   private final LongAdder shipped = new LongAdder();
@@ -58,6 +85,8 @@ final class RangeHandBack {
   private final LongAdder noShipment = new LongAdder();
   private final LongAdder notAcknowledged = new LongAdder();
   private final LongAdder declined = new LongAdder();
+  private final LongAdder declinedBudget = new LongAdder();
+  private final LongAdder declinedAbsence = new LongAdder();
   private final LongAdder drainNanos = new LongAdder();
   private final LongAccumulator drainNanosMax = new LongAccumulator(Math::max, 0);
 
@@ -84,6 +113,8 @@ final class RangeHandBack {
     this.bound = bound;
     this.post = post;
     this.nanoClock = nanoClock;
+    this.limits = sink.handOffLimits();
+    this.budget = new DrainBudget(limits.drainBudgetKeys(), limits.maxKeys());
   }
 
   /** Whether the range's hand-off is under way: the latch stays until it ends. */
@@ -94,10 +125,11 @@ final class RangeHandBack {
   /**
    * Hands {@code range} to {@code successor} with a shipment, then runs {@code release} (the plain
    * hand-over: release through the core, mark, leave the latch) on the event thread. Returns false,
-   * starting nothing, if hand-offs are off or the node holds no term of the range: the caller
-   * releases at once.
+   * starting nothing, if hand-offs are off, the node holds no term of the range, or — {@code
+   * returning}: a hand-back to a node that comes back, not a step-down — the term is older than the
+   * absence limit: the caller releases at once.
    */
-  boolean begin(int range, int successor, String why, Runnable release) {
+  boolean begin(int range, int successor, boolean returning, String why, Runnable release) {
     TermGrant g = held.apply(range);
     if (!sink.handsOff() || g == null || successor < 0 || successor == self) {
       return false;
@@ -105,7 +137,23 @@ final class RangeHandBack {
     if (underWay.containsKey(range)) {
       return true;
     }
-    underWay.put(range, g);
+    long lasted = nanoClock.getAsLong() - g.grantedAtNanos();
+    if (returning && lasted > limits.maxAbsence().toNanos()) {
+      declinedAbsence.increment();
+      LOG.log(
+          System.Logger.Level.INFO,
+          "node {0}: range {1} held in term {2} for {3} s, longer than the absence limit {4};"
+              + " released plainly, node {5} scans",
+          self,
+          range,
+          g.term(),
+          lasted / 1_000_000_000L,
+          limits.maxAbsence(),
+          successor);
+      return false;
+    }
+    Run run = new Run(range, g, successor, release);
+    underWay.put(range, run);
     begun.increment();
     LOG.log(
         System.Logger.Level.INFO,
@@ -115,21 +163,54 @@ final class RangeHandBack {
         g.term(),
         successor,
         why);
-    long startNanos = nanoClock.getAsLong();
+    if (budget.mustWait()) {
+      waiting.add(run);
+    } else {
+      ask(run);
+    }
+    return true;
+  }
+
+  /** Asks the core to drain with what is left of the budget as the cap. */
+  private void ask(Run run) {
+    run.share = budget.take();
+    run.startNanos = nanoClock.getAsLong();
+    DrainBudget.Share share = run.share;
     CompletableFuture<HandOffShipment> drained;
     try {
-      drained = sink.handOff(range, g.term());
+      drained =
+          sink.handOff(
+              run.range,
+              run.grant.term(),
+              share.cap(),
+              keys ->
+                  post.accept(
+                      () -> {
+                        budget.begun(share, keys);
+                        askWaiting();
+                      }));
     } catch (RuntimeException e) {
       drained = CompletableFuture.failedFuture(e);
     }
     // Completed here after the bound (the core's pending answer is then forgotten too).
     drained
         .completeOnTimeout(null, bound.toMillis(), TimeUnit.MILLISECONDS)
-        .whenComplete(
-            (s, error) ->
-                post.accept(
-                    () -> drained(range, g, successor, s, declinedBy(error), startNanos, release)));
-    return true;
+        .whenComplete((s, error) -> post.accept(() -> drained(run, s, declinedBy(error))));
+  }
+
+  /** Asks those waiting, as far as the budget lets them. */
+  private void askWaiting() {
+    while (!waiting.isEmpty() && !budget.mustWait()) {
+      Run run = waiting.poll();
+      if (underWay.get(run.range) != run) {
+        continue; // forgotten meanwhile
+      }
+      if (held.apply(run.range) != run.grant) {
+        underWay.remove(run.range); // the term ended meanwhile: nothing to release
+        continue;
+      }
+      ask(run);
+    }
   }
 
   private static HandOffDeclined declinedBy(Throwable error) {
@@ -139,36 +220,34 @@ final class RangeHandBack {
   }
 
   /**
-   * The drain ended ({@code s}), was declined ({@code declinedBy}) or given up (both null):
-   * deliver, or release plainly.
+   * The drain ended ({@code s}), was declined ({@code declinedBy}) or given up (both null): its
+   * budget comes back; deliver, or release plainly.
    */
-  private void drained(
-      int range,
-      TermGrant g,
-      int successor,
-      HandOffShipment s,
-      HandOffDeclined declinedBy,
-      long startNanos,
-      Runnable release) {
-    if (underWay.get(range) != g) {
+  private void drained(Run run, HandOffShipment s, HandOffDeclined declinedBy) {
+    budget.giveBack(run.share);
+    askWaiting();
+    int range = run.range;
+    if (underWay.get(range) != run) {
       return;
     }
-    if (held.apply(range) != g) {
+    if (held.apply(range) != run.grant) {
       underWay.remove(range); // the term ended meanwhile (lost lease or latch): nothing to release
       return;
     }
     if (declinedBy != null) {
-      declined.increment();
+      boolean overCap = declinedBy.writtenKeys() > limits.maxKeys();
+      (overCap ? declined : declinedBudget).increment();
       LOG.log(
           System.Logger.Level.INFO,
-          "node {0}: range {1} wrote {2} keys in term {3}, too many to drain; released plainly,"
-              + " node {4} scans",
+          "node {0}: range {1} wrote {2} keys in term {3}, more than {4}; released plainly,"
+              + " node {5} scans",
           self,
           range,
           declinedBy.writtenKeys(),
-          g.term(),
-          successor);
-      finish(range, release);
+          run.grant.term(),
+          overCap ? "a drain takes" : "the node's drain budget has left (" + run.share.cap() + ")",
+          run.successor);
+      finish(range, run.release);
       return;
     }
     if (s == null) {
@@ -179,18 +258,18 @@ final class RangeHandBack {
           self,
           range,
           bound,
-          successor);
-      finish(range, release);
+          run.successor);
+      finish(range, run.release);
       return;
     }
-    long took = Math.max(0, nanoClock.getAsLong() - startNanos);
+    long took = Math.max(0, nanoClock.getAsLong() - run.startNanos);
     drainNanos.add(took);
     drainNanosMax.accumulate(took);
     shipped.increment();
     shippedKeys.add(s.entries().size());
     CompletableFuture<Boolean> delivered;
     try {
-      delivered = sink.ship(successor, s);
+      delivered = sink.ship(run.successor, s);
     } catch (RuntimeException e) {
       delivered = CompletableFuture.completedFuture(false);
     }
@@ -210,13 +289,13 @@ final class RangeHandBack {
                             "node {0}: node {1} did not acknowledge the shipment of range {2}"
                                 + " ({3} keys); it scans",
                             self,
-                            successor,
+                            run.successor,
                             range,
                             s.entries().size());
                       }
-                      if (underWay.get(range) == g) {
-                        if (held.apply(range) == g) {
-                          finish(range, release);
+                      if (underWay.get(range) == run) {
+                        if (held.apply(range) == run.grant) {
+                          finish(range, run.release);
                         } else {
                           underWay.remove(range); // the term ended another way meanwhile
                         }
@@ -229,9 +308,24 @@ final class RangeHandBack {
     release.run();
   }
 
-  /** The node stops or the range's term ended another way: forget the hand-off. */
+  /**
+   * The node stops or the range's term ended another way: forget the hand-off; its budget comes
+   * back now (the core's drain ends with the plain release that follows).
+   */
   void forget(int range) {
-    underWay.remove(range);
+    Run run = underWay.remove(range);
+    if (run != null) {
+      waiting.remove(run);
+      if (run.share != null) {
+        budget.giveBack(run.share);
+      }
+      askWaiting();
+    }
+  }
+
+  /** Keys the node's drains hold of the budget now (asked or draining). */
+  int drainBudgetInUse() {
+    return budget.reservedKeys();
   }
 
   HandBackCounts counts() {
@@ -243,6 +337,8 @@ final class RangeHandBack {
         noShipment.sum(),
         notAcknowledged.sum(),
         declined.sum(),
+        declinedBudget.sum(),
+        declinedAbsence.sum(),
         drainNanos.sum(),
         drainNanosMax.get());
   }

@@ -91,13 +91,20 @@ public final class RangeLeadership implements AutoCloseable {
       return false;
     }
 
+    /** What hand-backs may drain ({@link HandOffLimits}; read once, at start). */
+    default HandOffLimits handOffLimits() {
+      return HandOffLimits.DEFAULT;
+    }
+
     /**
-     * Starts the drain of {@code term} (Input.HandOff); completes with the core's shipment once it
-     * is done, null if the core stopped, exceptionally with {@link HandOffDeclined} if the core
-     * declined (too many keys written). May never complete: the agent bounds the wait.
+     * Starts the drain of {@code term} (Input.HandOff, capped at {@code maxKeys} written keys);
+     * completes with the core's shipment once it is done, null if the core stopped, exceptionally
+     * with {@link HandOffDeclined} if the core declined (too many keys written). {@code begun} is
+     * told, on any thread and before the shipment, how many keys the drain began with, if it began.
+     * May never complete: the agent bounds the wait.
      */
     default java.util.concurrent.CompletableFuture<io.frsm.consensus.core.HandOffShipment> handOff(
-        int range, long term) {
+        int range, long term, int maxKeys, java.util.function.IntConsumer begun) {
       return java.util.concurrent.CompletableFuture.completedFuture(null);
     }
 
@@ -528,7 +535,8 @@ public final class RangeLeadership implements AutoCloseable {
               latches.leave(range, why, true);
               rejoinLater(range); // preferred again meanwhile? then it competes again
             };
-        if (!handBack.begin(range, preferredHolder, why, release)) {
+        boolean returning = !unreachable.contains(range); // not a step-down
+        if (!handBack.begin(range, preferredHolder, returning, why, release)) {
           latches.leave(range, why, true);
         }
       }

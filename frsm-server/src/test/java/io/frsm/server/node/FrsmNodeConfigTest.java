@@ -82,6 +82,8 @@ class FrsmNodeConfigTest {
         leaderOnlyReads: false
         handOff: true
         handOffMaxKeys: 64
+        handOffDrainBudgetKeys: 128
+        handOffMaxAbsence: 10m
         coreThreads: 3
         coreOnTransportLoop: true
         clockCacheBytes: 32MiB
@@ -180,6 +182,10 @@ class FrsmNodeConfigTest {
     assertEquals(config.transport(), settings.transportConfig());
     assertTrue(settings.modes().handOff(), "consensus.handOff reaches the core's modes");
     assertEquals(64, settings.modes().handOffMaxKeys(), "consensus.handOffMaxKeys too");
+    assertEquals(
+        new io.frsm.server.zk.HandOffLimits(64, 128, java.time.Duration.ofMinutes(10)),
+        settings.handOffLimits(),
+        "the hand-off limits reach the agent");
   }
 
   @Test

@@ -81,7 +81,16 @@ class HandOffIT {
 
   private static Result run(Path dir, boolean handOff, int preload) throws Exception {
     try (TestCluster cluster =
-        TestCluster.withTweaks(dir, b -> b.set(ConsensusKeys.HAND_OFF, handOff))) {
+        TestCluster.withTweaks(
+            dir,
+            b -> {
+              b.set(ConsensusKeys.HAND_OFF, handOff);
+              // To compare a budget that never holds a hand-off back (e.g. 1048576).
+              Integer budget = Integer.getInteger("frsm.handoff.drainBudgetKeys");
+              if (budget != null) {
+                b.set(ConsensusKeys.HAND_OFF_DRAIN_BUDGET_KEYS, budget);
+              }
+            })) {
       Ring ring = cluster.ring();
       List<Integer> ledBy1 = new ArrayList<>();
       for (int r = 0; r < ring.rangeCount(); r++) {
@@ -114,8 +123,19 @@ class HandOffIT {
           "every hot key to take increments");
 
       HandOffTally[] standInTallies = {null, null, tally(cluster.node(2)), tally(cluster.node(3))};
+      long errorsAtGiveUp = load.errorCount();
+      long giveUpAt = System.nanoTime();
       giveUp(cluster, ledBy1);
       load.awaitIncrementsAfter(System.nanoTime(), TIMEOUT, "increments at the stand-ins");
+      long servedAt = System.nanoTime();
+      System.out.printf(
+          "hand-off %s: longest write gap of a hot key at the give-up %d ms%n",
+          handOff ? "on" : "off",
+          TimeUnit.NANOSECONDS.toMillis(
+              load.keys().stream()
+                  .mapToLong(k -> HotKeyLoad.longestWriteGapNanos(k, giveUpAt, servedAt))
+                  .max()
+                  .orElse(0)));
       load.awaitIncrementsAfter(System.nanoTime(), TIMEOUT, "more increments at the stand-ins");
       if (preload > 0) {
         // The stand-ins scanned the bulk in their own terms: wait, so the return measures only
@@ -132,14 +152,26 @@ class HandOffIT {
       }
 
       HandOffTally before = tally(n1);
-      long declinedBefore = sum(cluster).declined();
+      long declinedBefore = declined(sum(cluster));
+      long errorsAtReturn = load.errorCount();
       long backAt = System.nanoTime();
       n1.servingParts().leadership().quorumChanged(Set.of(), Set.copyOf(ledBy1));
       cluster.awaitNaturalLeaders();
       awaitLeaderOnly(n1, before, ledBy1.size());
       long backMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - backAt);
       load.awaitIncrementsAfter(System.nanoTime(), TIMEOUT, "increments after the return");
+      long endAt = System.nanoTime();
       load.close();
+      // The write pause the return cost each hot key: its longest time without an acknowledged
+      // increment from the return on (the drain, the delivery, the release and the grant).
+      long longestWriteGap =
+          load.keys().stream()
+              .mapToLong(k -> HotKeyLoad.longestWriteGapNanos(k, backAt, endAt))
+              .max()
+              .orElse(0);
+      System.out.printf(
+          "hand-off %s: longest write gap of a hot key after the return %d ms%n",
+          handOff ? "on" : "off", TimeUnit.NANOSECONDS.toMillis(longestWriteGap));
       List<String> violations = load.counterViolations(cluster.thinClient());
       HandOffTally after = tally(n1);
       HandBackCounts standIns = sum(cluster);
@@ -155,6 +187,7 @@ class HandOffIT {
           standIns,
           load.keys().stream().mapToLong(k -> k.acknowledged.get()).sum(),
           load.errorCount());
+      printErrors(load, errorsAtGiveUp, errorsAtReturn);
       assertEquals(List.of(), violations, "acknowledged increments lost or doubled");
       return new Result(
           ledBy1.size(),
@@ -162,7 +195,25 @@ class HandOffIT {
           after.enteredByImport() - before.enteredByImport(),
           standIns,
           backMillis,
-          standIns.declined() - declinedBefore);
+          declined(standIns) - declinedBefore);
+    }
+  }
+
+  /**
+   * What the clients saw, by phase (before node 1 gave its ranges up, while the stand-ins held
+   * them, after it competed again) and by kind (the first 100 errors, numbers stripped so that
+   * alike messages count together).
+   */
+  private static void printErrors(HotKeyLoad load, long atGiveUp, long atReturn) {
+    List<String> kept = load.errors();
+    String[] phases = {"before the give-up", "give-up and stand-ins", "return"};
+    long[] bounds = {0, atGiveUp, atReturn, load.errorCount()};
+    for (int p = 0; p < phases.length; p++) {
+      java.util.Map<String, Integer> kinds = new java.util.TreeMap<>();
+      for (long i = bounds[p]; i < Math.min(bounds[p + 1], kept.size()); i++) {
+        kinds.merge(kept.get((int) i).replaceAll("[0-9]+", "N"), 1, Integer::sum);
+      }
+      System.out.printf("client errors, %s: %d %s%n", phases[p], bounds[p + 1] - bounds[p], kinds);
     }
   }
 
@@ -246,9 +297,14 @@ class HandOffIT {
     return core == null ? HandOffTally.ZERO : core.handOffTally();
   }
 
+  /** Hand-offs declined for any reason (the cap, the drain budget, the absence limit). */
+  private static long declined(HandBackCounts c) {
+    return c.declined() + c.declinedBudget() + c.declinedAbsence();
+  }
+
   /** The hand-backs of nodes 2 and 3, the stand-ins. */
   private static HandBackCounts sum(TestCluster cluster) {
-    long[] s = new long[9];
+    long[] s = new long[11];
     for (int id = 2; id <= 3; id++) {
       HandBackCounts c = cluster.node(id).servingParts().leadership().handBacks();
       long[] v = {
@@ -259,13 +315,15 @@ class HandOffIT {
         c.withoutShipment(),
         c.notAcknowledged(),
         c.declined(),
+        c.declinedBudget(),
+        c.declinedAbsence(),
         c.drainNanos()
       };
       for (int i = 0; i < v.length; i++) {
         s[i] += v[i];
       }
-      s[8] = Math.max(s[8], c.drainNanosMax());
+      s[10] = Math.max(s[10], c.drainNanosMax());
     }
-    return new HandBackCounts(s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7], s[8]);
+    return new HandBackCounts(s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7], s[8], s[9], s[10]);
   }
 }

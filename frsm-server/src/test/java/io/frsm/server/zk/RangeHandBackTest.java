@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.frsm.cell.Key;
@@ -19,6 +20,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntConsumer;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -65,7 +67,7 @@ class RangeHandBackTest {
   @Test
   void shipped_isDelivered_thenReleasedOnceAcknowledged() throws InterruptedException {
     RangeHandBack hb = handBack(NEVER);
-    assertTrue(hb.begin(RANGE, SUCCESSOR, "test", releases::incrementAndGet));
+    assertTrue(hb.begin(RANGE, SUCCESSOR, true, "test", releases::incrementAndGet));
     assertTrue(hb.underWay(RANGE));
     assertEquals(TERM, sink.drainAskedFor);
 
@@ -95,7 +97,7 @@ class RangeHandBackTest {
   @Test
   void noShipmentWithinTheBound_releasesPlainly() throws InterruptedException {
     RangeHandBack hb = handBack(Duration.ofMillis(20));
-    assertTrue(hb.begin(RANGE, SUCCESSOR, "test", releases::incrementAndGet));
+    assertTrue(hb.begin(RANGE, SUCCESSOR, true, "test", releases::incrementAndGet));
     runPosted(); // the bound ran out: the drain never answered
     assertEquals(1, releases.get());
     assertNull(sink.shipped, "nothing delivered");
@@ -107,7 +109,7 @@ class RangeHandBackTest {
   @Test
   void notAcknowledged_releasesAnyway() throws InterruptedException {
     RangeHandBack hb = handBack(NEVER);
-    hb.begin(RANGE, SUCCESSOR, "test", releases::incrementAndGet);
+    hb.begin(RANGE, SUCCESSOR, true, "test", releases::incrementAndGet);
     sink.drain.complete(shipment());
     runPosted();
     sink.delivery.complete(false); // refused, unreachable, or no answer in time
@@ -122,8 +124,9 @@ class RangeHandBackTest {
   @Test
   void deliveryNeverAnswered_releasesAfterTheBound() throws InterruptedException {
     RangeHandBack hb = handBack(Duration.ofMillis(20));
-    hb.begin(RANGE, SUCCESSOR, "test", releases::incrementAndGet);
+    // Shipped before the hand-off waits on it: the drain's own bound can never win the race.
     sink.drain.complete(shipment());
+    hb.begin(RANGE, SUCCESSOR, true, "test", releases::incrementAndGet);
     runPosted();
     runPosted(); // the delivery's bound ran out
     assertEquals(1, releases.get());
@@ -133,7 +136,7 @@ class RangeHandBackTest {
   @Test
   void termEndedDuringTheDrain_isNotReleased() throws InterruptedException {
     RangeHandBack hb = handBack(NEVER);
-    hb.begin(RANGE, SUCCESSOR, "test", releases::incrementAndGet);
+    hb.begin(RANGE, SUCCESSOR, true, "test", releases::incrementAndGet);
     held.remove(RANGE); // lease or latch lost meanwhile
     sink.drain.complete(shipment());
     runPosted();
@@ -145,7 +148,7 @@ class RangeHandBackTest {
   @Test
   void termEndedDuringTheDelivery_isNotReleased() throws InterruptedException {
     RangeHandBack hb = handBack(NEVER);
-    hb.begin(RANGE, SUCCESSOR, "test", releases::incrementAndGet);
+    hb.begin(RANGE, SUCCESSOR, true, "test", releases::incrementAndGet);
     sink.drain.complete(shipment());
     runPosted();
     held.put(RANGE, new TermGrant("r" + RANGE, TERM + 1, SELF, 4, 0, false)); // a newer grant
@@ -158,7 +161,7 @@ class RangeHandBackTest {
   @Test
   void declined_releasesPlainlyAtOnce() throws InterruptedException {
     RangeHandBack hb = handBack(NEVER); // a wait for the bound would hang the test
-    hb.begin(RANGE, SUCCESSOR, "test", releases::incrementAndGet);
+    hb.begin(RANGE, SUCCESSOR, true, "test", releases::incrementAndGet);
     sink.drain.completeExceptionally(new HandOffDeclined(RANGE, TERM, 5_000));
     runPosted();
     assertEquals(1, releases.get(), "released at once, without waiting for the bound");
@@ -173,18 +176,189 @@ class RangeHandBackTest {
   @Test
   void handOffsOff_orNoTerm_orNoSuccessor_startNothing() {
     RangeHandBack hb = handBack(NEVER);
-    assertFalse(hb.begin(RANGE, SELF, "test", releases::incrementAndGet), "self as successor");
-    assertFalse(hb.begin(RANGE, -1, "test", releases::incrementAndGet), "successor unknown");
-    assertFalse(hb.begin(RANGE + 1, SUCCESSOR, "test", releases::incrementAndGet), "no term");
+    assertFalse(
+        hb.begin(RANGE, SELF, true, "test", releases::incrementAndGet), "self as successor");
+    assertFalse(hb.begin(RANGE, -1, true, "test", releases::incrementAndGet), "successor unknown");
+    assertFalse(hb.begin(RANGE + 1, SUCCESSOR, true, "test", releases::incrementAndGet), "no term");
     sink.handsOff = false;
-    assertFalse(hb.begin(RANGE, SUCCESSOR, "test", releases::incrementAndGet), "hand-offs off");
+    assertFalse(
+        hb.begin(RANGE, SUCCESSOR, true, "test", releases::incrementAndGet), "hand-offs off");
     assertEquals(0, hb.counts().begun());
     assertTrue(posted.isEmpty());
+  }
+
+  // ---- The node-wide drain budget and the absence limit ----------------------------------------
+
+  /** Holds term {@link #TERM} of {@code range} too (granted at {@code grantedAtNanos}). */
+  private void hold(int range) {
+    held.put(range, new TermGrant("r" + range, TERM, SELF, 3, 0, false));
+  }
+
+  /** The ask of {@code range}'s core (the latest), or null if it was not asked. */
+  private Asked askOf(int range) {
+    Asked found = null;
+    for (Asked a : sink.asked) {
+      if (a.range == range) {
+        found = a;
+      }
+    }
+    return found;
+  }
+
+  /** The core began {@code range}'s drain with {@code keys} keys; runs what that posts. */
+  private void begun(int range, int keys) throws InterruptedException {
+    askOf(range).begun.accept(keys);
+    runPosted();
+  }
+
+  @Test
+  void budget_aHandOffThatDoesNotFitWhatIsLeft_isAskedWithTheRest_andDeclinedAtOnce()
+      throws InterruptedException {
+    sink.limits = new HandOffLimits(10, 20, Duration.ofMinutes(30));
+    RangeHandBack hb = handBack(NEVER);
+    hold(20);
+    hold(21);
+    AtomicInteger released21 = new AtomicInteger();
+    assertTrue(hb.begin(RANGE, SUCCESSOR, true, "test", releases::incrementAndGet));
+    assertEquals(10, askOf(RANGE).maxKeys, "a full cap while the budget has it");
+    begun(RANGE, 8);
+    assertTrue(hb.begin(20, SUCCESSOR, true, "test", () -> {}));
+    assertEquals(10, askOf(20).maxKeys);
+    begun(20, 10);
+    assertEquals(18, hb.drainBudgetInUse());
+    assertTrue(hb.begin(21, SUCCESSOR, true, "test", released21::incrementAndGet));
+    assertEquals(2, askOf(21).maxKeys, "asked with what is left, never more");
+    // The core wrote 5 keys of range 21 in the term: more than 2, so it declines in the same step.
+    askOf(21).drain.completeExceptionally(new HandOffDeclined(21, TERM, 5));
+    runPosted();
+    assertEquals(1, released21.get(), "released plainly at once");
+    assertFalse(hb.underWay(21));
+    HandBackCounts c = hb.counts();
+    assertEquals(1, c.declinedBudget());
+    assertEquals(0, c.declined(), "not the per-range cap");
+    assertEquals(18, hb.drainBudgetInUse(), "the declined hand-off's share came back");
+    // Over the per-range cap it is the cap's decline, whatever the budget.
+    sink.drain.completeExceptionally(new HandOffDeclined(RANGE, TERM, 11));
+    runPosted();
+    assertEquals(1, hb.counts().declined());
+  }
+
+  @Test
+  void budget_whileAsksAreOutstanding_aHandOffWaitsForTheirAnswers_insteadOfDeclining()
+      throws InterruptedException {
+    sink.limits = new HandOffLimits(10, 20, Duration.ofMinutes(30));
+    RangeHandBack hb = handBack(NEVER);
+    hold(20);
+    hold(21);
+    hb.begin(RANGE, SUCCESSOR, true, "test", releases::incrementAndGet);
+    hb.begin(20, SUCCESSOR, true, "test", () -> {});
+    assertEquals(20, hb.drainBudgetInUse(), "two full caps asked, not answered yet");
+    assertTrue(hb.begin(21, SUCCESSOR, true, "test", () -> {}));
+    assertTrue(hb.underWay(21), "under way: the latch stays");
+    assertNull(askOf(21), "not asked while the budget is held by asks outstanding");
+    begun(RANGE, 1);
+    assertNull(askOf(21), "9 left and an ask outstanding: still waits");
+    begun(20, 1);
+    assertEquals(10, askOf(21).maxKeys, "asked once the answers freed a full cap");
+    assertEquals(12, hb.drainBudgetInUse());
+  }
+
+  @Test
+  void budget_comesBack_whenTheDrainEndsInAnyWay() throws InterruptedException {
+    sink.limits = new HandOffLimits(10, 20, Duration.ofMinutes(30));
+    // Shipped (and the delivery still under way: the drain is over, its budget back).
+    RangeHandBack hb = handBack(NEVER);
+    hb.begin(RANGE, SUCCESSOR, true, "test", releases::incrementAndGet);
+    begun(RANGE, 4);
+    assertEquals(4, hb.drainBudgetInUse());
+    sink.drain.complete(shipment());
+    runPosted();
+    assertTrue(hb.underWay(RANGE), "delivering");
+    assertEquals(0, hb.drainBudgetInUse(), "shipped: given back");
+    // Given up after the bound.
+    hold(20);
+    RangeHandBack bounded =
+        new RangeHandBack(SELF, held::get, sink, Duration.ofMillis(20), posted::add, clock::get);
+    bounded.begin(20, SUCCESSOR, true, "test", () -> {});
+    askOf(20).begun.accept(6);
+    runPosted(); // the begun answer and the bound running out, in either order
+    runPosted();
+    assertEquals(0, bounded.drainBudgetInUse(), "given up: given back");
+    assertEquals(1, bounded.counts().withoutShipment());
+    // The term ended another way during the drain.
+    hold(21);
+    hb.begin(21, SUCCESSOR, true, "test", () -> {});
+    begun(21, 7);
+    held.remove(21);
+    askOf(21).drain.complete(null);
+    runPosted();
+    assertEquals(0, hb.drainBudgetInUse(), "term ended: given back");
+    // Forgotten (the node stops), before the core answered at all.
+    hold(22);
+    hb.begin(22, SUCCESSOR, true, "test", () -> {});
+    assertEquals(10, hb.drainBudgetInUse());
+    hb.forget(22);
+    assertEquals(0, hb.drainBudgetInUse(), "forgotten: given back at once");
+    askOf(22).begun.accept(3); // a late answer takes nothing
+    runPosted();
+    askOf(22).drain.complete(null);
+    runPosted();
+    assertEquals(0, hb.drainBudgetInUse());
+  }
+
+  @Test
+  void budget_aDrainBegunOverItsCap_isABug() {
+    DrainBudget budget = new DrainBudget(20, 10);
+    DrainBudget.Share s = budget.take();
+    assertThrows(IllegalStateException.class, () -> budget.begun(s, 11));
+    assertThrows(IllegalArgumentException.class, () -> new DrainBudget(5, 10));
+  }
+
+  @Test
+  void absence_aHandBackAfterALongInterimTerm_isDeclined_aStepDownIsNot() {
+    sink.limits = new HandOffLimits(256, 512, Duration.ofMinutes(30));
+    RangeHandBack hb = handBack(NEVER); // granted at 0 on the scripted clock
+    clock.set(Duration.ofMinutes(30).toNanos());
+    assertTrue(hb.begin(RANGE, SUCCESSOR, true, "test", releases::incrementAndGet), "30 min");
+    hb.forget(RANGE);
+    clock.set(Duration.ofMinutes(30).toNanos() + 1);
+    assertFalse(
+        hb.begin(RANGE, SUCCESSOR, true, "test", releases::incrementAndGet),
+        "longer than the absence limit: the caller releases plainly");
+    assertEquals(1, hb.counts().declinedAbsence());
+    assertEquals(1, sink.asked.size(), "the core was not asked again");
+    assertTrue(
+        hb.begin(RANGE, SUCCESSOR, false, "test", releases::incrementAndGet),
+        "a step-down drains whatever its term's age: it sets the returning node's base");
+  }
+
+  /** One ask of the core: its cap, and the drain's answers the test gives. */
+  private static final class Asked {
+    final int range;
+    final long term;
+    final int maxKeys;
+    final IntConsumer begun;
+    final CompletableFuture<HandOffShipment> drain;
+
+    Asked(
+        int range,
+        long term,
+        int maxKeys,
+        IntConsumer begun,
+        CompletableFuture<HandOffShipment> drain) {
+      this.range = range;
+      this.term = term;
+      this.maxKeys = maxKeys;
+      this.begun = begun;
+      this.drain = drain != null ? drain : new CompletableFuture<>();
+    }
   }
 
   /** The core and the stream, as futures the test completes. */
   private static final class FakeSink implements RangeLeadership.Sink {
     volatile boolean handsOff = true;
+    volatile HandOffLimits limits = HandOffLimits.DEFAULT;
+    final List<Asked> asked = new java.util.concurrent.CopyOnWriteArrayList<>();
     final CompletableFuture<HandOffShipment> drain = new CompletableFuture<>();
     final CompletableFuture<Boolean> delivery = new CompletableFuture<>();
     volatile long drainAskedFor;
@@ -197,9 +371,19 @@ class RangeHandBackTest {
     }
 
     @Override
-    public CompletableFuture<HandOffShipment> handOff(int range, long term) {
-      drainAskedFor = term;
-      return drain;
+    public HandOffLimits handOffLimits() {
+      return limits;
+    }
+
+    @Override
+    public CompletableFuture<HandOffShipment> handOff(
+        int range, long term, int maxKeys, IntConsumer begun) {
+      Asked a = new Asked(range, term, maxKeys, begun, range == RANGE ? drain : null);
+      asked.add(a);
+      if (range == RANGE) {
+        drainAskedFor = term;
+      }
+      return a.drain;
     }
 
     @Override

@@ -194,6 +194,14 @@ final class HandOffScenario implements AutoCloseable {
    * declined at once, it goes on taking the range's writes, releases plainly, and node 0 scans.
    */
   Declined declinedHandBack(int keys, int changed) {
+    return declinedHandBack(keys, changed, Integer.MAX_VALUE);
+  }
+
+  /**
+   * As {@link #declinedHandBack(int, int)}, with node 1's agent asking with its own cap {@code
+   * handBackCap} ({@link Input.HandOff#maxKeys}: the server's share of its drain budget).
+   */
+  Declined declinedHandBack(int keys, int changed, int handBackCap) {
     grant(0, 1);
     until(() -> sim.rangeScansCompleted(0) == 1, "node 0 leader-only in term 1");
     List<Key> all = new ArrayList<>();
@@ -218,7 +226,7 @@ final class HandOffScenario implements AutoCloseable {
     }
     until(() -> pending[0] == 0, "node 1's writes");
     int shipmentsBefore = shipments.size();
-    sim.input(1, new Input.HandOff(RANGE, 2));
+    sim.input(1, new Input.HandOff(RANGE, 2, handBackCap));
     until(() -> !declined.isEmpty(), "node 1's answer to the hand-off");
     long writtenBefore = acked.values().stream().filter(v -> v[0] == 'v' && v[1] == '2').count();
     write(1, all.get(0), "v2", pending); // the range still takes operations

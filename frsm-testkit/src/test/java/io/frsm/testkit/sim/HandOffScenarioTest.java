@@ -3,6 +3,7 @@ package io.frsm.testkit.sim;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.frsm.consensus.core.CoreConfig;
 import io.frsm.consensus.core.Sabotage;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -54,6 +55,26 @@ class HandOffScenarioTest {
         assertEquals(1, d.declined().size(), "seed " + seed + ": one decline");
         assertEquals(CHANGED, d.declined().get(0).writtenKeys(), "seed " + seed);
         assertEquals(2, d.declined().get(0).term(), "seed " + seed);
+        assertEquals(0, d.shipments(), "seed " + seed + ": nothing shipped");
+        assertTrue(d.writeTakenAfterTheDecline(), "seed " + seed + ": the range was not stopped");
+        assertTrue(d.scanned(), "seed " + seed + ": the successor scanned");
+        assertEquals(0, d.staleReads(), "seed " + seed + ": " + d.first());
+      }
+    }
+  }
+
+  /**
+   * The agent's own cap ({@code Input.HandOff.maxKeys}, its share of the node's drain budget)
+   * declines like the configured cap, which here allows any size.
+   */
+  @Test
+  void aTermThatWroteMoreThanTheHandOffsOwnCap_declinesAtOnce_asForTheConfiguredCap() {
+    for (long seed = 1; seed <= 10; seed++) {
+      try (HandOffScenario s =
+          new HandOffScenario(seed, Set.of(), true, CoreConfig.Modes.HAND_OFF_KEYS_LIMIT)) {
+        HandOffScenario.Declined d = s.declinedHandBack(KEYS, CHANGED, CHANGED - 1);
+        assertEquals(1, d.declined().size(), "seed " + seed + ": one decline");
+        assertEquals(CHANGED, d.declined().get(0).writtenKeys(), "seed " + seed);
         assertEquals(0, d.shipments(), "seed " + seed + ": nothing shipped");
         assertTrue(d.writeTakenAfterTheDecline(), "seed " + seed + ": the range was not stopped");
         assertTrue(d.scanned(), "seed " + seed + ": the successor scanned");
