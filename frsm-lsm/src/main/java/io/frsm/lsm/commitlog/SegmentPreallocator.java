@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -21,11 +22,10 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>A spare never holds a record and its name ({@link #isSpare}) is not a segment's, so replay
  * never reads it; spares left by a crash are deleted when the stripe starts. Each spare has a name
- * of its own, so a zeroing still ending after {@link #close} (it cannot stop an fsync midway) never
- * touches the spare of the stripe that reopened the directory. Preparing is best effort: if it
- * fails (a full disk), the writer creates its next segment as before and asks again at the one
- * after. On a file system that cannot preallocate ({@link WritableFile#preallocate} false) there
- * are no spares at all.
+ * of its own, so a zeroing that outlives {@link #close}'s bounded wait never touches the spare of
+ * the stripe that reopened the directory. Preparing is best effort: if it fails (a full disk), the
+ * writer creates its next segment as before and asks again at the one after. On a file system that
+ * cannot preallocate ({@link WritableFile#preallocate} false) there are no spares at all.
  *
  * <p>Thread-safety: {@link #prepare}, {@link #takeReady} and {@link #close} on the stripe's writer
  * thread (or before it starts, or after it ended); {@link #spareReady} from any thread; the zeroing
@@ -52,6 +52,9 @@ final class SegmentPreallocator implements AutoCloseable {
   private volatile CompletableFuture<Spare> job; // written by the writer thread only
   private volatile boolean unsupported; // the file system cannot preallocate: no spares
   private volatile boolean closed;
+
+  /** How long {@link #close} waits for an interrupted zeroing to end. */
+  private static final long CLOSE_WAIT_SECONDS = 10;
 
   SegmentPreallocator(FileSystem fs, Path directory, long sizeBytes, int stripeIndex) {
     this.fs = fs;
@@ -152,8 +155,10 @@ final class SegmentPreallocator implements AutoCloseable {
   }
 
   /**
-   * Stops preparing without waiting: a zeroing in progress is interrupted and discards its file
-   * when it ends; a spare nobody took is discarded now, or when it completes.
+   * Stops preparing: a zeroing in progress is interrupted (the file channel's write or sync ends
+   * with an exception) and discards its file; a spare nobody took is discarded. Waits, at most
+   * {@link #CLOSE_WAIT_SECONDS}, for the zeroing thread to end, so that no file of this stripe is
+   * created or deleted after the log is closed (a caller may delete the directory next).
    */
   @Override
   public void close() {
@@ -163,6 +168,18 @@ final class SegmentPreallocator implements AutoCloseable {
     job = null;
     if (j != null) {
       j.thenAccept(this::discard); // a failed job cleaned up after itself
+    }
+    try {
+      if (!zeroing.awaitTermination(CLOSE_WAIT_SECONDS, TimeUnit.SECONDS)) {
+        LOG.log(
+            Level.WARNING,
+            "a commit-log spare in {0} was still being written {1} s after close; the next start"
+                + " deletes it",
+            directory,
+            CLOSE_WAIT_SECONDS);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt(); // the next start deletes a spare left behind
     }
   }
 }
