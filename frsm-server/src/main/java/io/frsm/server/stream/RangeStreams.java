@@ -85,63 +85,15 @@ public final class RangeStreams implements RangeCopier, AutoCloseable {
   }
 
   /**
+   * Starts a node's range streams: the source side for the peer port's stream connections and the
+   * receiving side, which dials other nodes.
+   *
    * @param peerAddresses a node's peer address (where its stream connections are accepted), or null
    * @param loops the node's event loops, for the connections this node dials as a receiver
-   */
-  public static RangeStreams start(
-      int selfNodeId,
-      String clusterId,
-      ChannelSecurity security,
-      TransportEventLoops loops,
-      IntFunction<InetSocketAddress> peerAddresses,
-      Path dataDirectory,
-      LsmEngine engine,
-      StreamSettings settings,
-      MeterRegistry meters)
-      throws IOException {
-    return start(
-        selfNodeId,
-        clusterId,
-        security,
-        loops,
-        peerAddresses,
-        dataDirectory,
-        engine,
-        ImportFence.none(),
-        settings,
-        meters);
-  }
-
-  /** {@link #start}, with {@code fence} run around every import into {@code engine}. */
-  public static RangeStreams start(
-      int selfNodeId,
-      String clusterId,
-      ChannelSecurity security,
-      TransportEventLoops loops,
-      IntFunction<InetSocketAddress> peerAddresses,
-      Path dataDirectory,
-      LsmEngine engine,
-      ImportFence fence,
-      StreamSettings settings,
-      MeterRegistry meters)
-      throws IOException {
-    return start(
-        selfNodeId,
-        clusterId,
-        security,
-        loops,
-        peerAddresses,
-        dataDirectory,
-        engine,
-        fence,
-        settings,
-        meters,
-        null);
-  }
-
-  /**
-   * As above, the frames of the stream connections this node dials held to {@code dialedLimits}
-   * (which should share the node's frame budget: {@link TransportEventLoops#nodeFrameBudget}).
+   * @param fence run around every import into {@code engine} (e.g. the clock cache's fence)
+   * @param dialedLimits the frames of the stream connections this node dials are held to these
+   *     limits, which should share the node's frame budget ({@link
+   *     TransportEventLoops#nodeFrameBudget})
    */
   public static RangeStreams start(
       int selfNodeId,

@@ -9,10 +9,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import io.frsm.api.FrsmClient;
 import io.frsm.api.FrsmException;
 import io.frsm.cell.Key;
-import io.frsm.client.transport.tls.CertificateIdentity;
-import io.frsm.client.transport.tls.Role;
 import io.frsm.client.transport.tls.TlsFiles;
-import io.frsm.server.certs.CertificateAuthority;
 import io.frsm.server.client.ClusterMembers;
 import io.frsm.server.ring.NodeInfo;
 import io.frsm.server.workload.CounterCheck;
@@ -21,17 +18,12 @@ import io.frsm.server.zk.EmbeddedZooKeeper;
 import io.frsm.server.zk.MembershipRegistry;
 import io.frsm.server.zk.RangeTermStore;
 import io.frsm.server.zk.ZkLayout;
-import io.frsm.server.zk.ZooKeeperCredential;
 import io.frsm.testkit.history.CheckResult;
-import io.frsm.testkit.history.HistoryJsonWriter;
 import io.frsm.testkit.history.HistoryRecorder;
 import io.frsm.testkit.history.LinearizabilityChecker;
-import java.io.Writer;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
 import java.util.SplittableRandom;
@@ -63,15 +55,8 @@ import org.junit.jupiter.api.io.TempDir;
  * output goes to {@code target/multiprocess/}.
  */
 class MultiProcessCrashIT {
-  /** The test's CA (the child JVMs run mutual TLS from their configuration files). */
-  private CertificateAuthority ca;
-
-  private Path certs;
-
-  /** The thin clients' certificate: read and write. */
-  private TlsFiles clientTls;
-
-  private Path readerCredential;
+  /** The test's CA, client certificate and ZooKeeper credentials (the nodes run mutual TLS). */
+  private ClusterCertificates certs;
 
   private static final String CLUSTER_ID = "mp-cluster";
   private static final int NODES = 3;
@@ -119,29 +104,17 @@ class MultiProcessCrashIT {
     System.out.printf(
         "multi-process crash: seed %d (replay the schedule with -Dfrsm.multiprocess.seed=%d)%n",
         seed, seed);
-    certs = dir.resolve("certs");
-    ca = CertificateAuthority.loadOrCreate(certs, CLUSTER_ID, Duration.ofDays(1));
-    clientTls =
-        ca.issue(
-            certs,
-            "client-recorder",
-            new CertificateIdentity.Client(
-                CLUSTER_ID, "recorder", EnumSet.of(Role.READ, Role.WRITE)),
-            Duration.ofDays(1));
-    Path nodeCredential = certs.resolve("zookeeper-node.credential");
-    ZooKeeperCredential.create(nodeCredential, "frsm-node");
-    readerCredential = certs.resolve("zookeeper-reader.credential");
-    ZooKeeperCredential.create(readerCredential, "frsm-reader");
+    certs = ClusterCertificates.create(dir.resolve("certs"), CLUSTER_ID);
     Thread killAll = new Thread(this::killAll, "multiprocess-it-kill-nodes");
     Runtime.getRuntime().addShutdownHook(killAll);
     List<Thread> workers = new ArrayList<>();
     try (EmbeddedZooKeeper zookeeper = EmbeddedZooKeeper.start(dir.resolve("zk"));
-        CuratorFramework zk = observer(zookeeper.connectString(), readerCredential);
+        CuratorFramework zk = observer(zookeeper.connectString(), certs.reader());
         RecordingClient client =
             new RecordingClient(recorder, () -> thinClient(zookeeper.connectString()))) {
       Path output = NODE_OUTPUT.resolve("run-" + seed);
       for (int id = 1; id <= NODES; id++) {
-        TlsFiles tls = ca.issueNode(certs, CLUSTER_ID, id, Duration.ofDays(1));
+        TlsFiles tls = certs.issueNode(id);
         nodes.add(
             new NodeProcess(
                 id,
@@ -152,7 +125,7 @@ class MultiProcessCrashIT {
                 SESSION_TIMEOUT,
                 BOUNDED_DELAY,
                 tls,
-                List.of(nodeCredential, readerCredential),
+                List.of(certs.node(), certs.reader()),
                 processes));
       }
       MembershipRegistry registry = new MembershipRegistry(zk, new ZkLayout(CLUSTER_ID));
@@ -412,10 +385,7 @@ class MultiProcessCrashIT {
   }
 
   private void writeHistory() throws Exception {
-    Files.createDirectories(HISTORY.getParent());
-    try (Writer out = Files.newBufferedWriter(HISTORY)) {
-      HistoryJsonWriter.write(recorder.history(), out);
-    }
+    MultiProcessSupport.writeHistory(recorder, HISTORY);
     historyWritten = true;
   }
 
@@ -458,13 +428,6 @@ class MultiProcessCrashIT {
   }
 
   private FrsmClient thinClient(String zookeeper) {
-    TlsFiles tls = clientTls;
-    return FrsmClient.builder()
-        .zookeeper(zookeeper)
-        .zookeeperCredential(readerCredential)
-        .clusterId(CLUSTER_ID)
-        .operationTimeout(CLIENT_TIMEOUT)
-        .tls(tls.caBundle(), tls.certificateChain(), tls.privateKey())
-        .build();
+    return MultiProcessSupport.thinClient(certs, zookeeper, CLIENT_TIMEOUT);
   }
 }
