@@ -3,7 +3,6 @@ package io.frsm.server.stream;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import io.frsm.client.transport.ClientOutcome;
 import io.frsm.client.transport.InboundLimits;
@@ -33,7 +32,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -147,10 +145,10 @@ class StreamFrameBudgetTest {
     for (int i = 1; i <= 4; i++) {
       flood.add(beginFrame(clients.localAddress(), false));
       long held = (long) i * FRAME;
-      awaitTrue(() -> client.reservedBytes() == held, "client frame held");
+      RangeStreamIT.await(() -> client.reservedBytes() == held, "client frame held");
     }
     Socket fits = beginFrame(peers.localAddress(), true);
-    awaitTrue(() -> peer.reservedBytes() == FRAME, "the fifth frame, a stream's, held");
+    RangeStreamIT.await(() -> peer.reservedBytes() == FRAME, "the fifth frame, a stream's, held");
     Socket beyond = beginFrame(peers.localAddress(), true);
     awaitClosedByServer(beyond);
     assertEquals(1, peer.refusedNodeFrames(), "the stream frame is refused by the node's budget");
@@ -165,17 +163,17 @@ class StreamFrameBudgetTest {
       source.getOutputStream().flush();
       awaitClosedByServer(source);
     }
-    awaitTrue(() -> dialed.refusedNodeFrames() >= 1, "the dialed stream's frame refused");
+    RangeStreamIT.await(() -> dialed.refusedNodeFrames() >= 1, "the dialed stream's frame refused");
     copy.cancel(true);
 
     for (Socket s : sockets) {
       s.close();
     }
-    awaitTrue(
+    RangeStreamIT.await(
         () -> client.nodeBudget().reservedBytes() == 0,
         "the budget is whole again once the connections closed");
     beginFrame(peers.localAddress(), true);
-    awaitTrue(() -> peer.reservedBytes() == FRAME, "a stream frame fits again");
+    RangeStreamIT.await(() -> peer.reservedBytes() == FRAME, "a stream frame fits again");
     assertEquals(0, client.refusedNodeFrames() + client.refusedFrames());
   }
 
@@ -186,10 +184,10 @@ class StreamFrameBudgetTest {
     for (int i = 1; i <= 4; i++) {
       beginFrame(peers.localAddress(), true);
       long held = (long) i * FRAME;
-      awaitTrue(() -> peer.reservedBytes() == held, "stream frame held");
+      RangeStreamIT.await(() -> peer.reservedBytes() == held, "stream frame held");
     }
     beginFrame(clients.localAddress(), false);
-    awaitTrue(() -> client.reservedBytes() == FRAME, "the fifth frame, a client's, held");
+    RangeStreamIT.await(() -> client.reservedBytes() == FRAME, "the fifth frame, a client's, held");
     Socket beyond = beginFrame(clients.localAddress(), false);
     awaitClosedByServer(beyond);
     assertEquals(1, client.refusedNodeFrames(), "refused: the streams hold the node's budget");
@@ -239,17 +237,6 @@ class StreamFrameBudgetTest {
       }
     } catch (SocketException reset) {
       // closed with unread input on the other side: a reset is a close too
-    }
-  }
-
-  private static void awaitTrue(BooleanSupplier condition, String what)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + DEADLINE.toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        fail("not within " + DEADLINE + ": " + what);
-      }
-      Thread.sleep(5); // polling a condition, not synchronizing on time
     }
   }
 }
