@@ -3,6 +3,9 @@
 #
 #   frsm-bench/scripts/tls-ab.sh OUT_DIR ROUNDS MODE...      MODE: plain | tls-openssl | tls-jdk
 #
+# A mode may end in :N to spread the callers over N independent clients in that run (plain:1
+# plain:8 plain:64 compares one shared client with 8 and 64 independent ones, issue 26).
+#
 # Each run is a fresh cluster: a standalone ZooKeeper and three `frsm server` processes (equal
 # heaps, $NODE_HEAP) on loopback, each with its own data directory, then RemoteWorkloadMain in a
 # JVM of its own: $CLIENTS closed-loop callers, each an independent client (own connections and
@@ -54,8 +57,9 @@ await_health() { # port deadline_s
   done
 }
 
-run_one() { # mode round
-  local mode="$1" round="$2" run="r$2-$1"
+run_one() { # mode[:instances] round
+  local mode="${1%%:*}" round="$2" run="r$2-${1/:/-x}" instances="$INSTANCES"
+  if [[ "$1" == *:* ]]; then instances="${1##*:}"; fi
   local dir="$out/$run" cid="ab-$run" provider="" insecure=false
   rm -rf "$dir" && mkdir -p "$dir"
   case "$mode" in
@@ -137,10 +141,20 @@ YAML
   # shellcheck disable=SC2086
   line=$(java -Xms512m -Xmx512m $provider -cp "$bench_jar" \
     io.frsm.bench.experiment.RemoteWorkloadMain --seeds "$seeds" --cluster "$cid" \
-    "${client_args[@]}" --clients "$CLIENTS" --client-instances "$INSTANCES" \
+    "${client_args[@]}" --clients "$CLIENTS" --client-instances "$instances" \
     --warmup "$WARMUP" --seconds "$MEASURE" --keys "$KEYS" --node-pids "$node_pids" \
     2>"$dir/client.err" | grep '^REMOTE')
-  echo "$(date -u +%H:%M:%S) $run load=[$load] $line" | tee -a "$out/results.txt"
+  # The nodes' own counts over the whole run (warm-up included): CAS rounds by kind (a cold one
+  # ran a prepare), gets by how they were served. They do not depend on the machine's speed.
+  local m counts=""
+  for m in "${health[@]}"; do curl -sf "http://127.0.0.1:$m/metrics" || true; done >"$dir/metrics.txt"
+  for m in 'frsm_cas_rounds_total{mode="warm"' 'frsm_cas_rounds_total{mode="cold"' \
+    'frsm_reads_total{mode="leader_only"' 'frsm_reads_total{mode="quorum"' \
+    'frsm_cas_mismatches_total{served="leader_only"'; do
+    counts+=" $(echo "$m" | sed 's/_total{[a-z]*="/./; s/"$//')=$(grep -F "$m" "$dir/metrics.txt" \
+      | awk '{s += $NF} END {printf "%d", s}')"
+  done
+  echo "$(date -u +%H:%M:%S) $run load=[$load] $line$counts" | tee -a "$out/results.txt"
   cleanup
   sync
   sleep 5

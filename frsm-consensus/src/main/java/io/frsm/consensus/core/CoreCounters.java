@@ -27,6 +27,12 @@ final class CoreCounters {
   private long keysSettledByScan;
   private long keysSettledByPull;
   private long pullSettleNanos;
+  private long keysSkippedByScan;
+
+  /** A holder's range scan left a key unsettled after reads that did not answer. */
+  void keySkippedByScan() {
+    keysSkippedByScan++;
+  }
 
   /** A range scan's read of a key in the scan's own order answered. */
   void keySettledByScan() {
@@ -130,6 +136,7 @@ final class CoreCounters {
         staleRingReplies,
         keysSettledByScan,
         keysSettledByPull,
-        pullSettleNanos);
+        pullSettleNanos,
+        keysSkippedByScan);
   }
 }

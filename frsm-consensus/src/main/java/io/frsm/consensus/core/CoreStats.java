@@ -33,7 +33,10 @@ package io.frsm.consensus.core;
  * forward, read ahead of that order, and {@code pullSettleNanos} the time from each pull to its key
  * settled, summed (divided by {@code keysSettledByPull}: the mean time to settle a hot key). A key
  * the scan skipped because a pull settled it is counted once, as pulled; a key whose pull failed is
- * read again by the scan, and may be counted twice (its retry and its page).
+ * read again by the scan, and may be counted twice (its retry and its page). {@code
+ * keysSkippedByScan} counts the keys a holder's scan left unsettled after {@link
+ * RangeScan#READ_ATTEMPTS} reads that did not answer (docs/PROTOCOL.md "A key the scan cannot
+ * settle").
  */
 public record CoreStats(
     long gets,
@@ -57,14 +60,15 @@ public record CoreStats(
     long staleRingReplies,
     long keysSettledByScan,
     long keysSettledByPull,
-    long pullSettleNanos) {
+    long pullSettleNanos,
+    long keysSkippedByScan) {
 
   public static final CoreStats ZERO =
-      new CoreStats(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+      new CoreStats(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
 
   /** {@code n} gets served from the local cell under the lease, and nothing else. */
   public static CoreStats leaderOnlyReads(long n) {
-    return new CoreStats(n, 0, 0, 0, 0, 0, 0, n, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    return new CoreStats(n, 0, 0, 0, 0, 0, 0, n, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
   }
 
   /** Field-wise sum, for cluster-wide totals. */
@@ -100,7 +104,8 @@ public record CoreStats(
         staleRingReplies + sign * o.staleRingReplies,
         keysSettledByScan + sign * o.keysSettledByScan,
         keysSettledByPull + sign * o.keysSettledByPull,
-        pullSettleNanos + sign * o.pullSettleNanos);
+        pullSettleNanos + sign * o.pullSettleNanos,
+        keysSkippedByScan + sign * o.keysSkippedByScan);
   }
 
   /** Cold CAS operations over all counted ones (0 when none ran). */

@@ -35,6 +35,14 @@ final class LeaderReads {
   private final boolean skipLeaseCheck;
   private final Map<Key, AcceptedValue> catchingUp = new HashMap<>();
   private final Set<Key> openAccepts = new HashSet<>();
+
+  /**
+   * Keys a holder's scan could not read ({@link RangeScan#READ_ATTEMPTS}): their local cell may
+   * lack a chosen value, so they stay unsettled until this node learns one chosen for them (its own
+   * round, or a quorum read: {@link #learnedChosen}) or a later scan reads them.
+   */
+  private final Set<Key> unscanned = new HashSet<>();
+
   private ReadGate gate = ReadGate.NONE;
 
   /**
@@ -69,7 +77,26 @@ final class LeaderReads {
   }
 
   private boolean unsettled(Key key) {
-    return catchingUp.containsKey(key) || openAccepts.contains(key);
+    return catchingUp.containsKey(key) || openAccepts.contains(key) || unscanned.contains(key);
+  }
+
+  /** The holder's scan gave up reading {@code key}: unsettled until its chosen value is learned. */
+  void scanSkipped(Key key) {
+    if (!leases.enabled()) {
+      return;
+    }
+    boolean was = unsettled(key);
+    unscanned.add(key);
+    if (!was) {
+      gate.unsettled(key);
+    }
+  }
+
+  /** A scan read of {@code key} answered: whatever an earlier scan left unread is read now. */
+  void scanRead(Key key) {
+    if (unscanned.remove(key) && !unsettled(key)) {
+      settledThisStep.add(key);
+    }
   }
 
   /** The answer from the local cell, or null: the read must go to a quorum. */
@@ -111,6 +138,9 @@ final class LeaderReads {
    */
   Outcome answerFromLocalCell(Now now, Key key, Version expected, IdempotencyHint hint) {
     Authoritative local = authoritative(now, key);
+    if (local == null) {
+      local = learnedNewest(now, key);
+    }
     if (local == null) {
       return null;
     }
@@ -162,6 +192,48 @@ final class LeaderReads {
     return new Authoritative(a);
   }
 
+  /**
+   * The value this node learned chosen for a key that is only catching up (its commit to itself not
+   * yet durable, no accept of its own open), under the lease: the key's newest chosen value as
+   * surely as the local cell is once the commit lands — nothing newer can be chosen in this term
+   * but by this node's own rounds, and it has none open. Null otherwise.
+   *
+   * <p>Only a doomed CAS is answered from it, never a read: a read waits for the local cell ({@link
+   * #onlyCatchingUp}), whose value the caller-thread path serves too. A CAS queued behind the round
+   * that just chose the key's next version is doomed exactly in this window; sending it to a
+   * prepare instead raised the key's promise above its warm ballot and made the next CAS cold as
+   * well (issue 26: independent clients on a hot key).
+   */
+  private Authoritative learnedNewest(Now now, Key key) {
+    AcceptedValue learned = catchingUp.get(key);
+    if (learned == null
+        || !enabled
+        || skipLeaseCheck
+        || !leases.leaderOnly(key)
+        || openAccepts.contains(key)) {
+      return null;
+    }
+    assert learned.chosen() : "a catching-up value is one learned chosen: " + learned;
+    Cell local;
+    try {
+      local = store.get(key);
+    } catch (CellStoreException unreadable) {
+      return null;
+    }
+    // The entry stays until a chosen persist at or past it is durable; a commit to itself that the
+    // acceptor ignored (its cell already held a newer instance) never clears it. Then the cell is
+    // newer than what was learned, and only the rounds can say what is newest.
+    if (local != null
+        && local.accepted() != null
+        && local.accepted().compareInstance(learned) > 0) {
+      return null;
+    }
+    if (!leases.holdsLease(now, key)) {
+      return null; // checked after the read, as for a leader-only read
+    }
+    return new Authoritative(learned);
+  }
+
   long served() {
     return served;
   }
@@ -195,6 +267,9 @@ final class LeaderReads {
     if (ownRound) {
       openAccepts.remove(key);
     }
+    // A chosen value learned by this node's own round or quorum read is the key's newest: once
+    // the local cell holds it (catching up, set above), nothing a skipped scan read missed remains.
+    unscanned.remove(key);
     if (!was) {
       gate.unsettled(key);
     }
@@ -232,6 +307,11 @@ final class LeaderReads {
     for (Key key : catchingUp.keySet()) {
       if (placement.rangeOf(key) == range) {
         return true;
+      }
+    }
+    for (Key key : unscanned) {
+      if (placement.rangeOf(key) == range) {
+        return true; // never ship a base that may lack a chosen value the scan could not read
       }
     }
     return false;

@@ -47,6 +47,10 @@ final class LeaseState {
   private final boolean pullWithoutRead;
   private final boolean hotKeysFirst;
   private final RangeScan.Progress scanProgress;
+
+  /** Where the scans' per-key outcomes go (the core's leader-only reads); none until told. */
+  private RangeScan.Progress keyOutcomes = RangeScan.Progress.NONE;
+
   private final RangeLease[] ranges;
 
   /** The scan each internal read belongs to; a read of an abandoned scan is ignored. */
@@ -96,6 +100,17 @@ final class LeaseState {
           public void settledByPull(long nanos) {
             counters.keySettledByPull(nanos);
           }
+
+          @Override
+          public void keyRead(Key key) {
+            keyOutcomes.keyRead(key);
+          }
+
+          @Override
+          public void keySkipped(Key key) {
+            counters.keySkippedByScan();
+            keyOutcomes.keySkipped(key);
+          }
         };
     this.ranges = new RangeLease[placement.rangeCount()];
     for (int i = 0; i < ranges.length; i++) {
@@ -105,6 +120,11 @@ final class LeaseState {
 
   boolean enabled() {
     return config.enabled();
+  }
+
+  /** From now on each scan's reads that answered and keys it left unread go to {@code to}. */
+  void reportScannedKeysTo(RangeScan.Progress to) {
+    this.keyOutcomes = java.util.Objects.requireNonNull(to);
   }
 
   int rangeOf(Key key) {

@@ -76,6 +76,18 @@ public final class NodeCore {
             store,
             config.modes().leaderOnlyReads(),
             config.broken(Sabotage.SERVE_READ_WITHOUT_LEASE_CHECK));
+    this.leases.reportScannedKeysTo(
+        new RangeScan.Progress() {
+          @Override
+          public void keyRead(io.frsm.cell.Key key) {
+            leaderReads.scanRead(key);
+          }
+
+          @Override
+          public void keySkipped(io.frsm.cell.Key key) {
+            leaderReads.scanSkipped(key);
+          }
+        });
     this.deletes =
         new DeleteCompletion(incarnation, timings.roundTimeoutNanos(), config.warmKeysMax());
     this.peers = new PeerResponsiveness(timings.hedgeNanos());

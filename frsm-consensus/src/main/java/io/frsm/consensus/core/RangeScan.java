@@ -31,10 +31,12 @@ import java.util.TreeSet;
  * not settled yet may {@link #pull} it forward: the key is read at once by the same scan read,
  * ahead of the scan order, and once that read answered it is <em>settled ahead</em>: servable in
  * leader-only mode before the rest of the range, and skipped when its page comes. A pull is one of
- * the scan's reads (a page waits for it, a failed one is retried like any other), so the scan never
- * skips a key whose read did not answer. At most {@link #PULLS_IN_FLIGHT} pulls run at once and at
- * most {@link #PULLED_KEYS_MAX} keys are remembered per scan: beyond that operations run in quorum
- * mode as before until the scan reaches their keys.
+ * the scan's reads (a page waits for it, a failed one is retried like any other). A key whose read
+ * did not answer {@link #READ_ATTEMPTS} times is left unsettled ({@link Progress#keySkipped}) and
+ * never servable in leader-only mode until a round of this node learns its chosen value. At most
+ * {@link #PULLS_IN_FLIGHT} pulls run at once and at most {@link #PULLED_KEYS_MAX} keys are
+ * remembered per scan: beyond that operations run in quorum mode as before until the scan reaches
+ * their keys.
  */
 final class RangeScan {
   static final int PAGE_KEYS = 256;
@@ -55,7 +57,29 @@ final class RangeScan {
 
     /** A pulled-forward read answered, {@code nanos} after the pull. */
     default void settledByPull(long nanos) {}
+
+    /** A read of the scan (its own order or a pull) answered for {@code key}. */
+    default void keyRead(Key key) {}
+
+    /**
+     * The holder's scan gave up on {@code key} after {@link #READ_ATTEMPTS} reads that did not
+     * answer: the key stays unsettled until a round of this node learns its chosen value.
+     */
+    default void keySkipped(Key key) {}
   }
+
+  /**
+   * Reads of one key a holder's scan tries before it leaves the key unsettled and moves on (a
+   * membership settle, term 0, never gives up: the ring change's safety rests on every key). A read
+   * that cannot answer may be blocked for as long as a voter is gone: it must re-commit the key's
+   * newest value M at M's own instance (a scan read never moves a version), and a live voter that
+   * holds a lower-ballot leftover one instance above can never take a lower instance, so with the
+   * other live voters short of {@code q} no attempt can succeed (docs/PROTOCOL.md "A key the scan
+   * cannot settle"). Waiting for it would keep the range out of leader-only mode and the key's
+   * operations queued behind the scan's reads for good; left unsettled, the key is served by
+   * rounds, whose proposals go above the leftover.
+   */
+  static final int READ_ATTEMPTS = 2;
 
   /**
    * Where the scan's quorum reads go. Passed with each call that may start reads, never held, so
@@ -95,10 +119,15 @@ final class RangeScan {
 
   private final ArrayDeque<Key> toRead = new ArrayDeque<>();
   private final List<Key> failed = new ArrayList<>();
+
+  /** Reads of a key that did not answer, per key, until it answers or is skipped. */
+  private final Map<Key, Integer> attempts = new HashMap<>();
+
   private long retryAtNanos;
   private final Map<Long, Key> reading = new HashMap<>();
   private boolean finished;
   private long keysRead;
+  private long keysSkipped;
 
   /** The reads of pulled keys in flight: request id to the monotonic time of the pull. */
   private final Map<Long, Long> pulls = new HashMap<>();
@@ -224,6 +253,11 @@ final class RangeScan {
     return keysRead;
   }
 
+  /** Keys this scan left unsettled after {@link #READ_ATTEMPTS} reads that did not answer. */
+  long keysSkipped() {
+    return keysSkipped;
+  }
+
   private void sendListing(Now now, List<Effect> out) {
     listRound = incarnation.newRoundId();
     listSentNanos = now.monoNanos();
@@ -289,14 +323,20 @@ final class RangeScan {
     }
     if (outcome instanceof Outcome.ReadResult) {
       keysRead++;
+      attempts.remove(key);
+      progress.keyRead(key);
       if (pulledAt != null) {
         settledAhead.add(key);
         progress.settledByPull(now.monoNanos() - pulledAt);
       } else {
         progress.settledByScan();
       }
+    } else if (term > 0 && attempts.merge(key, 1, Integer::sum) >= READ_ATTEMPTS) {
+      attempts.remove(key);
+      keysSkipped++;
+      progress.keySkipped(key); // before the scan can finish: the key is never servable unread
     } else {
-      // A pull that failed is retried as a scan read: its key is not settled, never skipped.
+      // A read (or pull) that failed is retried as a scan read after a round timeout.
       if (failed.isEmpty()) {
         retryAtNanos = now.monoNanos() + roundTimeoutNanos;
       }

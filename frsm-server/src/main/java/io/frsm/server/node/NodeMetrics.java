@@ -209,6 +209,13 @@ final class NodeMetrics implements AutoCloseable {
         "pull",
         CoreStats::keysSettledByPull,
         "keys a new range holder's scan settled, in scan order or pulled forward by an operation");
+    coreCounter(
+        "frsm.scan.keys.skipped",
+        "reason",
+        "unanswered",
+        CoreStats::keysSkippedByScan,
+        "keys a new range holder's scan left unsettled after reads that did not answer (served by"
+            + " rounds until their chosen value is learned)");
     add(
         FunctionCounter.builder(
                 "frsm.scan.pull.settle.seconds", this, m -> m.stats().pullSettleNanos() / 1e9)

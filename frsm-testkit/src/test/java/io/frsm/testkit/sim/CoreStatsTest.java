@@ -162,7 +162,7 @@ class CoreStatsTest {
     long gets, creates, cases, deletes, fences, warm, cold, leaderReads, quorumReads;
     long mutatingReads, mismatches, exists, unknown, notExecuted, prepares, accepts;
     long leaderMismatches, staleRingRefused, staleRingReplies;
-    long settledByScan, settledByPull, pullNanos;
+    long settledByScan, settledByPull, pullNanos, skippedByScan;
   }
 
   @SafeVarargs
@@ -193,7 +193,8 @@ class CoreStatsTest {
         e.staleRingReplies,
         e.settledByScan,
         e.settledByPull,
-        e.pullNanos);
+        e.pullNanos,
+        e.skippedByScan);
   }
 
   private static CoreStats minus(CoreStats a, CoreStats b) {
