@@ -147,6 +147,7 @@ class MultiProcessFaultIT {
         List<Bytes> measured = counterKeys.stream().map(Bytes::of).toList();
         CounterCheck check = new CounterCheck(client, COUNTERS, "fault");
         load = new FaultLoad(client, check, counterKeys, HOT_COUNTER);
+        long loadStarted = System.nanoTime();
         load.start();
         FaultLoad running = load;
         FaultInjector injector =
@@ -179,6 +180,14 @@ class MultiProcessFaultIT {
               RECOVERY_DEADLINE,
               "every counter's range to settle");
         }
+        // Faults start once the load runs: its clients start on threads of their own, which on
+        // a loaded machine took 19 s (seed 2, 2026-11-27: its first fault, a cut, was over before
+        // the load's first call, and counted as a 9.9 s gap).
+        awaitCondition(
+            () -> answeredSince(measured, loadStarted) || !running.stillRunning(),
+            RECOVERY_DEADLINE,
+            "the load's first answer on every counter");
+        running.throwFailures();
         for (int i = 0; i < schedule.size(); i++) {
           Fault fault = schedule.get(i);
           runFor(Duration.ofMillis(random.nextLong(300, 801)), running);
