@@ -400,8 +400,15 @@ public final class LeaseKeeper implements AutoCloseable {
       }
       case LOST -> {
         // The session expired (or is taken for expired): the latch entries went with it, and a
-        // successor may bump at any time. Nothing is lost by ending the leases now.
+        // successor may bump at any time. Nothing is lost by ending the leases now. The client may
+        // have declared it itself, without any server (docs/PROTOCOL.md "Who declares a session
+        // lost"): then the server still holds the entries until it expires the session too.
         suspended = true; // until RECONNECTED: a new session renews what is still held
+        LOG.log(
+            System.Logger.Level.INFO,
+            "ZooKeeper session LOST (expired by ZooKeeper, or given up by the client after S"
+                + " SUSPENDED or 4/3·S without hearing ZooKeeper): ending {0} range lease(s)",
+            held.size());
         for (TermGrant g : List.copyOf(held.values())) {
           lose(g, "ZooKeeper connection LOST");
         }

@@ -244,14 +244,23 @@ final class NodeProcess {
 
   /** The last line of this incarnation's output that contains {@code text}, or null. */
   synchronized String lastLineContaining(String text) {
+    return lastLineContainingAny(List.of(text));
+  }
+
+  /**
+   * The last line of this incarnation's output that contains any of {@code texts}, or null: which
+   * of several state lines the node logged last.
+   */
+  synchronized String lastLineContainingAny(List<String> texts) {
     if (log == null || !Files.exists(log)) {
       return null;
     }
     try {
       List<String> lines = Files.readAllLines(log, StandardCharsets.ISO_8859_1);
       for (int i = lines.size() - 1; i >= 0; i--) {
-        if (lines.get(i).contains(text)) {
-          return lines.get(i);
+        String line = lines.get(i);
+        if (texts.stream().anyMatch(line::contains)) {
+          return line;
         }
       }
       return null;
