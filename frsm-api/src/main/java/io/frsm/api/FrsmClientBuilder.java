@@ -42,6 +42,7 @@ public final class FrsmClientBuilder {
   private Duration connectTimeout = Duration.ofSeconds(10);
   private ClientObserver observer = ClientObserver.NONE;
   private int ioThreads = 1;
+  private Duration keepaliveInterval = ClientSettings.DEFAULT_KEEPALIVE_INTERVAL;
 
   FrsmClientBuilder() {}
 
@@ -139,6 +140,17 @@ public final class FrsmClientBuilder {
    */
   public FrsmClientBuilder operationTimeout(Duration timeout) {
     this.operationTimeout = positive(timeout, "operationTimeout");
+    return this;
+  }
+
+  /**
+   * A connection to a node that sent nothing for this long sends a keep-alive (default 20 s), so
+   * that the node's idle timeout ({@code transport.idleTimeout}, default 60 s) spares a client that
+   * only waits, e.g. for topology changes. Set it below the shortest idle timeout of the cluster's
+   * nodes; a third of it lets two keep-alives be lost.
+   */
+  public FrsmClientBuilder keepaliveInterval(Duration interval) {
+    this.keepaliveInterval = positive(interval, "keepaliveInterval");
     return this;
   }
 
@@ -249,7 +261,8 @@ public final class FrsmClientBuilder {
             tls,
             ioThreads,
             fromZooKeeper ? zookeeperCredentialFile : null,
-            fromZooKeeper ? zookeeperTls : null);
+            fromZooKeeper ? zookeeperTls : null,
+            keepaliveInterval);
     for (ClientProvider provider :
         ServiceLoader.load(ClientProvider.class, FrsmClientBuilder.class.getClassLoader())) {
       if (provider.accepts(settings)) {

@@ -87,6 +87,24 @@ class FrsmClientBuilderTest {
   }
 
   @Test
+  void keepaliveInterval_isPassedOn_andMustBePositive() {
+    FrsmClient.builder()
+        .seeds("a:1")
+        .clusterId("c")
+        .insecure()
+        .keepaliveInterval(Duration.ofMillis(250))
+        .build();
+    assertEquals(Duration.ofMillis(250), BUILT.get().keepaliveInterval());
+    FrsmClient.builder().seeds("a:1").clusterId("c").insecure().build();
+    assertEquals(Duration.ofSeconds(20), BUILT.get().keepaliveInterval(), "the default");
+    var zero =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> FrsmClient.builder().keepaliveInterval(Duration.ZERO));
+    assertTrue(zero.getMessage().contains("keepaliveInterval"), zero.getMessage());
+  }
+
+  @Test
   void build_withoutChoosingTlsOrInsecure_isRefused() {
     var unchosen =
         assertThrows(

@@ -63,7 +63,12 @@ public final class SeedClient extends SessionClient {
     this.operationTimeout = settings.operationTimeout();
     this.seeds = seeds;
     this.view = RoutingView.ofSeeds(seeds);
-    TransportConfig transportConfig = TransportConfig.builder(settings.clusterId()).build();
+    TransportConfig transportConfig =
+        TransportConfig.builder(settings.clusterId())
+            .keepaliveInterval(settings.keepaliveInterval())
+            // A client has no listening port: its idle timeout only has to exceed the keep-alive.
+            .idleTimeout(settings.keepaliveInterval().multipliedBy(3))
+            .build();
     this.loops = TransportEventLoops.create(settings.ioThreads(), true);
     this.connections = new ClientConnections(transportConfig, loops, security);
     this.redirects =

@@ -112,6 +112,7 @@ public final class ClientProtocolServer implements AutoCloseable {
                     ch.pipeline()
                         .addFirst(limits.connectionGate())
                         .addLast(FrameEncoder.INSTANCE)
+                        .addLast(limits.idleCloser())
                         .addLast(new FrameDecoder(config.maxFrameBytes(), codec, () -> {}, limits))
                         .addLast(
                             new Connection(
@@ -249,6 +250,14 @@ public final class ClientProtocolServer implements AutoCloseable {
           return;
         }
         startWatch(watch.requestId());
+        return;
+      }
+      if (frame instanceof ClientFrame.Ping ping) {
+        // Answered like any request (same queue, same limit on unread answers), so a flood of
+        // keep-alives costs no more than a flood of refused requests.
+        if (!writer.offer(codec.encodePong(ping.requestId()))) {
+          channel.close();
+        }
         return;
       }
       if (frame instanceof ClientFrame.AdminCall call) {

@@ -56,6 +56,7 @@ public final class FramedPeerTransport<M> implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger(FramedPeerTransport.class.getName());
   private static final String FRAMES = "frsm-peer-frames";
   private static final String INBOUND = "frsm-peer-inbound";
+  private static final String IDLE = "frsm-peer-idle";
 
   private final int selfNodeId;
   private final IntFunction<InetSocketAddress> peerAddresses;
@@ -71,6 +72,10 @@ public final class FramedPeerTransport<M> implements AutoCloseable {
   private final LongAdder refusedFrames = new LongAdder();
   private final LongAdder refusedSenders = new LongAdder();
   private final InboundLimits limits;
+
+  /** This node's keep-alive frame (the same bytes every time), or null: the protocol has none. */
+  private final MessageLite keepalive;
+
   private volatile boolean closed;
 
   private FramedPeerTransport(
@@ -89,6 +94,7 @@ public final class FramedPeerTransport<M> implements AutoCloseable {
     this.config = config;
     this.loops = loops;
     this.framing = new PeerFraming<>(config.clusterId(), codec);
+    this.keepalive = framing.encodeKeepalive(selfNodeId);
     this.limits =
         new InboundLimits(
             codec.protocolName() + " peer port", config, loops.nodeFrameBudget(config));
@@ -111,10 +117,12 @@ public final class FramedPeerTransport<M> implements AutoCloseable {
                                   StreamWire.preamble(),
                                   // the stream stays under this port's limits
                                   stream -> streams.accept(stream, limits),
-                                  List.of(FRAMES, INBOUND)));
+                                  // streams keep idle times of their own (StreamSource)
+                                  List.of(IDLE, FRAMES, INBOUND)));
                     }
                     ch.pipeline()
                         .addFirst(limits.connectionGate())
+                        .addLast(IDLE, limits.idleCloser())
                         .addLast(
                             FRAMES,
                             new FrameDecoder(
@@ -258,6 +266,14 @@ public final class FramedPeerTransport<M> implements AutoCloseable {
     return refusedFrames.sum();
   }
 
+  /**
+   * Keep-alives written on this node's dialed connections: each one that wrote nothing for {@code
+   * transport.keepaliveInterval} writes one, so the receiver's idle timeout spares it.
+   */
+  public long keepalivesSent() {
+    return connections.values().stream().mapToLong(OutboundConnection::keepalivesSent).sum();
+  }
+
   /** What the peer port lets its inbound connections hold, and what it refused. */
   public InboundLimits limits() {
     return limits;
@@ -295,7 +311,8 @@ public final class FramedPeerTransport<M> implements AutoCloseable {
               pipeline.addLast(new RefuseInbound());
             },
             closedChannel -> {},
-            droppedMessages::add);
+            droppedMessages::add,
+            keepalive == null ? null : () -> keepalive);
     connection.connect();
     return connection;
   }

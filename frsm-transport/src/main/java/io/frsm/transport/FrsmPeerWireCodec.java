@@ -5,6 +5,7 @@ import io.frsm.client.transport.WireDecodeException;
 import io.frsm.client.transport.WireFormat;
 import io.frsm.consensus.core.Message;
 import io.frsm.transport.proto.PeerEnvelope;
+import io.frsm.transport.proto.PeerKeepalive;
 
 /**
  * frsm's peer protocol as a {@link PeerWireCodec}: the consensus core's {@link Message}s in {@code
@@ -40,6 +41,21 @@ final class FrsmPeerWireCodec extends ProtobufPeerWireCodec<PeerEnvelope, Messag
             .setClusterId(clusterId)
             .setSenderNodeId(senderNodeId);
     return PeerMessages.toBody(message, envelope).build();
+  }
+
+  @Override
+  public PeerEnvelope encodeKeepalive(int protocolVersion, String clusterId, int senderNodeId) {
+    return PeerEnvelope.newBuilder()
+        .setProtocolVersion(protocolVersion)
+        .setClusterId(clusterId)
+        .setSenderNodeId(senderNodeId)
+        .setKeepalive(PeerKeepalive.getDefaultInstance())
+        .build();
+  }
+
+  @Override
+  protected boolean isKeepalive(PeerEnvelope envelope) {
+    return envelope.hasKeepalive();
   }
 
   @Override

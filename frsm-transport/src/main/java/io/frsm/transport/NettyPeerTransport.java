@@ -130,6 +130,11 @@ public final class NettyPeerTransport implements PeerTransport {
     return transport.refusedSenders();
   }
 
+  /** Keep-alives this node wrote on its peer connections (see {@link FramedPeerTransport}). */
+  public long keepalivesSent() {
+    return transport.keepalivesSent();
+  }
+
   /** Inbound connections accepted since start (see {@link FramedPeerTransport}). */
   long connectionsAccepted() {
     return transport.connectionsAccepted();

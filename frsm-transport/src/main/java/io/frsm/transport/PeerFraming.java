@@ -41,6 +41,14 @@ final class PeerFraming<M> implements FrameDecoder.EnvelopeReader {
       throw new WireDecodeException(
           "sender node id " + Integer.toUnsignedString(sender) + " is above 2^31-1");
     }
-    return new SenderFrame<>(sender, envelope.body());
+    if (envelope.keepalive()) {
+      return SenderFrame.keepalive(sender);
+    }
+    return SenderFrame.of(sender, envelope.body());
+  }
+
+  /** This node's keep-alive envelope, or null if the protocol has none. */
+  MessageLite encodeKeepalive(int senderNodeId) {
+    return codec.encodeKeepalive(header.protocolVersion(), header.clusterId(), senderNodeId);
   }
 }

@@ -62,6 +62,9 @@ final class PeerInboundHandler<M> extends SimpleChannelInboundHandler<SenderFram
     if (!ctx.channel().isActive()) {
       return; // closing: frames decoded from the same read batch go nowhere
     }
+    if (frame.isKeepalive()) {
+      return; // its work is done: the connection's idle timer saw it arrive
+    }
     try {
       handler.onMessage(sender, frame.message());
     } catch (RuntimeException e) {

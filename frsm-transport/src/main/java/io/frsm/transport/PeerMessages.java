@@ -83,6 +83,8 @@ final class PeerMessages {
         case LIST_KEYS -> listKeys(envelope.getListKeys());
         case KEYS_LISTED -> keysListed(envelope.getKeysListed());
         case STALE_RING -> staleRing(envelope.getStaleRing());
+        case KEEPALIVE ->
+            throw new WireDecodeException("a keep-alive carries no message (framing reads it)");
         case BODY_NOT_SET ->
             throw new WireDecodeException("peer envelope without a (known) message body");
       };

@@ -43,6 +43,15 @@ public interface PeerWireCodec<M> {
    */
   Envelope<M> parse(CodedInputStream in) throws WireDecodeException;
 
+  /**
+   * The envelope of a keep-alive (docs/formats/wire.md "Keep-alive"), written on a connection that
+   * sent nothing for {@code transport.keepaliveInterval}; null if the protocol has none (its idle
+   * connections are then closed by the receiver's idle timeout and dialed again on the next send).
+   */
+  default MessageLite encodeKeepalive(int protocolVersion, String clusterId, int senderNodeId) {
+    return null;
+  }
+
   /** A parsed envelope: its header, and its body decoded on demand (after the header checks). */
   interface Envelope<M> {
     int protocolVersion();
@@ -52,6 +61,13 @@ public interface PeerWireCodec<M> {
 
     /** The sender as sent: a uint32, so negative when above 2^31-1 (refused by the transport). */
     int senderNodeId();
+
+    /**
+     * Whether this is a keep-alive: a header and no message (then {@link #body()} is not asked).
+     */
+    default boolean keepalive() {
+      return false;
+    }
 
     /**
      * The body as a message.

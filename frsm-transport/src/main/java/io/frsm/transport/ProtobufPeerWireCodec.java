@@ -48,6 +48,11 @@ public abstract class ProtobufPeerWireCodec<E extends MessageLite, M> implements
    */
   protected abstract M bodyOf(E envelope) throws WireDecodeException;
 
+  /** Whether a parsed envelope is the protocol's keep-alive; none by default. */
+  protected boolean isKeepalive(E envelope) {
+    return false;
+  }
+
   @Override
   public final Envelope<M> parse(CodedInputStream in) throws WireDecodeException {
     return new Parsed(parser.parse(in));
@@ -73,6 +78,11 @@ public abstract class ProtobufPeerWireCodec<E extends MessageLite, M> implements
     @Override
     public int senderNodeId() {
       return senderNodeId.applyAsInt(envelope);
+    }
+
+    @Override
+    public boolean keepalive() {
+      return isKeepalive(envelope);
     }
 
     @Override

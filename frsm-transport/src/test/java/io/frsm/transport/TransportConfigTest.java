@@ -24,6 +24,32 @@ class TransportConfigTest {
   }
 
   @Test
+  void keepalive_isAThirdOfTheIdleTimeout_unlessSet_andMustBeShorter() {
+    TransportConfig c = TransportConfig.builder("c").build();
+    assertEquals(Duration.ofSeconds(60), c.idleTimeout());
+    assertEquals(Duration.ofSeconds(20), c.keepaliveInterval());
+    TransportConfig shorter =
+        TransportConfig.builder("c").idleTimeout(Duration.ofMillis(3)).build();
+    assertEquals(Duration.ofMillis(1), shorter.keepaliveInterval());
+    assertEquals(
+        Duration.ofMillis(100),
+        TransportConfig.builder("c")
+            .idleTimeout(Duration.ofSeconds(1))
+            .keepaliveInterval(Duration.ofMillis(100))
+            .build()
+            .keepaliveInterval());
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () ->
+                TransportConfig.builder("c")
+                    .idleTimeout(Duration.ofSeconds(1))
+                    .keepaliveInterval(Duration.ofSeconds(1))
+                    .build());
+    assertTrue(e.getMessage().contains("keepaliveInterval"), e.getMessage());
+  }
+
+  @Test
   void eachSetting_hasItsOwnSetter_andTheBuilderReadsItBack_unchecked() {
     TransportConfig.Builder b =
         TransportConfig.builder("c")

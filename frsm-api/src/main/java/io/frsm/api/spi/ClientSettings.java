@@ -31,6 +31,8 @@ import java.util.Objects;
  *     authenticates to ZooKeeper with (with {@code zookeeper}); null: an anonymous session, which
  *     only a cluster with {@code security.insecure: true} lets read its members
  * @param zookeeperTls TLS to ZooKeeper (with {@code zookeeper}); null: plaintext
+ * @param keepaliveInterval a connection to a node that sent nothing this long sends a keep-alive,
+ *     so the node's idle timeout spares it
  */
 public record ClientSettings(
     List<String> seeds,
@@ -43,10 +45,14 @@ public record ClientSettings(
     TlsSettings tls,
     int ioThreads,
     Path zookeeperCredentialFile,
-    ZooKeeperTlsSettings zookeeperTls) {
+    ZooKeeperTlsSettings zookeeperTls,
+    Duration keepaliveInterval) {
 
   /** The most network threads a client may run ({@code FrsmClientBuilder#ioThreads}). */
   public static final int MAX_IO_THREADS = 64;
+
+  /** A third of the nodes' default idle timeout (60 s): two keep-alives may be lost. */
+  public static final Duration DEFAULT_KEEPALIVE_INTERVAL = Duration.ofSeconds(20);
 
   public ClientSettings {
     seeds = List.copyOf(seeds);
@@ -56,6 +62,11 @@ public record ClientSettings(
     Objects.requireNonNull(zookeeperSessionTimeout, "zookeeperSessionTimeout");
     Objects.requireNonNull(connectTimeout, "connectTimeout");
     Objects.requireNonNull(observer, "observer");
+    Objects.requireNonNull(keepaliveInterval, "keepaliveInterval");
+    if (keepaliveInterval.isNegative() || keepaliveInterval.toMillis() < 1) {
+      throw new IllegalArgumentException(
+          "keepaliveInterval must be at least 1 ms, was " + keepaliveInterval);
+    }
     if (ioThreads < 1 || ioThreads > MAX_IO_THREADS) {
       throw new IllegalArgumentException(
           "ioThreads must be 1-" + MAX_IO_THREADS + ", was " + ioThreads);
@@ -63,6 +74,34 @@ public record ClientSettings(
     if (seeds.isEmpty() == zookeeper.isEmpty()) {
       throw new IllegalArgumentException("exactly one of seeds and zookeeper must be set");
     }
+  }
+
+  /** As above, with the default keep-alive interval. */
+  public ClientSettings(
+      List<String> seeds,
+      String zookeeper,
+      String clusterId,
+      Duration operationTimeout,
+      Duration zookeeperSessionTimeout,
+      Duration connectTimeout,
+      ClientObserver observer,
+      TlsSettings tls,
+      int ioThreads,
+      Path zookeeperCredentialFile,
+      ZooKeeperTlsSettings zookeeperTls) {
+    this(
+        seeds,
+        zookeeper,
+        clusterId,
+        operationTimeout,
+        zookeeperSessionTimeout,
+        connectTimeout,
+        observer,
+        tls,
+        ioThreads,
+        zookeeperCredentialFile,
+        zookeeperTls,
+        DEFAULT_KEEPALIVE_INTERVAL);
   }
 
   /**
@@ -84,7 +123,8 @@ public record ClientSettings(
         tls,
         ioThreads,
         null,
-        null);
+        null,
+        keepaliveInterval);
   }
 
   /** Whether the client starts from seed nodes (else from ZooKeeper). */

@@ -4,6 +4,8 @@ import com.google.protobuf.CodedInputStream;
 import io.frsm.client.proto.AdminRequest;
 import io.frsm.client.proto.AdminResponse;
 import io.frsm.client.proto.ClientEnvelope;
+import io.frsm.client.proto.Ping;
+import io.frsm.client.proto.Pong;
 import io.frsm.client.proto.WatchTopology;
 
 /**
@@ -53,6 +55,16 @@ public final class ClientCodec implements FrameDecoder.EnvelopeReader {
     return envelope(requestId).setAdminResponse(response).build();
   }
 
+  /** A keep-alive (docs/formats/wire.md "Keep-alive"). */
+  public ClientEnvelope encodePing(long requestId) {
+    return envelope(requestId).setPing(Ping.getDefaultInstance()).build();
+  }
+
+  /** The answer to the keep-alive {@code requestId}. */
+  public ClientEnvelope encodePong(long requestId) {
+    return envelope(requestId).setPong(Pong.getDefaultInstance()).build();
+  }
+
   private ClientEnvelope.Builder envelope(long requestId) {
     return ClientEnvelope.newBuilder()
         .setProtocolVersion(WireFormat.PROTOCOL_VERSION)
@@ -76,6 +88,9 @@ public final class ClientCodec implements FrameDecoder.EnvelopeReader {
         if (envelope.hasAdminRequest()) {
           return new ClientFrame.AdminCall(requestId, envelope.getAdminRequest());
         }
+        if (envelope.hasPing()) {
+          return new ClientFrame.Ping(requestId);
+        }
         if (!envelope.hasRequest()) {
           throw new WireDecodeException("client envelope without a request");
         }
@@ -93,6 +108,9 @@ public final class ClientCodec implements FrameDecoder.EnvelopeReader {
         }
         if (envelope.hasAdminResponse()) {
           return new ClientFrame.AdminAnswer(requestId, envelope.getAdminResponse());
+        }
+        if (envelope.hasPong()) {
+          return new ClientFrame.Pong(requestId);
         }
         if (!envelope.hasResponse()) {
           throw new WireDecodeException("client envelope without a response");

@@ -54,4 +54,10 @@ public sealed interface ClientFrame {
       Objects.requireNonNull(response, "response");
     }
   }
+
+  /** A client's keep-alive (server side): answered with a {@link Pong}, nothing else. */
+  public record Ping(long requestId) implements ClientFrame {}
+
+  /** A node's answer to a keep-alive (client side). */
+  public record Pong(long requestId) implements ClientFrame {}
 }

@@ -80,7 +80,9 @@ public final class ClientProtocolClient implements AutoCloseable {
                   .addLast(new ResponseHandler());
             },
             this::channelClosed,
-            discarded -> {});
+            discarded -> {},
+            // Ids from the requests' sequence, so a keep-alive never shares one with a request.
+            () -> codec.encodePing(nextRequestId.incrementAndGet()));
   }
 
   /** A client for the node at {@code server}; it dials now and reconnects with back-off. */
@@ -184,6 +186,14 @@ public final class ClientProtocolClient implements AutoCloseable {
       return false;
     }
     return true;
+  }
+
+  /**
+   * Keep-alives written on this client's connections: the node's idle timeout ({@code
+   * transport.idleTimeout}) would otherwise close a connection that only waits (tests).
+   */
+  public long keepalivesSent() {
+    return connection.keepalivesSent();
   }
 
   /** Requests in flight or queued. */
@@ -362,6 +372,9 @@ public final class ClientProtocolClient implements AutoCloseable {
   private final class ResponseHandler extends SimpleChannelInboundHandler<ClientFrame> {
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, ClientFrame frame) {
+      if (frame instanceof ClientFrame.Pong) {
+        return; // its work is done: the node read the keep-alive
+      }
       if (frame instanceof ClientFrame.TopologyUpdate update) {
         TopologyWatch w = watch;
         if (w != null && !w.ended && w.requestId == update.requestId()) {

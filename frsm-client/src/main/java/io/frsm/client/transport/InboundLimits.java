@@ -3,6 +3,9 @@ package io.frsm.client.transport;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.timeout.IdleState;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.AttributeKey;
 import java.lang.System.Logger.Level;
 import java.net.InetAddress;
@@ -28,7 +31,10 @@ import java.util.concurrent.atomic.LongAdder;
  *       (held by the {@link TransportEventLoops} they share); a frame that does not fit either
  *       closes its connection ({@link FrameDecoder});
  *   <li>a begun frame must be complete within {@link TransportConfig#partialFrameTimeout()}, or its
- *       connection is closed ({@link FrameDecoder}).
+ *       connection is closed ({@link FrameDecoder});
+ *   <li>a connection that received nothing for {@link TransportConfig#idleTimeout()} is closed
+ *       ({@link #idleCloser()}): live clients and peers send keep-alives, so this ends only dead,
+ *       silent or leaked connections, which would otherwise hold a slot of the caps for ever.
  * </ul>
  *
  * Each refusal is counted and logged at most once a second (with the number not logged).
@@ -46,6 +52,7 @@ public final class InboundLimits {
   private final InboundFrameBudget portBudget;
   private final InboundFrameBudget nodeBudget;
   private final long partialFrameTimeoutNanos;
+  private final long idleTimeoutNanos;
   private final AtomicInteger open = new AtomicInteger();
   private final ConnectionsPerAddress perAddress;
   private final LongAdder refusedConnections = new LongAdder();
@@ -53,6 +60,8 @@ public final class InboundLimits {
   private final LongAdder refusedFrames = new LongAdder();
   private final LongAdder refusedNodeFrames = new LongAdder();
   private final LongAdder stalledFrames = new LongAdder();
+  private final LongAdder idleConnections = new LongAdder();
+  private final LogThrottle idleLog = new LogThrottle(LOG, Level.WARNING, 1, TimeUnit.SECONDS);
   private final LogThrottle connectionLog =
       new LogThrottle(LOG, Level.WARNING, 1, TimeUnit.SECONDS);
   private final LogThrottle addressLog = new LogThrottle(LOG, Level.WARNING, 1, TimeUnit.SECONDS);
@@ -83,6 +92,21 @@ public final class InboundLimits {
     this.portBudget = new InboundFrameBudget(config.partialFrameBudgetBytes());
     this.nodeBudget = java.util.Objects.requireNonNull(nodeBudget, "nodeBudget");
     this.partialFrameTimeoutNanos = config.partialFrameTimeout().toNanos();
+    this.idleTimeoutNanos = config.idleTimeout().toNanos();
+  }
+
+  /**
+   * A new handler (one per connection, not sharable) that closes its connection once nothing was
+   * read for {@link TransportConfig#idleTimeout()}. Placed after TLS, so only what the other end
+   * sent inside the session counts (its handshake has a timeout of its own).
+   */
+  public ChannelHandler idleCloser() {
+    return new IdleCloser();
+  }
+
+  /** Connections closed because they received nothing for {@link TransportConfig#idleTimeout()}. */
+  public long idleConnections() {
+    return idleConnections.sum();
   }
 
   /**
@@ -185,6 +209,24 @@ public final class InboundLimits {
         "{0}: closing connection from {1}: a frame begun {2} ms ago is still incomplete ({3}"
             + " bytes received)",
         port, remote, TimeUnit.NANOSECONDS.toMillis(partialFrameTimeoutNanos), bufferedBytes);
+  }
+
+  private final class IdleCloser extends IdleStateHandler {
+    IdleCloser() {
+      super(idleTimeoutNanos, 0, 0, TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    protected void channelIdle(ChannelHandlerContext ctx, IdleStateEvent evt) {
+      if (evt.state() != IdleState.READER_IDLE || !ctx.channel().isActive()) {
+        return;
+      }
+      idleConnections.increment();
+      idleLog.log(
+          "{0}: closing connection from {1}: nothing received for {2} ms (transport.idleTimeout)",
+          port, ctx.channel().remoteAddress(), TimeUnit.NANOSECONDS.toMillis(idleTimeoutNanos));
+      ctx.close();
+    }
   }
 
   @ChannelHandler.Sharable

@@ -1,5 +1,6 @@
 package io.frsm.client.transport;
 
+import com.google.protobuf.MessageLite;
 import io.frsm.client.transport.tls.IdentityGate;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
@@ -12,8 +13,12 @@ import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoop;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.timeout.IdleState;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.handler.timeout.IdleStateHandler;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -28,6 +33,11 @@ import org.slf4j.LoggerFactory;
  * failed connect attempt discards them (the target is unreachable: peer messages are lossy by
  * design, and a client learns its request was not executed). A connection that drops keeps its
  * queue for the next one: frames still queued were never written.
+ *
+ * <p>With a keep-alive, a connection that wrote nothing for {@link
+ * TransportConfig#keepaliveInterval()} writes one, so that the receiver's idle timeout ({@link
+ * TransportConfig#idleTimeout()}) closes only dead or leaked connections, never a quiet live one (a
+ * client that only watches the topology, a peer with nothing to say).
  *
  * <p>All state but the writer's queue lives on one event loop.
  */
@@ -49,6 +59,8 @@ public final class OutboundConnection {
   private final Backoff backoff;
   private final Consumer<Channel> onChannelClosed;
   private final Consumer<Integer> onDiscarded;
+  private final Supplier<? extends MessageLite> keepalive;
+  private final LongAdder keepalivesSent = new LongAdder();
   private State state = State.IDLE;
 
   /** The pending reconnect timer, if any (loop only): a redial cancels it. */
@@ -72,7 +84,25 @@ public final class OutboundConnection {
       Consumer<ChannelPipeline> inbound,
       Consumer<Channel> onChannelClosed,
       Consumer<Integer> onDiscarded) {
+    this(name, address, loops, config, inbound, onChannelClosed, onDiscarded, null);
+  }
+
+  /**
+   * As above, writing {@code keepalive}'s frame whenever the connection wrote nothing for {@link
+   * TransportConfig#keepaliveInterval()} (null: never).
+   */
+  public OutboundConnection(
+      String name,
+      Supplier<InetSocketAddress> address,
+      TransportEventLoops loops,
+      TransportConfig config,
+      Consumer<ChannelPipeline> inbound,
+      Consumer<Channel> onChannelClosed,
+      Consumer<Integer> onDiscarded,
+      Supplier<? extends MessageLite> keepalive) {
     this.name = name;
+    this.keepalive = keepalive;
+    long keepaliveNanos = config.keepaliveInterval().toNanos();
     this.address = address;
     this.onChannelClosed = onChannelClosed;
     this.onDiscarded = onDiscarded;
@@ -98,6 +128,12 @@ public final class OutboundConnection {
                   @Override
                   protected void initChannel(SocketChannel ch) {
                     ch.pipeline().addLast(FrameEncoder.INSTANCE);
+                    if (keepalive != null) {
+                      // Its WRITER_IDLE event reaches WritabilityAndErrors, which writes one.
+                      ch.pipeline()
+                          .addLast(
+                              new IdleStateHandler(0, keepaliveNanos, 0, TimeUnit.NANOSECONDS));
+                    }
                     inbound.accept(ch.pipeline());
                     ch.pipeline().addLast(new WritabilityAndErrors());
                   }
@@ -114,6 +150,11 @@ public final class OutboundConnection {
    */
   public int failuresSinceConnected() {
     return loop().submit(backoff::failures).syncUninterruptibly().getNow();
+  }
+
+  /** Keep-alive frames written since this connection was made (all channels). */
+  public long keepalivesSent() {
+    return keepalivesSent.sum();
   }
 
   /** Queues a frame; false if the queue is full (fail fast). Any thread. */
@@ -179,10 +220,28 @@ public final class OutboundConnection {
     state = State.CONNECTED;
     channel = f.channel();
     channel.closeFuture().addListener((ChannelFuture c) -> channelClosed(c.channel()));
-    if (IdentityGate.guards(channel) && IdentityGate.identity(channel) == null) {
+    if (!verified(channel)) {
       return; // TLS: frames wait until the other end is verified (WritabilityAndErrors attaches)
     }
     writer.attach(channel);
+  }
+
+  /** Whether frames may go out on {@code ch}: plaintext, or TLS with the other end verified. */
+  private static boolean verified(Channel ch) {
+    return !IdentityGate.guards(ch) || IdentityGate.identity(ch) != null;
+  }
+
+  /**
+   * The connection wrote nothing for a keep-alive interval: write one, on the current channel only
+   * once its other end is verified, and not into a full write buffer (a connection that cannot
+   * drain what it has gains nothing from one more frame).
+   */
+  private void writeKeepalive(Channel ch) {
+    if (state != State.CONNECTED || ch != channel || !verified(ch) || !ch.isWritable()) {
+      return;
+    }
+    keepalivesSent.increment();
+    ch.writeAndFlush(keepalive.get(), ch.voidPromise());
   }
 
   private void attemptFailed(String reason) {
@@ -251,6 +310,12 @@ public final class OutboundConnection {
   private final class WritabilityAndErrors extends ChannelInboundHandlerAdapter {
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+      if (evt instanceof IdleStateEvent idle) {
+        if (idle.state() == IdleState.WRITER_IDLE && keepalive != null) {
+          writeKeepalive(ctx.channel());
+        }
+        return;
+      }
       if (evt == IdentityGate.Verified.INSTANCE) {
         if (state == State.CONNECTED && ctx.channel() == channel) {
           writer.attach(channel);

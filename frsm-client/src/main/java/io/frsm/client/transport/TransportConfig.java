@@ -25,6 +25,8 @@ public final class TransportConfig {
   private final Duration partialFrameTimeout;
   private final int partialFrameBudgetBytes;
   private final int nodeFrameBudgetBytes;
+  private final Duration idleTimeout;
+  private final Duration keepaliveInterval;
 
   private TransportConfig(Builder b) {
     this.clusterId = WireFormat.requireValidClusterId(b.clusterId);
@@ -72,6 +74,29 @@ public final class TransportConfig {
               + maxFrameBytes
               + ")");
     }
+    this.idleTimeout = atLeastOneMilli(b.idleTimeout, "idleTimeout");
+    this.keepaliveInterval =
+        b.keepaliveInterval != null
+            ? atLeastOneMilli(b.keepaliveInterval, "keepaliveInterval")
+            : defaultKeepalive(idleTimeout);
+    // Else this side's own keep-alives could not keep its connections open at a receiver that
+    // runs the same settings (a node's peers always do).
+    if (keepaliveInterval.compareTo(idleTimeout) >= 0) {
+      throw new IllegalArgumentException(
+          "keepaliveInterval ("
+              + keepaliveInterval
+              + ") must be shorter than idleTimeout ("
+              + idleTimeout
+              + ")");
+    }
+  }
+
+  /**
+   * A third of the idle timeout: two keep-alives may be lost or late before a connection is cut.
+   */
+  private static Duration defaultKeepalive(Duration idleTimeout) {
+    Duration third = idleTimeout.dividedBy(3);
+    return third.toMillis() < 1 ? Duration.ofMillis(1) : third;
   }
 
   private static int positive(int v, String name) {
@@ -174,6 +199,24 @@ public final class TransportConfig {
     return nodeFrameBudgetBytes;
   }
 
+  /**
+   * An inbound connection (peer or client port) that received nothing for this long — no frame, no
+   * keep-alive, not a byte — is closed. Dialed connections send keep-alives every {@link
+   * #keepaliveInterval()} while they have nothing else to send, so only dead, silent or leaked
+   * connections reach it.
+   */
+  public Duration idleTimeout() {
+    return idleTimeout;
+  }
+
+  /**
+   * A dialed connection (a client's, a peer's) that wrote nothing for this long writes a keep-alive
+   * frame; shorter than {@link #idleTimeout()} (by default a third of it).
+   */
+  public Duration keepaliveInterval() {
+    return keepaliveInterval;
+  }
+
   @Override
   public boolean equals(Object o) {
     return o instanceof TransportConfig t
@@ -189,7 +232,9 @@ public final class TransportConfig {
         && maxInboundConnectionsPerAddress == t.maxInboundConnectionsPerAddress
         && partialFrameTimeout.equals(t.partialFrameTimeout)
         && partialFrameBudgetBytes == t.partialFrameBudgetBytes
-        && nodeFrameBudgetBytes == t.nodeFrameBudgetBytes;
+        && nodeFrameBudgetBytes == t.nodeFrameBudgetBytes
+        && idleTimeout.equals(t.idleTimeout)
+        && keepaliveInterval.equals(t.keepaliveInterval);
   }
 
   @Override
@@ -207,7 +252,9 @@ public final class TransportConfig {
         maxInboundConnectionsPerAddress,
         partialFrameTimeout,
         partialFrameBudgetBytes,
-        nodeFrameBudgetBytes);
+        nodeFrameBudgetBytes,
+        idleTimeout,
+        keepaliveInterval);
   }
 
   @Override
@@ -238,6 +285,10 @@ public final class TransportConfig {
         + partialFrameBudgetBytes
         + ", nodeFrameBudgetBytes="
         + nodeFrameBudgetBytes
+        + ", idleTimeout="
+        + idleTimeout
+        + ", keepaliveInterval="
+        + keepaliveInterval
         + "}";
   }
 
@@ -265,6 +316,11 @@ public final class TransportConfig {
      * memory): half-sent frames grow their buffers in powers of two, so up to twice this.
      */
     private int nodeFrameBudgetBytes = 256 * 1024 * 1024;
+
+    private Duration idleTimeout = Duration.ofSeconds(60);
+
+    /** Null: a third of {@link #idleTimeout}. */
+    private Duration keepaliveInterval;
 
     private Builder(String clusterId) {
       this.clusterId = clusterId;
@@ -395,6 +451,32 @@ public final class TransportConfig {
 
     public int nodeFrameBudgetBytes() {
       return nodeFrameBudgetBytes;
+    }
+
+    /**
+     * Default 60 s: an inbound connection silent this long is closed. Long enough that a client
+     * with the default keep-alive (20 s) survives two lost ones.
+     */
+    public Builder idleTimeout(Duration v) {
+      this.idleTimeout = Objects.requireNonNull(v, "idleTimeout");
+      return this;
+    }
+
+    public Duration idleTimeout() {
+      return idleTimeout;
+    }
+
+    /**
+     * Default (null) a third of {@link #idleTimeout}; shorter than it. A client sets this to a
+     * third of the shortest {@code transport.idleTimeout} of the nodes it talks to.
+     */
+    public Builder keepaliveInterval(Duration v) {
+      this.keepaliveInterval = v;
+      return this;
+    }
+
+    public Duration keepaliveInterval() {
+      return keepaliveInterval;
     }
 
     public TransportConfig build() {

@@ -135,6 +135,18 @@ public final class TransportKeys {
               "bytes for inbound frames begun but not complete, all the node's listening ports"
                   + " together (at least maxFrameBytes); a frame beyond it closes its connection");
 
+  public static final ConfigKey<Duration> IDLE_TIMEOUT =
+      ConfigKey.transport(
+              "idleTimeout",
+              ValueType.DURATION,
+              TransportConfig.Builder::idleTimeout,
+              TransportConfig.Builder::idleTimeout)
+          .range(Duration.ofMillis(3), Timings.MAX)
+          .doc(
+              "an inbound connection (peer or client port) that received nothing, not even a"
+                  + " keep-alive, for this long is closed; this node's peer connections send a"
+                  + " keep-alive after a third of it without traffic");
+
   static final List<ConfigKey<?>> ALL =
       List.of(
           THREADS,
@@ -149,5 +161,6 @@ public final class TransportKeys {
           MAX_INBOUND_CONNECTIONS_PER_ADDRESS,
           PARTIAL_FRAME_TIMEOUT,
           PARTIAL_FRAME_BUDGET_BYTES,
-          NODE_FRAME_BUDGET_BYTES);
+          NODE_FRAME_BUDGET_BYTES,
+          IDLE_TIMEOUT);
 }

@@ -49,6 +49,12 @@ final class SecurityMeters {
         "reason",
         "stalled_frame",
         limits::stalledFrames);
+    metrics.counter(
+        name,
+        "connections closed: nothing received (not even a keep-alive) for transport.idleTimeout",
+        "reason",
+        "idle",
+        limits::idleConnections);
   }
 
   /**

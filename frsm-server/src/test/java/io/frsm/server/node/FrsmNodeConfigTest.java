@@ -101,6 +101,7 @@ class FrsmNodeConfigTest {
         partialFrameTimeout: 5s
         partialFrameBudgetBytes: 64MiB
         nodeFrameBudgetBytes: 96MiB
+        idleTimeout: 45s
       security:
         insecure: false
         caBundle: /frsm-test/tls/ca.pem

@@ -53,6 +53,9 @@ final class TestCluster implements AutoCloseable {
   /** A test's changes to every node's settings, applied last; null: none. */
   private final java.util.function.Consumer<FrsmNodeBuilder> tweaks;
 
+  /** The thin clients' keep-alive interval; null: the client's default. */
+  private final Duration clientKeepalive;
+
   /** Per node, the proxy it reaches ZooKeeper through; null without {@link #withFaults}. */
   private final ZooKeeperProxy[] zooKeeperProxies;
 
@@ -138,6 +141,26 @@ final class TestCluster implements AutoCloseable {
                     Duration.ofMillis(20)));
   }
 
+  /**
+   * Three nodes that close inbound connections silent for {@code idleTimeout}
+   * (transport.idleTimeout) and whose range leaders never step down (no quorum-watch probes: peer
+   * connections stay quiet); the thin clients it builds send keep-alives every quarter of it.
+   */
+  static TestCluster withIdleTimeout(Path dir, Duration idleTimeout) throws Exception {
+    return new TestCluster(
+        dir,
+        3,
+        0,
+        BOUNDED_DELAY,
+        CLOCK_SKEW_BOUND,
+        0,
+        null,
+        false,
+        Duration.ZERO,
+        builder -> builder.set(io.frsm.server.config.TransportKeys.IDLE_TIMEOUT, idleTimeout),
+        idleTimeout.dividedBy(4));
+  }
+
   /** Three nodes, each node's settings changed by {@code tweaks} (restarts too). */
   static TestCluster withTweaks(Path dir, java.util.function.Consumer<FrsmNodeBuilder> tweaks)
       throws Exception {
@@ -197,6 +220,34 @@ final class TestCluster implements AutoCloseable {
       Duration stepDownAfter,
       java.util.function.Consumer<FrsmNodeBuilder> tweaks)
       throws Exception {
+    this(
+        dir,
+        n,
+        replicationFactor,
+        boundedDelay,
+        clockSkewBound,
+        coreThreads,
+        coreOnTransportLoop,
+        withFaults,
+        stepDownAfter,
+        tweaks,
+        null);
+  }
+
+  private TestCluster(
+      Path dir,
+      int n,
+      int replicationFactor,
+      Duration boundedDelay,
+      Duration clockSkewBound,
+      int coreThreads,
+      Boolean coreOnTransportLoop,
+      boolean withFaults,
+      Duration stepDownAfter,
+      java.util.function.Consumer<FrsmNodeBuilder> tweaks,
+      Duration clientKeepalive)
+      throws Exception {
+    this.clientKeepalive = clientKeepalive;
     this.stepDownAfter = stepDownAfter;
     this.tweaks = tweaks;
     this.linkFaults = withFaults ? new PeerLinkFaults[n] : null;
@@ -537,13 +588,16 @@ final class TestCluster implements AutoCloseable {
 
   /** A thin client with the certificate {@code files}; closed with the cluster. */
   FrsmClient thinClient(Duration operationTimeout, TlsFiles files) {
-    FrsmClient c =
+    io.frsm.api.FrsmClientBuilder builder =
         FrsmClient.builder()
             .seeds(seeds())
             .clusterId(CLUSTER_ID)
             .operationTimeout(operationTimeout)
-            .tls(files.caBundle(), files.certificateChain(), files.privateKey())
-            .build();
+            .tls(files.caBundle(), files.certificateChain(), files.privateKey());
+    if (clientKeepalive != null) {
+      builder.keepaliveInterval(clientKeepalive);
+    }
+    FrsmClient c = builder.build();
     clients.add(c);
     return c;
   }
