@@ -31,6 +31,8 @@ import java.util.Objects;
  *     authenticates to ZooKeeper with (with {@code zookeeper}); null: an anonymous session, which
  *     only a cluster with {@code security.insecure: true} lets read its members
  * @param zookeeperTls TLS to ZooKeeper (with {@code zookeeper}); null: plaintext
+ * @param callbackExecutor where the futures of async calls complete ({@code
+ *     FrsmClientBuilder#callbackExecutor}); null: a pool of the client's own threads
  */
 public record ClientSettings(
     List<String> seeds,
@@ -43,7 +45,8 @@ public record ClientSettings(
     TlsSettings tls,
     int ioThreads,
     Path zookeeperCredentialFile,
-    ZooKeeperTlsSettings zookeeperTls) {
+    ZooKeeperTlsSettings zookeeperTls,
+    java.util.concurrent.Executor callbackExecutor) {
 
   /** The most network threads a client may run ({@code FrsmClientBuilder#ioThreads}). */
   public static final int MAX_IO_THREADS = 64;
@@ -65,6 +68,34 @@ public record ClientSettings(
     }
   }
 
+  /** Settings whose async calls complete on a pool of the client's own threads. */
+  public ClientSettings(
+      List<String> seeds,
+      String zookeeper,
+      String clusterId,
+      Duration operationTimeout,
+      Duration zookeeperSessionTimeout,
+      Duration connectTimeout,
+      ClientObserver observer,
+      TlsSettings tls,
+      int ioThreads,
+      Path zookeeperCredentialFile,
+      ZooKeeperTlsSettings zookeeperTls) {
+    this(
+        seeds,
+        zookeeper,
+        clusterId,
+        operationTimeout,
+        zookeeperSessionTimeout,
+        connectTimeout,
+        observer,
+        tls,
+        ioThreads,
+        zookeeperCredentialFile,
+        zookeeperTls,
+        null);
+  }
+
   /**
    * These settings started from {@code found} instead: what a client that finds the cluster through
    * ZooKeeper hands on once it read the members' addresses there. Everything of ZooKeeper (connect
@@ -84,7 +115,8 @@ public record ClientSettings(
         tls,
         ioThreads,
         null,
-        null);
+        null,
+        callbackExecutor);
   }
 
   /** Whether the client starts from seed nodes (else from ZooKeeper). */
