@@ -11,9 +11,10 @@ import java.util.concurrent.CompletableFuture;
  * of a key at a time, behind every earlier call on the key; the reads between two mutations run
  * concurrently, and the answer to a later one is never older than the answer to an earlier one
  * (answers are released in issue order; the futures of async calls complete on the client's
- * callback threads, so two of them may complete in either order — chain a call on the future of the
- * one before it where the completion order matters). Failures are unchecked subclasses of {@link
- * FrsmException}: {@link KeyExistsException} and {@link CasMismatchException} are definite; {@link
+ * callback threads — or where {@link FrsmClientBuilder#callbackExecutor} says — so two of them may
+ * complete in either order — chain a call on the future of the one before it where the completion
+ * order matters). Failures are unchecked subclasses of {@link FrsmException}: {@link
+ * KeyExistsException} and {@link CasMismatchException} are definite; {@link
  * OutcomeUnknownException} is resolved with {@link #fence(byte[])}; {@link NotExecutedException} is
  * safe to retry.
  *
