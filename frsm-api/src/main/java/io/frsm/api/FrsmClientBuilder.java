@@ -213,8 +213,9 @@ public final class FrsmClientBuilder {
    * the answer: no thread is woken per call, the cheapest for code that never blocks — chaining the
    * next async call, completing a future of the service's own. Such code must never block: it holds
    * up every connection on that thread. A sync call of this client made there (whose answer that
-   * thread would have to read) fails {@link IllegalStateException} instead of deadlocking. An
-   * executor that rejects a task has it run on the network thread.
+   * thread would have to read) fails {@link IllegalStateException} instead of deadlocking, and so
+   * does one on the client's timer thread (which completes resends and delayed fences). An executor
+   * that rejects a task has it run on the completing thread.
    */
   public FrsmClientBuilder callbackExecutor(java.util.concurrent.Executor executor) {
     this.callbackExecutor = Objects.requireNonNull(executor, "executor");

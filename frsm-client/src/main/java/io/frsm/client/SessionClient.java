@@ -39,6 +39,13 @@ public abstract class SessionClient implements FrsmClient {
 
   private final java.util.concurrent.Executor callbacks;
   private final ScheduledExecutorService scheduler;
+
+  /**
+   * The scheduler's thread (resends, delayed fences): a continuation run there by a direct callback
+   * executor must not block it either.
+   */
+  private volatile Thread timerThread;
+
   private final KeySessions sessions;
   private final ObservedCalls observed;
 
@@ -100,8 +107,14 @@ public abstract class SessionClient implements FrsmClient {
             ? null
             : Executors.newCachedThreadPool(daemon("frsm-client-" + id + "-callbacks"));
     this.callbacks = callbackExecutor != null ? callbackExecutor : callbackPool;
+    ThreadFactory timerThreads = daemon("frsm-client-" + id + "-timer");
     this.scheduler =
-        Executors.newSingleThreadScheduledExecutor(daemon("frsm-client-" + id + "-timer"));
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = timerThreads.newThread(r);
+              timerThread = t;
+              return t;
+            });
     this.sessions = new KeySessions(new Runner(), this::deliver, scheduler, settle, counters);
   }
 
@@ -138,10 +151,10 @@ public abstract class SessionClient implements FrsmClient {
 
   /** A sync call from a network thread would never end: refused at once instead. */
   private void checkMayBlock() {
-    if (onNetworkThread()) {
+    if (onNetworkThread() || Thread.currentThread() == timerThread) {
       throw new IllegalStateException(
-          "a sync call of the frsm client on one of its network threads (a callback run by a"
-              + " direct callbackExecutor) would wait for itself: use the async method there, or"
+          "a sync call of the frsm client on one of its network or timer threads (a callback run"
+              + " by a direct callbackExecutor) would wait for itself: use the async method there, or"
               + " a callbackExecutor whose threads may block");
     }
   }
