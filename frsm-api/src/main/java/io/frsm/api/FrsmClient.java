@@ -11,9 +11,10 @@ import java.util.concurrent.CompletableFuture;
  * of a key at a time, behind every earlier call on the key; the reads between two mutations run
  * concurrently, and the answer to a later one is never older than the answer to an earlier one
  * (answers are released in issue order; the futures of async calls complete on the client's
- * callback threads, so two of them may complete in either order — chain a call on the future of the
- * one before it where the completion order matters). Failures are unchecked subclasses of {@link
- * FrsmException}: {@link KeyExistsException} and {@link CasMismatchException} are definite; {@link
+ * callback threads — or where {@link FrsmClientBuilder#callbackExecutor} says — so two of them may
+ * complete in either order — chain a call on the future of the one before it where the completion
+ * order matters). Failures are unchecked subclasses of {@link FrsmException}: {@link
+ * KeyExistsException} and {@link CasMismatchException} are definite; {@link
  * OutcomeUnknownException} is resolved with {@link #fence(byte[])}; {@link NotExecutedException} is
  * safe to retry.
  *
@@ -124,10 +125,12 @@ public interface FrsmClient extends AutoCloseable {
    * A {@link CasMismatchException} or {@link KeyExistsException} from this client is as definite as
    * from any other. A create resend that finds the key deleted fails unknown (the earlier attempt
    * may have created it before the delete); one that finds it absent creates it — wrong only if the
-   * earlier attempt created the key and it was deleted and purged meanwhile. Against a node of an
-   * older release the token is ignored and a resend behaves as a plain retry of a CAS (a mismatch
-   * may then hide an earlier success). frsm-client's client and a node's embedded client implement
-   * it.
+   * earlier attempt created the key and it was deleted and its tombstone dropped meanwhile, which
+   * the defaults keep out of reach: no resend goes out later than 60 s after the first attempt (the
+   * outcome then stays unknown), and a node drops a tombstone only {@code lsm.tombstoneGracePeriod}
+   * (24 h) after the delete reached every replica. Against a node of an older release the token is
+   * ignored and a resend behaves as a plain retry of a CAS (a mismatch may then hide an earlier
+   * success). frsm-client's client and a node's embedded client implement it.
    *
    * @throws UnsupportedOperationException if this implementation has no idempotent mutations
    */

@@ -43,6 +43,7 @@ public final class FrsmClientBuilder {
   private ClientObserver observer = ClientObserver.NONE;
   private int ioThreads = 1;
   private Duration keepaliveInterval = ClientSettings.DEFAULT_KEEPALIVE_INTERVAL;
+  private java.util.concurrent.Executor callbackExecutor;
 
   FrsmClientBuilder() {}
 
@@ -217,6 +218,22 @@ public final class FrsmClientBuilder {
     return this;
   }
 
+  /**
+   * Where the futures of async calls complete, and so where code chained on them runs (default: a
+   * pool of the client's own threads, one hand-off from the network thread per call, so such code
+   * may block). {@code Runnable::run} completes them on the client's network thread that received
+   * the answer: no thread is woken per call, the cheapest for code that never blocks — chaining the
+   * next async call, completing a future of the service's own. Such code must never block: it holds
+   * up every connection on that thread. A sync call of this client made there (whose answer that
+   * thread would have to read) fails {@link IllegalStateException} instead of deadlocking, and so
+   * does one on the client's timer thread (which completes resends and delayed fences). An executor
+   * that rejects a task has it run on the completing thread.
+   */
+  public FrsmClientBuilder callbackExecutor(java.util.concurrent.Executor executor) {
+    this.callbackExecutor = Objects.requireNonNull(executor, "executor");
+    return this;
+  }
+
   private static Duration positive(Duration d, String name) {
     Objects.requireNonNull(d, name);
     if (d.isNegative() || d.isZero()) {
@@ -262,7 +279,8 @@ public final class FrsmClientBuilder {
             ioThreads,
             fromZooKeeper ? zookeeperCredentialFile : null,
             fromZooKeeper ? zookeeperTls : null,
-            keepaliveInterval);
+            keepaliveInterval,
+            callbackExecutor);
     for (ClientProvider provider :
         ServiceLoader.load(ClientProvider.class, FrsmClientBuilder.class.getClassLoader())) {
       if (provider.accepts(settings)) {

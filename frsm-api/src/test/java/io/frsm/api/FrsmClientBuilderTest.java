@@ -58,8 +58,10 @@ class FrsmClientBuilderTest {
   @Test
   void build_passesWhatWasSet() {
     ClientObserver observer = new ClientObserver() {};
+    java.util.concurrent.Executor direct = Runnable::run;
     FrsmClient.builder()
         .observer(observer)
+        .callbackExecutor(direct)
         .ioThreads(3)
         .zookeeper("zk:2181")
         .clusterId("c")
@@ -82,7 +84,9 @@ class FrsmClientBuilderTest {
             new TlsSettings(Path.of("ca.pem"), Path.of("me.pem"), Path.of("me-key.pem")),
             3,
             Path.of("zk.credential"),
-            new ZooKeeperTlsSettings(Path.of("zk-ca.pem"), null, Path.of("zk-me.pem"), null, true)),
+            new ZooKeeperTlsSettings(Path.of("zk-ca.pem"), null, Path.of("zk-me.pem"), null, true),
+            ClientSettings.DEFAULT_KEEPALIVE_INTERVAL,
+            direct),
         BUILT.get());
   }
 

@@ -7,6 +7,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 
 /**
  * Resends a mutation that carries an idempotency token ({@code FrsmClient.idempotent()}) while its
@@ -27,6 +28,18 @@ final class IdempotentResends {
   /** The pause before resend {@code i} is {@code i} times this. */
   static final long BACKOFF_NANOS = 20_000_000L;
 
+  /**
+   * No resend is sent later than this after the first attempt was (this client's monotonic clock):
+   * past it the outcome stays unknown. It bounds how long after a create's first attempt a resend
+   * can reach the cluster, which keeps a resend away from the one case it would answer wrongly: a
+   * create that applied, whose key was then deleted and its tombstone dropped, is executed again by
+   * a resend that finds nothing. A tombstone is dropped only {@code lsm.tombstoneGracePeriod}
+   * (default 24 h) after its purge mark (docs/PROTOCOL.md "Idempotent resends", "The purged-create
+   * bound"). With the default timeout (7 s) all {@link #MAX_RESENDS} resends go out within it; a
+   * longer per-call timeout gets fewer.
+   */
+  static final long RESEND_WINDOW_NANOS = 60_000_000_000L;
+
   /** Runs one attempt of an operation at invocation time {@code invokedAtMicros}. */
   interface Attempt {
     CompletableFuture<ClientOutcome> run(ClientOperation operation, long invokedAtMicros);
@@ -40,24 +53,50 @@ final class IdempotentResends {
       long invokedAtMicros,
       Attempt attempt,
       ScheduledExecutorService scheduler) {
-    CompletableFuture<ClientOutcome> first = attempt.run(op, invokedAtMicros);
-    if (op.hint() == null) {
-      return first;
-    }
-    CompletableFuture<ClientOutcome> result = new CompletableFuture<>();
-    first.whenComplete((o, e) -> next(op, invokedAtMicros, attempt, scheduler, 0, o, e, result));
-    return result;
+    return run(op, invokedAtMicros, attempt, scheduler, System::nanoTime);
   }
 
-  private static void next(
+  /** As above, on the monotonic clock {@code nanoClock} (tests script it). */
+  static CompletableFuture<ClientOutcome> run(
       ClientOperation op,
       long invokedAtMicros,
       Attempt attempt,
       ScheduledExecutorService scheduler,
+      LongSupplier nanoClock) {
+    long firstSentNanos = nanoClock.getAsLong();
+    CompletableFuture<ClientOutcome> first = attempt.run(op, invokedAtMicros);
+    if (op.hint() == null) {
+      return first;
+    }
+    Resending resending =
+        new Resending(invokedAtMicros, attempt, scheduler, nanoClock, firstSentNanos);
+    CompletableFuture<ClientOutcome> result = new CompletableFuture<>();
+    first.whenComplete((o, e) -> next(op, resending, 0, o, e, result));
+    return result;
+  }
+
+  /** What every resend of one mutation shares. */
+  private record Resending(
+      long invokedAtMicros,
+      Attempt attempt,
+      ScheduledExecutorService scheduler,
+      LongSupplier nanoClock,
+      long firstSentNanos) {
+
+    /** Whether a resend may still go out now ({@link #RESEND_WINDOW_NANOS}). */
+    boolean withinWindow() {
+      return nanoClock.getAsLong() - firstSentNanos < RESEND_WINDOW_NANOS;
+    }
+  }
+
+  private static void next(
+      ClientOperation op,
+      Resending r,
       int resends,
       ClientOutcome outcome,
       Throwable error,
       CompletableFuture<ClientOutcome> result) {
+    long invokedAtMicros = r.invokedAtMicros();
     String unknown = stillUnknown(outcome, error, resends > 0);
     if (unknown == null) {
       if (error != null) {
@@ -72,18 +111,26 @@ final class IdempotentResends {
       return;
     }
     ClientOperation again = asResend(op);
-    // A fresh τ: the earlier one may be past the cluster's bounded delay by now.
-    long tau = invokedAtMicros == 0 ? 0 : Math.max(invokedAtMicros, currentMicros());
     Runnable resend =
-        () ->
-            attempt
-                .run(again, tau)
-                .whenComplete(
-                    (o, e) ->
-                        next(
-                            again, invokedAtMicros, attempt, scheduler, resends + 1, o, e, result));
+        () -> {
+          // Checked as late as the client can: right before the resend is handed to a connection.
+          if (!r.withinWindow()) {
+            result.complete(
+                new ClientOutcome.Unknown(
+                    unknown
+                        + " (no resend more than "
+                        + TimeUnit.NANOSECONDS.toSeconds(RESEND_WINDOW_NANOS)
+                        + " s after the first attempt)"));
+            return;
+          }
+          // A fresh τ: the earlier one may be past the cluster's bounded delay by now.
+          long tau = invokedAtMicros == 0 ? 0 : Math.max(invokedAtMicros, currentMicros());
+          r.attempt()
+              .run(again, tau)
+              .whenComplete((o, e) -> next(again, r, resends + 1, o, e, result));
+        };
     try {
-      scheduler.schedule(resend, BACKOFF_NANOS * (resends + 1), TimeUnit.NANOSECONDS);
+      r.scheduler().schedule(resend, BACKOFF_NANOS * (resends + 1), TimeUnit.NANOSECONDS);
     } catch (RejectedExecutionException closed) {
       result.complete(new ClientOutcome.Unknown(unknown + " (client closed before a resend)"));
     }

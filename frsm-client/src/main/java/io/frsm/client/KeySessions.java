@@ -47,14 +47,16 @@ import java.util.function.LongSupplier;
  *       operation fails {@link NotExecutedException} without running and the key stays marked.
  * </ul>
  *
- * <p>Thread-safe. Results are delivered on {@code callbacks}, never on the thread that completed
- * the operation (a node's event loop or a network thread must not run user code). {@code callbacks}
- * must never reject a task (run it inline once closed). A key's calls get their results one at a
- * time, in issue order, and each result is then handed to {@code callbacks} on its own: the
- * callers' futures complete in issue order when {@code callbacks} runs tasks inline, but a pool may
- * run two hand-overs side by side and complete a later call's future first (the values still keep
- * the order above). Code attached to the futures may run on any thread that completes or waits on
- * them, in any order.
+ * <p>Thread-safe. Results are delivered on {@code callbacks}, not on the thread that completed the
+ * operation (a node's event loop or a network thread must not run user code that may block) —
+ * unless {@code callbacks} runs tasks inline, which a user of the thin client may choose for code
+ * that never blocks ({@code FrsmClientBuilder.callbackExecutor}). {@code callbacks} must never
+ * reject a task (run it inline once closed). A key's calls get their results one at a time, in
+ * issue order, and each result is then handed to {@code callbacks} on its own: the callers' futures
+ * complete in issue order when {@code callbacks} runs tasks inline, but a pool may run two
+ * hand-overs side by side and complete a later call's future first (the values still keep the order
+ * above). Code attached to the futures may run on any thread that completes or waits on them, in
+ * any order.
  */
 public final class KeySessions {
 

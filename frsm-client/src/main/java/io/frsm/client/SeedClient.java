@@ -51,6 +51,10 @@ public final class SeedClient extends SessionClient {
   private final Duration operationTimeout;
   private final List<InetSocketAddress> seeds;
   private final TransportEventLoops loops;
+
+  /** The network threads' executors, to tell a sync call made on one ({@link #onNetworkThread}). */
+  private final List<io.netty.util.concurrent.EventExecutor> networkThreads;
+
   private final ClientConnections connections;
   private final RedirectFollower redirects;
   private final ControlConnection control;
@@ -59,7 +63,7 @@ public final class SeedClient extends SessionClient {
 
   private SeedClient(
       ClientSettings settings, List<InetSocketAddress> seeds, ChannelSecurity security) {
-    super(RequestLimits.DEFAULTS, settings.observer());
+    super(RequestLimits.DEFAULTS, settings.observer(), settings.callbackExecutor());
     this.operationTimeout = settings.operationTimeout();
     this.seeds = seeds;
     this.view = RoutingView.ofSeeds(seeds);
@@ -70,6 +74,7 @@ public final class SeedClient extends SessionClient {
             .idleTimeout(settings.keepaliveInterval().multipliedBy(3))
             .build();
     this.loops = TransportEventLoops.create(settings.ioThreads(), true);
+    this.networkThreads = List.copyOf(loops.loops());
     this.connections = new ClientConnections(transportConfig, loops, security);
     this.redirects =
         new RedirectFollower(
@@ -187,6 +192,16 @@ public final class SeedClient extends SessionClient {
     List<InetSocketAddress> candidates = view.route(operation.key().bytesUnsafe());
     RedirectFollower follower = timeoutNanos == 0 ? redirects : follower(timeoutNanos);
     return attempt(follower, new OperationRequest(operation, 0), candidates);
+  }
+
+  @Override
+  protected boolean onNetworkThread() {
+    for (io.netty.util.concurrent.EventExecutor thread : networkThreads) {
+      if (thread.inEventLoop()) {
+        return true;
+      }
+    }
+    return false;
   }
 
   @Override

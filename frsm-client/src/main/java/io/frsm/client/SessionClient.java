@@ -33,8 +33,19 @@ public abstract class SessionClient implements FrsmClient {
   private static final java.security.SecureRandom TOKENS = new java.security.SecureRandom();
 
   private final RequestLimits limits;
+
+  /** The client's own callback threads, or null when the user gave an executor. */
   private final ExecutorService callbackPool;
+
+  private final java.util.concurrent.Executor callbacks;
   private final ScheduledExecutorService scheduler;
+
+  /**
+   * The scheduler's thread (resends, delayed fences): a continuation run there by a direct callback
+   * executor must not block it either.
+   */
+  private volatile Thread timerThread;
+
   private final KeySessions sessions;
   private final ObservedCalls observed;
 
@@ -59,7 +70,18 @@ public abstract class SessionClient implements FrsmClient {
    * is asked each time a create ends with an unknown outcome.
    */
   protected SessionClient(RequestLimits limits, ClientObserver observer) {
-    this(limits, null, new SessionCounters(), observer);
+    this(limits, null, new SessionCounters(), observer, null);
+  }
+
+  /**
+   * Like {@link #SessionClient(RequestLimits, ClientObserver)}, with the futures of async calls
+   * completed on {@code callbackExecutor} (null: a pool of the client's own).
+   */
+  protected SessionClient(
+      RequestLimits limits,
+      ClientObserver observer,
+      java.util.concurrent.Executor callbackExecutor) {
+    this(limits, null, new SessionCounters(), observer, callbackExecutor);
   }
 
   private SessionClient(
@@ -67,13 +89,32 @@ public abstract class SessionClient implements FrsmClient {
       LongSupplier createSettleNanos,
       SessionCounters counters,
       ClientObserver observer) {
+    this(limits, createSettleNanos, counters, observer, null);
+  }
+
+  private SessionClient(
+      RequestLimits limits,
+      LongSupplier createSettleNanos,
+      SessionCounters counters,
+      ClientObserver observer,
+      java.util.concurrent.Executor callbackExecutor) {
     this.limits = limits;
     this.observed = new ObservedCalls(observer);
     LongSupplier settle = createSettleNanos != null ? createSettleNanos : this::createSettleNanos;
     int id = CLIENTS.incrementAndGet();
-    this.callbackPool = Executors.newCachedThreadPool(daemon("frsm-client-" + id + "-callbacks"));
+    this.callbackPool =
+        callbackExecutor != null
+            ? null
+            : Executors.newCachedThreadPool(daemon("frsm-client-" + id + "-callbacks"));
+    this.callbacks = callbackExecutor != null ? callbackExecutor : callbackPool;
+    ThreadFactory timerThreads = daemon("frsm-client-" + id + "-timer");
     this.scheduler =
-        Executors.newSingleThreadScheduledExecutor(daemon("frsm-client-" + id + "-timer"));
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = timerThreads.newThread(r);
+              timerThread = t;
+              return t;
+            });
     this.sessions = new KeySessions(new Runner(), this::deliver, scheduler, settle, counters);
   }
 
@@ -86,12 +127,35 @@ public abstract class SessionClient implements FrsmClient {
     };
   }
 
-  /** Runs user callbacks off the I/O threads; once closed, inline (late completions only). */
+  /**
+   * Runs user callbacks on the callback executor: the client's own pool (off the network threads),
+   * or the user's. A rejected task runs inline: the client's pool rejects only once closed (late
+   * completions), and a call must never be left without an answer.
+   */
   private void deliver(Runnable task) {
     try {
-      callbackPool.execute(task);
-    } catch (RejectedExecutionException closed) {
+      callbacks.execute(task);
+    } catch (RejectedExecutionException rejected) {
       task.run();
+    }
+  }
+
+  /**
+   * Whether the calling thread is one of the client's network threads, where a sync call would wait
+   * for an answer only that thread can read (a user's callback run there through a direct {@code
+   * callbackExecutor}). Implementations with network threads override it.
+   */
+  protected boolean onNetworkThread() {
+    return false;
+  }
+
+  /** A sync call from a network thread would never end: refused at once instead. */
+  private void checkMayBlock() {
+    if (onNetworkThread() || Thread.currentThread() == timerThread) {
+      throw new IllegalStateException(
+          "a sync call of the frsm client on one of its network or timer threads (a callback run"
+              + " by a direct callbackExecutor) would wait for itself: use the async method there, or"
+              + " a callbackExecutor whose threads may block");
     }
   }
 
@@ -215,6 +279,7 @@ public abstract class SessionClient implements FrsmClient {
   }
 
   final Optional<Versioned> get(byte[] key, CallOptions o) {
+    checkMayBlock();
     return Futures.join(
         submit(readKind(o), () -> readOp(key, o.readMode()), true, o)
             .thenApply(SessionClient::readResult));
@@ -226,6 +291,7 @@ public abstract class SessionClient implements FrsmClient {
   }
 
   final Version create(byte[] key, byte[] value, CallOptions o) {
+    checkMayBlock();
     return Futures.join(
         submit("create", () -> createOp(key, value, o), true, o).thenApply(SessionClient::written));
   }
@@ -237,6 +303,7 @@ public abstract class SessionClient implements FrsmClient {
   }
 
   final Version cas(byte[] key, Version expected, byte[] newValue, CallOptions o) {
+    checkMayBlock();
     return Futures.join(
         submit("cas", () -> casOp(key, expected, newValue, o), true, o)
             .thenApply(SessionClient::written));
@@ -248,6 +315,7 @@ public abstract class SessionClient implements FrsmClient {
   }
 
   final void delete(byte[] key, Version expected, CallOptions o) {
+    checkMayBlock();
     Futures.join(
         submit("delete", () -> deleteOp(key, expected, o), true, o)
             .thenApply(SessionClient::deleted));
@@ -259,6 +327,7 @@ public abstract class SessionClient implements FrsmClient {
   }
 
   final Optional<Versioned> fence(byte[] key, CallOptions o) {
+    checkMayBlock();
     return Futures.join(
         submit("fence", () -> new ClientOperation.Fence(limits.key(key)), true, o)
             .thenApply(SessionClient::readResult));
@@ -387,6 +456,9 @@ public abstract class SessionClient implements FrsmClient {
     // is left without an answer.
     for (Runnable delayed : scheduler.shutdownNow()) {
       delayed.run();
+    }
+    if (callbackPool == null) {
+      return; // the user's executor is the user's to stop
     }
     callbackPool.shutdown();
     try {

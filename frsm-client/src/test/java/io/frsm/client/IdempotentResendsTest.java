@@ -52,6 +52,28 @@ class IdempotentResendsTest {
         .get(10, TimeUnit.SECONDS);
   }
 
+  /** As {@link #run}, on a clock that moves by {@code stepNanos} at each attempt. */
+  private ClientOutcome runSteppingClock(ClientOperation op, long stepNanos) throws Exception {
+    java.util.concurrent.atomic.AtomicLong clock = new java.util.concurrent.atomic.AtomicLong();
+    return IdempotentResends.run(
+            op,
+            0,
+            (o, tau) -> {
+              synchronized (sent) {
+                sent.add(o);
+                clock.addAndGet(stepNanos); // the attempt's own wait for its answer
+                return CompletableFuture.completedFuture(answers.poll());
+              }
+            },
+            scheduler,
+            clock::get)
+        .get(10, TimeUnit.SECONDS);
+  }
+
+  private static ClientOperation.Create create(ClientOperation.Hint hint) {
+    return new ClientOperation.Create(KeyBytes.wrap(new byte[] {1}), new byte[] {2}, hint);
+  }
+
   private static ClientOperation.Cas cas(ClientOperation.Hint hint) {
     return new ClientOperation.Cas(KeyBytes.wrap(new byte[] {1}), V, new byte[] {2}, hint);
   }
@@ -66,6 +88,42 @@ class IdempotentResendsTest {
     assertFalse(sent.get(0).hint().resend());
     assertTrue(sent.get(1).hint().resend());
     assertArrayEquals(TOKEN, sent.get(1).hint().token());
+  }
+
+  /**
+   * The purged-create bound (docs/PROTOCOL.md "Idempotent resends"): no resend goes out later than
+   * {@link IdempotentResends#RESEND_WINDOW_NANOS} after the first attempt, however long each
+   * attempt waited; the outcome then stays unknown.
+   */
+  @Test
+  void noResendGoesOutPastTheWindow_theOutcomeStaysUnknown() throws Exception {
+    for (int i = 0; i <= IdempotentResends.MAX_RESENDS; i++) {
+      answers.add(new ClientOutcome.Unknown("timeout"));
+    }
+    // Each attempt takes 40% of the window: the first and two resends fit (0, 0.4, 0.8), the third
+    // (1.2) would not.
+    long step = IdempotentResends.RESEND_WINDOW_NANOS * 2 / 5;
+    ClientOutcome.Unknown u =
+        assertInstanceOf(
+            ClientOutcome.Unknown.class,
+            runSteppingClock(create(new ClientOperation.Hint(TOKEN, false)), step));
+    assertEquals(3, sent.size(), "the first attempt and the resends inside the window: " + sent);
+    assertTrue(u.reason().contains("after the first attempt"), u.reason());
+  }
+
+  @Test
+  void theWindow_isFarBelowTheDefaultTombstoneGrace_andHoldsEveryResendOfTheDefaultTimeout() {
+    // lsm.tombstoneGracePeriod's default (24 h) against the window: the bound PROTOCOL.md argues.
+    long defaultGraceNanos = TimeUnit.HOURS.toNanos(24);
+    assertTrue(IdempotentResends.RESEND_WINDOW_NANOS * 100 < defaultGraceNanos);
+    // The builder's default operationTimeout (7 s): the first attempt and every resend, each
+    // timing out, with the pauses between them, fit in the window.
+    long timeout = TimeUnit.SECONDS.toNanos(7);
+    long lastResendSent = 0;
+    for (int i = 1; i <= IdempotentResends.MAX_RESENDS; i++) {
+      lastResendSent += timeout + IdempotentResends.BACKOFF_NANOS * i;
+    }
+    assertTrue(lastResendSent < IdempotentResends.RESEND_WINDOW_NANOS, "" + lastResendSent);
   }
 
   @Test

@@ -33,6 +33,8 @@ import java.util.Objects;
  * @param zookeeperTls TLS to ZooKeeper (with {@code zookeeper}); null: plaintext
  * @param keepaliveInterval a connection to a node that sent nothing this long sends a keep-alive,
  *     so the node's idle timeout spares it
+ * @param callbackExecutor where the futures of async calls complete ({@code
+ *     FrsmClientBuilder#callbackExecutor}); null: a pool of the client's own threads
  */
 public record ClientSettings(
     List<String> seeds,
@@ -46,7 +48,8 @@ public record ClientSettings(
     int ioThreads,
     Path zookeeperCredentialFile,
     ZooKeeperTlsSettings zookeeperTls,
-    Duration keepaliveInterval) {
+    Duration keepaliveInterval,
+    java.util.concurrent.Executor callbackExecutor) {
 
   /** The most network threads a client may run ({@code FrsmClientBuilder#ioThreads}). */
   public static final int MAX_IO_THREADS = 64;
@@ -76,7 +79,10 @@ public record ClientSettings(
     }
   }
 
-  /** As above, with the default keep-alive interval. */
+  /**
+   * As above, with the default keep-alive interval and async calls completing on a pool of the
+   * client's own threads.
+   */
   public ClientSettings(
       List<String> seeds,
       String zookeeper,
@@ -101,7 +107,8 @@ public record ClientSettings(
         ioThreads,
         zookeeperCredentialFile,
         zookeeperTls,
-        DEFAULT_KEEPALIVE_INTERVAL);
+        DEFAULT_KEEPALIVE_INTERVAL,
+        null);
   }
 
   /**
@@ -124,7 +131,8 @@ public record ClientSettings(
         ioThreads,
         null,
         null,
-        keepaliveInterval);
+        keepaliveInterval,
+        callbackExecutor);
   }
 
   /** Whether the client starts from seed nodes (else from ZooKeeper). */

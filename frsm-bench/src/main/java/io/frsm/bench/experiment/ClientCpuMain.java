@@ -40,6 +40,14 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <p>{@code --io-threads N}: the client's network threads (default: the builder's).
  *
+ * <p>{@code --modes M[,M...]} (default {@code blocking}; {@code --async} is {@code --modes async})
+ * and {@code --rounds R}: after one warm-up per mode, R rounds of one window per mode in the order
+ * given (A B A B ...), a line each. {@code blocking}: {@code --threads} caller threads on the sync
+ * methods. {@code async}: as many logical callers, no thread each, every one chaining its next
+ * operation on the completion of the one before ({@link AsyncCallers}), on the client's callback
+ * pool. {@code async-direct}: the same on a second client built with {@code
+ * callbackExecutor(Runnable::run)}, whose futures complete on its network thread.
+ *
  * <p>{@code --zookeeper HOST:PORT} instead of {@code --seeds} builds the client from the cluster's
  * ZooKeeper; with this class on the class path of an older {@code frsm.jar} (before issue 25) that
  * is the old thin client, for a new-versus-old comparison against the same cluster.
@@ -63,6 +71,8 @@ public final class ClientCpuMain {
     Path key = null;
     boolean insecure = false;
     Path zookeeperCredential = null;
+    List<Mode> modes = List.of(Mode.BLOCKING);
+    int rounds = 1;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--seeds" -> seeds = args[++i];
@@ -78,6 +88,9 @@ public final class ClientCpuMain {
         case "--key" -> key = Path.of(args[++i]);
         case "--insecure" -> insecure = true;
         case "--zookeeper-credential" -> zookeeperCredential = Path.of(args[++i]);
+        case "--async" -> modes = List.of(Mode.ASYNC);
+        case "--modes" -> modes = Mode.parse(args[++i]);
+        case "--rounds" -> rounds = Integer.parseInt(args[++i]);
         default -> throw new IllegalArgumentException("unknown argument " + args[i]);
       }
     }
@@ -103,50 +116,154 @@ public final class ClientCpuMain {
     if (ioThreads > 0) {
       builder.ioThreads(ioThreads);
     }
-    try (FrsmClient client =
-        seeds != null ? builder.seeds(seeds).build() : builder.zookeeper(zookeeper).build()) {
-      run(client, threads, seconds, keys); // warm-up: JIT, connections, keys created
-      com.sun.management.OperatingSystemMXBean os =
-          (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
-      long cpu0 = os.getProcessCpuTime();
-      long systemTicks0 = systemTicks("self");
-      Map<String, long[]> switches0 = threadSwitches();
-      long allocated0 = allocatedBytes();
-      long clusterTicks0 = clusterPid > 0 ? ticks(clusterPid) : -1;
-      long wall0 = System.nanoTime();
-      long ops = run(client, threads, seconds, keys);
-      long wall = System.nanoTime() - wall0;
-      long cpu = os.getProcessCpuTime() - cpu0;
-      long systemTicks = systemTicks("self") - systemTicks0;
-      long[] switches = switchesOver(switches0, threadSwitches());
-      long allocated = allocatedBytes() - allocated0;
-      double clientUsPerOp = cpu / 1_000.0 / ops;
-      double clientSystemUsPerOp = systemTicks * 10_000.0 / ops;
-      String clusterPart = "";
-      if (clusterPid > 0) {
-        double clusterUsPerOp = (ticks(clusterPid) - clusterTicks0) * 10_000.0 / ops;
-        clusterPart =
-            String.format(
-                " cluster_cpu_us_per_op=%.1f client_over_cluster=%.2f client_share_of_total=%.2f",
-                clusterUsPerOp,
-                clientUsPerOp / clusterUsPerOp,
-                clientUsPerOp / (clientUsPerOp + clusterUsPerOp));
+    if (seeds != null) {
+      builder.seeds(seeds);
+    } else {
+      builder.zookeeper(zookeeper);
+    }
+    // One client per callback choice, each built once and used only by its modes' windows.
+    Map<Boolean, FrsmClient> clients = new HashMap<>();
+    try {
+      for (Mode mode : modes) {
+        if (!clients.containsKey(mode.directCallbacks)) {
+          if (mode.directCallbacks) {
+            builder.callbackExecutor(Runnable::run);
+          }
+          clients.put(mode.directCallbacks, builder.build());
+        }
       }
-      System.out.printf(
-          "CLIENTCPU threads=%d ops=%d ops_per_s=%.0f client_cpu_us_per_op=%.1f"
-              + " client_system_us_per_op=%.1f client_alloc_bytes_per_op=%.0f"
-              + " client_switches_per_op=%.2f client_preemptions_per_op=%.2f"
-              + " client_cpus_busy=%.2f%s%n",
-          threads,
-          ops,
-          ops * 1e9 / wall,
-          clientUsPerOp,
-          clientSystemUsPerOp,
-          allocated < 0 ? Double.NaN : (double) allocated / ops,
-          (double) (switches[0] + switches[1]) / ops,
-          (double) switches[1] / ops,
-          (double) cpu / wall,
-          clusterPart);
+      for (Mode mode : modes) {
+        // warm-up: JIT, connections, keys created
+        mode.run(clients.get(mode.directCallbacks), threads, seconds, keys);
+      }
+      // Modes alternate within a round (A B A B ...), so a change in the shared machine's load
+      // falls on each of them alike.
+      for (int round = 1; round <= rounds; round++) {
+        for (Mode mode : modes) {
+          measure(
+              clients.get(mode.directCallbacks), mode, round, threads, seconds, keys, clusterPid);
+        }
+      }
+    } finally {
+      clients.values().forEach(FrsmClient::close);
+    }
+  }
+
+  /** One measured window of {@code mode}: one CLIENTCPU line. */
+  private static void measure(
+      FrsmClient client, Mode mode, int round, int threads, int seconds, int keys, long clusterPid)
+      throws Exception {
+    com.sun.management.OperatingSystemMXBean os =
+        (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+    String load = loadAverage();
+    long cpu0 = os.getProcessCpuTime();
+    long systemTicks0 = systemTicks("self");
+    Map<String, long[]> switches0 = threadSwitches();
+    long allocated0 = allocatedBytes();
+    long clusterTicks0 = clusterPid > 0 ? ticks(clusterPid) : -1;
+    long wall0 = System.nanoTime();
+    long ops = mode.run(client, threads, seconds, keys);
+    long wall = System.nanoTime() - wall0;
+    long cpu = os.getProcessCpuTime() - cpu0;
+    long systemTicks = systemTicks("self") - systemTicks0;
+    long[] switches = switchesOver(switches0, threadSwitches());
+    long allocated = allocatedBytes() - allocated0;
+    double clientUsPerOp = cpu / 1_000.0 / ops;
+    double clientSystemUsPerOp = systemTicks * 10_000.0 / ops;
+    String clusterPart = "";
+    if (clusterPid > 0) {
+      double clusterUsPerOp = (ticks(clusterPid) - clusterTicks0) * 10_000.0 / ops;
+      clusterPart =
+          String.format(
+              " cluster_cpu_us_per_op=%.1f client_over_cluster=%.2f client_share_of_total=%.2f",
+              clusterUsPerOp,
+              clientUsPerOp / clusterUsPerOp,
+              clientUsPerOp / (clientUsPerOp + clusterUsPerOp));
+    }
+    System.out.printf(
+        "CLIENTCPU mode=%s round=%d load=%s threads=%d ops=%d ops_per_s=%.0f"
+            + " client_cpu_us_per_op=%.1f client_system_us_per_op=%.1f"
+            + " client_alloc_bytes_per_op=%.0f client_switches_per_op=%.2f"
+            + " client_preemptions_per_op=%.2f client_cpus_busy=%.2f%s%n",
+        mode.label,
+        round,
+        load,
+        threads,
+        ops,
+        ops * 1e9 / wall,
+        clientUsPerOp,
+        clientSystemUsPerOp,
+        allocated < 0 ? Double.NaN : (double) allocated / ops,
+        (double) (switches[0] + switches[1]) / ops,
+        (double) switches[1] / ops,
+        (double) cpu / wall,
+        clusterPart);
+  }
+
+  /**
+   * How the callers drive the client. {@link #BLOCKING}: one thread per caller, each calling the
+   * sync methods. {@link #ASYNC}: the same callers as logical chains with no thread of their own:
+   * each starts its next operation from the completion of the one before (the get's completion
+   * sends the CAS, the CAS's the next get), on whatever thread the client completes the future on;
+   * nothing blocks but the main thread's wait for the window's end. Same mix, keys and counting.
+   */
+  enum Mode {
+    BLOCKING("blocking", false) {
+      @Override
+      long run(FrsmClient client, int callers, int seconds, int keys) throws InterruptedException {
+        return runBlocking(client, callers, seconds, keys);
+      }
+    },
+    ASYNC("async", false) {
+      @Override
+      long run(FrsmClient client, int callers, int seconds, int keys) throws InterruptedException {
+        return new AsyncCallers(client, callers, seconds, keys).run();
+      }
+    },
+    /** As {@link #ASYNC}, on a client whose futures complete on its network thread. */
+    ASYNC_DIRECT("async-direct", true) {
+      @Override
+      long run(FrsmClient client, int callers, int seconds, int keys) throws InterruptedException {
+        return new AsyncCallers(client, callers, seconds, keys).run();
+      }
+    };
+
+    final String label;
+
+    /** The client completes futures on its network thread ({@code callbackExecutor}). */
+    final boolean directCallbacks;
+
+    Mode(String label, boolean directCallbacks) {
+      this.label = label;
+      this.directCallbacks = directCallbacks;
+    }
+
+    /** Operations done by {@code callers} in {@code seconds}. */
+    abstract long run(FrsmClient client, int callers, int seconds, int keys)
+        throws InterruptedException;
+
+    static List<Mode> parse(String list) {
+      List<Mode> modes = new ArrayList<>();
+      for (String name : list.split(",")) {
+        modes.add(
+            switch (name.trim()) {
+              case "blocking" -> BLOCKING;
+              case "async" -> ASYNC;
+              case "async-direct" -> ASYNC_DIRECT;
+              default -> throw new IllegalArgumentException("unknown mode " + name);
+            });
+      }
+      return List.copyOf(modes);
+    }
+  }
+
+  /** The load averages of the last 1, 5 and 15 minutes, as {@code /proc/loadavg} gives them. */
+  private static String loadAverage() {
+    try {
+      String[] f = Files.readString(Path.of("/proc/loadavg")).split(" ");
+      return f[0] + "/" + f[1] + "/" + f[2];
+    } catch (java.io.IOException | RuntimeException e) {
+      return "?";
     }
   }
 
@@ -155,8 +272,8 @@ public final class ClientCpuMain {
 
   private static final LongAdder CALLER_PREEMPTED = new LongAdder();
 
-  /** Operations done by {@code threads} callers in {@code seconds}. */
-  private static long run(FrsmClient client, int threads, int seconds, int keys)
+  /** Operations done by {@code threads} blocking callers in {@code seconds}. */
+  private static long runBlocking(FrsmClient client, int threads, int seconds, int keys)
       throws InterruptedException {
     CALLER_VOLUNTARY.reset();
     CALLER_PREEMPTED.reset();

@@ -115,6 +115,72 @@ class SeedClientIT {
     }
   }
 
+  /**
+   * {@code callbackExecutor(Runnable::run)}: an async call's continuation runs on the client's
+   * network thread (not on the client's callback pool), can chain the next async call there, and a
+   * sync call made there fails at once instead of waiting for an answer only that thread could
+   * read. A continuation attached after its answer came runs on the attaching thread instead (the
+   * test's, here): the test repeats the call until one ran elsewhere.
+   */
+  @Test
+  void aDirectCallbackExecutor_runsContinuationsOnTheNetworkThread_andRefusesSyncCallsThere(
+      @TempDir Path dir) throws Exception {
+    try (TestCluster cluster = new TestCluster(dir)) {
+      TlsFiles admin = cluster.tls().admin();
+      try (FrsmClient client =
+          FrsmClient.builder()
+              .seeds(cluster.seeds())
+              .clusterId(TestCluster.CLUSTER_ID)
+              .operationTimeout(TestCluster.CLIENT_TIMEOUT)
+              .tls(admin.caBundle(), admin.certificateChain(), admin.privateKey())
+              .callbackExecutor(Runnable::run)
+              .build()) {
+        byte[] key = bytes("direct");
+        Version v = client.create(key, bytes("0"));
+        Thread test = Thread.currentThread();
+        int onOtherThread = 0;
+        byte[] last = null;
+        for (int i = 1; i <= 20 && onOtherThread == 0; i++) {
+          String[] ranOn = {null};
+          RuntimeException[] syncCall = {null};
+          Version expected = v;
+          byte[] next = bytes(Integer.toString(i));
+          CompletableFuture<Version> chained =
+              client
+                  .getAsync(key)
+                  .thenCompose(
+                      read -> {
+                        ranOn[0] = Thread.currentThread().getName();
+                        if (Thread.currentThread() != test) {
+                          try {
+                            client.get(key);
+                          } catch (RuntimeException e) {
+                            syncCall[0] = e;
+                          }
+                        }
+                        return client.casAsync(key, expected, next);
+                      });
+          v = chained.get(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
+          assertEquals(expected.next(), v, "the CAS chained in the continuation applied");
+          last = next;
+          if (!ranOn[0].equals(test.getName())) {
+            onOtherThread++;
+            assertTrue(!ranOn[0].contains("callbacks"), "not the client's pool: " + ranOn[0]);
+            IllegalStateException refused =
+                assertInstanceOf(IllegalStateException.class, syncCall[0], ranOn[0]);
+            assertTrue(
+                refused.getMessage().contains("network or timer threads"), refused.getMessage());
+          }
+        }
+        assertEquals(1, onOtherThread, "a continuation ran on the network thread in 20 tries");
+        assertArrayEquals(
+            last,
+            client.get(key).orElseThrow().value(),
+            "sync calls from the caller's own thread still work");
+      }
+    }
+  }
+
   @Test
   void noLiveSeed_failsWithinTheConnectTimeout_namingTheSeeds() throws Exception {
     int deadPort;
