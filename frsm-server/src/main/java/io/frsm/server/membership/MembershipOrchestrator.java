@@ -39,9 +39,9 @@ import org.apache.zookeeper.KeeperException;
  * incoming learners too; at the learner step, the incoming nodes copy their ranges ({@link
  * LearnerCopies}: they run the copies, this waits); then settle every range whose members changed,
  * through its holder, except a learner step's range whose data every incoming learner copied
- * ({@link #rangesToSettle}); {@link RingTransition#mayFollow} must then hold before the next step. Before
- * each publication and while it waits before the point of no return, a stored cancel ends the
- * change ({@link ChangeCancel}). A finished or cancelled change's settle and copy requests are
+ * ({@link #rangesToSettle}); {@link RingTransition#mayFollow} must then hold before the next step.
+ * Before each publication and while it waits before the point of no return, a stored cancel ends
+ * the change ({@link ChangeCancel}). A finished or cancelled change's settle and copy requests are
  * removed.
  *
  * <p>Thread-safety: {@link #request} from any thread; {@link #runPending} from one thread per

@@ -136,7 +136,7 @@ final class ReceiveSession {
 
   /**
    * The source has no known peer address: it is not registered in ZooKeeper (dead, being replaced,
-   * or restarting). Looked up again {@link #UNADDRESSED_LOOKUPS} times in all, {@link
+   * or restarting). Looked up {@link #UNADDRESSED_LOOKUPS} times in all, {@link
    * #UNADDRESSED_RETRY_MILLIS} apart, then the copy fails at once, so the caller tries another
    * voter and comes back to this one later, instead of the session spending the whole redial
    * back-off (about 13 s) on a node nobody can dial.
