@@ -4,6 +4,8 @@ import io.frsm.server.zk.RangeCopyRequests;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -68,12 +70,13 @@ final class LearnerCopies {
    * Asks the copies of {@code incoming} at {@code version} and waits until all are done.
    *
    * @param stop checked between waits: true ends the wait early (a cancel was asked)
-   * @return false if {@code stop} ended the wait
+   * @return the ranges whose every incoming learner's copy placed the range's data ({@link
+   *     RangeCopyRequests.Request#placedData}), or null if {@code stop} ended the wait
    * @throws CopyFailedException naming the first copy that failed or is damaged
    * @throws TimeoutException naming the copies still open after {@code timeout} (the change is
    *     retried, the copies run on)
    */
-  boolean copy(
+  Set<Integer> copy(
       long version,
       List<MembershipPlan.Incoming> incoming,
       Duration timeout,
@@ -86,6 +89,7 @@ final class LearnerCopies {
     Watcher wake = event -> changed.release();
     long deadline = System.nanoTime() + timeout.toNanos();
     List<MembershipPlan.Incoming> open = new ArrayList<>(incoming);
+    Set<Integer> withoutData = new TreeSet<>();
     while (true) {
       for (var i = open.iterator(); i.hasNext(); ) {
         MembershipPlan.Incoming in = i.next();
@@ -107,6 +111,9 @@ final class LearnerCopies {
         if (r == null) {
           requests.ask(version, in.node(), in.range()); // removed meanwhile: ask again
         } else if (r.state() == RangeCopyRequests.State.DONE) {
+          if (!r.placedData()) {
+            withoutData.add(in.range());
+          }
           i.remove();
         } else if (r.state() == RangeCopyRequests.State.FAILED) {
           throw new CopyFailedException(
@@ -117,10 +124,15 @@ final class LearnerCopies {
         }
       }
       if (open.isEmpty()) {
-        return true;
+        Set<Integer> placed = new TreeSet<>();
+        for (MembershipPlan.Incoming in : incoming) {
+          placed.add(in.range());
+        }
+        placed.removeAll(withoutData);
+        return placed;
       }
       if (stop.requested()) {
-        return false;
+        return null;
       }
       long left = deadline - System.nanoTime();
       if (left <= 0) {

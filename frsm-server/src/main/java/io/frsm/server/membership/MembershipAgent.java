@@ -1,5 +1,6 @@
 package io.frsm.server.membership;
 
+import io.frsm.server.zk.RingVersion;
 import io.frsm.server.zk.ZkLayout;
 import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
@@ -32,6 +33,7 @@ public final class MembershipAgent implements AutoCloseable {
   private final MembershipOrchestrator orchestrator;
   private final ScheduledExecutorService thread;
   private volatile boolean swept; // written by the agent's thread only
+  private volatile boolean retired; // written by the agent's thread only; never reset
 
   public MembershipAgent(
       int self, CuratorFramework zk, ZkLayout layout, MembershipOrchestrator orchestrator) {
@@ -53,6 +55,9 @@ public final class MembershipAgent implements AutoCloseable {
   }
 
   private void check() {
+    if (retired) {
+      return;
+    }
     try {
       if (orchestrator.pending() == null) {
         if (!swept) {
@@ -65,9 +70,14 @@ public final class MembershipAgent implements AutoCloseable {
         }
         return;
       }
+      if (retiredNow()) {
+        return;
+      }
       orchestrator.runPending(this::orchestrating);
     } catch (InterruptedException stopping) {
       Thread.currentThread().interrupt();
+    } catch (RetiredException refused) {
+      // Logged by retiredNow; the lock was released unused.
     } catch (Exception e) {
       LOG.log(
           Level.WARNING,
@@ -75,8 +85,40 @@ public final class MembershipAgent implements AutoCloseable {
     }
   }
 
-  /** Names this node as the orchestrator (ephemeral: gone with its session). */
+  /**
+   * Whether this node's id is retired in the newest ring version; if so, from now on the agent does
+   * nothing (retirement is for good: docs/PROTOCOL.md rule 3). A retired node that keeps running
+   * still holds a ZooKeeper session and could win the lock, but it is no member: it must not
+   * publish versions, ask settles and copies, or remove requests for the cluster. Logged once.
+   */
+  private boolean retiredNow() throws Exception {
+    RingVersion newest = orchestrator.newest();
+    if (!newest.retired().contains(self)) {
+      return false;
+    }
+    retired = true;
+    LOG.log(
+        Level.WARNING,
+        "node {0} is retired (ring version {1}): it refuses to orchestrate membership changes;"
+            + " stop it (a retired id never takes part again)",
+        self,
+        newest.version());
+    return true;
+  }
+
+  /** Refused with the lock held: this node was retired while it waited for the lock. */
+  private static final class RetiredException extends Exception {
+    private static final long serialVersionUID = 1L;
+  }
+
+  /**
+   * Names this node as the orchestrator (ephemeral: gone with its session), once the lock is held;
+   * a node retired while it waited for the lock refuses here, before it runs anything.
+   */
   private void orchestrating() throws Exception {
+    if (retiredNow()) {
+      throw new RetiredException();
+    }
     byte[] id = Integer.toString(self).getBytes(StandardCharsets.UTF_8);
     try {
       zk.delete().forPath(layout.membershipOrchestrator());
@@ -87,6 +129,11 @@ public final class MembershipAgent implements AutoCloseable {
         .creatingParentContainersIfNeeded()
         .withMode(CreateMode.EPHEMERAL)
         .forPath(layout.membershipOrchestrator(), id);
+  }
+
+  /** Whether this node found itself retired and stopped orchestrating (tests). */
+  public boolean refusesAsRetired() {
+    return retired;
   }
 
   /** Whether the sweep of older changes' requests ran since the start (tests). */

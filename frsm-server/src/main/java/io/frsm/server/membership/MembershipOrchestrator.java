@@ -38,9 +38,10 @@ import org.apache.zookeeper.KeeperException;
  * wait until a quorum of the new voters of every range whose members changed installed it, and the
  * incoming learners too; at the learner step, the incoming nodes copy their ranges ({@link
  * LearnerCopies}: they run the copies, this waits); then settle every range whose members changed,
- * through its holder; {@link RingTransition#mayFollow} must then hold before the next step. Before
- * each publication and while it waits before the point of no return, a stored cancel ends the
- * change ({@link ChangeCancel}). A finished or cancelled change's settle and copy requests are
+ * through its holder, except a learner step's range whose data every incoming learner copied
+ * ({@link #rangesToSettle}); {@link RingTransition#mayFollow} must then hold before the next step.
+ * Before each publication and while it waits before the point of no return, a stored cancel ends
+ * the change ({@link ChangeCancel}). A finished or cancelled change's settle and copy requests are
  * removed.
  *
  * <p>Thread-safety: {@link #request} from any thread; {@link #runPending} from one thread per
@@ -370,14 +371,26 @@ public final class MembershipOrchestrator {
         }
         throw new IllegalStateException("a cancel was withdrawn: the change is run again");
       }
-      if (step.version() == change.baseVersion() + 1
-          && !copies.copy(step.version(), plan.incoming(), stepTimeout, stop)) {
-        if (cancel.endIfAsked(change, quorums)) {
-          return;
+      Set<Integer> copied = Set.of();
+      if (step.version() == change.baseVersion() + 1) {
+        copied = copies.copy(step.version(), plan.incoming(), stepTimeout, stop);
+        if (copied == null) {
+          if (cancel.endIfAsked(change, quorums)) {
+            return;
+          }
+          throw new IllegalStateException("a cancel was withdrawn: the change is run again");
         }
-        throw new IllegalStateException("a cancel was withdrawn: the change is run again");
       }
-      Set<Integer> ranges = new TreeSet<>(transition.membersChanged());
+      Set<Integer> ranges = rangesToSettle(transition, copied);
+      if (ranges.size() < transition.membersChanged().size()) {
+        LOG.log(
+            Level.INFO,
+            "{0}: ring version {1}: {2} ranges copied to their learners with unchanged voters"
+                + " are not settled (the promotion settles them)",
+            change,
+            step.version(),
+            transition.membersChanged().size() - ranges.size());
+      }
       settler.settle(step.version(), ranges, stepTimeout);
       if (change.kind() == Kind.REPAIR && step.version() == change.baseVersion() + 1) {
         awaitReleased(change.node(), step.version());
@@ -393,6 +406,28 @@ public final class MembershipOrchestrator {
       // later changes place replicas by them.
       recordTokens(change.replacement(), tokensOf.getOrDefault(change.node(), change.node()));
     }
+  }
+
+  /**
+   * The ranges a step settles: every range whose members changed, except one whose voters did not
+   * change and whose data every incoming learner's copy placed ({@code copiedWithData}). Rule 4(b)
+   * asks a settle only where the voters changed; the learner step's settle of a range with the same
+   * voters only brings its learners the keys, which the copy did, and whatever the copy missed (a
+   * key written or chosen after the source's export, a cell accepted but not known chosen) the
+   * promotion's settle, which rule 4(b) does ask, reads at a quorum of the raised set (PROTOCOL.md
+   * "Copy"). A range whose voters changed is always settled, copied or not.
+   */
+  static Set<Integer> rangesToSettle(RingTransition transition, Set<Integer> copiedWithData) {
+    Set<Integer> ranges = new TreeSet<>(transition.membersChanged());
+    for (int range : copiedWithData) {
+      if (!transition.votersChanged().contains(range)) {
+        ranges.remove(range);
+      }
+    }
+    if (!ranges.containsAll(transition.votersChanged())) {
+      throw new IllegalStateException("a range whose voters change must be settled (rule 4b)");
+    }
+    return ranges;
   }
 
   private void recordTokens(int node, int tokenId) throws Exception {

@@ -50,6 +50,13 @@ public final class RangeCopyAgent implements AutoCloseable {
   /** Tries through all voters before a copy counts as failed. */
   static final int ROUNDS = 3;
 
+  /**
+   * The pause after a round in which every voter failed, times the rounds so far: a voter that is
+   * restarting (unregistered, so its copy fails at once: {@code ReceiveSession}) gets a few seconds
+   * to come back before the copy is recorded failed.
+   */
+  static final long ROUND_PAUSE_MILLIS = 2_000;
+
   private final int self;
   private final RangeCopyRequests requests;
   private final RingHistory history;
@@ -210,7 +217,12 @@ public final class RangeCopyAgent implements AutoCloseable {
         Comparator.comparing((Integer id) -> !registered.test(id))
             .thenComparing(failedSources::contains));
     String why = copy(sources, at.startTokenExclusive(r.range()), at.endToken(r.range()), r);
-    Request outcome = why == null ? r.done() : r.failed(why);
+    Request outcome =
+        why != null
+            ? r.failed(why)
+            : copier.placesData()
+                ? r.done()
+                : r.doneWithoutData("nothing copied: stream.copyOnJoin is false");
     if (requests.answer(outcome)) {
       (why == null ? completed : failed).increment();
       LOG.log(why == null ? Level.INFO : Level.ERROR, "node {0}: {1}", self, outcome);
@@ -222,6 +234,9 @@ public final class RangeCopyAgent implements AutoCloseable {
       throws InterruptedException {
     String last = "the range has no voter to copy from";
     for (int round = 0; round < ROUNDS; round++) {
+      if (round > 0) {
+        TimeUnit.MILLISECONDS.sleep(ROUND_PAUSE_MILLIS * round); // close() interrupts it
+      }
       for (int source : sources) {
         if (closed || source == self) {
           continue;

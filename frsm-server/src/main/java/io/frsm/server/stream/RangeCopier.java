@@ -26,8 +26,26 @@ public interface RangeCopier {
    */
   CompletableFuture<Void> copy(int sourceNodeId, long fromTokenExclusive, long toTokenInclusive);
 
+  /**
+   * Whether a successful {@link #copy} placed the range's data here. False for {@link #none()}: the
+   * learner step's settle must then bring the learner its keys (docs/PROTOCOL.md "Copy").
+   */
+  default boolean placesData() {
+    return true;
+  }
+
   /** Copies nothing: the settle alone brings the learner every key. */
   static RangeCopier none() {
-    return (source, from, to) -> CompletableFuture.completedFuture(null);
+    return new RangeCopier() {
+      @Override
+      public CompletableFuture<Void> copy(int source, long from, long to) {
+        return CompletableFuture.completedFuture(null);
+      }
+
+      @Override
+      public boolean placesData() {
+        return false;
+      }
+    };
   }
 }

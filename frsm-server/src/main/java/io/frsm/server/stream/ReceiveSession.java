@@ -34,9 +34,10 @@ import java.util.concurrent.TimeUnit;
  * or resumes a snapshot of the range, asks for chunks a window at a time (throttled), verifies each
  * ({@link ChunkLedger}) and writes it into the staging directory, checks each whole file's CRC32C
  * once fsynced, and when every file is in, fsyncs the directory and imports all files at once. A
- * lost connection is redialed, resuming from the durable progress, up to {@code reconnects} times.
- * On success, failure or cancel the staging directory is removed; only a crash of this process
- * leaves it, for the next copy of the range to resume.
+ * lost connection is redialed, resuming from the durable progress, up to {@code reconnects} times;
+ * a source with no known peer address (not registered) is looked up twice, then the copy fails. On
+ * success, failure or cancel the staging directory is removed; only a crash of this process leaves
+ * it, for the next copy of the range to resume.
  *
  * <p>All state belongs to the receiver executor (one thread); Netty events are handed to it, tagged
  * with the connection they came from so events of a replaced connection are ignored.
@@ -62,8 +63,14 @@ final class ReceiveSession {
   private final Runnable onEnd;
   private final StreamFraming framing;
 
+  /** Lookups of a source's peer address that found none before the copy fails (see dial). */
+  static final int UNADDRESSED_LOOKUPS = 2;
+
+  private static final long UNADDRESSED_RETRY_MILLIS = 250;
+
   private Channel channel;
   private int attempts;
+  private int unaddressedLookups;
   private String snapshotId = "";
   private List<ManifestFile> files = List.of();
   private long[] verified = new long[0];
@@ -121,10 +128,48 @@ final class ReceiveSession {
   private void dial() {
     InetSocketAddress address = context.peerAddresses().apply(source);
     if (address == null) {
-      lost(null, "node " + source + " has no known peer address");
+      unaddressed(); // not counted as a lost connection: nothing to resume with
       return;
     }
     channel = StreamDialer.dial(context, source, address, events);
+  }
+
+  /**
+   * The source has no known peer address: it is not registered in ZooKeeper (dead, being replaced,
+   * or restarting). Looked up {@link #UNADDRESSED_LOOKUPS} times in all, {@link
+   * #UNADDRESSED_RETRY_MILLIS} apart, then the copy fails at once, so the caller tries another
+   * voter and comes back to this one later, instead of the session spending the whole redial
+   * back-off (about 13 s) on a node nobody can dial.
+   */
+  private void unaddressed() {
+    unaddressedLookups++;
+    if (unaddressedLookups >= UNADDRESSED_LOOKUPS) {
+      end(
+          new StreamException(
+              "copy of range ("
+                  + from
+                  + ", "
+                  + to
+                  + "] from node "
+                  + source
+                  + " failed: node "
+                  + source
+                  + " has no known peer address (it is not registered in ZooKeeper) after "
+                  + unaddressedLookups
+                  + " lookups"));
+      return;
+    }
+    executor.schedule(
+        () ->
+            run(
+                null,
+                () -> {
+                  if (!ended) {
+                    dial();
+                  }
+                }),
+        UNADDRESSED_RETRY_MILLIS,
+        TimeUnit.MILLISECONDS);
   }
 
   /** Connection events, each handed to the executor tagged with its connection. */

@@ -22,7 +22,8 @@ import org.apache.zookeeper.Watcher;
  *
  * <pre>
  * record := magic:u32 ("FRC1") version:u64 node:u32 range:u32 state:u8 (0 open, 1 done, 2 failed)
- *           reasonLength:u16 reason:utf8[reasonLength]     -- why it failed; empty otherwise
+ *           reasonLength:u16 reason:utf8[reasonLength]     -- why it failed; why a done copy placed
+ *                                                             no data; empty for a copy done with it
  *           crc32c:u32                                      -- of every byte before it
  * </pre>
  *
@@ -61,8 +62,25 @@ public final class RangeCopyRequests {
       return new Request(version, node, range, State.OPEN, "");
     }
 
+    /** Done, the range's data placed on the learner. */
     public Request done() {
       return new Request(version, node, range, State.DONE, "");
+    }
+
+    /**
+     * Done without placing the range's data ({@code why} says why, not empty): the learner step's
+     * range is settled as if no copy ran.
+     */
+    public Request doneWithoutData(String why) {
+      if (why == null || why.isEmpty()) {
+        throw new IllegalArgumentException("a copy done without data says why");
+      }
+      return new Request(version, node, range, State.DONE, why);
+    }
+
+    /** Whether the copy is done and placed the range's data (a done record with no remark). */
+    public boolean placedData() {
+      return state == State.DONE && reason.isEmpty();
     }
 
     public Request failed(String why) {

@@ -1,6 +1,7 @@
 package io.frsm.server.membership;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.frsm.consensus.core.Placement;
@@ -142,6 +143,48 @@ class RangeCopyAgentIT {
       requests.ask(1, LEARNER, 0);
       assertEquals(State.DONE, awaitAnswered(0).state());
       assertEquals(List.of(2), tried, "a registered voter first");
+    }
+  }
+
+  @Test
+  void aCopyDoneWithData_sparesTheLearnerSettle_oneDoneWithout_doesNot() throws Exception {
+    try (RangeCopyAgent agent = agent(RangeCopier.none())) {
+      agent.start();
+      requests.ask(1, LEARNER, 0);
+      Request outcome = awaitAnswered(0);
+      assertEquals(State.DONE, outcome.state());
+      assertFalse(outcome.placedData(), "a copier that copies nothing says so: " + outcome);
+      assertTrue(outcome.reason().contains("copyOnJoin"), outcome.reason());
+    }
+    List<MembershipPlan.Incoming> incoming = List.of(new MembershipPlan.Incoming(0, LEARNER, 1));
+    assertEquals(
+        Set.of(),
+        new LearnerCopies(requests).copy(1, incoming, WAIT, MembershipOrchestrator.Stop.NEVER),
+        "range 0 was not copied with data: its learner step is settled");
+
+    requests.answer(requests.get(1, LEARNER, 0, null).done());
+    assertEquals(
+        Set.of(0),
+        new LearnerCopies(requests).copy(1, incoming, WAIT, MembershipOrchestrator.Stop.NEVER));
+  }
+
+  @Test
+  void aRoundInWhichEveryVoterFailed_isFollowedByAnother_thatMayComplete() throws Exception {
+    List<Integer> tried = new CopyOnWriteArrayList<>();
+    RangeCopier backAfterARound =
+        (source, from, to) -> {
+          tried.add(source);
+          return tried.size() <= 3
+              ? CompletableFuture.failedFuture(new IllegalStateException("restarting"))
+              : CompletableFuture.completedFuture(null);
+        };
+    try (RangeCopyAgent agent = agent(backAfterARound)) {
+      agent.start();
+      requests.ask(1, LEARNER, 0);
+      Request outcome = awaitAnswered(0);
+      assertEquals(State.DONE, outcome.state(), outcome.toString());
+      assertTrue(outcome.placedData());
+      assertEquals(List.of(1, 2, 3, 1), tried, "a second round, from the first voter again");
     }
   }
 

@@ -134,6 +134,24 @@ class RangeStreamIT {
   }
 
   @Test
+  void aSourceWithNoPeerAddress_failsAfterTwoLookups_notTheWholeRedialBackOff() throws Exception {
+    StreamTestNode.Cluster cluster = new StreamTestNode.Cluster(tmp, false);
+    try (StreamTestNode receiver = cluster.start(2, StreamSettings.defaults(), p -> p)) {
+      // Node 9 is in no address book: not registered (dead, or being replaced).
+      ExecutionException e =
+          assertThrows(
+              ExecutionException.class,
+              () -> receiver.streams.copy(9, 0, 0).get(DEADLINE.toSeconds(), TimeUnit.SECONDS));
+      String why = e.getCause().getMessage();
+      assertTrue(why.contains("node 9 has no known peer address"), why);
+      assertTrue(why.contains("after " + ReceiveSession.UNADDRESSED_LOOKUPS + " lookups"), why);
+      assertEquals(1.0, receiver.counter("frsm.stream.copies.failed"));
+      assertTrue(receiver.engine.tables().isEmpty(), "nothing imported");
+      assertEmpty(receiver.dataDirectory.resolve(RangeStreams.STAGING), "staging");
+    }
+  }
+
+  @Test
   void diskFull_failsWithTheDirectoryAndBytesNeeded_andImportsNothing() throws Exception {
     StreamTestNode.Cluster cluster = new StreamTestNode.Cluster(tmp, false);
     try (StreamTestNode source = cluster.start(1, StreamSettings.defaults(), p -> p);
