@@ -199,7 +199,7 @@ final class CompactionManager {
             purged++;
             continue;
           }
-          if (PurgeCompactions.purgedDelete(cell)) {
+          if (PurgeCompactions.purgedDelete(cell) || TombstonePolicy.loneMark(cell)) {
             keptPurgeMark.accept(cell.purge().markTimeMs()); // dropped by a later compaction
           }
           writer.add(cell);

@@ -1,6 +1,6 @@
 package io.frsm.lsm;
 
-import io.frsm.cell.AcceptedValue;
+import io.frsm.cell.Ballot;
 import io.frsm.cell.Cell;
 import io.frsm.cell.Key;
 import io.frsm.lsm.memtable.Memtable;
@@ -34,13 +34,22 @@ final class TombstonePolicy {
     this.importing = importing;
   }
 
-  /** Rules 1–2 only: cheap, checked for every cell a compaction writes. */
+  /**
+   * Rules 1–2 only: cheap, checked for every cell a compaction writes. Rule 1 also admits a lone
+   * purge mark — no accepted value, no promise: what a Purge resent after this replica already
+   * dropped the key leaves (a blind merge of the mark). It holds nothing a dropped key would not;
+   * kept, it stayed for good (DeleteReclaimIT saw one).
+   */
   boolean isExpiredPurgedDelete(Cell cell) {
-    AcceptedValue a = cell.accepted();
-    if (a == null || !a.isDelete() || cell.purge() == null || !cell.purge().names(a)) {
+    if (cell.purge() == null || !(PurgeCompactions.purgedDelete(cell) || loneMark(cell))) {
       return false;
     }
     return wallClockMillis.getAsLong() - cell.purge().markTimeMs() >= gracePeriod.toMillis();
+  }
+
+  /** A purge mark with neither an accepted value nor a promise beside it. */
+  static boolean loneMark(Cell cell) {
+    return cell.purge() != null && cell.accepted() == null && Ballot.NONE.equals(cell.promised());
   }
 
   /** Rules 3–4 against the current view. REQUIRES: {@code view} retained by the caller. */

@@ -3,6 +3,7 @@ package io.frsm.lsm;
 import static io.frsm.lsm.TestCells.deleted;
 import static io.frsm.lsm.TestCells.key;
 import static io.frsm.lsm.TestCells.live;
+import static io.frsm.lsm.TestCells.promise;
 import static io.frsm.lsm.TestCells.purge;
 import static io.frsm.lsm.TestCells.valueOf;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -171,5 +172,29 @@ class PurgeCompactionsTest {
     LsmEngineTest.waitUntil(
         () -> engine.tables().isEmpty(), "the purge compaction to merge and drop the key");
     assertNull(engine.get(gone));
+  }
+
+  /**
+   * A Purge resent after this replica already dropped the key leaves a mark alone (no value, no
+   * promise). It used to stay for good: compaction dropped only purged deletes (DeleteReclaimIT
+   * failed once so). It goes with the next purge compaction past grace; a mark beside a promise
+   * stays (the promise is Paxos state).
+   */
+  @Test
+  void engine_dropsALoneMark_aResentPurgeLeft_butNotAMarkBesideAPromise() throws Exception {
+    LsmEngine engine = openEngine();
+    Key lone = key("lone");
+    Key promised = key("promised");
+    engine.write(purge(lone, 1, 1, clockMs.get())).get(30, TimeUnit.SECONDS);
+    engine.write(promise(promised, 7)).get(30, TimeUnit.SECONDS);
+    engine.write(purge(promised, 1, 1, clockMs.get())).get(30, TimeUnit.SECONDS);
+    engine.flush().get(30, TimeUnit.SECONDS);
+    assertNotNull(engine.get(lone).purge());
+
+    clockMs.addAndGet(GRACE_MS);
+    engine.runMaintenance();
+    LsmEngineTest.waitUntil(() -> engine.get(lone) == null, "the lone mark to be dropped");
+    assertNotNull(engine.get(promised), "a promise is never dropped");
+    assertNotNull(engine.get(promised).purge());
   }
 }
