@@ -39,6 +39,7 @@ class SourceConnectionTest {
   @TempDir Path tmp;
   private ScheduledExecutorService executor;
   private StreamSource source;
+  private final StreamMetrics metrics = new StreamMetrics(new SimpleMeterRegistry());
   private final byte[] content = new byte[FILE_BYTES];
 
   @BeforeEach
@@ -71,7 +72,7 @@ class SourceConnectionTest {
                     java.time.Duration.ofMinutes(1)),
                 Throttle.unlimited(),
                 ChunkFaults.none(),
-                new StreamMetrics(new SimpleMeterRegistry()),
+                metrics,
                 executor,
                 null));
   }
@@ -190,6 +191,13 @@ class SourceConnectionTest {
       EmbeddedChannel ch = channel();
       send(ch, open(), (StreamEnvelope) c[0]);
       assertRefused(ch, (String) c[1]);
+      // The source gives its session back when the close reaches it, on its executor: the next
+      // case opens only once it did (one session at most here), or it is refused as busy.
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (metrics.sourceSessions.get() > 0 && System.nanoTime() < deadline) {
+        TimeUnit.MILLISECONDS.sleep(1);
+      }
+      assertEquals(0, metrics.sourceSessions.get(), "the refused session given back");
     }
   }
 
