@@ -134,6 +134,11 @@ final class ReceiveSession {
     channel = StreamDialer.dial(context, source, address, events);
   }
 
+  /** How this session names its copy in a failure: {@code copy of range (from, to] from node N}. */
+  private String copyOf() {
+    return "copy of range (" + from + ", " + to + "] from node " + source;
+  }
+
   /**
    * The source has no known peer address: it is not registered in ZooKeeper (dead, being replaced,
    * or restarting). Looked up {@link #UNADDRESSED_LOOKUPS} times in all, {@link
@@ -146,12 +151,7 @@ final class ReceiveSession {
     if (unaddressedLookups >= UNADDRESSED_LOOKUPS) {
       end(
           new StreamException(
-              "copy of range ("
-                  + from
-                  + ", "
-                  + to
-                  + "] from node "
-                  + source
+              copyOf()
                   + " failed: node "
                   + source
                   + " has no known peer address (it is not registered in ZooKeeper) after "
@@ -443,18 +443,7 @@ final class ReceiveSession {
       channel = null;
     }
     if (attempts >= context.settings().reconnects()) {
-      end(
-          new StreamException(
-              "copy of range ("
-                  + from
-                  + ", "
-                  + to
-                  + "] from node "
-                  + source
-                  + " failed after "
-                  + (attempts + 1)
-                  + " attempts: "
-                  + why));
+      end(new StreamException(copyOf() + " failed after " + (attempts + 1) + " attempts: " + why));
       return;
     }
     attempts++;
@@ -592,10 +581,7 @@ final class ReceiveSession {
       // down). As any stop, this keeps the staging directory for the copy after the restart.
       abandon();
     } catch (IOException | RuntimeException e) {
-      end(
-          new StreamException(
-              "copy of range (" + this.from + ", " + to + "] from node " + source + " failed: " + e,
-              e));
+      end(new StreamException(copyOf() + " failed: " + e, e));
     }
   }
 
