@@ -22,7 +22,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * loop) against a running cluster whose nodes are processes of their own ({@code frsm server}),
  * from a JVM of its own: {@code --clients} caller threads spread over {@code --client-instances}
  * independent clients (each its own connections and event loop; default one per caller), a warm-up,
- * then a measured run, printed as one line {@code REMOTE key=value ...}: throughput, p50/p99 of
+ * then a measured run, printed as one line {@code REMOTE key=value ...}: throughput, p50/p99 (and p99.9 at the end) of
  * gets and of writes (a write's get and CAS together), this JVM's CPU per operation and, given
  * {@code --node-pids}, the nodes' (Linux {@code /proc}, 10 ms ticks): a cost per operation that
  * depends less than throughput on what else the shared machine runs. Used for the TLS A/B of issue
@@ -102,7 +102,8 @@ public final class RemoteWorkloadMain {
               Locale.ROOT,
               "REMOTE clients=%d instances=%d ops=%d ops_per_s=%.0f get_p50_us=%.0f"
                   + " get_p99_us=%.0f cas_p50_us=%.0f cas_p99_us=%.0f cas_mismatches=%d"
-                  + " unknown=%d errors=%d client_cpu_us_per_op=%.1f nodes_cpu_us_per_op=%.1f",
+                  + " unknown=%d errors=%d client_cpu_us_per_op=%.1f nodes_cpu_us_per_op=%.1f"
+                  + " get_p999_us=%.0f cas_p999_us=%.0f",
               clients,
               instances,
               r.totalOperations(),
@@ -117,7 +118,9 @@ public final class RemoteWorkloadMain {
               cpu / 1_000.0 / Math.max(1, r.totalOperations()),
               nodePids.isEmpty()
                   ? Double.NaN
-                  : nodeTicks * 10_000.0 / Math.max(1, r.totalOperations())));
+                  : nodeTicks * 10_000.0 / Math.max(1, r.totalOperations()),
+              r.latencyMicros("get", 99.9),
+              r.latencyMicros("cas", 99.9)));
     } finally {
       for (FrsmClient c : all) {
         c.close();
