@@ -117,16 +117,7 @@ class BlockedScanTest {
 
   private void grant(int node, long term) {
     sim.input(node, new Input.TermGranted(0, term, true));
-    renew(node, term);
-  }
-
-  private void renew(int node, long term) {
-    if (sim.isStopped(node)) {
-      return;
-    }
-    long sent = sim.monoNanos(node);
-    sim.schedule(100_000, () -> sim.input(node, new Input.LeaseRenewed(0, term, sent)));
-    sim.schedule(LEASES.lease().toNanos() / 4, () -> renew(node, term));
+    ScriptedRenewals.renewEvery(sim, LEASES, node, term);
   }
 
   private Outcome run(int node, Operation op) {

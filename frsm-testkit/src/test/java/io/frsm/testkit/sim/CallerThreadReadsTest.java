@@ -89,7 +89,7 @@ class CallerThreadReadsTest {
     sim.serveReadsOnCallerThreads(tamper);
     sim.setLeaseAgent((node, effect) -> {});
     sim.input(0, new Input.TermGranted(0, 1, true));
-    renew(sim, leases, 1);
+    ScriptedRenewals.renewEvery(sim, leases, 0, 1);
     sim.runUntil(() -> sim.rangeScansCompleted(0) == 1, 10_000_000_000L, "term and scan");
     Key key = Key.of("k".getBytes(StandardCharsets.US_ASCII));
     Version v0 =
@@ -113,13 +113,6 @@ class CallerThreadReadsTest {
     sim.submit(0, op, o -> result[0] = o);
     sim.runUntil(() -> result[0] != null, sim.nowNanos() + 10_000_000_000L, "reply to " + op);
     return result[0];
-  }
-
-  /** The coordination service renews node 0's term every L/4, answered after 100 µs. */
-  private static void renew(Simulation sim, LeaseConfig leases, long term) {
-    long sent = sim.monoNanos(0);
-    sim.schedule(100_000, () -> sim.input(0, new Input.LeaseRenewed(0, term, sent)));
-    sim.schedule(leases.lease().toNanos() / 4, () -> renew(sim, leases, term));
   }
 
   private static byte[] b(String s) {

@@ -55,7 +55,7 @@ class ContendedKeyTest {
             seed, faults, Simulation.simConfig(3).toBuilder().leases(LEASES).build(), 1_000_000);
     sim.setLeaseAgent((node, effect) -> {});
     sim.input(0, new Input.TermGranted(0, 1));
-    renew(0, 1);
+    ScriptedRenewals.renewEvery(sim, LEASES, 0, 1);
     sim.runUntil(() -> sim.rangeScansCompleted(0) == 1, 10_000_000_000L, "term and scan");
     keys = new Key[hotKeys];
     for (int i = 0; i < hotKeys; i++) {
@@ -105,13 +105,6 @@ class ContendedKeyTest {
                 }
               });
         });
-  }
-
-  /** The coordination service renews node 0's term every L/4, answered after 100 µs. */
-  private void renew(int node, long term) {
-    long sent = sim.monoNanos(node);
-    sim.schedule(100_000, () -> sim.input(node, new Input.LeaseRenewed(0, term, sent)));
-    sim.schedule(LEASES.lease().toNanos() / 4, () -> renew(node, term));
   }
 
   private static byte[] b(String s) {
