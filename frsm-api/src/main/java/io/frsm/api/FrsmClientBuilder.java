@@ -148,7 +148,9 @@ public final class FrsmClientBuilder {
    * A connection to a node that sent nothing for this long sends a keep-alive (default 20 s), so
    * that the node's idle timeout ({@code transport.idleTimeout}, default 60 s) spares a client that
    * only waits, e.g. for topology changes. Set it below the shortest idle timeout of the cluster's
-   * nodes; a third of it lets two keep-alives be lost.
+   * nodes; a third of it lets two keep-alives be lost. The node answers each keep-alive, so the
+   * client closes (and redials) a connection on which it read nothing for three intervals: the node
+   * is gone without having closed it.
    */
   public FrsmClientBuilder keepaliveInterval(Duration interval) {
     this.keepaliveInterval = positive(interval, "keepaliveInterval");

@@ -141,6 +141,42 @@ class IdleTimeoutTest {
         OperationResponse.Completed.class, client.call(GET, DEADLINE).get(30, TimeUnit.SECONDS));
     assertEquals(0, server.limits().idleConnections());
     assertEquals(1, server.limits().openConnections(), "the first connection, never redialed");
+    assertEquals(0, client.silentNodeCloses(), "the node's pongs show it alive");
+  }
+
+  /**
+   * The client's side of the rule: a node that accepted the connection and then sends nothing (gone
+   * without a FIN or RST, frozen) is given up after the idle timeout — not before, since a live
+   * node answers every ping — and redialed, instead of every call on it timing out.
+   */
+  @Test
+  void aClient_closesAConnection_toANodeThatSendsNothing_afterTheIdleTimeout_andRedials()
+      throws Exception {
+    try (java.net.ServerSocket silentNode = new java.net.ServerSocket()) {
+      silentNode.bind(LOOPBACK);
+      InetSocketAddress address =
+          new InetSocketAddress(InetAddress.getLoopbackAddress(), silentNode.getLocalPort());
+      ClientProtocolClient client = ClientProtocolClient.connect(address, config, loops);
+      closeables.add(client);
+      silentNode.setSoTimeout((int) DEADLINE.toMillis());
+      List<Socket> accepted = new ArrayList<>();
+      try {
+        accepted.add(silentNode.accept());
+        long acceptedAt = System.nanoTime();
+        Await.until(() -> client.silentNodeCloses() == 1, DEADLINE, "the silent node given up");
+        long silentFor = System.nanoTime() - acceptedAt;
+        assertTrue(
+            silentFor >= IDLE.toNanos() - TimeUnit.MILLISECONDS.toNanos(50),
+            "given up after " + TimeUnit.NANOSECONDS.toMillis(silentFor) + " ms");
+        assertTrue(client.keepalivesSent() >= 1, "it pinged before giving up");
+        accepted.add(silentNode.accept()); // the redial
+        assertEquals(1, client.silentNodeCloses());
+      } finally {
+        for (Socket s : accepted) {
+          s.close();
+        }
+      }
+    }
   }
 
   @Test

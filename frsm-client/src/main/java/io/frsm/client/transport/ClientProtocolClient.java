@@ -19,6 +19,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,6 +48,7 @@ public final class ClientProtocolClient implements AutoCloseable {
   private final OutboundConnection connection;
   private final AtomicLong nextRequestId = new AtomicLong();
   private final Map<Long, Call<?>> calls = new ConcurrentHashMap<>();
+  private final LongAdder silentCloses = new LongAdder();
   private volatile TopologyWatch watch;
   private volatile boolean closed;
 
@@ -76,6 +78,11 @@ public final class ClientProtocolClient implements AutoCloseable {
             pipeline -> {
               security.dialed(pipeline.channel(), server, IdentityRule.anyNode());
               pipeline
+                  .addLast(
+                      new SilentNodeDetector(
+                          "client connection to " + server,
+                          config.idleTimeout().toNanos(),
+                          silentCloses))
                   .addLast(new FrameDecoder(config.maxFrameBytes(), codec))
                   .addLast(new ResponseHandler());
             },
@@ -194,6 +201,14 @@ public final class ClientProtocolClient implements AutoCloseable {
    */
   public long keepalivesSent() {
     return connection.keepalivesSent();
+  }
+
+  /**
+   * Connections this client closed because nothing was read on them for the idle timeout, although
+   * a live node answers every ping ({@link SilentNodeDetector}).
+   */
+  public long silentNodeCloses() {
+    return silentCloses.sum();
   }
 
   /** Requests in flight or queued. */
