@@ -33,6 +33,7 @@ MEASURE="${MEASURE:-20}"
 KEYS="${KEYS:-100000}"
 NODE_EXTRA="${NODE_EXTRA:-}" # e.g. JFR options for the nodes
 NODE_GC="${NODE_GC:--XX:+UseG1GC}" # the nodes' collector and its options
+NODE_JAVA="${NODE_JAVA:-java}"    # the nodes' java launcher (e.g. a newer JDK's, for its AOT cache)
 mkdir -p "$out"
 
 pids=()
@@ -119,7 +120,7 @@ metrics:
   bindAddress: 127.0.0.1
 YAML
     # shellcheck disable=SC2086
-    java $NODE_HEAP $NODE_GC $provider ${NODE_EXTRA//@NODE@/$dir/node-$n} \
+    $NODE_JAVA $NODE_HEAP $NODE_GC $provider ${NODE_EXTRA//@NODE@/$dir/node-$n} \
       -jar "$frsm_jar" server --config "$dir/node-$n.yaml" >"$dir/node-$n.log" 2>&1 &
     pids=($! "${pids[@]}") # nodes first: stopped before their ZooKeeper, they deregister fast
     node_pids="${node_pids:+$node_pids,}$!"

@@ -86,7 +86,9 @@ public final class RemoteWorkloadMain {
       }
       FrsmClient spread = new PerThreadClients(all);
       WorkloadSpec warm = WorkloadSpec.paper(keys, clients, Duration.ofSeconds(warmup));
-      new WorkloadRunner(spread, warm, line -> {}).run();
+      // The warm-up's second-by-second throughput goes to stderr: how long a fresh cluster takes to
+      // reach its steady state (issue 26 point 5).
+      new WorkloadRunner(spread, warm, line -> System.err.println("warm-up " + line)).run();
       com.sun.management.OperatingSystemMXBean os =
           (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
       long cpu0 = os.getProcessCpuTime();
