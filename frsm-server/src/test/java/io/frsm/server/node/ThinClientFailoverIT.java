@@ -67,7 +67,11 @@ class ThinClientFailoverIT {
         long onRestarted = coordinated(restarted, "get");
         assertArrayEquals(bytes("v"), client.get(s.key).orElseThrow().value());
         assertEquals(redirects + 1, routed(cluster.node(s.next), "redirected"), "one redirect");
-        assertEquals(onRestarted + 1, coordinated(restarted, "get"), "run where it redirected");
+        // At least once: a quorum read whose replies are late on a loaded machine ends "not
+        // executed" and the client runs the get again, at the same node (it ran 3 times in a
+        // loaded run). What matters is where it ran after the one redirect.
+        long ranThere = coordinated(restarted, "get") - onRestarted;
+        assertTrue(ranThere >= 1, "run where it redirected: " + ranThere);
       }
       // Once the natural leader takes its range back, the client's view follows the new term and
       // its operations go straight there again.
