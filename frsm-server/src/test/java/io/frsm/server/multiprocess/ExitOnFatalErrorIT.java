@@ -41,6 +41,7 @@ import org.junit.jupiter.api.io.TempDir;
  * <p>With {@code server.exitOnFatalError: true} (the default) the process exits with 70; with
  * {@code false} it stays up and its {@code /health} answers 503.
  */
+@MultiProcess
 class ExitOnFatalErrorIT {
   private static final String CLUSTER_ID = "fatal-exit";
   private static final int EXIT_FATAL = 70;

@@ -50,6 +50,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * {@code -Dfrsm.corruption.rounds=N} (default 2). A seed fixes the schedule (victims, files, bits),
  * not the load's interleaving. The history is written under {@code target/histories/}.
  */
+@MultiProcess
 class MultiProcessCorruptionIT {
   private static final String CLUSTER_ID = "corrupt-cluster";
   private static final int NODES = 3;

@@ -54,6 +54,7 @@ import org.junit.jupiter.api.io.TempDir;
  * is checked, and also when the run fails earlier, so a failing run leaves its evidence. Node
  * output goes to {@code target/multiprocess/}.
  */
+@MultiProcess
 class MultiProcessCrashIT {
   /** The test's CA, client certificate and ZooKeeper credentials (the nodes run mutual TLS). */
   private ClusterCertificates certs;

@@ -61,6 +61,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * <p>ZooKeeper, its proxies and the clients run in this JVM: a stall of it is measured ({@link
  * HarnessStalls}), printed, and exempts the fault it overlaps from its bound.
  */
+@MultiProcess
 class MultiProcessFaultIT {
   private static final String CLUSTER_ID = "fault-cluster";
   private static final int NODES = 3;

@@ -65,6 +65,7 @@ import org.junit.jupiter.api.io.TempDir;
  * printed with its replay command: {@code -Dfrsm.membership.seed=<seed>}. The workload's own timing
  * is not replayed. Node and admin output goes to {@code target/multiprocess/membership-<seed>/}.
  */
+@MultiProcess
 class MultiProcessMembershipIT {
   private static final String CLUSTER_ID = "membership-cluster";
   private static final int COUNTERS = 3;
