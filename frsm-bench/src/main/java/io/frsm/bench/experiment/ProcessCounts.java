@@ -138,7 +138,7 @@ record ProcessCounts(
         threads);
   }
 
-  private static long field(String text, String name) {
+  static long field(String text, String name) {
     // At a line's start: "voluntary_ctxt_switches:" also ends "nonvoluntary_ctxt_switches:".
     int at = text.startsWith(name) ? 0 : text.indexOf("\n" + name);
     if (at < 0) {
