@@ -8,8 +8,9 @@
 #
 # Each run is a fresh cluster: a standalone ZooKeeper and three `frsm server` processes (equal
 # heaps, $NODE_HEAP) on loopback, each with its own data directory, then RemoteWorkloadMain in a
-# JVM of its own: $CLIENTS closed-loop callers, each an independent client (own connections and
-# event loop), $WARMUP s unmeasured, then $MEASURE s measured. Modes alternate within a round
+# JVM of its own: $CLIENTS closed-loop callers, each an independent client (own connections; the
+# clients share the process's event loop, the default since issue 26 — CLIENT_ARGS=--own-loops
+# gives each its own, as before), $WARMUP s unmeasured, then $MEASURE s measured. Modes alternate within a round
 # (A B C A B C ...), so a change in the shared machine's load falls on all of them. plain runs
 # the nodes and clients with security.insecure: true; tls-* with mutual TLS 1.3, the provider
 # forced with -Dfrsm.tls.provider on nodes and client alike. The ZooKeeper credential is the same
