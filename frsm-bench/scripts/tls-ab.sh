@@ -8,19 +8,24 @@
 #
 # Each run is a fresh cluster: a standalone ZooKeeper and three `frsm server` processes (equal
 # heaps, $NODE_HEAP) on loopback, each with its own data directory, then RemoteWorkloadMain in a
-# JVM of its own: $CLIENTS closed-loop callers, each an independent client (own connections and
-# event loop), $WARMUP s unmeasured, then $MEASURE s measured. Modes alternate within a round
+# JVM of its own: $CLIENTS closed-loop callers, each an independent client (own connections; the
+# clients share the process's event loop, the default since issue 26 — CLIENT_ARGS=--own-loops
+# gives each its own, as before), $WARMUP s unmeasured, then $MEASURE s measured. Modes alternate within a round
 # (A B C A B C ...), so a change in the shared machine's load falls on all of them. plain runs
 # the nodes and clients with security.insecure: true; tls-* with mutual TLS 1.3, the provider
 # forced with -Dfrsm.tls.provider on nodes and client alike. The ZooKeeper credential is the same
 # in every mode. One line per run goes to OUT_DIR/results.txt (load average before the run,
 # then the client's REMOTE line); each process's output stays in OUT_DIR/<run>/.
+# With COUNTS=1 each run also prints, per process (node1-3, client), its costs per operation of
+# the measured window: CPU, context switches, read/write system calls, heap allocation, threads
+# and (perf stat, if it runs here) every system call by kind — to OUT_DIR/counts.txt, perf's raw
+# output in OUT_DIR/<run>/perf/ (issue 26: costs that do not depend on the shared machine's load).
 # Needs frsm-server/target/frsm.jar and frsm-bench/target/frsm-bench.jar
 # (./mvnw -B -q -ntp -pl frsm-server,frsm-bench -am package -DskipTests).
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-frsm_jar="$repo/frsm-server/target/frsm.jar"
-bench_jar="$repo/frsm-bench/target/frsm-bench.jar"
+frsm_jar="${SERVER_JAR:-$repo/frsm-server/target/frsm.jar}" # SERVER_JAR, BENCH_JAR: another build
+bench_jar="${BENCH_JAR:-$repo/frsm-bench/target/frsm-bench.jar}"
 out="${1:?usage: tls-ab.sh OUT_DIR ROUNDS MODE...}"
 rounds="${2:?rounds}"
 shift 2
@@ -34,6 +39,9 @@ KEYS="${KEYS:-100000}"
 NODE_EXTRA="${NODE_EXTRA:-}" # e.g. JFR options for the nodes
 NODE_GC="${NODE_GC:--XX:+UseG1GC}" # the nodes' collector and its options
 NODE_JAVA="${NODE_JAVA:-java}"    # the nodes' java launcher (e.g. a newer JDK's, for its AOT cache)
+CLIENT_EXTRA="${CLIENT_EXTRA:-}" # e.g. JFR options for the client JVM
+COUNTS="${COUNTS:-0}"
+CLIENT_ARGS="${CLIENT_ARGS:-}" # more RemoteWorkloadMain options, e.g. --own-loops
 mkdir -p "$out"
 
 pids=()
@@ -60,7 +68,7 @@ await_health() { # port deadline_s
 }
 
 run_one() { # mode[:instances] round
-  local mode="${1%%:*}" round="$2" run="r$2-${1/:/-x}" instances="$INSTANCES"
+  local m mode="${1%%:*}" round="$2" run="r$2-${1/:/-x}" instances="$INSTANCES"
   if [[ "$1" == *:* ]]; then instances="${1##*:}"; fi
   local dir="$out/$run" cid="ab-$run" provider="" insecure=false
   rm -rf "$dir" && mkdir -p "$dir"
@@ -139,16 +147,25 @@ YAML
     client_args=(--ca "$dir/certs/ca.pem" --cert "$dir/certs/client-bench.pem"
       --key "$dir/certs/client-bench-key.pem")
   fi
-  local line
+  local line count_args=()
+  if [ "$COUNTS" = 1 ]; then
+    local metrics_ports
+    metrics_ports=$(IFS=,; echo "${health[*]}")
+    count_args=(--node-metrics "$metrics_ports" --perf-dir "$dir/perf")
+  fi
   # shellcheck disable=SC2086
-  line=$(java -Xms512m -Xmx512m $provider -cp "$bench_jar" \
+  java -Xms512m -Xmx512m $provider ${CLIENT_EXTRA//@RUN@/$dir} -cp "$bench_jar" \
     io.frsm.bench.experiment.RemoteWorkloadMain --seeds "$seeds" --cluster "$cid" \
     "${client_args[@]}" --clients "$CLIENTS" --client-instances "$instances" \
     --warmup "$WARMUP" --seconds "$MEASURE" --keys "$KEYS" --node-pids "$node_pids" \
-    2>"$dir/client.err" | grep '^REMOTE')
+    "${count_args[@]}" $CLIENT_ARGS 2>"$dir/client.err" >"$dir/client.out" || true
+  line=$(grep '^REMOTE' "$dir/client.out")
+  if [ "$COUNTS" = 1 ]; then
+    sed -n "s/^COUNTS /$run /p" "$dir/client.out" >>"$out/counts.txt"
+  fi
   # The nodes' own counts over the whole run (warm-up included): CAS rounds by kind (a cold one
   # ran a prepare), gets by how they were served. They do not depend on the machine's speed.
-  local m counts=""
+  local counts=""
   for m in "${health[@]}"; do curl -sf "http://127.0.0.1:$m/metrics" || true; done >"$dir/metrics.txt"
   for m in 'frsm_cas_rounds_total{mode="warm"' 'frsm_cas_rounds_total{mode="cold"' \
     'frsm_reads_total{mode="leader_only"' 'frsm_reads_total{mode="quorum"' \

@@ -44,6 +44,7 @@ public final class FrsmClientBuilder {
   private int ioThreads = 1;
   private Duration keepaliveInterval = ClientSettings.DEFAULT_KEEPALIVE_INTERVAL;
   private java.util.concurrent.Executor callbackExecutor;
+  private boolean shareEventLoops = ClientSettings.DEFAULT_SHARE_EVENT_LOOPS;
 
   FrsmClientBuilder() {}
 
@@ -236,6 +237,22 @@ public final class FrsmClientBuilder {
     return this;
   }
 
+  /**
+   * Whether the client runs its connections on network threads it shares with the other clients of
+   * this process that share theirs and ask for as many {@link #ioThreads} (default true; the
+   * threads end with the last such client), or on threads of its own (false). Shared threads cost
+   * fewer threads and fewer wake-ups per call when a process runs several clients: a request
+   * offered while the shared thread is awake is written in that turn, where a thread of its own
+   * would first have to be woken. What a thread of its own still gives: a client whose callbacks
+   * run on the network thread ({@link #callbackExecutor} {@code Runnable::run}) holds up only its
+   * own connections when they are slow, and may make sync calls of another client there (on a
+   * shared thread such a call is refused with {@link IllegalStateException}, as on its own).
+   */
+  public FrsmClientBuilder shareEventLoops(boolean share) {
+    this.shareEventLoops = share;
+    return this;
+  }
+
   private static Duration positive(Duration d, String name) {
     Objects.requireNonNull(d, name);
     if (d.isNegative() || d.isZero()) {
@@ -282,7 +299,8 @@ public final class FrsmClientBuilder {
             fromZooKeeper ? zookeeperCredentialFile : null,
             fromZooKeeper ? zookeeperTls : null,
             keepaliveInterval,
-            callbackExecutor);
+            callbackExecutor,
+            shareEventLoops);
     for (ClientProvider provider :
         ServiceLoader.load(ClientProvider.class, FrsmClientBuilder.class.getClassLoader())) {
       if (provider.accepts(settings)) {

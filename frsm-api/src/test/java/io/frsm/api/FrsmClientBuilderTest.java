@@ -1,6 +1,7 @@
 package io.frsm.api;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -106,6 +107,14 @@ class FrsmClientBuilderTest {
             IllegalArgumentException.class,
             () -> FrsmClient.builder().keepaliveInterval(Duration.ZERO));
     assertTrue(zero.getMessage().contains("keepaliveInterval"), zero.getMessage());
+  }
+
+  @Test
+  void shareEventLoops_isOnByDefault_andIsPassedOn() {
+    FrsmClient.builder().seeds("a:1").clusterId("c").insecure().build();
+    assertTrue(BUILT.get().shareEventLoops(), "the default");
+    FrsmClient.builder().seeds("a:1").clusterId("c").insecure().shareEventLoops(false).build();
+    assertFalse(BUILT.get().shareEventLoops());
   }
 
   @Test

@@ -7,6 +7,7 @@ import io.frsm.api.spi.ClientSettings;
 import io.frsm.client.transport.ClientOperation;
 import io.frsm.client.transport.ClientOutcome;
 import io.frsm.client.transport.OperationRequest;
+import io.frsm.client.transport.SharedEventLoops;
 import io.frsm.client.transport.TopologySnapshot;
 import io.frsm.client.transport.TransportConfig;
 import io.frsm.client.transport.TransportEventLoops;
@@ -50,7 +51,7 @@ public final class SeedClient extends SessionClient {
 
   private final Duration operationTimeout;
   private final List<InetSocketAddress> seeds;
-  private final TransportEventLoops loops;
+  private final SharedEventLoops.Lease loopsLease;
 
   /** The network threads' executors, to tell a sync call made on one ({@link #onNetworkThread}). */
   private final List<io.netty.util.concurrent.EventExecutor> networkThreads;
@@ -73,7 +74,11 @@ public final class SeedClient extends SessionClient {
             // A client has no listening port: its idle timeout only has to exceed the keep-alive.
             .idleTimeout(settings.keepaliveInterval().multipliedBy(3))
             .build();
-    this.loops = TransportEventLoops.create(settings.ioThreads(), true);
+    this.loopsLease =
+        settings.shareEventLoops()
+            ? SharedEventLoops.acquire(settings.ioThreads())
+            : SharedEventLoops.own(settings.ioThreads());
+    TransportEventLoops loops = loopsLease.loops();
     this.networkThreads = List.copyOf(loops.loops());
     this.connections = new ClientConnections(transportConfig, loops, security);
     this.redirects =
@@ -311,7 +316,7 @@ public final class SeedClient extends SessionClient {
     control.close();
     connections.close();
     closeSessions();
-    loops.close();
+    loopsLease.close();
     if (interrupted) {
       Thread.currentThread().interrupt();
     }

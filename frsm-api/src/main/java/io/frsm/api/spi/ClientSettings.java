@@ -35,6 +35,9 @@ import java.util.Objects;
  *     so the node's idle timeout spares it
  * @param callbackExecutor where the futures of async calls complete ({@code
  *     FrsmClientBuilder#callbackExecutor}); null: a pool of the client's own threads
+ * @param shareEventLoops whether the client runs its connections on network threads shared with the
+ *     process's other clients of as many {@code ioThreads} ({@code
+ *     FrsmClientBuilder#shareEventLoops}); false: threads of its own
  */
 public record ClientSettings(
     List<String> seeds,
@@ -49,7 +52,11 @@ public record ClientSettings(
     Path zookeeperCredentialFile,
     ZooKeeperTlsSettings zookeeperTls,
     Duration keepaliveInterval,
-    java.util.concurrent.Executor callbackExecutor) {
+    java.util.concurrent.Executor callbackExecutor,
+    boolean shareEventLoops) {
+
+  /** Clients share the process's network threads unless told otherwise. */
+  public static final boolean DEFAULT_SHARE_EVENT_LOOPS = true;
 
   /** The most network threads a client may run ({@code FrsmClientBuilder#ioThreads}). */
   public static final int MAX_IO_THREADS = 64;
@@ -108,7 +115,40 @@ public record ClientSettings(
         zookeeperCredentialFile,
         zookeeperTls,
         DEFAULT_KEEPALIVE_INTERVAL,
-        null);
+        null,
+        DEFAULT_SHARE_EVENT_LOOPS);
+  }
+
+  /** As the canonical constructor, the network threads shared as by default. */
+  public ClientSettings(
+      List<String> seeds,
+      String zookeeper,
+      String clusterId,
+      Duration operationTimeout,
+      Duration zookeeperSessionTimeout,
+      Duration connectTimeout,
+      ClientObserver observer,
+      TlsSettings tls,
+      int ioThreads,
+      Path zookeeperCredentialFile,
+      ZooKeeperTlsSettings zookeeperTls,
+      Duration keepaliveInterval,
+      java.util.concurrent.Executor callbackExecutor) {
+    this(
+        seeds,
+        zookeeper,
+        clusterId,
+        operationTimeout,
+        zookeeperSessionTimeout,
+        connectTimeout,
+        observer,
+        tls,
+        ioThreads,
+        zookeeperCredentialFile,
+        zookeeperTls,
+        keepaliveInterval,
+        callbackExecutor,
+        DEFAULT_SHARE_EVENT_LOOPS);
   }
 
   /**
@@ -132,7 +172,8 @@ public record ClientSettings(
         null,
         null,
         keepaliveInterval,
-        callbackExecutor);
+        callbackExecutor,
+        shareEventLoops);
   }
 
   /** Whether the client starts from seed nodes (else from ZooKeeper). */

@@ -21,12 +21,17 @@ import java.util.concurrent.atomic.AtomicInteger;
  * The paper's workload (Zipf 0.99, 43% get, 57% read-modify-write CAS, 512-byte values, closed
  * loop) against a running cluster whose nodes are processes of their own ({@code frsm server}),
  * from a JVM of its own: {@code --clients} caller threads spread over {@code --client-instances}
- * independent clients (each its own connections and event loop; default one per caller), a warm-up,
- * then a measured run, printed as one line {@code REMOTE key=value ...}: throughput, p50/p99 (and p99.9 at the end) of
- * gets and of writes (a write's get and CAS together), this JVM's CPU per operation and, given
- * {@code --node-pids}, the nodes' (Linux {@code /proc}, 10 ms ticks): a cost per operation that
- * depends less than throughput on what else the shared machine runs. Used for the TLS A/B of issue
- * 24 ({@code frsm-bench/scripts/tls-ab.sh}).
+ * independent clients (each its own connections, on the process's shared event loop unless {@code
+ * --own-loops}; default one client per caller), a warm-up, then a measured run, printed as one line
+ * {@code REMOTE key=value ...}: throughput, p50/p99 (and p99.9 at the end) of gets and of writes (a write's get and CAS
+ * together), this JVM's CPU per operation and, given {@code --node-pids}, the nodes' (Linux {@code
+ * /proc}, 10 ms ticks): a cost per operation that depends less than throughput on what else the
+ * shared machine runs. Used for the TLS A/B of issue 24 ({@code frsm-bench/scripts/tls-ab.sh}).
+ * Then one line {@code COUNTS NAME ...} per process (each node, then this client JVM) with its
+ * costs per operation of the measured window ({@link ProcessCounts}; allocation of the nodes given
+ * {@code --node-metrics PORT,...} in the order of {@code --node-pids}) and, given {@code --perf-dir
+ * DIR}, its system calls by kind ({@link SyscallCounts}; perf's raw output in DIR). {@code
+ * --own-loops}: each client on network threads of its own instead of the process's shared ones.
  *
  * <pre>{@code
  * java -cp frsm-bench/target/frsm-bench.jar io.frsm.bench.experiment.RemoteWorkloadMain \
@@ -50,6 +55,9 @@ public final class RemoteWorkloadMain {
     Path key = null;
     boolean insecure = false;
     List<Long> nodePids = new ArrayList<>();
+    List<Integer> nodeMetrics = new ArrayList<>();
+    Path perfDir = null;
+    boolean ownLoops = false;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--seeds" -> seeds = args[++i];
@@ -68,6 +76,13 @@ public final class RemoteWorkloadMain {
             nodePids.add(Long.parseLong(pid.trim()));
           }
         }
+        case "--node-metrics" -> {
+          for (String port : args[++i].split(",")) {
+            nodeMetrics.add(Integer.parseInt(port.trim()));
+          }
+        }
+        case "--perf-dir" -> perfDir = Path.of(args[++i]);
+        case "--own-loops" -> ownLoops = true;
         default -> throw new IllegalArgumentException("unknown argument " + args[i]);
       }
     }
@@ -81,7 +96,8 @@ public final class RemoteWorkloadMain {
     List<FrsmClient> all = new ArrayList<>();
     try {
       for (int i = 0; i < instances; i++) {
-        FrsmClientBuilder b = FrsmClient.builder().seeds(seeds).clusterId(cluster);
+        FrsmClientBuilder b =
+            FrsmClient.builder().seeds(seeds).clusterId(cluster).shareEventLoops(!ownLoops);
         all.add((insecure ? b.insecure() : b.tls(ca, cert, key)).build());
       }
       FrsmClient spread = new PerThreadClients(all);
@@ -93,12 +109,25 @@ public final class RemoteWorkloadMain {
           (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
       long cpu0 = os.getProcessCpuTime();
       long nodeTicks0 = ticks(nodePids);
+      List<Long> pids = new ArrayList<>(nodePids);
+      pids.add(ProcessHandle.current().pid());
+      List<SyscallCounts> syscalls = new ArrayList<>();
+      if (perfDir != null) {
+        java.nio.file.Files.createDirectories(perfDir);
+        for (int i = 0; i < pids.size(); i++) {
+          syscalls.add(
+              SyscallCounts.start(
+                  pids.get(i), seconds, perfDir.resolve(name(i, nodePids) + ".perf")));
+        }
+      }
+      List<ProcessCounts> before = counts(pids, nodeMetrics);
       WorkloadResult r =
           new WorkloadRunner(
                   spread, WorkloadSpec.paper(keys, clients, Duration.ofSeconds(seconds)), l -> {})
               .run();
       long cpu = os.getProcessCpuTime() - cpu0;
       long nodeTicks = ticks(nodePids) - nodeTicks0;
+      List<ProcessCounts> after = counts(pids, nodeMetrics);
       System.out.println(
           String.format(
               Locale.ROOT,
@@ -123,11 +152,43 @@ public final class RemoteWorkloadMain {
                   : nodeTicks * 10_000.0 / Math.max(1, r.totalOperations()),
               r.latencyMicros("get", 99.9),
               r.latencyMicros("cas", 99.9)));
+      // Per process, per operation of the measured window (ProcessCounts, SyscallCounts).
+      for (int i = 0; i < pids.size(); i++) {
+        String line =
+            after.get(i).perOperation(name(i, nodePids), before.get(i), r.totalOperations());
+        if (i < syscalls.size() && syscalls.get(i) != null) {
+          line += " " + syscalls.get(i).perOperation(r.totalOperations());
+        }
+        System.out.println("COUNTS " + line.trim());
+      }
     } finally {
       for (FrsmClient c : all) {
         c.close();
       }
     }
+  }
+
+  /** "node1".. for the nodes' pids in order, "client" for this JVM (last). */
+  private static String name(int index, List<Long> nodePids) {
+    return index < nodePids.size() ? "node" + (index + 1) : "client";
+  }
+
+  /**
+   * Counts of each process (the nodes, then this JVM), with the nodes' allocation read from their
+   * metrics ports when given in the same order.
+   */
+  private static List<ProcessCounts> counts(List<Long> pids, List<Integer> nodeMetrics)
+      throws java.io.IOException {
+    List<ProcessCounts> counts = new ArrayList<>();
+    for (int i = 0; i < pids.size(); i++) {
+      boolean self = i == pids.size() - 1;
+      long allocated =
+          self
+              ? ProcessCounts.ownAllocatedBytes()
+              : i < nodeMetrics.size() ? ProcessCounts.nodeAllocatedBytes(nodeMetrics.get(i)) : -1;
+      counts.add(ProcessCounts.of(pids.get(i), allocated));
+    }
+    return counts;
   }
 
   /**

@@ -14,6 +14,7 @@ import io.frsm.api.FrsmException;
 import io.frsm.api.NotExecutedException;
 import io.frsm.api.Version;
 import io.frsm.client.SeedClient;
+import io.frsm.client.transport.SharedEventLoops;
 import io.frsm.client.transport.TopologySnapshot;
 import io.frsm.client.transport.tls.TlsFiles;
 import java.net.ServerSocket;
@@ -178,6 +179,79 @@ class SeedClientIT {
             client.get(key).orElseThrow().value(),
             "sync calls from the caller's own thread still work");
       }
+    }
+  }
+
+  /**
+   * Clients of one process share their network threads by default ({@code shareEventLoops}): each
+   * serves on them, closing one leaves the others serving, and the threads end with the last one; a
+   * sync call of one made on the shared thread from another's direct callback is refused (it would
+   * wait for an answer that thread has to read), while a client with threads of its own serves
+   * beside them and may be called from there.
+   */
+  @Test
+  void clientsOfAProcess_shareNetworkThreads_untilTheLastOneCloses(@TempDir Path dir)
+      throws Exception {
+    int threads = 3; // no other client of this test JVM asks for 3: the lease counts are ours
+    try (TestCluster cluster = new TestCluster(dir)) {
+      TlsFiles admin = cluster.tls().admin();
+      java.util.function.Function<Boolean, FrsmClient> build =
+          share ->
+              FrsmClient.builder()
+                  .seeds(cluster.seeds())
+                  .clusterId(TestCluster.CLUSTER_ID)
+                  .operationTimeout(TestCluster.CLIENT_TIMEOUT)
+                  .tls(admin.caBundle(), admin.certificateChain(), admin.privateKey())
+                  .ioThreads(threads)
+                  .callbackExecutor(Runnable::run)
+                  .shareEventLoops(share)
+                  .build();
+      assertEquals(0, SharedEventLoops.leases(threads));
+      FrsmClient a = build.apply(true);
+      FrsmClient b = build.apply(true);
+      FrsmClient own = build.apply(false);
+      assertEquals(2, SharedEventLoops.leases(threads), "a and b share; own does not");
+      byte[] key = bytes("shared-loops");
+      Version v = a.create(key, bytes("a"));
+      v = b.cas(key, v, bytes("b"));
+      v = own.cas(key, v, bytes("own"));
+      assertArrayEquals(bytes("own"), a.get(key).orElseThrow().value());
+
+      // From a's network thread (a direct callback): b's sync call is refused, own's is served.
+      String[] ranOn = {null};
+      RuntimeException[] fromB = {null};
+      byte[][] fromOwn = {null};
+      for (int i = 0; i < 20 && ranOn[0] == null; i++) {
+        Thread test = Thread.currentThread();
+        a.getAsync(key)
+            .thenAccept(
+                read -> {
+                  if (Thread.currentThread() == test) {
+                    return; // answered before the continuation was attached: try again
+                  }
+                  ranOn[0] = Thread.currentThread().getName();
+                  try {
+                    b.get(key);
+                  } catch (RuntimeException e) {
+                    fromB[0] = e;
+                  }
+                  fromOwn[0] = own.get(key).orElseThrow().value();
+                })
+            .get(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
+      }
+      assertNotNull(ranOn[0], "a continuation ran on the network thread in 20 tries");
+      assertInstanceOf(IllegalStateException.class, fromB[0], "b shares a's thread: " + ranOn[0]);
+      assertArrayEquals(bytes("own"), fromOwn[0], "own's thread read its answer");
+
+      a.close();
+      assertEquals(1, SharedEventLoops.leases(threads));
+      v = b.cas(key, v, bytes("b2"));
+      assertArrayEquals(bytes("b2"), own.get(key).orElseThrow().value(), "b serves after a closed");
+      b.close();
+      assertEquals(0, SharedEventLoops.leases(threads), "the shared threads ended with b");
+      own.cas(key, v, bytes("own2"));
+      assertArrayEquals(bytes("own2"), own.get(key).orElseThrow().value());
+      own.close();
     }
   }
 
