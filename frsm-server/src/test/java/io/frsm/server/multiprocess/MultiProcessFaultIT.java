@@ -47,7 +47,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * <p>For each fault the longest time a counter key went without an answer is printed and checked
  * against {@link Fault#bound}. At the end the history (written first, under {@code
  * target/histories/}) must be linearizable and every counter must equal the increments that took
- * effect. Seeds: {@code -Dfrsm.faults.seeds=1,2,3} (default: two fresh ones, printed); {@code
+ * effect. Seeds: {@code -Dfrsm.faults.seeds=1,2,3} (default: one fresh one, printed — every fault
+ * kind is dealt once per seed, so CI plays each kind once in a new order each run; more seeds are a
+ * local or nightly run); {@code
  * -Dfrsm.faults.rounds=N} plays only the first N faults of each seed's deal, {@code
  * -Dfrsm.faults.kinds=PAUSE_LEADER,ISOLATE_LEADER} deals only those kinds.
  *
@@ -107,8 +109,7 @@ class MultiProcessFaultIT {
     if (!given.isBlank()) {
       return Arrays.stream(given.split(",")).map(String::strip).map(Long::parseLong);
     }
-    long base = System.nanoTime();
-    return LongStream.of(base, base * 31 + 17).boxed();
+    return LongStream.of(System.nanoTime()).boxed();
   }
 
   @ParameterizedTest(name = "seed {0}")
