@@ -23,15 +23,16 @@ import java.util.concurrent.atomic.AtomicInteger;
  * from a JVM of its own: {@code --clients} caller threads spread over {@code --client-instances}
  * independent clients (each its own connections, on the process's shared event loop unless {@code
  * --own-loops}; default one client per caller), a warm-up, then a measured run, printed as one line
- * {@code REMOTE key=value ...}: throughput, p50/p99 (and p99.9 at the end) of gets and of writes (a write's get and CAS
- * together), this JVM's CPU per operation and, given {@code --node-pids}, the nodes' (Linux {@code
- * /proc}, 10 ms ticks): a cost per operation that depends less than throughput on what else the
- * shared machine runs. Used for the TLS A/B of issue 24 ({@code frsm-bench/scripts/tls-ab.sh}).
- * Then one line {@code COUNTS NAME ...} per process (each node, then this client JVM) with its
- * costs per operation of the measured window ({@link ProcessCounts}; allocation of the nodes given
- * {@code --node-metrics PORT,...} in the order of {@code --node-pids}) and, given {@code --perf-dir
- * DIR}, its system calls by kind ({@link SyscallCounts}; perf's raw output in DIR). {@code
- * --own-loops}: each client on network threads of its own instead of the process's shared ones.
+ * {@code REMOTE key=value ...}: throughput, p50/p99 (and p99.9 at the end) of gets and of writes (a
+ * write's get and CAS together), this JVM's CPU per operation and, given {@code --node-pids}, the
+ * nodes' (Linux {@code /proc}, 10 ms ticks): a cost per operation that depends less than throughput
+ * on what else the shared machine runs. Used for the TLS A/B of issue 24 ({@code
+ * frsm-bench/scripts/tls-ab.sh}). Then one line {@code COUNTS NAME ...} per process (each node,
+ * then this client JVM) with its costs per operation of the measured window ({@link ProcessCounts};
+ * allocation of the nodes given {@code --node-metrics PORT,...} in the order of {@code
+ * --node-pids}) and, given {@code --perf-dir DIR}, its system calls by kind ({@link SyscallCounts};
+ * perf's raw output in DIR). {@code --own-loops}: each client on network threads of its own instead
+ * of the process's shared ones.
  *
  * <pre>{@code
  * java -cp frsm-bench/target/frsm-bench.jar io.frsm.bench.experiment.RemoteWorkloadMain \

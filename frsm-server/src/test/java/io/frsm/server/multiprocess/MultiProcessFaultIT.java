@@ -49,9 +49,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * target/histories/}) must be linearizable and every counter must equal the increments that took
  * effect. Seeds: {@code -Dfrsm.faults.seeds=1,2,3} (default: one fresh one, printed — every fault
  * kind is dealt once per seed, so CI plays each kind once in a new order each run; more seeds are a
- * local or nightly run); {@code
- * -Dfrsm.faults.rounds=N} plays only the first N faults of each seed's deal, {@code
- * -Dfrsm.faults.kinds=PAUSE_LEADER,ISOLATE_LEADER} deals only those kinds.
+ * local or nightly run); {@code -Dfrsm.faults.rounds=N} plays only the first N faults of each
+ * seed's deal, {@code -Dfrsm.faults.kinds=PAUSE_LEADER,ISOLATE_LEADER} deals only those kinds.
  *
  * <p>The first fault waits until every counter's range has its first term at its preferred leader.
  * {@code -Dfrsm.faults.settle=false} starts faulting while the cluster still forms: a natural
