@@ -533,4 +533,9 @@ final class CoreDriver {
     failOpen("node " + nodeId + " failed (" + error + ")");
     onFatal.accept(error);
   }
+
+  /** See {@link CoreSteps#keepHandOffBases}. Before {@link #start}. */
+  void keepHandOffBases(HandOffBaseKeeper keeper) {
+    steps.keepHandOffBases(keeper);
+  }
 }

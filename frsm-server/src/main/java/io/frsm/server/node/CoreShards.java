@@ -275,4 +275,11 @@ final class CoreShards {
       d.stop();
     }
   }
+
+  /** Every shard keeps its durable hand-off bases with {@code keeper}. Before {@link #start}. */
+  void keepHandOffBases(HandOffBaseKeeper keeper) {
+    for (CoreDriver d : drivers) {
+      d.keepHandOffBases(keeper);
+    }
+  }
 }

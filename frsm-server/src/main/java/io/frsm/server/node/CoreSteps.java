@@ -44,6 +44,9 @@ final class CoreSteps {
   /** Queues a message the core sent this node itself, as a peer message is queued. */
   private final Consumer<Input.Receive> toSelf;
 
+  /** Keeps the durable hand-off bases; null: none are kept (every restart scans). */
+  private volatile HandOffBaseKeeper bases;
+
   CoreSteps(
       int nodeId,
       ShardRouting routing,
@@ -75,6 +78,11 @@ final class CoreSteps {
     this.handOffs = handOffs;
     this.ring = ring;
     this.toSelf = toSelf;
+  }
+
+  /** From now on the durable hand-off bases are kept by {@code keeper}. Before the core starts. */
+  void keepHandOffBases(HandOffBaseKeeper keeper) {
+    this.bases = keeper;
   }
 
   /**
@@ -208,6 +216,16 @@ final class CoreSteps {
         handOffs.shipped(shipped.shipment());
       } else if (effect instanceof Effect.HandOffDeclined d) {
         handOffs.declined(d.range(), d.term(), d.writtenKeys());
+      } else if (effect instanceof Effect.BaseReached b) {
+        HandOffBaseKeeper k = bases;
+        if (k != null) {
+          k.reached(b); // flush, then the record, off this thread
+        }
+      } else if (effect instanceof Effect.BaseDropped d) {
+        HandOffBaseKeeper k = bases;
+        if (k != null) {
+          k.dropped(d.range()); // now: before this step's term persist and accepts
+        }
       } else if (effect instanceof Effect.RingInstalled i) {
         ring.installed(i.ringVersion());
       } else if (effect instanceof Effect.RangeSettled settled) {
