@@ -178,6 +178,24 @@ final class CoreSteps {
       carryOut(effects);
       return;
     }
+    if (input instanceof Input.RestoreBase restore) {
+      // Read from a file: a number outside InputBounds (a range the ring no longer has) is
+      // refused before the core changed anything; the record goes and the range scans.
+      List<Effect> effects;
+      try {
+        effects = core.step(now(), restore);
+      } catch (RefusedInputException refused) {
+        LOG.log(
+            System.Logger.Level.WARNING,
+            "node {0}: hand-off base record of range {1} refused: {2}",
+            nodeId,
+            restore.range(),
+            refused.getMessage());
+        effects = List.of(new Effect.BaseDropped(restore.range()));
+      }
+      carryOut(effects);
+      return;
+    }
     if (input instanceof Input.HandOff handOff) {
       List<Effect> effects = core.step(now(), handOff);
       // Before the effects, so the agent hears of the drain's size before any shipment of it.

@@ -40,6 +40,15 @@ final class HandOffBaseKeeper implements AutoCloseable {
 
   private long written;
 
+  /** Bases waiting for a flush that has not started yet. */
+  private List<java.util.function.Consumer<Throwable>> afterNextFlush =
+      new java.util.ArrayList<>(); // guarded by this
+
+  private boolean flushing; // guarded by this
+
+  /** Records found at start but not trusted because the store had lost cells. */
+  private long droppedForLostCells;
+
   HandOffBaseKeeper(HandOffBaseRecords records, LsmEngine engine) {
     this(records, engine::flush, () -> !engine.quarantinedIntervals().isEmpty());
   }
@@ -75,15 +84,34 @@ final class HandOffBaseKeeper implements AutoCloseable {
     for (Input.RestoreBase r : found) {
       records.drop(r.range());
     }
+    synchronized (this) {
+      droppedForLostCells += found.size();
+    }
     return List.of();
   }
 
-  /** {@link Effect.BaseReached}: flush, then the record, unless dropped meanwhile. */
+  /**
+   * {@link Effect.BaseReached}: the record once a flush that started after this call completed,
+   * unless dropped meanwhile. Flushes are coalesced: one at a time, and every base reached while
+   * one runs waits for the next, started when it completes (a flush per shipment would freeze a
+   * memtable per range handed off at once, and the engine stalls writes past a few frozen ones).
+   */
   void reached(Effect.BaseReached b) {
     long epoch;
     synchronized (this) {
       epoch = epochs.merge(b.range(), 1L, Long::sum);
+      afterNextFlush.add(error -> recordIfCurrent(b, epoch, error));
+      if (!flushing) {
+        startFlush();
+      }
     }
+  }
+
+  /** Starts a flush for every base waiting for one. REQUIRES: holding this, none in flight. */
+  private void startFlush() {
+    List<java.util.function.Consumer<Throwable>> batch = afterNextFlush;
+    afterNextFlush = new java.util.ArrayList<>();
+    flushing = true;
     CompletableFuture<Void> flushed;
     try {
       flushed = flush.get();
@@ -92,32 +120,43 @@ final class HandOffBaseKeeper implements AutoCloseable {
     }
     flushed.whenCompleteAsync(
         (done, error) -> {
-          if (error != null) {
-            LOG.log(
-                Level.WARNING,
-                "range {0}: the flush for its hand-off base failed, no record (a restart scans"
-                    + " it): {1}",
-                b.range(),
-                error.toString());
-            return;
+          for (java.util.function.Consumer<Throwable> c : batch) {
+            c.accept(error);
           }
           synchronized (this) {
-            if (epochs.get(b.range()) != epoch) {
-              return; // dropped (or reached again) since: this record no longer holds
-            }
-            try {
-              records.record(b.range(), b.term(), b.ringVersion());
-              written++;
-            } catch (IOException e) {
-              LOG.log(
-                  Level.WARNING,
-                  "range {0}: hand-off base record not written (a restart scans it): {1}",
-                  b.range(),
-                  e.toString());
+            flushing = false;
+            if (!afterNextFlush.isEmpty()) {
+              startFlush();
             }
           }
         },
         writer);
+  }
+
+  private void recordIfCurrent(Effect.BaseReached b, long epoch, Throwable flushError) {
+    if (flushError != null) {
+      LOG.log(
+          Level.WARNING,
+          "range {0}: the flush for its hand-off base failed, no record (a restart scans it): {1}",
+          b.range(),
+          flushError.toString());
+      return;
+    }
+    synchronized (this) {
+      if (epochs.get(b.range()) != epoch) {
+        return; // dropped (or reached again) since: this record no longer holds
+      }
+      try {
+        records.record(b.range(), b.term(), b.ringVersion());
+        written++;
+      } catch (IOException e) {
+        LOG.log(
+            Level.WARNING,
+            "range {0}: hand-off base record not written (a restart scans it): {1}",
+            b.range(),
+            e.toString());
+      }
+    }
   }
 
   /**
@@ -133,8 +172,21 @@ final class HandOffBaseKeeper implements AutoCloseable {
     }
   }
 
+  /** Whether a flush for some base is in flight (tests). */
+  synchronized boolean flushing() {
+    return flushing;
+  }
+
   synchronized long written() {
     return written;
+  }
+
+  /**
+   * Records found at start and not trusted: damaged, foreign or misnamed, or the store had lost
+   * cells. Each was deleted and its range scans.
+   */
+  synchronized long untrusted() {
+    return records.untrusted() + droppedForLostCells;
   }
 
   @Override

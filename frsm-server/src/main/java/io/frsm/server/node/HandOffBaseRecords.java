@@ -47,7 +47,7 @@ final class HandOffBaseRecords {
   private final Path directory;
   private final byte[] clusterId;
   private final int nodeId;
-  private long untrusted;
+  private volatile long untrusted; // written by the starting thread only
 
   HandOffBaseRecords(Path dataDirectory, String clusterId, int nodeId) {
     this.directory = dataDirectory.resolve(DIRECTORY);

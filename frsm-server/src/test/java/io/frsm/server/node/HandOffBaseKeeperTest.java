@@ -23,6 +23,8 @@ class HandOffBaseKeeperTest {
   @TempDir Path data;
 
   private final AtomicReference<CompletableFuture<Void>> flush = new AtomicReference<>();
+  private final java.util.concurrent.atomic.AtomicInteger flushes =
+      new java.util.concurrent.atomic.AtomicInteger();
   private final AtomicBoolean lostCells = new AtomicBoolean();
 
   private HandOffBaseKeeper keeper(HandOffBaseRecords records) {
@@ -31,6 +33,7 @@ class HandOffBaseKeeperTest {
         () -> {
           CompletableFuture<Void> f = new CompletableFuture<>();
           flush.set(f);
+          flushes.incrementAndGet();
           return f;
         },
         lostCells::get);
@@ -54,11 +57,11 @@ class HandOffBaseKeeperTest {
     HandOffBaseRecords records = new HandOffBaseRecords(data, "c", 1);
     try (HandOffBaseKeeper k = keeper(records)) {
       k.reached(new Effect.BaseReached(3, 7, 1));
-      CompletableFuture<Void> pending = flush.get();
       k.dropped(3);
+      flush.get().complete(null); // completes after the drop: its record is stale
       k.reached(new Effect.BaseReached(4, 2, 1));
+      waitFor(() -> flushes.get() == 2);
       flush.get().complete(null);
-      pending.complete(null); // completes after the drop: its record is stale
       waitFor(() -> k.written() == 1);
       assertEquals(List.of(new Input.RestoreBase(4, 2, 1)), k.restorable());
       k.dropped(4);
@@ -68,14 +71,35 @@ class HandOffBaseKeeperTest {
   }
 
   @Test
+  void basesReachedDuringAFlush_waitForTheNextOne_oneFlushAtATime() throws Exception {
+    HandOffBaseRecords records = new HandOffBaseRecords(data, "c", 1);
+    try (HandOffBaseKeeper k = keeper(records)) {
+      k.reached(new Effect.BaseReached(1, 5, 1));
+      CompletableFuture<Void> first = flush.get();
+      k.reached(new Effect.BaseReached(2, 5, 1));
+      k.reached(new Effect.BaseReached(3, 5, 1));
+      assertEquals(1, flushes.get(), "no second flush while one runs");
+      first.complete(null);
+      waitFor(() -> flushes.get() == 2 && k.written() == 1);
+      assertEquals(List.of(new Input.RestoreBase(1, 5, 1)), k.restorable());
+      flush.get().complete(null);
+      waitFor(() -> k.written() == 3);
+      assertEquals(3, k.restorable().size());
+      assertEquals(2, flushes.get());
+    }
+  }
+
+  @Test
   void aFailedFlush_writesNoRecord() throws Exception {
     HandOffBaseRecords records = new HandOffBaseRecords(data, "c", 1);
     try (HandOffBaseKeeper k = keeper(records)) {
       k.reached(new Effect.BaseReached(3, 7, 1));
       flush.get().completeExceptionally(new java.io.IOException("disk"));
+      waitFor(() -> !flushing(k));
       k.reached(new Effect.BaseReached(5, 7, 1));
+      waitFor(() -> flushes.get() == 2);
       flush.get().complete(null);
-      waitFor(() -> k.written() == 1); // the writer runs in order: the failed one was handled
+      waitFor(() -> k.written() == 1);
       assertEquals(List.of(new Input.RestoreBase(5, 7, 1)), k.restorable());
     }
   }
@@ -87,6 +111,7 @@ class HandOffBaseKeeperTest {
     lostCells.set(true);
     try (HandOffBaseKeeper k = keeper(records)) {
       assertEquals(List.of(), k.restorable());
+      assertEquals(1, k.untrusted());
     }
     assertFalse(Files.exists(record(1)));
     lostCells.set(false);
@@ -94,6 +119,10 @@ class HandOffBaseKeeperTest {
     try (HandOffBaseKeeper k = keeper(records)) {
       assertTrue(!k.restorable().isEmpty());
     }
+  }
+
+  private static boolean flushing(HandOffBaseKeeper k) {
+    return k.flushing();
   }
 
   private Path record(int range) {
