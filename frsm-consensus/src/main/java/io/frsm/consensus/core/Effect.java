@@ -118,4 +118,23 @@ public sealed interface Effect {
    * The agent releases plainly ({@link Input.ReleaseLease}); the successor scans.
    */
   record HandOffDeclined(int range, long term, int writtenKeys) implements Effect {}
+
+  /**
+   * In the step that ships {@code term} of {@code range} from leader-only mode, just before its
+   * {@link HandOffShipped}: this node's cells of the range now hold every value chosen up to the
+   * end of {@code term} — some of them only as unlogged commits ("Commits are hints"). To keep that
+   * base across a restart (docs/PROTOCOL.md "The durable base") the driver first makes every cell
+   * of the range durable (a memtable flush), and only once the flush is durable writes the record
+   * (range, term, {@code ringVersion}) durably; at start it feeds it back as {@link
+   * Input.RestoreBase}. Skipping it is always safe: the node scans after a restart, as before.
+   */
+  record BaseReached(int range, long term, long ringVersion) implements Effect {}
+
+  /**
+   * The durable base record of {@code range} no longer holds (this node was granted a later term of
+   * the range, shipped a term not served leader-only, or the range's replicas changed): the driver
+   * deletes it before it carries out any later effect of this step (the term persist and accepts of
+   * a new term come after). The base the core keeps in memory is not affected.
+   */
+  record BaseDropped(int range) implements Effect {}
 }

@@ -35,8 +35,11 @@ import java.util.TreeSet;
  * t + 1} persisted at a quorum, the range enters leader-only mode without a scan. Anything else (no
  * base, a term in between, a shipment missing or refused) leaves the scan to run as before.
  *
- * <p>The base and the imports live in memory: a restarted core has none and scans. Durable bases
- * need the store's flush at the ship and a durable record of it (server wiring, not done here).
+ * <p>The base and the imports live in memory; the base is also made durable by the driver ({@link
+ * Effect.BaseReached}: flush the range, then write a record) and fed back at start ({@link
+ * Input.RestoreBase}), so a node that restarted after its shipment can still import. The record is
+ * dropped ({@link Effect.BaseDropped}) at this node's next grant of the range, whatever it brings:
+ * from then on the node may write the range itself, which the record's premise excludes.
  */
 final class HandOffs {
   /** Hand-off settle reads count down from here (settle read ids, see {@link RangeSettles}). */
@@ -112,6 +115,14 @@ final class HandOffs {
 
   /** Per range: the term this node shipped from leader-only mode (its cells complete up to it). */
   private final Map<Integer, Long> base = new HashMap<>();
+
+  /**
+   * Ranges whose base has a durable record, as far as this core knows (it reached or restored the
+   * base and has not dropped the record since).
+   */
+  private final Set<Integer> recorded = new HashSet<>();
+
+  private long restored;
 
   /** Per range: an imported shipment waiting for this node's next term to be persisted. */
   private final Map<Integer, HandOffShipment> imports = new TreeMap<>();
@@ -344,12 +355,58 @@ final class HandOffs {
    * The holder shipped {@code term} of {@code range}: if it served the term in leader-only mode its
    * cells now hold every value of the range chosen up to the term's end.
    */
-  void shippedFrom(int range, long term, boolean leaderOnly) {
+  void shippedFrom(int range, long term, boolean leaderOnly, List<Effect> out) {
     if (leaderOnly) {
       base.put(range, term);
+      recorded.add(range);
+      out.add(new Effect.BaseReached(range, term, placement.ringVersion()));
     } else {
       base.remove(range);
+      dropRecord(range, out);
     }
+  }
+
+  /**
+   * {@link Input.RestoreBase} at start: the base this node recorded before it restarted, taken only
+   * if the ring is the one it was recorded under and no term of the range reached this core yet
+   * (the driver feeds it first). A record that is not taken is dropped.
+   */
+  void restore(Input.RestoreBase r, long termHeld, List<Effect> out) {
+    if (!enabled) {
+      return;
+    }
+    if (r.ringVersion() != placement.ringVersion()
+        || termHeld != 0
+        || base.containsKey(r.range())) {
+      out.add(new Effect.BaseDropped(r.range()));
+      return;
+    }
+    base.put(r.range(), r.term());
+    recorded.add(r.range());
+    restored++;
+  }
+
+  /**
+   * This node was granted a term of {@code range}: from now on it may coordinate rounds of the
+   * range itself, after which its cells no longer hold "nothing but values chosen up to the base
+   * and the stand-in's accepts" — so the durable record goes now, before the term's persist and
+   * first accept (later effects of this step). The in-memory base stays: it is what lets this very
+   * term import the stand-in's shipment.
+   */
+  void granted(int range, List<Effect> out) {
+    if (enabled) {
+      dropRecord(range, out);
+    }
+  }
+
+  private void dropRecord(int range, List<Effect> out) {
+    if (recorded.remove(range)) {
+      out.add(new Effect.BaseDropped(range));
+    }
+  }
+
+  long restored() {
+    return restored;
   }
 
   private void pump(Now now, Drain d, LeaseState.ScanReads via, List<Effect> out) {
@@ -456,11 +513,12 @@ final class HandOffs {
   }
 
   /** A range whose replica set changed: what the old set vouched for counts no more. */
-  void placementChanged(PlacementChange change) {
+  void placementChanged(PlacementChange change, List<Effect> out) {
     placement = change.next();
     for (int i = 0; i < placement.rangeCount(); i++) {
       if (change.replicasChanged(i)) {
         base.remove(i);
+        dropRecord(i, out);
         imports.remove(i);
         drains.remove(i);
         written.remove(i);

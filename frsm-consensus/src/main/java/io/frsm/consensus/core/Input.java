@@ -186,4 +186,23 @@ public sealed interface Input {
       Objects.requireNonNull(shipment);
     }
   }
+
+  /**
+   * From the driver at start, before any other input of the range: the durable base record this
+   * node wrote at its last shipment of range {@code range} ({@link Effect.BaseReached}, docs/
+   * PROTOCOL.md "The durable base"), read back from its data directory. Taken (the node's base of
+   * the range becomes {@code term}, as if it had shipped {@code term} without restarting) only with
+   * {@link CoreConfig.Modes#handOff} on, if {@code ringVersion} is the installed ring version and
+   * this core has not been granted a term of the range yet; ignored otherwise (the range scans).
+   * The driver feeds it only for a record whose checksum, cluster and node are right; a record it
+   * cannot trust is never fed.
+   */
+  record RestoreBase(int range, long term, long ringVersion) implements Input {
+    public RestoreBase {
+      if (range < 0 || term < 1 || ringVersion < 0) {
+        throw new IllegalArgumentException(
+            "range >= 0, term >= 1, ringVersion >= 0: " + range + ", " + term + ", " + ringVersion);
+      }
+    }
+  }
 }

@@ -53,6 +53,9 @@ public final class InputBounds {
       }
     } else if (input instanceof Input.HandOff handOff) {
       range(handOff.range(), placement, "hand_off.range");
+    } else if (input instanceof Input.RestoreBase restore) {
+      range(restore.range(), placement, "restore_base.range"); // read from a file: may be anything
+      number(restore.term(), "restore_base.term");
     }
   }
 

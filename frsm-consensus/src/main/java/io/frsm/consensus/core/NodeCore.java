@@ -145,6 +145,7 @@ public final class NodeCore {
     } else if (input instanceof Input.PersistDone done) {
       persistDone(now, done, out);
     } else if (input instanceof Input.TermGranted granted) {
+      handOffs.granted(granted.range(), out); // the durable base goes before the term's persist
       leases.granted(now, granted, out);
     } else if (input instanceof Input.LeaseRenewed renewed) {
       leases.renewed(now, renewed);
@@ -160,6 +161,8 @@ public final class NodeCore {
       settles.settle(now, settle, scanReads, out);
     } else if (input instanceof Input.HandOff handOff) {
       beginHandOff(now, handOff, out);
+    } else if (input instanceof Input.RestoreBase restore) {
+      handOffs.restore(restore, leases.term(restore.range()), out);
     } else if (input instanceof Input.ImportShipment imported) {
       for (Message.Commit commit : handOffs.importShipment(imported.shipment())) {
         acceptor.receive(now, incarnation.nodeId(), commit, out);
@@ -220,7 +223,7 @@ public final class NodeCore {
    * the term can be chosen after the shipment's values), unless sabotaged.
    */
   private void ship(Now now, HandOffShipment s, List<Effect> out) {
-    handOffs.shippedFrom(s.range(), s.term(), leases.leaderOnlyIn(s.range(), s.term()));
+    handOffs.shippedFrom(s.range(), s.term(), leases.leaderOnlyIn(s.range(), s.term()), out);
     out.add(new Effect.HandOffShipped(s));
     if (!importWithoutRelease) {
       leases.release(now, new Input.ReleaseLease(s.range(), s.term()), out);
@@ -242,7 +245,7 @@ public final class NodeCore {
     runContext.placementChanged(change);
     leases.placementChanged(now, change);
     deletes.placementChanged(change);
-    handOffs.placementChanged(change);
+    handOffs.placementChanged(change, out);
     settles.placementChanged(change, out);
     if (quorumWatch != null) {
       quorumWatch.placementChanged(placement);
@@ -438,6 +441,11 @@ public final class NodeCore {
   /** Shipments this core refused to import (diagnostics and tests). */
   public long handOffsRefused() {
     return handOffs.refused();
+  }
+
+  /** Durable bases taken at start ({@link Input.RestoreBase}) by this core. */
+  public long handOffBasesRestored() {
+    return handOffs.restored();
   }
 
   /** Range settles this core completed (diagnostics and tests). */

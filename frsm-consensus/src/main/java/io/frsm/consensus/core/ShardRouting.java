@@ -84,6 +84,8 @@ public final class ShardRouting {
       return ofRange(handOff.range());
     } else if (input instanceof Input.ImportShipment imported) {
       return ofRange(imported.shipment().range());
+    } else if (input instanceof Input.RestoreBase restore) {
+      return ofRange(restore.range());
     }
     throw new IllegalArgumentException(
         input

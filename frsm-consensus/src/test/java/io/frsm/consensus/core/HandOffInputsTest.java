@@ -60,6 +60,46 @@ class HandOffInputsTest {
   }
 
   @Test
+  void aRestoredBase_letsTheNextShipmentIn_andTheNextGrantDropsItsRecord() {
+    NodeCore node = core(true);
+    long ring = Placement.single(List.of(0, 1, 2)).ringVersion();
+    assertEquals(List.of(), node.step(NOW, new Input.RestoreBase(0, 1, ring)));
+    assertEquals(1, node.handOffBasesRestored());
+    List<Effect> granted = node.step(NOW, new Input.TermGranted(0, 3, true));
+    assertEquals(new Effect.BaseDropped(0), granted.get(0), "before the term's persist");
+    node.step(NOW, new Input.ImportShipment(shipment(0, 2)));
+    assertEquals(0, node.handOffsRefused(), "the in-memory base stays for the import");
+    assertTrue(
+        node.step(NOW, new Input.TermGranted(0, 5, true)).stream()
+            .noneMatch(e -> e instanceof Effect.BaseDropped),
+        "dropped once");
+  }
+
+  @Test
+  void aRestoredBase_ofAnotherRingVersion_orAfterAGrant_isDropped_notTaken() {
+    NodeCore node = core(true);
+    long ring = Placement.single(List.of(0, 1, 2)).ringVersion();
+    assertEquals(
+        List.of(new Effect.BaseDropped(0)), node.step(NOW, new Input.RestoreBase(0, 1, ring + 1)));
+    node.step(NOW, new Input.TermGranted(0, 3, true));
+    assertEquals(
+        List.of(new Effect.BaseDropped(0)), node.step(NOW, new Input.RestoreBase(0, 2, ring)));
+    assertEquals(0, node.handOffBasesRestored());
+    node.step(NOW, new Input.ImportShipment(shipment(0, 2)));
+    assertEquals(1, node.handOffsRefused(), "no base: the shipment is refused");
+  }
+
+  @Test
+  void aRestoredBase_ofARangeOutsideThePlacement_isRefusedAsInput_andWithTheModeOffIgnored() {
+    assertThrows(
+        RefusedInputException.class, () -> core(true).step(NOW, new Input.RestoreBase(1, 1, 0)));
+    NodeCore off = core(false);
+    long ring = Placement.single(List.of(0, 1, 2)).ringVersion();
+    assertEquals(List.of(), off.step(NOW, new Input.RestoreBase(0, 1, ring)));
+    assertEquals(0, off.handOffBasesRestored());
+  }
+
+  @Test
   void aShipmentWithoutABase_isRefused_andWritesNothing() {
     NodeCore node = core(true);
     List<Effect> out = node.step(NOW, new Input.ImportShipment(shipment(0, 2)));

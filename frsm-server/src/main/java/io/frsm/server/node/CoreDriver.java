@@ -239,13 +239,17 @@ final class CoreDriver {
     return result;
   }
 
-  /** An input from the coordination service: term grants and lease changes (any thread). */
+  /**
+   * An input from the coordination service: term grants and lease changes, hand-off shipments, and
+   * at start the durable hand-off bases (any thread).
+   */
   void input(Input input) {
     if (!(input instanceof Input.TermGranted
         || input instanceof Input.LeaseRenewed
         || input instanceof Input.LeaseLost
         || input instanceof Input.Candidacy
-        || input instanceof Input.ImportShipment)) {
+        || input instanceof Input.ImportShipment
+        || input instanceof Input.RestoreBase)) {
       throw new IllegalArgumentException("not a coordination input: " + input);
     }
     enqueue(new Step(input));
@@ -532,5 +536,10 @@ final class CoreDriver {
     }
     failOpen("node " + nodeId + " failed (" + error + ")");
     onFatal.accept(error);
+  }
+
+  /** See {@link CoreSteps#keepHandOffBases}. Before {@link #start}. */
+  void keepHandOffBases(HandOffBaseKeeper keeper) {
+    steps.keepHandOffBases(keeper);
   }
 }

@@ -275,4 +275,20 @@ final class CoreShards {
       d.stop();
     }
   }
+
+  /** Every shard keeps its durable hand-off bases with {@code keeper}. Before {@link #start}. */
+  void keepHandOffBases(HandOffBaseKeeper keeper) {
+    baseKeeper = keeper;
+    for (CoreDriver d : drivers) {
+      d.keepHandOffBases(keeper);
+    }
+  }
+
+  private volatile HandOffBaseKeeper baseKeeper;
+
+  /** Durable hand-off base records not trusted at start (deleted; those ranges scan). */
+  long handOffBasesUntrusted() {
+    HandOffBaseKeeper k = baseKeeper;
+    return k == null ? 0 : k.untrusted();
+  }
 }

@@ -44,6 +44,9 @@ final class CoreSteps {
   /** Queues a message the core sent this node itself, as a peer message is queued. */
   private final Consumer<Input.Receive> toSelf;
 
+  /** Keeps the durable hand-off bases; null: none are kept (every restart scans). */
+  private volatile HandOffBaseKeeper bases;
+
   CoreSteps(
       int nodeId,
       ShardRouting routing,
@@ -75,6 +78,11 @@ final class CoreSteps {
     this.handOffs = handOffs;
     this.ring = ring;
     this.toSelf = toSelf;
+  }
+
+  /** From now on the durable hand-off bases are kept by {@code keeper}. Before the core starts. */
+  void keepHandOffBases(HandOffBaseKeeper keeper) {
+    this.bases = keeper;
   }
 
   /**
@@ -170,6 +178,24 @@ final class CoreSteps {
       carryOut(effects);
       return;
     }
+    if (input instanceof Input.RestoreBase restore) {
+      // Read from a file: a number outside InputBounds (a range the ring no longer has) is
+      // refused before the core changed anything; the record goes and the range scans.
+      List<Effect> effects;
+      try {
+        effects = core.step(now(), restore);
+      } catch (RefusedInputException refused) {
+        LOG.log(
+            System.Logger.Level.WARNING,
+            "node {0}: hand-off base record of range {1} refused: {2}",
+            nodeId,
+            restore.range(),
+            refused.getMessage());
+        effects = List.of(new Effect.BaseDropped(restore.range()));
+      }
+      carryOut(effects);
+      return;
+    }
     if (input instanceof Input.HandOff handOff) {
       List<Effect> effects = core.step(now(), handOff);
       // Before the effects, so the agent hears of the drain's size before any shipment of it.
@@ -208,6 +234,16 @@ final class CoreSteps {
         handOffs.shipped(shipped.shipment());
       } else if (effect instanceof Effect.HandOffDeclined d) {
         handOffs.declined(d.range(), d.term(), d.writtenKeys());
+      } else if (effect instanceof Effect.BaseReached b) {
+        HandOffBaseKeeper k = bases;
+        if (k != null) {
+          k.reached(b); // flush, then the record, off this thread
+        }
+      } else if (effect instanceof Effect.BaseDropped d) {
+        HandOffBaseKeeper k = bases;
+        if (k != null) {
+          k.dropped(d.range()); // now: before this step's term persist and accepts
+        }
       } else if (effect instanceof Effect.RingInstalled i) {
         ring.installed(i.ringVersion());
       } else if (effect instanceof Effect.RangeSettled settled) {

@@ -83,6 +83,17 @@ final class HandOffMeters {
                 "hand-offs after which the successor scans",
                 "import_refused")
             .register(registry, core, HandOffTally::importsRefused));
+    ToDoubleFunction<ToDoubleFunction<CoreShards>> shards =
+        f -> {
+          CoreShards c = cores.get();
+          return c == null ? 0 : f.applyAsDouble(c);
+        };
+    meters.add(
+        counter(
+                "frsm.handoff.fallbacks",
+                "hand-offs after which the successor scans",
+                "base_untrusted")
+            .register(registry, shards, CoreShards::handOffBasesUntrusted));
     meters.add(
         counter(
                 "frsm.range.leader_only_entries",

@@ -41,6 +41,9 @@ final class Serving {
   /** Null until started; published once, after every part runs. */
   private volatile Parts parts;
 
+  /** Keeps the durable hand-off bases (with {@code consensus.handOff}); null otherwise. */
+  private volatile HandOffBaseKeeper baseKeeper;
+
   private final AtomicBoolean leadershipEnded = new AtomicBoolean();
 
   /**
@@ -65,6 +68,8 @@ final class Serving {
    * @param onFatal called once if the core stops on a fatal error
    * @param silence drops what would make the acceptor write while disk space is low
    * @param handOffLimits what hand-backs may drain (with {@code consensus.handOff})
+   * @param handOffBases the node's durable hand-off base records (docs/PROTOCOL.md "The durable
+   *     base"): kept and restored with {@code consensus.handOff}, deleted without it
    */
   record Site(
       int self,
@@ -79,7 +84,8 @@ final class Serving {
       Runnable leadersChanged,
       Consumer<Throwable> onFatal,
       AcceptorSilence silence,
-      io.frsm.server.zk.HandOffLimits handOffLimits) {}
+      io.frsm.server.zk.HandOffLimits handOffLimits,
+      HandOffBaseRecords handOffBases) {}
 
   /**
    * Starts the core's shards over {@code ring} with {@code config}, then watches the range leaders
@@ -127,7 +133,23 @@ final class Serving {
             site.stepDownAfter(),
             quorums,
             site.silence());
+    HandOffBaseKeeper keeper = null;
+    if (config.modes().handOff()) {
+      keeper = new HandOffBaseKeeper(site.handOffBases(), site.storage().engine());
+      core.keepHandOffBases(keeper);
+    } else {
+      // Without the mode no base is dropped at a grant: a record left from a run with the mode on
+      // would outlive its premise.
+      site.handOffBases().dropAll();
+    }
+    baseKeeper = keeper;
     core.start();
+    if (keeper != null) {
+      // Before range leadership starts: each record reaches its shard ahead of any grant.
+      for (io.frsm.consensus.core.Input.RestoreBase r : keeper.restorable()) {
+        core.input(r);
+      }
+    }
     if (handOffs != null && config.modes().handOff()) {
       // A shipment received goes to the shard owning its range, in order with the grants.
       handOffs.importTo(
@@ -278,6 +300,10 @@ final class Serving {
     CoreShards core = core();
     if (core != null) {
       core.stop();
+    }
+    HandOffBaseKeeper keeper = baseKeeper;
+    if (keeper != null) {
+      keeper.close(); // a record still waiting for its flush is not written: that range scans
     }
   }
 }

@@ -3,6 +3,7 @@ package io.frsm.server.node;
 import io.frsm.consensus.core.CoreConfig;
 import io.frsm.server.client.ClusterMembers;
 import io.frsm.server.config.ConsensusKeys;
+import io.frsm.server.config.NodeKeys;
 import io.frsm.server.config.StreamKeys;
 import io.frsm.server.ring.Ring;
 import io.frsm.server.stream.RangeCopier;
@@ -78,7 +79,9 @@ final class ServingStart implements ClusterFormation.RingListener {
                       settings.onFatalError().accept(error);
                     }),
             local.diskSpace.silence(),
-            settings.handOffLimits());
+            settings.handOffLimits(),
+            new HandOffBaseRecords(
+                settings.get(NodeKeys.DATA_DIRECTORY), settings.get(NodeKeys.CLUSTER_ID), nodeId));
     serving.start(
         config,
         shape,

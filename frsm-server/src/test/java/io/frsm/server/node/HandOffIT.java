@@ -37,6 +37,32 @@ class HandOffIT {
     assertTrue(r.standIns.acknowledged() >= r.ranges, "shipments acknowledged: " + r.standIns);
   }
 
+  /**
+   * The durable base (docs/PROTOCOL.md "The durable base"): node 1 gives its ranges up, stops
+   * gracefully and starts again on its directories while the stand-ins serve them; back, it imports
+   * their shipments by the base records it wrote at its own shipments, instead of scanning.
+   */
+  @Test
+  void restartBetweenTheHandOffs_theReturningLeaderImports_byItsDurableBase(@TempDir Path dir)
+      throws Exception {
+    Result r = run(dir, true, 0, Return.RESTART);
+    // Each range node 1 shipped from leader-only mode has a record (a drain that gave up after a
+    // lease on a loaded machine releases plainly: no record, and that range is scanned).
+    assertTrue(r.records > 0, "no base record written");
+    assertEquals(r.records, r.imported, "ranges entered by import after the restart");
+    assertEquals(r.ranges - r.records, r.newScans, "only ranges without a record scanned");
+  }
+
+  /** As above with node 1's base records damaged while it is down: not trusted, it scans. */
+  @Test
+  void restartWithItsBaseRecordsDamaged_theReturningLeaderScans(@TempDir Path dir)
+      throws Exception {
+    Result r = run(dir, true, 0, Return.RESTART_RECORDS_DAMAGED);
+    assertTrue(r.records > 0, "no base record written");
+    assertEquals(0, r.imported, "no import without a trusted record");
+    assertTrue(r.newScans >= r.ranges, "node 1 scanned its ranges: " + r.newScans);
+  }
+
   @Test
   void handBack_withTheFlagOff_theReturningLeaderScans(@TempDir Path dir) throws Exception {
     Result r = run(dir, false, 0);
@@ -77,9 +103,24 @@ class HandOffIT {
       long imported,
       HandBackCounts standIns,
       long backMillis,
-      long declined) {}
+      long declined,
+      long records) {}
+
+  /** How node 1 comes back to its ranges. */
+  private enum Return {
+    /** It competes again, without restarting. */
+    COMPETE,
+    /** It stops gracefully and starts again. */
+    RESTART,
+    /** As {@link #RESTART}, one byte of each of its base records flipped while it is down. */
+    RESTART_RECORDS_DAMAGED
+  }
 
   private static Result run(Path dir, boolean handOff, int preload) throws Exception {
+    return run(dir, handOff, preload, Return.COMPETE);
+  }
+
+  private static Result run(Path dir, boolean handOff, int preload, Return how) throws Exception {
     try (TestCluster cluster =
         TestCluster.withTweaks(
             dir,
@@ -151,13 +192,39 @@ class HandOffIT {
         change(cluster, loaded, loaded.size() / 100);
       }
 
-      HandOffTally before = tally(n1);
       long declinedBefore = declined(sum(cluster));
       long errorsAtReturn = load.errorCount();
-      long backAt = System.nanoTime();
-      n1.servingParts().leadership().quorumChanged(Set.of(), Set.copyOf(ledBy1));
+      long backAt;
+      long recordsWritten = 0;
+      HandOffTally before;
+      FrsmNode back = n1;
+      if (how == Return.COMPETE) {
+        before = tally(n1);
+        backAt = System.nanoTime();
+        n1.servingParts().leadership().quorumChanged(Set.of(), Set.copyOf(ledBy1));
+      } else {
+        n1.close();
+        Path records = dir.resolve("node-1/data").resolve(HandOffBaseRecords.DIRECTORY);
+        List<Path> files;
+        try (var list = java.nio.file.Files.list(records)) {
+          files = list.toList();
+        }
+        recordsWritten = files.size();
+        System.out.printf(
+            "node 1 stopped with %d base records for its %d ranges%n", files.size(), ledBy1.size());
+        if (how == Return.RESTART_RECORDS_DAMAGED) {
+          for (Path f : files) {
+            byte[] b = java.nio.file.Files.readAllBytes(f);
+            b[b.length / 2] ^= 0x10;
+            java.nio.file.Files.write(f, b);
+          }
+        }
+        before = HandOffTally.ZERO; // the new process counts from zero
+        backAt = System.nanoTime();
+        back = cluster.restart(1);
+      }
       cluster.awaitNaturalLeaders();
-      awaitLeaderOnly(n1, before, ledBy1.size());
+      awaitLeaderOnly(back, before, ledBy1.size());
       long backMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - backAt);
       load.awaitIncrementsAfter(System.nanoTime(), TIMEOUT, "increments after the return");
       long endAt = System.nanoTime();
@@ -173,7 +240,7 @@ class HandOffIT {
           "hand-off %s: longest write gap of a hot key after the return %d ms%n",
           handOff ? "on" : "off", TimeUnit.NANOSECONDS.toMillis(longestWriteGap));
       List<String> violations = load.counterViolations(cluster.thinClient());
-      HandOffTally after = tally(n1);
+      HandOffTally after = tally(back);
       HandBackCounts standIns = sum(cluster);
       System.out.printf(
           "hand-off %s: %d ranges of node 1 back leader-only %d ms after it competed again; %d"
@@ -195,7 +262,8 @@ class HandOffIT {
           after.enteredByImport() - before.enteredByImport(),
           standIns,
           backMillis,
-          declined(standIns) - declinedBefore);
+          declined(standIns) - declinedBefore,
+          recordsWritten);
     }
   }
 

@@ -79,7 +79,8 @@ public final class CounterWorkload {
       long keysPulledForward,
       long handOffsShipped,
       long handOffsEntered,
-      long handOffsDeclined) {}
+      long handOffsDeclined,
+      long durableBasesRestored) {}
 
   /** Membership changes at {@code operationsPerSecond}, broken by {@code mutations}. */
   record MembershipRun(double operationsPerSecond, Set<MembershipMutation> mutations) {}
@@ -230,9 +231,40 @@ public final class CounterWorkload {
       int coldKeys,
       double handOffsPerSecond,
       int handOffMaxKeys) {
+    return runWithHandOffs(
+        seed,
+        mix,
+        sabotage,
+        coldKeys,
+        handOffsPerSecond,
+        handOffMaxKeys,
+        DurableBases.Mode.FLUSH_THEN_RECORD);
+  }
+
+  /**
+   * As above, the nodes keeping their durable hand-off bases as {@code bases} says (a broken mode
+   * is a mutation to catch).
+   */
+  static Result runWithHandOffs(
+      long seed,
+      FaultMix mix,
+      Set<Sabotage> sabotage,
+      int coldKeys,
+      double handOffsPerSecond,
+      int handOffMaxKeys,
+      DurableBases.Mode bases) {
     CounterWorkload workload =
         new CounterWorkload(
-            seed, mix, sabotage, true, null, 1, null, sim -> {}, handOffsPerSecond, handOffMaxKeys);
+            seed,
+            mix,
+            sabotage,
+            true,
+            null,
+            1,
+            null,
+            sim -> sim.setDurableBases(bases),
+            handOffsPerSecond,
+            handOffMaxKeys);
     workload.coldKeys = coldKeys;
     return workload.execute();
   }
@@ -391,7 +423,8 @@ public final class CounterWorkload {
         keysPulledForward(),
         leaseService == null ? 0 : leaseService.handOffsShipped(),
         sim.handOffsEntered(),
-        leaseService == null ? 0 : leaseService.handOffsDeclined());
+        leaseService == null ? 0 : leaseService.handOffsDeclined(),
+        sim.durableBasesRestored());
   }
 
   /** Keys pulled forward by the cores running now (a crashed core's count is lost with it). */

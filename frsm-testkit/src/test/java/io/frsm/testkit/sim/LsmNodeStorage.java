@@ -118,6 +118,18 @@ final class LsmNodeStorage implements NodeStorage {
   }
 
   @Override
+  public void flush() {
+    try {
+      engine.flush().get(WRITE_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while flushing", e);
+    } catch (ExecutionException | TimeoutException e) {
+      throw new SafetyViolation("node " + node + ": LSM flush did not complete: " + e);
+    }
+  }
+
+  @Override
   public void makeVisible(Cell delta) {
     write(delta, false);
   }

@@ -19,6 +19,12 @@ interface NodeStorage extends CellStore {
    */
   void makeVisible(Cell delta);
 
+  /**
+   * Makes every cell visible now durable, hints included, as a memtable flush does: a later {@link
+   * #crash} keeps them. Returns once they are durable.
+   */
+  void flush();
+
   /** The durable cell without counting a read (for checkers and tests). */
   Cell peek(Key key);
 

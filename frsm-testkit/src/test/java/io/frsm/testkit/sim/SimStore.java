@@ -113,6 +113,12 @@ final class SimStore implements NodeStorage {
   }
 
   @Override
+  public void flush() {
+    logged.clear();
+    logged.putAll(durable);
+  }
+
+  @Override
   public void makeVisible(Cell delta) {
     apply(delta, false);
   }

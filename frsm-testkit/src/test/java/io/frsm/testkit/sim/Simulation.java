@@ -93,6 +93,8 @@ public final class Simulation {
 
   private long leaderOnlyReadsOfDeadCores;
   private long handOffsEnteredOfDeadCores;
+  private long basesRestoredOfDeadCores;
+  private final DurableBases durableBases = new DurableBases();
 
   /** Gets try the caller-thread path first ({@link #serveReadsOnCallerThreads}); null: off. */
   private SimRandom callerReadRandom;
@@ -577,6 +579,7 @@ public final class Simulation {
     n.store.close();
     n.store = storage.open(node, this::onDurable);
     purgeChecker.wiped(node);
+    durableBases.wiped(node);
     if (!n.stopped) {
       start(n);
     }
@@ -1024,6 +1027,13 @@ public final class Simulation {
     }
     attachCallerReads(node);
     mix(0x21, node.id, node.boot);
+    // The driver reads its base records before anything else reaches the cores.
+    for (DurableBases.Record r : durableBases.of(node.id)) {
+      stepShard(
+          node,
+          routing.ofRange(r.range()),
+          new Input.RestoreBase(r.range(), r.term(), r.ringVersion()));
+    }
     scheduleTick(node, node.incarnation);
     if (membershipAgent != null) {
       membershipAgent.started(node.id, startConfig.placement().ringVersion());
@@ -1040,6 +1050,7 @@ public final class Simulation {
     leaderOnlyReadsOfDeadCores += leaderOnlyReads(node);
     for (NodeCore core : coresOf(node)) {
       handOffsEnteredOfDeadCores += core.handOffsEntered();
+      basesRestoredOfDeadCores += core.handOffBasesRestored();
     }
     node.cores = null;
     node.store.crash();
@@ -1188,6 +1199,10 @@ public final class Simulation {
       if (client != null) {
         schedule(0, () -> client.accept(r.outcome()));
       }
+    } else if (effect instanceof Effect.BaseReached b) {
+      recordBase(node, b);
+    } else if (effect instanceof Effect.BaseDropped d) {
+      durableBases.drop(node.id, d.range()); // at once: before the step's later effects
     } else if (effect instanceof Effect.LeaseReleased
         || effect instanceof Effect.QuorumReachability
         || effect instanceof Effect.HandOffShipped
@@ -1200,6 +1215,77 @@ public final class Simulation {
       membershipAgent.emitted(node.id, effect);
     }
     effectObserver.emitted(node.id, effect);
+  }
+
+  /**
+   * {@link Effect.BaseReached}: as the server's driver does it (docs/PROTOCOL.md "The durable
+   * base"), the store's flush, then the record once the flush is durable, each a disk write away; a
+   * crash in between leaves what was done. The broken modes of {@link DurableBases} reorder or skip
+   * the flush.
+   */
+  private void recordBase(SimNode node, Effect.BaseReached b) {
+    DurableBases.Mode mode = durableBases.mode();
+    if (mode == DurableBases.Mode.OFF) {
+      return;
+    }
+    int incarnation = node.incarnation;
+    Runnable flush =
+        () -> {
+          if (node.up && node.incarnation == incarnation) {
+            node.store.flush();
+            durableBases.flushed();
+          }
+        };
+    Runnable record =
+        () -> {
+          if (node.up && node.incarnation == incarnation) {
+            durableBases.write(node.id, b);
+          }
+        };
+    long first = 1000 * diskRandom.between(faults.persistMinMicros(), faults.persistMaxMicros());
+    long second = 1000 * diskRandom.between(faults.persistMinMicros(), faults.persistMaxMicros());
+    switch (mode) {
+      case RECORD_BEFORE_FLUSH -> {
+        schedule(first, record);
+        schedule(first + second, flush);
+      }
+      case RECORD_WITHOUT_FLUSH -> schedule(first, record);
+      default -> {
+        schedule(first, flush);
+        schedule(first + second, record);
+      }
+    }
+  }
+
+  /** How the nodes keep their durable hand-off bases ({@link DurableBases.Mode}). */
+  void setDurableBases(DurableBases.Mode mode) {
+    durableBases.mode(mode);
+  }
+
+  /** The durable base records node {@code node} holds now. */
+  java.util.List<DurableBases.Record> durableBases(int node) {
+    return durableBases.of(node);
+  }
+
+  /** Base flushes and base records done so far, across nodes (for crash points). */
+  long durableBaseWrites() {
+    return durableBases.writes();
+  }
+
+  /** Durable base records written, across nodes. */
+  public long durableBasesWritten() {
+    return durableBases.written();
+  }
+
+  /** Durable bases taken back at start by every incarnation of every node. */
+  public long durableBasesRestored() {
+    long n = basesRestoredOfDeadCores;
+    for (SimNode node : nodes) {
+      for (NodeCore core : coresOf(node)) {
+        n += core.handOffBasesRestored();
+      }
+    }
+    return n;
   }
 
   private void send(SimNode from, int to, Message message) {
