@@ -196,6 +196,28 @@ class SettleCostTest {
           "node 1's scan done");
       long took = sim.nowNanos() - start;
       Cost cost = cost("holder's scan (all keys chosen)", keys, took, sim, before);
+      // The instant the scan ends the range is served leader-only: every key read now must
+      // answer its chosen value (a scan that ended before its last reads answered serves absent).
+      List<Key> stale = new ArrayList<>();
+      int[] answered = {0};
+      for (Key key : all) {
+        sim.submit(
+            1,
+            new io.frsm.consensus.core.Operation.Get(key),
+            o -> {
+              answered[0]++;
+              if (!(o instanceof io.frsm.consensus.core.Outcome.ReadResult r)
+                  || r.value().isEmpty()) {
+                stale.add(key);
+              }
+            });
+      }
+      sim.runUntil(
+          () -> answered[0] == all.size(), sim.nowNanos() + 10_000_000_000L, "reads answered");
+      assertEquals(
+          List.of(),
+          stale.subList(0, Math.min(10, stale.size())),
+          stale.size() + " keys read absent right after the scan");
       long settleBy = sim.nowNanos() + 100_000_000L; // the reads' commits to node 1 land
       sim.runUntil(() -> sim.nowNanos() >= settleBy, settleBy + 1, "100 ms more");
       List<Key> missing = new ArrayList<>();
