@@ -25,7 +25,10 @@ import java.util.TreeSet;
  * <p>Pages: each replica lists up to {@link #PAGE_KEYS} keys after the cursor, in (token, key)
  * order. The next cursor is the smallest last key among the listings that stopped early; keys past
  * it are left for the next page, so no replica's keys are skipped. A wrapping range is scanned as
- * two token segments.
+ * two token segments. The next page is listed while the current one is still read, once fewer than
+ * a window of its keys wait to start (docs/PROTOCOL.md "Scan pages"): pages are disjoint and each
+ * key's read stands alone, so when a page is listed changes nothing a read guarantees, and the
+ * window no longer runs dry at each page's end for a listing's round trip.
  *
  * <p>Hottest first (docs/PROTOCOL.md "Hot keys first"): a client operation on a key the scan has
  * not settled yet may {@link #pull} it forward: the key is read at once by the same scan read,
@@ -114,8 +117,8 @@ final class RangeScan {
   private long listSentNanos;
   private final Map<Integer, Message.KeysListed> listings = new HashMap<>();
 
-  /** The cursor after this page; null: the segment ends with this page. */
-  private Key pageBound;
+  /** Every page of every segment was listed: the scan ends once their reads answered. */
+  private boolean listedAll;
 
   private final ArrayDeque<Key> toRead = new ArrayDeque<>();
   private final List<Key> failed = new ArrayList<>();
@@ -306,8 +309,14 @@ final class RangeScan {
         }
       }
     }
-    pageBound = bound;
     toRead.addAll(page);
+    if (bound != null) {
+      cursor = bound; // the next page of this segment starts after the page's last key
+    } else {
+      cursor = null;
+      segment++;
+      listedAll = segment == segments.size();
+    }
     pump(now, reads, out);
   }
 
@@ -373,20 +382,17 @@ final class RangeScan {
       // own reads' replies there), so recording it after submitting is in time.
       reading.put(reads.read(now, key, out), key);
     }
-    if (listRound != null || !reading.isEmpty() || !toRead.isEmpty() || !failed.isEmpty()) {
+    if (listRound != null) {
+      return; // a page's listing is out: at most one at a time
+    }
+    if (!listedAll) {
+      if (toRead.size() < READS_IN_FLIGHT) {
+        sendListing(now, out); // the next page, while this one's last reads run
+      }
       return;
     }
-    if (pageBound != null) {
-      cursor = pageBound;
-    } else {
-      cursor = null;
-      segment++;
-      if (segment == segments.size()) {
-        finished = true;
-        return;
-      }
+    if (reading.isEmpty() && toRead.isEmpty() && failed.isEmpty()) {
+      finished = true;
     }
-    pageBound = null;
-    sendListing(now, out);
   }
 }

@@ -74,6 +74,11 @@ public final class Simulation {
   private final PriorityQueue<Event> queue = new PriorityQueue<>();
   private final Map<Long, Consumer<Outcome>> awaitingReply = new HashMap<>();
   private final Map<String, Long> messagesByType = new HashMap<>();
+
+  /** Persists asked for by the cores: logged (a synced commit-log append on a node) and hints. */
+  private long loggedPersists;
+
+  private long hintPersists;
   private long nextSeq;
   private long nextRequestId;
   private long nowNanos;
@@ -354,6 +359,19 @@ public final class Simulation {
   /** Messages sent so far by type (self-sends included). */
   public long messages(Class<? extends Message> type) {
     return messagesByType.getOrDefault(type.getSimpleName(), 0L);
+  }
+
+  /**
+   * Logged persists the cores asked for so far (each a commit-log append a real node syncs, grouped
+   * with others by its group commit), crashed nodes' included.
+   */
+  public long loggedPersists() {
+    return loggedPersists;
+  }
+
+  /** Persists asked for as hints (docs/PROTOCOL.md "Commits are hints"): never synced. */
+  public long hintPersists() {
+    return hintPersists;
   }
 
   public long messagesTotal() {
@@ -1160,6 +1178,11 @@ public final class Simulation {
     }
     mix(0x41, node.id, effect.toString().hashCode());
     if (effect instanceof Effect.Persist p) {
+      if (p.logged()) {
+        loggedPersists++;
+      } else {
+        hintPersists++;
+      }
       int incarnation = node.incarnation;
       long latency =
           1000 * diskRandom.between(faults.persistMinMicros(), faults.persistMaxMicros());
