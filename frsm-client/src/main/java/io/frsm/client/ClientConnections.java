@@ -8,6 +8,8 @@ import java.net.InetSocketAddress;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 
 /**
  * One client-protocol connection per node address, dialled on first use and kept (reconnecting)
@@ -54,6 +56,20 @@ public final class ClientConnections implements AutoCloseable {
               e.getValue().close();
               return true;
             });
+  }
+
+  /**
+   * Pauses on the connections' event loops, for {@link RedirectFollower}. Once the loops are shut
+   * down the hop runs at once: it then finds no connection and ends as unreachable.
+   */
+  public RedirectFollower.Pause pause() {
+    return (nanos, then) -> {
+      try {
+        loops.group().next().schedule(then, nanos, TimeUnit.NANOSECONDS);
+      } catch (RejectedExecutionException closed) {
+        then.run();
+      }
+    };
   }
 
   /** Closes every connection (their calls in flight fail) and forgets them. */

@@ -6,6 +6,7 @@ import io.frsm.client.transport.OperationResponse;
 import java.net.InetSocketAddress;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Sends one operation to a node over the client protocol and follows the node's redirects to the
@@ -18,8 +19,15 @@ import java.util.concurrent.CompletionException;
  * caller that moves on to another node after a definite "not executed" spends one budget over all
  * the nodes it tries.
  *
+ * <p>Given a {@link Pause}, the first redirect of a call is followed at once (a stale view: the
+ * common case) and every later one after a pause that doubles from {@link #FIRST_PAUSE_NANOS} up to
+ * {@link #MAX_PAUSE_NANOS}: a chain that goes on redirecting is a range changing hands — the node
+ * that gave it up points at its successor, which ZooKeeper does not name yet and which points back
+ * — and following it at full speed spends the whole budget in a few milliseconds, failing an
+ * operation that a moment's wait would have served.
+ *
  * <p>Thread-safe and never blocks: replies complete on the thread that completes the call (a
- * connection's event loop).
+ * connection's event loop), or the one the pause runs its hop on.
  */
 public final class RedirectFollower {
 
@@ -56,17 +64,48 @@ public final class RedirectFollower {
   /** No connection to {@code target} could be had: the hop was not sent. */
   public record Unreachable(InetSocketAddress target, RuntimeException cause) implements Reply {}
 
-  private final Hop hop;
+  /**
+   * Runs a hop later: {@code then} runs once, on any thread, no sooner than {@code nanos} from now.
+   */
+  @FunctionalInterface
+  public interface Pause {
+    void after(long nanos, Runnable then);
+  }
 
+  /** The pause before the second redirect of a call; each later one doubles it. */
+  public static final long FIRST_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+
+  /** The longest pause before one redirect. */
+  public static final long MAX_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+
+  private final Hop hop;
+  private final Pause pause;
+
+  /** A follower that never pauses (every redirect followed at once). */
   public RedirectFollower(Hop hop) {
+    this(hop, null);
+  }
+
+  /** A follower that pauses before every redirect of a call but its first (class comment). */
+  public RedirectFollower(Hop hop, Pause pause) {
     this.hop = hop;
+    this.pause = pause;
+  }
+
+  /** The pause before following a redirect when {@code followed} were already followed. */
+  static long pauseBefore(int followed) {
+    if (followed == 0) {
+      return 0;
+    }
+    int doublings = Math.min(followed - 1, 30);
+    return Math.min(MAX_PAUSE_NANOS, FIRST_PAUSE_NANOS << doublings);
   }
 
   /** Sends {@code request} to {@code target}, following at most {@code redirectsLeft} redirects. */
   public CompletableFuture<Reply> send(
       OperationRequest request, InetSocketAddress target, int redirectsLeft) {
     CompletableFuture<Reply> reply = new CompletableFuture<>();
-    follow(request, target, redirectsLeft, reply);
+    follow(request, target, redirectsLeft, 0, reply);
     return reply;
   }
 
@@ -78,6 +117,7 @@ public final class RedirectFollower {
       OperationRequest request,
       InetSocketAddress target,
       int redirectsLeft,
+      int followed,
       CompletableFuture<Reply> reply) {
     CompletableFuture<OperationResponse> call;
     try {
@@ -89,7 +129,7 @@ public final class RedirectFollower {
     call.whenComplete(
         (response, error) -> {
           try {
-            answered(request, target, redirectsLeft, response, error, reply);
+            answered(request, target, redirectsLeft, followed, response, error, reply);
           } catch (RuntimeException | Error e) {
             // Nothing may leave the reply open: whenComplete would swallow this.
             reply.completeExceptionally(e);
@@ -101,6 +141,7 @@ public final class RedirectFollower {
       OperationRequest request,
       InetSocketAddress target,
       int redirectsLeft,
+      int followed,
       OperationResponse response,
       Throwable error,
       CompletableFuture<Reply> reply) {
@@ -115,12 +156,30 @@ public final class RedirectFollower {
       if (redirectsLeft == 0) {
         reply.complete(new TooManyRedirects(redirect));
       } else {
-        follow(
-            request,
-            new InetSocketAddress(redirect.leaderHost(), redirect.leaderPort()),
-            redirectsLeft - 1,
-            reply);
+        InetSocketAddress next =
+            new InetSocketAddress(redirect.leaderHost(), redirect.leaderPort());
+        long wait = pause == null ? 0 : pauseBefore(followed);
+        if (wait == 0) {
+          follow(request, next, redirectsLeft - 1, followed + 1, reply);
+        } else {
+          pause.after(
+              wait, () -> followLater(request, next, redirectsLeft - 1, followed + 1, reply));
+        }
       }
+    }
+  }
+
+  /** {@link #follow} from a pause's thread: nothing it throws may leave the reply open. */
+  private void followLater(
+      OperationRequest request,
+      InetSocketAddress target,
+      int redirectsLeft,
+      int followed,
+      CompletableFuture<Reply> reply) {
+    try {
+      follow(request, target, redirectsLeft, followed, reply);
+    } catch (RuntimeException | Error e) {
+      reply.completeExceptionally(e);
     }
   }
 

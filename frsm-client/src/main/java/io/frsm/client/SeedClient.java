@@ -44,7 +44,11 @@ import java.util.concurrent.TimeoutException;
  * </ul>
  */
 public final class SeedClient extends SessionClient {
-  static final int MAX_REDIRECTS = 3;
+  /**
+   * Redirects one call follows: the first at once, the others after growing pauses (about 2 s in
+   * all, {@link RedirectFollower}), enough for a range to change hands.
+   */
+  static final int MAX_REDIRECTS = 10;
 
   /** {@code T + 2ε} with the nodes' defaults (T = 5 s, ε = 250 ms). */
   static final long DEFAULT_CREATE_SETTLE_MILLIS = 5_500;
@@ -83,7 +87,8 @@ public final class SeedClient extends SessionClient {
     this.connections = new ClientConnections(transportConfig, loops, security);
     this.redirects =
         new RedirectFollower(
-            (target, request) -> connections.to(target).call(request, operationTimeout));
+            (target, request) -> connections.to(target).call(request, operationTimeout),
+            connections.pause());
     this.control =
         new ControlConnection(
             seeds, transportConfig, loops, security, settings.connectTimeout(), this::viewChanged);
@@ -217,7 +222,8 @@ public final class SeedClient extends SessionClient {
   /** Hops that wait {@code timeoutNanos} for each node's answer (a per-call timeout). */
   private RedirectFollower follower(long timeoutNanos) {
     Duration timeout = Duration.ofNanos(timeoutNanos);
-    return new RedirectFollower((target, request) -> connections.to(target).call(request, timeout));
+    return new RedirectFollower(
+        (target, request) -> connections.to(target).call(request, timeout), connections.pause());
   }
 
   private CompletableFuture<ClientOutcome> attempt(

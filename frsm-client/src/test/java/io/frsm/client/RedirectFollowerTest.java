@@ -20,6 +20,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /** Redirect following against scripted nodes: each address answers as the test says. */
@@ -91,6 +92,71 @@ class RedirectFollowerTest {
 
     assertEquals(new RedirectFollower.TooManyRedirects(redirectTo(A)), reply);
     assertEquals(2, called.size(), "the budget of one redirect allows two hops");
+  }
+
+  /**
+   * A range changing hands: the old holder points at its successor, which points back until
+   * ZooKeeper names it. The first redirect goes at once, every later one after a pause that doubles
+   * up to the cap, and the budget still ends the loop.
+   */
+  @Test
+  void aRedirectLoop_isFollowedAfterGrowingPauses_theFirstRedirectAtOnce() {
+    List<Long> pauses = new ArrayList<>();
+    RedirectFollower pausing =
+        new RedirectFollower(
+            this::call,
+            (nanos, then) -> {
+              pauses.add(nanos);
+              then.run();
+            });
+    answers.put(A, redirectTo(B));
+    answers.put(B, redirectTo(A));
+
+    RedirectFollower.Reply reply = pausing.send(REQUEST, A, 10).join();
+
+    // Hops A, B, A, ... A: the eleventh hop's redirect (to B) is the one not followed.
+    assertEquals(new RedirectFollower.TooManyRedirects(redirectTo(B)), reply);
+    assertEquals(11, called.size());
+    long ms = TimeUnit.MILLISECONDS.toNanos(1);
+    assertEquals(
+        List.of(
+            10 * ms, 20 * ms, 40 * ms, 80 * ms, 160 * ms, 320 * ms, 500 * ms, 500 * ms, 500 * ms),
+        pauses,
+        "no pause before the first redirect; then doubling from 10 ms, capped at 500 ms");
+  }
+
+  @Test
+  void aStaleView_costsOneRedirect_withoutAPause() {
+    List<Long> pauses = new ArrayList<>();
+    RedirectFollower pausing =
+        new RedirectFollower(
+            this::call,
+            (nanos, then) -> {
+              pauses.add(nanos);
+              then.run();
+            });
+    answers.put(A, redirectTo(B));
+    answers.put(B, new OperationResponse.Completed(WRITTEN));
+
+    assertEquals(new RedirectFollower.Answered(WRITTEN, 9), pausing.send(REQUEST, A, 10).join());
+    assertEquals(List.of(), pauses);
+  }
+
+  @Test
+  void aPauseThatCannotSchedule_failsTheReply_neverLeavesItOpen() {
+    IllegalStateException broken = new IllegalStateException("scheduler broken");
+    RedirectFollower pausing =
+        new RedirectFollower(
+            this::call,
+            (nanos, then) -> {
+              throw broken;
+            });
+    answers.put(A, redirectTo(B));
+    answers.put(B, redirectTo(C));
+
+    CompletableFuture<RedirectFollower.Reply> reply = pausing.send(REQUEST, A, 10);
+
+    assertTrue(reply.isCompletedExceptionally(), "the reply ended: " + reply);
   }
 
   @Test

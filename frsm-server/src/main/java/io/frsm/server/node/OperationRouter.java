@@ -26,8 +26,12 @@ import java.util.function.BooleanSupplier;
  * executed". Thread-safe: called on client connections' event loops and embedded clients' threads.
  */
 final class OperationRouter {
-  /** Redirects a forwarded operation follows before it gives up (not executed). */
-  static final int MAX_REDIRECTS = 3;
+  /**
+   * Redirects a forwarded operation follows before it gives up (not executed): the first at once,
+   * the others after growing pauses (about 2 s in all, {@link RedirectFollower}), enough for a
+   * range to change hands.
+   */
+  static final int MAX_REDIRECTS = 10;
 
   /**
    * Times an operation is routed again after the node that queued it gave the key's range up before
@@ -86,7 +90,8 @@ final class OperationRouter {
                 throw new NodeStopped();
               }
               return forwarding.to(target).call(request, forwardTimeout);
-            });
+            },
+            forwarding.pause());
   }
 
   /** What this node accepts as an operation (also what its embedded clients check). */
