@@ -1,14 +1,9 @@
 package io.frsm.server.node;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 
 /**
  * The node's start counter, the {@code boot} part of every ballot it issues (docs/DESIGN.md "The
@@ -49,31 +44,8 @@ final class BootCounter {
       throw new IOException(file + ": boot counter exhausted");
     }
     int next = previous + 1;
-    Path temp = dataDirectory.resolve(TEMP_NAME);
-    try (FileChannel ch =
-        FileChannel.open(
-            temp,
-            StandardOpenOption.CREATE,
-            StandardOpenOption.WRITE,
-            StandardOpenOption.TRUNCATE_EXISTING)) {
-      ByteBuffer bytes = ByteBuffer.wrap((next + "\n").getBytes(StandardCharsets.US_ASCII));
-      while (bytes.hasRemaining()) {
-        ch.write(bytes);
-      }
-      ch.force(true);
-    }
-    try {
-      Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-    } catch (AtomicMoveNotSupportedException e) {
-      throw new IOException("the data directory must support atomic renames: " + dataDirectory, e);
-    }
-    forceDirectory(dataDirectory);
+    DurableFiles.replace(
+        file, dataDirectory.resolve(TEMP_NAME), (next + "\n").getBytes(StandardCharsets.US_ASCII));
     return next;
-  }
-
-  private static void forceDirectory(Path dir) throws IOException {
-    try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
-      ch.force(true);
-    }
   }
 }

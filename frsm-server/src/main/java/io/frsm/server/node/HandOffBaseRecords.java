@@ -3,14 +3,10 @@ package io.frsm.server.node;
 import io.frsm.consensus.core.Input;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.zip.CRC32C;
@@ -77,24 +73,7 @@ final class HandOffBaseRecords {
     Files.createDirectories(directory);
     Path file = directory.resolve(PREFIX + range);
     Path temp = directory.resolve(PREFIX + range + TEMP_SUFFIX);
-    try (FileChannel ch =
-        FileChannel.open(
-            temp,
-            StandardOpenOption.CREATE,
-            StandardOpenOption.WRITE,
-            StandardOpenOption.TRUNCATE_EXISTING)) {
-      ByteBuffer bytes = ByteBuffer.wrap(encode(range, term, ringVersion));
-      while (bytes.hasRemaining()) {
-        ch.write(bytes);
-      }
-      ch.force(true);
-    }
-    try {
-      Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-    } catch (AtomicMoveNotSupportedException e) {
-      throw new IOException("the data directory must support atomic renames: " + directory, e);
-    }
-    forceDirectory();
+    DurableFiles.replace(file, temp, encode(range, term, ringVersion));
   }
 
   /** Deletes the record of {@code range} durably, if there is one. */
@@ -237,8 +216,6 @@ final class HandOffBaseRecords {
   }
 
   private void forceDirectory() throws IOException {
-    try (FileChannel ch = FileChannel.open(directory, StandardOpenOption.READ)) {
-      ch.force(true);
-    }
+    DurableFiles.forceDirectory(directory);
   }
 }
