@@ -61,6 +61,16 @@ class RedirectFollowerTest {
     return new OperationResponse.Redirect(a.getHostString(), a.getPort());
   }
 
+  /** A follower whose pauses are recorded in {@code pauses} and then taken at once. */
+  private RedirectFollower pausingFollower(List<Long> pauses) {
+    return new RedirectFollower(
+        this::call,
+        (nanos, then) -> {
+          pauses.add(nanos);
+          then.run();
+        });
+  }
+
   private RedirectFollower.Reply send(InetSocketAddress target, int redirects) {
     return follower.send(REQUEST, target, redirects).join();
   }
@@ -102,13 +112,7 @@ class RedirectFollowerTest {
   @Test
   void aRedirectLoop_isFollowedAfterGrowingPauses_theFirstRedirectAtOnce() {
     List<Long> pauses = new ArrayList<>();
-    RedirectFollower pausing =
-        new RedirectFollower(
-            this::call,
-            (nanos, then) -> {
-              pauses.add(nanos);
-              then.run();
-            });
+    RedirectFollower pausing = pausingFollower(pauses);
     answers.put(A, redirectTo(B));
     answers.put(B, redirectTo(A));
 
@@ -128,13 +132,7 @@ class RedirectFollowerTest {
   @Test
   void aStaleView_costsOneRedirect_withoutAPause() {
     List<Long> pauses = new ArrayList<>();
-    RedirectFollower pausing =
-        new RedirectFollower(
-            this::call,
-            (nanos, then) -> {
-              pauses.add(nanos);
-              then.run();
-            });
+    RedirectFollower pausing = pausingFollower(pauses);
     answers.put(A, redirectTo(B));
     answers.put(B, new OperationResponse.Completed(WRITTEN));
 
