@@ -20,6 +20,8 @@ import org.junit.jupiter.api.io.TempDir;
  * drop that came first, none trusted when the store lost cells.
  */
 class HandOffBaseKeeperTest {
+  private static final java.time.Duration WAIT = java.time.Duration.ofSeconds(10);
+
   @TempDir Path data;
 
   private final AtomicReference<CompletableFuture<Void>> flush = new AtomicReference<>();
@@ -47,7 +49,7 @@ class HandOffBaseKeeperTest {
       assertFalse(Files.exists(record(3)), "no record before the flush completed");
       assertEquals(List.of(), records.load());
       flush.get().complete(null);
-      waitFor(() -> k.written() == 1);
+      Await.until(() -> k.written() == 1, WAIT, "k.written() == 1");
       assertEquals(List.of(new Input.RestoreBase(3, 7, 1)), k.restorable());
     }
   }
@@ -60,9 +62,9 @@ class HandOffBaseKeeperTest {
       k.dropped(3);
       flush.get().complete(null); // completes after the drop: its record is stale
       k.reached(new Effect.BaseReached(4, 2, 1));
-      waitFor(() -> flushes.get() == 2);
+      Await.until(() -> flushes.get() == 2, WAIT, "flushes.get() == 2");
       flush.get().complete(null);
-      waitFor(() -> k.written() == 1);
+      Await.until(() -> k.written() == 1, WAIT, "k.written() == 1");
       assertEquals(List.of(new Input.RestoreBase(4, 2, 1)), k.restorable());
       k.dropped(4);
       assertFalse(Files.exists(record(4)));
@@ -80,10 +82,13 @@ class HandOffBaseKeeperTest {
       k.reached(new Effect.BaseReached(3, 5, 1));
       assertEquals(1, flushes.get(), "no second flush while one runs");
       first.complete(null);
-      waitFor(() -> flushes.get() == 2 && k.written() == 1);
+      Await.until(
+          () -> flushes.get() == 2 && k.written() == 1,
+          WAIT,
+          "flushes.get() == 2 && k.written() == 1");
       assertEquals(List.of(new Input.RestoreBase(1, 5, 1)), k.restorable());
       flush.get().complete(null);
-      waitFor(() -> k.written() == 3);
+      Await.until(() -> k.written() == 3, WAIT, "k.written() == 3");
       assertEquals(3, k.restorable().size());
       assertEquals(2, flushes.get());
     }
@@ -95,11 +100,11 @@ class HandOffBaseKeeperTest {
     try (HandOffBaseKeeper k = keeper(records)) {
       k.reached(new Effect.BaseReached(3, 7, 1));
       flush.get().completeExceptionally(new java.io.IOException("disk"));
-      waitFor(() -> !flushing(k));
+      Await.until(() -> !k.flushing(), WAIT, "!k.flushing()");
       k.reached(new Effect.BaseReached(5, 7, 1));
-      waitFor(() -> flushes.get() == 2);
+      Await.until(() -> flushes.get() == 2, WAIT, "flushes.get() == 2");
       flush.get().complete(null);
-      waitFor(() -> k.written() == 1);
+      Await.until(() -> k.written() == 1, WAIT, "k.written() == 1");
       assertEquals(List.of(new Input.RestoreBase(5, 7, 1)), k.restorable());
     }
   }
@@ -121,21 +126,7 @@ class HandOffBaseKeeperTest {
     }
   }
 
-  private static boolean flushing(HandOffBaseKeeper k) {
-    return k.flushing();
-  }
-
   private Path record(int range) {
     return data.resolve(HandOffBaseRecords.DIRECTORY).resolve("range-" + range);
-  }
-
-  private static void waitFor(java.util.function.BooleanSupplier done) throws Exception {
-    long deadline = System.nanoTime() + 10_000_000_000L;
-    while (!done.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("not reached within 10 s");
-      }
-      Thread.sleep(1); // polling a condition with a deadline, not timing
-    }
   }
 }
