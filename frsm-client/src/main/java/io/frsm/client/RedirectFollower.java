@@ -92,8 +92,12 @@ public final class RedirectFollower {
     this.pause = pause;
   }
 
-  /** The pause before following a redirect when {@code followed} were already followed. */
-  static long pauseBefore(int followed) {
+  /**
+   * The pause before following a redirect when {@code followed} were already followed: 0 for the
+   * first, then doubling from {@link #FIRST_PAUSE_NANOS} to {@link #MAX_PAUSE_NANOS}. Also the
+   * schedule of a node's reroutes after a hand-over (the same situation: a range changing hands).
+   */
+  public static long pauseBefore(int followed) {
     if (followed == 0) {
       return 0;
     }

@@ -35,10 +35,10 @@ final class OperationRouter {
 
   /**
    * Times an operation is routed again after the node that queued it gave the key's range up before
-   * coordinating it. Each needs a hand-over of the range in the meantime; τ + T still bounds the
-   * whole.
+   * coordinating it: the first at once, the others after growing pauses ({@link ReroutePacing},
+   * about 2 s in all), enough for a range to change hands; τ + T still bounds the whole.
    */
-  static final int MAX_REROUTES = 3;
+  static final int MAX_REROUTES = 10;
 
   private final int self;
   private final ClusterMembers members;
@@ -50,6 +50,7 @@ final class OperationRouter {
   private final RedirectFollower forwarder;
   private final Serving serving;
   private final DiskSpaceGuard diskSpace;
+  private final ReroutePacing reroutes;
 
   /** A forward refused because the node stopped: answered as "node N is stopped". */
   private static final class NodeStopped extends RuntimeException {
@@ -92,6 +93,7 @@ final class OperationRouter {
               return forwarding.to(target).call(request, forwardTimeout);
             },
             forwarding.pause());
+    this.reroutes = new ReroutePacing(forwarding.pause());
   }
 
   /** What this node accepts as an operation (also what its embedded clients check). */
@@ -157,7 +159,9 @@ final class OperationRouter {
         .thenCompose(
             outcome ->
                 movedAway(outcome)
-                    ? serveClient(operation, tau, reroutesLeft - 1, true)
+                    ? reroutes.reroute(
+                        MAX_REROUTES - reroutesLeft,
+                        () -> serveClient(operation, tau, reroutesLeft - 1, true))
                     : CompletableFuture.completedFuture(completed(outcome)));
   }
 
@@ -190,7 +194,9 @@ final class OperationRouter {
           .thenCompose(
               outcome ->
                   movedAway(outcome)
-                      ? route(operation, invokedAtMicros, reroutesLeft - 1, true)
+                      ? reroutes.reroute(
+                          MAX_REROUTES - reroutesLeft,
+                          () -> route(operation, invokedAtMicros, reroutesLeft - 1, true))
                       : CompletableFuture.completedFuture(outcome));
     }
     InetSocketAddress target = members.clientAddress(coordinator);
