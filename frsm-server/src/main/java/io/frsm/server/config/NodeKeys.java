@@ -60,19 +60,19 @@ public final class NodeKeys {
               })
           .doc("one directory per commit-log stripe; one per device");
 
+  // The listen addresses have no default: a node never listens on every interface (0.0.0.0)
+  // unless its config says so. The embedded builder sets loopback (FrsmNodeBuilder).
   public static final ConfigKey<InetSocketAddress> PEER_ADDRESS =
-      ConfigKey.of(
-              "node.peerAddress",
-              ValueType.ADDRESS,
-              InetSocketAddress.createUnresolved("0.0.0.0", 7400))
-          .doc("where peers connect");
+      ConfigKey.of("node.peerAddress", ValueType.ADDRESS, (InetSocketAddress) null)
+          .doc(
+              "where peers connect: the interface and port to listen on (0.0.0.0:7400 for every"
+                  + " interface, only if you mean it)");
 
   public static final ConfigKey<InetSocketAddress> CLIENT_ADDRESS =
-      ConfigKey.of(
-              "node.clientAddress",
-              ValueType.ADDRESS,
-              InetSocketAddress.createUnresolved("0.0.0.0", 7500))
-          .doc("where clients connect");
+      ConfigKey.of("node.clientAddress", ValueType.ADDRESS, (InetSocketAddress) null)
+          .doc(
+              "where clients connect: the interface and port to listen on (0.0.0.0:7500 for"
+                  + " every interface, only if you mean it)");
 
   public static final ConfigKey<String> ADVERTISED_HOST =
       ConfigKey.of("node.advertisedHost", ValueType.TEXT, (String) null)

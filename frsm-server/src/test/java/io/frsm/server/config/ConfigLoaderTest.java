@@ -23,7 +23,8 @@ class ConfigLoaderTest {
   private static final Path EXAMPLE = Path.of("..", "config", "frsm.yaml");
 
   private static final String MINIMAL =
-      "node:\n  id: 3\n  dataDirectory: /d\nzookeeper:\n  connect: zk:2181\n" + INSECURE;
+      "node:\n  id: 3\n  dataDirectory: /d\n  peerAddress: 127.0.0.1:7400\n  clientAddress: 127.0.0.1:7500\nzookeeper:\n  connect: zk:2181\n"
+          + INSECURE;
 
   @Test
   void shippedExample_loads_withThePapersDefaults() {
@@ -71,11 +72,14 @@ class ConfigLoaderTest {
 
   @Test
   void shippedExample_equalsTheDefaults() {
-    // The example documents the defaults: loading it must give what an empty file gives.
+    // The example documents the defaults: loading it must give what a file holding only the
+    // required keys gives (the example's listen addresses are its own choice: they have no
+    // default).
     FrsmConfig example = ConfigLoader.load(EXAMPLE, Map.of());
     FrsmConfig defaults =
         ConfigLoader.parse(
             "node:\n  id: 1\n  rack: rack1\n  dataDirectory: /var/lib/frsm/data\n"
+                + "  peerAddress: 0.0.0.0:7400\n  clientAddress: 0.0.0.0:7500\n"
                 + "  commitLogDirectories: [/var/lib/frsm/commitlog]\n"
                 + "zookeeper:\n  connect: localhost:2181\n"
                 + "  credentialFile: /etc/frsm/zookeeper.credential\n"
@@ -292,7 +296,7 @@ class ConfigLoaderTest {
             ConfigException.class,
             () ->
                 ConfigLoader.parse(
-                    "node:\n  id: 1\n  dataDirectory: /d\n  rack: \"a|b\"\n"
+                    "node:\n  id: 1\n  dataDirectory: /d\n  peerAddress: 127.0.0.1:7400\n  clientAddress: 127.0.0.1:7500\n  rack: \"a|b\"\n"
                         + "zookeeper:\n  connect: z:1\n",
                     "t",
                     Map.of()));
@@ -302,10 +306,14 @@ class ConfigLoaderTest {
   /** {@code section} (one section's keys) added to MINIMAL, merged if MINIMAL has the section. */
   private static String withMinimal(String section) {
     if (section.startsWith("node:")) {
-      return section + "  id: 3\n  dataDirectory: /d\nzookeeper:\n  connect: zk:2181\n" + INSECURE;
+      return section
+          + "  id: 3\n  dataDirectory: /d\n  peerAddress: 127.0.0.1:7400\n  clientAddress: 127.0.0.1:7500\nzookeeper:\n  connect: zk:2181\n"
+          + INSECURE;
     }
     if (section.startsWith("zookeeper:")) {
-      return section + "  connect: zk:2181\nnode:\n  id: 3\n  dataDirectory: /d\n" + INSECURE;
+      return section
+          + "  connect: zk:2181\nnode:\n  id: 3\n  dataDirectory: /d\n  peerAddress: 127.0.0.1:7400\n  clientAddress: 127.0.0.1:7500\n"
+          + INSECURE;
     }
     return MINIMAL + section;
   }
@@ -454,7 +462,10 @@ class ConfigLoaderTest {
             "node:\n  peerAddress: nohostport\n")) {
       String yaml =
           bad.startsWith("node:")
-              ? bad + "  id: 1\n  dataDirectory: /d\nzookeeper:\n  connect: z:1\n"
+              ? bad
+                  + "  id: 1\n  dataDirectory: /d\n"
+                  + (bad.contains("peerAddress") ? "" : "  peerAddress: 127.0.0.1:7400\n")
+                  + "  clientAddress: 127.0.0.1:7500\nzookeeper:\n  connect: z:1\n"
               : MINIMAL + bad;
       ConfigException e =
           assertThrows(ConfigException.class, () -> ConfigLoader.parse(yaml, "t", Map.of()), bad);
@@ -466,7 +477,8 @@ class ConfigLoaderTest {
   @Test
   void emptyTextOrAnInvalidPath_isAnErrorNamingTheKey() {
     String zookeeper = "zookeeper:\n  connect: z:1\n";
-    String node = "node:\n  id: 1\n  dataDirectory: /d\n";
+    String node =
+        "node:\n  id: 1\n  dataDirectory: /d\n  peerAddress: 127.0.0.1:7400\n  clientAddress: 127.0.0.1:7500\n";
     for (String[] bad :
         List.of(
             new String[] {node + "  advertisedHost: ''\n" + zookeeper, "node.advertisedHost"},
@@ -496,8 +508,40 @@ class ConfigLoaderTest {
     ConfigException e =
         assertThrows(
             ConfigException.class,
-            () -> ConfigLoader.parse("node:\n  id: 1\n  dataDirectory: /d\n", "t", Map.of()));
+            () ->
+                ConfigLoader.parse(
+                    "node:\n  id: 1\n  dataDirectory: /d\n  peerAddress: 127.0.0.1:7400\n  clientAddress: 127.0.0.1:7500\n",
+                    "t",
+                    Map.of()));
     assertTrue(e.getMessage().contains("zookeeper.connect"), e.getMessage());
+  }
+
+  /** No silent 0.0.0.0: a node listens only where its config says, so each address is required. */
+  @Test
+  void missingListenAddress_isAnError_namingTheKey() {
+    String zookeeper = "zookeeper:\n  connect: z:1\n" + INSECURE;
+    for (String[] c :
+        List.of(
+            new String[] {"  clientAddress: 127.0.0.1:7500\n", "node.peerAddress"},
+            new String[] {"  peerAddress: 127.0.0.1:7400\n", "node.clientAddress"})) {
+      ConfigException e =
+          assertThrows(
+              ConfigException.class,
+              () ->
+                  ConfigLoader.parse(
+                      "node:\n  id: 1\n  dataDirectory: /d\n" + c[0] + zookeeper, "t", Map.of()));
+      assertTrue(
+          e.getMessage().contains(c[1] + "' ") && e.getMessage().contains("required"),
+          e.getMessage());
+    }
+    FrsmConfig everyInterface =
+        ConfigLoader.parse(
+            "node:\n  id: 1\n  dataDirectory: /d\n  peerAddress: 0.0.0.0:7400\n"
+                + "  clientAddress: 0.0.0.0:7500\n"
+                + zookeeper,
+            "t",
+            Map.of());
+    assertEquals("0.0.0.0", everyInterface.peerAddress().getHostString());
   }
 
   @Test

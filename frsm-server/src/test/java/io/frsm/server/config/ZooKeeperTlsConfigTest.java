@@ -21,7 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ZooKeeperTlsConfigTest {
   private static final String BASE =
-      "node:\n  id: 3\n  dataDirectory: /d\nsecurity:\n  insecure: true\n"
+      "node:\n  id: 3\n  dataDirectory: /d\n  peerAddress: 127.0.0.1:7400\n  clientAddress: 127.0.0.1:7500\nsecurity:\n  insecure: true\n"
           + "zookeeper:\n  connect: zk:2281\n";
 
   private static FrsmConfig parse(String tlsLines) {

@@ -21,7 +21,7 @@ class EndpointSettingsTest {
   // The metrics settings are what is tested; the node's TLS is not: plaintext, said explicitly
   // (ConfigRules refuses a node with neither TLS files nor security.insecure).
   private static final String MINIMAL =
-      "node:\n  id: 1\n  dataDirectory: /d\nzookeeper:\n  connect: z:1\n"
+      "node:\n  id: 1\n  dataDirectory: /d\n  peerAddress: 127.0.0.1:7400\n  clientAddress: 127.0.0.1:7500\nzookeeper:\n  connect: z:1\n"
           + "security:\n  insecure: true\n";
 
   private static FrsmConfig load(String metricsSection, Map<String, String> env) {

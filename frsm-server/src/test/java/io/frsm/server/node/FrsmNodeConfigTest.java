@@ -33,7 +33,7 @@ import org.junit.jupiter.api.Test;
  */
 class FrsmNodeConfigTest {
   private static final String MINIMAL =
-      "node:\n  id: 3\n  dataDirectory: /d\nzookeeper:\n  connect: zk:2181\n"
+      "node:\n  id: 3\n  dataDirectory: /d\n  peerAddress: 127.0.0.1:7400\n  clientAddress: 127.0.0.1:7500\nzookeeper:\n  connect: zk:2181\n"
           + "security:\n  insecure: true\n";
 
   /** Every key of the file, each set to a value other than its default. */
@@ -199,8 +199,8 @@ class FrsmNodeConfigTest {
             .clusterId("frsm")
             .dataDirectory(Path.of("/d"))
             .zookeeper("zk:2181")
-            .peerAddress(new InetSocketAddress("0.0.0.0", 7400))
-            .clientAddress(new InetSocketAddress("0.0.0.0", 7500))
+            .peerAddress(new InetSocketAddress("127.0.0.1", 7400))
+            .clientAddress(new InetSocketAddress("127.0.0.1", 7500))
             .insecure(true)
             .build()
             .settings();

@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Test;
  */
 class SettingBoundsTest {
   private static final String BASE =
-      "node:\n  id: 1\n  dataDirectory: /d\nzookeeper:\n  connect: z:1\n"
+      "node:\n  id: 1\n  dataDirectory: /d\n  peerAddress: 127.0.0.1:7400\n  clientAddress: 127.0.0.1:7500\nzookeeper:\n  connect: z:1\n"
           + "security:\n  insecure: true\n";
 
   /**
@@ -258,15 +258,15 @@ class SettingBoundsTest {
       yaml =
           sections
               + (sections.contains("\n  id:") ? "" : "  id: 1\n")
-              + "  dataDirectory: /d\nzookeeper:\n  connect: z:1\nsecurity:\n  insecure: true\n";
+              + "  dataDirectory: /d\n  peerAddress: 127.0.0.1:7400\n  clientAddress: 127.0.0.1:7500\nzookeeper:\n  connect: z:1\nsecurity:\n  insecure: true\n";
     } else if (sections.startsWith("zookeeper:")) {
       yaml =
           sections
-              + "  connect: z:1\nnode:\n  id: 1\n  dataDirectory: /d\nsecurity:\n  insecure: true\n";
+              + "  connect: z:1\nnode:\n  id: 1\n  dataDirectory: /d\n  peerAddress: 127.0.0.1:7400\n  clientAddress: 127.0.0.1:7500\nsecurity:\n  insecure: true\n";
     } else if (sections.startsWith("security:")) {
       yaml =
           sections
-              + "  insecure: true\nnode:\n  id: 1\n  dataDirectory: /d\nzookeeper:\n  connect: z:1\n";
+              + "  insecure: true\nnode:\n  id: 1\n  dataDirectory: /d\n  peerAddress: 127.0.0.1:7400\n  clientAddress: 127.0.0.1:7500\nzookeeper:\n  connect: z:1\n";
     } else {
       yaml = BASE + sections;
     }

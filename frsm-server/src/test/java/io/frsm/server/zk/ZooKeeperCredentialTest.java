@@ -118,7 +118,8 @@ class ZooKeeperCredentialTest {
   /** A TLS node must name a ZooKeeper credential; a reader needs the node's own credential. */
   @Test
   void config_withoutACredential_isRefusedUnlessInsecure() {
-    String base = "node:\n  id: 1\n  dataDirectory: /d\nzookeeper:\n  connect: z:1\n";
+    String base =
+        "node:\n  id: 1\n  dataDirectory: /d\n  peerAddress: 127.0.0.1:7400\n  clientAddress: 127.0.0.1:7500\nzookeeper:\n  connect: z:1\n";
     String tls =
         "security:\n  caBundle: /t/ca.pem\n  certificateChain: /t/n.pem\n"
             + "  privateKey: /t/k.pem\n";
