@@ -119,6 +119,26 @@ public final class CrsmWireCodec extends ProtobufPeerWireCodec<CrsmEnvelope, Sha
     return b.build();
   }
 
+  /**
+   * The baseline keeps its idle connections open as frsm's peers do (before it had none, so an idle
+   * cRSM connection was closed by the receiver's idle timeout and dialed again on the next send, a
+   * cost frsm does not pay).
+   */
+  @Override
+  public CrsmEnvelope encodeKeepalive(int protocolVersion, String clusterId, int senderNodeId) {
+    return CrsmEnvelope.newBuilder()
+        .setProtocolVersion(protocolVersion)
+        .setClusterId(clusterId)
+        .setSenderNodeId(senderNodeId)
+        .setKeepalive(io.frsm.bench.crsm.proto.Keepalive.getDefaultInstance())
+        .build();
+  }
+
+  @Override
+  protected boolean isKeepalive(CrsmEnvelope envelope) {
+    return envelope.hasKeepalive();
+  }
+
   @Override
   protected ShardMessage bodyOf(CrsmEnvelope envelope) throws WireDecodeException {
     try {
@@ -188,6 +208,8 @@ public final class CrsmWireCodec extends ProtobufPeerWireCodec<CrsmEnvelope, Sha
         yield new CrsmMessage.Learn(
             ballot(l.hasBallot(), l.getBallot()), slot(l.getSlot()), batch(l.getBatchList()));
       }
+        // The transport drops keep-alives before it asks for a body.
+      case KEEPALIVE -> throw new WireDecodeException("a cRSM keep-alive has no message body");
       case BODY_NOT_SET -> throw new WireDecodeException("cRSM envelope without a (known) body");
     };
   }

@@ -1,6 +1,7 @@
 package io.frsm.bench.crsm;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -44,6 +45,16 @@ class CrsmWireCodecTest {
     }
     assertEquals(leaves(CrsmMessage.class), messageTypes, "the generator covers every message");
     assertEquals(leaves(Command.class), commandTypes, "the generator covers every command");
+  }
+
+  @Test
+  void keepalive_isRecognised_withItsHeader_andHasNoBody() throws Exception {
+    PeerWireCodec.Envelope<ShardMessage> got = parse(CODEC.encodeKeepalive(1, "c-1", 7));
+    assertTrue(got.keepalive());
+    assertEquals(7, got.senderNodeId());
+    assertEquals("c-1", got.clusterIdUtf8().toStringUtf8());
+    assertThrows(WireDecodeException.class, got::body);
+    assertFalse(parse(prepare()).keepalive(), "a message is not a keep-alive");
   }
 
   @Test
