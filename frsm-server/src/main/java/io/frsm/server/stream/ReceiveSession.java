@@ -16,14 +16,8 @@ import io.netty.channel.Channel;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -75,8 +69,7 @@ final class ReceiveSession {
   private List<ManifestFile> files = List.of();
   private long[] verified = new long[0];
   private ChunkLedger ledger;
-  private final List<FileChannel> writers = new ArrayList<>();
-  private final Set<Integer> dirty = new HashSet<>();
+  private final StagedFiles staged;
   private long sinceCheckpoint;
   private long lastCheckpointNanos;
   private long receivedBytes;
@@ -105,6 +98,7 @@ final class ReceiveSession {
     this.result = result;
     this.onEnd = onEnd;
     this.staging = new StagingArea(context.stagingRoot(), source, from, to);
+    this.staged = new StagedFiles(staging);
     this.framing = new StreamFraming(context.clusterId());
   }
 
@@ -261,16 +255,7 @@ final class ReceiveSession {
         staging.directory(),
         context.space().usableBytes(staging.directory()),
         "the copy of range (" + from + ", " + to + "] from node " + source);
-    closeWriters();
-    for (int i = 0; i < files.size(); i++) {
-      FileChannel w =
-          FileChannel.open(
-              staging.file(files.get(i).name()),
-              StandardOpenOption.CREATE,
-              StandardOpenOption.WRITE);
-      writers.add(w);
-      w.truncate(verified[i]); // bytes past the durable prefix were never counted as verified
-    }
+    staged.open(files, verified);
     saveProgress();
     ledger =
         new ChunkLedger(
@@ -341,26 +326,14 @@ final class ReceiveSession {
       pump(ch);
       return;
     }
-    // The buffer's position need not start at 0 (a ByteString sharing its frame's array starts at
-    // its place in it): count what was written instead.
-    ByteBuffer bytes = data.asReadOnlyByteBuffer();
-    FileChannel w = writers.get(file);
-    try {
-      long at = offset;
-      while (bytes.hasRemaining()) {
-        at += w.write(bytes, at);
-      }
-    } catch (IOException e) {
-      throw new StreamException(
-          "writing " + staging.file(files.get(file).name()) + " failed: " + e.getMessage(), e);
-    }
+    staged.write(file, offset, data.asReadOnlyByteBuffer());
     ledger.written(file, offset, data.size());
-    dirty.add(file);
     receivedBytes += data.size();
     sinceCheckpoint += data.size();
     context.metrics().bytesReceived.increment(data.size());
     if (ledger.fileComplete(file)) {
-      completeFile(file);
+      staged.completeFile(file, snapshotId);
+      context.metrics().filesReceived.increment();
     }
     if (sinceCheckpoint >= CHECKPOINT_BYTES
         || System.nanoTime() - lastCheckpointNanos >= CHECKPOINT_NANOS) {
@@ -373,25 +346,9 @@ final class ReceiveSession {
     }
   }
 
-  private void completeFile(int file) throws IOException {
-    ManifestFile f = files.get(file);
-    writers.get(file).force(true);
-    int crc = Crc32c.ofFile(staging.file(f.name()), f.length());
-    if (crc != f.crc32c()) {
-      // Every chunk verified but the file does not: the bytes on the source's disk are not what
-      // its manifest says (or ours changed under us). Asking again would fetch the same bytes.
-      throw new StreamException(
-          "file " + f.name() + " of snapshot " + snapshotId + " fails its whole-file CRC32C");
-    }
-    context.metrics().filesReceived.increment();
-  }
-
   /** Fsyncs what was written since the last checkpoint, then records it as verified. */
   private void saveProgress() throws IOException {
-    for (int i : dirty) {
-      writers.get(i).force(true);
-    }
-    dirty.clear();
+    staged.forceWritten();
     verified = ledger == null ? verified : ledger.verifiedOffsets();
     staging.save(new StagingArea.Progress(snapshotId, files, verified));
     sinceCheckpoint = 0;
@@ -401,15 +358,9 @@ final class ReceiveSession {
   private void finish(Channel ch) throws IOException {
     transferEndNanos = System.nanoTime();
     saveProgress();
-    closeWriters();
+    staged.close();
     StagingArea.syncDirectory(staging.directory());
-    List<Path> paths = new ArrayList<>();
-    for (ManifestFile f : files) {
-      if (f.length() > 0) {
-        paths.add(staging.file(f.name()));
-      }
-    }
-    context.importer().importRange(paths, from, to);
+    context.importer().importRange(staged.nonEmptyPaths(), from, to);
     ch.writeAndFlush(envelope().setClose(CloseStream.newBuilder().setDiscard(true)).build());
     double seconds = (System.nanoTime() - startNanos) / 1e9;
     context.metrics().throughput.record(receivedBytes / Math.max(seconds, 1e-9));
@@ -460,7 +411,7 @@ final class ReceiveSession {
     }
     ledger = null;
     pumpScheduled = false; // a throttled pump of the old connection is dropped with it
-    closeWriters();
+    staged.close();
     long backoffMillis = Math.min(10_000, 200L << Math.min(attempts, 6));
     LOG.log(
         Level.WARNING,
@@ -505,7 +456,7 @@ final class ReceiveSession {
       return;
     }
     ended = true;
-    closeWriters();
+    staged.close();
     if (channel != null) {
       channel.close();
     }
@@ -521,7 +472,7 @@ final class ReceiveSession {
       return;
     }
     ended = true;
-    closeWriters();
+    staged.close();
     if (channel != null) {
       Channel ch = channel;
       channel = null;
@@ -547,18 +498,6 @@ final class ReceiveSession {
           failure.getMessage());
       result.completeExceptionally(failure);
     }
-  }
-
-  private void closeWriters() {
-    for (FileChannel w : writers) {
-      try {
-        w.close();
-      } catch (IOException e) {
-        LOG.log(Level.WARNING, "closing a staged file failed", e);
-      }
-    }
-    writers.clear();
-    dirty.clear();
   }
 
   interface Step {
