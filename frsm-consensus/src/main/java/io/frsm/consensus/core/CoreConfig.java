@@ -31,6 +31,8 @@ import java.util.Set;
  *     default: off).
  * @param modes how a leaseholder answers: leader-only reads on or off, and a forced share of cold
  *     CAS for experiments ({@link Modes#DEFAULT}, the default, in production).
+ * @param settleKeysPerSecond the most key reads a second this core's membership settles start, over
+ *     all its settling ranges ({@link SettlePace}); 0 (the default): unpaced. At least 0.
  */
 public record CoreConfig(
     Placement placement,
@@ -41,7 +43,8 @@ public record CoreConfig(
     int warmKeysMax,
     Set<Sabotage> sabotage,
     LeaseConfig leases,
-    Modes modes) {
+    Modes modes,
+    int settleKeysPerSecond) {
 
   public static final Duration DEFAULT_BOUNDED_DELAY = Duration.ofSeconds(5);
   public static final Duration DEFAULT_HEDGE_DELAY = Duration.ofMillis(20);
@@ -148,6 +151,10 @@ public record CoreConfig(
             : Set.copyOf(EnumSet.copyOf(sabotage));
     Objects.requireNonNull(leases, "leases");
     Objects.requireNonNull(modes, "modes");
+    if (settleKeysPerSecond < 0) {
+      throw new IllegalArgumentException(
+          "settleKeysPerSecond must be >= 0, was " + settleKeysPerSecond);
+    }
   }
 
   private static void requireWithin(String name, Duration value, Duration min) {
@@ -183,7 +190,8 @@ public record CoreConfig(
         .warmKeysMax(warmKeysMax)
         .sabotage(sabotage)
         .leases(leases)
-        .modes(modes);
+        .modes(modes)
+        .settleKeysPerSecond(settleKeysPerSecond);
   }
 
   /** {@code q = ⌊n/2⌋ + 1}. */
@@ -209,6 +217,7 @@ public record CoreConfig(
     private Set<Sabotage> sabotage = Set.of();
     private LeaseConfig leases = LeaseConfig.disabled();
     private Modes modes = Modes.DEFAULT;
+    private int settleKeysPerSecond;
 
     private Builder(Placement placement) {
       this.placement = Objects.requireNonNull(placement);
@@ -259,6 +268,11 @@ public record CoreConfig(
       return this;
     }
 
+    public Builder settleKeysPerSecond(int settleKeysPerSecond) {
+      this.settleKeysPerSecond = settleKeysPerSecond;
+      return this;
+    }
+
     /**
      * @throws IllegalArgumentException if a setting is out of its range (see {@link CoreConfig})
      */
@@ -272,7 +286,8 @@ public record CoreConfig(
           warmKeysMax,
           sabotage,
           leases,
-          modes);
+          modes,
+          settleKeysPerSecond);
     }
   }
 }

@@ -93,7 +93,12 @@ public final class NodeCore {
     this.peers = new PeerResponsiveness(timings.hedgeNanos());
     this.placement = config.placement();
     this.ringBehindReported = placement.ringVersion();
-    this.settles = new RangeSettles(incarnation, timings.roundTimeoutNanos(), config.placement());
+    this.settles =
+        new RangeSettles(
+            incarnation,
+            timings.roundTimeoutNanos(),
+            config.placement(),
+            new SettlePace(config.settleKeysPerSecond()));
     this.handOffs = new HandOffs(config, timings.roundTimeoutNanos(), store);
     this.importWithoutRelease = config.broken(Sabotage.IMPORT_WITHOUT_RELEASE);
     this.runContext =

@@ -142,6 +142,9 @@ final class RangeScan {
 
   private Progress progress = Progress.NONE;
 
+  /** Null: the read window alone bounds the reads (a holder's scan; an unpaced settle). */
+  private SettlePace pace;
+
   /** Sabotage {@link Sabotage#PULL_FORWARD_WITHOUT_READ}: a pull marks its key settled at once. */
   private boolean pullWithoutRead;
 
@@ -185,6 +188,14 @@ final class RangeScan {
   /** From now on each settled key is reported to {@code progress}. */
   void reportTo(Progress progress) {
     this.progress = java.util.Objects.requireNonNull(progress);
+  }
+
+  /**
+   * From now on the scan's own reads start no faster than {@code pace} allows (a membership
+   * settle's, {@link RangeSettles}); a paced-out read starts at a later {@link #tick}.
+   */
+  void pacedBy(SettlePace pace) {
+    this.pace = java.util.Objects.requireNonNull(pace);
   }
 
   /** Breaks the pull on purpose (tests only: {@link Sabotage#PULL_FORWARD_WITHOUT_READ}). */
@@ -366,18 +377,25 @@ final class RangeScan {
       toRead.addAll(failed);
       failed.clear();
       pump(now, reads, out);
+    } else if (pace != null && !toRead.isEmpty()) {
+      pump(now, reads, out); // reads the pace held back
     }
   }
 
   /** Starts reads up to the window; when the page is fully read, moves to the next page. */
   private void pump(Now now, Reads reads, List<Effect> out) {
     while (reading.size() - pulls.size() < READS_IN_FLIGHT && !toRead.isEmpty()) {
-      Key key = toRead.poll();
+      Key key = toRead.peek();
       if (settledAhead.contains(key) || pulling.contains(key)) {
         // Settled ahead; or its pull is running, and the page waits for it in `reading` (a
         // failed pull comes back through `failed`).
+        toRead.poll();
         continue;
       }
+      if (pace != null && !pace.tryStart(now.monoNanos())) {
+        break; // the next tick starts it
+      }
+      toRead.poll();
       // The read's outcome comes back at the earliest at the end of this step (the core takes its
       // own reads' replies there), so recording it after submitting is in time.
       reading.put(reads.read(now, key, out), key);

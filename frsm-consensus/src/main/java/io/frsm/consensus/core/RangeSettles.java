@@ -26,6 +26,7 @@ final class RangeSettles {
 
   private final Incarnation incarnation;
   private final long roundTimeoutNanos;
+  private final SettlePace pace;
   private Placement placement;
 
   /** Insertion-ordered so ticks visit settles in a reproducible order. */
@@ -36,9 +37,16 @@ final class RangeSettles {
   private long settled;
 
   RangeSettles(Incarnation incarnation, long roundTimeoutNanos, Placement placement) {
+    this(incarnation, roundTimeoutNanos, placement, new SettlePace(0));
+  }
+
+  /** {@code pace}: shared by every settle of this core (its reads start no faster). */
+  RangeSettles(
+      Incarnation incarnation, long roundTimeoutNanos, Placement placement, SettlePace pace) {
     this.incarnation = incarnation;
     this.roundTimeoutNanos = roundTimeoutNanos;
     this.placement = placement;
+    this.pace = pace;
   }
 
   static boolean isSettleRead(long requestId) {
@@ -69,6 +77,9 @@ final class RangeSettles {
       return; // already settling at this version: its answer comes once
     }
     RangeScan scan = new RangeScan(incarnation, roundTimeoutNanos, placement, range, 0);
+    if (pace.paced()) {
+      scan.pacedBy(pace);
+    }
     byRange.put(range, scan);
     scan.start(now, out);
   }

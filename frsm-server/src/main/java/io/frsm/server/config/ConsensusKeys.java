@@ -118,6 +118,13 @@ public final class ConsensusKeys {
           .doc(
               "with consensus.handOff: a hand-back to a returning node drains only if the interim term lasted at most this long; longer: it releases plainly and the returning node scans");
 
+  /** docs/PROTOCOL.md "Pacing a settle". */
+  public static final ConfigKey<Integer> SETTLE_KEYS_PER_SECOND =
+      ConfigKey.of("consensus.settleKeysPerSecond", ValueType.INTEGER, 0)
+          .range(0, 1_000_000)
+          .doc(
+              "the most keys a second this node's membership settles start reading, over all its settling ranges (split evenly over its core shards); 0: unpaced");
+
   /** 0 picks {@link NodeDefaults#coreThreads(int)} of the machine's CPUs. */
   public static final ConfigKey<Integer> CORE_THREADS =
       ConfigKey.of("consensus.coreThreads", ValueType.INTEGER, 0)
@@ -152,6 +159,7 @@ public final class ConsensusKeys {
           HAND_OFF_MAX_KEYS,
           HAND_OFF_DRAIN_BUDGET_KEYS,
           HAND_OFF_MAX_ABSENCE,
+          SETTLE_KEYS_PER_SECOND,
           CORE_THREADS,
           CORE_ON_TRANSPORT_LOOP,
           CLOCK_CACHE_BYTES);

@@ -76,6 +76,13 @@ final class CoreShards {
                 engine.config().maxKeySizeBytes(), engine.config().maxValueSizeBytes()),
             config.placement().rangeCount());
     this.drivers = new CoreDriver[shards];
+    // The node's settle pace is split over its shards (each paces the settles of its ranges).
+    CoreConfig perShard =
+        config.settleKeysPerSecond() == 0 || shards == 1
+            ? config
+            : config.toBuilder()
+                .settleKeysPerSecond(Math.max(1, config.settleKeysPerSecond() / shards))
+                .build();
     Consumer<Throwable> together = error -> failTogether(nodeId, error, onFatal);
     for (int s = 0; s < shards; s++) {
       drivers[s] =
@@ -84,7 +91,7 @@ final class CoreShards {
               routing,
               s,
               boot,
-              config,
+              perShard,
               store,
               engine,
               transport,

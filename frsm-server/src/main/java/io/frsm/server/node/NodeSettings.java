@@ -145,6 +145,7 @@ record NodeSettings(
             new LeaseConfig(
                 true, config.get(ConsensusKeys.LEASE), config.get(ConsensusKeys.CLOCK_DRIFT_PPM)))
         .modes(modes())
+        .settleKeysPerSecond(config.get(ConsensusKeys.SETTLE_KEYS_PER_SECOND))
         .build();
   }
 

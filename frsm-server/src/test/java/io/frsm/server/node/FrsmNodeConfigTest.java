@@ -84,6 +84,7 @@ class FrsmNodeConfigTest {
         handOffMaxKeys: 64
         handOffDrainBudgetKeys: 128
         handOffMaxAbsence: 10m
+        settleKeysPerSecond: 700
         coreThreads: 3
         coreOnTransportLoop: true
         clockCacheBytes: 32MiB

@@ -92,6 +92,33 @@ class SettleCostTest {
     assertTrue(cost.loggedPersists() >= 3L * keys, "each key re-committed at a quorum of 4");
   }
 
+  /**
+   * A paced settle ({@code consensus.settleKeysPerSecond}) starts its reads no faster than its
+   * pace, and still settles every key (the same check as unpaced): its simulated time is the keys
+   * over the pace, less the burst, and not much more.
+   */
+  @Test
+  void pacedSettle_keepsItsPace_andStillLogsEveryKeyAtAQuorum() {
+    int keys = CI_KEYS;
+    int keysPerSecond = 500;
+    Cost unpaced = settle(keys, 0);
+    Cost paced = settle(keys, keysPerSecond);
+    System.out.println(paced.print());
+    double burstKeys = keysPerSecond * (50e-3); // SettlePace.BURST_NANOS
+    double floorNanos = (keys - burstKeys - 1) / keysPerSecond * 1e9;
+    assertTrue(
+        paced.simulatedNanos() >= floorNanos,
+        paced.simulatedNanos() / 1e6 + " ms: faster than the pace allows");
+    assertTrue(
+        paced.simulatedNanos() <= keys / (double) keysPerSecond * 1e9 + 1e9,
+        paced.simulatedNanos() / 1e6 + " ms: the pace stalled the settle");
+    assertTrue(
+        unpaced.simulatedNanos() < floorNanos / 4,
+        "unpaced it is far faster: " + unpaced.simulatedNanos() / 1e6 + " ms");
+    assertEquals(
+        unpaced.messages(), paced.messages(), "the pace changes when reads start, not what runs");
+  }
+
   @Test
   void holderScan_bringsEveryChosenValueToTheHolder() {
     int keys = Integer.getInteger("frsm.sim.settleKeys", CI_KEYS);
@@ -105,9 +132,19 @@ class SettleCostTest {
    * then voter) and node 0 settles the range at the version whose voters are {0, 1, 2, 3}.
    */
   static Cost settle(int keys) {
+    return settle(keys, 0);
+  }
+
+  /**
+   * {@link #settle(int)} with the settling core's reads paced at {@code keysPerSecond} (0: not).
+   */
+  static Cost settle(int keys, int keysPerSecond) {
     Simulation sim =
         new Simulation(
-            5, FaultMix.exact(3, DELAY_MICROS, PERSIST_MICROS), Simulation.simConfig(3), 1_000_000);
+            5,
+            FaultMix.exact(3, DELAY_MICROS, PERSIST_MICROS),
+            Simulation.simConfig(3).toBuilder().settleKeysPerSecond(keysPerSecond).build(),
+            1_000_000);
     try {
       List<Effect.RangeSettled> settled = new ArrayList<>();
       sim.setMembershipAgent(
