@@ -59,6 +59,7 @@ final class DurableBaseScenario implements AutoCloseable {
       String first) {}
 
   private final Simulation sim;
+  private final ScriptedLease lease;
   private final DurableBases.Mode mode;
   private final List<HandOffShipment> shipments = new ArrayList<>();
   private final Map<Key, byte[]> acked = new LinkedHashMap<>();
@@ -66,8 +67,6 @@ final class DurableBaseScenario implements AutoCloseable {
   private Key hinted;
   private boolean reading;
   private long notLeaderOnly;
-  private int renewing = -1;
-  private long renewTerm;
 
   DurableBaseScenario(long seed, DurableBases.Mode mode) {
     CoreConfig config =
@@ -76,6 +75,7 @@ final class DurableBaseScenario implements AutoCloseable {
             .modes(CoreConfig.Modes.DEFAULT.withHandOff(true))
             .build();
     this.sim = new Simulation(seed, FaultMix.calm(3), config, 1_000_000);
+    this.lease = new ScriptedLease(sim, LEASES);
     this.mode = mode;
     sim.setDurableBases(mode);
     sim.setEffectObserver(
@@ -113,7 +113,7 @@ final class DurableBaseScenario implements AutoCloseable {
   }
 
   Run run(int keys, int changed, CrashAt crashAt) {
-    grant(0, 1);
+    lease.grant(0, 1);
     until(() -> sim.rangeScansCompleted(0) == 1, "node 0 leader-only in term 1");
     List<Key> all = new ArrayList<>();
     for (int i = 0; i < keys; i++) {
@@ -158,8 +158,8 @@ final class DurableBaseScenario implements AutoCloseable {
       }
       case NEVER -> {}
     }
-    release(0, 1);
-    grant(1, 2);
+    lease.release(0, 1);
+    lease.grant(1, 2);
     until(() -> sim.rangeScansCompleted(1) == 1, "node 1 leader-only in term 2");
     for (Key key : all.subList(1, 1 + changed)) {
       write(1, key, "v2", pending);
@@ -168,10 +168,10 @@ final class DurableBaseScenario implements AutoCloseable {
     sim.input(1, new Input.HandOff(RANGE, 2));
     until(() -> shipments.size() == 2, "node 1's shipment");
     sim.input(0, new Input.ImportShipment(shipments.get(1)));
-    release(1, 2);
+    lease.release(1, 2);
     long entered = sim.handOffsEntered();
     long scansBefore = sim.rangeScansCompleted(0);
-    grant(0, 3);
+    lease.grant(0, 3);
     boolean recordLeft = !sim.durableBases(0).isEmpty();
     until(
         () -> sim.handOffsEntered() > entered || sim.rangeScansCompleted(0) > scansBefore,
@@ -230,34 +230,6 @@ final class DurableBaseScenario implements AutoCloseable {
             versions.put(key, w.version());
           }
         });
-  }
-
-  private void release(int node, long term) {
-    renewing = -1;
-    sim.input(node, new Input.ReleaseLease(RANGE, term));
-  }
-
-  /** Grants {@code term} after a release mark (no wait) and renews it every L/4. */
-  private void grant(int node, long term) {
-    renewing = node;
-    renewTerm = term;
-    sim.input(node, new Input.TermGranted(RANGE, term, true));
-    renew(node, term);
-  }
-
-  private void renew(int node, long term) {
-    if (renewing != node || renewTerm != term) {
-      return;
-    }
-    long sent = sim.monoNanos(node);
-    sim.schedule(
-        1_000_000,
-        () -> {
-          if (renewing == node && renewTerm == term) {
-            sim.input(node, new Input.LeaseRenewed(RANGE, term, sent));
-          }
-        });
-    sim.schedule(LEASES.lease().toNanos() / 4, () -> renew(node, term));
   }
 
   private void until(java.util.function.BooleanSupplier done, String what) {

@@ -58,6 +58,7 @@ final class HandOffScenario implements AutoCloseable {
 
   private final long seed;
   private final Simulation sim;
+  private final ScriptedLease lease;
   private final boolean deliverShipment;
   private final boolean[] away = new boolean[3];
   private boolean dropFrom1To0;
@@ -72,8 +73,6 @@ final class HandOffScenario implements AutoCloseable {
   private final List<Effect.HandOffDeclined> declined = new ArrayList<>();
   private final Map<Key, byte[]> acked = new LinkedHashMap<>();
   private final Map<Key, Version> versions = new LinkedHashMap<>();
-  private int renewing = -1;
-  private long renewTerm;
 
   /**
    * @param deliverShipment false: node 0 never gets node 1's shipment and scans (the baseline)
@@ -96,6 +95,7 @@ final class HandOffScenario implements AutoCloseable {
             .sabotage(sabotage)
             .build();
     this.sim = new Simulation(seed, FaultMix.calm(3), config, 1_000_000);
+    this.lease = new ScriptedLease(sim, LEASES);
     sim.setEffectObserver(
         (node, effect) -> {
           if (effect instanceof Effect.HandOffShipped s) {
@@ -121,7 +121,7 @@ final class HandOffScenario implements AutoCloseable {
 
   Run run(int keys, int changed) {
     // Term 1 at node 0, over an empty range: its scan is short; then the keys, chosen everywhere.
-    grant(0, 1);
+    lease.grant(0, 1);
     until(() -> sim.rangeScansCompleted(0) == 1, "node 0 leader-only in term 1");
     Ballot ballot = new Ballot(1, 0, 0);
     List<Key> all = new ArrayList<>();
@@ -165,10 +165,10 @@ final class HandOffScenario implements AutoCloseable {
     if (deliverShipment) {
       sim.input(0, new Input.ImportShipment(shipment));
     }
-    release(1, 2);
+    lease.release(1, 2);
     long entered = sim.handOffsEntered();
     long granted = sim.nowNanos();
-    grant(0, 3);
+    lease.grant(0, 3);
     until(
         () -> sim.handOffsEntered() > entered || sim.rangeScansCompleted(0) == 2,
         "node 0 leader-only in term 3");
@@ -202,7 +202,7 @@ final class HandOffScenario implements AutoCloseable {
    * handBackCap} ({@link Input.HandOff#maxKeys}: the server's share of its drain budget).
    */
   Declined declinedHandBack(int keys, int changed, int handBackCap) {
-    grant(0, 1);
+    lease.grant(0, 1);
     until(() -> sim.rangeScansCompleted(0) == 1, "node 0 leader-only in term 1");
     List<Key> all = new ArrayList<>();
     for (int i = 0; i < keys; i++) {
@@ -233,8 +233,8 @@ final class HandOffScenario implements AutoCloseable {
     until(() -> pending[0] == 0, "the write after the decline");
     boolean taken =
         acked.values().stream().filter(v -> v[0] == 'v' && v[1] == '2').count() > writtenBefore;
-    release(1, 2);
-    grant(0, 3);
+    lease.release(1, 2);
+    lease.grant(0, 3);
     until(() -> sim.rangeScansCompleted(0) == 2, "node 0's scan in term 3");
     String[] first = {null};
     long stale = staleReadsAtNode0(all, first);
@@ -279,7 +279,7 @@ final class HandOffScenario implements AutoCloseable {
    * one. Returns how many of the three it refused, and of the sound one.
    */
   long[] hostileImports() {
-    grant(0, 1);
+    lease.grant(0, 1);
     until(() -> sim.rangeScansCompleted(0) == 1, "node 0 leader-only in term 1");
     handOff(0, 1, 1);
     AcceptedValue v = AcceptedValue.live(1, 1, new Ballot(1, 0, 0), new byte[] {1}, true);
@@ -348,36 +348,8 @@ final class HandOffScenario implements AutoCloseable {
     if (deliverShipment) {
       sim.input(to, new Input.ImportShipment(shipments.get(before)));
     }
-    release(from, term);
-    grant(to, term + 1);
-  }
-
-  private void release(int node, long term) {
-    renewing = -1;
-    sim.input(node, new Input.ReleaseLease(RANGE, term));
-  }
-
-  /** Grants {@code term} after a release mark (no wait) and renews it every L/4. */
-  private void grant(int node, long term) {
-    renewing = node;
-    renewTerm = term;
-    sim.input(node, new Input.TermGranted(RANGE, term, true));
-    renew(node, term);
-  }
-
-  private void renew(int node, long term) {
-    if (renewing != node || renewTerm != term) {
-      return;
-    }
-    long sent = sim.monoNanos(node);
-    sim.schedule(
-        1_000_000,
-        () -> {
-          if (renewing == node && renewTerm == term) {
-            sim.input(node, new Input.LeaseRenewed(RANGE, term, sent));
-          }
-        });
-    sim.schedule(LEASES.lease().toNanos() / 4, () -> renew(node, term));
+    lease.release(from, term);
+    lease.grant(to, term + 1);
   }
 
   private void until(java.util.function.BooleanSupplier done, String what) {
