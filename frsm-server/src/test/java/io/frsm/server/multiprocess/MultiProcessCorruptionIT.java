@@ -223,7 +223,6 @@ class MultiProcessCorruptionIT {
             dir,
             NODE_OUTPUT.resolve("corruption-" + seed),
             zookeeper,
-            CLUSTER_ID,
             SESSION_TIMEOUT,
             BOUNDED_DELAY,
             certs,

@@ -117,7 +117,6 @@ class MultiProcessCrashIT {
               dir,
               NODE_OUTPUT.resolve("run-" + seed),
               zookeeper.connectString(),
-              CLUSTER_ID,
               SESSION_TIMEOUT,
               BOUNDED_DELAY,
               certs,

@@ -373,7 +373,6 @@ class MultiProcessFaultIT {
             dir,
             NODE_OUTPUT.resolve("faults-" + seed),
             "",
-            CLUSTER_ID,
             SESSION_TIMEOUT,
             BOUNDED_DELAY,
             certs,

@@ -130,7 +130,6 @@ class MultiProcessMembershipIT {
               dir,
               output,
               zookeeper.connectString(),
-              CLUSTER_ID,
               SESSION_TIMEOUT,
               BOUNDED_DELAY,
               certs,

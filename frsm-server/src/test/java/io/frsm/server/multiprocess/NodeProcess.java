@@ -24,18 +24,17 @@ final class NodeProcess {
    * @param root where each node keeps its directories, {@code node-<id>} (kept across incarnations)
    * @param logDir where each incarnation's output file goes
    * @param zookeeper the connect string the nodes register through
-   * @param clusterId the cluster's id
    * @param sessionTimeout the nodes' ZooKeeper session timeout
    * @param boundedDelay the nodes' {@code consensus.boundedDelay}
    * @param certs the cluster's CA, which issues each node's certificate, and the files of the
-   *     nodes' ZooKeeper identity and of the read-only one their znodes grant
+   *     nodes' ZooKeeper identity and of the read-only one their znodes grant; the nodes run in the
+   *     cluster these were issued for
    * @param all every process started, so the caller's shutdown hook can kill them all
    */
   record Cluster(
       Path root,
       Path logDir,
       String zookeeper,
-      String clusterId,
       Duration sessionTimeout,
       Duration boundedDelay,
       ClusterCertificates certs,
@@ -43,8 +42,7 @@ final class NodeProcess {
 
     /** The same cluster with the nodes made from now on reaching ZooKeeper at {@code connect}. */
     Cluster viaZooKeeper(String connect) {
-      return new Cluster(
-          root, logDir, connect, clusterId, sessionTimeout, boundedDelay, certs, all);
+      return new Cluster(root, logDir, connect, sessionTimeout, boundedDelay, certs, all);
     }
 
     /**
@@ -169,7 +167,7 @@ final class NodeProcess {
         new ArrayList<>(
             List.of(
                 "cluster:",
-                "  id: " + cluster.clusterId(),
+                "  id: " + cluster.certs().clusterId(),
                 "  join: " + join,
                 "node:",
                 "  id: " + nodeId,
