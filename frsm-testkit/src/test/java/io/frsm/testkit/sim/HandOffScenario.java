@@ -1,10 +1,7 @@
 package io.frsm.testkit.sim;
 
-import io.frsm.api.Version;
-import io.frsm.api.Versioned;
 import io.frsm.cell.AcceptedValue;
 import io.frsm.cell.Ballot;
-import io.frsm.cell.Cell;
 import io.frsm.cell.Key;
 import io.frsm.consensus.core.CoreConfig;
 import io.frsm.consensus.core.Effect;
@@ -12,15 +9,10 @@ import io.frsm.consensus.core.HandOffShipment;
 import io.frsm.consensus.core.Input;
 import io.frsm.consensus.core.LeaseConfig;
 import io.frsm.consensus.core.Message;
-import io.frsm.consensus.core.Operation;
-import io.frsm.consensus.core.Outcome;
 import io.frsm.consensus.core.Sabotage;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 
 /**
@@ -59,6 +51,7 @@ final class HandOffScenario implements AutoCloseable {
   private final long seed;
   private final Simulation sim;
   private final ScriptedLease lease;
+  private final AcknowledgedWrites acked;
   private final boolean deliverShipment;
   private final boolean[] away = new boolean[3];
   private boolean dropFrom1To0;
@@ -71,8 +64,6 @@ final class HandOffScenario implements AutoCloseable {
   private SimRandom random;
   private final List<HandOffShipment> shipments = new ArrayList<>();
   private final List<Effect.HandOffDeclined> declined = new ArrayList<>();
-  private final Map<Key, byte[]> acked = new LinkedHashMap<>();
-  private final Map<Key, Version> versions = new LinkedHashMap<>();
 
   /**
    * @param deliverShipment false: node 0 never gets node 1's shipment and scans (the baseline)
@@ -96,6 +87,7 @@ final class HandOffScenario implements AutoCloseable {
             .build();
     this.sim = new Simulation(seed, FaultMix.calm(3), config, 1_000_000);
     this.lease = new ScriptedLease(sim, LEASES);
+    this.acked = new AcknowledgedWrites(sim);
     sim.setEffectObserver(
         (node, effect) -> {
           if (effect instanceof Effect.HandOffShipped s) {
@@ -123,21 +115,7 @@ final class HandOffScenario implements AutoCloseable {
     // Term 1 at node 0, over an empty range: its scan is short; then the keys, chosen everywhere.
     lease.grant(0, 1);
     until(() -> sim.rangeScansCompleted(0) == 1, "node 0 leader-only in term 1");
-    Ballot ballot = new Ballot(1, 0, 0);
-    List<Key> all = new ArrayList<>();
-    for (int i = 0; i < keys; i++) {
-      Key key = Key.of(("k-" + i).getBytes(StandardCharsets.US_ASCII));
-      byte[] value = ("v0-" + i).getBytes(StandardCharsets.US_ASCII);
-      AcceptedValue v = AcceptedValue.live(1, 1, ballot, value, false);
-      for (AcceptedValue a : List.of(v, v.withChosen(true))) {
-        for (int n = 0; n < 3; n++) {
-          sim.preload(n, Cell.accepted(key, a, 0)); // accepted everywhere, then known chosen
-        }
-      }
-      all.add(key);
-      acked.put(key, value);
-      versions.put(key, new Version(1, 1));
-    }
+    List<Key> all = acked.preloadChosen(keys);
     // Node 0 hands the range to node 1 and leaves.
     handOff(0, 1, 1);
     away[0] = true;
@@ -147,19 +125,19 @@ final class HandOffScenario implements AutoCloseable {
     java.util.Collections.shuffle(toChange, new java.util.Random(random.nextLong(Long.MAX_VALUE)));
     int[] pending = {0};
     for (Key key : toChange.subList(0, changed)) {
-      write(1, key, "v1", pending);
+      acked.write(1, key, "v1", pending);
     }
     until(() -> pending[0] == 0, "node 1's writes");
     away[0] = false;
     // The hand-back: a write in flight as the drain starts, one sent after the shipment.
     dropFrom1To0 = true;
     inFlight = all.get(random.nextInt(all.size()));
-    write(1, inFlight, "v2", pending);
+    acked.write(1, inFlight, "v2", pending);
     sim.schedule(3_000_000, this::startHandBack); // if its accept was never sent
     until(() -> shipments.size() == 2, "node 1's shipment");
     long drain = sim.nowNanos() - handBackAtNanos;
     HandOffShipment shipment = shipments.get(1);
-    write(1, all.get(random.nextInt(all.size())), "v3", pending);
+    acked.write(1, all.get(random.nextInt(all.size())), "v3", pending);
     until(() -> pending[0] == 0, "the writes around the hand-back");
     dropFrom1To0 = false;
     if (deliverShipment) {
@@ -176,7 +154,7 @@ final class HandOffScenario implements AutoCloseable {
     long handBack = sim.nowNanos() - handBackAtNanos;
     boolean byHandOff = sim.handOffsEntered() > entered;
     String[] first = {null};
-    long stale = staleReadsAtNode0(all, first);
+    long stale = acked.staleReadsAtNode0(all, first);
     return new Run(drain, catchUp, handBack, byHandOff, shipment.entries().size(), stale, first[0]);
   }
 
@@ -204,32 +182,19 @@ final class HandOffScenario implements AutoCloseable {
   Declined declinedHandBack(int keys, int changed, int handBackCap) {
     lease.grant(0, 1);
     until(() -> sim.rangeScansCompleted(0) == 1, "node 0 leader-only in term 1");
-    List<Key> all = new ArrayList<>();
-    for (int i = 0; i < keys; i++) {
-      Key key = Key.of(("k-" + i).getBytes(StandardCharsets.US_ASCII));
-      byte[] value = ("v0-" + i).getBytes(StandardCharsets.US_ASCII);
-      AcceptedValue v = AcceptedValue.live(1, 1, new Ballot(1, 0, 0), value, false);
-      for (AcceptedValue a : List.of(v, v.withChosen(true))) {
-        for (int n = 0; n < 3; n++) {
-          sim.preload(n, Cell.accepted(key, a, 0));
-        }
-      }
-      all.add(key);
-      acked.put(key, value);
-      versions.put(key, new Version(1, 1));
-    }
+    List<Key> all = acked.preloadChosen(keys);
     handOff(0, 1, 1); // node 0 wrote nothing in term 1: within any cap, shipped
     until(() -> sim.rangeScansCompleted(1) == 1, "node 1 leader-only in term 2");
     int[] pending = {0};
     for (Key key : all.subList(0, changed)) {
-      write(1, key, "v1", pending);
+      acked.write(1, key, "v1", pending);
     }
     until(() -> pending[0] == 0, "node 1's writes");
     int shipmentsBefore = shipments.size();
     sim.input(1, new Input.HandOff(RANGE, 2, handBackCap));
     until(() -> !declined.isEmpty(), "node 1's answer to the hand-off");
     long writtenBefore = acked.values().stream().filter(v -> v[0] == 'v' && v[1] == '2').count();
-    write(1, all.get(0), "v2", pending); // the range still takes operations
+    acked.write(1, all.get(0), "v2", pending); // the range still takes operations
     until(() -> pending[0] == 0, "the write after the decline");
     boolean taken =
         acked.values().stream().filter(v -> v[0] == 'v' && v[1] == '2').count() > writtenBefore;
@@ -237,7 +202,7 @@ final class HandOffScenario implements AutoCloseable {
     lease.grant(0, 3);
     until(() -> sim.rangeScansCompleted(0) == 2, "node 0's scan in term 3");
     String[] first = {null};
-    long stale = staleReadsAtNode0(all, first);
+    long stale = acked.staleReadsAtNode0(all, first);
     return new Declined(
         List.copyOf(declined),
         shipments.size() - shipmentsBefore,
@@ -245,32 +210,6 @@ final class HandOffScenario implements AutoCloseable {
         sim.handOffsEntered() == 0,
         stale,
         first[0]);
-  }
-
-  /** Reads every key at node 0 (leader-only where it may): how many differ from the last acked. */
-  private long staleReadsAtNode0(List<Key> all, String[] first) {
-    long[] stale = {0};
-    int[] reads = {all.size()};
-    for (Key key : all) {
-      sim.submit(
-          0,
-          new Operation.Get(key),
-          o -> {
-            reads[0]--;
-            byte[] got =
-                o instanceof Outcome.ReadResult r
-                    ? r.value().map(Versioned::value).orElse(null)
-                    : null;
-            if (!(o instanceof Outcome.ReadResult) || !Arrays.equals(got, acked.get(key))) {
-              stale[0]++;
-              if (first[0] == null) {
-                first[0] = key + " read " + o + ", last acknowledged " + text(acked.get(key));
-              }
-            }
-          });
-    }
-    until(() -> reads[0] == 0, "node 0's reads");
-    return stale[0];
   }
 
   /**
@@ -318,26 +257,6 @@ final class HandOffScenario implements AutoCloseable {
       inFlight = null;
       sim.input(1, new Input.HandOff(RANGE, 2));
     }
-  }
-
-  private static String text(byte[] b) {
-    return b == null ? "absent" : new String(b, StandardCharsets.US_ASCII);
-  }
-
-  /** A CAS at {@code node} from the key's last acknowledged version; remembered if written. */
-  private void write(int node, Key key, String tag, int[] pending) {
-    pending[0]++;
-    byte[] value = (tag + "-" + key).getBytes(StandardCharsets.US_ASCII);
-    sim.submit(
-        node,
-        new Operation.Cas(key, versions.get(key), value),
-        o -> {
-          pending[0]--;
-          if (o instanceof Outcome.Written w) {
-            acked.put(key, value);
-            versions.put(key, w.version());
-          }
-        });
   }
 
   /** The holder's agent: drain, shipment, release, and the successor's grant. */
