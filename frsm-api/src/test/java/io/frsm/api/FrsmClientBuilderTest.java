@@ -52,7 +52,10 @@ class FrsmClientBuilderTest {
             null,
             1,
             null,
-            null),
+            null,
+            Duration.ofSeconds(20),
+            null,
+            true),
         BUILT.get());
   }
 
@@ -87,7 +90,8 @@ class FrsmClientBuilderTest {
             Path.of("zk.credential"),
             new ZooKeeperTlsSettings(Path.of("zk-ca.pem"), null, Path.of("zk-me.pem"), null, true),
             ClientSettings.DEFAULT_KEEPALIVE_INTERVAL,
-            direct),
+            direct,
+            ClientSettings.DEFAULT_SHARE_EVENT_LOOPS),
         BUILT.get());
   }
 

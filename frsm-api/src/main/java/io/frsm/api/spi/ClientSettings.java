@@ -5,11 +5,15 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.Executor;
 
 /**
  * What a user configured on {@link io.frsm.api.FrsmClientBuilder}, handed to the {@link
  * ClientProvider} that builds the client. Exactly one of {@code seeds} and {@code zookeeper} is
  * set.
+ *
+ * <p>One constructor, every component named: the defaults live in the builder alone (and in the
+ * constants here it reads), not in a constructor per component added since.
  *
  * @param seeds the nodes to ask for the cluster's topology first, each {@code host:port} of a
  *     node's client protocol (IPv6 hosts in brackets); empty if the client finds the cluster
@@ -52,7 +56,7 @@ public record ClientSettings(
     Path zookeeperCredentialFile,
     ZooKeeperTlsSettings zookeeperTls,
     Duration keepaliveInterval,
-    java.util.concurrent.Executor callbackExecutor,
+    Executor callbackExecutor,
     boolean shareEventLoops) {
 
   /** Clients share the process's network threads unless told otherwise. */
@@ -84,71 +88,6 @@ public record ClientSettings(
     if (seeds.isEmpty() == zookeeper.isEmpty()) {
       throw new IllegalArgumentException("exactly one of seeds and zookeeper must be set");
     }
-  }
-
-  /**
-   * As above, with the default keep-alive interval and async calls completing on a pool of the
-   * client's own threads.
-   */
-  public ClientSettings(
-      List<String> seeds,
-      String zookeeper,
-      String clusterId,
-      Duration operationTimeout,
-      Duration zookeeperSessionTimeout,
-      Duration connectTimeout,
-      ClientObserver observer,
-      TlsSettings tls,
-      int ioThreads,
-      Path zookeeperCredentialFile,
-      ZooKeeperTlsSettings zookeeperTls) {
-    this(
-        seeds,
-        zookeeper,
-        clusterId,
-        operationTimeout,
-        zookeeperSessionTimeout,
-        connectTimeout,
-        observer,
-        tls,
-        ioThreads,
-        zookeeperCredentialFile,
-        zookeeperTls,
-        DEFAULT_KEEPALIVE_INTERVAL,
-        null,
-        DEFAULT_SHARE_EVENT_LOOPS);
-  }
-
-  /** As the canonical constructor, the network threads shared as by default. */
-  public ClientSettings(
-      List<String> seeds,
-      String zookeeper,
-      String clusterId,
-      Duration operationTimeout,
-      Duration zookeeperSessionTimeout,
-      Duration connectTimeout,
-      ClientObserver observer,
-      TlsSettings tls,
-      int ioThreads,
-      Path zookeeperCredentialFile,
-      ZooKeeperTlsSettings zookeeperTls,
-      Duration keepaliveInterval,
-      java.util.concurrent.Executor callbackExecutor) {
-    this(
-        seeds,
-        zookeeper,
-        clusterId,
-        operationTimeout,
-        zookeeperSessionTimeout,
-        connectTimeout,
-        observer,
-        tls,
-        ioThreads,
-        zookeeperCredentialFile,
-        zookeeperTls,
-        keepaliveInterval,
-        callbackExecutor,
-        DEFAULT_SHARE_EVENT_LOOPS);
   }
 
   /**

@@ -20,7 +20,7 @@ class ClientSettingsTest {
   private static final ZooKeeperTlsSettings ZOOKEEPER_TLS =
       new ZooKeeperTlsSettings(Path.of("zk-ca.pem"), null, null, null, true);
 
-  /** Settings with fixed timeouts, observer, TLS and 2 threads; the rest as given. */
+  /** Settings with fixed timeouts, observer, TLS, 2 threads and the defaults; the rest as given. */
   private static ClientSettings settings(
       List<String> seeds, String zookeeper, Path credential, ZooKeeperTlsSettings zookeeperTls) {
     return new ClientSettings(
@@ -34,7 +34,10 @@ class ClientSettingsTest {
         TLS,
         2,
         credential,
-        zookeeperTls);
+        zookeeperTls,
+        ClientSettings.DEFAULT_KEEPALIVE_INTERVAL,
+        null,
+        ClientSettings.DEFAULT_SHARE_EVENT_LOOPS);
   }
 
   private static ClientSettings fromZooKeeper() {

@@ -218,21 +218,17 @@ class MultiProcessCorruptionIT {
 
   private void startNodes(Path dir, long seed, ClusterCertificates certs, String zookeeper)
       throws Exception {
-    Path output = NODE_OUTPUT.resolve("corruption-" + seed);
+    NodeProcess.Cluster cluster =
+        new NodeProcess.Cluster(
+            dir,
+            NODE_OUTPUT.resolve("corruption-" + seed),
+            zookeeper,
+            SESSION_TIMEOUT,
+            BOUNDED_DELAY,
+            certs,
+            processes);
     for (int id = 1; id <= NODES; id++) {
-      nodes.add(
-          new NodeProcess(
-                  id,
-                  dir.resolve("node-" + id),
-                  output,
-                  zookeeper,
-                  CLUSTER_ID,
-                  SESSION_TIMEOUT,
-                  BOUNDED_DELAY,
-                  certs.issueNode(id),
-                  List.of(certs.node(), certs.reader()),
-                  processes)
-              .withLsmSettings(LSM_SETTINGS));
+      nodes.add(cluster.node(id).withLsmSettings(LSM_SETTINGS));
     }
     for (NodeProcess n : nodes) {
       n.start();

@@ -9,7 +9,6 @@ import static org.junit.jupiter.api.Assertions.fail;
 import io.frsm.api.FrsmClient;
 import io.frsm.api.FrsmException;
 import io.frsm.cell.Key;
-import io.frsm.client.transport.tls.TlsFiles;
 import io.frsm.server.client.ClusterMembers;
 import io.frsm.server.ring.NodeInfo;
 import io.frsm.server.workload.CounterCheck;
@@ -113,21 +112,17 @@ class MultiProcessCrashIT {
         CuratorFramework zk = observer(zookeeper.connectString(), certs.reader());
         RecordingClient client =
             new RecordingClient(recorder, () -> thinClient(zookeeper.connectString()))) {
-      Path output = NODE_OUTPUT.resolve("run-" + seed);
+      NodeProcess.Cluster cluster =
+          new NodeProcess.Cluster(
+              dir,
+              NODE_OUTPUT.resolve("run-" + seed),
+              zookeeper.connectString(),
+              SESSION_TIMEOUT,
+              BOUNDED_DELAY,
+              certs,
+              processes);
       for (int id = 1; id <= NODES; id++) {
-        TlsFiles tls = certs.issueNode(id);
-        nodes.add(
-            new NodeProcess(
-                id,
-                dir.resolve("node-" + id),
-                output,
-                zookeeper.connectString(),
-                CLUSTER_ID,
-                SESSION_TIMEOUT,
-                BOUNDED_DELAY,
-                tls,
-                List.of(certs.node(), certs.reader()),
-                processes));
+        nodes.add(cluster.node(id));
       }
       MembershipRegistry registry = new MembershipRegistry(zk, new ZkLayout(CLUSTER_ID));
       try {

@@ -367,26 +367,23 @@ class MultiProcessFaultIT {
       int zookeeperPort,
       MembershipRegistry registry)
       throws Exception {
-    Path output = NODE_OUTPUT.resolve("faults-" + seed);
+    // Each node reaches ZooKeeper through a proxy of its own (viaZooKeeper below).
+    NodeProcess.Cluster cluster =
+        new NodeProcess.Cluster(
+            dir,
+            NODE_OUTPUT.resolve("faults-" + seed),
+            "",
+            SESSION_TIMEOUT,
+            BOUNDED_DELAY,
+            certs,
+            processes);
     for (int id = 1; id <= NODES; id++) {
       ZooKeeperProxy proxy = new ZooKeeperProxy(zookeeperPort);
       proxies.add(proxy);
       Path control = dir.resolve("faults-node-" + id);
       FaultControlFile.write(control, "");
       controls.add(control);
-      nodes.add(
-          new NodeProcess(
-                  id,
-                  dir.resolve("node-" + id),
-                  output,
-                  proxy.connectString(),
-                  CLUSTER_ID,
-                  SESSION_TIMEOUT,
-                  BOUNDED_DELAY,
-                  certs.issueNode(id),
-                  List.of(certs.node(), certs.reader()),
-                  processes)
-              .withFaultControl(control));
+      nodes.add(cluster.viaZooKeeper(proxy.connectString()).node(id).withFaultControl(control));
     }
     for (NodeProcess n : nodes) {
       n.start();

@@ -97,7 +97,7 @@ class MultiProcessMembershipIT {
   private Path dir;
   private Path output;
   private ClusterCertificates certs;
-  private String zookeeperConnect;
+  private NodeProcess.Cluster cluster;
   private CuratorFramework zk;
   private MembershipRegistry registry;
   private RingVersion initial;
@@ -125,8 +125,16 @@ class MultiProcessMembershipIT {
     Runtime.getRuntime().addShutdownHook(killAll);
     certs = ClusterCertificates.create(dir.resolve("certs"), CLUSTER_ID);
     try (EmbeddedZooKeeper zookeeper = EmbeddedZooKeeper.start(dir.resolve("zk"))) {
-      zookeeperConnect = zookeeper.connectString();
-      zk = observer(zookeeperConnect, certs.reader());
+      cluster =
+          new NodeProcess.Cluster(
+              dir,
+              output,
+              zookeeper.connectString(),
+              SESSION_TIMEOUT,
+              BOUNDED_DELAY,
+              certs,
+              processes);
+      zk = observer(zookeeper.connectString(), certs.reader());
       registry = new MembershipRegistry(zk, layout);
       admin = new AdminTool(CLUSTER_ID, certs.admin(), this::liveSeeds, output, processes);
       try {
@@ -421,18 +429,7 @@ class MultiProcessMembershipIT {
   }
 
   private NodeProcess node(int id, boolean join) throws Exception {
-    NodeProcess n =
-        new NodeProcess(
-            id,
-            dir.resolve("node-" + id),
-            output,
-            zookeeperConnect,
-            CLUSTER_ID,
-            SESSION_TIMEOUT,
-            BOUNDED_DELAY,
-            certs.issueNode(id),
-            List.of(certs.node(), certs.reader()),
-            processes);
+    NodeProcess n = cluster.node(id);
     nodes.put(id, join ? n.joining() : n);
     return n;
   }

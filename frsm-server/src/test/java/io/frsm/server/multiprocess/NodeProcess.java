@@ -14,20 +14,50 @@ import java.util.concurrent.TimeUnit;
 /**
  * One frsm node as a child JVM running {@code frsm server --config <yaml>}: its own data and
  * commit-log directories (kept across incarnations), listen ports picked by the OS on loopback, and
- * one output file per incarnation (stdout and stderr merged) under {@code logDir} for diagnosis.
- * {@link #kill} is {@code kill -9}: no drain, no flush, no deregistration.
+ * one output file per incarnation (stdout and stderr merged) under {@link Cluster#logDir} for
+ * diagnosis. {@link #kill} is {@code kill -9}: no drain, no flush, no deregistration.
  */
 final class NodeProcess {
+  /**
+   * What the nodes of one test cluster share; {@link #node} makes each node's process from it.
+   *
+   * @param root where each node keeps its directories, {@code node-<id>} (kept across incarnations)
+   * @param logDir where each incarnation's output file goes
+   * @param zookeeper the connect string the nodes register through
+   * @param sessionTimeout the nodes' ZooKeeper session timeout
+   * @param boundedDelay the nodes' {@code consensus.boundedDelay}
+   * @param certs the cluster's CA, which issues each node's certificate, and the files of the
+   *     nodes' ZooKeeper identity and of the read-only one their znodes grant; the nodes run in the
+   *     cluster these were issued for
+   * @param all every process started, so the caller's shutdown hook can kill them all
+   */
+  record Cluster(
+      Path root,
+      Path logDir,
+      String zookeeper,
+      Duration sessionTimeout,
+      Duration boundedDelay,
+      ClusterCertificates certs,
+      List<Process> all) {
+
+    /** The same cluster with the nodes made from now on reaching ZooKeeper at {@code connect}. */
+    Cluster viaZooKeeper(String connect) {
+      return new Cluster(root, logDir, connect, sessionTimeout, boundedDelay, certs, all);
+    }
+
+    /**
+     * Node {@code id}, not started, on {@code root/node-<id>} with a certificate issued for it: the
+     * server runs mutual TLS from its files.
+     */
+    NodeProcess node(int id) throws Exception {
+      return new NodeProcess(this, id, root.resolve("node-" + id), certs.issueNode(id));
+    }
+  }
+
+  private final Cluster cluster;
   private final int nodeId;
   private final Path dataRoot;
-  private final Path logDir;
-  private final String zookeeper;
-  private final String clusterId;
-  private final Duration sessionTimeout;
-  private final Duration boundedDelay;
   private final TlsFiles tls;
-  private final List<Process> all;
-  private final List<Path> zookeeperCredentials;
   private Process process;
   private Path log;
 
@@ -44,33 +74,11 @@ final class NodeProcess {
    */
   private List<String> lsmSettings = List.of();
 
-  /**
-   * @param tls the node's certificate, key and CA bundle: the server runs mutual TLS from its file
-   * @param zookeeperCredentials the files of the nodes' ZooKeeper identity and of the read-only one
-   *     their znodes grant
-   * @param all every process started, so the caller's shutdown hook can kill them all
-   */
-  NodeProcess(
-      int nodeId,
-      Path dataRoot,
-      Path logDir,
-      String zookeeper,
-      String clusterId,
-      Duration sessionTimeout,
-      Duration boundedDelay,
-      TlsFiles tls,
-      List<Path> zookeeperCredentials,
-      List<Process> all) {
-    this.tls = tls;
-    this.zookeeperCredentials = List.copyOf(zookeeperCredentials);
+  private NodeProcess(Cluster cluster, int nodeId, Path dataRoot, TlsFiles tls) {
+    this.cluster = cluster;
     this.nodeId = nodeId;
     this.dataRoot = dataRoot;
-    this.logDir = logDir;
-    this.zookeeper = zookeeper;
-    this.clusterId = clusterId;
-    this.sessionTimeout = sessionTimeout;
-    this.boundedDelay = boundedDelay;
-    this.all = all;
+    this.tls = tls;
   }
 
   /**
@@ -123,10 +131,10 @@ final class NodeProcess {
     }
     incarnation++;
     Files.createDirectories(dataRoot);
-    Files.createDirectories(logDir);
+    Files.createDirectories(cluster.logDir());
     Path config = dataRoot.resolve("frsm.yaml");
     Files.writeString(config, yaml(), StandardCharsets.UTF_8);
-    log = logDir.resolve("node-" + nodeId + "-incarnation-" + incarnation + ".log");
+    log = cluster.logDir().resolve("node-" + nodeId + "-incarnation-" + incarnation + ".log");
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     List<String> command =
         new ArrayList<>(
@@ -150,7 +158,7 @@ final class NodeProcess {
     // Configuration comes from the file only: a stray FRSM_* variable must not change the test.
     pb.environment().keySet().removeIf(k -> k.startsWith("FRSM_"));
     process = pb.start();
-    all.add(process);
+    cluster.all().add(process);
   }
 
   private String yaml() {
@@ -159,7 +167,7 @@ final class NodeProcess {
         new ArrayList<>(
             List.of(
                 "cluster:",
-                "  id: " + clusterId,
+                "  id: " + cluster.certs().clusterId(),
                 "  join: " + join,
                 "node:",
                 "  id: " + nodeId,
@@ -172,12 +180,12 @@ final class NodeProcess {
                 "  clientAddress: 127.0.0.1:0",
                 "  advertisedHost: 127.0.0.1",
                 "zookeeper:",
-                "  connect: " + zookeeper,
-                "  sessionTimeout: " + sessionTimeout.toMillis() + "ms",
-                "  credentialFile: " + zookeeperCredentials.get(0),
-                "  readerCredentialFile: " + zookeeperCredentials.get(1),
+                "  connect: " + cluster.zookeeper(),
+                "  sessionTimeout: " + cluster.sessionTimeout().toMillis() + "ms",
+                "  credentialFile: " + cluster.certs().node(),
+                "  readerCredentialFile: " + cluster.certs().reader(),
                 "consensus:",
-                "  boundedDelay: " + boundedDelay.toMillis() + "ms",
+                "  boundedDelay: " + cluster.boundedDelay().toMillis() + "ms",
                 "security:",
                 "  caBundle: " + tls.caBundle(),
                 "  certificateChain: " + tls.certificateChain(),

@@ -1,6 +1,5 @@
 package io.frsm.server.node;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -8,15 +7,8 @@ import io.frsm.api.FrsmClient;
 import io.frsm.server.config.StreamKeys;
 import io.frsm.server.membership.MembershipChange.Kind;
 import io.frsm.server.membership.MembershipOrchestrator;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Random;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,6 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
  * frsm.join.benchKeys}: it measures, it checks only that every key reads back.
  */
 class JoinTimeBenchmarkIT {
+  private static final BenchKeys KEYS = new BenchKeys("join/", 512);
+
   @Test
   void addANode_toAClusterHoldingKeys(@TempDir Path dir) throws Exception {
     String keysProperty = System.getProperty("frsm.join.benchKeys");
@@ -58,33 +52,8 @@ class JoinTimeBenchmarkIT {
       MembershipOrchestrator admin = TestOrchestrator.of(zk, cluster, id -> id == 4, wait);
       long loadStart = System.nanoTime();
       try (FrsmClient client = cluster.node(1).client()) {
-        Semaphore window = new Semaphore(64);
-        List<CompletableFuture<?>> writes = new ArrayList<>();
-        List<Integer> unsure = java.util.Collections.synchronizedList(new ArrayList<>());
-        for (int i = 0; i < keys; i++) {
-          window.acquire();
-          int k = i;
-          writes.add(
-              client
-                  .createAsync(key(i), value(i))
-                  .whenComplete(
-                      (v, e) -> {
-                        if (e != null) {
-                          unsure.add(k); // unknown or not executed on a loaded machine: below
-                        }
-                        window.release();
-                      }));
-        }
-        CompletableFuture.allOf(
-                writes.stream().map(w -> w.handle((v, e) -> v)).toArray(CompletableFuture[]::new))
-            .get(30, TimeUnit.MINUTES);
-        // Each create that failed: resolved with a fence, created again if absent (preload only).
-        for (int k : unsure) {
-          if (client.fence(key(k)).isEmpty()) {
-            client.create(key(k), value(k));
-          }
-        }
-        System.out.printf("JOIN-BENCH preload: %d creates resolved again%n", unsure.size());
+        System.out.printf(
+            "JOIN-BENCH preload: %d creates resolved again%n", KEYS.load(client, keys));
       }
       double loadSeconds = (System.nanoTime() - loadStart) / 1e9;
       fourth.start();
@@ -129,24 +98,9 @@ class JoinTimeBenchmarkIT {
           bytes / 1e6,
           MembershipChangeIT.copyMeter(fourth, "done"));
       try (FrsmClient client = cluster.node(2).client()) {
-        Random random = new Random(1);
-        for (int n = 0; n < 1_000; n++) {
-          int i = random.nextInt(keys);
-          assertArrayEquals(value(i), client.get(key(i)).orElseThrow().value(), "key " + i);
-        }
+        KEYS.assertSamplesReadBack(client, keys, 1_000);
       }
       assertEquals(3, admin.newest().version());
     }
-  }
-
-  private static byte[] key(int i) {
-    return ("join/" + i).getBytes(StandardCharsets.UTF_8);
-  }
-
-  private static byte[] value(int i) {
-    byte[] v = new byte[512];
-    byte[] tag = Integer.toString(i).getBytes(StandardCharsets.UTF_8);
-    System.arraycopy(tag, 0, v, 0, tag.length);
-    return v;
   }
 }

@@ -1,6 +1,5 @@
 package io.frsm.server.node;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -8,14 +7,11 @@ import io.frsm.api.FrsmClient;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.lang.management.ManagementFactory;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Random;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -30,6 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
  * it measures; it checks only that every settle answered and that keys read back.
  */
 class SettleThroughputIT {
+  private static final BenchKeys KEYS = new BenchKeys("settle/", 100);
+
   @Test
   void settleEveryRange_ofAClusterHoldingKeys(@TempDir Path dir) throws Exception {
     String keysProperty = System.getProperty("frsm.settle.benchKeys");
@@ -39,7 +37,9 @@ class SettleThroughputIT {
     Duration wait = Duration.ofMinutes(30);
     try (TestCluster cluster =
         TestCluster.withTweaks(dir, b -> b.lsm(l -> l.memtableFlushSizeBytes(16 << 20)))) {
-      preload(cluster, keys);
+      try (FrsmClient client = cluster.node(1).client()) {
+        KEYS.load(client, keys);
+      }
       int ranges = cluster.ring().rangeCount();
       // The cluster's CPU with no settle (leases, ZooKeeper, timers): subtracted below, because at
       // a low settle rate it is most of the process's CPU.
@@ -87,41 +87,7 @@ class SettleThroughputIT {
             loadAfter);
       }
       try (FrsmClient client = cluster.node(2).client()) {
-        Random random = new Random(1);
-        for (int n = 0; n < 500; n++) {
-          int i = random.nextInt(keys);
-          assertArrayEquals(value(i), client.get(key(i)).orElseThrow().value(), "key " + i);
-        }
-      }
-    }
-  }
-
-  private static void preload(TestCluster cluster, int keys) throws Exception {
-    try (FrsmClient client = cluster.node(1).client()) {
-      Semaphore window = new Semaphore(64);
-      List<CompletableFuture<?>> writes = new ArrayList<>();
-      List<Integer> unsure = java.util.Collections.synchronizedList(new ArrayList<>());
-      for (int i = 0; i < keys; i++) {
-        window.acquire();
-        int k = i;
-        writes.add(
-            client
-                .createAsync(key(i), value(i))
-                .whenComplete(
-                    (v, e) -> {
-                      if (e != null) {
-                        unsure.add(k); // unknown or not executed on a loaded machine: below
-                      }
-                      window.release();
-                    }));
-      }
-      CompletableFuture.allOf(
-              writes.stream().map(w -> w.handle((v, e) -> v)).toArray(CompletableFuture[]::new))
-          .get(30, TimeUnit.MINUTES);
-      for (int k : unsure) {
-        if (client.fence(key(k)).isEmpty()) {
-          client.create(key(k), value(k));
-        }
+        KEYS.assertSamplesReadBack(client, keys, 500);
       }
     }
   }
@@ -158,16 +124,5 @@ class SettleThroughputIT {
   private static long processCpuNanos() {
     return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
         .getProcessCpuTime();
-  }
-
-  private static byte[] key(int i) {
-    return ("settle/" + i).getBytes(StandardCharsets.UTF_8);
-  }
-
-  private static byte[] value(int i) {
-    byte[] v = new byte[100];
-    byte[] tag = Integer.toString(i).getBytes(StandardCharsets.UTF_8);
-    System.arraycopy(tag, 0, v, 0, tag.length);
-    return v;
   }
 }

@@ -1,10 +1,5 @@
 package io.frsm.testkit.sim;
 
-import io.frsm.api.Version;
-import io.frsm.api.Versioned;
-import io.frsm.cell.AcceptedValue;
-import io.frsm.cell.Ballot;
-import io.frsm.cell.Cell;
 import io.frsm.cell.Key;
 import io.frsm.consensus.core.CoreConfig;
 import io.frsm.consensus.core.Effect;
@@ -12,14 +7,10 @@ import io.frsm.consensus.core.HandOffShipment;
 import io.frsm.consensus.core.Input;
 import io.frsm.consensus.core.LeaseConfig;
 import io.frsm.consensus.core.Message;
-import io.frsm.consensus.core.Operation;
-import io.frsm.consensus.core.Outcome;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * A graceful restart between two hand-offs (docs/PROTOCOL.md "The durable base"), on three nodes
@@ -59,15 +50,13 @@ final class DurableBaseScenario implements AutoCloseable {
       String first) {}
 
   private final Simulation sim;
+  private final ScriptedLease lease;
+  private final AcknowledgedWrites acked;
   private final DurableBases.Mode mode;
   private final List<HandOffShipment> shipments = new ArrayList<>();
-  private final Map<Key, byte[]> acked = new LinkedHashMap<>();
-  private final Map<Key, Version> versions = new LinkedHashMap<>();
   private Key hinted;
   private boolean reading;
   private long notLeaderOnly;
-  private int renewing = -1;
-  private long renewTerm;
 
   DurableBaseScenario(long seed, DurableBases.Mode mode) {
     CoreConfig config =
@@ -76,6 +65,8 @@ final class DurableBaseScenario implements AutoCloseable {
             .modes(CoreConfig.Modes.DEFAULT.withHandOff(true))
             .build();
     this.sim = new Simulation(seed, FaultMix.calm(3), config, 1_000_000);
+    this.lease = new ScriptedLease(sim, LEASES);
+    this.acked = new AcknowledgedWrites(sim);
     this.mode = mode;
     sim.setDurableBases(mode);
     sim.setEffectObserver(
@@ -113,27 +104,14 @@ final class DurableBaseScenario implements AutoCloseable {
   }
 
   Run run(int keys, int changed, CrashAt crashAt) {
-    grant(0, 1);
+    lease.grant(0, 1);
     until(() -> sim.rangeScansCompleted(0) == 1, "node 0 leader-only in term 1");
-    List<Key> all = new ArrayList<>();
-    for (int i = 0; i < keys; i++) {
-      Key key = Key.of(("k-" + i).getBytes(StandardCharsets.US_ASCII));
-      byte[] value = ("v0-" + i).getBytes(StandardCharsets.US_ASCII);
-      AcceptedValue v = AcceptedValue.live(1, 1, new Ballot(1, 0, 0), value, false);
-      for (AcceptedValue a : List.of(v, v.withChosen(true))) {
-        for (int n = 0; n < 3; n++) {
-          sim.preload(n, Cell.accepted(key, a, 0));
-        }
-      }
-      all.add(key);
-      acked.put(key, value);
-      versions.put(key, new Version(1, 1));
-    }
+    List<Key> all = acked.preloadChosen(keys);
     hinted = all.get(0);
     int[] pending = {0};
-    write(0, hinted, "v1", pending);
+    acked.write(0, hinted, "v1", pending);
     until(() -> pending[0] == 0, "node 0's write of " + hinted);
-    if (!Arrays.equals(acked.get(hinted), ("v1-" + hinted).getBytes(StandardCharsets.US_ASCII))) {
+    if (!Arrays.equals(acked.last(hinted), ("v1-" + hinted).getBytes(StandardCharsets.US_ASCII))) {
       throw new IllegalStateException("node 0's write of " + hinted + " was not acknowledged");
     }
     // Node 0 hands the range to node 1: the base's flush and record follow the shipment.
@@ -158,20 +136,20 @@ final class DurableBaseScenario implements AutoCloseable {
       }
       case NEVER -> {}
     }
-    release(0, 1);
-    grant(1, 2);
+    lease.release(0, 1);
+    lease.grant(1, 2);
     until(() -> sim.rangeScansCompleted(1) == 1, "node 1 leader-only in term 2");
     for (Key key : all.subList(1, 1 + changed)) {
-      write(1, key, "v2", pending);
+      acked.write(1, key, "v2", pending);
     }
     until(() -> pending[0] == 0, "node 1's writes");
     sim.input(1, new Input.HandOff(RANGE, 2));
     until(() -> shipments.size() == 2, "node 1's shipment");
     sim.input(0, new Input.ImportShipment(shipments.get(1)));
-    release(1, 2);
+    lease.release(1, 2);
     long entered = sim.handOffsEntered();
     long scansBefore = sim.rangeScansCompleted(0);
-    grant(0, 3);
+    lease.grant(0, 3);
     boolean recordLeft = !sim.durableBases(0).isEmpty();
     until(
         () -> sim.handOffsEntered() > entered || sim.rangeScansCompleted(0) > scansBefore,
@@ -183,81 +161,9 @@ final class DurableBaseScenario implements AutoCloseable {
     until(() -> sim.nowNanos() >= leaseHeld, "a renewal of term 3");
     String[] first = {null};
     reading = true;
-    long stale = staleReadsAtNode0(all, first);
+    long stale = acked.staleReadsAtNode0(all, first);
     return new Run(
         byHandOff, sim.durableBasesRestored(), recordLeft, stale, notLeaderOnly, first[0]);
-  }
-
-  private long staleReadsAtNode0(List<Key> all, String[] first) {
-    long[] stale = {0};
-    int[] reads = {all.size()};
-    for (Key key : all) {
-      sim.submit(
-          0,
-          new Operation.Get(key),
-          o -> {
-            reads[0]--;
-            byte[] got =
-                o instanceof Outcome.ReadResult r
-                    ? r.value().map(Versioned::value).orElse(null)
-                    : null;
-            if (!(o instanceof Outcome.ReadResult) || !Arrays.equals(got, acked.get(key))) {
-              stale[0]++;
-              if (first[0] == null) {
-                first[0] = key + " read " + o + ", last acknowledged " + text(acked.get(key));
-              }
-            }
-          });
-    }
-    until(() -> reads[0] == 0, "node 0's reads");
-    return stale[0];
-  }
-
-  private static String text(byte[] b) {
-    return b == null ? "absent" : new String(b, StandardCharsets.US_ASCII);
-  }
-
-  private void write(int node, Key key, String tag, int[] pending) {
-    pending[0]++;
-    byte[] value = (tag + "-" + key).getBytes(StandardCharsets.US_ASCII);
-    sim.submit(
-        node,
-        new Operation.Cas(key, versions.get(key), value),
-        o -> {
-          pending[0]--;
-          if (o instanceof Outcome.Written w) {
-            acked.put(key, value);
-            versions.put(key, w.version());
-          }
-        });
-  }
-
-  private void release(int node, long term) {
-    renewing = -1;
-    sim.input(node, new Input.ReleaseLease(RANGE, term));
-  }
-
-  /** Grants {@code term} after a release mark (no wait) and renews it every L/4. */
-  private void grant(int node, long term) {
-    renewing = node;
-    renewTerm = term;
-    sim.input(node, new Input.TermGranted(RANGE, term, true));
-    renew(node, term);
-  }
-
-  private void renew(int node, long term) {
-    if (renewing != node || renewTerm != term) {
-      return;
-    }
-    long sent = sim.monoNanos(node);
-    sim.schedule(
-        1_000_000,
-        () -> {
-          if (renewing == node && renewTerm == term) {
-            sim.input(node, new Input.LeaseRenewed(RANGE, term, sent));
-          }
-        });
-    sim.schedule(LEASES.lease().toNanos() / 4, () -> renew(node, term));
   }
 
   private void until(java.util.function.BooleanSupplier done, String what) {

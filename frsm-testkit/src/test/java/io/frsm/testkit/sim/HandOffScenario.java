@@ -1,10 +1,7 @@
 package io.frsm.testkit.sim;
 
-import io.frsm.api.Version;
-import io.frsm.api.Versioned;
 import io.frsm.cell.AcceptedValue;
 import io.frsm.cell.Ballot;
-import io.frsm.cell.Cell;
 import io.frsm.cell.Key;
 import io.frsm.consensus.core.CoreConfig;
 import io.frsm.consensus.core.Effect;
@@ -12,15 +9,10 @@ import io.frsm.consensus.core.HandOffShipment;
 import io.frsm.consensus.core.Input;
 import io.frsm.consensus.core.LeaseConfig;
 import io.frsm.consensus.core.Message;
-import io.frsm.consensus.core.Operation;
-import io.frsm.consensus.core.Outcome;
 import io.frsm.consensus.core.Sabotage;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 
 /**
@@ -58,6 +50,8 @@ final class HandOffScenario implements AutoCloseable {
 
   private final long seed;
   private final Simulation sim;
+  private final ScriptedLease lease;
+  private final AcknowledgedWrites acked;
   private final boolean deliverShipment;
   private final boolean[] away = new boolean[3];
   private boolean dropFrom1To0;
@@ -70,10 +64,6 @@ final class HandOffScenario implements AutoCloseable {
   private SimRandom random;
   private final List<HandOffShipment> shipments = new ArrayList<>();
   private final List<Effect.HandOffDeclined> declined = new ArrayList<>();
-  private final Map<Key, byte[]> acked = new LinkedHashMap<>();
-  private final Map<Key, Version> versions = new LinkedHashMap<>();
-  private int renewing = -1;
-  private long renewTerm;
 
   /**
    * @param deliverShipment false: node 0 never gets node 1's shipment and scans (the baseline)
@@ -96,6 +86,8 @@ final class HandOffScenario implements AutoCloseable {
             .sabotage(sabotage)
             .build();
     this.sim = new Simulation(seed, FaultMix.calm(3), config, 1_000_000);
+    this.lease = new ScriptedLease(sim, LEASES);
+    this.acked = new AcknowledgedWrites(sim);
     sim.setEffectObserver(
         (node, effect) -> {
           if (effect instanceof Effect.HandOffShipped s) {
@@ -121,23 +113,9 @@ final class HandOffScenario implements AutoCloseable {
 
   Run run(int keys, int changed) {
     // Term 1 at node 0, over an empty range: its scan is short; then the keys, chosen everywhere.
-    grant(0, 1);
+    lease.grant(0, 1);
     until(() -> sim.rangeScansCompleted(0) == 1, "node 0 leader-only in term 1");
-    Ballot ballot = new Ballot(1, 0, 0);
-    List<Key> all = new ArrayList<>();
-    for (int i = 0; i < keys; i++) {
-      Key key = Key.of(("k-" + i).getBytes(StandardCharsets.US_ASCII));
-      byte[] value = ("v0-" + i).getBytes(StandardCharsets.US_ASCII);
-      AcceptedValue v = AcceptedValue.live(1, 1, ballot, value, false);
-      for (AcceptedValue a : List.of(v, v.withChosen(true))) {
-        for (int n = 0; n < 3; n++) {
-          sim.preload(n, Cell.accepted(key, a, 0)); // accepted everywhere, then known chosen
-        }
-      }
-      all.add(key);
-      acked.put(key, value);
-      versions.put(key, new Version(1, 1));
-    }
+    List<Key> all = acked.preloadChosen(keys);
     // Node 0 hands the range to node 1 and leaves.
     handOff(0, 1, 1);
     away[0] = true;
@@ -147,28 +125,28 @@ final class HandOffScenario implements AutoCloseable {
     java.util.Collections.shuffle(toChange, new java.util.Random(random.nextLong(Long.MAX_VALUE)));
     int[] pending = {0};
     for (Key key : toChange.subList(0, changed)) {
-      write(1, key, "v1", pending);
+      acked.write(1, key, "v1", pending);
     }
     until(() -> pending[0] == 0, "node 1's writes");
     away[0] = false;
     // The hand-back: a write in flight as the drain starts, one sent after the shipment.
     dropFrom1To0 = true;
     inFlight = all.get(random.nextInt(all.size()));
-    write(1, inFlight, "v2", pending);
+    acked.write(1, inFlight, "v2", pending);
     sim.schedule(3_000_000, this::startHandBack); // if its accept was never sent
     until(() -> shipments.size() == 2, "node 1's shipment");
     long drain = sim.nowNanos() - handBackAtNanos;
     HandOffShipment shipment = shipments.get(1);
-    write(1, all.get(random.nextInt(all.size())), "v3", pending);
+    acked.write(1, all.get(random.nextInt(all.size())), "v3", pending);
     until(() -> pending[0] == 0, "the writes around the hand-back");
     dropFrom1To0 = false;
     if (deliverShipment) {
       sim.input(0, new Input.ImportShipment(shipment));
     }
-    release(1, 2);
+    lease.release(1, 2);
     long entered = sim.handOffsEntered();
     long granted = sim.nowNanos();
-    grant(0, 3);
+    lease.grant(0, 3);
     until(
         () -> sim.handOffsEntered() > entered || sim.rangeScansCompleted(0) == 2,
         "node 0 leader-only in term 3");
@@ -176,7 +154,7 @@ final class HandOffScenario implements AutoCloseable {
     long handBack = sim.nowNanos() - handBackAtNanos;
     boolean byHandOff = sim.handOffsEntered() > entered;
     String[] first = {null};
-    long stale = staleReadsAtNode0(all, first);
+    long stale = acked.staleReadsAtNode0(all, first);
     return new Run(drain, catchUp, handBack, byHandOff, shipment.entries().size(), stale, first[0]);
   }
 
@@ -202,42 +180,29 @@ final class HandOffScenario implements AutoCloseable {
    * handBackCap} ({@link Input.HandOff#maxKeys}: the server's share of its drain budget).
    */
   Declined declinedHandBack(int keys, int changed, int handBackCap) {
-    grant(0, 1);
+    lease.grant(0, 1);
     until(() -> sim.rangeScansCompleted(0) == 1, "node 0 leader-only in term 1");
-    List<Key> all = new ArrayList<>();
-    for (int i = 0; i < keys; i++) {
-      Key key = Key.of(("k-" + i).getBytes(StandardCharsets.US_ASCII));
-      byte[] value = ("v0-" + i).getBytes(StandardCharsets.US_ASCII);
-      AcceptedValue v = AcceptedValue.live(1, 1, new Ballot(1, 0, 0), value, false);
-      for (AcceptedValue a : List.of(v, v.withChosen(true))) {
-        for (int n = 0; n < 3; n++) {
-          sim.preload(n, Cell.accepted(key, a, 0));
-        }
-      }
-      all.add(key);
-      acked.put(key, value);
-      versions.put(key, new Version(1, 1));
-    }
+    List<Key> all = acked.preloadChosen(keys);
     handOff(0, 1, 1); // node 0 wrote nothing in term 1: within any cap, shipped
     until(() -> sim.rangeScansCompleted(1) == 1, "node 1 leader-only in term 2");
     int[] pending = {0};
     for (Key key : all.subList(0, changed)) {
-      write(1, key, "v1", pending);
+      acked.write(1, key, "v1", pending);
     }
     until(() -> pending[0] == 0, "node 1's writes");
     int shipmentsBefore = shipments.size();
     sim.input(1, new Input.HandOff(RANGE, 2, handBackCap));
     until(() -> !declined.isEmpty(), "node 1's answer to the hand-off");
     long writtenBefore = acked.values().stream().filter(v -> v[0] == 'v' && v[1] == '2').count();
-    write(1, all.get(0), "v2", pending); // the range still takes operations
+    acked.write(1, all.get(0), "v2", pending); // the range still takes operations
     until(() -> pending[0] == 0, "the write after the decline");
     boolean taken =
         acked.values().stream().filter(v -> v[0] == 'v' && v[1] == '2').count() > writtenBefore;
-    release(1, 2);
-    grant(0, 3);
+    lease.release(1, 2);
+    lease.grant(0, 3);
     until(() -> sim.rangeScansCompleted(0) == 2, "node 0's scan in term 3");
     String[] first = {null};
-    long stale = staleReadsAtNode0(all, first);
+    long stale = acked.staleReadsAtNode0(all, first);
     return new Declined(
         List.copyOf(declined),
         shipments.size() - shipmentsBefore,
@@ -247,39 +212,13 @@ final class HandOffScenario implements AutoCloseable {
         first[0]);
   }
 
-  /** Reads every key at node 0 (leader-only where it may): how many differ from the last acked. */
-  private long staleReadsAtNode0(List<Key> all, String[] first) {
-    long[] stale = {0};
-    int[] reads = {all.size()};
-    for (Key key : all) {
-      sim.submit(
-          0,
-          new Operation.Get(key),
-          o -> {
-            reads[0]--;
-            byte[] got =
-                o instanceof Outcome.ReadResult r
-                    ? r.value().map(Versioned::value).orElse(null)
-                    : null;
-            if (!(o instanceof Outcome.ReadResult) || !Arrays.equals(got, acked.get(key))) {
-              stale[0]++;
-              if (first[0] == null) {
-                first[0] = key + " read " + o + ", last acknowledged " + text(acked.get(key));
-              }
-            }
-          });
-    }
-    until(() -> reads[0] == 0, "node 0's reads");
-    return stale[0];
-  }
-
   /**
    * Node 0 hands term 1 off, so its base is 1; then shipments of term 2 that a hostile or broken
    * peer could send reach it — a reserved key, keys out of order, a key twice — and then a sound
    * one. Returns how many of the three it refused, and of the sound one.
    */
   long[] hostileImports() {
-    grant(0, 1);
+    lease.grant(0, 1);
     until(() -> sim.rangeScansCompleted(0) == 1, "node 0 leader-only in term 1");
     handOff(0, 1, 1);
     AcceptedValue v = AcceptedValue.live(1, 1, new Ballot(1, 0, 0), new byte[] {1}, true);
@@ -320,26 +259,6 @@ final class HandOffScenario implements AutoCloseable {
     }
   }
 
-  private static String text(byte[] b) {
-    return b == null ? "absent" : new String(b, StandardCharsets.US_ASCII);
-  }
-
-  /** A CAS at {@code node} from the key's last acknowledged version; remembered if written. */
-  private void write(int node, Key key, String tag, int[] pending) {
-    pending[0]++;
-    byte[] value = (tag + "-" + key).getBytes(StandardCharsets.US_ASCII);
-    sim.submit(
-        node,
-        new Operation.Cas(key, versions.get(key), value),
-        o -> {
-          pending[0]--;
-          if (o instanceof Outcome.Written w) {
-            acked.put(key, value);
-            versions.put(key, w.version());
-          }
-        });
-  }
-
   /** The holder's agent: drain, shipment, release, and the successor's grant. */
   private void handOff(int from, int to, long term) {
     int before = shipments.size();
@@ -348,36 +267,8 @@ final class HandOffScenario implements AutoCloseable {
     if (deliverShipment) {
       sim.input(to, new Input.ImportShipment(shipments.get(before)));
     }
-    release(from, term);
-    grant(to, term + 1);
-  }
-
-  private void release(int node, long term) {
-    renewing = -1;
-    sim.input(node, new Input.ReleaseLease(RANGE, term));
-  }
-
-  /** Grants {@code term} after a release mark (no wait) and renews it every L/4. */
-  private void grant(int node, long term) {
-    renewing = node;
-    renewTerm = term;
-    sim.input(node, new Input.TermGranted(RANGE, term, true));
-    renew(node, term);
-  }
-
-  private void renew(int node, long term) {
-    if (renewing != node || renewTerm != term) {
-      return;
-    }
-    long sent = sim.monoNanos(node);
-    sim.schedule(
-        1_000_000,
-        () -> {
-          if (renewing == node && renewTerm == term) {
-            sim.input(node, new Input.LeaseRenewed(RANGE, term, sent));
-          }
-        });
-    sim.schedule(LEASES.lease().toNanos() / 4, () -> renew(node, term));
+    lease.release(from, term);
+    lease.grant(to, term + 1);
   }
 
   private void until(java.util.function.BooleanSupplier done, String what) {
