@@ -118,6 +118,18 @@ public final class ConsensusKeys {
           .doc(
               "with consensus.handOff: a hand-back to a returning node drains only if the interim term lasted at most this long; longer: it releases plainly and the returning node scans");
 
+  /**
+   * docs/PROTOCOL.md "A graceful stop hands off": how long a graceful stop waits for the hand-offs
+   * of the ranges it holds. Unset: two leases, the two bounds a hand-off gives itself (one to ship,
+   * one for the acknowledgement).
+   */
+  public static final ConfigKey<Duration> HAND_OFF_STOP_WAIT =
+      ConfigKey.of("consensus.handOffStopWait", ValueType.DURATION, null)
+          .range(Duration.ZERO, Duration.ofMinutes(10))
+          .derivedByDefault("2 × consensus.lease")
+          .doc(
+              "with consensus.handOff: how long a graceful stop waits for the hand-offs of the ranges the node holds, then releases the rest plainly (their successors scan); 0s: a stop releases every range plainly");
+
   /** 0 picks {@link NodeDefaults#coreThreads(int)} of the machine's CPUs. */
   public static final ConfigKey<Integer> CORE_THREADS =
       ConfigKey.of("consensus.coreThreads", ValueType.INTEGER, 0)
@@ -152,6 +164,7 @@ public final class ConsensusKeys {
           HAND_OFF_MAX_KEYS,
           HAND_OFF_DRAIN_BUDGET_KEYS,
           HAND_OFF_MAX_ABSENCE,
+          HAND_OFF_STOP_WAIT,
           CORE_THREADS,
           CORE_ON_TRANSPORT_LOOP,
           CLOCK_CACHE_BYTES);
