@@ -125,6 +125,18 @@ public final class ConsensusKeys {
           .doc(
               "the most keys a second this node's membership settles start reading, over all its settling ranges (split evenly over its core shards); 0: unpaced");
 
+  /**
+   * docs/PROTOCOL.md "A graceful stop hands off": how long a graceful stop waits for the hand-offs
+   * of the ranges it holds. Unset: two leases, the two bounds a hand-off gives itself (one to ship,
+   * one for the acknowledgement).
+   */
+  public static final ConfigKey<Duration> HAND_OFF_STOP_WAIT =
+      ConfigKey.of("consensus.handOffStopWait", ValueType.DURATION, null)
+          .range(Duration.ZERO, Duration.ofMinutes(10))
+          .derivedByDefault("2 × consensus.lease")
+          .doc(
+              "with consensus.handOff: how long a graceful stop waits for the hand-offs of the ranges the node holds, then releases the rest plainly (their successors scan); 0s: a stop releases every range plainly");
+
   /** 0 picks {@link NodeDefaults#coreThreads(int)} of the machine's CPUs. */
   public static final ConfigKey<Integer> CORE_THREADS =
       ConfigKey.of("consensus.coreThreads", ValueType.INTEGER, 0)
@@ -160,6 +172,7 @@ public final class ConsensusKeys {
           HAND_OFF_DRAIN_BUDGET_KEYS,
           HAND_OFF_MAX_ABSENCE,
           SETTLE_KEYS_PER_SECOND,
+          HAND_OFF_STOP_WAIT,
           CORE_THREADS,
           CORE_ON_TRANSPORT_LOOP,
           CLOCK_CACHE_BYTES);

@@ -128,6 +128,7 @@ final class HandOffBaseKeeper implements AutoCloseable {
             if (!afterNextFlush.isEmpty()) {
               startFlush();
             }
+            notifyAll(); // awaitRecorded
           }
         },
         writer);
@@ -170,6 +171,24 @@ final class HandOffBaseKeeper implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException("hand-off base record of range " + range + " not deleted", e);
     }
+  }
+
+  /**
+   * Waits at most {@code bound} until every base reached so far has its record written (or will
+   * never have one: its flush or write failed, or it was dropped). A graceful stop calls it after
+   * its hand-offs, before the engine closes: a record still waiting then is never written, and that
+   * range scans when the node comes back. Returns whether nothing was left waiting.
+   */
+  synchronized boolean awaitRecorded(java.time.Duration bound) throws InterruptedException {
+    long deadline = System.nanoTime() + bound.toNanos();
+    while (flushing || !afterNextFlush.isEmpty()) {
+      long left = deadline - System.nanoTime();
+      if (left <= 0) {
+        return false;
+      }
+      java.util.concurrent.TimeUnit.NANOSECONDS.timedWait(this, left);
+    }
+    return true;
   }
 
   /** Whether a flush for some base is in flight (tests). */

@@ -83,6 +83,27 @@ final class HandOffMeters {
                 "hand-offs after which the successor scans",
                 "import_refused")
             .register(registry, core, HandOffTally::importsRefused));
+    ToDoubleFunction<ToDoubleFunction<RangeLeadership>> stop =
+        f -> {
+          RangeLeadership l = leadership.get();
+          return l == null ? 0 : f.applyAsDouble(l);
+        };
+    meters.add(
+        counter(
+                "frsm.shutdown.ranges",
+                "ranges a graceful stop held, by how it gave them up",
+                null,
+                "outcome",
+                "handed_off")
+            .register(registry, stop, RangeLeadership::stopRangesHandedOff));
+    meters.add(
+        counter(
+                "frsm.shutdown.ranges",
+                "ranges a graceful stop held, by how it gave them up",
+                null,
+                "outcome",
+                "released")
+            .register(registry, stop, RangeLeadership::stopRangesReleased));
     ToDoubleFunction<ToDoubleFunction<CoreShards>> shards =
         f -> {
           CoreShards c = cores.get();

@@ -240,7 +240,11 @@ final class NodeMembership {
   }
 
   private void writeUnreachable() {
-    if (stopped.getAsBoolean() || failed || !serving.getAsBoolean()) {
+    // Before the core serves the marker does not exist yet (markReady writes the newest set). A
+    // graceful stop no longer serves but still writes: it names every range, so that the other
+    // replicas compete while it hands its ranges over (docs/PROTOCOL.md "A graceful stop hands
+    // off"); the marker is only changed, never made again, and goes with the session.
+    if (failed || !(serving.getAsBoolean() || stopped.getAsBoolean())) {
       return;
     }
     Set<Integer> ranges = unreachableRanges; // the newest: a later call writes again anyway

@@ -149,7 +149,10 @@ record NodeSettings(
         .build();
   }
 
-  /** What a node's hand-backs may drain (consensus.handOffMaxKeys and the two keys after it). */
+  /**
+   * What a node's hand-backs may drain (consensus.handOffMaxKeys and the keys after it); the stop
+   * wait, unset, is two leases.
+   */
   io.frsm.server.zk.HandOffLimits handOffLimits() {
     return handOffLimits(config);
   }
@@ -163,7 +166,13 @@ record NodeSettings(
     return new io.frsm.server.zk.HandOffLimits(
         maxKeys,
         Math.max(maxKeys, config.get(ConsensusKeys.HAND_OFF_DRAIN_BUDGET_KEYS)),
-        config.get(ConsensusKeys.HAND_OFF_MAX_ABSENCE));
+        config.get(ConsensusKeys.HAND_OFF_MAX_ABSENCE),
+        stopWait(config));
+  }
+
+  private static java.time.Duration stopWait(FrsmConfig config) {
+    java.time.Duration set = config.get(ConsensusKeys.HAND_OFF_STOP_WAIT);
+    return set != null ? set : config.get(ConsensusKeys.LEASE).multipliedBy(2);
   }
 
   CoreConfig.Modes modes() {

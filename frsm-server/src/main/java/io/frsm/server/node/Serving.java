@@ -46,6 +46,11 @@ final class Serving {
 
   private final AtomicBoolean leadershipEnded = new AtomicBoolean();
 
+  /** How long a graceful stop waits for its hand-offs, and again for their base records. */
+  private volatile Duration stopWait = Duration.ZERO;
+
+  private volatile int self = -1;
+
   /**
    * The nodes of the installed ring version that are not in the shape (joined by a membership
    * change): their peer messages are taken too. Only grows: an ex-member's late replies are
@@ -143,6 +148,8 @@ final class Serving {
       site.handOffBases().dropAll();
     }
     baseKeeper = keeper;
+    stopWait = site.handOffLimits().stopWait();
+    self = site.self();
     core.start();
     if (keeper != null) {
       // Before range leadership starts: each record reaches its shard ahead of any grant.
@@ -264,18 +271,41 @@ final class Serving {
   }
 
   /**
-   * Ends range leadership unless it ended already. {@code graceful}: leave every latch, releasing
-   * each lease through the core, so successors start at once; otherwise just stop renewing (the
-   * node is killed: its session's end removes the latch nodes, successors wait out the lease).
+   * Ends range leadership unless it ended already. {@code graceful}: hand every held range over
+   * (with {@code consensus.handOff} by a shipment, waiting at most the stop wait, then for the base
+   * records those shipments reached at most as long again: docs/PROTOCOL.md "A graceful stop hands
+   * off"), leave every latch, releasing each lease through the core, so successors start at once;
+   * otherwise just stop renewing (the node is killed: its session's end removes the latch nodes,
+   * successors wait out the lease).
    */
-  void endLeadership(boolean graceful) {
+  void endLeadership(boolean graceful) throws InterruptedException {
     Parts p = parts;
     if (p != null && leadershipEnded.compareAndSet(false, true)) {
       if (graceful) {
-        p.leadership().close();
+        p.leadership().close(true);
+        HandOffBaseKeeper keeper = baseKeeper;
+        if (keeper != null && !keeper.awaitRecorded(stopWait)) {
+          LOG.log(
+              Level.WARNING,
+              "node {0}: hand-off base records still waiting for their flush after {1}; those"
+                  + " ranges will be scanned when the node comes back",
+              self,
+              stopWait);
+        }
       } else {
         p.leadership().abandon();
       }
+    }
+  }
+
+  /**
+   * After a fatal error of the core: leaves every latch at once, releasing each lease through the
+   * core as far as it still answers (it ships nothing: no hand-off), unless leadership ended.
+   */
+  void releaseLeadership() {
+    Parts p = parts;
+    if (p != null && leadershipEnded.compareAndSet(false, true)) {
+      p.leadership().close(false);
     }
   }
 

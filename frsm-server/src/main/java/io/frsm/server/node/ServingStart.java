@@ -75,7 +75,7 @@ final class ServingStart implements ClusterFormation.RingListener {
             error ->
                 membership.leaveForGood(
                     () -> {
-                      serving.endLeadership(true);
+                      serving.releaseLeadership();
                       settings.onFatalError().accept(error);
                     }),
             local.diskSpace.silence(),

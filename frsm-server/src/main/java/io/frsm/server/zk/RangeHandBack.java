@@ -78,6 +78,9 @@ final class RangeHandBack {
   /** Hand-offs waiting for asks outstanding to be answered ({@link DrainBudget#mustWait}). */
   private final Deque<Run> waiting = new ArrayDeque<>();
 
+  /** Per range, the term of its newest shipment (a graceful stop counts what it handed off). */
+  private final Map<Integer, Long> shippedTerms = new HashMap<>();
+
   private final LongAdder begun = new LongAdder();
   private final LongAdder shipped = new LongAdder();
   private final LongAdder shippedKeys = new LongAdder();
@@ -266,6 +269,7 @@ final class RangeHandBack {
     drainNanos.add(took);
     drainNanosMax.accumulate(took);
     shipped.increment();
+    shippedTerms.put(range, run.grant.term());
     shippedKeys.add(s.entries().size());
     CompletableFuture<Boolean> delivered;
     try {
@@ -321,6 +325,12 @@ final class RangeHandBack {
       }
       askWaiting();
     }
+  }
+
+  /** Whether the core shipped {@code range}'s term {@code term} to a successor. */
+  boolean shipped(int range, long term) {
+    Long t = shippedTerms.get(range);
+    return t != null && t == term;
   }
 
   /** Keys the node's drains hold of the budget now (asked or draining). */

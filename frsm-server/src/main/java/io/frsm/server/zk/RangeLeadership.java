@@ -44,6 +44,13 @@ import org.apache.curator.framework.CuratorFramework;
  * and joins no latch of theirs (a pre-vote guard) — and publishes them, so that the others count it
  * out too, until its cores report the quorum reachable again.
  *
+ * <p>Graceful stop (docs/PROTOCOL.md "A graceful stop hands off"): {@link #close} first counts the
+ * node out of every range it replicates — in its own view and in its ready marker, as a step-down
+ * does for one range — so each range it holds goes through the same hand-over (a drain and a
+ * shipment with {@code consensus.handOff}, else a plain release) and its successor competes; it
+ * waits for those hand-offs at most the stop wait ({@link HandOffLimits#stopWait}), then releases
+ * the rest plainly.
+ *
  * <p>Leadership is advisory: two nodes that both believe they lead cannot break safety (ballots,
  * terms persisted at a quorum and the lease wait do), it only costs liveness. Latch and membership
  * events are handled on one thread; ZooKeeper calls never run on Curator's event thread.
@@ -179,6 +186,17 @@ public final class RangeLeadership implements AutoCloseable {
 
   /** Hand-backs with a shipment instead of a scan ({@link RangeHandBack}). */
   private final RangeHandBack handBack;
+
+  /** The graceful stop's hand-over, once {@link #close} began it (event thread); null before. */
+  private StopHandOver stop;
+
+  /** Whether the stop hands ranges off (a nonzero wait), or releases them plainly. */
+  private boolean stopHandsOff;
+
+  /** Ranges held at a graceful stop that were handed off, and those released plainly. */
+  private volatile long stopHandedOff;
+
+  private volatile long stopReleased;
 
   public RangeLeadership(
       CuratorFramework zk, ZkLayout layout, int self, Ring ring, Duration lease, Sink sink) {
@@ -352,7 +370,9 @@ public final class RangeLeadership implements AutoCloseable {
           if (!unreachable.update(down, up, replicated.keySet())) {
             return;
           }
-          publishUnreachable.accept(unreachable.snapshot());
+          if (stop == null) { // a stopping node's marker names every range (beginStop)
+            publishUnreachable.accept(unreachable.snapshot());
+          }
           if (viewSeen) {
             viewChanged();
           }
@@ -417,13 +437,22 @@ public final class RangeLeadership implements AutoCloseable {
     tellCandidacy(false);
   }
 
-  /** The view on the event thread, with this node's own unreachable ranges. */
+  /** The view on the event thread, with the ranges this node does not compete for. */
   private LeadershipView currentView() {
     Map<Integer, Set<Integer>> all = new HashMap<>(othersUnreachable);
-    if (!unreachable.isEmpty()) {
-      all.put(self, unreachable.snapshot());
+    Set<Integer> own = notCompeting();
+    if (!own.isEmpty()) {
+      all.put(self, own);
     }
     return new LeadershipView(live, ready, Map.copyOf(all));
+  }
+
+  /**
+   * The ranges this node does not compete for: those whose quorum it cannot reach, or, once it
+   * stops, every range it replicates.
+   */
+  private Set<Integer> notCompeting() {
+    return stop != null ? Set.copyOf(replicated.keySet()) : unreachable.snapshot();
   }
 
   /** Tells the core each replicated range whose candidacy became {@code now} in this view. */
@@ -511,8 +540,18 @@ public final class RangeLeadership implements AutoCloseable {
     return new LeadershipView(live, ready, Map.of()).preferredHolder(-1, replicas);
   }
 
+  /**
+   * Runs {@code task} on the event thread; while the node stops, then checks whether the stop's
+   * hand-offs are all over (every change of theirs is such a task).
+   */
   private void post(Runnable task) {
-    events.post(task);
+    events.post(
+        () -> {
+          task.run();
+          if (stop != null) {
+            stop.check(handBack::underWay);
+          }
+        });
   }
 
   private void rebalance() {
@@ -525,18 +564,22 @@ public final class RangeLeadership implements AutoCloseable {
         latches.join(range);
       } else if (!preferred && latches.joined(range) && !handBack.underWay(range)) {
         String why =
-            unreachable.contains(range)
-                ? "steps down: no answer from a quorum of its replicas"
-                : preferredHolder < 0
-                    ? "no replica is preferred"
-                    : "replica " + preferredHolder + " is preferred";
+            stop != null
+                ? "node stopping"
+                : unreachable.contains(range)
+                    ? "steps down: no answer from a quorum of its replicas"
+                    : preferredHolder < 0
+                        ? "no replica is preferred"
+                        : "replica " + preferredHolder + " is preferred";
         Runnable release =
             () -> {
               latches.leave(range, why, true);
               rejoinLater(range); // preferred again meanwhile? then it competes again
             };
-        boolean returning = !unreachable.contains(range); // not a step-down
-        if (!handBack.begin(range, preferredHolder, returning, why, release)) {
+        // Not a step-down nor a stop: a hand-back to a returning node (the absence limit applies).
+        boolean returning = !unreachable.contains(range) && stop == null;
+        boolean handsOff = stop == null || stopHandsOff;
+        if (!handsOff || !handBack.begin(range, preferredHolder, returning, why, release)) {
           latches.leave(range, why, true);
         }
       }
@@ -547,16 +590,47 @@ public final class RangeLeadership implements AutoCloseable {
     renewer.schedule(() -> post(this::rebalance), 200, TimeUnit.MILLISECONDS);
   }
 
-  /**
-   * Leaves every latch (ending every lease) and stops; returns once the creations of their entries
-   * are answered, so the caller may close the ZooKeeper client.
-   */
+  /** How long a graceful stop waits for its hand-offs (zero without hand-offs). */
+  private Duration stopWait() {
+    return sink.handsOff() ? sink.handOffLimits().stopWait() : Duration.ZERO;
+  }
+
   @Override
   public void close() {
+    close(true);
+  }
+
+  /**
+   * Graceful stop (docs/PROTOCOL.md "A graceful stop hands off"): hands over every range the node
+   * holds as a step-down does — with hand-offs on, a drain and a shipment to the successor, so that
+   * when this node comes back it can take the range back by an import — waits for those hand-offs
+   * at most the stop wait, then leaves every latch still joined plainly (ending every lease) and
+   * stops; returns once the creations of their entries are answered, so the caller may close the
+   * ZooKeeper client.
+   *
+   * @param handOver false: release every range plainly at once (the node's core failed: it ships
+   *     nothing)
+   */
+  public void close(boolean handOver) {
+    Duration wait = handOver ? stopWait() : Duration.ZERO;
+    long began = System.nanoTime();
+    java.util.concurrent.CompletableFuture<Void> handedOver =
+        new java.util.concurrent.CompletableFuture<>();
+    post(() -> beginStop(wait, handedOver));
+    try {
+      handedOver.get(wait.toNanos(), TimeUnit.NANOSECONDS);
+    } catch (java.util.concurrent.TimeoutException e) {
+      // What is still under way is released plainly below: a stop never waits longer.
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (java.util.concurrent.ExecutionException e) {
+      LOG.log(System.Logger.Level.WARNING, "node " + self + ": stop hand-over failed", e);
+    }
     java.util.concurrent.CompletableFuture<Void> done =
         new java.util.concurrent.CompletableFuture<>();
     post(
         () -> {
+          endStop(began);
           for (int range : latches.joinedRanges()) {
             handBack.forget(range); // a drain under way ends with the plain release
             latches.leave(range, "node stopping", true);
@@ -574,6 +648,70 @@ public final class RangeLeadership implements AutoCloseable {
     events.shutdownNow();
     renewer.shutdownNow();
     zooKeeperCalls.shutdownNow();
+    if (done.isDone() && held.count() != 0) {
+      // Every latch was left on purpose, each release taking its term out of the held ones.
+      throw new IllegalStateException(
+          "node " + self + " ended its leadership still holding " + held.count() + " term(s)");
+    }
+  }
+
+  /**
+   * The stop begins (event thread): the node counts itself out of every range it replicates, in its
+   * view and its ready marker, so that each range it holds is handed over as on a step-down and its
+   * successor competes; {@code handedOver} completes once none of those hand-offs is under way.
+   */
+  private void beginStop(Duration wait, java.util.concurrent.CompletableFuture<Void> handedOver) {
+    Map<Integer, Long> terms = new java.util.TreeMap<>();
+    for (int range : latches.joinedRanges()) {
+      TermGrant g = held.grant(range);
+      if (g != null) {
+        terms.put(range, g.term());
+      }
+    }
+    stop = new StopHandOver(terms, handedOver);
+    stopHandsOff = !wait.isZero();
+    publishUnreachable.accept(Set.copyOf(replicated.keySet()));
+    LOG.log(
+        System.Logger.Level.INFO,
+        "node {0} stopping: hands over the {1} range(s) it holds {2}{3}",
+        self,
+        terms.size(),
+        terms.keySet(),
+        wait.isZero() ? ", plainly" : ", waiting at most " + wait + " for their hand-offs");
+    if (viewSeen) { // without a view no latch was joined: nothing to hand over
+      viewChanged(); // every range is now another replica's: rebalance hands over each held one
+    }
+  }
+
+  /** The stop's wait is over (event thread): counts and logs how its ranges were given up. */
+  private void endStop(long beganNanos) {
+    if (stop == null) {
+      return; // the stop never began (the event thread was gone)
+    }
+    StopHandOver.Outcome o = stop.outcome(handBack::shipped);
+    stopHandedOff += o.handedOff();
+    stopReleased += o.released();
+    LOG.log(
+        System.Logger.Level.INFO,
+        "node {0} stopping: {1} range(s) handed off, {2} released plainly (their successors scan),"
+            + " after {3} ms",
+        self,
+        o.handedOff(),
+        o.released(),
+        TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - beganNanos));
+  }
+
+  /**
+   * Ranges a graceful stop handed off (the core shipped the term it held to a successor), and those
+   * it released plainly (docs/OPERATIONS.md {@code frsm.shutdown.ranges}).
+   */
+  public long stopRangesHandedOff() {
+    return stopHandedOff;
+  }
+
+  /** Ranges held at a graceful stop that were released plainly: their successors scan. */
+  public long stopRangesReleased() {
+    return stopReleased;
   }
 
   /** Forgets every latch without touching ZooKeeper (the node is killed; its session ends). */

@@ -85,6 +85,7 @@ class FrsmNodeConfigTest {
         handOffDrainBudgetKeys: 128
         handOffMaxAbsence: 10m
         settleKeysPerSecond: 700
+        handOffStopWait: 5s
         coreThreads: 3
         coreOnTransportLoop: true
         clockCacheBytes: 32MiB
@@ -185,9 +186,26 @@ class FrsmNodeConfigTest {
     assertTrue(settings.modes().handOff(), "consensus.handOff reaches the core's modes");
     assertEquals(64, settings.modes().handOffMaxKeys(), "consensus.handOffMaxKeys too");
     assertEquals(
-        new io.frsm.server.zk.HandOffLimits(64, 128, java.time.Duration.ofMinutes(10)),
+        new io.frsm.server.zk.HandOffLimits(
+            64, 128, java.time.Duration.ofMinutes(10), java.time.Duration.ofSeconds(5)),
         settings.handOffLimits(),
         "the hand-off limits reach the agent");
+  }
+
+  /** consensus.handOffStopWait unset: two leases, whatever the lease. */
+  @Test
+  void handOffStopWait_unset_isTwoLeases() throws Exception {
+    assertEquals(
+        java.time.Duration.ofSeconds(4),
+        FrsmNode.builder().config(load(MINIMAL)).build().settings().handOffLimits().stopWait());
+    assertEquals(
+        java.time.Duration.ofSeconds(6),
+        FrsmNode.builder()
+            .config(load(MINIMAL + "consensus:\n  lease: 3s\n"))
+            .build()
+            .settings()
+            .handOffLimits()
+            .stopWait());
   }
 
   @Test

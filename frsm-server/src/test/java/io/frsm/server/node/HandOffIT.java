@@ -53,6 +53,90 @@ class HandOffIT {
     assertEquals(r.ranges - r.records, r.newScans, "only ranges without a record scanned");
   }
 
+  /**
+   * A graceful stop hands off (docs/PROTOCOL.md "A graceful stop hands off"): node 1, the natural
+   * leader serving its ranges leader-only under the counter load, is closed — no step-down first —
+   * so its stop drains and ships each range to its stand-in and writes its base records; started
+   * again on its directories, it takes every range back by importing the stand-ins' shipments, with
+   * no scan. A plain rolling restart of a node.
+   */
+  @Test
+  void gracefulStop_handsItsRangesOff_theRestartedLeaderImports(@TempDir Path dir)
+      throws Exception {
+    Result r = run(dir, true, 0, Return.STOPPED);
+    assertEquals(r.ranges, r.stopHandedOff + r.stopReleased, "every range held counted once");
+    // A drain that gave up after a lease on a loaded machine releases plainly: no record, and
+    // that range is scanned; every other range is imported.
+    assertTrue(r.stopHandedOff > 0, "the stop handed no range off");
+    assertTrue(r.records > 0, "no base record written at the stop");
+    assertEquals(r.records, r.imported, "ranges entered by import after the restart");
+    assertEquals(r.ranges - r.records, r.newScans, "only ranges without a record scanned");
+  }
+
+  /**
+   * A stop whose hand-offs cannot finish — node 1 cut off from its peers (not from ZooKeeper), so
+   * its drains reach no quorum — still ends within its bound and releases every range plainly; the
+   * stand-ins take them over.
+   */
+  @Test
+  void gracefulStop_cutOffFromItsPeers_endsWithinTheBound_releasingPlainly(@TempDir Path dir)
+      throws Exception {
+    Duration stopWait = Duration.ofSeconds(1);
+    Duration drainTimeout = Duration.ofSeconds(5); // TestCluster's
+    try (TestCluster cluster =
+        TestCluster.withFaults(
+            dir,
+            b ->
+                b.set(ConsensusKeys.HAND_OFF, true)
+                    .set(ConsensusKeys.HAND_OFF_STOP_WAIT, stopWait)
+                    // No step-down: the cut must reach the stop with node 1 still holding.
+                    .stepDownAfter(Duration.ZERO))) {
+      Ring ring = cluster.ring();
+      List<Integer> ledBy1 = new ArrayList<>();
+      for (int r = 0; r < ring.rangeCount(); r++) {
+        if (ring.replicasOfRange(r).get(0) == 1) {
+          ledBy1.add(r);
+        }
+      }
+      FrsmNode n1 = cluster.node(1);
+      // Every range of node 1 has a key written in node 1's term: its drains have keys to settle.
+      HotKeyLoad load = new HotKeyLoad(cluster, ledBy1);
+      Await.until(
+          () -> load.keys().stream().allMatch(k -> k.acknowledged.get() >= 3),
+          TIMEOUT,
+          "every hot key to take increments");
+      int held = n1.rangesLed();
+      cluster.isolateFromPeers(1);
+      long closeAt = System.nanoTime();
+      n1.close();
+      long closeMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - closeAt);
+      var leadership = n1.servingParts().leadership();
+      System.out.printf(
+          "cut-off stop: %d ranges held, %d handed off, %d released plainly; close took %d ms"
+              + " (drain timeout %d ms, stop wait %d ms)%n",
+          held,
+          leadership.stopRangesHandedOff(),
+          leadership.stopRangesReleased(),
+          closeMillis,
+          drainTimeout.toMillis(),
+          stopWait.toMillis());
+      assertEquals(0, leadership.stopRangesHandedOff(), "no drain can ship without a quorum");
+      assertEquals(held, leadership.stopRangesReleased(), "every range held released plainly");
+      // The stop's bound, not a speed: the drain, the hand-offs and their records each waited at
+      // most their bound; 10 s for the rest of the stop (ZooKeeper, transports, the engine).
+      long boundMillis = drainTimeout.plus(stopWait.multipliedBy(2)).toMillis() + 10_000;
+      assertTrue(closeMillis <= boundMillis, "close took " + closeMillis + " ms > " + boundMillis);
+      cluster.healLinks();
+      for (int r : ledBy1) {
+        cluster.awaitLeader(r, ring.replicasOfRange(r).get(1), TIMEOUT);
+      }
+      load.awaitIncrementsAfter(System.nanoTime(), TIMEOUT, "increments at the stand-ins");
+      load.close();
+      assertEquals(
+          List.of(), load.counterViolations(cluster.thinClient()), "increments lost or doubled");
+    }
+  }
+
   /** As above with node 1's base records damaged while it is down: not trusted, it scans. */
   @Test
   void restartWithItsBaseRecordsDamaged_theReturningLeaderScans(@TempDir Path dir)
@@ -104,7 +188,9 @@ class HandOffIT {
       HandBackCounts standIns,
       long backMillis,
       long declined,
-      long records) {}
+      long records,
+      long stopHandedOff,
+      long stopReleased) {}
 
   /** How node 1 comes back to its ranges. */
   private enum Return {
@@ -113,7 +199,9 @@ class HandOffIT {
     /** It stops gracefully and starts again. */
     RESTART,
     /** As {@link #RESTART}, one byte of each of its base records flipped while it is down. */
-    RESTART_RECORDS_DAMAGED
+    RESTART_RECORDS_DAMAGED,
+    /** It gives its ranges up by a graceful stop (no step-down), then starts again. */
+    STOPPED
   }
 
   private static Result run(Path dir, boolean handOff, int preload) throws Exception {
@@ -166,7 +254,16 @@ class HandOffIT {
       HandOffTally[] standInTallies = {null, null, tally(cluster.node(2)), tally(cluster.node(3))};
       long errorsAtGiveUp = load.errorCount();
       long giveUpAt = System.nanoTime();
-      giveUp(cluster, ledBy1);
+      long stopMillis = -1;
+      if (how == Return.STOPPED) {
+        n1.close(); // a graceful stop, no step-down first
+        stopMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - giveUpAt);
+        for (int r : ledBy1) {
+          cluster.awaitLeader(r, ring.replicasOfRange(r).get(1), TIMEOUT);
+        }
+      } else {
+        giveUp(cluster, ledBy1);
+      }
       load.awaitIncrementsAfter(System.nanoTime(), TIMEOUT, "increments at the stand-ins");
       long servedAt = System.nanoTime();
       System.out.printf(
@@ -203,15 +300,25 @@ class HandOffIT {
         backAt = System.nanoTime();
         n1.servingParts().leadership().quorumChanged(Set.of(), Set.copyOf(ledBy1));
       } else {
-        n1.close();
+        if (how != Return.STOPPED) {
+          n1.close();
+        }
         Path records = dir.resolve("node-1/data").resolve(HandOffBaseRecords.DIRECTORY);
-        List<Path> files;
-        try (var list = java.nio.file.Files.list(records)) {
-          files = list.toList();
+        List<Path> files = List.of(); // no directory: no record was ever written
+        if (java.nio.file.Files.isDirectory(records)) {
+          try (var list = java.nio.file.Files.list(records)) {
+            files = list.toList();
+          }
         }
         recordsWritten = files.size();
         System.out.printf(
-            "node 1 stopped with %d base records for its %d ranges%n", files.size(), ledBy1.size());
+            "node 1 stopped with %d base records for its %d ranges (stop: %d handed off, %d"
+                + " released plainly, close %d ms)%n",
+            files.size(),
+            ledBy1.size(),
+            n1.servingParts().leadership().stopRangesHandedOff(),
+            n1.servingParts().leadership().stopRangesReleased(),
+            stopMillis);
         if (how == Return.RESTART_RECORDS_DAMAGED) {
           for (Path f : files) {
             byte[] b = java.nio.file.Files.readAllBytes(f);
@@ -263,7 +370,9 @@ class HandOffIT {
           standIns,
           backMillis,
           declined(standIns) - declinedBefore,
-          recordsWritten);
+          recordsWritten,
+          n1.servingParts().leadership().stopRangesHandedOff(),
+          n1.servingParts().leadership().stopRangesReleased());
     }
   }
 
