@@ -20,6 +20,9 @@
 # the measured window: CPU, context switches, read/write system calls, heap allocation, threads
 # and (perf stat, if it runs here) every system call by kind — to OUT_DIR/counts.txt, perf's raw
 # output in OUT_DIR/<run>/perf/ (issue 26: costs that do not depend on the shared machine's load).
+# With GC_LOG=1 the nodes log their collections (-Xlog:gc*=debug) to OUT_DIR/<run>/node-N-gc.log and
+# gc-summary.py's line per node for the measured window (pauses by kind, young p50/max, Object Copy,
+# bytes copied into survivor and old regions per pause, old-generation peak) goes to OUT_DIR/gc.txt.
 # Needs frsm-server/target/frsm.jar and frsm-bench/target/frsm-bench.jar
 # (./mvnw -B -q -ntp -pl frsm-server,frsm-bench -am package -DskipTests).
 set -euo pipefail
@@ -42,6 +45,7 @@ NODE_JAVA="${NODE_JAVA:-java}"    # the nodes' java launcher (e.g. a newer JDK's
 CLIENT_EXTRA="${CLIENT_EXTRA:-}" # e.g. JFR options for the client JVM
 COUNTS="${COUNTS:-0}"
 CLIENT_ARGS="${CLIENT_ARGS:-}" # more RemoteWorkloadMain options, e.g. --own-loops
+GC_LOG="${GC_LOG:-0}" # 1: the nodes log their collections; gc-summary.py's lines go to OUT/gc.txt
 mkdir -p "$out"
 
 pids=()
@@ -127,8 +131,10 @@ metrics:
   port: $metrics
   bindAddress: 127.0.0.1
 YAML
+    local gc_log=""
+    if [ "$GC_LOG" = 1 ]; then gc_log="-Xlog:gc*=debug:file=$dir/node-$n-gc.log:uptime,tags"; fi
     # shellcheck disable=SC2086
-    $NODE_JAVA $NODE_HEAP $NODE_GC $provider ${NODE_EXTRA//@NODE@/$dir/node-$n} \
+    $NODE_JAVA $NODE_HEAP $NODE_GC $gc_log $provider ${NODE_EXTRA//@NODE@/$dir/node-$n} \
       -jar "$frsm_jar" server --config "$dir/node-$n.yaml" >"$dir/node-$n.log" 2>&1 &
     pids=($! "${pids[@]}") # nodes first: stopped before their ZooKeeper, they deregister fast
     node_pids="${node_pids:+$node_pids,}$!"
@@ -175,6 +181,10 @@ YAML
   done
   echo "$(date -u +%H:%M:%S) $run load=[$load] $line$counts" | tee -a "$out/results.txt"
   cleanup
+  if [ "$GC_LOG" = 1 ]; then # the nodes stop right after the client: the logs' last MEASURE s
+    "$repo/frsm-bench/scripts/gc-summary.py" --last "$MEASURE" "$dir"/node-*-gc.log \
+      | sed "s|^$dir/|$run |" | tee -a "$out/gc.txt"
+  fi
   sync
   sleep 5
 }
