@@ -34,6 +34,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  * perf's raw output in DIR). {@code --own-loops}: each client on network threads of its own instead
  * of the process's shared ones.
  *
+ * <p>{@code --zookeeper HOST:PORT[,...]} runs the same workload against a ZooKeeper ensemble
+ * instead ({@link ZooKeeperKvClient}): each independent client is one session, client i on server i
+ * mod n; reads are sync + getData (linearizable) unless {@code --zk-reads plain} (getData from the
+ * session's server: a labelled extra, not the comparison's main line). {@code --node-pids} then
+ * names the ZooKeeper servers' pids (their CPU per operation); {@code --node-metrics} does not
+ * apply. Issue 26's like-for-like comparison ({@code frsm-bench/scripts/peers-ab.sh}).
+ *
  * <pre>{@code
  * java -cp frsm-bench/target/frsm-bench.jar io.frsm.bench.experiment.RemoteWorkloadMain \
  *     --seeds 127.0.0.1:P1,127.0.0.1:P2 --cluster ID (--insecure | --ca F --cert F --key F) \
@@ -59,6 +66,8 @@ public final class RemoteWorkloadMain {
     List<Integer> nodeMetrics = new ArrayList<>();
     Path perfDir = null;
     boolean ownLoops = false;
+    List<String> zookeeper = new ArrayList<>();
+    boolean zkSync = true;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--seeds" -> seeds = args[++i];
@@ -84,12 +93,16 @@ public final class RemoteWorkloadMain {
         }
         case "--perf-dir" -> perfDir = Path.of(args[++i]);
         case "--own-loops" -> ownLoops = true;
+        case "--zookeeper" -> zookeeper = List.of(args[++i].split(","));
+        case "--zk-reads" -> zkSync = zkReadsSync(args[++i]);
         default -> throw new IllegalArgumentException("unknown argument " + args[i]);
       }
     }
-    if (seeds == null || insecure == (ca != null && cert != null && key != null)) {
+    if (zookeeper.isEmpty()
+        && (seeds == null || insecure == (ca != null && cert != null && key != null))) {
       throw new IllegalArgumentException(
-          "give --seeds HOST:PORT[,...] and either --ca F --cert F --key F or --insecure");
+          "give --seeds HOST:PORT[,...] and either --ca F --cert F --key F or --insecure,"
+              + " or --zookeeper HOST:PORT[,...]");
     }
     if (instances < 1 || instances > clients) {
       instances = clients;
@@ -97,6 +110,12 @@ public final class RemoteWorkloadMain {
     List<FrsmClient> all = new ArrayList<>();
     try {
       for (int i = 0; i < instances; i++) {
+        if (!zookeeper.isEmpty()) {
+          // One session per independent client, the sessions spread over the servers in turn.
+          all.add(
+              ZooKeeperKvClient.connect(List.of(zookeeper.get(i % zookeeper.size())), 1, zkSync));
+          continue;
+        }
         FrsmClientBuilder b =
             FrsmClient.builder().seeds(seeds).clusterId(cluster).shareEventLoops(!ownLoops);
         all.add((insecure ? b.insecure() : b.tls(ca, cert, key)).build());
@@ -167,6 +186,18 @@ public final class RemoteWorkloadMain {
         c.close();
       }
     }
+  }
+
+  /**
+   * {@code sync}: sync + getData, linearizable (the comparison's main line); {@code plain}:
+   * getData.
+   */
+  private static boolean zkReadsSync(String mode) {
+    return switch (mode) {
+      case "sync" -> true;
+      case "plain" -> false;
+      default -> throw new IllegalArgumentException("--zk-reads is sync or plain, was " + mode);
+    };
   }
 
   /** "node1".. for the nodes' pids in order, "client" for this JVM (last). */
