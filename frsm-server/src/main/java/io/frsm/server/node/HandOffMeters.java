@@ -88,22 +88,20 @@ final class HandOffMeters {
           RangeLeadership l = leadership.get();
           return l == null ? 0 : f.applyAsDouble(l);
         };
-    meters.add(
-        counter(
-                "frsm.shutdown.ranges",
-                "ranges a graceful stop held, by how it gave them up",
-                null,
-                "outcome",
-                "handed_off")
-            .register(registry, stop, RangeLeadership::stopRangesHandedOff));
-    meters.add(
-        counter(
-                "frsm.shutdown.ranges",
-                "ranges a graceful stop held, by how it gave them up",
-                null,
-                "outcome",
-                "released")
-            .register(registry, stop, RangeLeadership::stopRangesReleased));
+    for (String outcome : new String[] {"handed_off", "released"}) {
+      ToDoubleFunction<RangeLeadership> count =
+          outcome.equals("handed_off")
+              ? RangeLeadership::stopRangesHandedOff
+              : RangeLeadership::stopRangesReleased;
+      meters.add(
+          counter(
+                  "frsm.shutdown.ranges",
+                  "ranges a graceful stop held, by how it gave them up",
+                  null,
+                  "outcome",
+                  outcome)
+              .register(registry, stop, count));
+    }
     ToDoubleFunction<ToDoubleFunction<CoreShards>> shards =
         f -> {
           CoreShards c = cores.get();
