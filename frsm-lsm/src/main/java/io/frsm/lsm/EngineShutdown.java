@@ -8,14 +8,16 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * The engine's two ways to stop: {@link #close()} flushes what the memtables hold first (so the
  * next open replays nothing), {@link #kill()} abandons it as a crash would. Either way writers are
- * turned away first ({@link MemtableSwitch#close()}), then the threads stop, then the commit log
- * and the tables are closed — once, whichever comes first.
+ * turned away first ({@link MemtableSwitch#close()}; writes still waiting for a flush fail, {@link
+ * WriteStall#close()}), then the threads stop, then the commit log and the tables are closed —
+ * once, whichever comes first.
  */
 final class EngineShutdown {
   // The engine's logger: operators configure the engine's log by that name.
   private static final System.Logger LOG = System.getLogger(LsmEngine.class.getName());
 
   private final MemtableSwitch memtables;
+  private final WriteStall stall;
   private final EngineThreads threads;
   private final BackgroundScrub scrub;
   private final CommitLog commitLog;
@@ -24,11 +26,13 @@ final class EngineShutdown {
 
   EngineShutdown(
       MemtableSwitch memtables,
+      WriteStall stall,
       EngineThreads threads,
       BackgroundScrub scrub,
       CommitLog commitLog,
       EngineState state) {
     this.memtables = memtables;
+    this.stall = stall;
     this.threads = threads;
     this.scrub = scrub;
     this.commitLog = commitLog;
@@ -46,6 +50,7 @@ final class EngineShutdown {
     if (!memtables.close()) {
       return;
     }
+    stall.close();
     try {
       lastFlush.get(60, TimeUnit.SECONDS);
     } catch (Exception e) {
@@ -60,6 +65,7 @@ final class EngineShutdown {
   /** See {@link LsmEngine#kill()}. */
   void kill() {
     memtables.close();
+    stall.close();
     stop(true);
   }
 

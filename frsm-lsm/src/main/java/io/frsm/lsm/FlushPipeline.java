@@ -88,6 +88,14 @@ final class FlushPipeline {
     }
   }
 
+  /** The publish future of the oldest queued flush, or null if none is queued. */
+  CompletableFuture<Void> oldestPending() {
+    synchronized (queue) {
+      Pending first = queue.peekFirst();
+      return first == null ? null : first.published();
+    }
+  }
+
   int queued() {
     synchronized (queue) {
       return queue.size();

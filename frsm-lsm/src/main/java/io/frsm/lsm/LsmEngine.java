@@ -125,7 +125,7 @@ public final class LsmEngine implements AutoCloseable {
                 registry),
             config.scrubEnabled(),
             config.scrubStartDelay().toMillis());
-    this.shutdown = new EngineShutdown(memtables, threads, scrub, commitLog, state);
+    this.shutdown = new EngineShutdown(memtables, writes.stall(), threads, scrub, commitLog, state);
   }
 
   /** Opens (or creates) the engine in {@code config.dataDirectory()}, replaying the commit log. */
@@ -213,6 +213,17 @@ public final class LsmEngine implements AutoCloseable {
         .description("token intervals this replica cannot vouch for until repaired")
         .register(registry);
     Gauge.builder("frsm.lsm.flush.pending", this, e -> e.flushes.queued()).register(registry);
+    Gauge.builder("frsm.lsm.writes.held", writes.stall(), WriteStall::waiting)
+        .description("writes waiting for a flush to make room (lsm.maxFrozenMemtables)")
+        .register(registry);
+    io.micrometer.core.instrument.FunctionCounter.builder(
+            "frsm.lsm.write.stalls", writes.stall(), WriteStall::stalls)
+        .description("times writes began to wait for flushes (the disk did not keep up)")
+        .register(registry);
+    io.micrometer.core.instrument.FunctionCounter.builder(
+            "frsm.lsm.writes.held.total", writes.stall(), WriteStall::heldBack)
+        .description("writes that waited for a flush to make room")
+        .register(registry);
     io.micrometer.core.instrument.FunctionCounter.builder(
             "frsm.lsm.compaction.purge.started", purges, PurgeCompactions::started)
         .description("major compactions started to drop purged deletes past their grace period")
@@ -225,6 +236,10 @@ public final class LsmEngine implements AutoCloseable {
    * Durably merges {@code cell} into its key's state. The future completes once the cell is synced
    * in the commit log and visible to reads; exceptionally with an {@link IOException} if it could
    * not be made durable (then it may or may not survive a restart, like any unacknowledged write).
+   * While {@code maxFrozenMemtables} memtables wait for their flush the write waits (it is not
+   * admitted, not logged, not visible) until a flush makes room, behind every write that waited
+   * before it ({@link #writesStalled}); it fails with an {@link IllegalStateException} if the
+   * engine stops first.
    *
    * @throws OversizedCellException if the key or value exceeds the configured limits; nothing is
    *     written
@@ -239,8 +254,8 @@ public final class LsmEngine implements AutoCloseable {
    * reads on return, durable only once its memtable is flushed, lost by a crash before that. For
    * state a crash may lose without harm — the consensus layer's commits of chosen values, already
    * durable at a quorum of replicas, which are hints (docs/PROTOCOL.md "Commits are hints"). No
-   * fsync, no thread hand-off: the returned future is already complete (failed with an {@link
-   * IOException} while flushes stall, as {@link #write} would).
+   * fsync, no thread hand-off: the returned future is already complete — unless flushes stall, then
+   * it waits for room in line with the logged writes, as {@link #write} does.
    *
    * @throws OversizedCellException if the key or value exceeds the configured limits; nothing is
    *     written
@@ -419,6 +434,16 @@ public final class LsmEngine implements AutoCloseable {
   /** Frozen memtables waiting for (or in) their flush. */
   public int pendingFlushes() {
     return flushes.queued();
+  }
+
+  /**
+   * Whether writes wait now (or the next one would): {@code maxFrozenMemtables} memtables wait for
+   * their flush, or writes that waited are not all let in yet. A caller that can refuse work (a
+   * node refusing the writes it would coordinate) should while this holds, so that what waits stays
+   * bounded. Cheap; any thread.
+   */
+  public boolean writesStalled() {
+    return writes.stall().stalled();
   }
 
   public long commitLogBytes() {

@@ -2,14 +2,13 @@ package io.frsm.lsm;
 
 import io.frsm.cell.Cell;
 import io.frsm.lsm.memtable.Memtable;
-import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
 /**
- * The engine's writes: size limits, the stall while too many memtables wait for their flush, the
- * admission to the active memtable ({@link MemtableSwitch}), the merge once the commit log synced,
- * and the flush a full memtable asks for.
+ * The engine's writes: size limits, the stall while too many memtables wait for their flush ({@link
+ * WriteStall}: writes wait, they do not fail), the admission to the active memtable ({@link
+ * MemtableSwitch}), the merge once the commit log synced, and the flush a full memtable asks for.
  */
 final class WritePath {
   private final LsmConfig config;
@@ -17,6 +16,7 @@ final class WritePath {
   private final MemtableSwitch memtables;
   private final FlushPipeline flushes;
   private final LsmMetrics metrics;
+  private final WriteStall stall;
 
   WritePath(
       LsmConfig config,
@@ -29,15 +29,25 @@ final class WritePath {
     this.memtables = memtables;
     this.flushes = flushes;
     this.metrics = metrics;
+    this.stall =
+        new WriteStall(
+            flushes,
+            config.maxFrozenMemtables(),
+            (cell, logged) -> logged ? writeNow(cell) : writeUnloggedNow(cell));
+  }
+
+  /** The stall that holds writes back while flushes lag. */
+  WriteStall stall() {
+    return stall;
   }
 
   /** See {@link LsmEngine#write(Cell)}. */
   CompletableFuture<Void> write(Cell cell) {
     checkSize(cell);
-    CompletableFuture<Void> stalled = stalledByFlushes();
-    if (stalled != null) {
-      return stalled;
-    }
+    return stall.write(cell, true);
+  }
+
+  private CompletableFuture<Void> writeNow(Cell cell) {
     MemtableSwitch.Admitted admitted = memtables.admit(cell, true);
     Memtable target = admitted.memtable();
     return admitted
@@ -63,10 +73,10 @@ final class WritePath {
   /** See {@link LsmEngine#writeUnlogged(Cell)}. */
   CompletableFuture<Void> writeUnlogged(Cell cell) {
     checkSize(cell);
-    CompletableFuture<Void> stalled = stalledByFlushes();
-    if (stalled != null) {
-      return stalled;
-    }
+    return stall.write(cell, false);
+  }
+
+  private CompletableFuture<Void> writeUnloggedNow(Cell cell) {
     Memtable target = memtables.admit(cell, false).memtable();
     try {
       target.merge(cell);
@@ -76,21 +86,6 @@ final class WritePath {
     metrics.unloggedWrites.increment();
     maybeFlushForSize(target);
     return CompletableFuture.completedFuture(null);
-  }
-
-  /** A failed write while too many memtables wait for their flush, else null. */
-  private CompletableFuture<Void> stalledByFlushes() {
-    int waiting = flushes.queued();
-    if (waiting < config.maxFrozenMemtables()) {
-      return null;
-    }
-    metrics.writesRejected.increment();
-    return CompletableFuture.failedFuture(
-        new IOException(
-            "write stalled: "
-                + waiting
-                + " memtables are waiting for their flush (maxFrozenMemtables); the disk is"
-                + " too slow or failing, see the flush errors in the log"));
   }
 
   private void checkSize(Cell cell) {

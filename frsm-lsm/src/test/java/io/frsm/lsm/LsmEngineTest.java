@@ -238,7 +238,7 @@ class LsmEngineTest {
   }
 
   @Test
-  void unloggedWrite_whileFlushesStall_failsLikeAWrite_andOversizedIsRefused() throws Exception {
+  void unloggedWrite_whileFlushesStall_waitsLikeAWrite_andOversizedIsRefused() throws Exception {
     LsmEngine engine = open(config().maxFrozenMemtables(1).maxValueSizeBytes(8).build());
     assertThrows(
         OversizedCellException.class,
@@ -248,14 +248,15 @@ class LsmEngineTest {
     fs.setDirectoryFull(DATA, true);
     CompletableFuture<Void> flush = engine.flush();
     waitUntil(() -> engine.pendingFlushes() == 1, "a flush waiting");
+    assertTrue(engine.writesStalled());
     CompletableFuture<Void> stalled = engine.writeUnlogged(live(key("k"), 1, 0, "v", true));
-    ExecutionException e = assertThrows(ExecutionException.class, () -> stalled.get());
-    assertTrue(e.getCause().getMessage().contains("write stalled"), e.toString());
-    assertNull(engine.get(key("k")), "nothing merged");
+    assertFalse(stalled.isDone(), "held back while the flush queue is full");
+    assertNull(engine.get(key("k")), "nothing merged while held back");
     fs.setDirectoryFull(DATA, false);
     await(flush);
-    await(engine.writeUnlogged(live(key("k"), 1, 0, "v", true)));
+    await(stalled);
     assertTrue(engine.get(key("k")).accepted().chosen());
+    waitUntil(() -> !engine.writesStalled(), "writes go on");
   }
 
   @Test
@@ -337,8 +338,11 @@ class LsmEngineTest {
   }
 
   @Test
-  void failingFlushes_stallWritesWithAClearError_andRecover() throws Exception {
-    LsmEngine engine = open(config().maxFrozenMemtables(2).build());
+  void failingFlushes_holdWritesBack_thenLetThemInWhenAFlushMakesRoom() throws Exception {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    LsmEngine engine =
+        LsmEngine.open(config().maxFrozenMemtables(2).build(), fs, registry, clockMs::get);
+    open.add(engine);
     await(engine.write(live(key("a"), 1, 0, "a", true)));
     // The data device is full, the commit-log devices are not: every flush fails and is retried.
     fs.setDirectoryFull(DATA, true);
@@ -348,17 +352,50 @@ class LsmEngineTest {
     CompletableFuture<Void> second = engine.flush();
     waitUntil(() -> engine.pendingFlushes() == 2, "two flushes queued");
     assertFalse(first.isDone());
-    ExecutionException stalled =
-        assertThrows(
-            ExecutionException.class, () -> await(engine.write(live(key("c"), 1, 0, "c", true))));
-    assertTrue(stalled.getCause().getMessage().contains("write stalled"), stalled.toString());
+    assertTrue(engine.writesStalled(), "the flush queue is full");
+    // A write now waits instead of failing (a failed persist would stop a node): not logged, not
+    // visible; so does every write after it, logged or not.
+    CompletableFuture<Void> c = engine.write(live(key("c"), 1, 0, "c", true));
+    CompletableFuture<Void> d = engine.writeUnlogged(live(key("d"), 1, 0, "d", true));
+    assertFalse(c.isDone());
+    assertFalse(d.isDone());
+    assertNull(engine.get(key("c")));
+    assertNull(engine.get(key("d")));
+    assertEquals(2.0, registry.get("frsm.lsm.writes.held").gauge().value());
     // Frozen memtables stay readable while their flush fails.
     assertEquals("a", valueOf(engine.get(key("a"))));
     fs.setDirectoryFull(DATA, false);
     await(first);
     await(second);
-    await(engine.write(live(key("c"), 1, 0, "c", true)));
+    await(c);
+    await(d);
+    assertEquals("c", valueOf(engine.get(key("c"))));
+    assertEquals("d", valueOf(engine.get(key("d"))));
     assertEquals("b", valueOf(engine.get(key("b"))));
+    waitUntil(() -> !engine.writesStalled(), "writes go on");
+    assertEquals(1.0, registry.get("frsm.lsm.write.stalls").functionCounter().count());
+    assertEquals(2.0, registry.get("frsm.lsm.writes.held.total").functionCounter().count());
+    // The held write was logged when let in: it survives a crash.
+    engine.kill();
+    fs.crash();
+    LsmEngine reopened = open(config().build());
+    assertEquals("c", valueOf(reopened.get(key("c"))));
+  }
+
+  @Test
+  void writesHeldBack_failWhenTheEngineStops_insteadOfWaitingForever() throws Exception {
+    LsmEngine engine = open(config().maxFrozenMemtables(1).build());
+    await(engine.write(live(key("a"), 1, 0, "a", true)));
+    fs.setDirectoryFull(DATA, true);
+    engine.flush();
+    waitUntil(() -> engine.pendingFlushes() == 1, "a flush waiting");
+    CompletableFuture<Void> held = engine.write(live(key("b"), 1, 0, "b", true));
+    assertFalse(held.isDone());
+    engine.kill();
+    ExecutionException e =
+        assertThrows(ExecutionException.class, () -> held.get(10, TimeUnit.SECONDS));
+    assertTrue(e.getCause() instanceof IllegalStateException, e.toString());
+    assertThrows(IllegalStateException.class, () -> engine.write(live(key("x"), 1, 0, "x", true)));
   }
 
   @Test

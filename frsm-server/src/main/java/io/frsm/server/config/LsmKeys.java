@@ -152,7 +152,9 @@ public final class LsmKeys {
               ValueType.INTEGER,
               LsmConfig::maxFrozenMemtables,
               LsmConfig.Builder::maxFrozenMemtables)
-          .doc("while this many memtables wait for a failing flush, writes fail fast");
+          .doc(
+              "while this many memtables wait for their flush, writes wait for room and the node"
+                  + " refuses new ones");
 
   public static final ConfigKey<Integer> SSTABLE_BLOCK_SIZE_BYTES =
       ConfigKey.lsm(

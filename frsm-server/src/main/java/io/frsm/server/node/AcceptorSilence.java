@@ -5,12 +5,12 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BooleanSupplier;
 
 /**
- * While disk space is low ({@link DiskSpaceGuard}), the messages that would make this node's
- * acceptor write are dropped before they reach the core (docs/PROTOCOL.md "Disk space guard"):
- * prepares, accepts, term persists and term-taking key listings (each persists a promise, a value
- * or a term), commits and purges (each merges into the cell). Reads, replies and a settle's listing
- * (which writes nothing) pass, so the node still serves reads and its own rounds still count the
- * other replicas' answers.
+ * While disk space is low ({@link DiskSpaceGuard}) or the storage engine's flushes are behind
+ * ({@link WriteGate}), the messages that would make this node's acceptor write are dropped before
+ * they reach the core (docs/PROTOCOL.md "Disk space guard"): prepares, accepts, term persists and
+ * term-taking key listings (each persists a promise, a value or a term), commits and purges (each
+ * merges into the cell). Reads, replies and a settle's listing (which writes nothing) pass, so the
+ * node still serves reads and its own rounds still count the other replicas' answers.
  *
  * <p>Why this is safe: to Paxos a dropped message is a lost one, which every rule already
  * tolerates; a silent acceptor never breaks a promise and never acknowledges what it did not
@@ -22,7 +22,7 @@ final class AcceptorSilence {
   private final LongAdder dropped = new LongAdder();
 
   /**
-   * @param low whether disk space is low now (read per message: cheap and thread-safe)
+   * @param low whether the node's writes are refused now (read per message: cheap and thread-safe)
    */
   AcceptorSilence(BooleanSupplier low) {
     this.low = low;

@@ -1,6 +1,7 @@
 package io.frsm.server.node;
 
 import io.frsm.lsm.LsmConfig;
+import io.frsm.lsm.LsmEngine;
 import io.frsm.server.config.NodeKeys;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -10,27 +11,27 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The node's {@link DiskSpaceGuard} on a polling thread of its own, the {@link AcceptorSilence} it
- * drives, and their meters. The first poll runs before {@link #start} returns, so a node that
- * starts on a full disk refuses writes from its first operation. Closed by the node's stop.
+ * The node's {@link DiskSpaceGuard} on a polling thread of its own, the {@link WriteGate} it shares
+ * with the storage engine's flush backlog, the {@link AcceptorSilence} they drive, and their
+ * meters. The first poll runs before {@link #start} returns, so a node that starts on a full disk
+ * refuses writes from its first operation. Closed by the node's stop.
  */
 final class DiskSpaceWatch implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger(DiskSpaceGuard.class.getName());
 
-  private final DiskSpaceGuard guard;
+  private final WriteGate gate;
   private final AcceptorSilence silence;
   private final ScheduledExecutorService poller;
 
-  private DiskSpaceWatch(
-      DiskSpaceGuard guard, AcceptorSilence silence, ScheduledExecutorService poller) {
-    this.guard = guard;
+  private DiskSpaceWatch(WriteGate gate, AcceptorSilence silence, ScheduledExecutorService poller) {
+    this.gate = gate;
     this.silence = silence;
     this.poller = poller;
   }
 
   /** Reads the space once, then every {@code node.diskSpaceCheckInterval}; meters in {@code m}. */
   static DiskSpaceWatch start(
-      int nodeId, NodeSettings settings, LsmConfig lsm, NodeMetrics metrics) {
+      int nodeId, NodeSettings settings, LsmConfig lsm, LsmEngine engine, NodeMetrics metrics) {
     List<Path> directories = new ArrayList<>();
     directories.add(lsm.dataDirectory());
     directories.addAll(lsm.commitLogDirectories());
@@ -42,7 +43,8 @@ final class DiskSpaceWatch implements AutoCloseable {
             settings.get(NodeKeys.MIN_FREE_DISK_BYTES),
             settings.get(NodeKeys.MIN_FREE_DISK_FRACTION),
             LOG);
-    AcceptorSilence silence = new AcceptorSilence(guard::low);
+    WriteGate gate = new WriteGate(nodeId, guard, engine::writesStalled, engine::pendingFlushes);
+    AcceptorSilence silence = new AcceptorSilence(gate::closed);
     guard.check();
     ScheduledExecutorService poller =
         Executors.newSingleThreadScheduledExecutor(
@@ -65,7 +67,8 @@ final class DiskSpaceWatch implements AutoCloseable {
         guard::refusedMutations);
     metrics.counter(
         "frsm.disk.space.refused",
-        "messages the acceptor dropped unheard because disk space was low (it stays silent)",
+        "messages the acceptor dropped unheard because disk space was low or flushes were behind"
+            + " (it stays silent)",
         "kind",
         "acceptor_message",
         silence::dropped);
@@ -75,11 +78,17 @@ final class DiskSpaceWatch implements AutoCloseable {
         "cause",
         "free_space",
         guard::lowSpells);
-    return new DiskSpaceWatch(guard, silence, poller);
+    metrics.counter(
+        "frsm.write.stall.refused",
+        "client mutations refused because the storage engine's flushes were behind",
+        "kind",
+        "mutation",
+        gate::refusedForFlushes);
+    return new DiskSpaceWatch(gate, silence, poller);
   }
 
-  DiskSpaceGuard guard() {
-    return guard;
+  WriteGate gate() {
+    return gate;
   }
 
   AcceptorSilence silence() {

@@ -65,7 +65,7 @@ final class LocalParts {
             settings.meterRegistry(),
             settings.get(NodeKeys.DATA_DIRECTORY),
             settings.get(ConsensusKeys.CLOCK_CACHE_BYTES));
-    diskSpace = DiskSpaceWatch.start(nodeId, settings, lsmConfig, metrics);
+    diskSpace = DiskSpaceWatch.start(nodeId, settings, lsmConfig, storage.engine(), metrics);
     storage.announce(nodeId, metrics);
     TransportConfig transportConfig = settings.transportConfig();
     ChannelSecurity security = NodeSecurity.of(settings);
@@ -107,7 +107,7 @@ final class LocalParts {
             new ClientConnections(transportConfig, loops, security),
             settings.forwardingTimeout(),
             stopped,
-            diskSpace.guard());
+            diskSpace.gate());
     transports =
         NodeTransports.start(
             nodeId,

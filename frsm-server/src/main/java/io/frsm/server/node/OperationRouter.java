@@ -49,7 +49,7 @@ final class OperationRouter {
   private final ClientConnections forwarding;
   private final RedirectFollower forwarder;
   private final Serving serving;
-  private final DiskSpaceGuard diskSpace;
+  private final WriteGate writeGate;
   private final ReroutePacing reroutes;
 
   /** A forward refused because the node stopped: answered as "node N is stopped". */
@@ -62,7 +62,8 @@ final class OperationRouter {
   /**
    * @param forwardTimeout how long a forwarded call waits for its answer
    * @param stopped whether the node is stopping or stopped
-   * @param diskSpace refuses the mutations this node would coordinate while its disk space is low
+   * @param writeGate refuses the mutations this node would coordinate while its disk space is low
+   *     or its flushes are behind
    */
   OperationRouter(
       int self,
@@ -74,9 +75,9 @@ final class OperationRouter {
       ClientConnections forwarding,
       Duration forwardTimeout,
       BooleanSupplier stopped,
-      DiskSpaceGuard diskSpace) {
+      WriteGate writeGate) {
     this.self = self;
-    this.diskSpace = diskSpace;
+    this.writeGate = writeGate;
     this.serving = serving;
     this.members = members;
     this.limits = limits;
@@ -296,7 +297,7 @@ final class OperationRouter {
     }
     if (!(operation instanceof Operation.Get)) {
       // Before the core: nothing ran, so "not executed" is exact and the client may retry.
-      String refusal = diskSpace.refusal();
+      String refusal = writeGate.refusal();
       if (refusal != null) {
         return CompletableFuture.completedFuture(CoreAnswer.of(new Outcome.NotExecuted(refusal)));
       }

@@ -1,0 +1,204 @@
+package io.frsm.lsm;
+
+import io.frsm.cell.Cell;
+import java.util.ArrayDeque;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiFunction;
+
+/**
+ * Holds writes back while {@code lsm.maxFrozenMemtables} memtables wait for their flush, and lets
+ * them in, oldest first, as flushes publish (docs/OPERATIONS.md "Failure handling", **Slow disk**).
+ *
+ * <p>Why wait rather than fail: a failed write is, to the consensus layer, a persist whose outcome
+ * is unknown — the node can no longer vouch for its own promises and stops (the failure policy). A
+ * disk that is only slow (flushes behind a burst) or briefly failing (flushes retried with
+ * back-off) must not stop a node, so a write that finds the flush queue full waits for room
+ * instead, and completes when it is durable, as any write does. Memory stays bounded because the
+ * server stops the inflow while the engine is stalled ({@link LsmEngine#writesStalled}: the node
+ * refuses the writes it would coordinate and its acceptor stays silent), so what waits here is only
+ * what was already on its way.
+ *
+ * <p>Order: once one write waits, every later write waits behind it, and the waiting ones are let
+ * in under this object's lock in arrival order, so a caller's writes reach the commit log in the
+ * order it issued them, stalled or not. Thread-safe.
+ */
+final class WriteStall {
+  private static final System.Logger LOG = System.getLogger(LsmEngine.class.getName());
+  private static final long WARNING_EVERY_NANOS = 60_000_000_000L;
+
+  private record Waiting(Cell cell, boolean logged, CompletableFuture<Void> result) {}
+
+  private final FlushPipeline flushes;
+  private final int maxFrozenMemtables;
+
+  /** Admits a cell to the memtable now: (cell, logged) → the write's future. */
+  private final BiFunction<Cell, Boolean, CompletableFuture<Void>> admit;
+
+  private final ArrayDeque<Waiting> waiting = new ArrayDeque<>(); // guarded by this
+  private boolean watching; // guarded by this: a flush's publish will let writes in
+  private boolean closed; // guarded by this
+  private long stallStartNanos; // guarded by this
+  private long lastWarningNanos; // guarded by this
+  private boolean warned; // guarded by this: this stall's start was logged at WARNING
+
+  /** True from the first write held back until the last one is let in: the fast path's check. */
+  private volatile boolean holding;
+
+  private final AtomicLong stalls = new AtomicLong();
+  private final AtomicLong heldBack = new AtomicLong();
+
+  WriteStall(
+      FlushPipeline flushes,
+      int maxFrozenMemtables,
+      BiFunction<Cell, Boolean, CompletableFuture<Void>> admit) {
+    if (maxFrozenMemtables < 1) {
+      throw new IllegalArgumentException("maxFrozenMemtables must be at least 1");
+    }
+    this.flushes = flushes;
+    this.maxFrozenMemtables = maxFrozenMemtables;
+    this.admit = admit;
+  }
+
+  /**
+   * Writes {@code cell} now, or — while the flush queue is full or other writes wait — once a flush
+   * made room and every write before it was let in.
+   */
+  CompletableFuture<Void> write(Cell cell, boolean logged) {
+    if (!holding && room()) {
+      return admit.apply(cell, logged);
+    }
+    synchronized (this) {
+      if (closed) {
+        throw new IllegalStateException("the LSM engine is closed");
+      }
+      if (waiting.isEmpty() && room()) {
+        return admit.apply(cell, logged);
+      }
+      CompletableFuture<Void> result = new CompletableFuture<>();
+      waiting.addLast(new Waiting(cell, logged, result));
+      heldBack.incrementAndGet();
+      if (!holding) {
+        holding = true;
+        stallStartNanos = System.nanoTime();
+        stalls.incrementAndGet();
+        // One WARNING a minute at most: a disk that lags under a steady load stalls at every flush.
+        warned = stalls.get() == 1 || stallStartNanos - lastWarningNanos > WARNING_EVERY_NANOS;
+        if (warned) {
+          lastWarningNanos = stallStartNanos;
+        }
+        LOG.log(
+            warned ? System.Logger.Level.WARNING : System.Logger.Level.DEBUG,
+            "writes held back: "
+                + flushes.queued()
+                + " memtables are waiting for their flush (lsm.maxFrozenMemtables); the disk"
+                + " does not keep up (or flushes fail: see their errors). They go on as flushes"
+                + " finish (frsm.lsm.write.stalls counts every time; logged once a minute)");
+      }
+      watchNextPublish();
+      return result;
+    }
+  }
+
+  /** Whether the engine holds writes back now (or would hold back the next one). */
+  boolean stalled() {
+    return holding || !room();
+  }
+
+  /** Writes held back now. */
+  synchronized int waiting() {
+    return waiting.size();
+  }
+
+  /** Times writes began to be held back. */
+  long stalls() {
+    return stalls.get();
+  }
+
+  /** Writes that were held back, in all. */
+  long heldBack() {
+    return heldBack.get();
+  }
+
+  /** Fails every write still held back: the engine stops, so none can be made durable. */
+  void close() {
+    ArrayDeque<Waiting> failed;
+    synchronized (this) {
+      closed = true;
+      failed = new ArrayDeque<>(waiting);
+      waiting.clear();
+      holding = false;
+    }
+    for (Waiting w : failed) {
+      w.result().completeExceptionally(new IllegalStateException("the LSM engine is closed"));
+    }
+  }
+
+  private boolean room() {
+    return flushes.queued() < maxFrozenMemtables;
+  }
+
+  /** REQUIRES: holding this lock. Lets writes in when the oldest queued flush publishes. */
+  private void watchNextPublish() {
+    if (watching) {
+      return;
+    }
+    watching = true;
+    CompletableFuture<Void> oldest = flushes.oldestPending();
+    if (oldest == null) {
+      oldest = CompletableFuture.completedFuture(null);
+    }
+    // A flush's future completes only when it published (a failing flush is retried until then);
+    // whatever ends it, look again.
+    oldest.whenComplete((ok, error) -> letIn());
+  }
+
+  /**
+   * Lets held-back writes in, oldest first, while the flush queue has room. Admission runs under
+   * the lock (arrival order); the callers' futures are completed after it is released, so none of
+   * their callbacks runs under it.
+   */
+  private void letIn() {
+    java.util.List<Waiting> admitted = new java.util.ArrayList<>();
+    java.util.List<CompletableFuture<Void>> writes = new java.util.ArrayList<>();
+    synchronized (this) {
+      watching = false;
+      while (!waiting.isEmpty() && !closed) {
+        if (!room()) {
+          watchNextPublish();
+          break;
+        }
+        Waiting w = waiting.pollFirst();
+        CompletableFuture<Void> written;
+        try {
+          written = admit.apply(w.cell(), w.logged());
+        } catch (RuntimeException e) { // the engine closed meanwhile
+          written = CompletableFuture.failedFuture(e);
+        }
+        admitted.add(w);
+        writes.add(written);
+      }
+      if (waiting.isEmpty() && holding) {
+        holding = false;
+        LOG.log(
+            warned ? System.Logger.Level.INFO : System.Logger.Level.DEBUG,
+            "writes go on: the flushes made room after "
+                + (System.nanoTime() - stallStartNanos) / 1_000_000
+                + " ms");
+      }
+    }
+    for (int i = 0; i < admitted.size(); i++) {
+      CompletableFuture<Void> result = admitted.get(i).result();
+      writes
+          .get(i)
+          .whenComplete(
+              (ok, error) -> {
+                if (error == null) {
+                  result.complete(null);
+                } else {
+                  result.completeExceptionally(error);
+                }
+              });
+    }
+  }
+}
