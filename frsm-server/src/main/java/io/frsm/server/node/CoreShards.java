@@ -275,6 +275,16 @@ final class CoreShards {
     while (openOperations() > 0 && System.nanoTime() - deadline < 0) {
       LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
     }
+    int left = openOperations();
+    if (left > 0) {
+      // Those end when the core stops: mutations with an unknown outcome. Say so, with the knob.
+      LOG.log(
+          System.Logger.Level.WARNING,
+          left
+              + " client operation(s) still running after the drain's "
+              + timeout.toMillis()
+              + " ms (node.drainTimeout); they end now, mutations with an unknown outcome");
+    }
   }
 
   void stop() {
