@@ -272,6 +272,9 @@ public abstract class SessionClient implements FrsmClient {
   }
 
   // The calls with options: this client's own methods pass the defaults, a DerivedClient its own.
+  // A sync method turns the outcome into its result on the caller's thread, after the wait: the
+  // network thread that completes the call then only wakes the caller (no stage of its own, and no
+  // mapping on the one thread every call's answer passes through).
 
   final CompletableFuture<Optional<Versioned>> getAsync(byte[] key, CallOptions o) {
     return submit(readKind(o), () -> readOp(key, o.readMode()), false, o)
@@ -280,9 +283,7 @@ public abstract class SessionClient implements FrsmClient {
 
   final Optional<Versioned> get(byte[] key, CallOptions o) {
     checkMayBlock();
-    return Futures.join(
-        submit(readKind(o), () -> readOp(key, o.readMode()), true, o)
-            .thenApply(SessionClient::readResult));
+    return readResult(Futures.join(submit(readKind(o), () -> readOp(key, o.readMode()), true, o)));
   }
 
   final CompletableFuture<Version> createAsync(byte[] key, byte[] value, CallOptions o) {
@@ -292,8 +293,7 @@ public abstract class SessionClient implements FrsmClient {
 
   final Version create(byte[] key, byte[] value, CallOptions o) {
     checkMayBlock();
-    return Futures.join(
-        submit("create", () -> createOp(key, value, o), true, o).thenApply(SessionClient::written));
+    return written(Futures.join(submit("create", () -> createOp(key, value, o), true, o)));
   }
 
   final CompletableFuture<Version> casAsync(
@@ -304,9 +304,7 @@ public abstract class SessionClient implements FrsmClient {
 
   final Version cas(byte[] key, Version expected, byte[] newValue, CallOptions o) {
     checkMayBlock();
-    return Futures.join(
-        submit("cas", () -> casOp(key, expected, newValue, o), true, o)
-            .thenApply(SessionClient::written));
+    return written(Futures.join(submit("cas", () -> casOp(key, expected, newValue, o), true, o)));
   }
 
   final CompletableFuture<Void> deleteAsync(byte[] key, Version expected, CallOptions o) {
@@ -316,9 +314,7 @@ public abstract class SessionClient implements FrsmClient {
 
   final void delete(byte[] key, Version expected, CallOptions o) {
     checkMayBlock();
-    Futures.join(
-        submit("delete", () -> deleteOp(key, expected, o), true, o)
-            .thenApply(SessionClient::deleted));
+    deleted(Futures.join(submit("delete", () -> deleteOp(key, expected, o), true, o)));
   }
 
   final CompletableFuture<Optional<Versioned>> fenceAsync(byte[] key, CallOptions o) {
@@ -328,9 +324,8 @@ public abstract class SessionClient implements FrsmClient {
 
   final Optional<Versioned> fence(byte[] key, CallOptions o) {
     checkMayBlock();
-    return Futures.join(
-        submit("fence", () -> new ClientOperation.Fence(limits.key(key)), true, o)
-            .thenApply(SessionClient::readResult));
+    return readResult(
+        Futures.join(submit("fence", () -> new ClientOperation.Fence(limits.key(key)), true, o)));
   }
 
   /** What a get in {@code o}'s read mode is, to the observer. */
