@@ -57,6 +57,7 @@ final class RecoveryExperiment implements Experiment {
             "first_settled_ms",
             "lease_ms",
             "renewals_per_s",
+            "kill_ms",
             "hot_get_ms",
             "hot_cas_ms",
             "before_ops_per_s",
@@ -73,6 +74,7 @@ final class RecoveryExperiment implements Experiment {
     HotKeyProbe hot = new HotKeyProbe(hottest);
     AtomicLong killedAtNanos = new AtomicLong();
     AtomicLong killedAtMillis = new AtomicLong();
+    AtomicLong killReturnedNanos = new AtomicLong();
     AtomicLong renewalsBeforeKill = new AtomicLong();
     Timeline timeline;
     Point p;
@@ -86,15 +88,18 @@ final class RecoveryExperiment implements Experiment {
       timeline = new Timeline(start, (int) (total.toNanos() / Timeline.WINDOW_NANOS) + 1);
       killer.schedule(
           () -> {
-            // Armed before the kill: the first answers on the hot key after it are the ones that
-            // waited for (or went around) the dead leader. The wall clock ties it to the nodes'
-            // log.
+            // The wall clock ties the kill to the nodes' log. The probe is armed once the kill
+            // returned: the in-process kill stops the node's parts one after another (0.9 s at
+            // load 25), and its core answers under its lease until stopped, so only calls started
+            // after that waited for (or went around) the dead leader.
             long at = System.nanoTime();
-            hot.arm(at);
             killedAtNanos.set(at);
             killedAtMillis.set(System.currentTimeMillis());
             renewalsBeforeKill.set(frsm.leaseRenewals() - renewalsAtStart);
             frsm.kill(victim);
+            long done = System.nanoTime();
+            killReturnedNanos.set(done);
+            hot.arm(done);
           },
           killAt.toNanos(),
           TimeUnit.NANOSECONDS);
@@ -170,6 +175,7 @@ final class RecoveryExperiment implements Experiment {
         settledMs,
         (double) lease.toMillis(),
         renewalsBeforeKill.get() * 1e3 / killAt.toMillis(),
+        sinceKillMs(killReturnedNanos.get(), killedAtNanos.get()),
         hotGetMs,
         hotCasMs,
         beforeRate,
