@@ -91,6 +91,14 @@ public final class ExperimentCommand implements Callable<Integer> {
       description = "ZooKeeper's zookeeper.flushDelay in the zookeeper experiment (default: 0).")
   long zookeeperFlushDelay;
 
+  @Option(
+      names = "--lease",
+      paramLabel = "MS",
+      description =
+          "frsm's range lease (consensus.lease) in the recovery experiment, a what-if (default:"
+              + " the node default, 2000).")
+  Long leaseMillis;
+
   @Mixin CommandLines.HelpOption help;
 
   @Spec CommandSpec spec;
@@ -164,6 +172,7 @@ public final class ExperimentCommand implements Callable<Integer> {
           systemWarmup,
           groupCommitWindow,
           zookeeperFlushDelay,
+          leaseMillis == null ? null : Duration.ofMillis(leaseMillis),
           System.err::println);
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());

@@ -16,6 +16,8 @@ import java.util.function.Consumer;
  *     experiment (the node default: auto)
  * @param zookeeperFlushDelayMillis ZooKeeper's {@code zookeeper.flushDelay} in the zookeeper
  *     experiment (0, its default: a sync as soon as the queue runs dry)
+ * @param lease frsm's range lease {@code consensus.lease} in the recovery experiment, null for the
+ *     node default (a what-if: the default stays what production runs)
  * @param progress where live progress lines go
  */
 record ExperimentOptions(
@@ -26,11 +28,13 @@ record ExperimentOptions(
     double systemWarmupSeconds,
     GroupCommitWindow groupCommitWindow,
     long zookeeperFlushDelayMillis,
+    Duration lease,
     Consumer<String> progress) {
 
   /** The defaults' options with an output directory: what the tests run. */
   ExperimentOptions(boolean quick, Path out, double stepSeconds, long keys, Consumer<String> p) {
-    this(quick, out, stepSeconds, keys, -1, CommitLogConfig.DEFAULT_GROUP_COMMIT_WINDOW, 0, p);
+    this(
+        quick, out, stepSeconds, keys, -1, CommitLogConfig.DEFAULT_GROUP_COMMIT_WINDOW, 0, null, p);
   }
 
   static final Path DEFAULT_OUT = Path.of("frsm-bench", "target", "experiments");
@@ -47,6 +51,9 @@ record ExperimentOptions(
     }
     if (zookeeperFlushDelayMillis < 0) {
       throw new IllegalArgumentException("--zookeeper-flush-delay must be >= 0");
+    }
+    if (lease != null && lease.toMillis() < 4) {
+      throw new IllegalArgumentException("--lease must be >= 4 ms (renewed every lease / 4)");
     }
   }
 

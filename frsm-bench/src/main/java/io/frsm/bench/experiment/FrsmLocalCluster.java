@@ -11,9 +11,11 @@ import io.frsm.server.config.RingKeys;
 import io.frsm.server.config.TransportKeys;
 import io.frsm.server.local.LocalCluster;
 import io.frsm.server.node.FrsmNode;
+import io.frsm.server.node.FrsmNodeBuilder;
 import io.frsm.server.ring.NodeInfo;
 import io.frsm.server.ring.Ring;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -149,6 +151,26 @@ final class FrsmLocalCluster implements KvSystem {
   }
 
   /**
+   * As {@link #start(Path, int)} with every node's range lease {@code L} ({@code consensus.lease})
+   * set to {@code lease}, or the node default when null: what the recovery experiment's what-if
+   * varies (a new leader of a dead node's range waits {@code L·(1+ρ)} before it writes).
+   */
+  static FrsmLocalCluster start(Path baseDir, int transportThreads, Duration lease)
+      throws Exception {
+    if (lease == null) {
+      return start(baseDir, transportThreads);
+    }
+    Settings settings = Settings.DEFAULT.transportThreads(transportThreads);
+    return new FrsmLocalCluster(
+        LocalCluster.start(
+            baseDir,
+            CLUSTER_ID,
+            NODES,
+            node -> nodeSettings(node, settings).lease(lease),
+            LocalCluster.Security.TLS));
+  }
+
+  /**
    * Starts the cluster under {@code baseDir} with {@code settings}. Measures the steady state:
    * every range led by its natural leader, whose lease makes its reads leader-only (the first write
    * of each range still waits out L·(1+ρ): warm-up).
@@ -162,18 +184,18 @@ final class FrsmLocalCluster implements KvSystem {
       throws Exception {
     return new FrsmLocalCluster(
         LocalCluster.start(
-            baseDir,
-            CLUSTER_ID,
-            NODES,
-            node ->
-                node.vnodes(VNODES)
-                    .transportThreads(settings.transportThreads())
-                    .leaderOnlyReads(settings.leaderOnlyReads())
-                    .forcedColdCasShare(settings.forcedColdCasShare())
-                    .coreThreads(settings.coreThreads())
-                    .corePlacement(settings.corePlacement())
-                    .lsm(b -> b.commitLogGroupCommitWindow(settings.groupCommitWindow())),
-            security));
+            baseDir, CLUSTER_ID, NODES, node -> nodeSettings(node, settings), security));
+  }
+
+  /** {@code settings} applied to one node's builder. */
+  private static FrsmNodeBuilder nodeSettings(FrsmNodeBuilder node, Settings settings) {
+    return node.vnodes(VNODES)
+        .transportThreads(settings.transportThreads())
+        .leaderOnlyReads(settings.leaderOnlyReads())
+        .forcedColdCasShare(settings.forcedColdCasShare())
+        .coreThreads(settings.coreThreads())
+        .corePlacement(settings.corePlacement())
+        .lsm(b -> b.commitLogGroupCommitWindow(settings.groupCommitWindow()));
   }
 
   @Override
@@ -276,6 +298,20 @@ final class FrsmLocalCluster implements KvSystem {
   /** The live nodes' counters so far. */
   Counters counters() {
     return new Counters(coreStats(), groupCommits());
+  }
+
+  /**
+   * Range lease renewals the live nodes made so far ({@code frsm.lease.renewals}: one per held
+   * range per renewal batch; each node sends one ZooKeeper {@code multi} per batch, every L/4).
+   */
+  long leaseRenewals() {
+    long sum = 0;
+    for (FrsmNode n : cluster.nodes()) {
+      for (var c : n.meterRegistry().find("frsm.lease.renewals").functionCounters()) {
+        sum += Math.round(c.count());
+      }
+    }
+    return sum;
   }
 
   /** The live nodes' group commits so far. */

@@ -1,6 +1,7 @@
 package io.frsm.bench.experiment;
 
 import io.frsm.api.FrsmClient;
+import io.frsm.server.config.ConsensusKeys;
 import io.frsm.server.workload.WorkloadRunner;
 import io.frsm.server.workload.WorkloadSpec;
 import java.io.IOException;
@@ -8,10 +9,12 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Locale;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Experiment 5: kill the natural leader of the hottest key under the paper's workload and follow
@@ -52,16 +55,27 @@ final class RecoveryExperiment implements Experiment {
             "slo_p99_us",
             "repair_ms",
             "first_settled_ms",
+            "lease_ms",
+            "renewals_per_s",
+            "kill_ms",
+            "hot_get_ms",
+            "hot_cas_ms",
             "before_ops_per_s",
             "after_ops_per_s",
             "not_executed_or_unknown",
             "other_failures");
     ExperimentReport report = new ExperimentReport(name(), table);
     Path dir = Systems.freshDir(o, name(), "frsm");
-    FrsmLocalCluster frsm = FrsmLocalCluster.start(dir, 2);
+    Duration lease = o.lease() == null ? ConsensusKeys.LEASE.defaultValue() : o.lease();
+    FrsmLocalCluster frsm = FrsmLocalCluster.start(dir, 2, o.lease());
     byte[] hottest = WorkloadRunner.key(0); // ZipfianKeys maps rank 0 to index 0
     int victim = frsm.naturalLeader(hottest);
     ScheduledExecutorService killer = Executors.newSingleThreadScheduledExecutor();
+    HotKeyProbe hot = new HotKeyProbe(hottest);
+    AtomicLong killedAtNanos = new AtomicLong();
+    AtomicLong killedAtMillis = new AtomicLong();
+    AtomicLong killReturnedNanos = new AtomicLong();
+    AtomicLong renewalsBeforeKill = new AtomicLong();
     Timeline timeline;
     Point p;
     try (FrsmClient check = frsm.checkClient();
@@ -70,9 +84,26 @@ final class RecoveryExperiment implements Experiment {
       Systems.warmUp(thin, o, "frsm");
       new WorkloadRunner(thin, Measurement.withDuration(spec, o.warmup()), line -> {}).run();
       long start = System.nanoTime();
+      long renewalsAtStart = frsm.leaseRenewals();
       timeline = new Timeline(start, (int) (total.toNanos() / Timeline.WINDOW_NANOS) + 1);
-      killer.schedule(() -> frsm.kill(victim), killAt.toNanos(), TimeUnit.NANOSECONDS);
-      try (FrsmClient timed = timeline.wrap(thin)) {
+      killer.schedule(
+          () -> {
+            // The wall clock ties the kill to the nodes' log. The probe is armed once the kill
+            // returned: the in-process kill stops the node's parts one after another (0.9 s at
+            // load 25), and its core answers under its lease until stopped, so only calls started
+            // after that waited for (or went around) the dead leader.
+            long at = System.nanoTime();
+            killedAtNanos.set(at);
+            killedAtMillis.set(System.currentTimeMillis());
+            renewalsBeforeKill.set(frsm.leaseRenewals() - renewalsAtStart);
+            frsm.kill(victim);
+            long done = System.nanoTime();
+            killReturnedNanos.set(done);
+            hot.arm(done);
+          },
+          killAt.toNanos(),
+          TimeUnit.NANOSECONDS);
+      try (FrsmClient timed = hot.wrap(timeline.wrap(thin))) {
         p =
             Measurement.run(
                 timed, check, new Measurement.Step(spec, Duration.ZERO, "recovery", o.progress()));
@@ -101,6 +132,8 @@ final class RecoveryExperiment implements Experiment {
         settled < 0
             ? Double.NaN
             : (settled + 1) * Timeline.WINDOW_NANOS / 1e6 - killAt.toNanos() / 1e6;
+    double hotGetMs = sinceKillMs(hot.firstGetNanos(), killedAtNanos.get());
+    double hotCasMs = sinceKillMs(hot.firstCasNanos(), killedAtNanos.get());
     long callsAfter = 0;
     int afterFrom = repaired < 0 ? last : repaired + 1;
     for (int w = afterFrom; w < last; w++) {
@@ -140,6 +173,11 @@ final class RecoveryExperiment implements Experiment {
         slo,
         repairMs,
         settledMs,
+        (double) lease.toMillis(),
+        renewalsBeforeKill.get() * 1e3 / killAt.toMillis(),
+        sinceKillMs(killReturnedNanos.get(), killedAtNanos.get()),
+        hotGetMs,
+        hotCasMs,
         beforeRate,
         afterRate,
         retryable,
@@ -154,11 +192,13 @@ final class RecoveryExperiment implements Experiment {
     report.note(
         String.format(
             Locale.ROOT,
-            "killed node %d (natural leader of the hottest key) at %d ms; time to repair %s"
+            "killed node %d (natural leader of the hottest key) at %d ms (wall clock %s); time to"
+                + " repair %s"
                 + " (target <= 5 s); service back within the SLO for 1 s after %s; workload over the thin client (routing learns of the death"
                 + " itself); rates count client calls (a write is a get plus a CAS)",
             victim,
             killAt.toMillis(),
+            Instant.ofEpochMilli(killedAtMillis.get()),
             repaired < 0
                 ? "not reached within the run"
                 : String.format(Locale.ROOT, "%.0f ms", repairMs),
@@ -170,6 +210,11 @@ final class RecoveryExperiment implements Experiment {
     report.files.add(timelineChart(o, "throughput", killAt, "client calls/s", rate, false));
     report.files.add(timelineChart(o, "p99", killAt, "ms", p99, true));
     return report;
+  }
+
+  /** Milliseconds from the kill to {@code nanos}, NaN if it never happened (0). */
+  private static double sinceKillMs(long nanos, long killedAt) {
+    return nanos == 0 || killedAt == 0 ? Double.NaN : (nanos - killedAt) / 1e6;
   }
 
   /** {@code paper-recovery-<figure>.png}: {@code figure} per 100 ms window over the run. */

@@ -50,4 +50,13 @@ class ExperimentOptionsTest {
         ParameterException.class,
         () -> ExperimentCommand.parse("zookeeper", "--group-commit-window", "-1"));
   }
+
+  @Test
+  void lease_isTheNodeDefaultUnlessAskedForTheWhatIf() {
+    assertEquals(null, ExperimentCommand.parse("recovery").lease());
+    assertEquals(
+        Duration.ofMillis(1500), ExperimentCommand.parse("recovery", "--lease", "1500").lease());
+    assertThrows(
+        ParameterException.class, () -> ExperimentCommand.parse("recovery", "--lease", "3"));
+  }
 }
