@@ -60,7 +60,10 @@ final class ForegroundLoad implements AutoCloseable {
     return new Window(seconds, ops / seconds, p99Millis, errors);
   }
 
-  /** Stops every caller and waits for their last calls, so the windows read settled records. */
+  /**
+   * Stops every caller and waits for their last calls, so the windows read settled records; a
+   * second call does nothing more.
+   */
   @Override
   public void close() throws InterruptedException {
     running = false;

@@ -8,11 +8,9 @@ import io.frsm.server.config.ConsensusKeys;
 import io.frsm.server.config.StreamKeys;
 import io.frsm.server.membership.MembershipChange.Kind;
 import io.frsm.server.membership.MembershipOrchestrator;
-import io.micrometer.core.instrument.Counter;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import org.apache.curator.framework.CuratorFramework;
@@ -96,114 +94,99 @@ class JoinTimeBenchmarkIT {
       FrsmClient loadClient = load.callers() > 0 ? cluster.node(1).client() : null;
       ForegroundLoad foreground =
           loadClient == null ? null : new ForegroundLoad(loadClient, KEYS, keys, load.callers());
-      long beforeStart = 0;
-      long cpuBefore = processCpuNanos();
-      if (foreground != null) {
-        // Measuring windows, not synchronisation: a warm-up as long as a window, then the window.
-        Thread.sleep(load.window().toMillis());
-        beforeStart = System.nanoTime();
-        cpuBefore = processCpuNanos();
-        Thread.sleep(load.window().toMillis());
-      }
-      long settledBefore = keysSettled(cluster, fourth);
-      long start = System.nanoTime();
-      long cpuAtStart = processCpuNanos();
-      admin.request(Kind.ADD, 4, -1);
-      // When each version was first seen published (polled every 100 ms): the steps' times.
-      long[] seenAt = new long[4];
-      long[] lastLook = {0};
-      Await.until(
-          () -> {
-            try {
-              if (System.nanoTime() - lastLook[0] > 100_000_000L) {
-                lastLook[0] = System.nanoTime();
-                int v = (int) Math.min(3, admin.newest().version());
-                for (int i = 1; i <= v; i++) {
-                  if (seenAt[i] == 0) {
-                    seenAt[i] = lastLook[0];
+      try {
+        long beforeStart = 0;
+        long cpuBefore = processCpuNanos();
+        if (foreground != null) {
+          // Measuring windows, not synchronisation: a warm-up as long as a window, then the window.
+          Thread.sleep(load.window().toMillis());
+          beforeStart = System.nanoTime();
+          cpuBefore = processCpuNanos();
+          Thread.sleep(load.window().toMillis());
+        }
+        long start = System.nanoTime();
+        long cpuAtStart = processCpuNanos();
+        admin.request(Kind.ADD, 4, -1);
+        // When each version was first seen published (polled every 100 ms): the steps' times.
+        long[] seenAt = new long[4];
+        long[] lastLook = {0};
+        Await.until(
+            () -> {
+              try {
+                if (System.nanoTime() - lastLook[0] > 100_000_000L) {
+                  lastLook[0] = System.nanoTime();
+                  int v = (int) Math.min(3, admin.newest().version());
+                  for (int i = 1; i <= v; i++) {
+                    if (seenAt[i] == 0) {
+                      seenAt[i] = lastLook[0];
+                    }
                   }
                 }
+                return admin.pending() == null;
+              } catch (Exception e) {
+                throw new IllegalStateException(e);
               }
-              return admin.pending() == null;
-            } catch (Exception e) {
-              throw new IllegalStateException(e);
-            }
-          },
-          wait,
-          "node 4 to be added");
-      long end = System.nanoTime();
-      long cpuAtEnd = processCpuNanos();
-      double joinSeconds = (end - start) / 1e9;
-      long settled = keysSettled(cluster, fourth) - settledBefore;
-      if (foreground != null) {
-        Thread.sleep(load.window().toMillis()); // the window after the join
-        long afterEnd = System.nanoTime();
-        long cpuAfter = processCpuNanos();
-        foreground.close();
-        loadClient.close();
-        ForegroundLoad.Window before = foreground.window(beforeStart, start);
-        ForegroundLoad.Window during = foreground.window(start, end);
-        ForegroundLoad.Window settling = foreground.window(seenAt[2], end);
-        ForegroundLoad.Window after = foreground.window(end, afterEnd);
+            },
+            wait,
+            "node 4 to be added");
+        long end = System.nanoTime();
+        long cpuAtEnd = processCpuNanos();
+        double joinSeconds = (end - start) / 1e9;
+        if (foreground != null) {
+          Thread.sleep(load.window().toMillis()); // the window after the join
+          long afterEnd = System.nanoTime();
+          long cpuAfter = processCpuNanos();
+          foreground.close();
+          loadClient.close();
+          ForegroundLoad.Window before = foreground.window(beforeStart, start);
+          ForegroundLoad.Window during = foreground.window(start, end);
+          ForegroundLoad.Window settling = foreground.window(seenAt[2], end);
+          ForegroundLoad.Window after = foreground.window(end, afterEnd);
+          System.out.printf(
+              "JOIN-LOAD pace=%d callers=%d before: %s; cpu %.2f cores%n",
+              pace,
+              load.callers(),
+              before,
+              (cpuAtStart - cpuBefore) / (double) (start - beforeStart));
+          System.out.printf(
+              "JOIN-LOAD pace=%d during join: %s; cpu %.2f cores; settling steps: %s%n",
+              pace, during, (cpuAtEnd - cpuAtStart) / (double) (end - start), settling);
+          System.out.printf(
+              "JOIN-LOAD pace=%d after: %s; cpu %.2f cores%n",
+              pace, after, (cpuAfter - cpuAtEnd) / (double) (afterEnd - end));
+          System.out.printf(
+              "JOIN-LOAD pace=%d ratio during/before: throughput %.2f, p99 %.2f; settling steps/before:"
+                  + " throughput %.2f, p99 %.2f%n",
+              pace,
+              during.opsPerSecond() / before.opsPerSecond(),
+              during.p99Millis() / before.p99Millis(),
+              settling.opsPerSecond() / before.opsPerSecond(),
+              settling.p99Millis() / before.p99Millis());
+        }
         System.out.printf(
-            "JOIN-LOAD pace=%d callers=%d before: %s; cpu %.2f cores%n",
+            "JOIN-BENCH steps: learner %.1fs, promotion %.1fs, drop %.1fs (from each version seen"
+                + " published to the next; the first includes the copy)%n",
+            (seenAt[2] - seenAt[1]) / 1e9, (seenAt[3] - seenAt[2]) / 1e9, (end - seenAt[3]) / 1e9);
+        double bytes = fourth.meterRegistry().get("frsm.stream.bytes.received").counter().count();
+        System.out.printf(
+            "JOIN-BENCH keys=%d copy=%s pace=%d load=%.1fs join=%.1fs copied=%.1fMB copies=%.0f%n",
+            keys,
+            copy,
             pace,
-            load.callers(),
-            before,
-            (cpuAtStart - cpuBefore) / (double) (start - beforeStart));
-        System.out.printf(
-            "JOIN-LOAD pace=%d during join: %s; cpu %.2f cores; settling steps: %s%n",
-            pace, during, (cpuAtEnd - cpuAtStart) / (double) (end - start), settling);
-        System.out.printf(
-            "JOIN-LOAD pace=%d after: %s; cpu %.2f cores%n",
-            pace, after, (cpuAfter - cpuAtEnd) / (double) (afterEnd - end));
-        System.out.printf(
-            "JOIN-LOAD pace=%d ratio during/before: throughput %.2f, p99 %.2f; settling steps/before:"
-                + " throughput %.2f, p99 %.2f; keys settled %d%n",
-            pace,
-            during.opsPerSecond() / before.opsPerSecond(),
-            during.p99Millis() / before.p99Millis(),
-            settling.opsPerSecond() / before.opsPerSecond(),
-            settling.p99Millis() / before.p99Millis(),
-            settled);
-      }
-      System.out.printf(
-          "JOIN-BENCH steps: learner %.1fs, promotion %.1fs, drop %.1fs (from each version seen"
-              + " published to the next; the first includes the copy)%n",
-          (seenAt[2] - seenAt[1]) / 1e9, (seenAt[3] - seenAt[2]) / 1e9, (end - seenAt[3]) / 1e9);
-      double bytes = fourth.meterRegistry().get("frsm.stream.bytes.received").counter().count();
-      System.out.printf(
-          "JOIN-BENCH keys=%d copy=%s pace=%d load=%.1fs join=%.1fs copied=%.1fMB copies=%.0f"
-              + " settled=%d%n",
-          keys,
-          copy,
-          pace,
-          loadSeconds,
-          joinSeconds,
-          bytes / 1e6,
-          MembershipChangeIT.copyMeter(fourth, "done"),
-          settled);
-      try (FrsmClient client = cluster.node(2).client()) {
-        KEYS.assertSamplesReadBack(client, keys, 1_000);
-      }
-      assertEquals(3, admin.newest().version());
-    }
-  }
-
-  /** Keys the nodes' range scans and membership settles settled so far (frsm.scan.keys.settled). */
-  private static long keysSettled(TestCluster cluster, FrsmNode fourth) {
-    long n = 0;
-    List<FrsmNode> nodes = new ArrayList<>();
-    for (int id = 1; id <= cluster.size(); id++) {
-      nodes.add(cluster.node(id));
-    }
-    nodes.add(fourth);
-    for (FrsmNode node : nodes) {
-      for (Counter c : node.meterRegistry().find("frsm.scan.keys.settled").counters()) {
-        n += (long) c.count();
+            loadSeconds,
+            joinSeconds,
+            bytes / 1e6,
+            MembershipChangeIT.copyMeter(fourth, "done"));
+        try (FrsmClient client = cluster.node(2).client()) {
+          KEYS.assertSamplesReadBack(client, keys, 1_000);
+        }
+        assertEquals(3, admin.newest().version());
+      } finally {
+        if (foreground != null) {
+          foreground.close(); // idempotent: the callers stop even if the join failed
+        }
       }
     }
-    return n;
   }
 
   private static long processCpuNanos() {
