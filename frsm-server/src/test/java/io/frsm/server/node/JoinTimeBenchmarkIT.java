@@ -4,11 +4,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.frsm.api.FrsmClient;
+import io.frsm.server.config.ConsensusKeys;
 import io.frsm.server.config.StreamKeys;
 import io.frsm.server.membership.MembershipChange.Kind;
 import io.frsm.server.membership.MembershipOrchestrator;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
 import org.apache.curator.framework.CuratorFramework;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -19,6 +23,13 @@ import org.junit.jupiter.api.io.TempDir;
  * copy and by the settle alone ({@code stream.copyOnJoin: false}), one fresh cluster each ({@code
  * -Dfrsm.join.benchCopy=true} or {@code false} runs one of them). Skipped without {@code
  * frsm.join.benchKeys}: it measures, it checks only that every key reads back.
+ *
+ * <p>Under a client load ({@code -Dfrsm.join.benchCallers=N}, default 0 = none): N closed-loop
+ * callers ({@link ForegroundLoad}) run from before the join to after it, and the throughput and p99
+ * are printed for a steady window before the join, the join, its settling steps (promotion and
+ * drop) and a window after, each {@code -Dfrsm.join.benchWindowSeconds} (default 20) long. {@code
+ * -Dfrsm.join.benchPaces=0,200} runs one fresh cluster per {@code consensus.settleKeysPerSecond}
+ * value, in that order, {@code -Dfrsm.join.benchRounds} times (default 1): an A/B alternated.
  */
 class JoinTimeBenchmarkIT {
   private static final BenchKeys KEYS = new BenchKeys("join/", 512);
@@ -29,19 +40,41 @@ class JoinTimeBenchmarkIT {
     assumeTrue(keysProperty != null, "a benchmark: set -Dfrsm.join.benchKeys");
     int keys = Integer.parseInt(keysProperty);
     String mode = System.getProperty("frsm.join.benchCopy", "");
-    if (!mode.equals("false")) {
-      measure(dir.resolve("copy"), keys, true);
-    }
-    if (!mode.equals("true")) {
-      measure(dir.resolve("settle-only"), keys, false);
+    int rounds = Integer.getInteger("frsm.join.benchRounds", 1);
+    List<Integer> paces =
+        Arrays.stream(System.getProperty("frsm.join.benchPaces", "0").split(","))
+            .map(p -> Integer.valueOf(p.trim()))
+            .toList();
+    Load load =
+        new Load(
+            Integer.getInteger("frsm.join.benchCallers", 0),
+            Duration.ofSeconds(Integer.getInteger("frsm.join.benchWindowSeconds", 20)));
+    for (int round = 1; round <= rounds; round++) {
+      for (int pace : paces) {
+        String run = "round-" + round + "-pace-" + pace;
+        if (!mode.equals("false")) {
+          measure(dir.resolve(run + "-copy"), keys, true, pace, load);
+        }
+        if (!mode.equals("true")) {
+          measure(dir.resolve(run + "-settle-only"), keys, false, pace, load);
+        }
+      }
     }
   }
 
-  private static void measure(Path dir, int keys, boolean copy) throws Exception {
+  /** The client load run across the join: {@code callers} (0: none), steady windows' length. */
+  private record Load(int callers, Duration window) {}
+
+  private static void measure(Path dir, int keys, boolean copy, int pace, Load load)
+      throws Exception {
     Duration wait = Duration.ofMinutes(30);
     // Memtables of a production size: the test clusters' tiny ones stall a bulk load on flushes.
     try (TestCluster cluster =
-            TestCluster.withTweaks(dir, b -> b.lsm(l -> l.memtableFlushSizeBytes(16 << 20)));
+            TestCluster.withTweaks(
+                dir,
+                b ->
+                    b.lsm(l -> l.memtableFlushSizeBytes(16 << 20))
+                        .set(ConsensusKeys.SETTLE_KEYS_PER_SECOND, pace));
         CuratorFramework zk = RingHistoryIT.connect(cluster);
         FrsmNode fourth =
             cluster
@@ -58,49 +91,106 @@ class JoinTimeBenchmarkIT {
       double loadSeconds = (System.nanoTime() - loadStart) / 1e9;
       fourth.start();
       fourth.awaitReady(wait);
-      long start = System.nanoTime();
-      admin.request(Kind.ADD, 4, -1);
-      // When each version was first seen published (polled every 100 ms): the steps' times.
-      long[] seenAt = new long[4];
-      long[] lastLook = {0};
-      Await.until(
-          () -> {
-            try {
-              if (System.nanoTime() - lastLook[0] > 100_000_000L) {
-                lastLook[0] = System.nanoTime();
-                int v = (int) Math.min(3, admin.newest().version());
-                for (int i = 1; i <= v; i++) {
-                  if (seenAt[i] == 0) {
-                    seenAt[i] = lastLook[0];
+      FrsmClient loadClient = load.callers() > 0 ? cluster.node(1).client() : null;
+      ForegroundLoad foreground =
+          loadClient == null ? null : new ForegroundLoad(loadClient, KEYS, keys, load.callers());
+      try {
+        long beforeStart = 0;
+        long cpuBefore = processCpuNanos();
+        if (foreground != null) {
+          // Measuring windows, not synchronisation: a warm-up as long as a window, then the window.
+          Thread.sleep(load.window().toMillis());
+          beforeStart = System.nanoTime();
+          cpuBefore = processCpuNanos();
+          Thread.sleep(load.window().toMillis());
+        }
+        long start = System.nanoTime();
+        long cpuAtStart = processCpuNanos();
+        admin.request(Kind.ADD, 4, -1);
+        // When each version was first seen published (polled every 100 ms): the steps' times.
+        long[] seenAt = new long[4];
+        long[] lastLook = {0};
+        Await.until(
+            () -> {
+              try {
+                if (System.nanoTime() - lastLook[0] > 100_000_000L) {
+                  lastLook[0] = System.nanoTime();
+                  int v = (int) Math.min(3, admin.newest().version());
+                  for (int i = 1; i <= v; i++) {
+                    if (seenAt[i] == 0) {
+                      seenAt[i] = lastLook[0];
+                    }
                   }
                 }
+                return admin.pending() == null;
+              } catch (Exception e) {
+                throw new IllegalStateException(e);
               }
-              return admin.pending() == null;
-            } catch (Exception e) {
-              throw new IllegalStateException(e);
-            }
-          },
-          wait,
-          "node 4 to be added");
-      long end = System.nanoTime();
-      double joinSeconds = (end - start) / 1e9;
-      System.out.printf(
-          "JOIN-BENCH steps: learner %.1fs, promotion %.1fs, drop %.1fs (from each version seen"
-              + " published to the next; the first includes the copy)%n",
-          (seenAt[2] - seenAt[1]) / 1e9, (seenAt[3] - seenAt[2]) / 1e9, (end - seenAt[3]) / 1e9);
-      double bytes = fourth.meterRegistry().get("frsm.stream.bytes.received").counter().count();
-      System.out.printf(
-          "JOIN-BENCH keys=%d copy=%s load=%.1fs join=%.1fs copied=%.1fMB copies=%.0f%n",
-          keys,
-          copy,
-          loadSeconds,
-          joinSeconds,
-          bytes / 1e6,
-          MembershipChangeIT.copyMeter(fourth, "done"));
-      try (FrsmClient client = cluster.node(2).client()) {
-        KEYS.assertSamplesReadBack(client, keys, 1_000);
+            },
+            wait,
+            "node 4 to be added");
+        long end = System.nanoTime();
+        long cpuAtEnd = processCpuNanos();
+        double joinSeconds = (end - start) / 1e9;
+        if (foreground != null) {
+          Thread.sleep(load.window().toMillis()); // the window after the join
+          long afterEnd = System.nanoTime();
+          long cpuAfter = processCpuNanos();
+          foreground.close();
+          loadClient.close();
+          ForegroundLoad.Window before = foreground.window(beforeStart, start);
+          ForegroundLoad.Window during = foreground.window(start, end);
+          ForegroundLoad.Window settling = foreground.window(seenAt[2], end);
+          ForegroundLoad.Window after = foreground.window(end, afterEnd);
+          System.out.printf(
+              "JOIN-LOAD pace=%d callers=%d before: %s; cpu %.2f cores%n",
+              pace,
+              load.callers(),
+              before,
+              (cpuAtStart - cpuBefore) / (double) (start - beforeStart));
+          System.out.printf(
+              "JOIN-LOAD pace=%d during join: %s; cpu %.2f cores; settling steps: %s%n",
+              pace, during, (cpuAtEnd - cpuAtStart) / (double) (end - start), settling);
+          System.out.printf(
+              "JOIN-LOAD pace=%d after: %s; cpu %.2f cores%n",
+              pace, after, (cpuAfter - cpuAtEnd) / (double) (afterEnd - end));
+          System.out.printf(
+              "JOIN-LOAD pace=%d ratio during/before: throughput %.2f, p99 %.2f; settling steps/before:"
+                  + " throughput %.2f, p99 %.2f%n",
+              pace,
+              during.opsPerSecond() / before.opsPerSecond(),
+              during.p99Millis() / before.p99Millis(),
+              settling.opsPerSecond() / before.opsPerSecond(),
+              settling.p99Millis() / before.p99Millis());
+        }
+        System.out.printf(
+            "JOIN-BENCH steps: learner %.1fs, promotion %.1fs, drop %.1fs (from each version seen"
+                + " published to the next; the first includes the copy)%n",
+            (seenAt[2] - seenAt[1]) / 1e9, (seenAt[3] - seenAt[2]) / 1e9, (end - seenAt[3]) / 1e9);
+        double bytes = fourth.meterRegistry().get("frsm.stream.bytes.received").counter().count();
+        System.out.printf(
+            "JOIN-BENCH keys=%d copy=%s pace=%d load=%.1fs join=%.1fs copied=%.1fMB copies=%.0f%n",
+            keys,
+            copy,
+            pace,
+            loadSeconds,
+            joinSeconds,
+            bytes / 1e6,
+            MembershipChangeIT.copyMeter(fourth, "done"));
+        try (FrsmClient client = cluster.node(2).client()) {
+          KEYS.assertSamplesReadBack(client, keys, 1_000);
+        }
+        assertEquals(3, admin.newest().version());
+      } finally {
+        if (foreground != null) {
+          foreground.close(); // idempotent: the callers stop even if the join failed
+        }
       }
-      assertEquals(3, admin.newest().version());
     }
+  }
+
+  private static long processCpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+        .getProcessCpuTime();
   }
 }

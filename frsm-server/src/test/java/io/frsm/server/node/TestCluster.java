@@ -37,7 +37,13 @@ final class TestCluster implements AutoCloseable {
   static final Duration CLOCK_SKEW_BOUND = Duration.ofMillis(10);
 
   static final Duration CLIENT_TIMEOUT = Duration.ofSeconds(6);
-  static final Duration READY_TIMEOUT = Duration.ofSeconds(60);
+
+  /**
+   * How long a node or the cluster may take to be ready; {@code -Dfrsm.it.readySeconds} raises it
+   * for a benchmark IT run on a machine loaded by others' work (default 60).
+   */
+  static final Duration READY_TIMEOUT =
+      Duration.ofSeconds(Long.getLong("frsm.it.readySeconds", 60));
 
   private final Path dir;
   private final Duration boundedDelay;
