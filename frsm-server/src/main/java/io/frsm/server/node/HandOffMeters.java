@@ -22,6 +22,11 @@ import java.util.function.ToDoubleFunction;
 final class HandOffMeters {
   private HandOffMeters() {}
 
+  /**
+   * @param leadership the node's leadership, null before it serves; kept by the caller for as long
+   *     as the meters are registered (each meter holds it only weakly)
+   * @param cores the node's cores, likewise
+   */
   static List<Meter> register(
       MeterRegistry registry, Supplier<RangeLeadership> leadership, Supplier<CoreShards> cores) {
     List<Meter> meters = new ArrayList<>();
