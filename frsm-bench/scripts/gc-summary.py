@@ -35,12 +35,32 @@ OLD_REGIONS = re.compile(r"Old regions: (\d+)->(\d+)")
 HUMONGOUS = re.compile(r"Humongous regions: (\d+)->(\d+)")
 REGION_SIZE = re.compile(r"region size (\d+)K")
 
+# Lines that give a collection one figure: (pattern, record key, group, type, keep the first only).
+FIGURES = (
+    (SCAN_ROOTS, "scan_max", 1, float, False),
+    # The first Scanned Cards line is Scan Heap Roots' (the others are the optional phases').
+    (SCANNED_CARDS, "cards", 1, int, True),
+    (OBJECT_COPY, "copy_max", 2, float, False),
+    (HUMONGOUS, "humongous_after", 2, int, False),
+)
+
 
 def pct(values, p):
     if not values:
         return float("nan")
     s = sorted(values)
     return s[min(len(s) - 1, int(round(p / 100.0 * (len(s) - 1))))]
+
+
+def take_figure(rec, line):
+    """Puts the one figure a line gives (FIGURES) into rec; returns whether it was such a line."""
+    for pattern, key, group, kind, first_only in FIGURES:
+        m = pattern.search(line)
+        if m:
+            if not (first_only and key in rec):
+                rec[key] = kind(m.group(group))
+            return True
+    return False
 
 
 def parse(path):
@@ -64,17 +84,7 @@ def parse(path):
                 rec["kind"] = m.group(1)
                 rec["ms"] = float(m.group(2))
                 continue
-            m = SCAN_ROOTS.search(line)
-            if m:
-                rec["scan_max"] = float(m.group(1))
-                continue
-            m = SCANNED_CARDS.search(line)
-            if m and "cards" not in rec:  # the first: Scan Heap Roots' (others are the optional phases')
-                rec["cards"] = int(m.group(1))
-                continue
-            m = OBJECT_COPY.search(line)
-            if m:
-                rec["copy_max"] = float(m.group(2))
+            if take_figure(rec, line):
                 continue
             m = PLAB.search(line) or DIRECT.search(line)
             if m:
@@ -83,10 +93,6 @@ def parse(path):
             m = OLD_REGIONS.search(line)
             if m:
                 rec["old_before"], rec["old_after"] = int(m.group(1)), int(m.group(2))
-                continue
-            m = HUMONGOUS.search(line)
-            if m:
-                rec["humongous_after"] = int(m.group(2))
     return region, gcs
 
 

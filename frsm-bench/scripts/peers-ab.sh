@@ -55,29 +55,9 @@ if [ ! -x "$etcd_dir/bin/etcd-server" ] || [ ! -x "$etcd_dir/bin/etcd-workload" 
   (cd "$etcd_dir" && PATH="$PATH:/usr/local/go/bin" nice -n 19 go build -o bin/ ./cmd/...)
 fi
 
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  for p in "${pids[@]}"; do
-    for _ in $(seq 1 150); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-    kill -9 "$p" 2>/dev/null || true
-  done
-  pids=()
-}
+# shellcheck source=bench-common.sh source-path=SCRIPTDIR
+source "$repo/frsm-bench/scripts/bench-common.sh" # pids, cleanup, free_port, until_ok
 trap cleanup EXIT
-
-free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
-until_ok() { # deadline_s command...: runs command every 0.5 s until it succeeds
-  local deadline=$((SECONDS + $1))
-  shift
-  until "$@" >/dev/null 2>&1; do
-    if ((SECONDS > deadline)); then return 1; fi
-    sleep 0.5
-  done
-}
 
 zk_serving() { # port: the server is in the quorum (leader or follower)
   python3 - "$1" <<'PY'
@@ -96,9 +76,25 @@ record() { # run system line: one results line
   echo "$(date -u +%H:%M:%S) $1 load=[$load] system=$2 $4" | tee -a "$out/results.txt"
 }
 
+not_started() { # run system why dir: the results line of a cluster that never served; stops it
+  echo "$(date -u +%H:%M:%S) $1 system=$2 FAILED: $3 (see $4)" | tee -a "$out/results.txt"
+  cleanup
+}
+
+measure() { # run system dir client...: runs the client, records its REMOTE line, stops the servers
+  local run="$1" system="$2" dir="$3" load line
+  shift 3
+  load=$(cut -d' ' -f1-3 /proc/loadavg)
+  "$@" 2>"$dir/client.err" >"$dir/client.out" || true
+  line=$(grep '^REMOTE' "$dir/client.out" || echo "FAILED (see $dir)")
+  record "$run" "$system" "$load" "$line"
+  cleanup
+}
+
 run_frsm() { # callers round run
   local dir="$out/$3"
   rm -rf "$dir"
+  # shellcheck disable=SC2097,SC2098 # INSTANCES is handed on unchanged
   CLIENTS="$1" INSTANCES="$INSTANCES" WARMUP="$WARMUP" MEASURE="$MEASURE" KEYS="$KEYS" \
     NODE_HEAP="$NODE_HEAP" NODE_GC="$NODE_GC" SERVER_JAR="$frsm_jar" BENCH_JAR="$bench_jar" \
     "$repo/frsm-bench/scripts/tls-ab.sh" "$dir" 1 "plain:$INSTANCES" >/dev/null 2>&1 || true
@@ -148,23 +144,16 @@ CFG
   done
   for n in 0 1 2; do
     if ! until_ok 120 zk_serving "${ports[$n]}"; then
-      echo "$(date -u +%H:%M:%S) $3 system=zookeeper FAILED: no quorum (see $dir)" \
-        | tee -a "$out/results.txt"
-      cleanup
+      not_started "$3" zookeeper "no quorum" "$dir"
       return 0
     fi
   done
-  local load line
-  load=$(cut -d' ' -f1-3 /proc/loadavg)
-  java -Xms512m -Xmx512m -cp "$bench_jar" io.frsm.bench.experiment.RemoteWorkloadMain \
-    --zookeeper "$conn" --zk-reads "$4" --clients "$1" --client-instances "$INSTANCES" \
-    --warmup "$WARMUP" --seconds "$MEASURE" --keys "$KEYS" --node-pids "$node_pids" \
-    2>"$dir/client.err" >"$dir/client.out" || true
-  line=$(grep '^REMOTE' "$dir/client.out" || echo "FAILED (see $dir)")
   local name=zookeeper
   if [ "$4" = plain ]; then name=zookeeper-plain; fi
-  record "$3" "$name" "$load" "$line"
-  cleanup
+  measure "$3" "$name" "$dir" \
+    java -Xms512m -Xmx512m -cp "$bench_jar" io.frsm.bench.experiment.RemoteWorkloadMain \
+    --zookeeper "$conn" --zk-reads "$4" --clients "$1" --client-instances "$INSTANCES" \
+    --warmup "$WARMUP" --seconds "$MEASURE" --keys "$KEYS" --node-pids "$node_pids"
 }
 
 run_etcd() { # callers round run
@@ -190,20 +179,14 @@ run_etcd() { # callers round run
   done
   for n in 0 1 2; do
     if ! until_ok 120 curl -sf "${clients[$n]}/health"; then
-      echo "$(date -u +%H:%M:%S) $3 system=etcd FAILED: not healthy (see $dir)" \
-        | tee -a "$out/results.txt"
-      cleanup
+      not_started "$3" etcd "not healthy" "$dir"
       return 0
     fi
   done
-  local load line
-  load=$(cut -d' ' -f1-3 /proc/loadavg)
-  "$etcd_dir/bin/etcd-workload" --endpoints "$endpoints" --clients "$1" \
+  measure "$3" etcd "$dir" \
+    "$etcd_dir/bin/etcd-workload" --endpoints "$endpoints" --clients "$1" \
     --client-instances "$INSTANCES" --warmup "$WARMUP" --seconds "$MEASURE" --keys "$KEYS" \
-    --node-pids "$node_pids" 2>"$dir/client.err" >"$dir/client.out" || true
-  line=$(grep '^REMOTE' "$dir/client.out" || echo "FAILED (see $dir)")
-  record "$3" etcd "$load" "$line"
-  cleanup
+    --node-pids "$node_pids"
 }
 
 for r in $(seq 1 "$rounds"); do

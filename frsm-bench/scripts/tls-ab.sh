@@ -48,28 +48,9 @@ CLIENT_ARGS="${CLIENT_ARGS:-}" # more RemoteWorkloadMain options, e.g. --own-loo
 GC_LOG="${GC_LOG:-0}" # 1: the nodes log their collections; gc-summary.py's lines go to OUT/gc.txt
 mkdir -p "$out"
 
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  for p in "${pids[@]}"; do
-    for _ in $(seq 1 150); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-    kill -9 "$p" 2>/dev/null || true
-  done
-  pids=()
-}
+# shellcheck source=bench-common.sh source-path=SCRIPTDIR
+source "$repo/frsm-bench/scripts/bench-common.sh" # pids, cleanup, free_port, await_health
 trap cleanup EXIT
-
-free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
-await_health() { # port deadline_s
-  local deadline=$((SECONDS + $2))
-  until curl -sf "http://127.0.0.1:$1/health" >/dev/null 2>&1; do
-    if ((SECONDS > deadline)); then return 1; fi
-    sleep 0.5
-  done
-}
 
 run_one() { # mode[:instances] round
   local m mode="${1%%:*}" round="$2" run="r$2-${1/:/-x}" instances="$INSTANCES"

@@ -22,58 +22,53 @@ import java.util.function.ToDoubleFunction;
 final class HandOffMeters {
   private HandOffMeters() {}
 
+  /**
+   * @param leadership the node's leadership, null before it serves; kept by the caller for as long
+   *     as the meters are registered (each meter holds it only weakly)
+   * @param cores the node's cores, likewise
+   */
   static List<Meter> register(
       MeterRegistry registry, Supplier<RangeLeadership> leadership, Supplier<CoreShards> cores) {
     List<Meter> meters = new ArrayList<>();
-    ToDoubleFunction<ToDoubleFunction<HandBackCounts>> agent =
-        f -> {
-          RangeLeadership l = leadership.get();
-          return l == null ? 0 : f.applyAsDouble(l.handBacks());
-        };
-    ToDoubleFunction<ToDoubleFunction<HandOffTally>> core =
-        f -> {
-          CoreShards c = cores.get();
-          return c == null ? 0 : f.applyAsDouble(c.handOffTally());
-        };
     meters.add(
         counter("frsm.handoff.begun", "hand-overs on purpose that drained to ship", null)
-            .register(registry, agent, HandBackCounts::begun));
+            .register(registry, leadership, handBacks(HandBackCounts::begun)));
     meters.add(
         counter("frsm.handoff.shipped", "drains whose shipment went out", null)
-            .register(registry, agent, HandBackCounts::shipped));
+            .register(registry, leadership, handBacks(HandBackCounts::shipped)));
     meters.add(
         counter("frsm.handoff.keys", "keys in the shipments that went out", null)
-            .register(registry, agent, HandBackCounts::keysShipped));
+            .register(registry, leadership, handBacks(HandBackCounts::keysShipped)));
     meters.add(
         counter("frsm.handoff.acknowledged", "shipments the successor took", null)
-            .register(registry, agent, HandBackCounts::acknowledged));
+            .register(registry, leadership, handBacks(HandBackCounts::acknowledged)));
     meters.add(
         counter(
                 "frsm.handoff.fallbacks",
                 "hand-offs after which the successor scans",
                 "no_shipment")
-            .register(registry, agent, HandBackCounts::withoutShipment));
+            .register(registry, leadership, handBacks(HandBackCounts::withoutShipment)));
     meters.add(
         counter(
                 "frsm.handoff.fallbacks",
                 "hand-offs after which the successor scans",
                 "not_acknowledged")
-            .register(registry, agent, HandBackCounts::notAcknowledged));
+            .register(registry, leadership, handBacks(HandBackCounts::notAcknowledged)));
     meters.add(
         counter("frsm.handoff.fallbacks", "hand-offs after which the successor scans", "declined")
-            .register(registry, agent, HandBackCounts::declined));
+            .register(registry, leadership, handBacks(HandBackCounts::declined)));
     meters.add(
         counter("frsm.handoff.fallbacks", "hand-offs after which the successor scans", "budget")
-            .register(registry, agent, HandBackCounts::declinedBudget));
+            .register(registry, leadership, handBacks(HandBackCounts::declinedBudget)));
     meters.add(
         counter("frsm.handoff.fallbacks", "hand-offs after which the successor scans", "absence")
-            .register(registry, agent, HandBackCounts::declinedAbsence));
+            .register(registry, leadership, handBacks(HandBackCounts::declinedAbsence)));
     meters.add(
         FunctionTimer.builder(
                 "frsm.handoff.drain",
-                agent,
-                a -> (long) a.applyAsDouble(HandBackCounts::shipped),
-                a -> a.applyAsDouble(HandBackCounts::drainNanos),
+                leadership,
+                l -> (long) read(l, handBacks(HandBackCounts::shipped)),
+                l -> read(l, handBacks(HandBackCounts::drainNanos)),
                 TimeUnit.NANOSECONDS)
             .description("drains that shipped, from Input.HandOff to the shipment")
             .register(registry));
@@ -82,12 +77,7 @@ final class HandOffMeters {
                 "frsm.handoff.fallbacks",
                 "hand-offs after which the successor scans",
                 "import_refused")
-            .register(registry, core, HandOffTally::importsRefused));
-    ToDoubleFunction<ToDoubleFunction<RangeLeadership>> stop =
-        f -> {
-          RangeLeadership l = leadership.get();
-          return l == null ? 0 : f.applyAsDouble(l);
-        };
+            .register(registry, cores, tally(HandOffTally::importsRefused)));
     for (String outcome : new String[] {"handed_off", "released"}) {
       ToDoubleFunction<RangeLeadership> count =
           outcome.equals("handed_off")
@@ -100,19 +90,14 @@ final class HandOffMeters {
                   null,
                   "outcome",
                   outcome)
-              .register(registry, stop, count));
+              .register(registry, leadership, count));
     }
-    ToDoubleFunction<ToDoubleFunction<CoreShards>> shards =
-        f -> {
-          CoreShards c = cores.get();
-          return c == null ? 0 : f.applyAsDouble(c);
-        };
     meters.add(
         counter(
                 "frsm.handoff.fallbacks",
                 "hand-offs after which the successor scans",
                 "base_untrusted")
-            .register(registry, shards, CoreShards::handOffBasesUntrusted));
+            .register(registry, cores, CoreShards::handOffBasesUntrusted));
     meters.add(
         counter(
                 "frsm.range.leader_only_entries",
@@ -120,7 +105,7 @@ final class HandOffMeters {
                 null,
                 "by",
                 "import")
-            .register(registry, core, HandOffTally::enteredByImport));
+            .register(registry, cores, tally(HandOffTally::enteredByImport)));
     meters.add(
         counter(
                 "frsm.range.leader_only_entries",
@@ -128,8 +113,24 @@ final class HandOffMeters {
                 null,
                 "by",
                 "scan")
-            .register(registry, core, HandOffTally::scansCompleted));
+            .register(registry, cores, tally(HandOffTally::scansCompleted)));
     return meters;
+  }
+
+  /** A figure of the node's hand-backs as a stand-in. */
+  private static ToDoubleFunction<RangeLeadership> handBacks(ToDoubleFunction<HandBackCounts> f) {
+    return l -> f.applyAsDouble(l.handBacks());
+  }
+
+  /** A figure of the cores' hand-off tally as the returning node. */
+  private static ToDoubleFunction<CoreShards> tally(ToDoubleFunction<HandOffTally> f) {
+    return c -> f.applyAsDouble(c.handOffTally());
+  }
+
+  /** {@code field} of what {@code source} yields now; zero while it yields nothing. */
+  private static <T> double read(Supplier<T> source, ToDoubleFunction<T> field) {
+    T t = source.get();
+    return t == null ? 0 : field.applyAsDouble(t);
   }
 
   private static Named counter(String name, String description, String reason, String... tags) {
@@ -138,13 +139,14 @@ final class HandOffMeters {
 
   /** A counter to register over one of two sources. */
   private record Named(String name, String description, String reason, String[] tags) {
-    <T> Meter register(
-        MeterRegistry registry,
-        ToDoubleFunction<ToDoubleFunction<T>> source,
-        ToDoubleFunction<T> field) {
-      FunctionCounter.Builder<ToDoubleFunction<ToDoubleFunction<T>>> b =
-          FunctionCounter.builder(name, source, s -> s.applyAsDouble(field))
-              .description(description);
+    /**
+     * Registers the counter over {@code source} itself: a function meter holds its object only
+     * weakly, so it must be an object the node keeps (the supplier NodeMetrics holds), never one
+     * made here, or the meter freezes at its last value once the collector clears it.
+     */
+    <T> Meter register(MeterRegistry registry, Supplier<T> source, ToDoubleFunction<T> field) {
+      FunctionCounter.Builder<Supplier<T>> b =
+          FunctionCounter.builder(name, source, s -> read(s, field)).description(description);
       if (reason != null) {
         b.tag("reason", reason);
       }

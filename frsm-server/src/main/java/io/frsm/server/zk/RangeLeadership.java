@@ -1,5 +1,6 @@
 package io.frsm.server.zk;
 
+import io.frsm.consensus.core.LeaseConfig;
 import io.frsm.consensus.core.Placement;
 import io.frsm.server.ring.Ring;
 import java.time.Duration;
@@ -187,41 +188,21 @@ public final class RangeLeadership implements AutoCloseable {
   /** Hand-backs with a shipment instead of a scan ({@link RangeHandBack}). */
   private final RangeHandBack handBack;
 
-  /** The graceful stop's hand-over, once {@link #close} began it (event thread); null before. */
-  private StopHandOver stop;
+  /** The graceful stop's sequence ({@link #close}). */
+  private final LeadershipStop stop;
 
-  /** Whether the stop hands ranges off (a nonzero wait), or releases them plainly. */
-  private boolean stopHandsOff;
-
-  /** Ranges held at a graceful stop that were handed off, and those released plainly. */
-  private volatile long stopHandedOff;
-
-  private volatile long stopReleased;
-
+  /** With the default ρ, publishing nowhere which ranges the node does not compete for (tests). */
   public RangeLeadership(
       CuratorFramework zk, ZkLayout layout, int self, Ring ring, Duration lease, Sink sink) {
-    this(zk, layout, self, ring, lease, sink, ranges -> {});
+    this(zk, layout, self, ring, lease, sink, ranges -> {}, store -> store::bumpTerm);
   }
 
   /**
+   * @param driftPartsPerMillion ρ as the core's lease rules use it: the session carries a lease for
+   *     {@code S·(1−ρ)/(1+ρ)} after its last renewal ({@link LeaseKeeper})
    * @param publishUnreachable told, on the leadership thread, the ranges this node does not compete
    *     for whenever they change: the node writes them into its ready marker, so that the other
    *     replicas compete instead (must not block)
-   */
-  public RangeLeadership(
-      CuratorFramework zk,
-      ZkLayout layout,
-      int self,
-      Ring ring,
-      Duration lease,
-      Sink sink,
-      java.util.function.Consumer<Set<Integer>> publishUnreachable) {
-    this(zk, layout, self, ring, lease, 1_000, sink, publishUnreachable, store -> store::bumpTerm);
-  }
-
-  /**
-   * As above, with ρ as the core's lease rules use it ({@code driftPartsPerMillion}): the session
-   * carries a lease for {@code S·(1−ρ)/(1+ρ)} after its last renewal ({@link LeaseKeeper}).
    */
   public RangeLeadership(
       CuratorFramework zk,
@@ -244,7 +225,7 @@ public final class RangeLeadership implements AutoCloseable {
         store -> store::bumpTerm);
   }
 
-  /** As the public constructor, with the term bumps made by {@code bumper} (tests). */
+  /** With the default ρ and the term bumps made by {@code bumper} (tests). */
   RangeLeadership(
       CuratorFramework zk,
       ZkLayout layout,
@@ -254,7 +235,16 @@ public final class RangeLeadership implements AutoCloseable {
       Sink sink,
       java.util.function.Consumer<Set<Integer>> publishUnreachable,
       java.util.function.Function<RangeTermStore, RangeLatches.TermBumper> bumper) {
-    this(zk, layout, self, ring, lease, 1_000, sink, publishUnreachable, bumper);
+    this(
+        zk,
+        layout,
+        self,
+        ring,
+        lease,
+        LeaseConfig.DEFAULT_DRIFT_PARTS_PER_MILLION,
+        sink,
+        publishUnreachable,
+        bumper);
   }
 
   private RangeLeadership(
@@ -285,6 +275,12 @@ public final class RangeLeadership implements AutoCloseable {
     }
     this.votersByRange = List.copyOf(voters);
     this.events = new LeadershipEvents(self);
+    this.stop =
+        new LeadershipStop(
+            self,
+            sink.handsOff() ? sink.handOffLimits().stopWait() : Duration.ZERO,
+            this::post,
+            new StopDropOut());
     this.renewer =
         Executors.newSingleThreadScheduledExecutor(
             LeadershipEvents.daemon("frsm-node-" + self + "-leases"));
@@ -370,7 +366,7 @@ public final class RangeLeadership implements AutoCloseable {
           if (!unreachable.update(down, up, replicated.keySet())) {
             return;
           }
-          if (stop == null) { // a stopping node's marker names every range (beginStop)
+          if (!stop.begun()) { // a stopping node's marker names every range (StopDropOut)
             publishUnreachable.accept(unreachable.snapshot());
           }
           if (viewSeen) {
@@ -452,7 +448,7 @@ public final class RangeLeadership implements AutoCloseable {
    * stops, every range it replicates.
    */
   private Set<Integer> notCompeting() {
-    return stop != null ? Set.copyOf(replicated.keySet()) : unreachable.snapshot();
+    return stop.begun() ? Set.copyOf(replicated.keySet()) : unreachable.snapshot();
   }
 
   /** Tells the core each replicated range whose candidacy became {@code now} in this view. */
@@ -548,9 +544,7 @@ public final class RangeLeadership implements AutoCloseable {
     events.post(
         () -> {
           task.run();
-          if (stop != null) {
-            stop.check(handBack::underWay);
-          }
+          stop.afterEvent();
         });
   }
 
@@ -564,7 +558,7 @@ public final class RangeLeadership implements AutoCloseable {
         latches.join(range);
       } else if (!preferred && latches.joined(range) && !handBack.underWay(range)) {
         String why =
-            stop != null
+            stop.begun()
                 ? "node stopping"
                 : unreachable.contains(range)
                     ? "steps down: no answer from a quorum of its replicas"
@@ -577,9 +571,9 @@ public final class RangeLeadership implements AutoCloseable {
               rejoinLater(range); // preferred again meanwhile? then it competes again
             };
         // Not a step-down nor a stop: a hand-back to a returning node (the absence limit applies).
-        boolean returning = !unreachable.contains(range) && stop == null;
-        boolean handsOff = stop == null || stopHandsOff;
-        if (!handsOff || !handBack.begin(range, preferredHolder, returning, why, release)) {
+        boolean returning = !unreachable.contains(range) && !stop.begun();
+        if (!stop.mayHandOff()
+            || !handBack.begin(range, preferredHolder, returning, why, release)) {
           latches.leave(range, why, true);
         }
       }
@@ -590,115 +584,32 @@ public final class RangeLeadership implements AutoCloseable {
     renewer.schedule(() -> post(this::rebalance), 200, TimeUnit.MILLISECONDS);
   }
 
-  /** How long a graceful stop waits for its hand-offs (zero without hand-offs). */
-  private Duration stopWait() {
-    return sink.handsOff() ? sink.handOffLimits().stopWait() : Duration.ZERO;
-  }
-
   @Override
   public void close() {
     close(true);
   }
 
   /**
-   * Graceful stop (docs/PROTOCOL.md "A graceful stop hands off"): hands over every range the node
-   * holds as a step-down does — with hand-offs on, a drain and a shipment to the successor, so that
-   * when this node comes back it can take the range back by an import — waits for those hand-offs
-   * at most the stop wait, then leaves every latch still joined plainly (ending every lease) and
-   * stops; returns once the creations of their entries are answered, so the caller may close the
-   * ZooKeeper client.
+   * Graceful stop (docs/PROTOCOL.md "A graceful stop hands off"; {@link LeadershipStop}): hands
+   * over every range the node holds as a step-down does — with hand-offs on, a drain and a shipment
+   * to the successor, so that when this node comes back it can take the range back by an import —
+   * waits for those hand-offs at most the stop wait, then leaves every latch still joined plainly
+   * (ending every lease) and stops; returns once the creations of their entries are answered, so
+   * the caller may close the ZooKeeper client.
    *
    * @param handOver false: release every range plainly at once (the node's core failed: it ships
    *     nothing)
    */
   public void close(boolean handOver) {
-    Duration wait = handOver ? stopWait() : Duration.ZERO;
-    long began = System.nanoTime();
-    java.util.concurrent.CompletableFuture<Void> handedOver =
-        new java.util.concurrent.CompletableFuture<>();
-    post(() -> beginStop(wait, handedOver));
-    try {
-      handedOver.get(wait.toNanos(), TimeUnit.NANOSECONDS);
-    } catch (java.util.concurrent.TimeoutException e) {
-      // What is still under way is released plainly below: a stop never waits longer.
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    } catch (java.util.concurrent.ExecutionException e) {
-      LOG.log(System.Logger.Level.WARNING, "node " + self + ": stop hand-over failed", e);
-    }
-    java.util.concurrent.CompletableFuture<Void> done =
-        new java.util.concurrent.CompletableFuture<>();
-    post(
+    stop.run(
+        handOver,
         () -> {
-          endStop(began);
-          for (int range : latches.joinedRanges()) {
-            handBack.forget(range); // a drain under way ends with the plain release
-            latches.leave(range, "node stopping", true);
-          }
-          events.closeFromWithin();
-          done.complete(null);
+          latches.awaitCreations();
+          keeper.close();
+          events.shutdownNow();
+          renewer.shutdownNow();
+          zooKeeperCalls.shutdownNow();
         });
-    try {
-      done.get(10, TimeUnit.SECONDS);
-    } catch (Exception e) {
-      LOG.log(System.Logger.Level.WARNING, "node " + self + ": leadership did not stop cleanly", e);
-    }
-    latches.awaitCreations();
-    keeper.close();
-    events.shutdownNow();
-    renewer.shutdownNow();
-    zooKeeperCalls.shutdownNow();
-    if (done.isDone() && held.count() != 0) {
-      // Every latch was left on purpose, each release taking its term out of the held ones.
-      throw new IllegalStateException(
-          "node " + self + " ended its leadership still holding " + held.count() + " term(s)");
-    }
-  }
-
-  /**
-   * The stop begins (event thread): the node counts itself out of every range it replicates, in its
-   * view and its ready marker, so that each range it holds is handed over as on a step-down and its
-   * successor competes; {@code handedOver} completes once none of those hand-offs is under way.
-   */
-  private void beginStop(Duration wait, java.util.concurrent.CompletableFuture<Void> handedOver) {
-    Map<Integer, Long> terms = new java.util.TreeMap<>();
-    for (int range : latches.joinedRanges()) {
-      TermGrant g = held.grant(range);
-      if (g != null) {
-        terms.put(range, g.term());
-      }
-    }
-    stop = new StopHandOver(terms, handedOver);
-    stopHandsOff = !wait.isZero();
-    publishUnreachable.accept(Set.copyOf(replicated.keySet()));
-    LOG.log(
-        System.Logger.Level.INFO,
-        "node {0} stopping: hands over the {1} range(s) it holds {2}{3}",
-        self,
-        terms.size(),
-        terms.keySet(),
-        wait.isZero() ? ", plainly" : ", waiting at most " + wait + " for their hand-offs");
-    if (viewSeen) { // without a view no latch was joined: nothing to hand over
-      viewChanged(); // every range is now another replica's: rebalance hands over each held one
-    }
-  }
-
-  /** The stop's wait is over (event thread): counts and logs how its ranges were given up. */
-  private void endStop(long beganNanos) {
-    if (stop == null) {
-      return; // the stop never began (the event thread was gone)
-    }
-    StopHandOver.Outcome o = stop.outcome(handBack::shipped);
-    stopHandedOff += o.handedOff();
-    stopReleased += o.released();
-    LOG.log(
-        System.Logger.Level.INFO,
-        "node {0} stopping: {1} range(s) handed off, {2} released plainly (their successors scan),"
-            + " after {3} ms",
-        self,
-        o.handedOff(),
-        o.released(),
-        TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - beganNanos));
   }
 
   /**
@@ -706,12 +617,59 @@ public final class RangeLeadership implements AutoCloseable {
    * it released plainly (docs/OPERATIONS.md {@code frsm.shutdown.ranges}).
    */
   public long stopRangesHandedOff() {
-    return stopHandedOff;
+    return stop.handedOff();
   }
 
   /** Ranges held at a graceful stop that were released plainly: their successors scan. */
   public long stopRangesReleased() {
-    return stopReleased;
+    return stop.released();
+  }
+
+  /** What a graceful stop does to this leadership's state (event thread, but termsHeld). */
+  private final class StopDropOut implements LeadershipStop.Leadership {
+    @Override
+    public Map<Integer, Long> heldTerms() {
+      Map<Integer, Long> terms = new java.util.TreeMap<>();
+      for (int range : latches.joinedRanges()) {
+        TermGrant g = held.grant(range);
+        if (g != null) {
+          terms.put(range, g.term());
+        }
+      }
+      return terms;
+    }
+
+    @Override
+    public void dropOut() {
+      publishUnreachable.accept(Set.copyOf(replicated.keySet()));
+      if (viewSeen) { // without a view no latch was joined: nothing to hand over
+        viewChanged(); // every range is now another replica's: rebalance hands over each held one
+      }
+    }
+
+    @Override
+    public boolean handingOff(int range) {
+      return handBack.underWay(range);
+    }
+
+    @Override
+    public boolean shipped(int range, long term) {
+      return handBack.shipped(range, term);
+    }
+
+    @Override
+    public void releaseRest() {
+      for (int range : latches.joinedRanges()) {
+        handBack.forget(range); // a drain under way ends with the plain release
+        latches.leave(range, "node stopping", true);
+      }
+      events.closeFromWithin();
+    }
+
+    @Override
+    public int termsHeld() {
+      return held.count();
+    }
   }
 
   /** Forgets every latch without touching ZooKeeper (the node is killed; its session ends). */

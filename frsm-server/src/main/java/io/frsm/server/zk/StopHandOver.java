@@ -9,7 +9,7 @@ import java.util.function.IntPredicate;
  * A graceful stop's hand-over of the ranges the node holds (docs/PROTOCOL.md "A graceful stop hands
  * off"): the terms it held when the stop began, and a future that completes once none of their
  * hand-offs is under way any more — each shipped and released, declined, given up or ended another
- * way. {@link RangeLeadership#close} waits for it at most the stop wait, then releases what is left
+ * way. {@link LeadershipStop} waits for it at most the stop wait, then releases what is left
  * plainly. Event thread only, but for the future.
  */
 final class StopHandOver {

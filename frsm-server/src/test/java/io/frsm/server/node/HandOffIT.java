@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.frsm.server.config.ConsensusKeys;
 import io.frsm.server.ring.Ring;
 import io.frsm.server.zk.HandBackCounts;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -65,6 +67,12 @@ class HandOffIT {
       throws Exception {
     Result r = run(dir, true, 0, Return.STOPPED);
     assertEquals(r.ranges, r.stopHandedOff + r.stopReleased, "every range held counted once");
+    // Handed off = the drains the stop shipped; the meter says what the node counted.
+    assertEquals(r.shippedAtStop, r.stopHandedOff, "ranges handed off = shipments at the stop");
+    assertEquals(
+        new StopMeter.Read(r.stopHandedOff, r.ranges - r.stopHandedOff),
+        r.meter,
+        "frsm.shutdown.ranges{outcome=handed_off|released}");
     // A drain that gave up after a lease on a loaded machine releases plainly: no record, and
     // that range is scanned; every other range is imported.
     assertTrue(r.stopHandedOff > 0, "the stop handed no range off");
@@ -106,6 +114,7 @@ class HandOffIT {
           TIMEOUT,
           "every hot key to take increments");
       int held = n1.rangesLed();
+      StopMeter meter = StopMeter.of(n1);
       cluster.isolateFromPeers(1);
       long closeAt = System.nanoTime();
       n1.close();
@@ -134,6 +143,10 @@ class HandOffIT {
       load.close();
       assertEquals(
           List.of(), load.counterViolations(cluster.thinClient()), "increments lost or doubled");
+      assertEquals(
+          new StopMeter.Read(0, held),
+          meter.read(),
+          "frsm.shutdown.ranges{outcome=handed_off|released}");
     }
   }
 
@@ -207,7 +220,33 @@ class HandOffIT {
       long declined,
       long records,
       long stopHandedOff,
-      long stopReleased) {}
+      long stopReleased,
+      long shippedAtStop,
+      StopMeter.Read meter) {}
+
+  /**
+   * A node's {@code frsm.shutdown.ranges} counters, taken before its stop: the stop removes the
+   * node's meters from the registry, a counter taken before still reads its source.
+   */
+  private record StopMeter(FunctionCounter handedOff, FunctionCounter released) {
+    record Read(long handedOff, long released) {}
+
+    static StopMeter of(FrsmNode n) {
+      MeterRegistry registry = n.meterRegistry();
+      return new StopMeter(
+          registry.get("frsm.shutdown.ranges").tag("outcome", "handed_off").functionCounter(),
+          registry.get("frsm.shutdown.ranges").tag("outcome", "released").functionCounter());
+    }
+
+    /**
+     * The counts after a full collection: a function meter holds its source only weakly, so one
+     * whose source the node does not keep would show its last value read, not the stop's counts.
+     */
+    Read read() {
+      System.gc();
+      return new Read((long) handedOff.count(), (long) released.count());
+    }
+  }
 
   /** How node 1 comes back to its ranges. */
   private enum Return {
@@ -272,8 +311,13 @@ class HandOffIT {
       long errorsAtGiveUp = load.errorCount();
       long giveUpAt = System.nanoTime();
       long stopMillis = -1;
+      long shippedAtStop = -1;
+      StopMeter stopMeter = null;
       if (how == Return.STOPPED) {
+        stopMeter = StopMeter.of(n1);
+        long shippedBefore = n1.servingParts().leadership().handBacks().shipped();
         n1.close(); // a graceful stop, no step-down first
+        shippedAtStop = n1.servingParts().leadership().handBacks().shipped() - shippedBefore;
         stopMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - giveUpAt);
         for (int r : ledBy1) {
           cluster.awaitLeader(r, ring.replicasOfRange(r).get(1), TIMEOUT);
@@ -389,7 +433,9 @@ class HandOffIT {
           declined(standIns) - declinedBefore,
           recordsWritten,
           n1.servingParts().leadership().stopRangesHandedOff(),
-          n1.servingParts().leadership().stopRangesReleased());
+          n1.servingParts().leadership().stopRangesReleased(),
+          shippedAtStop,
+          stopMeter == null ? null : stopMeter.read()); // after the load: read() collects
     }
   }
 
