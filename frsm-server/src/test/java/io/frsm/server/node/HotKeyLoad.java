@@ -77,7 +77,7 @@ final class HotKeyLoad implements AutoCloseable {
       }
     }
     for (Map.Entry<Integer, byte[]> e : chosen.entrySet()) {
-      setup.create(e.getValue(), "0".getBytes(UTF_8));
+      createRetryingNotExecuted(setup, e.getValue());
       keys.add(new HotKey(e.getKey(), e.getValue()));
     }
     for (HotKey k : keys) {
@@ -87,6 +87,26 @@ final class HotKeyLoad implements AutoCloseable {
       threads.add(new Thread(() -> read(reader, k), "hot-reader-" + k.range));
     }
     threads.forEach(Thread::start);
+  }
+
+  /**
+   * Creates {@code key} at 0; a create refused as not executed (nothing ran: e.g. a node whose
+   * flushes are behind refuses writes for a moment) is tried again, for up to a minute.
+   */
+  private static void createRetryingNotExecuted(FrsmClient client, byte[] key) {
+    long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MINUTES.toNanos(1);
+    while (true) {
+      try {
+        client.create(key, "0".getBytes(UTF_8));
+        return;
+      } catch (io.frsm.api.NotExecutedException e) {
+        if (System.nanoTime() - deadline > 0) {
+          throw e;
+        }
+        // A back-off between tries, not a wait for a condition.
+        java.util.concurrent.locks.LockSupport.parkNanos(20_000_000L);
+      }
+    }
   }
 
   /**

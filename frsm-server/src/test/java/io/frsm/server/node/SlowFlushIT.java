@@ -84,24 +84,18 @@ class SlowFlushIT {
 
   /** Times the nodes' engines began to hold writes back, all nodes together. */
   private static double stalls(TestCluster cluster) {
-    double sum = 0;
-    for (int id = 1; id <= cluster.size(); id++) {
-      sum +=
-          cluster.node(id).meterRegistry().get("frsm.lsm.write.stalls").functionCounter().count();
-    }
-    return sum;
+    return sum(cluster, "frsm.lsm.write.stalls");
   }
 
+  /** Mutations the nodes refused while their flushes were behind, all nodes together. */
   private static double refusals(TestCluster cluster) {
+    return sum(cluster, "frsm.write.stall.refused");
+  }
+
+  private static double sum(TestCluster cluster, String functionCounter) {
     double sum = 0;
     for (int id = 1; id <= cluster.size(); id++) {
-      sum +=
-          cluster
-              .node(id)
-              .meterRegistry()
-              .get("frsm.write.stall.refused")
-              .functionCounter()
-              .count();
+      sum += cluster.node(id).meterRegistry().get(functionCounter).functionCounter().count();
     }
     return sum;
   }
