@@ -272,9 +272,6 @@ public abstract class SessionClient implements FrsmClient {
   }
 
   // The calls with options: this client's own methods pass the defaults, a DerivedClient its own.
-  // A sync method turns the outcome into its result on the caller's thread, after the wait: the
-  // network thread that completes the call then only wakes the caller (no stage of its own, and no
-  // mapping on the one thread every call's answer passes through).
 
   final CompletableFuture<Optional<Versioned>> getAsync(byte[] key, CallOptions o) {
     return submit(readKind(o), () -> readOp(key, o.readMode()), false, o)
@@ -283,7 +280,9 @@ public abstract class SessionClient implements FrsmClient {
 
   final Optional<Versioned> get(byte[] key, CallOptions o) {
     checkMayBlock();
-    return readResult(Futures.join(submit(readKind(o), () -> readOp(key, o.readMode()), true, o)));
+    return Futures.join(
+        submit(readKind(o), () -> readOp(key, o.readMode()), true, o)
+            .thenApply(SessionClient::readResult));
   }
 
   final CompletableFuture<Version> createAsync(byte[] key, byte[] value, CallOptions o) {
@@ -293,7 +292,8 @@ public abstract class SessionClient implements FrsmClient {
 
   final Version create(byte[] key, byte[] value, CallOptions o) {
     checkMayBlock();
-    return written(Futures.join(submit("create", () -> createOp(key, value, o), true, o)));
+    return Futures.join(
+        submit("create", () -> createOp(key, value, o), true, o).thenApply(SessionClient::written));
   }
 
   final CompletableFuture<Version> casAsync(
@@ -304,7 +304,9 @@ public abstract class SessionClient implements FrsmClient {
 
   final Version cas(byte[] key, Version expected, byte[] newValue, CallOptions o) {
     checkMayBlock();
-    return written(Futures.join(submit("cas", () -> casOp(key, expected, newValue, o), true, o)));
+    return Futures.join(
+        submit("cas", () -> casOp(key, expected, newValue, o), true, o)
+            .thenApply(SessionClient::written));
   }
 
   final CompletableFuture<Void> deleteAsync(byte[] key, Version expected, CallOptions o) {
@@ -314,7 +316,9 @@ public abstract class SessionClient implements FrsmClient {
 
   final void delete(byte[] key, Version expected, CallOptions o) {
     checkMayBlock();
-    deleted(Futures.join(submit("delete", () -> deleteOp(key, expected, o), true, o)));
+    Futures.join(
+        submit("delete", () -> deleteOp(key, expected, o), true, o)
+            .thenApply(SessionClient::deleted));
   }
 
   final CompletableFuture<Optional<Versioned>> fenceAsync(byte[] key, CallOptions o) {
@@ -324,8 +328,9 @@ public abstract class SessionClient implements FrsmClient {
 
   final Optional<Versioned> fence(byte[] key, CallOptions o) {
     checkMayBlock();
-    return readResult(
-        Futures.join(submit("fence", () -> new ClientOperation.Fence(limits.key(key)), true, o)));
+    return Futures.join(
+        submit("fence", () -> new ClientOperation.Fence(limits.key(key)), true, o)
+            .thenApply(SessionClient::readResult));
   }
 
   /** What a get in {@code o}'s read mode is, to the observer. */

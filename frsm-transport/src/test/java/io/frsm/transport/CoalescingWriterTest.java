@@ -5,18 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.protobuf.Empty;
-import com.google.protobuf.MessageLite;
 import io.frsm.client.transport.CoalescingWriter;
-import io.frsm.client.transport.TrackedFrame;
 import io.frsm.client.transport.TransportEventLoops;
-import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
-import io.netty.channel.EventLoop;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.channel.epoll.Epoll;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -78,68 +72,6 @@ class CoalescingWriterTest {
     assertEquals(1, flushes.get());
     assertEquals(0, writer.queuedFrames());
     assertTrue(writer.offer(FRAME), "room again");
-    ch.finishAndReleaseAll();
-  }
-
-  /** A tracked frame that records what the writer told it, in order. */
-  private static final class Recording implements TrackedFrame {
-    final List<String> events = new ArrayList<>();
-
-    @Override
-    public MessageLite envelope() {
-      return FRAME;
-    }
-
-    @Override
-    public void admitted(EventLoop loop) {
-      assertTrue(loop.inEventLoop(), "admitted on the connection's loop");
-      events.add("admitted");
-    }
-
-    @Override
-    public boolean beforeWrite(Channel channel) {
-      events.add("write");
-      return true;
-    }
-
-    @Override
-    public void discarded(String reason) {
-      events.add("discarded");
-    }
-  }
-
-  @Test
-  void everyOfferedFrame_isAdmittedOnce_inTheNextTurn_evenWhenNothingCanBeWritten() {
-    // A request's timeout is armed when it is admitted: a frame that cannot be written yet (no
-    // channel, or an unwritable one) must still be admitted in the turn after its offer.
-    AtomicInteger flushes = new AtomicInteger();
-    EmbeddedChannel ch = channel(flushes);
-    AtomicInteger dials = new AtomicInteger();
-    CoalescingWriter writer = new CoalescingWriter(ch.eventLoop(), 100, dials::incrementAndGet);
-    Recording unattached = new Recording();
-    assertTrue(writer.offer(unattached));
-    ch.runPendingTasks();
-    assertEquals(List.of("admitted"), unattached.events, "admitted with no channel yet");
-    assertEquals(1, dials.get(), "a queued frame with no channel asks for a dial");
-
-    writer.attach(ch);
-    ch.unsafe().outboundBuffer().setUserDefinedWritability(1, false);
-    Recording unwritable = new Recording();
-    assertTrue(writer.offer(unwritable));
-    ch.runPendingTasks();
-    assertEquals(List.of("admitted", "write"), unattached.events, "written once attached");
-    assertEquals(List.of("admitted"), unwritable.events, "admitted though the channel is full");
-    assertEquals(1, writer.queuedFrames());
-
-    ch.unsafe().outboundBuffer().setUserDefinedWritability(1, true);
-    writer.drain();
-    assertEquals(List.of("admitted", "write"), unwritable.events, "admitted once, then written");
-    assertEquals(0, writer.queuedFrames());
-
-    Recording dropped = new Recording();
-    assertTrue(writer.offer(dropped));
-    assertEquals(1, writer.discardQueued("closing"));
-    assertEquals(List.of("admitted", "discarded"), dropped.events, "admitted before discarded");
     ch.finishAndReleaseAll();
   }
 

@@ -10,7 +10,6 @@ import io.frsm.client.transport.tls.ChannelSecurity;
 import io.frsm.client.transport.tls.IdentityRule;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.EventLoop;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.net.InetSocketAddress;
@@ -168,8 +167,11 @@ public final class ClientProtocolClient implements AutoCloseable {
       call.fail(new NotExecutedException("backlog to " + server + " is full"));
       return call.future;
     }
-    // The timeout is armed by the loop when it admits the call (Call.admitted), not from here: a
-    // timer scheduled from the caller's thread is one more task crossing to the loop per call.
+    Duration timeout = call.allowed;
+    call.timeout =
+        connection
+            .loop()
+            .schedule(() -> call.expire(timeout), timeout.toNanos(), TimeUnit.NANOSECONDS);
     return call.future;
   }
 
@@ -255,8 +257,6 @@ public final class ClientProtocolClient implements AutoCloseable {
     final Duration allowed;
     final long deadlineNanos;
     Channel writtenOn;
-
-    /** Armed on the loop once it admitted the call; null before (or if it never was). */
     volatile ScheduledFuture<?> timeout;
 
     Call(
@@ -276,23 +276,6 @@ public final class ClientProtocolClient implements AutoCloseable {
     @Override
     public MessageLite envelope() {
       return envelope;
-    }
-
-    /**
-     * Arms the timeout for the call's deadline, fixed when it was made (so the moment it expires
-     * does not depend on when the loop got to it); a call already past it expires now.
-     */
-    @Override
-    public void admitted(EventLoop loop) {
-      if (future.isDone()) {
-        return; // failed before the loop saw it (the client closed)
-      }
-      long left = deadlineNanos - System.nanoTime();
-      if (left <= 0) {
-        expire(allowed);
-        return;
-      }
-      timeout = loop.schedule(() -> expire(allowed), left, TimeUnit.NANOSECONDS);
     }
 
     @Override

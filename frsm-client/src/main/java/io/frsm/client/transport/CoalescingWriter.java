@@ -4,7 +4,6 @@ import com.google.protobuf.MessageLite;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.EventLoop;
-import java.util.ArrayDeque;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -25,12 +24,6 @@ import java.util.concurrent.atomic.AtomicInteger;
  * blocking. The drain resumes when the channel becomes writable again ({@link
  * #writabilityChanged}).
  *
- * <p>Each drain first takes every offered frame into a queue of the loop's own and tells a {@link
- * TrackedFrame} so ({@link TrackedFrame#admitted}): a frame offered from another thread is admitted
- * within one turn of the loop, whatever the channel's state, so per-frame work that must happen on
- * the loop (a request's timeout timer) is done there in the same turn as the write, without a task
- * of its own crossing threads.
- *
  * <p>Thread-safety: {@link #offer} from any thread; everything else on {@link #loop} only.
  */
 public final class CoalescingWriter {
@@ -38,10 +31,6 @@ public final class CoalescingWriter {
   private final int maxQueued;
   private final Runnable whenDisconnected;
   private final Queue<Object> queue = new ConcurrentLinkedQueue<>();
-
-  /** Frames taken from {@link #queue} by the loop, oldest first; touched on the loop only. */
-  private final ArrayDeque<Object> admitted = new ArrayDeque<>();
-
   private final AtomicInteger queued = new AtomicInteger();
   private final AtomicBoolean drainScheduled = new AtomicBoolean();
   private final Runnable drainTask = this::drainScheduled;
@@ -91,17 +80,16 @@ public final class CoalescingWriter {
   /** Writes what is queued while the channel is writable, then flushes once. */
   public void drain() {
     assert loop.inEventLoop();
-    admitOffered();
     Channel ch = channel;
     if (ch == null || !ch.isActive()) {
-      if (!admitted.isEmpty()) {
+      if (!queue.isEmpty()) {
         whenDisconnected.run();
       }
       return;
     }
     boolean wrote = false;
     while (ch.isWritable()) {
-      Object frame = admitted.poll();
+      Object frame = queue.poll();
       if (frame == null) {
         break;
       }
@@ -118,17 +106,6 @@ public final class CoalescingWriter {
     }
     if (wrote) {
       ch.flush();
-    }
-  }
-
-  /** Moves every frame offered so far into {@link #admitted}, telling each tracked one. */
-  private void admitOffered() {
-    Object frame;
-    while ((frame = queue.poll()) != null) {
-      admitted.add(frame);
-      if (frame instanceof TrackedFrame tracked) {
-        tracked.admitted(loop);
-      }
     }
   }
 
@@ -162,10 +139,9 @@ public final class CoalescingWriter {
    */
   public int discardQueued(String reason) {
     assert loop.inEventLoop();
-    admitOffered();
     int discarded = 0;
     Object frame;
-    while ((frame = admitted.poll()) != null) {
+    while ((frame = queue.poll()) != null) {
       queued.decrementAndGet();
       discarded++;
       if (frame instanceof TrackedFrame tracked) {

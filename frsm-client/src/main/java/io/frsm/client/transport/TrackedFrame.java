@@ -2,7 +2,6 @@ package io.frsm.client.transport;
 
 import com.google.protobuf.MessageLite;
 import io.netty.channel.Channel;
-import io.netty.channel.EventLoop;
 
 /**
  * A queued outbound frame that wants to know its fate. Untracked frames are queued as the bare
@@ -10,12 +9,6 @@ import io.netty.channel.EventLoop;
  */
 public interface TrackedFrame {
   MessageLite envelope();
-
-  /**
-   * The connection's loop took the frame from the offering thread, in the first turn after {@link
-   * CoalescingWriter#offer}, before any write or discard of it; called once, on {@code loop}.
-   */
-  default void admitted(EventLoop loop) {}
 
   /** Called just before the write; false skips the frame (for example, its caller gave up). */
   boolean beforeWrite(Channel channel);
