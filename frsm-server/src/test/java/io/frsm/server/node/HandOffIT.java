@@ -448,9 +448,7 @@ class HandOffIT {
           standIns,
           backMillis,
           declined(standIns) - declined(standInsBefore),
-          fallbacks(standInsBefore, standIns)
-              + after.importsRefused()
-              - before.importsRefused(),
+          fallbacks(standInsBefore, standIns) + after.importsRefused() - before.importsRefused(),
           recordsWritten,
           n1.servingParts().leadership().stopRangesHandedOff(),
           n1.servingParts().leadership().stopRangesReleased(),
