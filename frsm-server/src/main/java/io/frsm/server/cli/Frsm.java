@@ -53,6 +53,11 @@ public final class Frsm implements Runnable {
   }
 
   public static void main(String[] args) {
+    // Before any logger exists (LogManager reads the property once, when first used): a graceful
+    // stop's log lines must not be lost to the manager's own shutdown hook.
+    if (System.getProperty("java.util.logging.manager") == null) {
+      System.setProperty("java.util.logging.manager", StopAwareLogManager.NAME);
+    }
     CommandLine cl = commandLine(System.out, System.err);
     cl.setExecutionStrategy(
         parsed -> {

@@ -23,9 +23,11 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code frsm server --config frsm.yaml}: one production node until SIGTERM, with its Prometheus
- * endpoint when {@code metrics.port} is not 0. Exits 0 after SIGTERM, and {@link #EXIT_FATAL} once
- * the node stopped serving on a fatal error (unless {@code server.exitOnFatalError} is false), so
- * that a supervisor restarts it (docs/OPERATIONS.md "Failure policy").
+ * endpoint when {@code metrics.port} is not 0. Exits 143 after SIGTERM (128 + 15, the JVM's status
+ * for a stop by that signal, once the graceful stop in its shutdown hook ended), and {@link
+ * #EXIT_FATAL} once the node stopped serving on a fatal error (unless {@code
+ * server.exitOnFatalError} is false), so that a supervisor restarts it (docs/OPERATIONS.md "Failure
+ * policy").
  */
 @Command(
     name = "server",
@@ -54,7 +56,9 @@ final class ServerCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     FrsmConfig loaded = ConfigLoader.load(config, configEnvironment(System.getenv()));
     Server server = Server.create(loaded);
-    Runtime.getRuntime().addShutdownHook(new Thread(server::close, "frsm-server-shutdown"));
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(StopAwareLogManager.keepingLogsOpen(server::close), "frsm-server-shutdown"));
     server.start(out);
     server.awaitStopped();
     Throwable fatal = server.fatalError();

@@ -3,6 +3,7 @@ package io.frsm.server.multiprocess;
 import static io.frsm.server.multiprocess.MultiProcessSupport.awaitCondition;
 import static io.frsm.server.multiprocess.MultiProcessSupport.observer;
 import static java.nio.charset.StandardCharsets.US_ASCII;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -47,6 +48,15 @@ import org.junit.jupiter.api.io.TempDir;
  * long the victim stays down are drawn at random too. (The workload's own timing is not replayed:
  * the same seed gives the same schedule, not the same interleaving.)
  *
+ * <p>The seed also draws the cluster's hand-off mode ({@code consensus.handOff}, docs/PROTOCOL.md
+ * "Hand-off instead of a scan"; force it with {@code -Dfrsm.multiprocess.handOff=on|off}), from a
+ * stream of its own so that the kill schedule of a seed is the same in both modes. With hand-off on
+ * the absence limit is {@link #HAND_OFF_MAX_ABSENCE}, inside the drawn downtimes, so a returning
+ * killed node meets both fall-backs — a hand-back refused (a crash keeps no base) and one declined
+ * for the absence — and each round's victim is stopped gracefully ({@code kill -TERM}: it drains
+ * and hands its ranges over, and imports them back after the restart) or killed, at random. Either
+ * way nothing may be lost or doubled.
+ *
  * <p>{@link CounterCheck} resolves unknown outcomes with {@code fence}. At the end every counter
  * equals the increments that took effect (none lost, none doubled) and the recorded history is
  * linearizable. The history is written as JSON lines under {@code target/histories/} before either
@@ -80,6 +90,12 @@ class MultiProcessCrashIT {
 
   private static final Duration DOWN_MAX = Duration.ofMillis(6_000);
 
+  /** The absence limit with hand-off on: inside [DOWN_MIN, DOWN_MAX], so both sides are drawn. */
+  private static final Duration HAND_OFF_MAX_ABSENCE = Duration.ofSeconds(2);
+
+  /** How long a graceful stop may take: its drain, hand-offs and base records are each bounded. */
+  private static final Duration STOP_DEADLINE = Duration.ofSeconds(60);
+
   private static final Duration SESSION_TIMEOUT = Duration.ofSeconds(3);
   private static final Duration BOUNDED_DELAY = Duration.ofSeconds(2);
   private static final Duration CLIENT_TIMEOUT = Duration.ofSeconds(3);
@@ -101,9 +117,14 @@ class MultiProcessCrashIT {
     // Replay a failed run's fault schedule with -Dfrsm.multiprocess.seed=<seed>.
     long seed = Long.getLong("frsm.multiprocess.seed", System.nanoTime());
     SplittableRandom schedule = new SplittableRandom(seed);
+    // The mode and the graceful stops from a stream of their own: a seed's kills stay the same.
+    SplittableRandom modes = new SplittableRandom(~seed);
+    String forced = System.getProperty("frsm.multiprocess.handOff", "");
+    boolean handOff = forced.isEmpty() ? modes.nextBoolean() : forced.equals("on");
     System.out.printf(
-        "multi-process crash: seed %d (replay the schedule with -Dfrsm.multiprocess.seed=%d)%n",
-        seed, seed);
+        "multi-process crash: seed %d (replay the schedule with -Dfrsm.multiprocess.seed=%d),"
+            + " hand-off %s%n",
+        seed, seed, handOff ? "on" : "off");
     certs = ClusterCertificates.create(dir.resolve("certs"), CLUSTER_ID);
     Thread killAll = new Thread(this::killAll, "multiprocess-it-kill-nodes");
     Runtime.getRuntime().addShutdownHook(killAll);
@@ -122,7 +143,13 @@ class MultiProcessCrashIT {
               certs,
               processes);
       for (int id = 1; id <= NODES; id++) {
-        nodes.add(cluster.node(id));
+        NodeProcess n = cluster.node(id);
+        if (handOff) {
+          n.withConsensusSettings(
+              List.of(
+                  "handOff: true", "handOffMaxAbsence: " + HAND_OFF_MAX_ABSENCE.toMillis() + "ms"));
+        }
+        nodes.add(n);
       }
       MembershipRegistry registry = new MembershipRegistry(zk, new ZkLayout(CLUSTER_ID));
       try {
@@ -152,6 +179,7 @@ class MultiProcessCrashIT {
         }
 
         int leaderKills = 0;
+        int gracefulStops = 0;
         for (int round = 0; round < KILLS; round++) {
           Duration up = between(schedule, UP_MIN, UP_MAX);
           boolean killLeader = schedule.nextBoolean();
@@ -163,13 +191,26 @@ class MultiProcessCrashIT {
             leaderKills++;
           }
           long termBefore = term(zk, hotKey())[0];
-          victim.kill(Duration.ofSeconds(10));
+          boolean graceful = handOff && modes.nextBoolean();
+          if (graceful) {
+            int exit = victim.stop(STOP_DEADLINE);
+            gracefulStops++;
+            String stopped = victim.lastLineContaining("stopping:");
+            System.out.printf(
+                "round %d: node %d stopped gracefully: %s%n", round, victim.nodeId(), stopped);
+            assertEquals(
+                143, exit, "exit status of a stop by SIGTERM (128 + 15); " + victim.outputTail(40));
+            assertTrue(stopped != null, "no stop summary logged; " + victim.outputTail(40));
+          } else {
+            victim.kill(Duration.ofSeconds(10));
+          }
           long killedAt = System.nanoTime();
           long atKill = check.incrementsTookEffect();
           System.out.printf(
-              "round %d: killed node %d (%s of the hot counter) after %d ms up, at %d increments;"
+              "round %d: %s node %d (%s of the hot counter) after %d ms up, at %d increments;"
                   + " down for %d ms%n",
               round,
+              graceful ? "stopped" : "killed",
               victim.nodeId(),
               killLeader ? "leader" : "follower",
               up.toMillis(),
@@ -218,12 +259,14 @@ class MultiProcessCrashIT {
         assertTrue(problems.isEmpty(), () -> "counters disagree: " + problems + "; " + evidence());
         checkHistory();
         System.out.printf(
-            "multi-process crash (seed %d): %d kills (%d of the hot counter's leader),"
-                + " %d increments took effect, %d unknown outcomes resolved by fence,"
-                + " %d not executed, %d operations recorded%n",
+            "multi-process crash (seed %d, hand-off %s): %d kills (%d of the hot counter's leader,"
+                + " %d of them graceful stops), %d increments took effect, %d unknown outcomes"
+                + " resolved by fence, %d not executed, %d operations recorded%n",
             seed,
+            handOff ? "on" : "off",
             KILLS,
             leaderKills,
+            gracefulStops,
             check.incrementsTookEffect(),
             check.unknownOutcomesResolved(),
             check.notExecuted(),

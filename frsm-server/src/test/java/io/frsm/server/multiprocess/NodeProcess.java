@@ -74,6 +74,9 @@ final class NodeProcess {
    */
   private List<String> lsmSettings = List.of();
 
+  /** Lines added under {@code consensus:} (e.g. {@code handOff: true}). */
+  private List<String> consensusSettings = List.of();
+
   private NodeProcess(Cluster cluster, int nodeId, Path dataRoot, TlsFiles tls) {
     this.cluster = cluster;
     this.nodeId = nodeId;
@@ -93,6 +96,14 @@ final class NodeProcess {
   /** From the next {@link #start} on, adds {@code settings} ("key: value") to the lsm section. */
   synchronized NodeProcess withLsmSettings(List<String> settings) {
     this.lsmSettings = List.copyOf(settings);
+    return this;
+  }
+
+  /**
+   * From the next {@link #start} on, adds {@code settings} ("key: value") to the consensus section.
+   */
+  synchronized NodeProcess withConsensusSettings(List<String> settings) {
+    this.consensusSettings = List.copyOf(settings);
     return this;
   }
 
@@ -185,17 +196,20 @@ final class NodeProcess {
                 "  credentialFile: " + cluster.certs().node(),
                 "  readerCredentialFile: " + cluster.certs().reader(),
                 "consensus:",
-                "  boundedDelay: " + cluster.boundedDelay().toMillis() + "ms",
-                "security:",
-                "  caBundle: " + tls.caBundle(),
-                "  certificateChain: " + tls.certificateChain(),
-                "  privateKey: " + tls.privateKey(),
-                "metrics:",
-                "  port: 0",
-                "lsm:",
-                "  memtableFlushSizeBytes: 256KiB",
-                "  blockCacheSizeBytes: 1MiB",
-                "  numberOfCompactionThreads: 1"));
+                "  boundedDelay: " + cluster.boundedDelay().toMillis() + "ms"));
+    consensusSettings.forEach(setting -> lines.add("  " + setting));
+    lines.addAll(
+        List.of(
+            "security:",
+            "  caBundle: " + tls.caBundle(),
+            "  certificateChain: " + tls.certificateChain(),
+            "  privateKey: " + tls.privateKey(),
+            "metrics:",
+            "  port: 0",
+            "lsm:",
+            "  memtableFlushSizeBytes: 256KiB",
+            "  blockCacheSizeBytes: 1MiB",
+            "  numberOfCompactionThreads: 1"));
     lsmSettings.forEach(setting -> lines.add("  " + setting));
     lines.add("");
     return String.join("\n", lines);
@@ -214,6 +228,21 @@ final class NodeProcess {
     if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
       throw new IllegalStateException("node " + nodeId + " survived kill -9 for " + timeout);
     }
+  }
+
+  /**
+   * {@code kill -TERM} — a graceful stop: the node drains, hands its ranges over and closes — and
+   * waits until the process is gone; returns its exit status (143 for a stop by SIGTERM).
+   */
+  synchronized int stop(Duration timeout) throws InterruptedException {
+    if (process == null || !process.isAlive()) {
+      throw new IllegalStateException("node " + nodeId + " does not run");
+    }
+    process.toHandle().destroy();
+    if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+      throw new IllegalStateException("node " + nodeId + " did not stop within " + timeout);
+    }
+    return process.exitValue();
   }
 
   /** {@code kill -STOP}: the process stops where it is, its sockets open, until {@link #resume}. */
