@@ -42,15 +42,19 @@ public final class StopAwareLogManager extends LogManager {
    * may reset first.
    */
   static Runnable keepingLogsOpen(Runnable stop) {
-    if (!(LogManager.getLogManager() instanceof StopAwareLogManager manager)) {
-      return stop;
-    }
-    manager.reserve();
+    return LogManager.getLogManager() instanceof StopAwareLogManager manager
+        ? manager.keeping(stop)
+        : stop;
+  }
+
+  /** {@code stop}, holding this manager's reset back from now until it has run. */
+  Runnable keeping(Runnable stop) {
+    reserve();
     return () -> {
       try {
         stop.run();
       } finally {
-        manager.release();
+        release();
       }
     };
   }
