@@ -6,6 +6,7 @@ import io.frsm.client.transport.ClientOperation;
 import io.frsm.client.transport.KeyBytes;
 import io.frsm.client.transport.WireFormat;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
  * Checks a client's arguments before anything is sent or stepped: a bad argument fails with {@link
@@ -34,6 +35,12 @@ public record RequestLimits(int maxKeyBytes, int maxValueBytes) {
 
   /** A copy of {@code key}, or InvalidRequestException. */
   public KeyBytes key(byte[] key) {
+    checkKey(key);
+    return KeyBytes.of(key);
+  }
+
+  /** InvalidRequestException unless {@code key} may be a key; reads it, copies nothing. */
+  private void checkKey(byte[] key) {
     if (key == null) {
       throw new InvalidRequestException("key must not be null");
     }
@@ -44,16 +51,21 @@ public record RequestLimits(int maxKeyBytes, int maxValueBytes) {
       throw new InvalidRequestException(
           "key of " + key.length + " bytes exceeds the limit of " + maxKeyBytes + " bytes");
     }
-    KeyBytes k = KeyBytes.of(key);
-    if (k.startsWith(RESERVED_KEY_PREFIX)) {
+    int prefix = RESERVED_KEY_PREFIX.length;
+    if (key.length >= prefix && Arrays.equals(key, 0, prefix, RESERVED_KEY_PREFIX, 0, prefix)) {
       throw new InvalidRequestException(
           "keys starting with a NUL byte followed by \"frsm/\" are reserved for frsm itself");
     }
-    return k;
   }
 
   /** A copy of {@code value}, or InvalidRequestException. */
   public byte[] value(byte[] value) {
+    checkValue(value);
+    return value.clone();
+  }
+
+  /** InvalidRequestException unless {@code value} may be a value; reads it, copies nothing. */
+  private void checkValue(byte[] value) {
     if (value == null) {
       throw new InvalidRequestException("value must not be null (use delete to remove a key)");
     }
@@ -61,7 +73,6 @@ public record RequestLimits(int maxKeyBytes, int maxValueBytes) {
       throw new InvalidRequestException(
           "value of " + value.length + " bytes exceeds the limit of " + maxValueBytes + " bytes");
     }
-    return value.clone();
   }
 
   /**
@@ -93,12 +104,14 @@ public record RequestLimits(int maxKeyBytes, int maxValueBytes) {
    * limits; null if it is acceptable, else the reason to refuse it.
    */
   public String refusal(ClientOperation op) {
+    // Only checks: the operation keeps its own arrays, so nothing here is copied (a node checks
+    // every request it is sent; a copy of the key and the value each time was garbage, issue 26).
     try {
-      key(op.key().bytesUnsafe());
+      checkKey(op.key().bytesUnsafe());
       if (op instanceof ClientOperation.Create c) {
-        value(c.value());
+        checkValue(c.value());
       } else if (op instanceof ClientOperation.Cas c) {
-        value(c.value());
+        checkValue(c.value());
         version(c.expected());
       } else if (op instanceof ClientOperation.Delete d) {
         version(d.expected());

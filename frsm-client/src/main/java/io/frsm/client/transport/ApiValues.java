@@ -1,6 +1,6 @@
 package io.frsm.client.transport;
 
-import com.google.protobuf.ByteString;
+import com.google.protobuf.UnsafeByteOperations;
 import io.frsm.api.Version;
 import io.frsm.api.Versioned;
 import java.util.Optional;
@@ -28,7 +28,8 @@ public final class ApiValues {
 
   static io.frsm.client.proto.Versioned versioned(Versioned versioned) {
     return io.frsm.client.proto.Versioned.newBuilder()
-        .setValue(ByteString.copyFrom(versioned.value()))
+        // value() is a fresh copy that nothing else holds or writes: wrapped, not copied again.
+        .setValue(UnsafeByteOperations.unsafeWrap(versioned.value()))
         .setVersion(version(versioned.version()))
         .build();
   }

@@ -21,6 +21,9 @@ final class Coordinator {
   /** Insertion-ordered so ticks visit keys in a reproducible order. */
   private final Map<Key, KeyOperations> keys = new LinkedHashMap<>();
 
+  /** {@link #tick}'s copy of the entries, empty between ticks. */
+  private final List<Map.Entry<Key, KeyOperations>> tickScratch = new ArrayList<>();
+
   private static final class KeyOperations {
     final ArrayDeque<Input.ClientRequest> waiting = new ArrayDeque<>();
     Run active;
@@ -66,12 +69,23 @@ final class Coordinator {
   }
 
   void tick(Now now, List<Effect> out) {
-    for (var entry : new ArrayList<>(keys.entrySet())) {
-      KeyOperations ops = entry.getValue();
-      ops.active.tick(now, out);
-      if (ops.active.done()) {
-        advance(now, entry.getKey(), ops, out);
+    // A tick may end a key's operations (advance forgets the key), so it walks a copy of the
+    // entries, in the map's order; the copy's list is kept between ticks, as a tick comes every
+    // few milliseconds whether or not anything runs (issue 26: allocation per operation).
+    for (Map.Entry<Key, KeyOperations> entry : keys.entrySet()) {
+      tickScratch.add(entry);
+    }
+    try {
+      for (int i = 0; i < tickScratch.size(); i++) {
+        Map.Entry<Key, KeyOperations> entry = tickScratch.get(i);
+        KeyOperations ops = entry.getValue();
+        ops.active.tick(now, out);
+        if (ops.active.done()) {
+          advance(now, entry.getKey(), ops, out);
+        }
       }
+    } finally {
+      tickScratch.clear();
     }
   }
 

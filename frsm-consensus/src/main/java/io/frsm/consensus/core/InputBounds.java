@@ -77,7 +77,7 @@ public final class InputBounds {
   }
 
   private static void expected(Version expected, String where) {
-    number(expected.epoch(), where + ".epoch");
+    number(expected.epoch(), where, ".epoch");
     if (expected.timestamp() >= MAX_NUMBER) {
       throw new RefusedInputException(
           where
@@ -144,15 +144,15 @@ public final class InputBounds {
 
   private static void accepted(AcceptedValue a, String where) {
     if (a != null) {
-      number(a.epoch(), where + ".epoch");
-      number(a.timestamp(), where + ".timestamp");
-      ballot(a.accepted(), where + ".accepted");
+      number(a.epoch(), where, ".epoch");
+      number(a.timestamp(), where, ".timestamp");
+      number(a.accepted().round(), where, ".accepted.round"); // as ballot() checks a ballot
     }
   }
 
   /** Ballots are checked for sign by their record; the round must leave room for round + 1. */
   private static void ballot(Ballot b, String where) {
-    number(b.round(), where + ".round");
+    number(b.round(), where, ".round");
   }
 
   private static void range(int range, Placement placement, String where) {
@@ -168,8 +168,18 @@ public final class InputBounds {
   }
 
   private static void number(long value, String where) {
+    number(value, where, "");
+  }
+
+  /**
+   * As {@link #number(long, String)} for the field {@code where + field}, the name joined only when
+   * the value is refused: every peer message passes here, so a name built up front would be a
+   * string allocated per message for nothing (issue 26).
+   */
+  private static void number(long value, String where, String field) {
     if (value < 0 || value > MAX_NUMBER) {
-      throw new RefusedInputException(where + " " + value + " is outside [0, " + MAX_NUMBER + "]");
+      throw new RefusedInputException(
+          where + field + " " + value + " is outside [0, " + MAX_NUMBER + "]");
     }
   }
 }

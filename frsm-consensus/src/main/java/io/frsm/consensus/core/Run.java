@@ -501,10 +501,14 @@ abstract class Run {
     return new Version(a.epoch(), a.timestamp());
   }
 
-  /** The client's view of a chosen accepted part: its value, or empty for a delete or ⊥. */
+  /**
+   * The client's view of a chosen accepted part: its value, or empty for a delete or ⊥. The
+   * accepted part's own array is handed to {@link Versioned}, whose constructor copies it: a copy
+   * made here first was a second copy of every value a read answered (issue 26).
+   */
   static Optional<Versioned> visible(AcceptedValue a) {
     return a == null || a.isDelete()
         ? Optional.empty()
-        : Optional.of(new Versioned(a.valueCopy(), versionOf(a)));
+        : Optional.of(new Versioned(a.valueUnsafe(), versionOf(a)));
   }
 }
