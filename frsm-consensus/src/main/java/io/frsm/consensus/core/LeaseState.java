@@ -333,7 +333,15 @@ final class LeaseState {
         r.scan.tick(now, readsOf(r.scan, reads), out);
         finishScan(r);
       }
-      if (r.term == 0 || r.termPersisted || r.givenUp()) {
+      if (r.term == 0 || r.givenUp()) {
+        continue;
+      }
+      if (r.termPersisted) {
+        // Only a re-persist at new voters can be open while the term is persisted: resend it.
+        if (r.persistRound != null
+            && now.monoNanos() - r.persistSentMonoNanos >= roundTimeoutNanos) {
+          sendTermPersist(now, i, r, out);
+        }
         continue;
       }
       if (r.persistRound == null) {
@@ -392,6 +400,10 @@ final class LeaseState {
     }
     r.persistAcks.add(from);
     int quorum = CoreConfig.quorum(placement.replicas(range).size());
+    if (r.persistAcks.size() >= quorum && r.termPersisted) {
+      r.persistRound = null; // a re-persist after a voter change: durable at the new voters too
+      return;
+    }
     if (r.persistAcks.size() >= quorum) {
       r.termPersisted = true;
       r.persistRound = null;
@@ -515,18 +527,48 @@ final class LeaseState {
 
   /**
    * The placement is now {@code change.next()}. A range whose replica set is unchanged keeps its
-   * term, lease, scan and leader-only mode; one whose set changed loses them as on a lost lease
-   * ({@link RangeLease#replicaSetChanged}); its term persist and scan start again, at the new set,
-   * from the next tick. Reads of a dropped scan still running are ignored when they end.
+   * term, lease, scan and leader-only mode. A range in leader-only mode whose voters gained or lost
+   * exactly one node, this node still among them, with its term durable at a quorum of the voters
+   * it had until now, keeps them too ({@link #keepsLeaderOnly}) and persists the term again at the
+   * new voters (docs/PROTOCOL.md "A voter change in leader-only mode"). Any other range whose set
+   * changed loses them as on a lost lease ({@link RangeLease#replicaSetChanged}); its term persist
+   * and scan start again, at the new set, from the next tick. Reads of a dropped scan still running
+   * are ignored when they end.
    */
-  void placementChanged(Now now, PlacementChange change) {
+  void placementChanged(Now now, PlacementChange change, List<Effect> out) {
+    Placement before = placement;
     placement = change.next();
     for (int i = 0; i < ranges.length; i++) {
-      if (change.replicasChanged(i)) {
-        ranges[i].replicaSetChanged(now);
+      if (!change.replicasChanged(i)) {
+        continue;
+      }
+      RangeLease r = ranges[i];
+      if (keepsLeaderOnly(now, r, before.replicas(i), placement.replicas(i))) {
+        sendTermPersist(now, i, r, out); // termPersisted stays: a quorum of an adjacent set has it
+      } else {
+        r.replicaSetChanged(now);
         servabilityChanged();
       }
     }
+  }
+
+  /**
+   * Whether range lease {@code r} may stay in leader-only mode as its voters go from {@code from}
+   * to {@code to}: it is in that mode under a live lease, its term was persisted at a quorum of
+   * {@code from} (no re-persist of an earlier change still open), and {@code to} is {@code from}
+   * with one node added or removed, this node still a voter. Then every quorum of {@code to} meets
+   * the quorum that holds the term, so no round of an older term can complete at either set, and no
+   * value is chosen in the range but by this holder's own rounds, which it tracks: the scan's
+   * result stands (docs/PROTOCOL.md "A voter change in leader-only mode").
+   */
+  private boolean keepsLeaderOnly(Now now, RangeLease r, List<Integer> from, List<Integer> to) {
+    return r.leaderOnly
+        && r.termPersisted
+        && r.persistRound == null
+        && !r.givenUp()
+        && r.holdsLease(now)
+        && to.contains(incarnation.nodeId())
+        && PlacementChange.oneVoterApart(from, to);
   }
 
   private RangeLease range(int range) {

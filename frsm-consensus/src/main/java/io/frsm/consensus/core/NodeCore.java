@@ -248,7 +248,7 @@ public final class NodeCore {
     placement = change.next();
     acceptor.placementChanged(change);
     runContext.placementChanged(change);
-    leases.placementChanged(now, change);
+    leases.placementChanged(now, change, out);
     deletes.placementChanged(change);
     handOffs.placementChanged(change, out);
     settles.placementChanged(change, out);

@@ -84,6 +84,13 @@ final class PlacementChange {
     return a == b || (a.size() == b.size() && a.containsAll(b));
   }
 
+  /** Whether {@code to} is {@code from} with exactly one node added or removed (in any order). */
+  static boolean oneVoterApart(List<Integer> from, List<Integer> to) {
+    List<Integer> larger = from.size() > to.size() ? from : to;
+    List<Integer> smaller = larger == from ? to : from;
+    return larger.size() == smaller.size() + 1 && larger.containsAll(smaller);
+  }
+
   Placement next() {
     return next;
   }

@@ -175,7 +175,87 @@ class PlacementChangeTest {
     assertLeaderOnly(cluster, IN_RANGE_0, true);
   }
 
+  @Test
+  void
+      oneVoterAddedOrRemoved_inLeaderOnlyMode_keepsTheModeAndLease_andPersistsTheTermAtTheNewSet() {
+    CoreConfig config = CoreConfig.builder(TWO_RANGES).leases(LeaseConfig.defaults()).build();
+    CoreCluster cluster = new CoreCluster(4, config);
+    for (int range = 0; range < 2; range++) {
+      cluster.input(0, new Input.TermGranted(range, 1, true));
+      renew(cluster, range);
+    }
+    created(cluster, IN_RANGE_0);
+    assertLeaderOnly(cluster, IN_RANGE_0, true);
+
+    // Node 3 joins range 0's voters: the mode, the lease and the scan's result stand, no new scan,
+    // and the term is persisted again at the four voters.
+    cluster.sent.clear();
+    changePlacement(
+        cluster,
+        Placement.of(List.of(-1L, Long.MAX_VALUE), List.of(List.of(0, 1, 2, 3), List.of(0, 1, 2)))
+            .atVersion(1));
+    assertLeaderOnly(cluster, IN_RANGE_0, true);
+    assertEquals(Set.of(0, 1, 2, 3), termPersistedAt(cluster));
+    cluster.advance(1_000);
+    assertEquals(2, cluster.core(0).rangeScansCompleted(), "no new scan");
+    assertLeaderOnly(cluster, IN_RANGE_0, true);
+
+    // Node 2 leaves them (the re-persist at {0, 1, 2, 3} answered): still leader-only, writes go
+    // to the new set at once, without waiting for a renewal.
+    cluster.sent.clear();
+    changePlacement(
+        cluster,
+        Placement.of(List.of(-1L, Long.MAX_VALUE), List.of(List.of(0, 1, 3), List.of(0, 1, 2)))
+            .atVersion(2));
+    assertLeaderOnly(cluster, IN_RANGE_0, true);
+    assertEquals(Set.of(0, 1, 3), termPersistedAt(cluster));
+    long id = cluster.submit(0, new Operation.Create(keyInRange(0, "other-"), b("w")));
+    assertInstanceOf(Outcome.Written.class, cluster.outcome(id));
+    assertEquals(2, cluster.core(0).rangeScansCompleted());
+  }
+
+  @Test
+  void voterChange_whileTheLastRePersistIsOpen_endsTheModeAsBefore() {
+    CoreConfig config = CoreConfig.builder(TWO_RANGES).leases(LeaseConfig.defaults()).build();
+    CoreCluster cluster = new CoreCluster(4, config);
+    cluster.input(0, new Input.TermGranted(0, 1, true));
+    renew(cluster, 0);
+    created(cluster, IN_RANGE_0);
+    assertLeaderOnly(cluster, IN_RANGE_0, true);
+    // The re-persist at the raised set never gets an answer.
+    cluster.drop = (from, to, message) -> message instanceof Message.TermPersisted;
+    changePlacement(
+        cluster,
+        Placement.of(List.of(-1L, Long.MAX_VALUE), List.of(List.of(0, 1, 2, 3), List.of(0, 1, 2)))
+            .atVersion(1));
+    assertLeaderOnly(cluster, IN_RANGE_0, true);
+    changePlacement(
+        cluster,
+        Placement.of(List.of(-1L, Long.MAX_VALUE), List.of(List.of(0, 1, 3), List.of(0, 1, 2)))
+            .atVersion(2));
+    assertLeaderOnly(cluster, IN_RANGE_0, false);
+  }
+
   // ---- Helpers -----------------------------------------------------------------------------
+
+  /** The nodes node 0 sent a term persist of range 0 to, since {@code cluster.sent} was cleared. */
+  private static Set<Integer> termPersistedAt(CoreCluster cluster) {
+    Set<Integer> to = new TreeSet<>();
+    cluster.sent.stream()
+        .filter(
+            s -> s.from() == 0 && s.message() instanceof Message.TermPersist p && p.range() == 0)
+        .forEach(s -> to.add(s.to()));
+    return to;
+  }
+
+  private static Key keyInRange(int range, String prefix) {
+    for (int i = 0; ; i++) {
+      Key key = Key.of(b(prefix + i));
+      if (TWO_RANGES.rangeOf(key) == range) {
+        return key;
+      }
+    }
+  }
 
   private static void changePlacement(CoreCluster cluster, Placement next) {
     for (int node = 0; node < cluster.size(); node++) {

@@ -11,6 +11,7 @@ import io.frsm.server.membership.MembershipOrchestrator;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
 import org.apache.curator.framework.CuratorFramework;
@@ -97,15 +98,19 @@ class JoinTimeBenchmarkIT {
       try {
         long beforeStart = 0;
         long cpuBefore = processCpuNanos();
+        MeterSnapshot metersBefore = meters(cluster, fourth);
         if (foreground != null) {
           // Measuring windows, not synchronisation: a warm-up as long as a window, then the window.
           Thread.sleep(load.window().toMillis());
           beforeStart = System.nanoTime();
           cpuBefore = processCpuNanos();
+          metersBefore = meters(cluster, fourth);
           Thread.sleep(load.window().toMillis());
         }
         long start = System.nanoTime();
         long cpuAtStart = processCpuNanos();
+        MeterSnapshot metersAtStart = meters(cluster, fourth);
+        MeterSnapshot[] metersAtSettle = {null};
         admin.request(Kind.ADD, 4, -1);
         // When each version was first seen published (polled every 100 ms): the steps' times.
         long[] seenAt = new long[4];
@@ -119,6 +124,9 @@ class JoinTimeBenchmarkIT {
                   for (int i = 1; i <= v; i++) {
                     if (seenAt[i] == 0) {
                       seenAt[i] = lastLook[0];
+                      if (i == 2) {
+                        metersAtSettle[0] = meters(cluster, fourth);
+                      }
                     }
                   }
                 }
@@ -131,11 +139,16 @@ class JoinTimeBenchmarkIT {
             "node 4 to be added");
         long end = System.nanoTime();
         long cpuAtEnd = processCpuNanos();
+        MeterSnapshot metersAtEnd = meters(cluster, fourth);
+        if (metersAtSettle[0] == null) {
+          metersAtSettle[0] = metersAtEnd;
+        }
         double joinSeconds = (end - start) / 1e9;
         if (foreground != null) {
           Thread.sleep(load.window().toMillis()); // the window after the join
           long afterEnd = System.nanoTime();
           long cpuAfter = processCpuNanos();
+          MeterSnapshot metersAfter = meters(cluster, fourth);
           foreground.close();
           loadClient.close();
           ForegroundLoad.Window before = foreground.window(beforeStart, start);
@@ -154,6 +167,27 @@ class JoinTimeBenchmarkIT {
           System.out.printf(
               "JOIN-LOAD pace=%d after: %s; cpu %.2f cores%n",
               pace, after, (cpuAfter - cpuAtEnd) / (double) (afterEnd - end));
+          // Wall-clock bounds of the windows, to cut a JFR recording of the run by them.
+          System.out.printf(
+              "JOIN-TIMES pace=%d before %s, join %s, settling steps %s, end %s, after end %s%n",
+              pace,
+              wallClock(beforeStart),
+              wallClock(start),
+              wallClock(seenAt[2]),
+              wallClock(end),
+              wallClock(afterEnd));
+          // What the nodes counted in each window: the paths the operations took, settles, leases.
+          String p = "JOIN-METERS pace=" + pace + " ";
+          System.out.print(
+              metersAtStart.countsSince(metersBefore, (start - beforeStart) / 1e9, p + "before"));
+          System.out.print(
+              metersAtSettle[0].countsSince(
+                  metersAtStart, (seenAt[2] - start) / 1e9, p + "learner-step"));
+          System.out.print(
+              metersAtEnd.countsSince(
+                  metersAtSettle[0], Math.max(1e-3, (end - seenAt[2]) / 1e9), p + "settling"));
+          System.out.print(
+              metersAfter.countsSince(metersAtEnd, (afterEnd - end) / 1e9, p + "after"));
           System.out.printf(
               "JOIN-LOAD pace=%d ratio during/before: throughput %.2f, p99 %.2f; settling steps/before:"
                   + " throughput %.2f, p99 %.2f%n",
@@ -187,6 +221,19 @@ class JoinTimeBenchmarkIT {
         }
       }
     }
+  }
+
+  private static MeterSnapshot meters(TestCluster cluster, FrsmNode fourth) {
+    return MeterSnapshot.of(
+        cluster.node(1).meterRegistry(),
+        cluster.node(2).meterRegistry(),
+        cluster.node(3).meterRegistry(),
+        fourth.meterRegistry());
+  }
+
+  /** The wall-clock instant of a {@link System#nanoTime} reading taken in this run. */
+  private static Instant wallClock(long nanoTime) {
+    return Instant.now().minusNanos(System.nanoTime() - nanoTime);
   }
 
   private static long processCpuNanos() {
