@@ -163,37 +163,14 @@ final class CoreSteps {
     if (input instanceof Input.ImportShipment imported) {
       // A peer's shipment: numbers outside InputBounds are refused before the core changed
       // anything, like a peer message's; the range then scans.
-      List<Effect> effects;
-      try {
-        effects = core.step(now(), imported);
-      } catch (RefusedInputException refused) {
-        LOG.log(
-            System.Logger.Level.WARNING,
-            "node {0}: hand-off shipment of range {1} refused: {2}",
-            nodeId,
-            imported.shipment().range(),
-            refused.getMessage());
-        return;
-      }
-      carryOut(effects);
+      carryOut(stepOrRefuse(imported, "hand-off shipment", imported.shipment().range(), List.of()));
       return;
     }
     if (input instanceof Input.RestoreBase restore) {
       // Read from a file: a number outside InputBounds (a range the ring no longer has) is
       // refused before the core changed anything; the record goes and the range scans.
-      List<Effect> effects;
-      try {
-        effects = core.step(now(), restore);
-      } catch (RefusedInputException refused) {
-        LOG.log(
-            System.Logger.Level.WARNING,
-            "node {0}: hand-off base record of range {1} refused: {2}",
-            nodeId,
-            restore.range(),
-            refused.getMessage());
-        effects = List.of(new Effect.BaseDropped(restore.range()));
-      }
-      carryOut(effects);
+      List<Effect> dropRecord = List.of(new Effect.BaseDropped(restore.range()));
+      carryOut(stepOrRefuse(restore, "hand-off base record", restore.range(), dropRecord));
       return;
     }
     if (input instanceof Input.HandOff handOff) {
@@ -207,6 +184,26 @@ final class CoreSteps {
       return;
     }
     carryOut(core.step(now(), input));
+  }
+
+  /**
+   * Steps a range's hand-off input ({@code what}: a shipment, a base record); one the core refuses
+   * ({@link RefusedInputException}: before it changed anything) is logged, and {@code onRefusal} is
+   * carried out instead.
+   */
+  private List<Effect> stepOrRefuse(Input input, String what, int range, List<Effect> onRefusal) {
+    try {
+      return core.step(now(), input);
+    } catch (RefusedInputException refused) {
+      LOG.log(
+          System.Logger.Level.WARNING,
+          "node {0}: {1} of range {2} refused: {3}",
+          nodeId,
+          what,
+          range,
+          refused.getMessage());
+      return onRefusal;
+    }
   }
 
   private void carryOut(List<Effect> effects) {

@@ -43,25 +43,18 @@ final class HandOffMeters {
         counter("frsm.handoff.acknowledged", "shipments the successor took", null)
             .register(registry, leadership, handBacks(HandBackCounts::acknowledged)));
     meters.add(
-        counter(
-                "frsm.handoff.fallbacks",
-                "hand-offs after which the successor scans",
-                "no_shipment")
+        fallback("no_shipment")
             .register(registry, leadership, handBacks(HandBackCounts::withoutShipment)));
     meters.add(
-        counter(
-                "frsm.handoff.fallbacks",
-                "hand-offs after which the successor scans",
-                "not_acknowledged")
+        fallback("not_acknowledged")
             .register(registry, leadership, handBacks(HandBackCounts::notAcknowledged)));
     meters.add(
-        counter("frsm.handoff.fallbacks", "hand-offs after which the successor scans", "declined")
-            .register(registry, leadership, handBacks(HandBackCounts::declined)));
+        fallback("declined").register(registry, leadership, handBacks(HandBackCounts::declined)));
     meters.add(
-        counter("frsm.handoff.fallbacks", "hand-offs after which the successor scans", "budget")
+        fallback("budget")
             .register(registry, leadership, handBacks(HandBackCounts::declinedBudget)));
     meters.add(
-        counter("frsm.handoff.fallbacks", "hand-offs after which the successor scans", "absence")
+        fallback("absence")
             .register(registry, leadership, handBacks(HandBackCounts::declinedAbsence)));
     meters.add(
         FunctionTimer.builder(
@@ -73,11 +66,7 @@ final class HandOffMeters {
             .description("drains that shipped, from Input.HandOff to the shipment")
             .register(registry));
     meters.add(
-        counter(
-                "frsm.handoff.fallbacks",
-                "hand-offs after which the successor scans",
-                "import_refused")
-            .register(registry, cores, tally(HandOffTally::importsRefused)));
+        fallback("import_refused").register(registry, cores, tally(HandOffTally::importsRefused)));
     for (String outcome : new String[] {"handed_off", "released"}) {
       ToDoubleFunction<RangeLeadership> count =
           outcome.equals("handed_off")
@@ -93,27 +82,12 @@ final class HandOffMeters {
               .register(registry, leadership, count));
     }
     meters.add(
-        counter(
-                "frsm.handoff.fallbacks",
-                "hand-offs after which the successor scans",
-                "base_untrusted")
-            .register(registry, cores, CoreShards::handOffBasesUntrusted));
+        fallback("base_untrusted").register(registry, cores, CoreShards::handOffBasesUntrusted));
     meters.add(
-        counter(
-                "frsm.range.leader_only_entries",
-                "ranges this node put in leader-only mode",
-                null,
-                "by",
-                "import")
+        leaderOnlyEntries("import")
             .register(registry, cores, tally(HandOffTally::enteredByImport)));
     meters.add(
-        counter(
-                "frsm.range.leader_only_entries",
-                "ranges this node put in leader-only mode",
-                null,
-                "by",
-                "scan")
-            .register(registry, cores, tally(HandOffTally::scansCompleted)));
+        leaderOnlyEntries("scan").register(registry, cores, tally(HandOffTally::scansCompleted)));
     return meters;
   }
 
@@ -131,6 +105,21 @@ final class HandOffMeters {
   private static <T> double read(Supplier<T> source, ToDoubleFunction<T> field) {
     T t = source.get();
     return t == null ? 0 : field.applyAsDouble(t);
+  }
+
+  /** A hand-off after which the successor scans, for {@code reason}. */
+  private static Named fallback(String reason) {
+    return counter("frsm.handoff.fallbacks", "hand-offs after which the successor scans", reason);
+  }
+
+  /** A range this node put in leader-only mode, {@code by} an import or a scan. */
+  private static Named leaderOnlyEntries(String by) {
+    return counter(
+        "frsm.range.leader_only_entries",
+        "ranges this node put in leader-only mode",
+        null,
+        "by",
+        by);
   }
 
   private static Named counter(String name, String description, String reason, String... tags) {

@@ -48,7 +48,7 @@ final class RangeHandBack {
   /** The grant of a range's term this node holds now, or null ({@link HeldTerms#grant}). */
   private final IntFunction<TermGrant> held;
 
-  private final RangeLeadership.Sink sink;
+  private final HandOffSink sink;
   private final Duration bound;
   private final Consumer<Runnable> post;
   private final LongSupplier nanoClock;
@@ -94,11 +94,7 @@ final class RangeHandBack {
   private final LongAccumulator drainNanosMax = new LongAccumulator(Math::max, 0);
 
   RangeHandBack(
-      int self,
-      HeldTerms held,
-      RangeLeadership.Sink sink,
-      Duration bound,
-      Consumer<Runnable> post) {
+      int self, HeldTerms held, HandOffSink sink, Duration bound, Consumer<Runnable> post) {
     this(self, held::grant, sink, bound, post, System::nanoTime);
   }
 
@@ -106,7 +102,7 @@ final class RangeHandBack {
   RangeHandBack(
       int self,
       IntFunction<TermGrant> held,
-      RangeLeadership.Sink sink,
+      HandOffSink sink,
       Duration bound,
       Consumer<Runnable> post,
       LongSupplier nanoClock) {

@@ -59,13 +59,16 @@ import org.apache.curator.framework.CuratorFramework;
  * <p>This class decides who competes for which range; its parts keep the state: {@link
  * RangeLatches} (the latches joined, what a latch event does to the term), {@link HeldTerms} (the
  * terms held, release and step-down), {@link UnreachableRanges} (the quorum watch's reports),
- * {@link LeadershipView} and {@link LeadershipEvents} (the event thread).
+ * {@link LeadershipView} and {@link LeadershipEvents} (the event thread); {@link RangeHandOvers}
+ * gives up what it decides to give up (a hand-off or a plain release), {@link LeadershipStop} runs
+ * the graceful stop.
  */
 public final class RangeLeadership implements AutoCloseable {
-  private static final System.Logger LOG = System.getLogger(RangeLeadership.class.getName());
-
-  /** Where the outcome goes: the node's consensus core (through its event loop). */
-  public interface Sink {
+  /**
+   * Where the outcome goes: the node's consensus core (through its event loop); with hand-offs on,
+   * also its drains and their deliveries ({@link HandOffSink}).
+   */
+  public interface Sink extends HandOffSink {
     /**
      * The node won range {@code range} with {@code term} (TermGranted); {@code noEarlierLease}: no
      * lease of an earlier term can be in force ({@link TermGrant#noEarlierLease}).
@@ -90,47 +93,10 @@ public final class RangeLeadership implements AutoCloseable {
      * a range the node no longer competes for is given back to be routed again.
      */
     void candidacy(int range, boolean candidate);
-
-    /**
-     * Hand-off instead of a scan (docs/PROTOCOL.md): whether hand-backs drain and ship (the core's
-     * {@code CoreConfig.Modes.handOff}); false: every hand-over is a plain release.
-     */
-    default boolean handsOff() {
-      return false;
-    }
-
-    /** What hand-backs may drain ({@link HandOffLimits}; read once, at start). */
-    default HandOffLimits handOffLimits() {
-      return HandOffLimits.DEFAULT;
-    }
-
-    /**
-     * Starts the drain of {@code term} (Input.HandOff, capped at {@code maxKeys} written keys);
-     * completes with the core's shipment once it is done, null if the core stopped, exceptionally
-     * with {@link HandOffDeclined} if the core declined (too many keys written). {@code begun} is
-     * told, on any thread and before the shipment, how many keys the drain began with, if it began.
-     * May never complete: the agent bounds the wait.
-     */
-    default java.util.concurrent.CompletableFuture<io.frsm.consensus.core.HandOffShipment> handOff(
-        int range, long term, int maxKeys, java.util.function.IntConsumer begun) {
-      return java.util.concurrent.CompletableFuture.completedFuture(null);
-    }
-
-    /**
-     * Delivers {@code shipment} to node {@code successor}: completes true once the successor's core
-     * took it, false if not (refused, unreachable, no answer in time). Never exceptionally.
-     */
-    default java.util.concurrent.CompletableFuture<Boolean> ship(
-        int successor, io.frsm.consensus.core.HandOffShipment shipment) {
-      return java.util.concurrent.CompletableFuture.completedFuture(false);
-    }
   }
 
-  private final CuratorFramework zk;
-  private final ZkLayout layout;
   private final int self;
   private final Ring ring;
-  private final RangeTermStore terms;
   private final Sink sink;
   private final LeadershipEvents events;
   private final ScheduledExecutorService renewer;
@@ -185,8 +151,8 @@ public final class RangeLeadership implements AutoCloseable {
   /** The ranges whose term this node holds now (read by routing on other threads). */
   private final HeldTerms held;
 
-  /** Hand-backs with a shipment instead of a scan ({@link RangeHandBack}). */
-  private final RangeHandBack handBack;
+  /** How ranges are given up on purpose: hand-offs or plain releases ({@link RangeHandOvers}). */
+  private final RangeHandOvers handOvers;
 
   /** The graceful stop's sequence ({@link #close}). */
   private final LeadershipStop stop;
@@ -258,12 +224,10 @@ public final class RangeLeadership implements AutoCloseable {
       java.util.function.Consumer<Set<Integer>> publishUnreachable,
       java.util.function.Function<RangeTermStore, RangeLatches.TermBumper> bumper) {
     this.publishUnreachable = publishUnreachable;
-    this.zk = zk;
-    this.layout = layout;
     this.self = self;
     this.ring = ring;
     this.sink = sink;
-    this.terms = new RangeTermStore(zk, layout, System::nanoTime);
+    RangeTermStore terms = new RangeTermStore(zk, layout, System::nanoTime);
     this.unreachable = new UnreachableRanges(self);
     List<List<Integer>> voters = new ArrayList<>(ring.rangeCount());
     for (int r = 0; r < ring.rangeCount(); r++) {
@@ -276,11 +240,7 @@ public final class RangeLeadership implements AutoCloseable {
     this.votersByRange = List.copyOf(voters);
     this.events = new LeadershipEvents(self);
     this.stop =
-        new LeadershipStop(
-            self,
-            sink.handsOff() ? sink.handOffLimits().stopWait() : Duration.ZERO,
-            this::post,
-            new StopDropOut());
+        new LeadershipStop(self, RangeHandOvers.stopWait(sink), this::post, new StopDropOut());
     this.renewer =
         Executors.newSingleThreadScheduledExecutor(
             LeadershipEvents.daemon("frsm-node-" + self + "-leases"));
@@ -305,7 +265,6 @@ public final class RangeLeadership implements AutoCloseable {
               }
             });
     this.held = new HeldTerms(self, terms, sink, keeper);
-    this.handBack = new RangeHandBack(self, held, sink, lease, this::post);
     this.zooKeeperCalls =
         Executors.newFixedThreadPool(
             TERM_WRITES_AT_ONCE, LeadershipEvents.daemon("frsm-node-" + self + "-terms"));
@@ -320,6 +279,8 @@ public final class RangeLeadership implements AutoCloseable {
             zooKeeperCalls,
             this::post,
             this::rejoinLater);
+    this.handOvers =
+        new RangeHandOvers(self, held, sink, lease, this::post, latches, stop, this::rejoinLater);
   }
 
   /**
@@ -520,7 +481,7 @@ public final class RangeLeadership implements AutoCloseable {
    * This node's hand-backs with a shipment so far (docs/PROTOCOL.md "Hand-off instead of a scan").
    */
   public HandBackCounts handBacks() {
-    return handBack.counts();
+    return handOvers.counts();
   }
 
   /** ZooKeeper multis sent to renew leases so far. */
@@ -556,7 +517,7 @@ public final class RangeLeadership implements AutoCloseable {
       boolean preferred = preferredHolder == self;
       if (preferred && !latches.joined(range)) {
         latches.join(range);
-      } else if (!preferred && latches.joined(range) && !handBack.underWay(range)) {
+      } else if (!preferred && latches.joined(range) && !handOvers.underWay(range)) {
         String why =
             stop.begun()
                 ? "node stopping"
@@ -565,17 +526,9 @@ public final class RangeLeadership implements AutoCloseable {
                     : preferredHolder < 0
                         ? "no replica is preferred"
                         : "replica " + preferredHolder + " is preferred";
-        Runnable release =
-            () -> {
-              latches.leave(range, why, true);
-              rejoinLater(range); // preferred again meanwhile? then it competes again
-            };
         // Not a step-down nor a stop: a hand-back to a returning node (the absence limit applies).
         boolean returning = !unreachable.contains(range) && !stop.begun();
-        if (!stop.mayHandOff()
-            || !handBack.begin(range, preferredHolder, returning, why, release)) {
-          latches.leave(range, why, true);
-        }
+        handOvers.handOver(range, preferredHolder, returning, why);
       }
     }
   }
@@ -606,9 +559,7 @@ public final class RangeLeadership implements AutoCloseable {
         () -> {
           latches.awaitCreations();
           keeper.close();
-          events.shutdownNow();
-          renewer.shutdownNow();
-          zooKeeperCalls.shutdownNow();
+          stopThreads();
         });
   }
 
@@ -649,20 +600,17 @@ public final class RangeLeadership implements AutoCloseable {
 
     @Override
     public boolean handingOff(int range) {
-      return handBack.underWay(range);
+      return handOvers.underWay(range);
     }
 
     @Override
     public boolean shipped(int range, long term) {
-      return handBack.shipped(range, term);
+      return handOvers.shipped(range, term);
     }
 
     @Override
     public void releaseRest() {
-      for (int range : latches.joinedRanges()) {
-        handBack.forget(range); // a drain under way ends with the plain release
-        latches.leave(range, "node stopping", true);
-      }
+      handOvers.releaseAll("node stopping");
       events.closeFromWithin();
     }
 
@@ -675,9 +623,13 @@ public final class RangeLeadership implements AutoCloseable {
   /** Forgets every latch without touching ZooKeeper (the node is killed; its session ends). */
   public void abandon() {
     held.clear();
+    stopThreads();
+    keeper.close();
+  }
+
+  private void stopThreads() {
     events.shutdownNow();
     renewer.shutdownNow();
     zooKeeperCalls.shutdownNow();
-    keeper.close();
   }
 }

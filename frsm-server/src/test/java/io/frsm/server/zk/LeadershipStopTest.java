@@ -50,15 +50,8 @@ class LeadershipStopTest {
   void peersReachable_shippedRangesCountedHandedOff_theRestReleased() {
     // Ranges 1 and 3 ship the term held at the stop and release; range 2's drain is declined (no
     // shipment), so the rest of the stop releases it plainly.
-    Scripted leadership =
-        new Scripted(
-            l -> {
-              l.shipAndRelease(1, 5L);
-              l.endWithoutShipment(2);
-              l.shipAndRelease(3, 9L);
-            });
-    LeadershipStop stop = leadership.stop(Duration.ofMinutes(10));
-    stop.run(true, leadership.shutDowns::incrementAndGet);
+    Scripted leadership = shipping(Map.of(1, 5L, 3, 9L));
+    LeadershipStop stop = leadership.runStop(Duration.ofMinutes(10), true);
     assertEquals(2, stop.handedOff(), "ranges shipped at the stop");
     assertEquals(1, stop.released(), "the rest");
     assertEquals(List.of(2), leadership.releasedPlainly, "released by the rest of the stop");
@@ -70,8 +63,7 @@ class LeadershipStopTest {
   void cutOffFromPeers_noShipmentWithinTheWait_everyRangeReleased() {
     // The drains never end (no quorum): the stop waits its bound, then releases every range.
     Scripted leadership = new Scripted(l -> {});
-    LeadershipStop stop = leadership.stop(Duration.ofMillis(200));
-    stop.run(true, leadership.shutDowns::incrementAndGet);
+    LeadershipStop stop = leadership.runStop(Duration.ofMillis(200), true);
     assertEquals(0, stop.handedOff());
     assertEquals(3, stop.released());
     assertEquals(List.of(1, 2, 3), leadership.releasedPlainly);
@@ -81,15 +73,8 @@ class LeadershipStopTest {
   @Test
   void shippedAnEarlierTermOnly_notHandedOff() {
     // Range 1's shipment went out in an earlier term, not the one held at the stop.
-    Scripted leadership =
-        new Scripted(
-            l -> {
-              l.shipAndRelease(1, 4L);
-              l.shipAndRelease(2, 7L);
-              l.shipAndRelease(3, 9L);
-            });
-    LeadershipStop stop = leadership.stop(Duration.ofMinutes(10));
-    stop.run(true, leadership.shutDowns::incrementAndGet);
+    Scripted leadership = shipping(Map.of(1, 4L, 2, 7L, 3, 9L));
+    LeadershipStop stop = leadership.runStop(Duration.ofMinutes(10), true);
     assertEquals(2, stop.handedOff());
     assertEquals(1, stop.released());
   }
@@ -98,8 +83,7 @@ class LeadershipStopTest {
   void withoutHandOver_plainReleaseAtOnce() {
     // A failed core ships nothing: no wait, no hand-off begins, every range released plainly.
     Scripted leadership = new Scripted(l -> l.shipAndRelease(1, 5L));
-    LeadershipStop stop = leadership.stop(Duration.ofMinutes(10));
-    stop.run(false, leadership.shutDowns::incrementAndGet);
+    LeadershipStop stop = leadership.runStop(Duration.ofMinutes(10), false);
     assertFalse(leadership.droppedOutWithHandOffs, "a hand-off allowed at a plain stop");
     assertEquals(0, stop.handedOff());
     assertEquals(3, stop.released());
@@ -117,6 +101,25 @@ class LeadershipStopTest {
             () -> stop.run(true, leadership.shutDowns::incrementAndGet));
     assertTrue(e.getMessage().contains("still holding 1 term(s)"), e.getMessage());
     assertEquals(1, leadership.shutDowns.get(), "shut down before the check");
+  }
+
+  /**
+   * A leadership whose hand-offs, in range order, each ship the term {@code shippedTerms} names for
+   * its range and release it; a range it does not name ends its drain without a shipment and stays
+   * held (the rest of the stop releases it).
+   */
+  private Scripted shipping(Map<Integer, Long> shippedTerms) {
+    return new Scripted(
+        l -> {
+          for (int range : new TreeMap<>(HELD).keySet()) {
+            Long term = shippedTerms.get(range);
+            if (term != null) {
+              l.shipAndRelease(range, term);
+            } else {
+              l.endWithoutShipment(range);
+            }
+          }
+        });
   }
 
   /** What the hand-offs do once the node dropped out, each step an event of its own. */
@@ -143,6 +146,15 @@ class LeadershipStopTest {
     LeadershipStop stop(Duration wait) {
       stop = new LeadershipStop(1, wait, this::post, this);
       return stop;
+    }
+
+    /**
+     * The stop over this leadership with {@code wait}, run to its end ({@link LeadershipStop#run}).
+     */
+    LeadershipStop runStop(Duration wait, boolean handOver) {
+      LeadershipStop s = stop(wait);
+      s.run(handOver, shutDowns::incrementAndGet);
+      return s;
     }
 
     /** The event thread: each task, then the stop's check, as RangeLeadership posts. */
