@@ -12,6 +12,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
 /**
@@ -56,28 +57,46 @@ final class MemtableSwitch {
     this.memtableIds.set(firstMemtableId);
   }
 
-  /** The memtable a writer was admitted to, and its commit-log record's future (null: none). */
-  record Admitted(Memtable memtable, CompletableFuture<Void> logged) {}
-
   /**
-   * Admits a writer of {@code cell} to the active memtable under the switch lock, appending its
-   * commit-log record there too when {@code log} (so the record belongs to that memtable's
-   * segments).
+   * Admits a writer of an unlogged cell to the active memtable under the switch lock: the memtable.
    *
    * @throws IllegalStateException if the engine is closed
    */
-  Admitted admit(Cell cell, boolean log) {
+  Memtable admitUnlogged() {
     switchLock.readLock().lock();
     try {
-      if (closed) {
-        throw new IllegalStateException("the LSM engine is closed");
-      }
-      Memtable target = state.peek().active;
-      target.admitWriter();
-      return new Admitted(target, log ? commitLog.append(cell) : null);
+      return activeForWriter();
     } finally {
       switchLock.readLock().unlock();
     }
+  }
+
+  /**
+   * Admits a writer of {@code cell} to the active memtable and appends its commit-log record, both
+   * under the switch lock (so the record belongs to that memtable's segments): hands the memtable
+   * to {@code admitted} before the append, and returns the record's future. A consumer rather than
+   * a returned pair: one object per logged write less (the write's completion takes the memtable).
+   *
+   * @throws IllegalStateException if the engine is closed
+   */
+  CompletableFuture<Void> admitLogged(Cell cell, Consumer<Memtable> admitted) {
+    switchLock.readLock().lock();
+    try {
+      admitted.accept(activeForWriter());
+      return commitLog.append(cell);
+    } finally {
+      switchLock.readLock().unlock();
+    }
+  }
+
+  /** Under the read lock: the active memtable, with one more writer admitted. */
+  private Memtable activeForWriter() {
+    if (closed) {
+      throw new IllegalStateException("the LSM engine is closed");
+    }
+    Memtable target = state.peek().active;
+    target.admitWriter();
+    return target;
   }
 
   /** Whether flushed tables are segregated (see {@link LsmEngine#setSegregatedFlushes}). */

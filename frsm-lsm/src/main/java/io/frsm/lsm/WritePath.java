@@ -4,6 +4,8 @@ import io.frsm.cell.Cell;
 import io.frsm.lsm.memtable.Memtable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.function.BiFunction;
+import java.util.function.Consumer;
 
 /**
  * The engine's writes: size limits, the stall while too many memtables wait for their flush ({@link
@@ -48,26 +50,45 @@ final class WritePath {
   }
 
   private CompletableFuture<Void> writeNow(Cell cell) {
-    MemtableSwitch.Admitted admitted = memtables.admit(cell, true);
-    Memtable target = admitted.memtable();
-    return admitted
-        .logged()
-        .handle(
-            (ok, error) -> {
-              try {
-                if (error == null) {
-                  target.merge(cell);
-                }
-              } finally {
-                target.releaseWriter();
-              }
-              if (error != null) {
-                metrics.writesRejected.increment();
-                throw error instanceof CompletionException c ? c : new CompletionException(error);
-              }
-              maybeFlushForSize(target);
-              return null;
-            });
+    LoggedWrite write = new LoggedWrite(cell);
+    return memtables.admitLogged(cell, write).handle(write);
+  }
+
+  /**
+   * One logged write, from its admission to its merge: learns its memtable under the switch lock,
+   * then, once the commit log synced the record (or failed), merges the cell and releases the
+   * writer. One object per write for both steps. {@link #target} is set before the record's future
+   * is handed this object, so the thread that completes the future sees it.
+   */
+  private final class LoggedWrite implements Consumer<Memtable>, BiFunction<Void, Throwable, Void> {
+    private final Cell cell;
+    private Memtable target;
+
+    LoggedWrite(Cell cell) {
+      this.cell = cell;
+    }
+
+    @Override
+    public void accept(Memtable admittedTo) {
+      target = admittedTo;
+    }
+
+    @Override
+    public Void apply(Void ok, Throwable error) {
+      try {
+        if (error == null) {
+          target.merge(cell);
+        }
+      } finally {
+        target.releaseWriter();
+      }
+      if (error != null) {
+        metrics.writesRejected.increment();
+        throw error instanceof CompletionException c ? c : new CompletionException(error);
+      }
+      maybeFlushForSize(target);
+      return null;
+    }
   }
 
   /** See {@link LsmEngine#writeUnlogged(Cell)}. */
@@ -77,7 +98,7 @@ final class WritePath {
   }
 
   private CompletableFuture<Void> writeUnloggedNow(Cell cell) {
-    Memtable target = memtables.admit(cell, false).memtable();
+    Memtable target = memtables.admitUnlogged();
     try {
       target.merge(cell);
     } finally {

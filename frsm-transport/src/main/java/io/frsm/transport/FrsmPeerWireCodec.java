@@ -18,7 +18,7 @@ final class FrsmPeerWireCodec extends ProtobufPeerWireCodec<PeerEnvelope, Messag
     super(
         new EnvelopeParser<>("peer", PeerEnvelope::parseFrom),
         PeerEnvelope::getProtocolVersion,
-        PeerEnvelope::getClusterIdBytes,
+        PeerEnvelope::getClusterId,
         PeerEnvelope::getSenderNodeId);
   }
 
@@ -51,6 +51,16 @@ final class FrsmPeerWireCodec extends ProtobufPeerWireCodec<PeerEnvelope, Messag
         .setSenderNodeId(senderNodeId)
         .setKeepalive(PeerKeepalive.getDefaultInstance())
         .build();
+  }
+
+  /**
+   * True: {@link PeerMessages} copies every key, value and token into the core's records ({@code
+   * WireValues.key}, {@code WireValues.acceptedValueOrNone}); no protobuf message outlives the
+   * decoding.
+   */
+  @Override
+  public boolean keepsNoShareOfFrames() {
+    return true;
   }
 
   @Override

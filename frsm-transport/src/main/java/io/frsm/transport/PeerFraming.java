@@ -33,9 +33,14 @@ final class PeerFraming<M> implements FrameDecoder.EnvelopeReader {
   }
 
   @Override
+  public boolean keepsNoShareOfFrames() {
+    return codec.keepsNoShareOfFrames();
+  }
+
+  @Override
   public SenderFrame<M> read(CodedInputStream in) throws WireDecodeException {
     PeerWireCodec.Envelope<M> envelope = codec.parse(in);
-    header.check(envelope.protocolVersion(), envelope.clusterIdUtf8());
+    header.check(envelope.protocolVersion(), envelope.clusterId());
     int sender = envelope.senderNodeId();
     if (sender < 0) {
       throw new WireDecodeException(

@@ -14,6 +14,7 @@ import io.frsm.cell.AcceptedValue;
 import io.frsm.cell.PurgeMark;
 import io.frsm.client.transport.WireDecodeException;
 import io.frsm.consensus.core.Message;
+import io.frsm.consensus.core.TermRecord;
 import io.frsm.transport.proto.PeerEnvelope;
 
 /**
@@ -291,6 +292,7 @@ final class PeerMessages {
         .setRange(m.range())
         .setTerm(m.term())
         .setRingVersion(m.ringVersion())
+        .setFloorRound(m.floorRound())
         .build();
   }
 
@@ -305,23 +307,60 @@ final class PeerMessages {
         roundId(p.hasRound(), p.getRound(), "term_persist"),
         p.getRange(),
         instanceField(p.getTerm(), "term", "term_persist"),
-        instanceField(p.getRingVersion(), "ring_version", "term_persist"));
+        instanceField(p.getRingVersion(), "ring_version", "term_persist"),
+        instanceField(p.getFloorRound(), "floor_round", "term_persist"));
   }
 
   private static io.frsm.transport.proto.TermPersisted termPersisted(Message.TermPersisted m) {
-    return io.frsm.transport.proto.TermPersisted.newBuilder()
-        .setKey(key(m.key()))
-        .setRound(roundId(m.round()))
-        .setTerm(m.term())
-        .build();
+    var b =
+        io.frsm.transport.proto.TermPersisted.newBuilder()
+            .setKey(key(m.key()))
+            .setRound(roundId(m.round()))
+            .setTerm(m.term());
+    TermRecord r = m.previous();
+    if (r != null) {
+      b.setPrevious(
+          io.frsm.transport.proto.TermRecord.newBuilder()
+              .setTerm(r.term())
+              .setHolder(r.holder())
+              .setBoot(r.boot())
+              .setFloorRound(r.floorRound()));
+    }
+    return b.build();
   }
 
   private static Message.TermPersisted termPersisted(io.frsm.transport.proto.TermPersisted p)
       throws WireDecodeException {
+    long term = instanceField(p.getTerm(), "term", "term_persisted");
+    TermRecord previous = null;
+    if (p.hasPrevious()) {
+      var r = p.getPrevious();
+      long previousTerm = instanceField(r.getTerm(), "previous.term", "term_persisted");
+      long floor = instanceField(r.getFloorRound(), "previous.floor_round", "term_persisted");
+      if (previousTerm < 1
+          || previousTerm >= term
+          || r.getHolder() < 0
+          || r.getBoot() < 0
+          || floor < 1) {
+        throw new WireDecodeException(
+            "term_persisted: previous record ("
+                + previousTerm
+                + ", "
+                + Integer.toUnsignedString(r.getHolder())
+                + ", "
+                + Integer.toUnsignedString(r.getBoot())
+                + ", "
+                + floor
+                + ") for term "
+                + term);
+      }
+      previous = new TermRecord(previousTerm, r.getHolder(), r.getBoot(), floor);
+    }
     return new Message.TermPersisted(
         key(p.getKey(), "term_persisted"),
         roundId(p.hasRound(), p.getRound(), "term_persisted"),
-        instanceField(p.getTerm(), "term", "term_persisted"));
+        term,
+        previous);
   }
 
   private static io.frsm.transport.proto.StaleTerm staleTerm(Message.StaleTerm m) {

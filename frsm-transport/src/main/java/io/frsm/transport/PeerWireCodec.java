@@ -1,6 +1,5 @@
 package io.frsm.transport;
 
-import com.google.protobuf.ByteString;
 import com.google.protobuf.CodedInputStream;
 import com.google.protobuf.MessageLite;
 import io.frsm.client.transport.WireDecodeException;
@@ -44,6 +43,15 @@ public interface PeerWireCodec<M> {
   Envelope<M> parse(CodedInputStream in) throws WireDecodeException;
 
   /**
+   * Whether no message {@link Envelope#body()} returns shares the frame's bytes (see {@code
+   * FrameDecoder.EnvelopeReader#keepsNoShareOfFrames}); false unless the protocol's messages copy
+   * every bytes field they keep.
+   */
+  default boolean keepsNoShareOfFrames() {
+    return false;
+  }
+
+  /**
    * The envelope of a keep-alive (docs/formats/wire.md "Keep-alive"), written on a connection that
    * sent nothing for {@code transport.keepaliveInterval}; null if the protocol has none (its idle
    * connections are then closed by the receiver's idle timeout and dialed again on the next send).
@@ -56,8 +64,8 @@ public interface PeerWireCodec<M> {
   interface Envelope<M> {
     int protocolVersion();
 
-    /** The cluster id's raw UTF-8 bytes (compared without decoding). */
-    ByteString clusterIdUtf8();
+    /** The cluster id as parsed (protobuf decodes a string field while parsing). */
+    String clusterId();
 
     /** The sender as sent: a uint32, so negative when above 2^31-1 (refused by the transport). */
     int senderNodeId();

@@ -1,6 +1,5 @@
 package io.frsm.transport;
 
-import com.google.protobuf.ByteString;
 import com.google.protobuf.CodedInputStream;
 import com.google.protobuf.MessageLite;
 import io.frsm.client.transport.EnvelopeParser;
@@ -21,23 +20,24 @@ import java.util.function.ToIntFunction;
 public abstract class ProtobufPeerWireCodec<E extends MessageLite, M> implements PeerWireCodec<M> {
   private final EnvelopeParser<E> parser;
   private final ToIntFunction<E> protocolVersion;
-  private final Function<E, ByteString> clusterIdUtf8;
+  private final Function<E, String> clusterId;
   private final ToIntFunction<E> senderNodeId;
 
   /**
    * @param parser reads the envelope from a frame
    * @param protocolVersion header field 1, e.g. {@code PeerEnvelope::getProtocolVersion}
-   * @param clusterIdUtf8 header field 2 as raw bytes, e.g. {@code PeerEnvelope::getClusterIdBytes}
+   * @param clusterId header field 2, e.g. {@code PeerEnvelope::getClusterId} (not the {@code
+   *     ...Bytes} getter: that encodes the parsed string again for every frame)
    * @param senderNodeId header field 3, e.g. {@code PeerEnvelope::getSenderNodeId}
    */
   protected ProtobufPeerWireCodec(
       EnvelopeParser<E> parser,
       ToIntFunction<E> protocolVersion,
-      Function<E, ByteString> clusterIdUtf8,
+      Function<E, String> clusterId,
       ToIntFunction<E> senderNodeId) {
     this.parser = parser;
     this.protocolVersion = protocolVersion;
-    this.clusterIdUtf8 = clusterIdUtf8;
+    this.clusterId = clusterId;
     this.senderNodeId = senderNodeId;
   }
 
@@ -71,8 +71,8 @@ public abstract class ProtobufPeerWireCodec<E extends MessageLite, M> implements
     }
 
     @Override
-    public ByteString clusterIdUtf8() {
-      return clusterIdUtf8.apply(envelope);
+    public String clusterId() {
+      return clusterId.apply(envelope);
     }
 
     @Override

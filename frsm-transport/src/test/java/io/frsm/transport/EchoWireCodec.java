@@ -12,7 +12,7 @@ final class EchoWireCodec extends ProtobufPeerWireCodec<EchoEnvelope, String> {
     super(
         new EnvelopeParser<>("echo", EchoEnvelope::parseFrom),
         EchoEnvelope::getProtocolVersion,
-        EchoEnvelope::getClusterIdBytes,
+        EchoEnvelope::getClusterId,
         EchoEnvelope::getSenderNodeId);
     this.version = version;
   }

@@ -15,6 +15,7 @@ import io.frsm.consensus.core.InputBounds;
 import io.frsm.consensus.core.Message;
 import io.frsm.consensus.core.RangeTerm;
 import io.frsm.consensus.core.RoundId;
+import io.frsm.consensus.core.TermRecord;
 import java.util.Optional;
 import java.util.Random;
 
@@ -39,9 +40,27 @@ final class RandomWire {
       case 7 -> {
         int range = random.nextInt(64);
         yield new Message.TermPersist(
-            RangeTerm.cellKey(range), roundId(), range, 1 + term(), ringVersion());
+            RangeTerm.cellKey(range),
+            roundId(),
+            range,
+            1 + term(),
+            ringVersion(),
+            random.nextBoolean() ? 0 : 1 + random.nextInt(1 << 20));
       }
-      case 8 -> new Message.TermPersisted(key, roundId(), term());
+      case 8 -> {
+        long term = 1 + term();
+        yield new Message.TermPersisted(
+            key,
+            roundId(),
+            term,
+            term < 2 || random.nextBoolean()
+                ? null
+                : new TermRecord(
+                    1 + random.nextLong(term - 1),
+                    random.nextInt(64),
+                    random.nextInt(1000),
+                    1 + random.nextInt(1 << 20)));
+      }
       case 9 -> new Message.StaleTerm(key, roundId(), term());
       case 10 ->
           new Message.Purge(key, new PurgeMark(instance(), instance(), instance()), ringVersion());

@@ -30,7 +30,7 @@ public final class CrsmWireCodec extends ProtobufPeerWireCodec<CrsmEnvelope, Sha
     super(
         new EnvelopeParser<>("cRSM", CrsmEnvelope::parseFrom),
         CrsmEnvelope::getProtocolVersion,
-        CrsmEnvelope::getClusterIdBytes,
+        CrsmEnvelope::getClusterId,
         CrsmEnvelope::getSenderNodeId);
   }
 

@@ -248,7 +248,7 @@ final class FrsmLocalCluster implements KvSystem {
     cluster.kill(nodeId);
   }
 
-  /** The sum of the live nodes' consensus counters (each at most one tick old). */
+  /** The sum of the live nodes' consensus counters (each read now). */
   CoreStats coreStats() {
     CoreStats sum = CoreStats.ZERO;
     for (FrsmNode n : cluster.nodes()) {

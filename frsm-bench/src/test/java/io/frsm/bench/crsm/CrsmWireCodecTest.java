@@ -37,7 +37,7 @@ class CrsmWireCodecTest {
       int sender = random.nextInt(Integer.MAX_VALUE);
       PeerWireCodec.Envelope<ShardMessage> got = parse(CODEC.encode(1, "c-1", sender, sent));
       assertEquals(1, got.protocolVersion());
-      assertEquals("c-1", got.clusterIdUtf8().toStringUtf8());
+      assertEquals("c-1", got.clusterId());
       assertEquals(sender, got.senderNodeId());
       assertEquals(canonical(sent), canonical(got.body()), "seed " + seed);
       messageTypes.add(sent.message().getClass());
@@ -52,7 +52,7 @@ class CrsmWireCodecTest {
     PeerWireCodec.Envelope<ShardMessage> got = parse(CODEC.encodeKeepalive(1, "c-1", 7));
     assertTrue(got.keepalive());
     assertEquals(7, got.senderNodeId());
-    assertEquals("c-1", got.clusterIdUtf8().toStringUtf8());
+    assertEquals("c-1", got.clusterId());
     assertThrows(WireDecodeException.class, got::body);
     assertFalse(parse(prepare()).keepalive(), "a message is not a keep-alive");
   }

@@ -72,13 +72,23 @@ public final class ClientCodec implements FrameDecoder.EnvelopeReader {
         .setRequestId(requestId);
   }
 
+  /**
+   * True: every frame's record copies the keys, values and tokens it keeps ({@link ClientMessages},
+   * {@link ApiValues}); topology has no bytes fields; the admin messages, the only protobuf
+   * messages a frame keeps, are detached from the frame ({@link #detached}).
+   */
+  @Override
+  public boolean keepsNoShareOfFrames() {
+    return true;
+  }
+
   @Override
   public ClientFrame read(CodedInputStream in) throws WireDecodeException {
     return decode(ENVELOPES.parse(in));
   }
 
   public ClientFrame decode(ClientEnvelope envelope) throws WireDecodeException {
-    header.check(envelope.getProtocolVersion(), envelope.getClusterIdBytes());
+    header.check(envelope.getProtocolVersion(), envelope.getClusterId());
     long requestId = envelope.getRequestId();
     switch (side) {
       case SERVER -> {
@@ -86,7 +96,8 @@ public final class ClientCodec implements FrameDecoder.EnvelopeReader {
           return new ClientFrame.WatchTopology(requestId);
         }
         if (envelope.hasAdminRequest()) {
-          return new ClientFrame.AdminCall(requestId, envelope.getAdminRequest());
+          return new ClientFrame.AdminCall(
+              requestId, detached(envelope.getAdminRequest(), AdminRequest.parser()));
         }
         if (envelope.hasPing()) {
           return new ClientFrame.Ping(requestId);
@@ -107,7 +118,8 @@ public final class ClientCodec implements FrameDecoder.EnvelopeReader {
               requestId, TopologyMessages.decode(envelope.getTopology()));
         }
         if (envelope.hasAdminResponse()) {
-          return new ClientFrame.AdminAnswer(requestId, envelope.getAdminResponse());
+          return new ClientFrame.AdminAnswer(
+              requestId, detached(envelope.getAdminResponse(), AdminResponse.parser()));
         }
         if (envelope.hasPong()) {
           return new ClientFrame.Pong(requestId);
@@ -124,5 +136,20 @@ public final class ClientCodec implements FrameDecoder.EnvelopeReader {
       }
     }
     throw new AssertionError(side);
+  }
+
+  /**
+   * {@code message} parsed again from its own serialized bytes: admin messages have no bytes
+   * fields, but their unknown fields may share the frame's array, which the decoder reuses for the
+   * next frame ({@link #keepsNoShareOfFrames}). Admin calls are rare; the copy costs nothing per
+   * operation.
+   */
+  private static <T extends com.google.protobuf.MessageLite> T detached(
+      T message, com.google.protobuf.Parser<T> parser) throws WireDecodeException {
+    try {
+      return parser.parseFrom(message.toByteString());
+    } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+      throw new WireDecodeException("admin message does not parse again: " + e.getMessage(), e);
+    }
   }
 }

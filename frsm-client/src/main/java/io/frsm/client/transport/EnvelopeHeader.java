@@ -1,7 +1,5 @@
 package io.frsm.client.transport;
 
-import com.google.protobuf.ByteString;
-
 /**
  * The per-frame header check: the protocol version and the cluster id must equal the receiver's.
  * Checked before the body is looked at, so a frame from another cluster or another protocol version
@@ -9,7 +7,6 @@ import com.google.protobuf.ByteString;
  */
 public final class EnvelopeHeader {
   private final String clusterId;
-  private final ByteString clusterIdUtf8;
   private final int protocolVersion;
 
   /** frsm's own protocols (peer and client): {@link WireFormat#PROTOCOL_VERSION}. */
@@ -19,7 +16,6 @@ public final class EnvelopeHeader {
 
   public EnvelopeHeader(String clusterId, int protocolVersion) {
     this.clusterId = WireFormat.requireValidClusterId(clusterId);
-    this.clusterIdUtf8 = ByteString.copyFromUtf8(clusterId);
     this.protocolVersion = protocolVersion;
   }
 
@@ -31,8 +27,12 @@ public final class EnvelopeHeader {
     return protocolVersion;
   }
 
-  /** REQUIRES: {@code receivedClusterId} is the raw bytes (no UTF-8 decoding per frame). */
-  public void check(int protocolVersion, ByteString receivedClusterId) throws WireDecodeException {
+  /**
+   * Checks a received header. {@code receivedClusterId} is the envelope's string field as protobuf
+   * parsed it (decoded from UTF-8 while parsing, whatever is asked later): compared as it is, since
+   * asking protobuf for the field's bytes would encode it again — a string and an array per frame.
+   */
+  public void check(int protocolVersion, String receivedClusterId) throws WireDecodeException {
     if (protocolVersion != this.protocolVersion) {
       throw new WireDecodeException(
           "protocol version "
@@ -40,13 +40,9 @@ public final class EnvelopeHeader {
               + ", this node speaks "
               + this.protocolVersion);
     }
-    if (!clusterIdUtf8.equals(receivedClusterId)) {
+    if (!clusterId.equals(receivedClusterId)) {
       throw new WireDecodeException(
-          "cluster id '"
-              + receivedClusterId.toStringUtf8()
-              + "', this node belongs to '"
-              + clusterId
-              + "'");
+          "cluster id '" + receivedClusterId + "', this node belongs to '" + clusterId + "'");
     }
   }
 }

@@ -1,10 +1,12 @@
 package io.frsm.client.transport;
 
 import com.google.protobuf.CodedInputStream;
+import com.google.protobuf.UnsafeByteOperations;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
+import io.netty.util.concurrent.FastThreadLocal;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -46,7 +48,39 @@ public final class FrameDecoder extends ByteToMessageDecoder {
   @FunctionalInterface
   public interface EnvelopeReader {
     Object read(CodedInputStream in) throws WireDecodeException;
+
+    /**
+     * Whether nothing {@link #read} returns shares the frame's bytes: every bytes field it keeps
+     * (unknown fields of a kept protobuf message included) is copied out before {@code read}
+     * returns. Then the decoder copies each frame's body into one array per thread that the next
+     * frame overwrites, instead of a new array per frame. False (the safe default) for a reader
+     * whose records keep a protobuf {@code ByteString} — such as a stream's chunk data.
+     */
+    default boolean keepsNoShareOfFrames() {
+      return false;
+    }
   }
+
+  /**
+   * The largest body copied into the per-thread array ({@link #BODY_COPY}); a larger frame gets an
+   * array of its own, as every frame did before. Bounds what each event-loop thread keeps.
+   */
+  static final int REUSED_BODY_MAX_BYTES = 64 * 1024;
+
+  /**
+   * Per thread (a channel decodes on its event loop's thread): the array a frame's body is copied
+   * into out of Netty's direct buffer, which protobuf cannot read in place here. Safe to reuse
+   * because one frame is parsed from start to end inside {@link #decode} — {@code read} is pure
+   * parsing, nothing in it decodes another frame on this thread — and the reader (checked by {@link
+   * EnvelopeReader#keepsNoShareOfFrames}) keeps no share of it once it returned.
+   */
+  private static final FastThreadLocal<byte[]> BODY_COPY =
+      new FastThreadLocal<>() {
+        @Override
+        protected byte[] initialValue() {
+          return new byte[1024];
+        }
+      };
 
   private final int maxFrameBytes;
   private final EnvelopeReader reader;
@@ -118,14 +152,24 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     }
     frameComplete();
     int bodyStart = start + WireFormat.LENGTH_PREFIX_BYTES;
-    CodedInputStream body =
-        in.nioBufferCount() == 1
-            ? CodedInputStream.newInstance(in.nioBuffer(bodyStart, length))
-            : CodedInputStream.newInstance(ByteBufUtil.getBytes(in, bodyStart, length, false));
-    // Where protobuf copied the body into an array of its own (a direct buffer it cannot read in
-    // place), a bytes field may share that array instead of being copied out of it again; protobuf
-    // never shares a buffer it did not copy (this one goes back to the pool after decoding). Every
-    // record a frame decodes to copies what it keeps, so no share outlives the frame's handling.
+    CodedInputStream body;
+    if (!in.hasArray() && length <= REUSED_BODY_MAX_BYTES && reader.keepsNoShareOfFrames()) {
+      byte[] copy = bodyCopy(length);
+      in.getBytes(bodyStart, copy, 0, length);
+      // Wrapped as protobuf's "immutable" bytes: only then may a bytes field share the array
+      // (newInstance(byte[]) would copy every field out of it again).
+      body = UnsafeByteOperations.unsafeWrap(copy, 0, length).newCodedInput();
+    } else {
+      body =
+          in.nioBufferCount() == 1
+              ? CodedInputStream.newInstance(in.nioBuffer(bodyStart, length))
+              : CodedInputStream.newInstance(ByteBufUtil.getBytes(in, bodyStart, length, false));
+    }
+    // Where the body was copied into an array (here, or by protobuf out of a direct buffer it
+    // cannot read in place), a bytes field may share that array instead of being copied out of it
+    // again; protobuf never shares a buffer it did not copy (this one goes back to the pool after
+    // decoding). Every record a frame decodes to copies what it keeps, so no share outlives the
+    // frame's handling.
     body.enableAliasing(true);
     Object decoded;
     try {
@@ -136,6 +180,16 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     }
     in.skipBytes(WireFormat.LENGTH_PREFIX_BYTES + length);
     out.add(decoded);
+  }
+
+  /** This thread's body array, grown (by doubling, up to the cap) to hold {@code length} bytes. */
+  private static byte[] bodyCopy(int length) {
+    byte[] copy = BODY_COPY.get();
+    if (copy.length < length) {
+      copy = new byte[Math.min(REUSED_BODY_MAX_BYTES, Integer.highestOneBit(length - 1) << 1)];
+      BODY_COPY.set(copy);
+    }
+    return copy;
   }
 
   /**

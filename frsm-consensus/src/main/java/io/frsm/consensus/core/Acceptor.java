@@ -32,7 +32,13 @@ final class Acceptor {
   private final CellStore store;
   private final CoreConfig config;
   private final Map<Key, Lane> busyLanes = new HashMap<>();
-  private final Map<Long, Lane> lanesByPersist = new HashMap<>();
+
+  /** Persists in flight by id: no boxed id and no entry object per logged write. */
+  private final LongKeyedMap<Lane> lanesByPersist = new LongKeyedMap<>();
+
+  /** This replica's node id: its term records' own ballots (RangeTerm#termCell). */
+  private final int nodeId;
+
   private final AcceptorTerms terms;
   private final RingVersions rings;
   private final boolean ignoreRingVersion;
@@ -75,7 +81,8 @@ final class Acceptor {
     }
   }
 
-  Acceptor(CellStore store, CoreConfig config, CoreCounters counters) {
+  Acceptor(CellStore store, CoreConfig config, CoreCounters counters, int nodeId) {
+    this.nodeId = nodeId;
     this.store = store;
     this.config = config;
     this.terms = new AcceptorTerms(store, config.leases(), config.placement());
@@ -179,6 +186,10 @@ final class Acceptor {
               && !holdsProposal(key, c.chosen())
               && !config.broken(Sabotage.DELETE_COMMIT_AS_HINT);
       persist(key, delta, null, out, logged);
+      return;
+    }
+    if (message instanceof Message.TermPersist tp && tp.floorRound() > 0) {
+      persistTermRecord(from, tp, writeTimeMs, out);
       return;
     }
     if (message instanceof Message.TermPersist tp) {
@@ -307,14 +318,63 @@ final class Acceptor {
     terms.holdUntilDurable(waitFor, reply, out);
   }
 
+  /**
+   * A term persist with a floor (docs/PROTOCOL.md "A killed holder: covering its term"): as {@link
+   * #persistTerm}, and the replica also keeps the term's record {@code (term, sender, sender's
+   * boot, floor)} with the record of the term it held before, written with the term (or on its own
+   * if a listing raised the term first) before the acknowledgement, which names that previous
+   * record.
+   */
+  private void persistTermRecord(
+      int from, Message.TermPersist tp, long writeTimeMs, List<Effect> out) {
+    int range = tp.range();
+    long known;
+    try {
+      known = terms.term(range);
+    } catch (CellStoreException unreadableTerm) {
+      return; // checked before any change: stay silent like a crashed replica
+    }
+    if (tp.term() < known) {
+      out.add(new Effect.Send(from, new Message.StaleTerm(tp.key(), tp.round(), known)));
+      return;
+    }
+    Set<Long> waitFor = rangePersistsInFlight(range);
+    lanesByPersist.forEach(
+        (id, lane) -> {
+          if (lane.key.equals(tp.key())) {
+            waitFor.add(id); // a resend: the record written for the first is still on its way
+          }
+        });
+    terms.raise(range, tp.term());
+    TermRecord[] write =
+        terms.recordToWrite(
+            range, new TermRecord(tp.term(), from, tp.round().boot(), tp.floorRound()));
+    if (write != null) {
+      waitFor.add(
+          persist(
+              tp.key(),
+              RangeTerm.termCell(range, nodeId, write[0], write[1], writeTimeMs),
+              null,
+              out));
+    }
+    Effect ack =
+        new Effect.Send(
+            from,
+            new Message.TermPersisted(
+                tp.key(), tp.round(), tp.term(), terms.previousFor(range, tp.term())));
+    terms.holdUntilDurable(waitFor, () -> ack, out);
+  }
+
   /** The persists in flight of client keys of {@code range} (a barrier waits for them). */
   private Set<Long> rangePersistsInFlight(int range) {
     Set<Long> waitFor = new HashSet<>();
-    for (var e : lanesByPersist.entrySet()) {
-      if (terms.inRange(e.getValue().key, range)) {
-        waitFor.add(e.getKey());
-      }
-    }
+    // The table's order does not matter: the ids only fill a set.
+    lanesByPersist.forEach(
+        (id, lane) -> {
+          if (terms.inRange(lane.key, range)) {
+            waitFor.add(id);
+          }
+        });
     return waitFor;
   }
 

@@ -1,5 +1,6 @@
 package io.frsm.consensus.core;
 
+import io.frsm.cell.Cell;
 import io.frsm.cell.Key;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -27,6 +28,16 @@ final class AcceptorTerms {
   private final LeaseConfig leases;
   private final Placement placement;
   private final Map<Integer, Long> termByRange = new HashMap<>();
+
+  /**
+   * Per range: the newest {@link TermRecord} this replica took (its term at most the range's term:
+   * a listing or a persist without a floor raises the term alone), and the previous record written
+   * with it. Loaded from the reserved cell with the term; kept in memory so a raise that follows a
+   * record still on its way to disk names it as the previous one.
+   */
+  private final Map<Integer, TermRecord> latest = new HashMap<>();
+
+  private final Map<Integer, TermRecord> previousOfLatest = new HashMap<>();
   private final List<Barrier> barriers = new ArrayList<>();
 
   /**
@@ -47,8 +58,52 @@ final class AcceptorTerms {
 
   /** The highest term this replica knows it persisted (or is persisting) for {@code range}. */
   long term(int range) {
-    return termByRange.computeIfAbsent(
-        range, r -> RangeTerm.termOf(store.get(RangeTerm.cellKey(r))));
+    Long term = termByRange.get(range);
+    if (term == null) {
+      Cell cell = store.get(RangeTerm.cellKey(range));
+      term = RangeTerm.termOf(cell);
+      TermRecord stored = RangeTerm.storedRecord(cell);
+      if (stored != null && stored.term() <= term) {
+        latest.put(range, stored);
+        TermRecord prev = RangeTerm.previousOf(cell);
+        if (prev != null) {
+          previousOfLatest.put(range, prev);
+        }
+      }
+      termByRange.put(range, term);
+    }
+    return term;
+  }
+
+  /**
+   * The record to persist for {@code record}'s term, with the previous record it names, if this
+   * replica does not hold a record of that term yet; null if it does (nothing to write). The term
+   * must already be raised to {@code record.term()} ({@link #raise}). Remembers it at once.
+   */
+  TermRecord[] recordToWrite(int range, TermRecord record) {
+    if (term(range) != record.term()) {
+      throw new IllegalStateException("record " + record + " for a term not held: " + term(range));
+    }
+    TermRecord had = latest.get(range);
+    if (had != null && had.term() == record.term()) {
+      return null; // one holder per term, one floor per grant: the record is already here
+    }
+    latest.put(range, record);
+    if (had == null) {
+      previousOfLatest.remove(range);
+    } else {
+      previousOfLatest.put(range, had);
+    }
+    return new TermRecord[] {record, had};
+  }
+
+  /**
+   * The previous record to report for {@code term} of {@code range}: the one written with that
+   * term's record; null if this replica holds no record of it.
+   */
+  TermRecord previousFor(int range, long term) {
+    TermRecord had = latest.get(range);
+    return had != null && had.term() == term ? previousOfLatest.get(range) : null;
   }
 
   /**

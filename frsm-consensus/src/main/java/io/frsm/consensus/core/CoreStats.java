@@ -37,6 +37,12 @@ package io.frsm.consensus.core;
  * keysSkippedByScan} counts the keys a holder's scan left unsettled after {@link
  * RangeScan#READ_ATTEMPTS} reads that did not answer (docs/PROTOCOL.md "A key the scan cannot
  * settle").
+ *
+ * <p>Membership settles (docs/PROTOCOL.md "Membership changes", "Settle"): {@code
+ * settleReadRetries} counts the settle reads that ended without a value and were read again (each
+ * costs another prepare, and an accept if anything is found); {@code settleRoundsPreempted} the
+ * rounds of settle reads refused because a replica promised a higher ballot (another round of the
+ * same key — a client operation, a scan read, or another settle read — got there first).
  */
 public record CoreStats(
     long gets,
@@ -61,14 +67,16 @@ public record CoreStats(
     long keysSettledByScan,
     long keysSettledByPull,
     long pullSettleNanos,
-    long keysSkippedByScan) {
+    long keysSkippedByScan,
+    long settleReadRetries,
+    long settleRoundsPreempted) {
 
   public static final CoreStats ZERO =
-      new CoreStats(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+      new CoreStats(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
 
   /** {@code n} gets served from the local cell under the lease, and nothing else. */
   public static CoreStats leaderOnlyReads(long n) {
-    return new CoreStats(n, 0, 0, 0, 0, 0, 0, n, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    return new CoreStats(n, 0, 0, 0, 0, 0, 0, n, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
   }
 
   /** Field-wise sum, for cluster-wide totals. */
@@ -105,7 +113,9 @@ public record CoreStats(
         keysSettledByScan + sign * o.keysSettledByScan,
         keysSettledByPull + sign * o.keysSettledByPull,
         pullSettleNanos + sign * o.pullSettleNanos,
-        keysSkippedByScan + sign * o.keysSkippedByScan);
+        keysSkippedByScan + sign * o.keysSkippedByScan,
+        settleReadRetries + sign * o.settleReadRetries,
+        settleRoundsPreempted + sign * o.settleRoundsPreempted);
   }
 
   /** Cold CAS operations over all counted ones (0 when none ran). */

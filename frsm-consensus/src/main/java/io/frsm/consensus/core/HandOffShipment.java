@@ -13,8 +13,12 @@ import java.util.Objects;
  * segregated SSTables (the cells this node flushed for the range since the term began, a superset).
  *
  * @param entries in key order, at most one per key
+ * @param coversTerm {@code term − 1} if the entries also name every key whose value was chosen in
+ *     that term (docs/PROTOCOL.md "A killed holder: covering its term"), else 0. Not on the
+ *     server's stream yet (docs/formats/streaming.md): only the import of a killed holder's return,
+ *     not built yet, reads it.
  */
-public record HandOffShipment(int range, long term, List<Entry> entries) {
+public record HandOffShipment(int range, long term, List<Entry> entries, long coversTerm) {
 
   /** One key and its settled value: chosen, or null for ⊥ (nothing chosen at a quorum). */
   public record Entry(Key key, AcceptedValue chosen) {
@@ -30,6 +34,20 @@ public record HandOffShipment(int range, long term, List<Entry> entries) {
     if (range < 0 || term < 1) {
       throw new IllegalArgumentException("range >= 0, term >= 1: " + range + ", " + term);
     }
+    if (coversTerm != 0 && coversTerm != term - 1) {
+      throw new IllegalArgumentException(
+          "a shipment of term " + term + " covers term " + (term - 1) + " or none: " + coversTerm);
+    }
     entries = List.copyOf(entries);
+  }
+
+  /** A shipment that covers no earlier term. */
+  public HandOffShipment(int range, long term, List<Entry> entries) {
+    this(range, term, entries, 0);
+  }
+
+  /** This shipment, marked as covering {@code covered} (0: none). */
+  public HandOffShipment covering(long covered) {
+    return covered == coversTerm ? this : new HandOffShipment(range, term, entries, covered);
   }
 }

@@ -61,6 +61,32 @@ final class HandOffs {
     long term;
     boolean overflow;
     final TreeSet<Key> keys = new TreeSet<>();
+
+    /**
+     * Keys whose values this node saw under a ballot of its predecessor's term, not written by it
+     * (docs/PROTOCOL.md "A killed holder: covering its term"): shipped with their local chosen
+     * value, settled only if that is not chosen, and not counted against the drain's cap (its scan
+     * read settled them already).
+     */
+    final TreeSet<Key> predecessorKeys = new TreeSet<>();
+
+    /** More predecessor keys than remembered: a shipment of the term covers nothing. */
+    boolean predecessorOverflow;
+
+    void reset(long newTerm) {
+      term = newTerm;
+      overflow = false;
+      keys.clear();
+      predecessorKeys.clear();
+      predecessorOverflow = false;
+    }
+
+    /** The keys a shipment names: written or of the predecessor's term, in key order. */
+    TreeSet<Key> shipped() {
+      TreeSet<Key> all = new TreeSet<>(keys);
+      all.addAll(predecessorKeys);
+      return all;
+    }
   }
 
   /** One range's drain: settle every written key, then ship. */
@@ -128,6 +154,7 @@ final class HandOffs {
   private final Map<Integer, HandOffShipment> imports = new TreeMap<>();
 
   private long shipped;
+  private long classified;
   private long declined;
   private long entered;
   private long refused;
@@ -170,9 +197,7 @@ final class HandOffs {
     }
     Written w = written.computeIfAbsent(range, r -> new Written());
     if (w.term != term) {
-      w.term = term;
-      w.overflow = false;
-      w.keys.clear();
+      w.reset(term);
     }
     if (!w.overflow && w.keys.add(key) && w.keys.size() > WRITTEN_KEYS_MAX) {
       w.overflow = true;
@@ -182,6 +207,43 @@ final class HandOffs {
     if (d != null && d.term == term && !ownsRead(requestId)) {
       d.needsSettle(key); // a round that started before the drain still sends: settle it after
     }
+  }
+
+  /**
+   * A run saw a value of {@code key} carrying a ballot of the predecessor's term of this node's
+   * term {@code term}: the key counts as written in {@code term} ({@link #acceptSent}), so its
+   * drain settles it and the shipment names it.
+   */
+  void classified(Key key, int range, long term) {
+    if (!enabled || term == 0) {
+      return;
+    }
+    Written w = written.computeIfAbsent(range, r -> new Written());
+    if (w.term != term) {
+      w.reset(term);
+    }
+    if (w.keys.contains(key) || w.predecessorOverflow || !w.predecessorKeys.add(key)) {
+      return;
+    }
+    classified++;
+    if (w.predecessorKeys.size() > WRITTEN_KEYS_MAX) {
+      w.predecessorOverflow = true;
+      w.predecessorKeys.clear();
+    }
+  }
+
+  /**
+   * Whether a shipment of {@code term} of {@code range} can name every key of its predecessor's
+   * term this node saw: false once more were seen than remembered.
+   */
+  boolean predecessorKeysKept(int range, long term) {
+    Written w = written.get(range);
+    return w == null || w.term != term || !w.predecessorOverflow;
+  }
+
+  /** Keys {@link #classified} as of the predecessor's term, not written by this node (tests). */
+  long classified() {
+    return classified;
   }
 
   // ---- The holder: drain and ship ---------------------------------------------------------------
@@ -231,7 +293,7 @@ final class HandOffs {
       // The broken rule: no settle reads, no waiting for the rounds in flight; each written key
       // ships its newest local value as if it were chosen.
       List<HandOffShipment.Entry> entries = new ArrayList<>();
-      for (Key key : d.toSettle) {
+      for (Key key : w != null && w.term == term ? w.shipped() : d.toSettle) {
         AcceptedValue a = localValue(key);
         entries.add(new HandOffShipment.Entry(key, a == null ? null : a.withChosen(true)));
       }
@@ -317,9 +379,10 @@ final class HandOffs {
     if (w == null || w.term != d.term) {
       return List.of();
     }
-    List<HandOffShipment.Entry> entries = new ArrayList<>(w.keys.size());
+    TreeSet<Key> shipped = w.shipped();
+    List<HandOffShipment.Entry> entries = new ArrayList<>(shipped.size());
     List<Key> notYet = new ArrayList<>();
-    for (Key key : w.keys) {
+    for (Key key : shipped) {
       AcceptedValue a;
       try {
         a = localValue(key);

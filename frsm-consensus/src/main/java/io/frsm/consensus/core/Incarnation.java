@@ -15,6 +15,9 @@ final class Incarnation {
   private final int boot;
   private long nextRoundSequence;
 
+  /** The highest ballot round this incarnation made (0: none yet): floors lie above it. */
+  private long highestBallotRound;
+
   Incarnation(int nodeId, int boot) {
     this.nodeId = nodeId;
     this.boot = boot;
@@ -34,7 +37,16 @@ final class Incarnation {
 
   /** This incarnation's ballot at {@code round}. */
   Ballot ballot(long round) {
+    highestBallotRound = Math.max(highestBallotRound, round);
     return new Ballot(round, nodeId, boot);
+  }
+
+  /**
+   * The highest round of any ballot this incarnation made so far (every ballot it proposes is made
+   * here, a warm CAS re-using one made earlier): a term's floor goes above it.
+   */
+  long highestBallotRound() {
+    return highestBallotRound;
   }
 
   /** Whether {@code ballot} is one of this incarnation's own ballots. */

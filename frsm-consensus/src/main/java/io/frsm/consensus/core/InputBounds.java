@@ -123,8 +123,12 @@ public final class InputBounds {
     } else if (m instanceof Message.TermPersist t) {
       range(t.range(), placement, "term_persist.range");
       number(t.term(), "term_persist.term");
+      number(t.floorRound(), "term_persist.floor_round");
     } else if (m instanceof Message.TermPersisted t) {
       number(t.term(), "term_persisted.term");
+      if (t.previous() != null) {
+        termRecord(t.previous(), t.term(), "term_persisted.previous");
+      }
     } else if (m instanceof Message.StaleTerm t) {
       number(t.term(), "stale_term.term");
     } else if (m instanceof Message.ListKeys l) {
@@ -147,6 +151,19 @@ public final class InputBounds {
       number(a.epoch(), where, ".epoch");
       number(a.timestamp(), where, ".timestamp");
       number(a.accepted().round(), where, ".accepted.round"); // as ballot() checks a ballot
+    }
+  }
+
+  /**
+   * A term record from a peer: its numbers in bounds and its term below {@code below} (the term it
+   * preceded); the record checks signs itself.
+   */
+  private static void termRecord(TermRecord r, long below, String where) {
+    number(r.term(), where, ".term");
+    number(r.floorRound(), where, ".floor_round");
+    if (r.term() >= below) {
+      throw new RefusedInputException(
+          where + ".term " + r.term() + " is not below the acknowledged term " + below);
     }
   }
 

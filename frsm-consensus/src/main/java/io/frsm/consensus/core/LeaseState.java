@@ -46,6 +46,12 @@ final class LeaseState {
   private final boolean skipRangeScan;
   private final boolean pullWithoutRead;
   private final boolean hotKeysFirst;
+
+  /** Hand-offs on: terms get floors and learn their predecessor's record (PROTOCOL.md). */
+  private final boolean termFloors;
+
+  private final boolean keepAcrossAnyVoterChange;
+  private final boolean keepWithoutRePersist;
   private final RangeScan.Progress scanProgress;
 
   /** Where the scans' per-key outcomes go (the core's leader-only reads); none until told. */
@@ -58,6 +64,8 @@ final class LeaseState {
 
   private long nextReadId = -1;
   private long scansCompleted;
+  private long keptLeaderOnly;
+  private long keptAcrossMoreThanOne;
 
   /** Told of every change to a range's servability (reads outside the core's thread). */
   private ReadGate gate = ReadGate.NONE;
@@ -89,6 +97,10 @@ final class LeaseState {
     this.skipRangeScan = config.broken(Sabotage.SKIP_RANGE_SCAN);
     this.pullWithoutRead = config.broken(Sabotage.PULL_FORWARD_WITHOUT_READ);
     this.hotKeysFirst = config.modes().hotKeysFirst();
+    this.termFloors = config.modes().handOff() && config.leases().enabled();
+    this.keepAcrossAnyVoterChange =
+        config.broken(Sabotage.KEEP_LEADER_ONLY_ACROSS_ANY_VOTER_CHANGE);
+    this.keepWithoutRePersist = config.broken(Sabotage.KEEP_LEADER_ONLY_WITHOUT_REPERSIST);
     this.scanProgress =
         new RangeScan.Progress() {
           @Override
@@ -258,6 +270,11 @@ final class LeaseState {
       return; // a duplicate or a late grant of a term this node already moved past
     }
     r.grant(now, g.term(), g.noEarlierLease());
+    if (termFloors) {
+      // Above every round this incarnation proposed so far, whatever the wall clock says: no ballot
+      // of an earlier term of this node can look like one of this term's.
+      r.floorRound = Math.max(Math.max(now.wallMicros(), 1), incarnation.highestBallotRound() + 1);
+    }
     servabilityChanged();
     if (g.noEarlierLease() || skipLeaseWait) {
       sendTermPersist(now, g.range(), r, out);
@@ -367,7 +384,7 @@ final class LeaseState {
           new Effect.Send(
               to,
               new Message.TermPersist(
-                  key, r.persistRound, range, r.term, placement.ringVersion())));
+                  key, r.persistRound, range, r.term, placement.ringVersion(), r.floorRound)));
     }
   }
 
@@ -399,6 +416,7 @@ final class LeaseState {
       return; // late or for another term
     }
     r.persistAcks.add(from);
+    hearPredecessor(r, ack.previous());
     int quorum = CoreConfig.quorum(placement.replicas(range).size());
     if (r.persistAcks.size() >= quorum && r.termPersisted) {
       r.persistRound = null; // a re-persist after a voter change: durable at the new voters too
@@ -407,6 +425,11 @@ final class LeaseState {
     if (r.persistAcks.size() >= quorum) {
       r.termPersisted = true;
       r.persistRound = null;
+      if (!r.predecessorFixed) {
+        // What this first quorum taught is all the scan may use: it classifies from its start.
+        r.predecessorFixed = true;
+        r.predecessor = r.predecessorConflict ? null : r.heardPredecessor;
+      }
       if (skipRangeScan) {
         r.leaderOnly = true;
         servabilityChanged();
@@ -419,6 +442,61 @@ final class LeaseState {
       }
       r.scan.start(now, out);
     }
+  }
+
+  /**
+   * A persist reply's previous record: kept if it is of term − 1 (any other teaches nothing); two
+   * that differ make it unknown (one holder and one floor per term: a bug or a forgery).
+   */
+  private static void hearPredecessor(RangeLease r, TermRecord previous) {
+    if (previous == null || previous.term() != r.term - 1 || r.predecessorFixed) {
+      return;
+    }
+    if (r.heardPredecessor == null) {
+      r.heardPredecessor = previous;
+    } else if (!r.heardPredecessor.equals(previous)) {
+      r.predecessorConflict = true;
+    }
+  }
+
+  // ---- Term floors and coverage (docs/PROTOCOL.md "A killed holder: covering its term") -------
+
+  /**
+   * The floor of this node's ballots for {@code key} in term {@code term}: the term's floor if it
+   * is this node's current term of the key's range, else 0 (a message of an older term, refused).
+   */
+  long floorFor(Key key, long term) {
+    RangeLease r = ranges[rangeOf(key)];
+    return term != 0 && r.term == term ? r.floorRound : 0;
+  }
+
+  /**
+   * The predecessor record this node's current, not given-up term of {@code key}'s range learned
+   * from its persist quorum; null if none (or no such term).
+   */
+  TermRecord predecessorOf(Key key) {
+    RangeLease r = ranges[rangeOf(key)];
+    return r.term == 0 || r.givenUp() ? null : r.predecessor;
+  }
+
+  /**
+   * The term a shipment of {@code term} of {@code range} covers: {@code term − 1} if this term's
+   * scan completed with the predecessor's record known, no key skipped and the ring unchanged; else
+   * 0. Checked here, kept on: a covering shipment without those is a bug.
+   */
+  long coveredTerm(int range, long term) {
+    RangeLease r = range(range);
+    if (r.term != term || !r.covers) {
+      return 0;
+    }
+    if (!r.predecessorFixed
+        || r.predecessor == null
+        || r.predecessor.term() != term - 1
+        || r.ringChanged
+        || !r.leaderOnly) {
+      throw new IllegalStateException("a shipment would cover a term it cannot: " + r);
+    }
+    return term - 1;
   }
 
   // ---- Hand-off (HandOffs) ----------------------------------------------------------------------
@@ -470,6 +548,11 @@ final class LeaseState {
       assert r.termPersisted && r.scan.term == r.term : "a scan outlived its term: " + r;
       r.leaderOnly = true;
       servabilityChanged();
+      r.covers =
+          r.predecessorFixed
+              && r.predecessor != null
+              && !r.ringChanged
+              && r.scan.keysSkipped() == 0;
       r.scan = null;
       scansCompleted++;
     }
@@ -544,7 +627,16 @@ final class LeaseState {
       }
       RangeLease r = ranges[i];
       if (keepsLeaderOnly(now, r, before.replicas(i), placement.replicas(i))) {
-        sendTermPersist(now, i, r, out); // termPersisted stays: a quorum of an adjacent set has it
+        r.ringChanged = true; // a settle may re-commit under its own ballot: coverage ends here
+        r.covers = false;
+        keptLeaderOnly++;
+        if (!PlacementChange.oneVoterApart(before.replicas(i), placement.replicas(i))) {
+          keptAcrossMoreThanOne++; // only under KEEP_LEADER_ONLY_ACROSS_ANY_VOTER_CHANGE
+        }
+        if (!keepWithoutRePersist) {
+          // termPersisted stays: a quorum of an adjacent set has it
+          sendTermPersist(now, i, r, out);
+        }
       } else {
         r.replicaSetChanged(now);
         servabilityChanged();
@@ -568,7 +660,20 @@ final class LeaseState {
         && !r.givenUp()
         && r.holdsLease(now)
         && to.contains(incarnation.nodeId())
-        && PlacementChange.oneVoterApart(from, to);
+        && (PlacementChange.oneVoterApart(from, to) || keepAcrossAnyVoterChange);
+  }
+
+  /**
+   * Voter changes through which a range kept leader-only mode ({@link #keepsLeaderOnly}); tests
+   * count them to show a sabotage of the rule's limits was exercised.
+   */
+  long keptLeaderOnly() {
+    return keptLeaderOnly;
+  }
+
+  /** Of {@link #keptLeaderOnly}, the changes of more than one voter (a sabotage's only). */
+  long keptAcrossMoreThanOne() {
+    return keptAcrossMoreThanOne;
   }
 
   private RangeLease range(int range) {

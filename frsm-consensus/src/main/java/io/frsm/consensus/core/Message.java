@@ -122,13 +122,31 @@ public sealed interface Message {
    * RangeTerm#cellKey}). The acceptor answers {@link TermPersisted} once the term is durable and
    * every prepare or accept of the range it took under an older term is durable too.
    */
-  record TermPersist(Key key, RoundId round, int range, long term, long ringVersion)
+  record TermPersist(
+      Key key, RoundId round, int range, long term, long ringVersion, long floorRound)
       implements Request {
+    /**
+     * {@code floorRound}: the round every ballot of the sender in this term is at or above
+     * (docs/PROTOCOL.md "A killed holder: covering its term"); 0: none (hand-offs off, or an older
+     * sender), and then the replica keeps no record of the term.
+     */
     public TermPersist {
-      if (!key.equals(RangeTerm.cellKey(range)) || term < 1 || ringVersion < 0) {
+      if (!key.equals(RangeTerm.cellKey(range)) || term < 1 || ringVersion < 0 || floorRound < 0) {
         throw new IllegalArgumentException(
-            "term persist for range " + range + " term " + term + " ring version " + ringVersion);
+            "term persist for range "
+                + range
+                + " term "
+                + term
+                + " ring version "
+                + ringVersion
+                + " floor "
+                + floorRound);
       }
+    }
+
+    /** Without a floor. */
+    public TermPersist(Key key, RoundId round, int range, long term, long ringVersion) {
+      this(key, round, range, term, ringVersion, 0);
     }
 
     /** At ring version 0. */
@@ -147,12 +165,33 @@ public sealed interface Message {
           + ", term="
           + term
           + versionSuffix(ringVersion)
+          + (floorRound == 0 ? "" : ", floor=" + floorRound)
           + "]";
     }
   }
 
-  /** The replica durably holds a term of at least {@code term} for the range of {@code key}. */
-  record TermPersisted(Key key, RoundId round, long term) implements Reply {}
+  /**
+   * The replica durably holds a term of at least {@code term} for the range of {@code key}, and, if
+   * it knows it, {@code previous}: the record of the term it held before this one (null: none
+   * known; docs/PROTOCOL.md "A killed holder: covering its term").
+   */
+  record TermPersisted(Key key, RoundId round, long term, TermRecord previous) implements Reply {
+    public TermPersisted(Key key, RoundId round, long term) {
+      this(key, round, term, null);
+    }
+
+    @Override
+    public String toString() {
+      return "TermPersisted[key="
+          + key
+          + ", round="
+          + round
+          + ", term="
+          + term
+          + (previous == null ? "" : ", previous=" + previous)
+          + "]";
+    }
+  }
 
   /**
    * The replica refused a prepare, accept or term persist: it persisted {@code term} for the range,

@@ -2,9 +2,7 @@ package io.frsm.consensus.core;
 
 import io.frsm.cell.Cell;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -45,7 +43,7 @@ public final class NodeCore {
   /** Null unless the driver turned the quorum watch on ({@link #watchQuorums}). */
   private QuorumWatch quorumWatch;
 
-  private final Map<Long, Cell> chosenPersists = new HashMap<>();
+  private final LongKeyedMap<Cell> chosenPersists = new LongKeyedMap<>();
   private long lastMonoNanos = Long.MIN_VALUE;
 
   /** The current placement: the config's, until an {@link Input.PlacementChanged}. */
@@ -68,7 +66,7 @@ public final class NodeCore {
     CoreTimings timings = CoreTimings.of(config);
     Incarnation incarnation = new Incarnation(nodeId, boot);
     this.incarnation = incarnation;
-    this.acceptor = new Acceptor(store, config, counters);
+    this.acceptor = new Acceptor(store, config, counters, nodeId);
     this.leases = new LeaseState(config, timings, incarnation, counters);
     this.leaderReads =
         new LeaderReads(
@@ -98,7 +96,8 @@ public final class NodeCore {
             incarnation,
             timings.roundTimeoutNanos(),
             config.placement(),
-            new SettlePace(config.settleKeysPerSecond()));
+            new SettlePace(config.settleKeysPerSecond()),
+            counters);
     this.handOffs = new HandOffs(config, timings.roundTimeoutNanos(), store);
     this.importWithoutRelease = config.broken(Sabotage.IMPORT_WITHOUT_RELEASE);
     this.runContext =
@@ -227,7 +226,13 @@ public final class NodeCore {
    * The drain is done: the shipment goes out and the term ends here in the same step (nothing of
    * the term can be chosen after the shipment's values), unless sabotaged.
    */
-  private void ship(Now now, HandOffShipment s, List<Effect> out) {
+  private void ship(Now now, HandOffShipment shipment, List<Effect> out) {
+    // Asked before the term ends below: whether this term's scan covered its predecessor's.
+    HandOffShipment s =
+        shipment.covering(
+            handOffs.predecessorKeysKept(shipment.range(), shipment.term())
+                ? leases.coveredTerm(shipment.range(), shipment.term())
+                : 0);
     handOffs.shippedFrom(s.range(), s.term(), leases.leaderOnlyIn(s.range(), s.term()), out);
     out.add(new Effect.HandOffShipped(s));
     if (!importWithoutRelease) {
@@ -394,7 +399,9 @@ public final class NodeCore {
    * local cell caught up with a value this node learned was chosen ({@link LeaderReads}).
    */
   private void watchChosenPersists(List<Effect> out) {
-    for (Effect e : out) {
+    // By index: an iterator per step was one of the core's larger allocations per operation.
+    for (int i = 0, n = out.size(); i < n; i++) {
+      Effect e = out.get(i);
       if (e instanceof Effect.Persist p
           && p.delta().accepted() != null
           && p.delta().accepted().chosen()) {
@@ -417,6 +424,15 @@ public final class NodeCore {
   }
 
   /**
+   * Voter changes through which a range of this core kept leader-only mode (docs/PROTOCOL.md "A
+   * voter change in leader-only mode"), and of them those of more than one voter, which only a
+   * sabotage keeps (diagnostics and tests).
+   */
+  public long[] leaderOnlyKeptThroughVoterChanges() {
+    return new long[] {leases.keptLeaderOnly(), leases.keptAcrossMoreThanOne()};
+  }
+
+  /**
    * The written keys the drain of {@code range}'s term {@code term} began with (what a node-wide
    * drain budget counts), or -1 if no such drain runs: after an {@link Input.HandOff}, -1 means it
    * was declined or ignored, or the drain already shipped.
@@ -428,6 +444,14 @@ public final class NodeCore {
   /** Hand-offs this core shipped (diagnostics and tests). */
   public long handOffsShipped() {
     return handOffs.shipped();
+  }
+
+  /**
+   * Keys this core counted as written because a value carried its predecessor's ballots
+   * (docs/PROTOCOL.md "A killed holder: covering its term"; diagnostics and tests).
+   */
+  public long handOffKeysClassified() {
+    return handOffs.classified();
   }
 
   /** Hand-offs this core declined: the term wrote more keys than a drain takes. */
@@ -463,7 +487,11 @@ public final class NodeCore {
     return placement.ringVersion();
   }
 
-  /** The operation counters so far (a copy: cheap, but not free; publish it, do not poll it). */
+  /**
+   * The operation counters so far, as a new snapshot. The one method of the core any thread may
+   * call: the counters are stored for other threads to read ({@link CoreCounters}); a snapshot is
+   * exact per counter, not atomic across them.
+   */
   public CoreStats stats() {
     return counters.snapshot();
   }

@@ -58,6 +58,39 @@ final class RangeLease {
   long persistSentMonoNanos;
   final Set<Integer> persistAcks = new HashSet<>();
 
+  /**
+   * With hand-offs on: every ballot this node proposes in this term has a round at least this
+   * (fixed at the grant, sent with the term persist); 0: no floor (docs/PROTOCOL.md "A killed
+   * holder: covering its term").
+   */
+  long floorRound;
+
+  /** The predecessor's record (of term − 1) heard in this term's persist replies so far. */
+  TermRecord heardPredecessor;
+
+  /** Two persist replies named different records of term − 1: none can be trusted. */
+  boolean predecessorConflict;
+
+  /** Whether the term reached {@code q} persists once, fixing {@link #predecessor}. */
+  boolean predecessorFixed;
+
+  /**
+   * The record of term − 1 learned from the first persist quorum of this term (before the scan
+   * started); null if none was learned. The scan classifies the keys whose values it ballots.
+   */
+  TermRecord predecessor;
+
+  /**
+   * The range's replica set changed during this term (a settle's re-commits are not classified).
+   */
+  boolean ringChanged;
+
+  /**
+   * This term's scan completed with {@link #predecessor} known, no key skipped and the ring
+   * unchanged: a shipment of this term covers term − 1.
+   */
+  boolean covers;
+
   boolean holdsLease(Now now) {
     return term > 0 && now.monoNanos() < leaseEndMonoNanos;
   }
@@ -94,6 +127,13 @@ final class RangeLease {
     scan = null;
     persistRound = null;
     persistAcks.clear();
+    floorRound = 0;
+    heardPredecessor = null;
+    predecessorConflict = false;
+    predecessorFixed = false;
+    predecessor = null;
+    ringChanged = false;
+    covers = false;
   }
 
   /** The term is over (a replica persisted a higher one): stop acting as holder. */
@@ -109,9 +149,12 @@ final class RangeLease {
    */
   void replicaSetChanged(Now now) {
     stopActing(now);
+    ringChanged = true;
+    covers = false;
   }
 
   private void stopActing(Now now) {
+    covers = false; // the scan's result counts no more: neither does what it covered
     leaseEndMonoNanos = Long.MIN_VALUE;
     lostAtMonoNanos = now.monoNanos();
     termPersisted = false;
@@ -134,6 +177,9 @@ final class RangeLease {
         + (termPersisted ? " persisted" : "")
         + (scan != null ? " scanning" : "")
         + (leaderOnly ? " leader-only" : "")
+        + (floorRound > 0 ? " floor=" + floorRound : "")
+        + (predecessor != null ? " predecessor=" + predecessor : "")
+        + (covers ? " covers" : "")
         + "}";
   }
 }

@@ -27,6 +27,7 @@ final class RangeSettles {
   private final Incarnation incarnation;
   private final long roundTimeoutNanos;
   private final SettlePace pace;
+  private final CoreCounters counters;
   private Placement placement;
 
   /** Insertion-ordered so ticks visit settles in a reproducible order. */
@@ -37,16 +38,24 @@ final class RangeSettles {
   private long settled;
 
   RangeSettles(Incarnation incarnation, long roundTimeoutNanos, Placement placement) {
-    this(incarnation, roundTimeoutNanos, placement, new SettlePace(0));
+    this(incarnation, roundTimeoutNanos, placement, new SettlePace(0), new CoreCounters());
   }
 
-  /** {@code pace}: shared by every settle of this core (its reads start no faster). */
+  /**
+   * {@code pace}: shared by every settle of this core (its reads start no faster); {@code
+   * counters}: where the reads read again are counted.
+   */
   RangeSettles(
-      Incarnation incarnation, long roundTimeoutNanos, Placement placement, SettlePace pace) {
+      Incarnation incarnation,
+      long roundTimeoutNanos,
+      Placement placement,
+      SettlePace pace,
+      CoreCounters counters) {
     this.incarnation = incarnation;
     this.roundTimeoutNanos = roundTimeoutNanos;
     this.placement = placement;
     this.pace = pace;
+    this.counters = counters;
   }
 
   static boolean isSettleRead(long requestId) {
@@ -113,6 +122,9 @@ final class RangeSettles {
     }
     if (byRange.get(scan.range) != scan) {
       return; // abandoned with its version
+    }
+    if (!(outcome instanceof Outcome.ReadResult)) {
+      counters.settleReadRetried(); // a settle never skips a key: the scan reads it again
     }
     scan.onRead(now, id, outcome, readsOf(scan, via), out);
     finishIfDone(scan, out);

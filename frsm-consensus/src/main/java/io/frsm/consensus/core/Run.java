@@ -113,6 +113,7 @@ abstract class Run {
     }
     if (local != null) {
       ballots.learn(local);
+      context.sawAccepted(key, local.accepted());
     }
     return local;
   }
@@ -136,7 +137,9 @@ abstract class Run {
     if (set.ringVersion() != context.ringVersion()) {
       set = RunReplicas.current(context, key); // a newer ring version came since the run's set
     }
-    long r = ballots.nextRound(now.wallMicros());
+    // The term's floor (docs/PROTOCOL.md "A killed holder: covering its term"): a clock gone back
+    // cannot put a ballot of this term among an earlier term's.
+    long r = Math.max(ballots.nextRound(now.wallMicros()), context.floorFor(key, roundTerm));
     if (beyondBounds(r, "the key's next ballot round", out)) {
       return;
     }
@@ -162,6 +165,12 @@ abstract class Run {
       Outcome answer,
       List<Effect> out) {
     if (!mayStartRound(now, out) || !holdsRange(now, out)) {
+      return;
+    }
+    if (proposal.accepted().round() < context.floorFor(key, roundTerm)) {
+      // A ballot made before this term's floor (a warm CAS's, or a prepare of an earlier term of
+      // this node): proposing it now would pass a value of this term off as an older one's.
+      prepare(now, out);
       return;
     }
     if (own) {
@@ -249,6 +258,20 @@ abstract class Run {
   }
 
   private void sendTo(Now now, Collection<Integer> targets, List<Effect> out) {
+    if (round.phase != Round.Phase.READ
+        && round.ballot.round() < context.floorFor(key, roundTerm)) {
+      throw new IllegalStateException(
+          "a "
+              + round.phase
+              + " of "
+              + key
+              + " under term "
+              + roundTerm
+              + " below the term's floor "
+              + context.floorFor(key, roundTerm)
+              + ": "
+              + round.ballot);
+    }
     for (int to : targets) {
       if (round.sentTo.add(to)) {
         if (to != context.nodeId()) {
@@ -268,6 +291,18 @@ abstract class Run {
       acceptSent = true;
       context.counters().acceptSent();
     }
+  }
+
+  /** The accepted part a replica's reply shows (null: none, or a reply that shows none). */
+  private static AcceptedValue acceptedOf(Message.Reply reply) {
+    if (reply instanceof Message.Promise p) {
+      return p.accepted();
+    } else if (reply instanceof Message.Reject j) {
+      return j.accepted();
+    } else if (reply instanceof Message.ReadReply rr) {
+      return rr.accepted();
+    }
+    return null;
   }
 
   private Message request(Round r) {
@@ -344,6 +379,7 @@ abstract class Run {
       return; // stale, duplicate or unexpected: replies describe durable state, dropping is safe
     }
     ballots.learn(reply);
+    context.sawAccepted(key, acceptedOf(reply));
     if (reply instanceof Message.StaleTerm stale) {
       // A replica persisted a newer term for the range: another node leads it now.
       context.termSeen(now, key, stale.term());
@@ -355,14 +391,14 @@ abstract class Run {
       case READ -> onReadProgress(now, r, out);
       case PREPARE -> {
         if (reply instanceof Message.Reject) {
-          roundFailed(now, out);
+          preempted(now, out);
         } else if (r.count(Message.Promise.class) >= set.quorum()) {
           promised(now, r, out);
         }
       }
       case ACCEPT -> {
         if (reply instanceof Message.Reject j && j.promised().compareTo(r.ballot) > 0) {
-          roundFailed(now, out); // a higher ballot was promised: prepare again
+          preempted(now, out); // a higher ballot was promised: prepare again
         } else if (reply instanceof Message.Reject) {
           // The replica holds a higher instance under a lower ballot: a leftover of a round that
           // lost (it cannot be chosen, our ballot's prepare quorum would have seen it). It cannot
@@ -446,6 +482,14 @@ abstract class Run {
 
   /** A tick while no round runs and no back-off waits (only {@link GetRun} waits otherwise). */
   void idleTick(Now now, List<Effect> out) {}
+
+  /** A replica promised a higher ballot than this run's round: the round fails. */
+  private void preempted(Now now, List<Effect> out) {
+    if (RangeSettles.isSettleRead(requestId)) {
+      context.counters().settleRoundPreempted();
+    }
+    roundFailed(now, out);
+  }
 
   private void roundFailed(Now now, List<Effect> out) {
     // A round without q acks makes the key cold (docs/DESIGN.md "Warm CAS").

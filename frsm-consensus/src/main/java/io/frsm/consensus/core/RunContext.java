@@ -22,6 +22,7 @@ final class RunContext {
   private final CoreTimings timings;
   private final CoreConfig.Modes modes;
   private final boolean skipQuench;
+  private final boolean dropTermClassification;
   private final Incarnation incarnation;
   private final CellStore store;
   private final RandomSource random;
@@ -50,6 +51,7 @@ final class RunContext {
     this.timings = timings;
     this.modes = config.modes();
     this.skipQuench = config.broken(Sabotage.SKIP_QUENCH);
+    this.dropTermClassification = config.broken(Sabotage.DROP_TERM_CLASSIFICATION);
     this.incarnation = incarnation;
     this.store = store;
     this.random = random;
@@ -214,6 +216,27 @@ final class RunContext {
     leaderReads.acceptSent(key);
     if (leases.enabled()) {
       handOffs.acceptSent(key, leases.rangeOf(key), leases.termFor(key), requestId);
+    }
+  }
+
+  /** See {@link LeaseState#floorFor}. */
+  long floorFor(Key key, long term) {
+    return leases.enabled() ? leases.floorFor(key, term) : 0;
+  }
+
+  /**
+   * A run saw {@code accepted} for {@code key} (its local cell or a replica's reply). If this node
+   * holds a term of the key's range whose predecessor's record it learned, and the value's ballot
+   * is one of that term's, the key joins the term's predecessor keys: its shipment names it with
+   * its local chosen value (docs/PROTOCOL.md "A killed holder: covering its term").
+   */
+  void sawAccepted(Key key, AcceptedValue accepted) {
+    if (accepted == null || !handOffs.enabled() || dropTermClassification) {
+      return;
+    }
+    TermRecord predecessor = leases.predecessorOf(key);
+    if (predecessor != null && predecessor.covers(accepted.accepted())) {
+      handOffs.classified(key, leases.rangeOf(key), leases.termFor(key));
     }
   }
 

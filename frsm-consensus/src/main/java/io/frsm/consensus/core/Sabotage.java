@@ -58,5 +58,22 @@ public enum Sabotage {
    * The holder ships but does not end its term: it goes on taking the range's operations until the
    * agent's release arrives, while the successor imports the shipment as if it were final.
    */
-  IMPORT_WITHOUT_RELEASE
+  IMPORT_WITHOUT_RELEASE,
+  /**
+   * A holder does not count the keys whose values carry its predecessor's ballots as written
+   * (docs/PROTOCOL.md "A killed holder: covering its term"): a shipment marked as covering the
+   * predecessor's term misses keys chosen in it.
+   */
+  DROP_TERM_CLASSIFICATION,
+  /**
+   * A range in leader-only mode keeps it through any voter change that leaves its holder a voter,
+   * not only one that adds or removes exactly one node (docs/PROTOCOL.md "A voter change in
+   * leader-only mode"): the quorum that holds the term may miss every quorum of the new voters.
+   */
+  KEEP_LEADER_ONLY_ACROSS_ANY_VOTER_CHANGE,
+  /**
+   * A range that keeps leader-only mode through a voter change does not persist its term at the new
+   * voters: after a further change, only voters two or more versions back may hold the term.
+   */
+  KEEP_LEADER_ONLY_WITHOUT_REPERSIST
 }

@@ -219,6 +219,48 @@ class MembershipTest {
         accepts >= 2, "the settle re-committed the key at a quorum: " + accepts + " accepts");
   }
 
+  /**
+   * What the settle meters count (frsm.settle.rounds.preempted, frsm.settle.reads.retried): a
+   * settle read's prepare refused for a higher ballot another proposer got promised first, and a
+   * settle read that ended without a value and was read again; the settle still ends settled.
+   */
+  @Test
+  void settle_countsRoundsPreemptedByAHigherBallot_andReadsReadAgain() {
+    CoreCluster cluster = new CoreCluster(3, CoreConfig.defaults(V0));
+    assertInstanceOf(
+        Outcome.Written.class, cluster.outcome(cluster.submit(0, new Operation.Create(K, b("v")))));
+    // Another proposer got a far higher ballot promised at nodes 1 and 2.
+    Ballot higher = new Ballot(Long.MAX_VALUE / 4, 9, 1);
+    // (Sent as if by the other replica, so the promise and its persist are carried out.)
+    Message.Prepare prepare = new Message.Prepare(K, ROUND, higher, 0, 0);
+    cluster.input(1, new Input.Receive(2, prepare));
+    cluster.input(2, new Input.Receive(1, prepare));
+    cluster.input(0, new Input.SettleRange(0, 0));
+    for (int i = 0; i < 10_000 && cluster.noticed.isEmpty(); i++) {
+      cluster.advance(CoreConfig.DEFAULT_HEDGE_DELAY.toNanos());
+    }
+    assertEquals(
+        List.of(new CoreCluster.Notice(0, new Effect.RangeSettled(0, 0, true))), cluster.noticed);
+    assertTrue(cluster.core(0).stats().settleRoundsPreempted() >= 1, "the refused prepare");
+    assertEquals(0, cluster.core(0).stats().settleReadRetries(), "the read itself went on");
+
+    // Now the answers to node 0's rounds are lost (its listing is not) until its settle read gives
+    // up; then it is read again.
+    cluster.noticed.clear();
+    cluster.drop = (from, to, m) -> to == 0 && from != 0 && !(m instanceof Message.KeysListed);
+    cluster.input(0, new Input.SettleRange(0, 0));
+    for (int i = 0; i < 10_000 && cluster.core(0).stats().settleReadRetries() == 0; i++) {
+      cluster.advance(CoreConfig.DEFAULT_HEDGE_DELAY.toNanos());
+    }
+    assertTrue(cluster.core(0).stats().settleReadRetries() >= 1, "a read ended without a value");
+    cluster.drop = (from, to, m) -> false;
+    for (int i = 0; i < 10_000 && cluster.noticed.isEmpty(); i++) {
+      cluster.advance(CoreConfig.DEFAULT_HEDGE_DELAY.toNanos());
+    }
+    assertEquals(
+        List.of(new CoreCluster.Notice(0, new Effect.RangeSettled(0, 0, true))), cluster.noticed);
+  }
+
   @Test
   void settle_ofAnotherVersion_orCutShortByANewerOne_answersNotSettled() {
     CoreCluster cluster = new CoreCluster(4, CoreConfig.defaults(V0));

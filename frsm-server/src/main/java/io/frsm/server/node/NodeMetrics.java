@@ -222,6 +222,16 @@ final class NodeMetrics implements AutoCloseable {
             .description("time from each pull to its key settled, summed")
             .register(registry));
     add(
+        FunctionCounter.builder(
+                "frsm.settle.reads.retried", this, m -> m.stats().settleReadRetries())
+            .description("membership settle reads that ended without a value and were read again")
+            .register(registry));
+    add(
+        FunctionCounter.builder(
+                "frsm.settle.rounds.preempted", this, m -> m.stats().settleRoundsPreempted())
+            .description("rounds of membership settle reads refused for a higher ballot promised")
+            .register(registry));
+    add(
         Gauge.builder("frsm.core.queue.depth", this, NodeMetrics::queueDepth)
             .description("inputs waiting for the core's loop")
             .register(registry));

@@ -109,8 +109,8 @@ class NodeScrapeIT {
         assertTrue(client.get(key).isPresent());
       }
     }
-    // The core's counters are published once per tick: wait until the scrape shows every CAS
-    // and every get.
+    // The core counts an operation when it ends on its loop, which may be after the answer: wait
+    // until the scrape shows every CAS and every get.
     Scrape after =
         awaitScrape(
             first,

@@ -31,9 +31,20 @@ import org.junit.jupiter.api.io.TempDir;
  * drop) and a window after, each {@code -Dfrsm.join.benchWindowSeconds} (default 20) long. {@code
  * -Dfrsm.join.benchPaces=0,200} runs one fresh cluster per {@code consensus.settleKeysPerSecond}
  * value, in that order, {@code -Dfrsm.join.benchRounds} times (default 1): an A/B alternated.
+ * {@code -Dfrsm.join.benchNewNodePreallocates=false} turns node 4's commit-log preallocation off.
  */
 class JoinTimeBenchmarkIT {
   private static final BenchKeys KEYS = new BenchKeys("join/", 512);
+
+  /**
+   * Whether node 4 zero-fills its commit-log segments ahead ({@code
+   * -Dfrsm.join.benchNewNodePreallocates}, default true as in production). Off, it does not write
+   * 64 MiB of zeros per stripe onto the disk the other three nodes sync on when its first records
+   * arrive — the learner step's start (docs/BENCHMARKS.md, 2026-11-28 morning): an A/B of that
+   * cost.
+   */
+  private static final boolean NEW_NODE_PREALLOCATES =
+      Boolean.parseBoolean(System.getProperty("frsm.join.benchNewNodePreallocates", "true"));
 
   @Test
   void addANode_toAClusterHoldingKeys(@TempDir Path dir) throws Exception {
@@ -82,6 +93,7 @@ class JoinTimeBenchmarkIT {
                 .nodeBuilder(4, dir.resolve("node-4"))
                 .join(true)
                 .set(StreamKeys.COPY_ON_JOIN, copy)
+                .lsm(l -> l.commitLogPreallocateSegments(NEW_NODE_PREALLOCATES))
                 .build()) {
       MembershipOrchestrator admin = TestOrchestrator.of(zk, cluster, id -> id == 4, wait);
       long loadStart = System.nanoTime();
@@ -153,6 +165,7 @@ class JoinTimeBenchmarkIT {
           loadClient.close();
           ForegroundLoad.Window before = foreground.window(beforeStart, start);
           ForegroundLoad.Window during = foreground.window(start, end);
+          ForegroundLoad.Window learner = foreground.window(start, seenAt[2]);
           ForegroundLoad.Window settling = foreground.window(seenAt[2], end);
           ForegroundLoad.Window after = foreground.window(end, afterEnd);
           System.out.printf(
@@ -164,6 +177,13 @@ class JoinTimeBenchmarkIT {
           System.out.printf(
               "JOIN-LOAD pace=%d during join: %s; cpu %.2f cores; settling steps: %s%n",
               pace, during, (cpuAtEnd - cpuAtStart) / (double) (end - start), settling);
+          // The learner step alone (the request to the promotion's version: the copy, no settle).
+          System.out.printf(
+              "JOIN-LOAD pace=%d learner step: %s; throughput ÷ before %.2f, p99 ÷ before %.2f%n",
+              pace,
+              learner,
+              learner.opsPerSecond() / before.opsPerSecond(),
+              learner.p99Millis() / before.p99Millis());
           System.out.printf(
               "JOIN-LOAD pace=%d after: %s; cpu %.2f cores%n",
               pace, after, (cpuAfter - cpuAtEnd) / (double) (afterEnd - end));

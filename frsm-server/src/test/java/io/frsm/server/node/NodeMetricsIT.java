@@ -96,7 +96,7 @@ class NodeMetricsIT {
     assertEquals(1, timer(registry, "delete", "ok").count());
     assertTrue(timer(registry, "cas", "ok").totalTime(TimeUnit.NANOSECONDS) > 0);
 
-    // The core's counters are published once per tick: wait for the snapshot to catch up.
+    // The core counts an operation when it ends on its loop, which may be after the answer: wait.
     awaitTrue(
         () ->
             node.coreStats().cases() == CASES + 2 && node.coreStats().gets() == coreGetsBefore + 3,

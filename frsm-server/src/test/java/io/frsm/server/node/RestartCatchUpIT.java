@@ -125,8 +125,9 @@ class RestartCatchUpIT {
 
       // 6. Leader-only mode follows the scan: reads of the range come from its own store, with no
       // message, and return what was acknowledged while it was down. (Only this test's reads of
-      // the range run on the node, and a leader-only read is never a scan's; core counters are
-      // published once per tick, hence the waits. The scan keeps every version; a get of this
+      // the range run on the node, and a leader-only read is never a scan's; the core counts a
+      // read when it ends on its loop, which may be after the answer, hence the waits. The scan
+      // keeps every version; a get of this
       // test that a replica answered too late is a mutating read, which may move it on.)
       try (FrsmClient onRestarted = restarted.client()) {
         long leaderOnlyBefore = restarted.coreStats().readsLeaderOnly();

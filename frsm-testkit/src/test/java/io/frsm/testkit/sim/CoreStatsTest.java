@@ -163,6 +163,7 @@ class CoreStatsTest {
     long mutatingReads, mismatches, exists, unknown, notExecuted, prepares, accepts;
     long leaderMismatches, staleRingRefused, staleRingReplies;
     long settledByScan, settledByPull, pullNanos, skippedByScan;
+    long settleRetries, settlesPreempted;
   }
 
   @SafeVarargs
@@ -194,7 +195,9 @@ class CoreStatsTest {
         e.settledByScan,
         e.settledByPull,
         e.pullNanos,
-        e.skippedByScan);
+        e.skippedByScan,
+        e.settleRetries,
+        e.settlesPreempted);
   }
 
   private static CoreStats minus(CoreStats a, CoreStats b) {

@@ -80,7 +80,12 @@ public final class CounterWorkload {
       long handOffsShipped,
       long handOffsEntered,
       long handOffsDeclined,
-      long durableBasesRestored) {}
+      long durableBasesRestored,
+      long coveringShipments,
+      long coveredKeysChecked,
+      long keysClassified,
+      long leaderOnlyKeptThroughVoterChanges,
+      long leaderOnlyKeptAcrossMoreThanOneVoter) {}
 
   /** Membership changes at {@code operationsPerSecond}, broken by {@code mutations}. */
   record MembershipRun(double operationsPerSecond, Set<MembershipMutation> mutations) {}
@@ -424,7 +429,24 @@ public final class CounterWorkload {
         leaseService == null ? 0 : leaseService.handOffsShipped(),
         sim.handOffsEntered(),
         leaseService == null ? 0 : leaseService.handOffsDeclined(),
-        sim.durableBasesRestored());
+        sim.durableBasesRestored(),
+        sim.coveringShipments(),
+        sim.coveredKeysChecked(),
+        keysClassified(),
+        sim.leaderOnlyKeptThroughVoterChanges()[0],
+        sim.leaderOnlyKeptThroughVoterChanges()[1]);
+  }
+
+  /**
+   * Keys counted as written for a predecessor's ballots by the cores running now (a crashed core's
+   * count is lost with it).
+   */
+  private long keysClassified() {
+    long total = 0;
+    for (int node = 0; node < sim.nodeCount(); node++) {
+      total += sim.keysClassified(node);
+    }
+    return total;
   }
 
   /** Keys pulled forward by the cores running now (a crashed core's count is lost with it). */

@@ -41,6 +41,9 @@ class HandOffSimulationTest {
     long restored = 0;
     long leaderOnly = 0;
     long readsChecked = 0;
+    long covering = 0;
+    long coveredKeys = 0;
+    long classified = 0;
     for (long seed = seeds.first(); seed < seeds.first() + seeds.count(); seed++) {
       try {
         CounterWorkload.Result r = run(seed, Set.of());
@@ -49,13 +52,18 @@ class HandOffSimulationTest {
         restored += r.durableBasesRestored();
         leaderOnly += r.leaderOnlyReads();
         readsChecked += r.readsChecked();
+        covering += r.coveringShipments();
+        coveredKeys += r.coveredKeysChecked();
+        classified += r.keysClassified();
       } catch (AssertionError e) {
         failures.add(e.getMessage());
       }
     }
     System.out.printf(
         "hand-off: %d seeds in %d ms: %d shipped, %d ranges leader-only without a scan,"
-            + " %d durable bases restored, %d reads checked, %d leader-only, %d failures%n",
+            + " %d durable bases restored, %d reads checked, %d leader-only,"
+            + " %d shipments covering the term before (%d keys chosen in it, each named),"
+            + " %d keys classified by the cores alive at the end, %d failures%n",
         seeds.count(),
         (System.nanoTime() - started) / 1_000_000,
         shipped,
@@ -63,11 +71,15 @@ class HandOffSimulationTest {
         restored,
         readsChecked,
         leaderOnly,
+        covering,
+        coveredKeys,
+        classified,
         failures.size());
     failures.stream().limit(20).forEach(System.out::println);
     assertEquals(List.of(), failures.stream().limit(5).toList());
     if (!seeds.replay()) {
       assertTrue(entered > 0, "imports replace scans: " + entered);
+      assertTrue(covering > 0 && coveredKeys > 0, "covering shipments checked: " + covering);
     }
   }
 
@@ -137,6 +149,16 @@ class HandOffSimulationTest {
     System.out.printf(
         "record without the flush: caught by %d of %d seeds (%d bases restored in the others)%n",
         caughtSeeds, seeds, restored);
+  }
+
+  /**
+   * Without the classification (docs/PROTOCOL.md "A killed holder: covering its term") a shipment
+   * marked as covering the term before it misses keys chosen in that term: the simulator's check of
+   * every covering shipment against the keys a quorum accepted under that term catches it.
+   */
+  @Test
+  void coveringShipmentWithoutTheClassification_isCaught() {
+    caught(Sabotage.DROP_TERM_CLASSIFICATION);
   }
 
   @Test

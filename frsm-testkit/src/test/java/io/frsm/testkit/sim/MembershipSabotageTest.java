@@ -13,8 +13,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * The membership checks have teeth: with a deliberate bug of the core ({@link Sabotage}) or of the
  * orchestrator ({@link MembershipMutation}) switched on, the membership simulation (even seeds the
  * counter workload, odd ones the linearizability workload) fails within {@link #SEEDS} seeds and
- * names the seed that replays it. Skipping only the installation wait is the exception, and the
- * test says why.
+ * names the seed that replays it. Skipping only the installation wait is the exception, and so are
+ * the limits of the leader-only keep across a voter change; the tests say why.
  */
 class MembershipSabotageTest {
   /** Seeds tried per bug before the test gives up. */
@@ -22,6 +22,9 @@ class MembershipSabotageTest {
 
   /** Seeds of the run that shows the installation wait is implied by the settle. */
   static final int MASKED_SEEDS = 200;
+
+  /** Seeds of the runs that show the leader-only keep's limits stand behind rule 4. */
+  static final int KEEP_SEEDS = 200;
 
   @ParameterizedTest
   @EnumSource(
@@ -70,6 +73,46 @@ class MembershipSabotageTest {
             + " voter steps");
     assertEquals(0, voterStepsEarly, "a settled step was installed by a quorum");
     assertTrue(learnerStepsEarly > MASKED_SEEDS / 4, "the mutation acts: " + learnerStepsEarly);
+  }
+
+  /**
+   * The limits of "A voter change in leader-only mode" (one voter at a time, the term persisted at
+   * the new voters before the next keep) are a second line behind RingTransition's rule 4, so
+   * lifting either is not caught here: a holder must install each version to settle it, so it never
+   * meets two voters' change at once under a live lease, and a quorum that installed a version
+   * refuses every round of the version before, so no older term's round can complete at the voters
+   * a skipped re-persist left without the term. The runs stay green, ranges keep the mode through
+   * voter changes (each keep under {@code KEEP_LEADER_ONLY_WITHOUT_REPERSIST} skips its
+   * re-persist), and no keep is ever two voters apart. {@code LeaderOnlyVoterChangeLimitsTest}
+   * (frsm-consensus) shows, with a publisher that breaks rule 4, that each sabotage then serves a
+   * stale read.
+   */
+  @ParameterizedTest
+  @EnumSource(
+      value = Sabotage.class,
+      names = {"KEEP_LEADER_ONLY_ACROSS_ANY_VOTER_CHANGE", "KEEP_LEADER_ONLY_WITHOUT_REPERSIST"})
+  void keepingLeaderOnlyBeyondItsLimits_isMaskedByRule4(Sabotage sabotage) {
+    CounterWorkload.MembershipRun run =
+        new CounterWorkload.MembershipRun(MembershipSimulationTest.OPERATIONS_PER_SECOND, Set.of());
+    long kept = 0;
+    long keptAcrossMoreThanOne = 0;
+    for (long seed = 1; seed <= KEEP_SEEDS; seed++) {
+      CounterWorkload.Result r =
+          CounterWorkload.runWithMembership(seed, true, Set.of(sabotage), run);
+      kept += r.leaderOnlyKeptThroughVoterChanges();
+      keptAcrossMoreThanOne += r.leaderOnlyKeptAcrossMoreThanOneVoter();
+    }
+    System.out.println(
+        sabotage
+            + ": "
+            + KEEP_SEEDS
+            + " lease seeds green, "
+            + kept
+            + " voter changes kept in leader-only mode, "
+            + keptAcrossMoreThanOne
+            + " of them of more than one voter");
+    assertTrue(kept > KEEP_SEEDS, "ranges keep the mode through voter changes: " + kept);
+    assertEquals(0, keptAcrossMoreThanOne, "no holder meets two voters' change at once");
   }
 
   private static void caught(

@@ -61,6 +61,17 @@ public final class SafetyChecker {
 
   private long checks;
 
+  /** The range term each ballot's accepts carried at each instance (the first seen). */
+  private final Map<BallotAtInstance, Long> acceptTerms = new HashMap<>();
+
+  private record RangeTermId(int range, long term) {}
+
+  /**
+   * Per range and term: the keys with an instance whose value a quorum first accepted under an
+   * accept of that term (the truth a covering hand-off shipment is checked against).
+   */
+  private final Map<RangeTermId, Set<Key>> firstChosenInTerm = new HashMap<>();
+
   public SafetyChecker(Placement placement) {
     this(new RingHistory(placement));
   }
@@ -85,6 +96,24 @@ public final class SafetyChecker {
       BallotAtInstance at =
           recordProposal(accept.key(), accept.proposal(), "node " + from + " sent");
       roundVersions.merge(at, accept.ringVersion(), Math::min);
+      acceptTerms.putIfAbsent(at, accept.term());
+    }
+  }
+
+  /**
+   * The keys of {@code range} with a value first chosen — accepted by a quorum before any other
+   * ballot's value at its instance — under an accept of term {@code term}.
+   */
+  public Set<Key> keysFirstChosenInTerm(int range, long term) {
+    return Set.copyOf(firstChosenInTerm.getOrDefault(new RangeTermId(range, term), Set.of()));
+  }
+
+  private void firstChosen(BallotAtInstance at, int range) {
+    Long term = acceptTerms.get(at);
+    if (term != null && term > 0) {
+      firstChosenInTerm
+          .computeIfAbsent(new RangeTermId(range, term), x -> new HashSet<>())
+          .add(at.instance().key());
     }
   }
 
@@ -124,6 +153,9 @@ public final class SafetyChecker {
     Set<Integer> who = acceptors.computeIfAbsent(at, x -> new HashSet<>());
     if (voted && who.add(node) && quorumAccepted(at, range, who)) {
       AcceptedValue earlier = quorumValues.putIfAbsent(at.instance(), a);
+      if (earlier == null) {
+        firstChosen(at, range);
+      }
       if (earlier != null && !sameValue(earlier, a)) {
         throw new SafetyViolation(
             "two values accepted by a quorum at " + at.instance() + ": " + earlier + " and " + a);
@@ -134,6 +166,7 @@ public final class SafetyChecker {
       if (!quorumValues.containsKey(instance) && quorumAccepted(at, range, who)) {
         // A majority of a version published after the last vote (a learner promoted since).
         quorumValues.put(instance, a);
+        firstChosen(at, range);
       }
       AcceptedValue quorumValue = quorumValues.get(instance);
       if (quorumValue == null || !sameValue(quorumValue, a)) {

@@ -5,6 +5,7 @@ import io.frsm.cell.Key;
 import io.frsm.consensus.core.CoreConfig;
 import io.frsm.consensus.core.CoreStats;
 import io.frsm.consensus.core.Effect;
+import io.frsm.consensus.core.HandOffShipment;
 import io.frsm.consensus.core.Input;
 import io.frsm.consensus.core.Message;
 import io.frsm.consensus.core.NodeCore;
@@ -19,6 +20,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
+import java.util.Set;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
@@ -70,6 +72,9 @@ public final class Simulation {
   private Runnable onStartFaults = () -> {};
   private Runnable onStopFaults = () -> {};
   private final SafetyChecker checker;
+  private long coveringShipments;
+  private long coveredKeysChecked;
+  private boolean coverageChecked = true;
   private final PurgeChecker purgeChecker;
   private final PriorityQueue<Event> queue = new PriorityQueue<>();
   private final Map<Long, Consumer<Outcome>> awaitingReply = new HashMap<>();
@@ -99,6 +104,7 @@ public final class Simulation {
   private long leaderOnlyReadsOfDeadCores;
   private long handOffsEnteredOfDeadCores;
   private long basesRestoredOfDeadCores;
+  private final long[] leaderOnlyKeptOfDeadCores = new long[2];
   private final DurableBases durableBases = new DurableBases();
 
   /** Gets try the caller-thread path first ({@link #serveReadsOnCallerThreads}); null: off. */
@@ -683,6 +689,23 @@ public final class Simulation {
   }
 
   /**
+   * Voter changes through which a range kept leader-only mode, and of them those of more than one
+   * voter (see {@code NodeCore.leaderOnlyKeptThroughVoterChanges}), by every incarnation of every
+   * node.
+   */
+  public long[] leaderOnlyKeptThroughVoterChanges() {
+    long[] total = leaderOnlyKeptOfDeadCores.clone();
+    for (SimNode n : nodes) {
+      for (NodeCore core : coresOf(n)) {
+        long[] kept = core.leaderOnlyKeptThroughVoterChanges();
+        total[0] += kept[0];
+        total[1] += kept[1];
+      }
+    }
+    return total;
+  }
+
+  /**
    * Ranges put in leader-only mode from an imported hand-off, without a scan, by every incarnation
    * of every node.
    */
@@ -701,6 +724,18 @@ public final class Simulation {
     long total = 0;
     for (NodeCore core : coresOf(nodes[node])) {
       total += core.handOffsRefused();
+    }
+    return total;
+  }
+
+  /**
+   * Keys the running core of {@code node} counted as written for its predecessor's ballots (0 while
+   * it is down).
+   */
+  public long keysClassified(int node) {
+    long total = 0;
+    for (NodeCore core : coresOf(nodes[node])) {
+      total += core.handOffKeysClassified();
     }
     return total;
   }
@@ -1068,6 +1103,9 @@ public final class Simulation {
     leaderOnlyReadsOfDeadCores += leaderOnlyReads(node);
     for (NodeCore core : coresOf(node)) {
       handOffsEnteredOfDeadCores += core.handOffsEntered();
+      long[] kept = core.leaderOnlyKeptThroughVoterChanges();
+      leaderOnlyKeptOfDeadCores[0] += kept[0];
+      leaderOnlyKeptOfDeadCores[1] += kept[1];
       basesRestoredOfDeadCores += core.handOffBasesRestored();
     }
     node.cores = null;
@@ -1226,6 +1264,11 @@ public final class Simulation {
       recordBase(node, b);
     } else if (effect instanceof Effect.BaseDropped d) {
       durableBases.drop(node.id, d.range()); // at once: before the step's later effects
+    } else if (effect instanceof Effect.HandOffShipped s && s.shipment().coversTerm() != 0) {
+      if (coverageChecked) {
+        checkCoverage(node.id, s.shipment());
+      }
+      leaseAgent.emitted(node.id, effect);
     } else if (effect instanceof Effect.LeaseReleased
         || effect instanceof Effect.QuorumReachability
         || effect instanceof Effect.HandOffShipped
@@ -1238,6 +1281,57 @@ public final class Simulation {
       membershipAgent.emitted(node.id, effect);
     }
     effectObserver.emitted(node.id, effect);
+  }
+
+  /**
+   * A shipment marked as covering term {@code t} must name every key of its range with a value
+   * first chosen in {@code t} (docs/PROTOCOL.md "A killed holder: covering its term"); the safety
+   * checker knows which those are from the accepts it saw and the durable cells.
+   */
+  private void checkCoverage(int node, HandOffShipment shipment) {
+    Set<Key> chosen = checker.keysFirstChosenInTerm(shipment.range(), shipment.coversTerm());
+    Set<Key> named = new java.util.HashSet<>();
+    for (HandOffShipment.Entry e : shipment.entries()) {
+      named.add(e.key());
+    }
+    coveringShipments++;
+    coveredKeysChecked += chosen.size();
+    for (Key key : chosen) {
+      if (!named.contains(key)) {
+        throw new SafetyViolation(
+            "node "
+                + node
+                + " shipped term "
+                + shipment.term()
+                + " of range "
+                + shipment.range()
+                + " as covering term "
+                + shipment.coversTerm()
+                + " but its "
+                + shipment.entries().size()
+                + " entries miss "
+                + key
+                + ", chosen in that term");
+      }
+    }
+  }
+
+  /**
+   * Turns {@link #checkCoverage} off: only for a scenario that drops the classification on purpose
+   * to test another safeguard alone ({@link DurableBaseScenario}).
+   */
+  void skipCoverageCheck() {
+    coverageChecked = false;
+  }
+
+  /** Shipments marked as covering their term's predecessor, each checked (tests). */
+  public long coveringShipments() {
+    return coveringShipments;
+  }
+
+  /** Keys first chosen in a covered term, each found in its covering shipment (tests). */
+  public long coveredKeysChecked() {
+    return coveredKeysChecked;
   }
 
   /**

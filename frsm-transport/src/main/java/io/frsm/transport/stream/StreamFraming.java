@@ -42,7 +42,7 @@ public final class StreamFraming implements FrameDecoder.EnvelopeReader {
     } catch (IOException e) {
       throw new WireDecodeException("stream envelope unreadable: " + e.getMessage());
     }
-    header.check(envelope.getProtocolVersion(), envelope.getClusterIdBytes());
+    header.check(envelope.getProtocolVersion(), envelope.getClusterId());
     int sender = envelope.getSenderNodeId();
     if (sender < 0) {
       throw new WireDecodeException(
