@@ -127,8 +127,21 @@ public sealed interface Effect {
    * of the range durable (a memtable flush), and only once the flush is durable writes the record
    * (range, term, {@code ringVersion}) durably; at start it feeds it back as {@link
    * Input.RestoreBase}. Skipping it is always safe: the node scans after a restart, as before.
+   *
+   * <p>{@code entry} true: an <em>entry base</em> (docs/PROTOCOL.md "A killed holder: covering its
+   * term", step 3), emitted after this node entered leader-only mode in {@code term} (its scan, or
+   * an import, done) and every value that scan brought in reached its cells: the cells hold every
+   * value of the range chosen <em>before</em> {@code term}. Kept exactly as the graceful base — a
+   * flush that starts after this effect, then the record — but the record must say which kind it
+   * is: an entry base of {@code t} lets the node import only a shipment of {@code t + 1} that
+   * covers {@code t}, a graceful base of {@code t} any shipment of {@code t + 1}.
    */
-  record BaseReached(int range, long term, long ringVersion) implements Effect {}
+  record BaseReached(int range, long term, long ringVersion, boolean entry) implements Effect {
+    /** The graceful base: reached at the shipment of {@code term}. */
+    public BaseReached(int range, long term, long ringVersion) {
+      this(range, term, ringVersion, false);
+    }
+  }
 
   /**
    * The durable base record of {@code range} no longer holds (this node was granted a later term of

@@ -139,8 +139,46 @@ final class HandOffs {
   private final Map<Long, Drain> reads = new HashMap<>();
   private long nextReadId = READ_ID_TOP;
 
-  /** Per range: the term this node shipped from leader-only mode (its cells complete up to it). */
-  private final Map<Integer, Long> base = new HashMap<>();
+  /**
+   * A base of a range: this node's cells hold every value of the range chosen up to the end of
+   * {@code term} (a graceful base, reached at the shipment of {@code term} from leader-only mode),
+   * or, if {@code entry}, every value chosen <em>before</em> {@code term} (an entry base, reached
+   * after entering leader-only mode in {@code term}: docs/PROTOCOL.md "A killed holder: covering
+   * its term"), under ring version {@code ringVersion}.
+   */
+  private record Base(long term, long ringVersion, boolean entry) {}
+
+  /** Per range: this node's base, if any. */
+  private final Map<Integer, Base> base = new HashMap<>();
+
+  /**
+   * An entry into leader-only mode in {@code term} whose entry base waits for the values the scan
+   * (or an import) brought in to reach this node's cells: per key, the value it was catching up to
+   * at the entry.
+   */
+  private static final class PendingEntry {
+    final long term;
+    final long ringVersion;
+    final Map<Key, AcceptedValue> waiting;
+
+    PendingEntry(long term, long ringVersion, Map<Key, AcceptedValue> waiting) {
+      this.term = term;
+      this.ringVersion = ringVersion;
+      this.waiting = waiting;
+    }
+  }
+
+  /** Key-ordered so steps visit them in a reproducible order. */
+  private final Map<Integer, PendingEntry> pendingEntries = new TreeMap<>();
+
+  private final boolean importEntryWithoutCoverage;
+  private final boolean entryBaseBeforeCatchUp;
+
+  /** Ranges whose pending import was taken on an entry base (counted when it enters). */
+  private final Set<Integer> importsOnEntryBase = new HashSet<>();
+
+  private long entryBasesReached;
+  private long enteredOnEntryBase;
 
   /**
    * Ranges whose base has a durable record, as far as this core knows (it reached or restored the
@@ -162,6 +200,8 @@ final class HandOffs {
   HandOffs(CoreConfig config, long roundTimeoutNanos, CellStore store) {
     this.enabled = config.modes().handOff() && config.leases().enabled();
     this.shipBeforeRecommit = config.broken(Sabotage.SHIP_BEFORE_RECOMMIT);
+    this.importEntryWithoutCoverage = config.broken(Sabotage.IMPORT_ENTRY_BASE_WITHOUT_COVERAGE);
+    this.entryBaseBeforeCatchUp = config.broken(Sabotage.ENTRY_BASE_BEFORE_CATCH_UP);
     this.maxKeys = config.modes().handOffMaxKeys();
     this.roundTimeoutNanos = roundTimeoutNanos;
     this.store = store;
@@ -419,8 +459,9 @@ final class HandOffs {
    * cells now hold every value of the range chosen up to the term's end.
    */
   void shippedFrom(int range, long term, boolean leaderOnly, List<Effect> out) {
+    pendingEntries.remove(range); // the shipment's base (or none) supersedes the entry's
     if (leaderOnly) {
-      base.put(range, term);
+      base.put(range, new Base(term, placement.ringVersion(), false));
       recorded.add(range);
       out.add(new Effect.BaseReached(range, term, placement.ringVersion()));
     } else {
@@ -444,9 +485,78 @@ final class HandOffs {
       out.add(new Effect.BaseDropped(r.range()));
       return;
     }
-    base.put(r.range(), r.term());
+    base.put(r.range(), new Base(r.term(), r.ringVersion(), r.entry()));
     recorded.add(r.range());
     restored++;
+  }
+
+  // ---- The entry base (docs/PROTOCOL.md "A killed holder: covering its term", step 3) -----------
+
+  /**
+   * {@code range} entered leader-only mode in {@code term} (its scan completed with no key left
+   * unread, or an import was visible): once each of {@code catchingUp} — the values of the range
+   * this node had learned chosen but not yet in its cells at the entry — is in its cells, the cells
+   * hold every value of the range chosen before {@code term}, and the entry base is reached ({@link
+   * #entryTick}).
+   */
+  void enteredLeaderOnly(int range, long term, Map<Key, AcceptedValue> catchingUp) {
+    if (!enabled) {
+      return;
+    }
+    pendingEntries.put(
+        range,
+        new PendingEntry(
+            term,
+            placement.ringVersion(),
+            entryBaseBeforeCatchUp ? new HashMap<>() : new HashMap<>(catchingUp)));
+  }
+
+  /**
+   * Reaches each pending entry base whose values are all in this node's cells: {@code stillWaiting}
+   * says whether a key is still catching up to the value it waited for (or to an older one). The
+   * base goes in memory and out as {@link Effect.BaseReached} with {@code entry}: the driver
+   * flushes, then records it.
+   */
+  void entryTick(
+      java.util.function.BiPredicate<Key, AcceptedValue> stillWaiting,
+      LeaseState leases,
+      List<Effect> out) {
+    if (pendingEntries.isEmpty()) {
+      return;
+    }
+    for (var it = pendingEntries.entrySet().iterator(); it.hasNext(); ) {
+      var e = it.next();
+      int range = e.getKey();
+      PendingEntry p = e.getValue();
+      if (p.term > leases.term(range)) {
+        // Kept on: an entry of a term this node was never granted is a bug in the caller.
+        throw new IllegalStateException(
+            "entry base of term " + p.term + " of range " + range + " above the term held");
+      }
+      p.waiting.entrySet().removeIf(w -> !stillWaiting.test(w.getKey(), w.getValue()));
+      if (!p.waiting.isEmpty()) {
+        continue;
+      }
+      it.remove();
+      Base b = base.get(range);
+      if (b != null && b.term >= p.term && !b.entry) {
+        continue; // a graceful base of this term (or later) already says more
+      }
+      base.put(range, new Base(p.term, p.ringVersion, true));
+      recorded.add(range);
+      entryBasesReached++;
+      out.add(new Effect.BaseReached(range, p.term, p.ringVersion, true));
+    }
+  }
+
+  /** Entry bases this core reached (tests). */
+  long entryBasesReached() {
+    return entryBasesReached;
+  }
+
+  /** Ranges this core put in leader-only mode by an import taken on an entry base (tests). */
+  long enteredOnEntryBase() {
+    return enteredOnEntryBase;
   }
 
   /**
@@ -458,6 +568,7 @@ final class HandOffs {
    */
   void granted(int range, List<Effect> out) {
     if (enabled) {
+      pendingEntries.remove(range); // never recorded once the node may write the range again
       dropRecord(range, out);
     }
   }
@@ -499,12 +610,17 @@ final class HandOffs {
       refused++;
       return List.of();
     }
-    Long b = base.get(s.range());
-    if (b == null || b != s.term() - 1 || !keysOfRange(s)) {
+    Base b = base.get(s.range());
+    if (b == null || b.term != s.term() - 1 || !keysOfRange(s) || !entryChain(b, s)) {
       refused++;
       return List.of();
     }
     imports.put(s.range(), s);
+    if (b.entry) {
+      importsOnEntryBase.add(s.range());
+    } else {
+      importsOnEntryBase.remove(s.range());
+    }
     List<Message.Commit> commits = new ArrayList<>();
     for (HandOffShipment.Entry e : s.entries()) {
       if (e.chosen() != null) {
@@ -512,6 +628,22 @@ final class HandOffs {
       }
     }
     return commits;
+  }
+
+  /**
+   * An entry base of {@code t} vouches only for values chosen before {@code t}: the shipment of
+   * {@code t + 1} must name every key chosen in {@code t} — it covers {@code t} — and the ring must
+   * be the one the base was reached under (a settle re-commits under its own ballot, which no
+   * classification sees). A graceful base needs neither (its own shipment covered {@code t}).
+   */
+  private boolean entryChain(Base b, HandOffShipment s) {
+    if (!b.entry) {
+      return true;
+    }
+    if (importEntryWithoutCoverage) {
+      return true;
+    }
+    return s.coversTerm() == b.term && b.ringVersion == placement.ringVersion();
   }
 
   private boolean keysOfRange(HandOffShipment s) {
@@ -541,14 +673,32 @@ final class HandOffs {
       long term = leases.term(s.range());
       if (term > s.term() + 1) {
         it.remove(); // someone held a term in between: the shipment covers too little
+        importsOnEntryBase.remove(s.range());
         continue;
       }
       if (term != s.term() + 1 || !leases.awaitsLeaderOnly(s.range(), term) || !visible(s)) {
         continue;
       }
       it.remove();
+      boolean onEntryBase = importsOnEntryBase.remove(s.range());
+      if (onEntryBase && !importEntryWithoutCoverage) {
+        // Kept on: an import on an entry base needs the covering shipment (entryChain).
+        Base b = base.get(s.range());
+        if (b == null || !b.entry || s.coversTerm() != b.term || s.coversTerm() != s.term() - 1) {
+          throw new IllegalStateException(
+              "leader-only by import on entry base "
+                  + b
+                  + " with shipment covering "
+                  + s.coversTerm()
+                  + " of term "
+                  + s.term());
+        }
+      }
       if (leases.enterLeaderOnlyByHandOff(s.range(), term)) {
         entered++;
+        if (onEntryBase) {
+          enteredOnEntryBase++;
+        }
       }
     }
   }
@@ -581,8 +731,10 @@ final class HandOffs {
     for (int i = 0; i < placement.rangeCount(); i++) {
       if (change.replicasChanged(i)) {
         base.remove(i);
+        pendingEntries.remove(i);
         dropRecord(i, out);
         imports.remove(i);
+        importsOnEntryBase.remove(i);
         drains.remove(i);
         written.remove(i);
       }

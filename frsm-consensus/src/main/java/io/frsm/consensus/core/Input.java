@@ -196,13 +196,22 @@ public sealed interface Input {
    * this core has not been granted a term of the range yet; ignored otherwise (the range scans).
    * The driver feeds it only for a record whose checksum, cluster and node are right; a record it
    * cannot trust is never fed.
+   *
+   * <p>{@code entry}: the record is of an entry base ({@link Effect.BaseReached#entry}): the node's
+   * cells held every value chosen before {@code term}; it lets the node import only a shipment of
+   * {@code term + 1} that covers {@code term}.
    */
-  record RestoreBase(int range, long term, long ringVersion) implements Input {
+  record RestoreBase(int range, long term, long ringVersion, boolean entry) implements Input {
     public RestoreBase {
       if (range < 0 || term < 1 || ringVersion < 0) {
         throw new IllegalArgumentException(
             "range >= 0, term >= 1, ringVersion >= 0: " + range + ", " + term + ", " + ringVersion);
       }
+    }
+
+    /** The record of a graceful base (reached at a shipment). */
+    public RestoreBase(int range, long term, long ringVersion) {
+      this(range, term, ringVersion, false);
     }
   }
 }

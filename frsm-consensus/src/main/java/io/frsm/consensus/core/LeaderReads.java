@@ -317,6 +317,30 @@ final class LeaderReads {
     return false;
   }
 
+  /**
+   * The keys of {@code range} catching up now, each with the value it waits for: what an entry base
+   * waits for (docs/PROTOCOL.md "A killed holder: covering its term", step 3).
+   */
+  Map<Key, AcceptedValue> catchingUpOf(int range, Placement placement) {
+    Map<Key, AcceptedValue> of = new HashMap<>();
+    for (Map.Entry<Key, AcceptedValue> e : catchingUp.entrySet()) {
+      if (placement.rangeOf(e.getKey()) == range) {
+        of.put(e.getKey(), e.getValue());
+      }
+    }
+    return of;
+  }
+
+  /**
+   * Whether {@code key} still waits for {@code value} (or an older value) to reach the local cell.
+   * A key catching up to a newer value does not: that value was chosen after the one waited for, in
+   * this node's own term (see the entry base's argument).
+   */
+  boolean stillCatchingUpTo(Key key, AcceptedValue value) {
+    AcceptedValue waiting = catchingUp.get(key);
+    return waiting != null && waiting.compareInstance(value) <= 0;
+  }
+
   /** Keys whose chosen value the local cell may still lack (diagnostics and tests). */
   int keysCatchingUp() {
     return catchingUp.size();

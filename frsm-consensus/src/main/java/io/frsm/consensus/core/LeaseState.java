@@ -59,6 +59,9 @@ final class LeaseState {
 
   private final RangeLease[] ranges;
 
+  /** Entries into leader-only mode not yet taken ({@link #takeEntries}). */
+  private final List<long[]> entries = new java.util.ArrayList<>();
+
   /** The scan each internal read belongs to; a read of an abandoned scan is ignored. */
   private final java.util.Map<Long, RangeScan> scanReads = new java.util.HashMap<>();
 
@@ -539,7 +542,22 @@ final class LeaseState {
     r.leaderOnly = true;
     r.scan = null;
     servabilityChanged();
+    entries.add(new long[] {range, term});
     return true;
+  }
+
+  /**
+   * The ranges that entered leader-only mode (by a scan that read every key, or by an import) since
+   * the last call, each as {range, term}: where an entry base starts (docs/PROTOCOL.md "A killed
+   * holder: covering its term", step 3). Only with hand-offs on.
+   */
+  List<long[]> takeEntries() {
+    if (entries.isEmpty()) {
+      return List.of();
+    }
+    List<long[]> taken = new java.util.ArrayList<>(entries);
+    entries.clear();
+    return taken;
   }
 
   /** Leader-only mode once the term's scan read every page (rule 5). */
@@ -553,6 +571,10 @@ final class LeaseState {
               && r.predecessor != null
               && !r.ringChanged
               && r.scan.keysSkipped() == 0;
+      if (termFloors && r.scan.keysSkipped() == 0) {
+        // A key the scan gave up on may lack a chosen value here: no entry base then.
+        entries.add(new long[] {r.scan.range, r.term});
+      }
       r.scan = null;
       scansCompleted++;
     }

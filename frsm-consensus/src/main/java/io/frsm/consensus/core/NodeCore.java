@@ -186,6 +186,14 @@ public final class NodeCore {
       // starts the scan, which the import then spares at once.
       handOffs.enterImported(now, leases);
     }
+    if (handOffs.enabled()) {
+      // After the scan replies and imports of this step: an entry in this step is seen here.
+      for (long[] e : leases.takeEntries()) {
+        int range = (int) e[0];
+        handOffs.enteredLeaderOnly(range, e[1], leaderReads.catchingUpOf(range, placement));
+      }
+      handOffs.entryTick(leaderReads::stillCatchingUpTo, leases, out);
+    }
     if (leases.enabled()) {
       watchChosenPersists(out);
       leaderReads.endOfStep();
@@ -465,6 +473,22 @@ public final class NodeCore {
    */
   public long handOffsEntered() {
     return handOffs.entered();
+  }
+
+  /**
+   * Entry bases this core reached (docs/PROTOCOL.md "A killed holder: covering its term", step 3):
+   * each a {@link Effect.BaseReached} with {@code entry} (diagnostics and tests).
+   */
+  public long handOffEntryBasesReached() {
+    return handOffs.entryBasesReached();
+  }
+
+  /**
+   * Of {@link #handOffsEntered}, the ranges whose import was taken on an entry base with a shipment
+   * covering its term (step 4; diagnostics and tests).
+   */
+  public long handOffsEnteredOnEntryBase() {
+    return handOffs.enteredOnEntryBase();
   }
 
   /** Shipments this core refused to import (diagnostics and tests). */

@@ -66,6 +66,17 @@ public enum Sabotage {
    */
   DROP_TERM_CLASSIFICATION,
   /**
+   * A returning node imports a shipment on an entry base whatever the shipment covers
+   * (docs/PROTOCOL.md "A killed holder: covering its term", step 4): a stand-in's shipment that
+   * does not name the keys chosen in the entry base's term leaves them stale at the importer.
+   */
+  IMPORT_ENTRY_BASE_WITHOUT_COVERAGE,
+  /**
+   * The entry base is reached as the range enters leader-only mode, without waiting for the values
+   * its scan learned to reach the cells (step 3): the flush that follows may miss them.
+   */
+  ENTRY_BASE_BEFORE_CATCH_UP,
+  /**
    * A range in leader-only mode keeps it through any voter change that leaves its holder a voter,
    * not only one that adds or removes exactly one node (docs/PROTOCOL.md "A voter change in
    * leader-only mode"): the quorum that holds the term may miss every quorum of the new voters.

@@ -85,7 +85,11 @@ public final class CounterWorkload {
       long coveredKeysChecked,
       long keysClassified,
       long leaderOnlyKeptThroughVoterChanges,
-      long leaderOnlyKeptAcrossMoreThanOneVoter) {}
+      long leaderOnlyKeptAcrossMoreThanOneVoter,
+      long holderKills,
+      long entryBasesReached,
+      long entryBaseRecordsWritten,
+      long handOffsEnteredOnEntryBase) {}
 
   /** Membership changes at {@code operationsPerSecond}, broken by {@code mutations}. */
   record MembershipRun(double operationsPerSecond, Set<MembershipMutation> mutations) {}
@@ -434,7 +438,11 @@ public final class CounterWorkload {
         sim.coveredKeysChecked(),
         keysClassified(),
         sim.leaderOnlyKeptThroughVoterChanges()[0],
-        sim.leaderOnlyKeptThroughVoterChanges()[1]);
+        sim.leaderOnlyKeptThroughVoterChanges()[1],
+        handOffNemesis == null ? 0 : handOffNemesis.kills(),
+        sim.entryBasesReached(),
+        sim.entryBaseRecordsWritten(),
+        sim.handOffsEnteredOnEntryBase());
   }
 
   /**

@@ -78,6 +78,11 @@ final class DurableBaseScenario implements AutoCloseable {
     this.acked = new AcknowledgedWrites(sim);
     this.mode = mode;
     sim.setDurableBases(mode);
+    // The graceful base alone: an entry base of term 1 (docs/PROTOCOL.md "A killed holder: covering
+    // its term") would be restored after the crash points before the shipment's record, and with
+    // the classification dropped above, node 1's shipment marked as covering term 1 would hand node
+    // 0 a base that lacks h. KilledHolderScenarioTest tests the entry bases.
+    sim.setEntryBaseRecords(false);
     sim.setEffectObserver(
         (node, effect) -> {
           if (effect instanceof Effect.HandOffShipped s) {

@@ -27,17 +27,30 @@ final class DurableBases {
     RECORD_WITHOUT_FLUSH,
     /** Broken: the record stays when the node is granted a later term of the range. */
     NOT_DROPPED_AT_GRANT,
+    /**
+     * Broken for entry bases only (docs/PROTOCOL.md "A killed holder: covering its term", step 3):
+     * an entry base's record first, its flush one disk latency later; graceful bases as the rule.
+     */
+    ENTRY_RECORD_BEFORE_FLUSH,
     /** No records: every restart scans (the behaviour before durable bases). */
     OFF
   }
 
-  record Record(int range, long term, long ringVersion) {}
+  record Record(int range, long term, long ringVersion, boolean entry) {}
 
   private Mode mode = Mode.FLUSH_THEN_RECORD;
+
+  /**
+   * False: entry bases are neither flushed nor recorded, so a scenario tests the graceful base
+   * alone ({@link DurableBaseScenario}).
+   */
+  private boolean entryRecords = true;
+
   private final Map<Integer, TreeMap<Integer, Record>> records = new HashMap<>();
   private long written;
   private long dropped;
   private long flushes;
+  private long entryWritten;
 
   Mode mode() {
     return mode;
@@ -45,6 +58,14 @@ final class DurableBases {
 
   void mode(Mode mode) {
     this.mode = java.util.Objects.requireNonNull(mode);
+  }
+
+  boolean entryRecords() {
+    return entryRecords;
+  }
+
+  void entryRecords(boolean on) {
+    entryRecords = on;
   }
 
   /** The node's records, in range order. */
@@ -55,9 +76,12 @@ final class DurableBases {
 
   void write(int node, Effect.BaseReached b) {
     written++;
+    if (b.entry()) {
+      entryWritten++;
+    }
     records
         .computeIfAbsent(node, n -> new TreeMap<>())
-        .put(b.range(), new Record(b.range(), b.term(), b.ringVersion()));
+        .put(b.range(), new Record(b.range(), b.term(), b.ringVersion(), b.entry()));
   }
 
   void drop(int node, int range) {
@@ -81,6 +105,11 @@ final class DurableBases {
 
   long written() {
     return written;
+  }
+
+  /** Of {@link #written}, the entry bases' records. */
+  long entryWritten() {
+    return entryWritten;
   }
 
   long dropped() {

@@ -9,6 +9,13 @@ package io.frsm.testkit.sim;
  * episode (before a drain starts, while it settles, between the shipment and the import, between
  * the import and the release). The lease nemesis and the fault mix go on meanwhile (pauses, forced
  * handovers, cuts from the service, loss, partitions, crashes).
+ *
+ * <p>A <em>kill</em> episode (docs/PROTOCOL.md "A killed holder: covering its term"): the natural
+ * leader holding its range is killed outright — no hand-off, its unlogged commits lost, perhaps
+ * with accepts of its term in flight — and stays down while a stand-in is granted the next term
+ * (after the session expires and the successor wait), scans it and serves; once it is back, the
+ * stand-in hands the range back with a shipment that, if its scan completed, covers the killed
+ * term, so the returning node may import on its entry base instead of scanning.
  */
 final class HandOffNemesis {
   private final Simulation sim;
@@ -23,8 +30,10 @@ final class HandOffNemesis {
   /** Per node: until when its links drop half the messages after it came back (flapping). */
   private final long[] flakyUntilNanos;
 
+  private final double killChance;
   private boolean active;
   private long crashes;
+  private long kills;
 
   HandOffNemesis(
       Simulation sim,
@@ -37,11 +46,19 @@ final class HandOffNemesis {
     this.random = random;
     this.episodesPerSecond = episodesPerSecond;
     this.crashChance = crashChance;
+    this.killChance = KILL_CHANCE;
     this.leaseNanos = sim.coreConfig().leases().lease().toNanos();
     // A drain is a few round trips of settle reads; give it about a lease before handing back.
     this.drainTimeoutNanos = leaseNanos;
     this.away = new boolean[sim.nodeCount()];
     this.flakyUntilNanos = new long[sim.nodeCount()];
+  }
+
+  /** Of the episodes that find the natural leader holding its range, the share that kill it. */
+  static final double KILL_CHANCE = 0.3;
+
+  long kills() {
+    return kills;
   }
 
   void start() {
@@ -74,7 +91,9 @@ final class HandOffNemesis {
     int range = random.nextInt(sim.coreConfig().placement().rangeCount());
     int natural = Math.floorMod(range, nodes);
     int holder = service.holder(range);
-    if (holder == natural && !away[natural]) {
+    if (holder == natural && !away[natural] && random.chance(killChance)) {
+      kill(range, natural);
+    } else if (holder == natural && !away[natural]) {
       int standIn = Math.floorMod(natural + 1 + random.nextInt(nodes - 1), nodes);
       service.handOff(range, standIn, drainTimeoutNanos);
       long leaves = leaseNanos / 4;
@@ -101,6 +120,28 @@ final class HandOffNemesis {
       maybeCrash(holder, natural);
     }
     sim.schedule(random.exponentialNanos(episodesPerSecond), this::episode);
+  }
+
+  /**
+   * Kills {@code natural}, the holder of {@code range}, for long enough that a stand-in takes the
+   * range over (its session expires after {@code 3L/8}, the successor waits {@code L·(1+ρ)}, then
+   * persists and scans); once it is back, the range is handed back to it.
+   */
+  private void kill(int range, int natural) {
+    if (!sim.isUp(natural) || sim.isStopped(natural)) {
+      return;
+    }
+    kills++;
+    long down = random.between(2 * leaseNanos, 4 * leaseNanos);
+    sim.killFor(natural, down);
+    sim.schedule(
+        down + random.between(leaseNanos / 2, 2 * leaseNanos),
+        () -> {
+          int now = service.holder(range);
+          if (active && now >= 0 && now != natural && sim.isUp(natural)) {
+            service.handOff(range, natural, drainTimeoutNanos);
+          }
+        });
   }
 
   /** With {@link #crashChance}: one side crashes (and restarts) at a random moment soon. */

@@ -44,6 +44,10 @@ class HandOffSimulationTest {
     long covering = 0;
     long coveredKeys = 0;
     long classified = 0;
+    long kills = 0;
+    long entryBases = 0;
+    long entryRecords = 0;
+    long onEntryBase = 0;
     for (long seed = seeds.first(); seed < seeds.first() + seeds.count(); seed++) {
       try {
         CounterWorkload.Result r = run(seed, Set.of());
@@ -55,6 +59,10 @@ class HandOffSimulationTest {
         covering += r.coveringShipments();
         coveredKeys += r.coveredKeysChecked();
         classified += r.keysClassified();
+        kills += r.holderKills();
+        entryBases += r.entryBasesReached();
+        entryRecords += r.entryBaseRecordsWritten();
+        onEntryBase += r.handOffsEnteredOnEntryBase();
       } catch (AssertionError e) {
         failures.add(e.getMessage());
       }
@@ -75,10 +83,15 @@ class HandOffSimulationTest {
         coveredKeys,
         classified,
         failures.size());
+    System.out.printf(
+        "killed holders: %d natural leaders killed, %d entry bases reached (%d recorded),"
+            + " %d ranges leader-only by an import on an entry base%n",
+        kills, entryBases, entryRecords, onEntryBase);
     failures.stream().limit(20).forEach(System.out::println);
     assertEquals(List.of(), failures.stream().limit(5).toList());
     if (!seeds.replay()) {
       assertTrue(entered > 0, "imports replace scans: " + entered);
+      assertTrue(onEntryBase > 0, "killed holders return by import: " + onEntryBase);
       assertTrue(covering > 0 && coveredKeys > 0, "covering shipments checked: " + covering);
     }
   }

@@ -103,6 +103,8 @@ public final class Simulation {
 
   private long leaderOnlyReadsOfDeadCores;
   private long handOffsEnteredOfDeadCores;
+  private long entryBasesOfDeadCores;
+  private long enteredOnEntryBaseOfDeadCores;
   private long basesRestoredOfDeadCores;
   private final long[] leaderOnlyKeptOfDeadCores = new long[2];
   private final DurableBases durableBases = new DurableBases();
@@ -719,6 +721,58 @@ public final class Simulation {
     return total;
   }
 
+  /**
+   * Entry bases reached by every incarnation of every node (step 3 of a killed holder's return).
+   */
+  public long entryBasesReached() {
+    long total = entryBasesOfDeadCores;
+    for (SimNode n : nodes) {
+      for (NodeCore core : coresOf(n)) {
+        total += core.handOffEntryBasesReached();
+      }
+    }
+    return total;
+  }
+
+  /**
+   * Ranges put in leader-only mode by an import taken on an entry base (step 4), by every
+   * incarnation of every node.
+   */
+  public long handOffsEnteredOnEntryBase() {
+    long total = enteredOnEntryBaseOfDeadCores;
+    for (SimNode n : nodes) {
+      for (NodeCore core : coresOf(n)) {
+        total += core.handOffsEnteredOnEntryBase();
+      }
+    }
+    return total;
+  }
+
+  /** Entry bases' durable records written, across nodes. */
+  public long entryBaseRecordsWritten() {
+    return durableBases.entryWritten();
+  }
+
+  /**
+   * Node {@code node} is killed (as by {@code kill -9}: no hand-off, its unlogged commits lost) and
+   * started again on its disk {@code downNanos} later, unless it was stopped meanwhile.
+   */
+  void killFor(int node, long downNanos) {
+    SimNode n = nodes[node];
+    if (!n.up) {
+      return;
+    }
+    crash(n);
+    int incarnation = n.incarnation;
+    schedule(
+        downNanos,
+        () -> {
+          if (!n.up && !n.stopped && n.incarnation == incarnation) {
+            start(n);
+          }
+        });
+  }
+
   /** Shipments the running core of {@code node} refused to import (0 while it is down). */
   public long handOffsRefused(int node) {
     long total = 0;
@@ -1085,7 +1139,7 @@ public final class Simulation {
       stepShard(
           node,
           routing.ofRange(r.range()),
-          new Input.RestoreBase(r.range(), r.term(), r.ringVersion()));
+          new Input.RestoreBase(r.range(), r.term(), r.ringVersion(), r.entry()));
     }
     scheduleTick(node, node.incarnation);
     if (membershipAgent != null) {
@@ -1103,6 +1157,8 @@ public final class Simulation {
     leaderOnlyReadsOfDeadCores += leaderOnlyReads(node);
     for (NodeCore core : coresOf(node)) {
       handOffsEnteredOfDeadCores += core.handOffsEntered();
+      entryBasesOfDeadCores += core.handOffEntryBasesReached();
+      enteredOnEntryBaseOfDeadCores += core.handOffsEnteredOnEntryBase();
       long[] kept = core.leaderOnlyKeptThroughVoterChanges();
       leaderOnlyKeptOfDeadCores[0] += kept[0];
       leaderOnlyKeptOfDeadCores[1] += kept[1];
@@ -1342,8 +1398,11 @@ public final class Simulation {
    */
   private void recordBase(SimNode node, Effect.BaseReached b) {
     DurableBases.Mode mode = durableBases.mode();
-    if (mode == DurableBases.Mode.OFF) {
+    if (mode == DurableBases.Mode.OFF || (b.entry() && !durableBases.entryRecords())) {
       return;
+    }
+    if (mode == DurableBases.Mode.ENTRY_RECORD_BEFORE_FLUSH && !b.entry()) {
+      mode = DurableBases.Mode.FLUSH_THEN_RECORD;
     }
     int incarnation = node.incarnation;
     Runnable flush =
@@ -1362,7 +1421,7 @@ public final class Simulation {
     long first = 1000 * diskRandom.between(faults.persistMinMicros(), faults.persistMaxMicros());
     long second = 1000 * diskRandom.between(faults.persistMinMicros(), faults.persistMaxMicros());
     switch (mode) {
-      case RECORD_BEFORE_FLUSH -> {
+      case RECORD_BEFORE_FLUSH, ENTRY_RECORD_BEFORE_FLUSH -> {
         schedule(first, record);
         schedule(first + second, flush);
       }
@@ -1372,6 +1431,11 @@ public final class Simulation {
         schedule(first + second, record);
       }
     }
+  }
+
+  /** Whether entry bases are flushed and recorded (on unless a scenario turns them off). */
+  void setEntryBaseRecords(boolean on) {
+    durableBases.entryRecords(on);
   }
 
   /** How the nodes keep their durable hand-off bases ({@link DurableBases.Mode}). */
