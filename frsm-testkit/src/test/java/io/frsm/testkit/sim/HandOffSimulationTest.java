@@ -179,6 +179,57 @@ class HandOffSimulationTest {
     caught(Sabotage.SHIP_BEFORE_RECOMMIT);
   }
 
+  /**
+   * The killed holder's mutations (docs/PROTOCOL.md "A killed holder: covering its term") in the
+   * workload: reported, not asserted. Each needs a kill to fall inside a narrow window (a value of
+   * the killed term chosen without the holder's own acceptor and a shipment that does not cover the
+   * term; a kill between the entry record and its flush; a flush that overtakes the scan's last
+   * commit) and then a read of exactly that key served from the returning node's cells — none of
+   * 100 seeds met all of that on 2026-11-28, so the scripted {@link KilledHolderScenarioTest} is
+   * the test with teeth. {@code -Dfrsm.sim.killedHolderMutationSeeds=N} runs N seeds of each.
+   */
+  @Test
+  void killedHolderMutations_inTheWorkload_reported() {
+    long seeds = Long.getLong("frsm.sim.killedHolderMutationSeeds", 0);
+    record Mutation(String name, Set<Sabotage> sabotage, DurableBases.Mode bases) {}
+    for (Mutation m :
+        List.of(
+            new Mutation(
+                "IMPORT_ENTRY_BASE_WITHOUT_COVERAGE",
+                Set.of(Sabotage.IMPORT_ENTRY_BASE_WITHOUT_COVERAGE),
+                DurableBases.Mode.FLUSH_THEN_RECORD),
+            new Mutation(
+                "ENTRY_BASE_BEFORE_CATCH_UP",
+                Set.of(Sabotage.ENTRY_BASE_BEFORE_CATCH_UP),
+                DurableBases.Mode.FLUSH_THEN_RECORD),
+            new Mutation(
+                "ENTRY_RECORD_BEFORE_FLUSH",
+                Set.of(),
+                DurableBases.Mode.ENTRY_RECORD_BEFORE_FLUSH))) {
+      long caughtSeeds = 0;
+      long first = -1;
+      for (long seed = 1; seed <= seeds; seed++) {
+        try {
+          runWithBases(seed, m.sabotage(), m.bases());
+        } catch (AssertionError caught) {
+          caughtSeeds++;
+          if (first < 0) {
+            first = seed;
+          }
+        }
+      }
+      System.out.printf(
+          "%s in the workload: caught by %d of %d seeds (first at %d)%n",
+          m.name(), caughtSeeds, seeds, first);
+    }
+  }
+
+  private static CounterWorkload.Result runWithBases(
+      long seed, Set<Sabotage> sabotage, DurableBases.Mode bases) {
+    return CounterWorkload.runWithHandOffs(
+        seed, FaultMix.forSeed(seed), sabotage, COLD_KEYS, HAND_OFFS_PER_SECOND, 0, bases);
+  }
+
   private static CounterWorkload.Result run(long seed, Set<Sabotage> sabotage) {
     return CounterWorkload.runWithHandOffs(
         seed, FaultMix.forSeed(seed), sabotage, COLD_KEYS, HAND_OFFS_PER_SECOND);
@@ -189,13 +240,17 @@ class HandOffSimulationTest {
    * runs them all and reports the share that catch it.
    */
   private static void caught(Sabotage sabotage) {
+    caught(sabotage.name(), seed -> run(seed, Set.of(sabotage)));
+  }
+
+  private static void caught(String sabotage, java.util.function.LongConsumer runSeed) {
     String budget = System.getProperty("frsm.sim.handOffSabotageSeeds");
     long seeds = budget == null ? SABOTAGE_SEEDS : Long.parseLong(budget);
     long first = -1;
     long caughtSeeds = 0;
     for (long seed = 1; seed <= seeds; seed++) {
       try {
-        run(seed, Set.of(sabotage));
+        runSeed.accept(seed);
       } catch (AssertionError caught) {
         assertTrue(caught.getMessage().contains("seed " + seed), "names its seed");
         if (first < 0) {
