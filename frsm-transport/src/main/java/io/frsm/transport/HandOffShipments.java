@@ -56,7 +56,7 @@ public final class HandOffShipments {
           "a shipment of " + s.entries().size() + " keys exceeds " + MAX_ENTRIES);
     }
     List<HandOffChunk> out = new ArrayList<>();
-    HandOffEntries.Builder current = HandOffEntries.newBuilder();
+    HandOffEntries.Builder current = HandOffEntries.newBuilder().setCoversTerm(s.coversTerm());
     int currentBytes = 0;
     long total = 0;
     for (HandOffShipment.Entry e : s.entries()) {
@@ -75,7 +75,7 @@ public final class HandOffShipments {
       }
       if (currentBytes > 0 && currentBytes + size > targetBytes) {
         out.add(chunk(s, out.size(), false, current.build()));
-        current = HandOffEntries.newBuilder();
+        current = HandOffEntries.newBuilder().setCoversTerm(s.coversTerm());
         currentBytes = 0;
       }
       current.addEntries(built);
@@ -110,6 +110,7 @@ public final class HandOffShipments {
   public static final class Assembly {
     private int range = -1;
     private long term;
+    private long coversTerm;
     private int nextIndex;
     private boolean done;
     private long bytes;
@@ -169,6 +170,17 @@ public final class HandOffShipments {
       } catch (InvalidProtocolBufferException e) {
         throw new WireDecodeException("hand-off chunk " + nextIndex + ": " + e.getMessage());
       }
+      long covers = parsed.getCoversTerm();
+      if (covers != 0 && covers != term - 1) {
+        throw new WireDecodeException(
+            "hand-off shipment of term " + term + " covering " + Long.toUnsignedString(covers));
+      }
+      if (nextIndex == 0) {
+        coversTerm = covers;
+      } else if (covers != coversTerm) {
+        throw new WireDecodeException(
+            "hand-off chunk covering " + covers + " inside a shipment covering " + coversTerm);
+      }
       if (entries.size() + parsed.getEntriesCount() > MAX_ENTRIES) {
         throw new WireDecodeException("hand-off shipment beyond " + MAX_ENTRIES + " keys");
       }
@@ -180,7 +192,7 @@ public final class HandOffShipments {
         done = false;
         return null;
       }
-      return new HandOffShipment(range, term, entries);
+      return new HandOffShipment(range, term, entries, coversTerm);
     }
 
     private HandOffShipment.Entry entry(HandOffEntry e) throws WireDecodeException {

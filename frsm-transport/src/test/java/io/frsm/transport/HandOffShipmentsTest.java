@@ -50,6 +50,44 @@ class HandOffShipmentsTest {
     assertEquals(s, back);
   }
 
+  /**
+   * The covered term (docs/PROTOCOL.md "A killed holder: covering its term") travels inside the
+   * checksummed entries of every chunk; a chunk that disagrees, or a term other than the one before
+   * the shipment's, is refused.
+   */
+  @Test
+  void theCoveredTerm_roundTrips_andADisagreeingChunkIsRefused() throws Exception {
+    HandOffShipment drawn = shipment(new SplittableRandom(SEED), 200);
+    HandOffShipment plain = new HandOffShipment(drawn.range(), drawn.term() + 1, drawn.entries());
+    HandOffShipment s = plain.covering(plain.term() - 1);
+    List<HandOffChunk> chunks = HandOffShipments.chunks(s, 1_000);
+    assertTrue(chunks.size() > 2, "chunks: " + chunks.size());
+    HandOffShipments.Assembly a = new HandOffShipments.Assembly();
+    HandOffShipment back = null;
+    for (HandOffChunk c : chunks) {
+      back = a.add(c);
+    }
+    assertEquals(s, back);
+    assertEquals(s.term() - 1, back.coversTerm());
+    // The second chunk of the plain shipment (covers nothing) inside the covering one.
+    List<HandOffChunk> plainChunks = HandOffShipments.chunks(plain, 1_000);
+    HandOffShipments.Assembly mixed = new HandOffShipments.Assembly();
+    mixed.add(chunks.get(0));
+    assertThrows(WireDecodeException.class, () -> mixed.add(plainChunks.get(1)));
+    // A covered term that is not the one before the shipment's.
+    HandOffEntries wrong = HandOffEntries.newBuilder().setCoversTerm(s.term() + 5).build();
+    HandOffChunk bad =
+        HandOffChunk.newBuilder()
+            .setRange(s.range())
+            .setTerm(s.term())
+            .setIndex(0)
+            .setLast(true)
+            .setEntries(wrong.toByteString())
+            .setCrc32C(HandOffShipments.crc32c(wrong.toByteString()))
+            .build();
+    assertThrows(WireDecodeException.class, () -> new HandOffShipments.Assembly().add(bad));
+  }
+
   @Test
   void anEmptyShipment_isOneLastChunk() throws Exception {
     HandOffShipment s = new HandOffShipment(3, 9, List.of());

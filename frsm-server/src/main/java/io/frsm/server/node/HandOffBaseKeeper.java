@@ -148,7 +148,7 @@ final class HandOffBaseKeeper implements AutoCloseable {
         return; // dropped (or reached again) since: this record no longer holds
       }
       try {
-        records.record(b.range(), b.term(), b.ringVersion());
+        records.record(b.range(), b.term(), b.ringVersion(), b.entry());
         written++;
       } catch (IOException e) {
         LOG.log(

@@ -26,15 +26,25 @@ import java.util.zip.CRC32C;
  *
  * <pre>
  *   record := magic:u32 version:u16 node:u32 clusterIdLength:u16 clusterId:utf8
- *             range:u32 term:u64 ringVersion:u64 crc:u32
+ *             range:u32 term:u64 ringVersion:u64 [kind:u8, version 2] crc:u32
  * </pre>
  *
- * Big-endian; {@code crc} is the CRC32C of every byte before it. DO NOT CHANGE: written to disk.
+ * Big-endian; {@code crc} is the CRC32C of every byte before it. Version 2 adds {@code kind}: 0 a
+ * graceful base (shipped from leader-only mode), 1 an entry base (docs/PROTOCOL.md "A killed
+ * holder: covering its term": the cells hold every value chosen <em>before</em> the term). Version
+ * 1 has no kind and is read as a graceful base (it was written only at shipments). A version-1
+ * reader refuses version 2 as another version: that range scans. DO NOT CHANGE: written to disk.
  */
 final class HandOffBaseRecords {
   static final String DIRECTORY = "handoff-base";
   static final int MAGIC = 0x46524842; // "FRHB"
-  static final short VERSION = 1;
+  static final short VERSION = 2;
+
+  /** Records of this version carry no kind: each is a graceful base. */
+  static final short VERSION_WITHOUT_KIND = 1;
+
+  static final byte KIND_GRACEFUL = 0;
+  static final byte KIND_ENTRY = 1;
   static final int MAX_CLUSTER_ID_BYTES = 255;
   private static final String PREFIX = "range-";
   private static final String TEMP_SUFFIX = ".tmp";
@@ -66,14 +76,19 @@ final class HandOffBaseRecords {
    * Writes the record of {@code range} durably: to a temporary file, forced, renamed over the old
    * one atomically, the directory forced. REQUIRES: the range's cells were flushed durably first.
    */
-  void record(int range, long term, long ringVersion) throws IOException {
+  void record(int range, long term, long ringVersion, boolean entry) throws IOException {
     if (range < 0 || term < 1 || ringVersion < 0) {
       throw new IllegalArgumentException(range + "/" + term + "/" + ringVersion);
     }
     Files.createDirectories(directory);
     Path file = directory.resolve(PREFIX + range);
     Path temp = directory.resolve(PREFIX + range + TEMP_SUFFIX);
-    DurableFiles.replace(file, temp, encode(range, term, ringVersion));
+    DurableFiles.replace(file, temp, encode(range, term, ringVersion, entry));
+  }
+
+  /** A graceful base's record. */
+  void record(int range, long term, long ringVersion) throws IOException {
+    record(range, term, ringVersion, false);
   }
 
   /** Deletes the record of {@code range} durably, if there is one. */
@@ -149,7 +164,7 @@ final class HandOffBaseRecords {
   }
 
   private Input.RestoreBase decode(Path file, int fileRange, byte[] bytes) {
-    if (bytes.length < minBytes() || bytes.length > maxBytes()) {
+    if (bytes.length < minBytes(VERSION_WITHOUT_KIND) || bytes.length > maxBytes()) {
       return untrusted(file, "a record of " + bytes.length + " bytes");
     }
     CRC32C crc = new CRC32C();
@@ -158,12 +173,16 @@ final class HandOffBaseRecords {
     if ((int) crc.getValue() != buf.getInt(bytes.length - 4)) {
       return untrusted(file, "checksum mismatch");
     }
-    if (buf.getInt() != MAGIC || buf.getShort() != VERSION) {
-      return untrusted(file, "not a hand-off base record of version " + VERSION);
+    if (buf.getInt() != MAGIC) {
+      return untrusted(file, "not a hand-off base record");
+    }
+    short version = buf.getShort();
+    if (version != VERSION && version != VERSION_WITHOUT_KIND) {
+      return untrusted(file, "a hand-off base record of version " + version);
     }
     int node = buf.getInt();
     int idLength = Short.toUnsignedInt(buf.getShort());
-    if (bytes.length != minBytes() + idLength) {
+    if (bytes.length != minBytes(version) + idLength) {
       return untrusted(file, "cluster id length " + idLength + " does not fit the record");
     }
     byte[] id = new byte[idLength];
@@ -180,17 +199,37 @@ final class HandOffBaseRecords {
     int range = buf.getInt();
     long term = buf.getLong();
     long ringVersion = buf.getLong();
+    byte kind = version == VERSION_WITHOUT_KIND ? KIND_GRACEFUL : buf.get();
     if (range != fileRange || term < 1 || ringVersion < 0) {
       return untrusted(file, "range " + range + ", term " + term + ", ring " + ringVersion);
     }
-    return new Input.RestoreBase(range, term, ringVersion);
+    if (kind != KIND_GRACEFUL && kind != KIND_ENTRY) {
+      return untrusted(file, "kind " + kind);
+    }
+    return new Input.RestoreBase(range, term, ringVersion, kind == KIND_ENTRY);
   }
 
+  byte[] encode(int range, long term, long ringVersion, boolean entry) {
+    return encode(VERSION, range, term, ringVersion, entry);
+  }
+
+  /** A graceful base's record (tests). */
   byte[] encode(int range, long term, long ringVersion) {
-    ByteBuffer buf = ByteBuffer.allocate(minBytes() + clusterId.length);
-    buf.putInt(MAGIC).putShort(VERSION).putInt(nodeId);
+    return encode(range, term, ringVersion, false);
+  }
+
+  /** {@code version} {@link #VERSION_WITHOUT_KIND}: as the previous release wrote it (tests). */
+  byte[] encode(short version, int range, long term, long ringVersion, boolean entry) {
+    if (version == VERSION_WITHOUT_KIND && entry) {
+      throw new IllegalArgumentException("version 1 records have no kind: graceful only");
+    }
+    ByteBuffer buf = ByteBuffer.allocate(minBytes(version) + clusterId.length);
+    buf.putInt(MAGIC).putShort(version).putInt(nodeId);
     buf.putShort((short) clusterId.length).put(clusterId);
     buf.putInt(range).putLong(term).putLong(ringVersion);
+    if (version != VERSION_WITHOUT_KIND) {
+      buf.put(entry ? KIND_ENTRY : KIND_GRACEFUL);
+    }
     CRC32C crc = new CRC32C();
     crc.update(buf.array(), 0, buf.position());
     buf.putInt((int) crc.getValue());
@@ -198,12 +237,12 @@ final class HandOffBaseRecords {
   }
 
   /** The record's bytes without the cluster id. */
-  private static int minBytes() {
-    return 4 + 2 + 4 + 2 + 4 + 8 + 8 + 4;
+  private static int minBytes(short version) {
+    return 4 + 2 + 4 + 2 + 4 + 8 + 8 + (version == VERSION_WITHOUT_KIND ? 0 : 1) + 4;
   }
 
   private static int maxBytes() {
-    return minBytes() + MAX_CLUSTER_ID_BYTES;
+    return minBytes(VERSION) + MAX_CLUSTER_ID_BYTES;
   }
 
   private static Input.RestoreBase untrusted(Path file, String why) {

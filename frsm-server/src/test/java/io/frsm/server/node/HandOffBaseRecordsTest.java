@@ -33,10 +33,52 @@ class HandOffBaseRecordsTest {
         List.of(new Input.RestoreBase(5, 11, 2)), new HandOffBaseRecords(data, "c1", 3).load());
   }
 
+  /**
+   * The kind (docs/FORMATS.md "Hand-off base records", version 2): an entry base reads back as one;
+   * a version-1 record (no kind, written only at shipments) reads as a graceful base; a kind that
+   * is neither is not trusted.
+   */
+  @Test
+  void theKind_entryReadBack_versionOneGraceful_unknownKindNotTrusted() throws Exception {
+    HandOffBaseRecords records = new HandOffBaseRecords(data, "c1", 3);
+    records.record(1, 4, 2, true);
+    records.record(2, 6, 2, false);
+    Path dir = data.resolve(HandOffBaseRecords.DIRECTORY);
+    Files.write(
+        dir.resolve("range-3"),
+        records.encode(HandOffBaseRecords.VERSION_WITHOUT_KIND, 3, 8, 2, false));
+    assertEquals(
+        List.of(
+            new Input.RestoreBase(1, 4, 2, true),
+            new Input.RestoreBase(2, 6, 2, false),
+            new Input.RestoreBase(3, 8, 2, false)),
+        sorted(new HandOffBaseRecords(data, "c1", 3).load()));
+    byte[] unknown = records.encode(5, 9, 2, true);
+    int kindAt = unknown.length - 5;
+    unknown[kindAt] = 7;
+    java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+    crc.update(unknown, 0, unknown.length - 4);
+    java.nio.ByteBuffer.wrap(unknown).putInt(unknown.length - 4, (int) crc.getValue());
+    Files.write(dir.resolve("range-5"), unknown);
+    HandOffBaseRecords reader = new HandOffBaseRecords(data, "c1", 3);
+    assertEquals(3, reader.load().size());
+    assertEquals(1, reader.untrusted());
+    assertFalse(Files.exists(dir.resolve("range-5")));
+  }
+
   @Test
   void everyFlippedByte_isNotTrusted() throws Exception {
     HandOffBaseRecords records = new HandOffBaseRecords(data, "cluster-a", 1);
-    byte[] good = records.encode(2, 5, 1);
+    for (byte[] good :
+        List.of(
+            records.encode(2, 5, 1, false),
+            records.encode(2, 5, 1, true),
+            records.encode(HandOffBaseRecords.VERSION_WITHOUT_KIND, 2, 5, 1, false))) {
+      everyFlippedBitOf(good);
+    }
+  }
+
+  private void everyFlippedBitOf(byte[] good) throws Exception {
     for (int i = 0; i < good.length; i++) {
       for (int bit = 0; bit < 8; bit++) {
         byte[] bad = good.clone();
