@@ -84,6 +84,107 @@ class HandOffIT {
   }
 
   /**
+   * A killed natural leader returns by import (docs/PROTOCOL.md "A killed holder: covering its
+   * term"): node 1 serves its ranges leader-only, with an entry base record per range (written
+   * after its scans, following a flush); it is killed under the counter load (no drain, no flush,
+   * no hand over: its session runs out), the stand-ins wait out its lease, scan — learning node 1's
+   * term records — and serve; restarted on its directories, node 1 gets every range handed back
+   * with a shipment covering its killed term and imports it on its entry base instead of scanning.
+   * No acknowledged increment lost or doubled. A range scanned instead is one whose hand-back fell
+   * back (counted) or whose stand-in's shipment did not cover the killed term (its scan had not
+   * completed, or skipped a key): those imports are refused, counted as refused.
+   */
+  @Test
+  void killedNaturalLeader_returnsByImportOnItsEntryBase(@TempDir Path dir) throws Exception {
+    try (TestCluster cluster =
+        TestCluster.withTweaks(dir, b -> b.set(ConsensusKeys.HAND_OFF, true))) {
+      Ring ring = cluster.ring();
+      List<Integer> ledBy1 = new ArrayList<>();
+      for (int r = 0; r < ring.rangeCount(); r++) {
+        if (ring.replicasOfRange(r).get(0) == 1) {
+          ledBy1.add(r);
+        }
+      }
+      FrsmNode n1 = cluster.node(1);
+      Await.until(
+          () -> tally(n1).scansCompleted() >= ledBy1.size(), TIMEOUT, "node 1 to scan its ranges");
+      Path records = dir.resolve("node-1/data").resolve(HandOffBaseRecords.DIRECTORY);
+      Await.until(
+          () -> recordFiles(records) >= ledBy1.size(),
+          TIMEOUT,
+          "node 1's entry base records of its " + ledBy1.size() + " ranges");
+      HotKeyLoad load = new HotKeyLoad(cluster, ledBy1);
+      Await.until(
+          () -> load.keys().stream().allMatch(k -> k.acknowledged.get() >= 3),
+          TIMEOUT,
+          "every hot key to take increments");
+      HandOffTally[] standInTallies = {null, null, tally(cluster.node(2)), tally(cluster.node(3))};
+      long killedAt = System.nanoTime();
+      cluster.crash(1); // as kill -9: no drain, no hand-off, no flush
+      for (int r : ledBy1) {
+        cluster.awaitLeader(r, ring.replicasOfRange(r).get(1), TIMEOUT);
+      }
+      for (int id = 2; id <= 3; id++) {
+        FrsmNode n = cluster.node(id);
+        int standIn = id;
+        long held = ledBy1.stream().filter(r -> ring.replicasOfRange(r).get(1) == standIn).count();
+        awaitLeaderOnly(n, standInTallies[id], held); // their scans cover node 1's killed term
+      }
+      // The stand-ins serve the load for a while (about ten seconds in all since the kill).
+      long until = killedAt + TimeUnit.SECONDS.toNanos(10);
+      while (System.nanoTime() < until) {
+        load.awaitIncrementsAfter(System.nanoTime(), TIMEOUT, "increments at the stand-ins");
+      }
+      long entryRecords = recordFiles(records);
+      HandBackCounts standInsBefore = sum(cluster);
+      long backAt = System.nanoTime();
+      FrsmNode back = cluster.restart(1);
+      cluster.awaitNaturalLeaders();
+      awaitLeaderOnly(back, HandOffTally.ZERO, ledBy1.size());
+      long backMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - backAt);
+      load.awaitIncrementsAfter(System.nanoTime(), TIMEOUT, "increments after the return");
+      load.close();
+      List<String> violations = load.counterViolations(cluster.thinClient());
+      HandOffTally after = tally(back);
+      HandBackCounts standIns = sum(cluster);
+      long fallbacks = fallbacks(standInsBefore, standIns) + after.importsRefused();
+      System.out.printf(
+          "killed natural leader: %d entry base records at the kill; back, %d ranges leader-only"
+              + " in %d ms: %d by import, %d by scan (%d imports refused); stand-ins %s; %d"
+              + " increments acknowledged, client errors %d%n",
+          entryRecords,
+          ledBy1.size(),
+          backMillis,
+          after.enteredByImport(),
+          after.scansCompleted(),
+          after.importsRefused(),
+          standIns,
+          load.keys().stream().mapToLong(k -> k.acknowledged.get()).sum(),
+          load.errorCount());
+      assertEquals(List.of(), violations, "acknowledged increments lost or doubled");
+      assertEquals(
+          ledBy1.size(),
+          after.enteredByImport() + after.scansCompleted(),
+          "each range entered once, by import or scan");
+      assertTrue(after.enteredByImport() > 0, "no range came back by import: " + standIns);
+      assertTrue(
+          after.scansCompleted() <= fallbacks,
+          after.scansCompleted() + " ranges scanned, " + fallbacks + " fell back: " + standIns);
+    }
+  }
+
+  private static long recordFiles(Path records) {
+    if (!java.nio.file.Files.isDirectory(records)) {
+      return 0;
+    }
+    try (var list = java.nio.file.Files.list(records)) {
+      return list.filter(f -> !f.getFileName().toString().endsWith(".tmp")).count();
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  /**
    * Node 1 took each of its ranges back once, by import or by scan, and imported only where it had
    * a base record. A range with a record is scanned instead only when its hand-back fell back — the
    * stand-in declined it, its drain gave up after a lease, the shipment went unacknowledged, or
