@@ -89,6 +89,52 @@ class HandOffInputsTest {
     assertEquals(1, node.handOffsRefused(), "no base: the shipment is refused");
   }
 
+  /**
+   * An entry base of {@code t} (docs/PROTOCOL.md "A killed holder: covering its term", step 4)
+   * takes only a shipment of {@code t + 1} that covers {@code t}: one covering nothing, or of
+   * another term, is refused.
+   */
+  @Test
+  void anEntryBase_takesOnlyAShipmentOfTheNextTermThatCoversItsTerm() {
+    NodeCore node = core(true);
+    long ring = Placement.single(List.of(0, 1, 2)).ringVersion();
+    assertEquals(List.of(), node.step(NOW, new Input.RestoreBase(0, 3, ring, true)));
+    assertEquals(1, node.handOffBasesRestored());
+    node.step(NOW, new Input.ImportShipment(shipment(0, 4)));
+    assertEquals(1, node.handOffsRefused(), "a shipment covering nothing");
+    node.step(NOW, new Input.ImportShipment(shipment(0, 5).covering(4)));
+    assertEquals(2, node.handOffsRefused(), "a shipment of another term");
+    List<Effect> taken = node.step(NOW, new Input.ImportShipment(shipment(0, 4).covering(3)));
+    assertEquals(2, node.handOffsRefused(), "the covering shipment of the next term is taken");
+    assertTrue(
+        taken.stream().anyMatch(e -> e instanceof Effect.Persist), "its value merged: " + taken);
+  }
+
+  /** The same as a graceful base: any shipment of the next term (its own shipment covered it). */
+  @Test
+  void aGracefulBase_takesAShipmentOfTheNextTerm_coveringOrNot() {
+    NodeCore node = core(true);
+    long ring = Placement.single(List.of(0, 1, 2)).ringVersion();
+    node.step(NOW, new Input.RestoreBase(0, 3, ring, false));
+    node.step(NOW, new Input.ImportShipment(shipment(0, 4)));
+    assertEquals(0, node.handOffsRefused());
+  }
+
+  /**
+   * A ring change after the entry base — even one that leaves the range's replicas as they were, so
+   * the base itself is kept — refuses the import on it: a settle may have re-committed values under
+   * its own ballot, which no classification sees.
+   */
+  @Test
+  void anEntryBase_afterARingChange_refusesEvenACoveringShipment() {
+    NodeCore node = core(true);
+    Placement placement = Placement.single(List.of(0, 1, 2));
+    node.step(NOW, new Input.RestoreBase(0, 3, placement.ringVersion(), true));
+    node.step(NOW, new Input.PlacementChanged(placement.atVersion(placement.ringVersion() + 1)));
+    node.step(NOW, new Input.ImportShipment(shipment(0, 4).covering(3)));
+    assertEquals(1, node.handOffsRefused());
+  }
+
   @Test
   void aRestoredBase_ofARangeOutsideThePlacement_isRefusedAsInput_andWithTheModeOffIgnored() {
     assertThrows(

@@ -52,10 +52,12 @@ import org.junit.jupiter.api.io.TempDir;
  * "Hand-off instead of a scan"; force it with {@code -Dfrsm.multiprocess.handOff=on|off}), from a
  * stream of its own so that the kill schedule of a seed is the same in both modes. With hand-off on
  * the absence limit is {@link #HAND_OFF_MAX_ABSENCE}, inside the drawn downtimes, so a returning
- * killed node meets both fall-backs — a hand-back refused (a crash keeps no base) and one declined
- * for the absence — and each round's victim is stopped gracefully ({@code kill -TERM}: it drains
- * and hands its ranges over, and imports them back after the restart) or killed, at random. Either
- * way nothing may be lost or doubled.
+ * killed node meets both the import on its entry base (docs/PROTOCOL.md "A killed holder: covering
+ * its term": when the stand-in's shipment covers the killed term) or its fall-back (refused: no
+ * entry base recorded, or a shipment covering nothing) and the hand-back declined for the absence —
+ * and each round's victim is stopped gracefully ({@code kill -TERM}: it drains and hands its ranges
+ * over, and imports them back after the restart) or killed, at random. Either way nothing may be
+ * lost or doubled.
  *
  * <p>{@link CounterCheck} resolves unknown outcomes with {@code fence}. At the end every counter
  * equals the increments that took effect (none lost, none doubled) and the recorded history is
