@@ -18,7 +18,9 @@ import org.junit.jupiter.api.Test;
  * and serves every key as last acknowledged, leader-only. Each broken rule serves a key stale.
  */
 class KilledHolderScenarioTest {
-  static final int SEEDS = 20;
+  /** {@code -Dfrsm.sim.killedHolderSeeds=N} runs N seeds of each case (and reports each rate). */
+  static final int SEEDS = Integer.getInteger("frsm.sim.killedHolderSeeds", 20);
+
   static final int KEYS = 300;
   static final int CHANGED = 8;
 
