@@ -40,6 +40,14 @@ import java.util.TreeSet;
  * Input.RestoreBase}), so a node that restarted after its shipment can still import. The record is
  * dropped ({@link Effect.BaseDropped}) at this node's next grant of the range, whatever it brings:
  * from then on the node may write the range itself, which the record's premise excludes.
+ *
+ * <p>A killed holder (docs/PROTOCOL.md "A killed holder: covering its term", steps 3–4): after the
+ * range enters leader-only mode in this node's term {@code t} and the values its scan learned are
+ * in its cells, the node holds an <em>entry base</em> of {@code t} — its cells hold every value
+ * chosen before {@code t} — kept durable the same way ({@link Effect.BaseReached} with {@code
+ * entry}). It lets the node import only a shipment of {@code t + 1} that covers {@code t} (names
+ * every key chosen in {@code t}) under an unchanged ring: so a holder killed in {@code t}, whose
+ * cells may lack values chosen in {@code t} without its acceptor, can still return without a scan.
  */
 final class HandOffs {
   /** Hand-off settle reads count down from here (settle read ids, see {@link RangeSettles}). */
