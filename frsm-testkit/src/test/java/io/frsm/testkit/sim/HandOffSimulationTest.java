@@ -185,7 +185,7 @@ class HandOffSimulationTest {
    * the killed term chosen without the holder's own acceptor and a shipment that does not cover the
    * term; a kill between the entry record and its flush; a flush that overtakes the scan's last
    * commit) and then a read of exactly that key served from the returning node's cells — none of
-   * 100 seeds met all of that on 2026-11-28, so the scripted {@link KilledHolderScenarioTest} is
+   * 300 seeds met all of that on 2026-11-28, so the scripted {@link KilledHolderScenarioTest} is
    * the test with teeth. {@code -Dfrsm.sim.killedHolderMutationSeeds=N} runs N seeds of each.
    */
   @Test
