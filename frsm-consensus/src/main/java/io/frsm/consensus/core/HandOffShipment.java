@@ -14,9 +14,9 @@ import java.util.Objects;
  *
  * @param entries in key order, at most one per key
  * @param coversTerm {@code term − 1} if the entries also name every key whose value was chosen in
- *     that term (docs/PROTOCOL.md "A killed holder: covering its term"), else 0. Not on the
- *     server's stream yet (docs/formats/streaming.md): only the import of a killed holder's return,
- *     not built yet, reads it.
+ *     that term (docs/PROTOCOL.md "A killed holder: covering its term"), else 0. Carried by the
+ *     server's hand-off stream inside the checksummed entries (docs/formats/streaming.md); an
+ *     import on an entry base of {@code term − 1} needs it.
  */
 public record HandOffShipment(int range, long term, List<Entry> entries, long coversTerm) {
 
