@@ -28,8 +28,9 @@ public final class ApiValues {
 
   static io.frsm.client.proto.Versioned versioned(Versioned versioned) {
     return io.frsm.client.proto.Versioned.newBuilder()
-        // value() is a fresh copy that nothing else holds or writes: wrapped, not copied again.
-        .setValue(UnsafeByteOperations.unsafeWrap(versioned.value()))
+        // A read-only view of the value's own bytes, which nothing writes: wrapped, not copied
+        // (value() would copy them once more only for the encoder to read them).
+        .setValue(UnsafeByteOperations.unsafeWrap(versioned.valueBuffer()))
         .setVersion(version(versioned.version()))
         .build();
   }
@@ -40,9 +41,11 @@ public final class ApiValues {
     if (!present) {
       throw new WireDecodeException(where + " is missing");
     }
-    return new Versioned(
-        versioned.getValue().toByteArray(),
-        version(versioned.hasVersion(), versioned.getVersion(), where));
+    Version version = version(versioned.hasVersion(), versioned.getVersion(), where);
+    // One copy out of the frame (the bytes field shares the decoder's body array, which the next
+    // frame overwrites) into the array the Versioned keeps: toByteArray and then the constructor
+    // copied twice.
+    return Versioned.copyOf(versioned.getValue().asReadOnlyByteBuffer(), version);
   }
 
   /**
