@@ -41,14 +41,6 @@ public record Versioned(byte[] value, Version version) {
     return value.clone();
   }
 
-  /**
-   * The value as a read-only buffer over this object's own bytes: no copy, for a reader that only
-   * reads them (such as an encoder). Its position is 0 and its limit the value's length.
-   */
-  public ByteBuffer valueBuffer() {
-    return ByteBuffer.wrap(value).asReadOnlyBuffer();
-  }
-
   @Override
   public boolean equals(Object o) {
     return o instanceof Versioned other

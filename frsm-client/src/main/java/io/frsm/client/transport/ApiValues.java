@@ -28,9 +28,10 @@ public final class ApiValues {
 
   static io.frsm.client.proto.Versioned versioned(Versioned versioned) {
     return io.frsm.client.proto.Versioned.newBuilder()
-        // A read-only view of the value's own bytes, which nothing writes: wrapped, not copied
-        // (value() would copy them once more only for the encoder to read them).
-        .setValue(UnsafeByteOperations.unsafeWrap(versioned.valueBuffer()))
+        // value() is a fresh copy that nothing else holds or writes: wrapped, not copied again.
+        // (A read-only view of the Versioned's own bytes would not save it: protobuf copies a
+        // read-only heap buffer when it wraps one.)
+        .setValue(UnsafeByteOperations.unsafeWrap(versioned.value()))
         .setVersion(version(versioned.version()))
         .build();
   }
