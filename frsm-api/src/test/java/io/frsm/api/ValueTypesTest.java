@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.ByteBuffer;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
@@ -32,6 +33,24 @@ class ValueTypesTest {
     assertArrayEquals(new byte[] {1, 2, 3}, v.value());
     assertEquals(v, new Versioned(new byte[] {1, 2, 3}, new Version(1, 0)));
     assertNotEquals(v, new Versioned(new byte[] {1, 2, 3}, new Version(1, 1)));
+  }
+
+  @Test
+  void versioned_copyOfABuffer_sharesNothingWritable() {
+    ByteBuffer source = ByteBuffer.wrap(new byte[] {0, 1, 2, 3, 0});
+    source.position(1).limit(4);
+    Versioned v = Versioned.copyOf(source, new Version(1, 0));
+    assertEquals(1, source.position(), "the source's position is not moved");
+    source.put(1, (byte) 9);
+    assertArrayEquals(new byte[] {1, 2, 3}, v.value());
+    assertEquals(v, new Versioned(new byte[] {1, 2, 3}, new Version(1, 0)));
+    v.value()[0] = 9;
+    assertArrayEquals(new byte[] {1, 2, 3}, v.value());
+    // The constructor still copies a caller's array after a copyOf on the same thread.
+    byte[] mine = {4, 5};
+    Versioned w = new Versioned(mine, new Version(1, 0));
+    mine[0] = 9;
+    assertArrayEquals(new byte[] {4, 5}, w.value());
   }
 
   @Test

@@ -250,6 +250,22 @@ public final class LsmEngine implements AutoCloseable {
   }
 
   /**
+   * As {@link #write(Cell)}, telling {@code done} instead of completing a future: {@code
+   * done.written(attachment, null)} once the cell is synced and visible, or {@code
+   * done.written(attachment, failure)} with what the future would have failed with. Called exactly
+   * once, on a commit-log thread (on the calling thread if the commit log already failed the write
+   * before this returned), never while the engine holds a lock. For the hot path: one callback
+   * object serves every write, so a write costs no future and no dependent stage.
+   *
+   * @throws OversizedCellException if the key or value exceeds the configured limits; nothing is
+   *     written and {@code done} is not called
+   * @throws IllegalStateException if the engine is closed; {@code done} is not called
+   */
+  public <A> void write(Cell cell, A attachment, WriteCallback<? super A> done) {
+    writes.write(cell, attachment, done);
+  }
+
+  /**
    * Merges {@code cell} into the active memtable <em>without</em> a commit-log record: visible to
    * reads on return, durable only once its memtable is flushed, lost by a crash before that. For
    * state a crash may lose without harm — the consensus layer's commits of chosen values, already
@@ -263,6 +279,19 @@ public final class LsmEngine implements AutoCloseable {
    */
   public CompletableFuture<Void> writeUnlogged(Cell cell) {
     return writes.writeUnlogged(cell);
+  }
+
+  /**
+   * As {@link #writeUnlogged(Cell)}, telling {@code done} instead of completing a future: on the
+   * calling thread before this returns — unless flushes stall, then on the thread that lets the
+   * write in once a flush made room (or that fails it when the engine stops).
+   *
+   * @throws OversizedCellException if the key or value exceeds the configured limits; nothing is
+   *     written and {@code done} is not called
+   * @throws IllegalStateException if the engine is closed; {@code done} is not called
+   */
+  public <A> void writeUnlogged(Cell cell, A attachment, WriteCallback<? super A> done) {
+    writes.writeUnlogged(cell, attachment, done);
   }
 
   // ---------------------------------------------------------------- reads

@@ -74,16 +74,16 @@ final class MemtableSwitch {
   /**
    * Admits a writer of {@code cell} to the active memtable and appends its commit-log record, both
    * under the switch lock (so the record belongs to that memtable's segments): hands the memtable
-   * to {@code admitted} before the append, and returns the record's future. A consumer rather than
-   * a returned pair: one object per logged write less (the write's completion takes the memtable).
+   * to {@code admitted} before the append, and returns the pending record. A consumer rather than a
+   * returned pair: one object per logged write less (the write's completion takes the memtable).
    *
    * @throws IllegalStateException if the engine is closed
    */
-  CompletableFuture<Void> admitLogged(Cell cell, Consumer<Memtable> admitted) {
+  CommitLog.PendingRecord admitLogged(Cell cell, Consumer<Memtable> admitted) {
     switchLock.readLock().lock();
     try {
       admitted.accept(activeForWriter());
-      return commitLog.append(cell);
+      return commitLog.appendPending(cell);
     } finally {
       switchLock.readLock().unlock();
     }

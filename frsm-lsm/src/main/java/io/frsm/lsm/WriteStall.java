@@ -1,10 +1,10 @@
 package io.frsm.lsm;
 
-import io.frsm.cell.Cell;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BiFunction;
 
 /**
  * Holds writes back while {@code lsm.maxFrozenMemtables} memtables wait for their flush, and lets
@@ -27,15 +27,27 @@ final class WriteStall {
   private static final System.Logger LOG = System.getLogger(LsmEngine.class.getName());
   private static final long WARNING_EVERY_NANOS = 60_000_000_000L;
 
-  private record Waiting(Cell cell, boolean logged, CompletableFuture<Void> result) {}
+  /** A write this stall may hold back: admitted under its lock, reported outside it. */
+  abstract static class Write {
+    /**
+     * Admits the write to the active memtable (a logged one also to the commit log). May run under
+     * this stall's lock, so it must not call back the writer.
+     *
+     * @throws IllegalStateException if the engine is closed
+     */
+    abstract void admit();
+
+    /** After {@link #admit}, outside every lock: reports the write's end, now or when it comes. */
+    abstract void proceed();
+
+    /** The write was never admitted ({@code cause}); outside every lock. */
+    abstract void fail(RuntimeException cause);
+  }
 
   private final FlushPipeline flushes;
   private final int maxFrozenMemtables;
 
-  /** Admits a cell to the memtable now: (cell, logged) → the write's future. */
-  private final BiFunction<Cell, Boolean, CompletableFuture<Void>> admit;
-
-  private final ArrayDeque<Waiting> waiting = new ArrayDeque<>(); // guarded by this
+  private final ArrayDeque<Write> waiting = new ArrayDeque<>(); // guarded by this
   private boolean watching; // guarded by this: a flush's publish will let writes in
   private boolean closed; // guarded by this
   private long stallStartNanos; // guarded by this
@@ -48,56 +60,65 @@ final class WriteStall {
   private final AtomicLong stalls = new AtomicLong();
   private final AtomicLong heldBack = new AtomicLong();
 
-  WriteStall(
-      FlushPipeline flushes,
-      int maxFrozenMemtables,
-      BiFunction<Cell, Boolean, CompletableFuture<Void>> admit) {
+  WriteStall(FlushPipeline flushes, int maxFrozenMemtables) {
     if (maxFrozenMemtables < 1) {
       throw new IllegalArgumentException("maxFrozenMemtables must be at least 1");
     }
     this.flushes = flushes;
     this.maxFrozenMemtables = maxFrozenMemtables;
-    this.admit = admit;
   }
 
   /**
-   * Writes {@code cell} now, or — while the flush queue is full or other writes wait — once a flush
-   * made room and every write before it was let in.
+   * The fast path's check, without the lock: true if a write may be admitted now (no write waits
+   * and the flush queue has room); otherwise hand it to {@link #write}.
    */
-  CompletableFuture<Void> write(Cell cell, boolean logged) {
-    if (!holding && room()) {
-      return admit.apply(cell, logged);
-    }
+  boolean admitsNow() {
+    return !holding && room();
+  }
+
+  /**
+   * Admits {@code write} now, or — while the flush queue is full or other writes wait — once a
+   * flush made room and every write before it was let in.
+   *
+   * @throws IllegalStateException if the engine is closed (the write is neither admitted nor
+   *     reported)
+   */
+  void write(Write write) {
     synchronized (this) {
       if (closed) {
         throw new IllegalStateException("the LSM engine is closed");
       }
-      if (waiting.isEmpty() && room()) {
-        return admit.apply(cell, logged);
+      if (!waiting.isEmpty() || !room()) {
+        holdBack(write);
+        return;
       }
-      CompletableFuture<Void> result = new CompletableFuture<>();
-      waiting.addLast(new Waiting(cell, logged, result));
-      heldBack.incrementAndGet();
-      if (!holding) {
-        holding = true;
-        stallStartNanos = System.nanoTime();
-        stalls.incrementAndGet();
-        // One WARNING a minute at most: a disk that lags under a steady load stalls at every flush.
-        warned = stalls.get() == 1 || stallStartNanos - lastWarningNanos > WARNING_EVERY_NANOS;
-        if (warned) {
-          lastWarningNanos = stallStartNanos;
-        }
-        LOG.log(
-            warned ? System.Logger.Level.WARNING : System.Logger.Level.DEBUG,
-            "writes held back: "
-                + flushes.queued()
-                + " memtables are waiting for their flush (lsm.maxFrozenMemtables); the disk"
-                + " does not keep up (or flushes fail: see their errors). They go on as flushes"
-                + " finish (frsm.lsm.write.stalls counts every time; logged once a minute)");
-      }
-      watchNextPublish();
-      return result;
+      write.admit();
     }
+    write.proceed();
+  }
+
+  /** REQUIRES: holding this lock. */
+  private void holdBack(Write write) {
+    waiting.addLast(write);
+    heldBack.incrementAndGet();
+    if (!holding) {
+      holding = true;
+      stallStartNanos = System.nanoTime();
+      stalls.incrementAndGet();
+      // One WARNING a minute at most: a disk that lags under a steady load stalls at every flush.
+      warned = stalls.get() == 1 || stallStartNanos - lastWarningNanos > WARNING_EVERY_NANOS;
+      if (warned) {
+        lastWarningNanos = stallStartNanos;
+      }
+      LOG.log(
+          warned ? System.Logger.Level.WARNING : System.Logger.Level.DEBUG,
+          "writes held back: "
+              + flushes.queued()
+              + " memtables are waiting for their flush (lsm.maxFrozenMemtables); the disk"
+              + " does not keep up (or flushes fail: see their errors). They go on as flushes"
+              + " finish (frsm.lsm.write.stalls counts every time; logged once a minute)");
+    }
+    watchNextPublish();
   }
 
   /** Whether the engine holds writes back now (or would hold back the next one). */
@@ -122,15 +143,15 @@ final class WriteStall {
 
   /** Fails every write still held back: the engine stops, so none can be made durable. */
   void close() {
-    ArrayDeque<Waiting> failed;
+    ArrayDeque<Write> failed;
     synchronized (this) {
       closed = true;
       failed = new ArrayDeque<>(waiting);
       waiting.clear();
       holding = false;
     }
-    for (Waiting w : failed) {
-      w.result().completeExceptionally(new IllegalStateException("the LSM engine is closed"));
+    for (Write w : failed) {
+      w.fail(new IllegalStateException("the LSM engine is closed"));
     }
   }
 
@@ -155,12 +176,12 @@ final class WriteStall {
 
   /**
    * Lets held-back writes in, oldest first, while the flush queue has room. Admission runs under
-   * the lock (arrival order); the callers' futures are completed after it is released, so none of
-   * their callbacks runs under it.
+   * the lock (arrival order); the writes are reported after it is released, so none of the writers'
+   * callbacks runs under it.
    */
   private void letIn() {
-    java.util.List<Waiting> admitted = new java.util.ArrayList<>();
-    java.util.List<CompletableFuture<Void>> writes = new java.util.ArrayList<>();
+    List<Write> admitted = new ArrayList<>();
+    List<RuntimeException> refused = new ArrayList<>(); // per admitted write, null if it went in
     synchronized (this) {
       watching = false;
       while (!waiting.isEmpty() && !closed) {
@@ -168,15 +189,15 @@ final class WriteStall {
           watchNextPublish();
           break;
         }
-        Waiting w = waiting.pollFirst();
-        CompletableFuture<Void> written;
+        Write w = waiting.pollFirst();
+        RuntimeException refusal = null;
         try {
-          written = admit.apply(w.cell(), w.logged());
+          w.admit();
         } catch (RuntimeException e) { // the engine closed meanwhile
-          written = CompletableFuture.failedFuture(e);
+          refusal = e;
         }
         admitted.add(w);
-        writes.add(written);
+        refused.add(refusal);
       }
       if (waiting.isEmpty() && holding) {
         holding = false;
@@ -188,17 +209,11 @@ final class WriteStall {
       }
     }
     for (int i = 0; i < admitted.size(); i++) {
-      CompletableFuture<Void> result = admitted.get(i).result();
-      writes
-          .get(i)
-          .whenComplete(
-              (ok, error) -> {
-                if (error == null) {
-                  result.complete(null);
-                } else {
-                  result.completeExceptionally(error);
-                }
-              });
+      if (refused.get(i) == null) {
+        admitted.get(i).proceed();
+      } else {
+        admitted.get(i).fail(refused.get(i));
+      }
     }
   }
 }

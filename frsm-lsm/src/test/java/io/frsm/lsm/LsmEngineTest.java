@@ -33,6 +33,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
@@ -335,6 +336,39 @@ class LsmEngineTest {
     LsmEngine reopened = open(config().build());
     assertEquals("kept", valueOf(reopened.get(k)));
     assertEquals("after", valueOf(reopened.get(key("y"))));
+  }
+
+  @Test
+  void writesWithACallback_tellItOnceWithTheAttachment_andACallbackThatThrowsStopsNothing()
+      throws Exception {
+    LsmEngine engine = open(config().maxValueSizeBytes(32).build());
+    LinkedBlockingQueue<String> told = new LinkedBlockingQueue<>();
+    WriteCallback<String> callback =
+        (attachment, failure) -> {
+          told.add(attachment + (failure == null ? " ok" : " " + failure.getClass().getName()));
+          throw new IllegalStateException("a callback's bug must not stop the engine");
+        };
+    engine.write(live(key("a"), 1, 0, "a", true), "a", callback);
+    assertEquals("a ok", told.poll(30, TimeUnit.SECONDS));
+    assertEquals("a", valueOf(engine.get(key("a")))); // visible once told
+    engine.writeUnlogged(live(key("b"), 1, 0, "b", true), "b", callback);
+    assertEquals("b ok", told.poll()); // told before writeUnlogged returned
+    fs.setCapacityBytes(fs.usedBytes() + 10);
+    engine.write(live(key("x"), 1, 0, "lost", true), "x", callback);
+    assertEquals("x " + IOException.class.getName(), told.poll(30, TimeUnit.SECONDS));
+    fs.setCapacityBytes(Long.MAX_VALUE);
+    engine.write(live(key("y"), 1, 0, "y", true), "y", callback);
+    assertEquals("y ok", told.poll(30, TimeUnit.SECONDS));
+    await(engine.write(live(key("z"), 1, 0, "z", true))); // the stripe went on after the throws
+    assertEquals(List.of(), List.copyOf(told), "each write is told once");
+    assertThrows(
+        OversizedCellException.class,
+        () -> engine.write(live(key("big"), 1, 0, "x".repeat(33), true), "big", callback));
+    engine.kill();
+    assertThrows(
+        IllegalStateException.class,
+        () -> engine.write(live(key("c"), 1, 0, "c", true), "c", callback));
+    assertNull(told.poll(), "a refused write is not told: the caller got the exception");
   }
 
   @Test

@@ -24,6 +24,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -84,6 +85,29 @@ class LsmStorageTest {
     await(persister.execute(new Effect.Persist(42, delta)));
     assertEquals(List.of("cache", "done 42"), order);
     assertEquals(delta.accepted(), cache.get(k).accepted()); // no stale "nothing stored"
+  }
+
+  @Test
+  void persist_withoutAFuture_feedsPersistDoneOrFatal_andAHintBeforeItReturns() throws Exception {
+    Key k = key("k");
+    LinkedBlockingQueue<String> told = new LinkedBlockingQueue<>();
+    LsmPersister persister =
+        new LsmPersister(
+            engine,
+            PersistListener.NONE,
+            done -> told.add("done " + done.persistId()),
+            error -> told.add("fatal " + error.getClass().getSimpleName()));
+    persister.persist(new Effect.Persist(1, accepted(k, 0, 5, "v")));
+    assertEquals("done 1", told.poll(10, TimeUnit.SECONDS));
+    persister.persist(new Effect.Persist(2, accepted(k, 0, 5, "v"), false));
+    assertEquals("done 2", told.poll(), "a hint is done before persist returns");
+    fs.setCapacityBytes(fs.usedBytes()); // disk full
+    persister.persist(new Effect.Persist(3, accepted(k, 1, 6, "w")));
+    assertEquals("fatal IOException", told.poll(10, TimeUnit.SECONDS));
+    engine.kill();
+    persister.persist(new Effect.Persist(4, accepted(k, 1, 7, "x")));
+    assertEquals("fatal IllegalStateException", told.poll(), "a closed engine: fatal at once");
+    assertNull(told.poll());
   }
 
   @Test

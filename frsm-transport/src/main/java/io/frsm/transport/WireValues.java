@@ -1,6 +1,7 @@
 package io.frsm.transport;
 
 import com.google.protobuf.ByteString;
+import com.google.protobuf.UnsafeByteOperations;
 import io.frsm.cell.AcceptedValue;
 import io.frsm.cell.Ballot;
 import io.frsm.cell.CellKind;
@@ -23,8 +24,13 @@ final class WireValues {
 
   // ---- keys
 
+  /**
+   * The key's own array, wrapped: a {@link Key} never writes it, and the message only reads it
+   * while it is encoded. (Copying it, as {@code ByteString.copyFrom} does, made a copy per peer
+   * message that was thrown away once the frame was written.)
+   */
   static ByteString key(Key key) {
-    return ByteString.copyFrom(key.bytesUnsafe());
+    return UnsafeByteOperations.unsafeWrap(key.bytesUnsafe());
   }
 
   static Key key(ByteString bytes, String where) throws WireDecodeException {
@@ -133,14 +139,15 @@ final class WireValues {
     io.frsm.transport.proto.AcceptedValue.Builder b =
         io.frsm.transport.proto.AcceptedValue.newBuilder();
     if (value.token() != null) {
-      b.setToken(ByteString.copyFrom(value.token().bytes()));
+      b.setToken(UnsafeByteOperations.unsafeWrap(value.token().bytes())); // a fresh copy
     }
     return b.setEpoch(value.epoch())
         .setTimestamp(value.timestamp())
         .setAccepted(ballot(value.accepted()))
         .setKind(
             value.isDelete() ? ValueKind.VALUE_KIND_DELETE_FOR_CELL : ValueKind.VALUE_KIND_LIVE)
-        .setValue(ByteString.copyFrom(value.valueUnsafe()))
+        // The accepted value's own array: immutable, owned by it (AcceptedValue), only read here.
+        .setValue(UnsafeByteOperations.unsafeWrap(value.valueUnsafe()))
         .setChosen(value.chosen())
         .build();
   }

@@ -29,6 +29,8 @@ public final class ApiValues {
   static io.frsm.client.proto.Versioned versioned(Versioned versioned) {
     return io.frsm.client.proto.Versioned.newBuilder()
         // value() is a fresh copy that nothing else holds or writes: wrapped, not copied again.
+        // (A read-only view of the Versioned's own bytes would not save it: protobuf copies a
+        // read-only heap buffer when it wraps one.)
         .setValue(UnsafeByteOperations.unsafeWrap(versioned.value()))
         .setVersion(version(versioned.version()))
         .build();
@@ -40,9 +42,11 @@ public final class ApiValues {
     if (!present) {
       throw new WireDecodeException(where + " is missing");
     }
-    return new Versioned(
-        versioned.getValue().toByteArray(),
-        version(versioned.hasVersion(), versioned.getVersion(), where));
+    Version version = version(versioned.hasVersion(), versioned.getVersion(), where);
+    // One copy out of the frame (the bytes field shares the decoder's body array, which the next
+    // frame overwrites) into the array the Versioned keeps: toByteArray and then the constructor
+    // copied twice.
+    return Versioned.copyOf(versioned.getValue().asReadOnlyByteBuffer(), version);
   }
 
   /**

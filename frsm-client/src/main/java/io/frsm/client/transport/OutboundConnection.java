@@ -15,7 +15,6 @@ import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.timeout.IdleState;
 import io.netty.handler.timeout.IdleStateEvent;
-import io.netty.handler.timeout.IdleStateHandler;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
@@ -130,9 +129,7 @@ public final class OutboundConnection {
                     ch.pipeline().addLast(FrameEncoder.INSTANCE);
                     if (keepalive != null) {
                       // Its WRITER_IDLE event reaches WritabilityAndErrors, which writes one.
-                      ch.pipeline()
-                          .addLast(
-                              new IdleStateHandler(0, keepaliveNanos, 0, TimeUnit.NANOSECONDS));
+                      ch.pipeline().addLast(new KeepaliveTimer(keepaliveNanos));
                     }
                     inbound.accept(ch.pipeline());
                     ch.pipeline().addLast(new WritabilityAndErrors());

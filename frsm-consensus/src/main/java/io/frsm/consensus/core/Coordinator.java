@@ -71,7 +71,10 @@ final class Coordinator {
   void tick(Now now, List<Effect> out) {
     // A tick may end a key's operations (advance forgets the key), so it walks a copy of the
     // entries, in the map's order; the copy's list is kept between ticks, as a tick comes every
-    // few milliseconds whether or not anything runs (issue 26: allocation per operation).
+    // few milliseconds whether or not anything runs (issue 26: allocation per operation). So a tick
+    // must never start inside another: a run's tick only adds effects to `out`, which the driver
+    // carries out after the step, so nothing below calls back into tick.
+    assert tickScratch.isEmpty() : "Coordinator.tick re-entered: " + tickScratch.size() + " keys";
     for (Map.Entry<Key, KeyOperations> entry : keys.entrySet()) {
       tickScratch.add(entry);
     }

@@ -165,6 +165,38 @@ public final class CommitLog implements AutoCloseable {
    *     RecordFormat#MAX_PAYLOAD_BYTES} (16 MiB)
    */
   public CompletableFuture<Void> append(Cell cell) {
+    return enqueue(cell);
+  }
+
+  /**
+   * Told once whether a record was synced: {@code failure} is null if it was, else what {@link
+   * #append}'s future would have failed with.
+   */
+  @FunctionalInterface
+  public interface Synced {
+    void synced(Throwable failure);
+  }
+
+  /** A record on its way to the disk, as {@link #appendPending} returns it. */
+  public interface PendingRecord {
+    /**
+     * Calls {@code synced} once the record's stripe synced it (or failed): on the stripe's writer
+     * thread, or on the calling thread if that happened already. Call at most once. What the
+     * listener throws is logged and otherwise ignored.
+     */
+    void whenSynced(Synced synced);
+  }
+
+  /**
+   * As {@link #append}, for a caller that needs no future: the listener given to the returned
+   * record's {@link PendingRecord#whenSynced} costs no allocation (the record is the one object the
+   * append needs anyway), where each dependent stage of a future costs two.
+   */
+  public PendingRecord appendPending(Cell cell) {
+    return enqueue(cell);
+  }
+
+  private StripeRequest.Append enqueue(Cell cell) {
     int payloadBytes = CellCodec.encodedSize(cell);
     if (payloadBytes > RecordFormat.MAX_PAYLOAD_BYTES) {
       throw new IllegalArgumentException(

@@ -1,6 +1,8 @@
 package io.frsm.lsm.commitlog;
 
 import io.frsm.cell.Cell;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -24,9 +26,34 @@ abstract sealed class StripeRequest<T> extends CompletableFuture<T>
    * A record to write, or a barrier ({@code cell == null}): completes once everything queued before
    * it is synced, without writing anything itself.
    */
-  static final class Append extends StripeRequest<Void> {
+  static final class Append extends StripeRequest<Void> implements CommitLog.PendingRecord {
+    private static final System.Logger LOG = System.getLogger(CommitLog.class.getName());
+    private static final VarHandle LISTENER;
+
+    /** In {@link #listener} once the listener ran or the record completed without one. */
+    private static final CommitLog.Synced FIRED = failure -> {};
+
+    static {
+      try {
+        LISTENER =
+            MethodHandles.lookup().findVarHandle(Append.class, "listener", CommitLog.Synced.class);
+      } catch (ReflectiveOperationException e) {
+        throw new ExceptionInInitializerError(e);
+      }
+    }
+
     private Cell cell;
     final int payloadBytes;
+
+    /**
+     * Null until {@link #whenSynced} or the completion, whichever comes first; {@link #FIRED} once
+     * the completion took it. Set with CAS on both sides, so the listener runs exactly once.
+     */
+    @SuppressWarnings("unused") // through LISTENER
+    private volatile CommitLog.Synced listener;
+
+    /** What the record failed with (null: synced); read only after seeing {@link #FIRED}. */
+    private Throwable failure;
 
     Append(Cell cell, int payloadBytes) {
       this.cell = cell;
@@ -49,6 +76,49 @@ abstract sealed class StripeRequest<T> extends CompletableFuture<T>
     void release() {
       cell = null;
       next = null;
+    }
+
+    @Override
+    public void whenSynced(CommitLog.Synced synced) {
+      if (!LISTENER.compareAndSet(this, null, synced)) {
+        // Completed already: failure was written before FIRED was, so it is visible here.
+        notify(synced, failure);
+      }
+    }
+
+    @Override
+    public boolean complete(Void value) {
+      boolean now = super.complete(value);
+      if (now) {
+        fire(null);
+      }
+      return now;
+    }
+
+    @Override
+    public boolean completeExceptionally(Throwable failure) {
+      boolean now = super.completeExceptionally(failure);
+      if (now) {
+        fire(failure);
+      }
+      return now;
+    }
+
+    private void fire(Throwable failure) {
+      this.failure = failure; // before the volatile write of FIRED, which publishes it
+      CommitLog.Synced waiting = (CommitLog.Synced) LISTENER.getAndSet(this, FIRED);
+      if (waiting != null) {
+        notify(waiting, failure);
+      }
+    }
+
+    /** Runs a listener; what it throws must not stop the stripe's writer completing the others. */
+    private static void notify(CommitLog.Synced synced, Throwable failure) {
+      try {
+        synced.synced(failure);
+      } catch (Throwable t) {
+        LOG.log(System.Logger.Level.ERROR, "a commit-log record's listener failed", t);
+      }
     }
   }
 

@@ -22,6 +22,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -80,6 +81,42 @@ class CommitLogTest {
       }
     }
     return total;
+  }
+
+  @Test
+  void pendingRecords_tellTheirListenerOnce_whenSyncedOrAtOnceIfDone_andAThrowingOneStopsNothing()
+      throws Exception {
+    SyncGateFileSystem gated = new SyncGateFileSystem(fs);
+    CommitLog log = open(gated, CommitLogConfig.builder(List.of(DIR0)).build());
+    LinkedBlockingQueue<String> told = new LinkedBlockingQueue<>();
+    gated.close();
+    CommitLog.PendingRecord first = log.appendPending(TestCells.cell(0));
+    assertTrue(gated.awaitBlockedSync(10, TimeUnit.SECONDS));
+    first.whenSynced(
+        failure -> {
+          told.add("first " + failure + " on " + Thread.currentThread().getName());
+          throw new IllegalStateException("a listener's bug must not stop the stripe");
+        });
+    CommitLog.PendingRecord second = log.appendPending(TestCells.cell(1));
+    second.whenSynced(failure -> told.add("second " + failure));
+    assertEquals(List.of(), List.copyOf(told), "not told before the sync");
+    gated.open();
+    assertEquals(
+        "first null on frsm-commitlog-stripe-0", told.poll(10, TimeUnit.SECONDS), "on the writer");
+    assertEquals("second null", told.poll(10, TimeUnit.SECONDS));
+    // Synced before its listener came: told on the calling thread, at once.
+    CommitLog.PendingRecord third = log.appendPending(TestCells.cell(2));
+    await((CompletableFuture<?>) third);
+    third.whenSynced(failure -> told.add("third " + failure + " on " + Thread.currentThread()));
+    assertEquals("third null on " + Thread.currentThread(), told.poll());
+    log.close();
+    // Failed at once by a closed log: told the failure.
+    log.appendPending(TestCells.cell(3)).whenSynced(failure -> told.add("closed " + failure));
+    assertEquals("closed java.io.IOException: commit log is closed", told.poll());
+    assertEquals(List.of(), List.copyOf(told), "each told once");
+    assertEquals(
+        List.of(TestCells.cell(0), TestCells.cell(1), TestCells.cell(2)),
+        SegmentFiles.replay(fs, CommitLogConfig.builder(List.of(DIR0)).build()));
   }
 
   @Test

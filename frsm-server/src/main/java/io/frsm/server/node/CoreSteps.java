@@ -210,7 +210,7 @@ final class CoreSteps {
     List<Effect.QuorumReachability> quorumReports = null;
     for (Effect effect : effects) {
       if (effect instanceof Effect.Persist p) {
-        persister.execute(p);
+        persister.persist(p);
       } else if (effect instanceof Effect.Send s) {
         if (s.to() == nodeId) {
           // A core only ever speaks of its own ranges' keys, so its own messages come back to it.
