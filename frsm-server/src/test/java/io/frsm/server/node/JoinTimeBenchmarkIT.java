@@ -31,7 +31,8 @@ import org.junit.jupiter.api.io.TempDir;
  * drop) and a window after, each {@code -Dfrsm.join.benchWindowSeconds} (default 20) long. {@code
  * -Dfrsm.join.benchPaces=0,200} runs one fresh cluster per {@code consensus.settleKeysPerSecond}
  * value, in that order, {@code -Dfrsm.join.benchRounds} times (default 1): an A/B alternated.
- * {@code -Dfrsm.join.benchNewNodePreallocates=false} turns node 4's commit-log preallocation off.
+ * {@code -Dfrsm.join.benchNewNodePreallocates=false} turns node 4's commit-log preallocation off;
+ * {@code -Dfrsm.join.benchWaitMinutes} (default 30) bounds the preload's node start and the join.
  */
 class JoinTimeBenchmarkIT {
   private static final BenchKeys KEYS = new BenchKeys("join/", 512);
@@ -79,7 +80,7 @@ class JoinTimeBenchmarkIT {
 
   private static void measure(Path dir, int keys, boolean copy, int pace, Load load)
       throws Exception {
-    Duration wait = Duration.ofMinutes(30);
+    Duration wait = Duration.ofMinutes(Integer.getInteger("frsm.join.benchWaitMinutes", 30));
     // Memtables of a production size: the test clusters' tiny ones stall a bulk load on flushes.
     try (TestCluster cluster =
             TestCluster.withTweaks(
