@@ -68,6 +68,41 @@ record BenchKeys(String prefix, int valueBytes) {
     return unsure.size();
   }
 
+  /**
+   * Reads every key {@code 0..count-1}, {@value #WINDOW} at a time, and checks each value; a get
+   * that failed (a timeout on a loaded machine) is read again once, one at a time.
+   */
+  void assertAllReadBack(FrsmClient client, int count) throws Exception {
+    Semaphore window = new Semaphore(WINDOW);
+    List<Integer> wrong = Collections.synchronizedList(new ArrayList<>());
+    List<Integer> failed = Collections.synchronizedList(new ArrayList<>());
+    for (int i = 0; i < count; i++) {
+      window.acquire();
+      int k = i;
+      client
+          .getAsync(key(i))
+          .whenComplete(
+              (v, e) -> {
+                if (e != null) {
+                  failed.add(k);
+                } else if (v.isEmpty() || !java.util.Arrays.equals(value(k), v.get().value())) {
+                  wrong.add(k);
+                }
+                window.release();
+              });
+    }
+    if (!window.tryAcquire(WINDOW, 30, TimeUnit.MINUTES)) {
+      throw new AssertionError("reads did not end within 30 minutes");
+    }
+    for (int k : List.copyOf(failed)) {
+      assertArrayEquals(value(k), client.get(key(k)).orElseThrow().value(), "key " + k);
+    }
+    if (!wrong.isEmpty()) {
+      throw new AssertionError(
+          wrong.size() + " keys missing or wrong, first " + wrong.subList(0, 1) + " of " + count);
+    }
+  }
+
   /** Reads {@code samples} of keys {@code 0..count-1} (the same ones every run) and checks each. */
   void assertSamplesReadBack(FrsmClient client, int count, int samples) {
     Random random = new Random(1);

@@ -31,7 +31,8 @@ import org.junit.jupiter.api.io.TempDir;
  * drop) and a window after, each {@code -Dfrsm.join.benchWindowSeconds} (default 20) long. {@code
  * -Dfrsm.join.benchPaces=0,200} runs one fresh cluster per {@code consensus.settleKeysPerSecond}
  * value, in that order, {@code -Dfrsm.join.benchRounds} times (default 1): an A/B alternated.
- * {@code -Dfrsm.join.benchNewNodePreallocates=false} turns node 4's commit-log preallocation off.
+ * {@code -Dfrsm.join.benchNewNodePreallocates=false} turns node 4's commit-log preallocation off;
+ * {@code -Dfrsm.join.benchWaitMinutes} (default 30) bounds the preload's node start and the join.
  */
 class JoinTimeBenchmarkIT {
   private static final BenchKeys KEYS = new BenchKeys("join/", 512);
@@ -79,7 +80,7 @@ class JoinTimeBenchmarkIT {
 
   private static void measure(Path dir, int keys, boolean copy, int pace, Load load)
       throws Exception {
-    Duration wait = Duration.ofMinutes(30);
+    Duration wait = Duration.ofMinutes(Integer.getInteger("frsm.join.benchWaitMinutes", 30));
     // Memtables of a production size: the test clusters' tiny ones stall a bulk load on flushes.
     try (TestCluster cluster =
             TestCluster.withTweaks(
@@ -123,6 +124,8 @@ class JoinTimeBenchmarkIT {
         long cpuAtStart = processCpuNanos();
         MeterSnapshot metersAtStart = meters(cluster, fourth);
         MeterSnapshot[] metersAtSettle = {null};
+        MeterSnapshot[] metersAtDrop = {null};
+        long[] cpuAt = new long[4];
         admin.request(Kind.ADD, 4, -1);
         // When each version was first seen published (polled every 100 ms): the steps' times.
         long[] seenAt = new long[4];
@@ -136,8 +139,11 @@ class JoinTimeBenchmarkIT {
                   for (int i = 1; i <= v; i++) {
                     if (seenAt[i] == 0) {
                       seenAt[i] = lastLook[0];
+                      cpuAt[i] = processCpuNanos();
                       if (i == 2) {
                         metersAtSettle[0] = meters(cluster, fourth);
+                      } else if (i == 3) {
+                        metersAtDrop[0] = meters(cluster, fourth);
                       }
                     }
                   }
@@ -154,6 +160,15 @@ class JoinTimeBenchmarkIT {
         MeterSnapshot metersAtEnd = meters(cluster, fourth);
         if (metersAtSettle[0] == null) {
           metersAtSettle[0] = metersAtEnd;
+        }
+        if (metersAtDrop[0] == null) {
+          metersAtDrop[0] = metersAtEnd;
+        }
+        for (int i = 1; i <= 3; i++) {
+          if (seenAt[i] == 0) { // published and passed between two looks
+            seenAt[i] = end;
+            cpuAt[i] = cpuAtEnd;
+          }
         }
         double joinSeconds = (end - start) / 1e9;
         if (foreground != null) {
@@ -216,6 +231,22 @@ class JoinTimeBenchmarkIT {
               during.p99Millis() / before.p99Millis(),
               settling.opsPerSecond() / before.opsPerSecond(),
               settling.p99Millis() / before.p99Millis());
+        }
+        if (foreground == null) {
+          // Without a load: each step's process CPU and what every node counted in it.
+          long[] at = {start, seenAt[2], seenAt[3], end};
+          long[] cpu = {cpuAtStart, cpuAt[2], cpuAt[3], cpuAtEnd};
+          MeterSnapshot[] m = {metersAtStart, metersAtSettle[0], metersAtDrop[0], metersAtEnd};
+          String[] steps = {"learner", "promotion", "drop"};
+          for (int s = 0; s < 3; s++) {
+            double seconds = Math.max(1e-3, (at[s + 1] - at[s]) / 1e9);
+            System.out.printf(
+                "JOIN-STEP copy=%s %s: %.1fs, process CPU %.2f cores%n",
+                copy, steps[s], seconds, (cpu[s + 1] - cpu[s]) / (seconds * 1e9));
+            System.out.print(
+                m[s + 1].countsSince(
+                    m[s], seconds, "JOIN-STEP-METERS copy=" + copy + " " + steps[s]));
+          }
         }
         System.out.printf(
             "JOIN-BENCH steps: learner %.1fs, promotion %.1fs, drop %.1fs (from each version seen"
