@@ -30,8 +30,22 @@ abstract sealed class StripeRequest<T> extends CompletableFuture<T>
     private static final System.Logger LOG = System.getLogger(CommitLog.class.getName());
     private static final VarHandle LISTENER;
 
-    /** In {@link #listener} once the listener ran or the record completed without one. */
-    private static final CommitLog.Synced FIRED = failure -> {};
+    /**
+     * In {@link #listener} once the record completed: which way it went. The one completion that
+     * swaps it in wins; a success shares {@link #SYNCED}, a failure (rare) gets its own.
+     */
+    private static final class Fired implements CommitLog.Synced {
+      final Throwable failure;
+
+      Fired(Throwable failure) {
+        this.failure = failure;
+      }
+
+      @Override
+      public void synced(Throwable ignored) {}
+    }
+
+    private static final Fired SYNCED = new Fired(null);
 
     static {
       try {
@@ -46,14 +60,13 @@ abstract sealed class StripeRequest<T> extends CompletableFuture<T>
     final int payloadBytes;
 
     /**
-     * Null until {@link #whenSynced} or the completion, whichever comes first; {@link #FIRED} once
-     * the completion took it. Set with CAS on both sides, so the listener runs exactly once.
+     * Null until {@link #whenSynced} or the completion, whichever comes first; a {@link Fired} once
+     * the record completed. Set with CAS on both sides, so the listener runs exactly once. The
+     * completion swaps its {@link Fired} in before it completes the future: whoever sees the future
+     * done and then calls {@link #whenSynced} is told at once, on its own thread, as promised.
      */
     @SuppressWarnings("unused") // through LISTENER
     private volatile CommitLog.Synced listener;
-
-    /** What the record failed with (null: synced); read only after seeing {@link #FIRED}. */
-    private Throwable failure;
 
     Append(Cell cell, int payloadBytes) {
       this.cell = cell;
@@ -81,34 +94,56 @@ abstract sealed class StripeRequest<T> extends CompletableFuture<T>
     @Override
     public void whenSynced(CommitLog.Synced synced) {
       if (!LISTENER.compareAndSet(this, null, synced)) {
-        // Completed already: failure was written before FIRED was, so it is visible here.
-        notify(synced, failure);
+        Object now = LISTENER.getVolatile(this);
+        if (!(now instanceof Fired fired)) {
+          throw new IllegalStateException("whenSynced called twice on one commit-log record");
+        }
+        notify(synced, fired.failure);
       }
     }
 
     @Override
     public boolean complete(Void value) {
+      CommitLog.Synced waiting = fire(SYNCED);
+      if (waiting == SYNCED) {
+        return false;
+      }
       boolean now = super.complete(value);
-      if (now) {
-        fire(null);
+      assert now : "the listener slot decides the one completion";
+      if (waiting != null) {
+        notify(waiting, null);
       }
       return now;
     }
 
     @Override
     public boolean completeExceptionally(Throwable failure) {
+      Fired fired = new Fired(failure);
+      CommitLog.Synced waiting = fire(fired);
+      if (waiting == fired) {
+        return false;
+      }
       boolean now = super.completeExceptionally(failure);
-      if (now) {
-        fire(failure);
+      assert now : "the listener slot decides the one completion";
+      if (waiting != null) {
+        notify(waiting, failure);
       }
       return now;
     }
 
-    private void fire(Throwable failure) {
-      this.failure = failure; // before the volatile write of FIRED, which publishes it
-      CommitLog.Synced waiting = (CommitLog.Synced) LISTENER.getAndSet(this, FIRED);
-      if (waiting != null) {
-        notify(waiting, failure);
+    /**
+     * Swaps {@code fired} into the listener slot unless a completion got there first. Returns the
+     * listener that was waiting (null if none), or {@code fired} itself if this completion lost.
+     */
+    private CommitLog.Synced fire(Fired fired) {
+      while (true) {
+        CommitLog.Synced current = (CommitLog.Synced) LISTENER.getVolatile(this);
+        if (current instanceof Fired) {
+          return fired;
+        }
+        if (LISTENER.compareAndSet(this, current, fired)) {
+          return current;
+        }
       }
     }
 

@@ -120,6 +120,23 @@ class CommitLogTest {
   }
 
   @Test
+  void aRecordSeenDone_tellsALateListenerAtOnce_onTheCallingThread_everyTime() throws Exception {
+    // The writer completes records while callers watch their futures: a caller that saw its record
+    // done must never find its listener left for the writer to call later (it once was, between
+    // the future's completion and the listener slot's swap).
+    CommitLog log = open(fs, CommitLogConfig.builder(List.of(DIR0)).build());
+    Thread caller = Thread.currentThread();
+    for (int i = 0; i < 2_000; i++) {
+      CommitLog.PendingRecord record = log.appendPending(TestCells.cell(i));
+      await((CompletableFuture<?>) record);
+      Thread[] toldOn = new Thread[1];
+      record.whenSynced(failure -> toldOn[0] = Thread.currentThread());
+      assertEquals(caller, toldOn[0], "record " + i + " told at once on the caller");
+    }
+    log.close();
+  }
+
+  @Test
   void segmentsRotateAtSegmentSize_andNoRecordSpansTwo() throws Exception {
     CommitLogConfig config = CommitLogConfig.builder(List.of(DIR0)).segmentSizeBytes(1024).build();
     CommitLog log = open(fs, config);
