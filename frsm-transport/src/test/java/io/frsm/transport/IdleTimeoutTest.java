@@ -45,10 +45,11 @@ import org.junit.jupiter.api.Test;
  */
 class IdleTimeoutTest {
   private static final Duration DEADLINE = Duration.ofSeconds(30);
+
   /**
    * Ten keep-alive intervals: a quiet connection is closed only if its event loop stalls for most
-   * of a second, which a loaded 2-CPU test machine can approach (at 400 ms, four intervals, one
-   * run in many failed there).
+   * of a second, which a loaded 2-CPU test machine can approach (at 400 ms, four intervals, one run
+   * in many failed there).
    */
   private static final Duration IDLE = Duration.ofMillis(1_000);
 
