@@ -312,6 +312,7 @@ final class Acceptor {
       return;
     }
     Set<Long> waitFor = rangePersistsInFlight(range);
+    addPersistsOf(key, waitFor);
     if (terms.raise(range, term)) {
       waitFor.add(persist(key, RangeTerm.termCell(range, term, writeTimeMs), null, out));
     }
@@ -339,12 +340,7 @@ final class Acceptor {
       return;
     }
     Set<Long> waitFor = rangePersistsInFlight(range);
-    lanesByPersist.forEach(
-        (id, lane) -> {
-          if (lane.key.equals(tp.key())) {
-            waitFor.add(id); // a resend: the record written for the first is still on its way
-          }
-        });
+    addPersistsOf(tp.key(), waitFor);
     terms.raise(range, tp.term());
     TermRecord[] write =
         terms.recordToWrite(
@@ -363,6 +359,21 @@ final class Acceptor {
             new Message.TermPersisted(
                 tp.key(), tp.round(), tp.term(), terms.previousFor(range, tp.term())));
     terms.holdUntilDurable(waitFor, () -> ack, out);
+  }
+
+  /**
+   * Adds the persists in flight of the range's term cell {@code termKey} to {@code waitFor}: a
+   * resent term persist (or a listing) that finds the term already raised in memory must still not
+   * be answered before the cell that raised it is durable. The key's lane holds such a message
+   * until then anyway ({@link #receive}); this keeps the rule true for any other way in.
+   */
+  private void addPersistsOf(Key termKey, Set<Long> waitFor) {
+    lanesByPersist.forEach(
+        (id, lane) -> {
+          if (lane.key.equals(termKey)) {
+            waitFor.add(id);
+          }
+        });
   }
 
   /** The persists in flight of client keys of {@code range} (a barrier waits for them). */
