@@ -304,23 +304,28 @@ class HandOffIT {
     Assumptions.assumeTrue(keys > 0, "set -Dfrsm.handoff.benchKeys to run");
     // -Dfrsm.handoff.benchSides=on (or off) runs one side only: a 1M-key side takes ~15 minutes.
     String sides = System.getProperty("frsm.handoff.benchSides", "both");
-    Result off = sides.equals("on") ? null : run(dir.resolve("off"), false, keys);
-    Result on = sides.equals("off") ? null : run(dir.resolve("on"), true, keys);
+    // -Dfrsm.handoff.benchReturn=killed: node 1 is killed and restarted instead of giving its
+    // ranges up and competing again.
+    Return how =
+        System.getProperty("frsm.handoff.benchReturn", "compete").equals("killed")
+            ? Return.KILLED
+            : Return.COMPETE;
+    Result off = sides.equals("on") ? null : run(dir.resolve("off"), false, keys, how);
+    Result on = sides.equals("off") ? null : run(dir.resolve("on"), true, keys, how);
     if (off == null || on == null) {
       Result ran = off == null ? on : off;
       System.out.printf(
           "catch-up of %d ranges holding %d keys, %d changed, hand-off %s: %d ms%n",
           ran.ranges, keys, changedCount(keys), off == null ? "on" : "off", ran.backMillis);
       if (on != null) {
-        assertEquals(
-            on.declined, on.newScans, "node 1 scanned only ranges whose hand-off declined");
-        assertEquals(
-            0, on.standIns.withoutShipment(), "a drain gave up after a lease: " + on.standIns);
+        assertHandOffSide(on, how);
       }
       return;
     }
     System.out.printf(
-        "catch-up of %d ranges holding %d keys, %d changed: scan %d ms, hand-off %d ms (%.1fx)%n",
+        "catch-up (%s) of %d ranges holding %d keys, %d changed: scan %d ms, hand-off %d ms"
+            + " (%.1fx)%n",
+        how,
         on.ranges,
         keys,
         changedCount(keys),
@@ -330,6 +335,23 @@ class HandOffIT {
     // A range whose stand-in wrote more than consensus.handOffMaxKeys in its term is declined and
     // scanned (the ring's ranges are uneven: at 100,000 keys one holds ~40 %, and 1 % of it
     // exceeds the default cap); every other range comes back by import, and no drain gives up.
+    assertHandOffSide(on, how);
+  }
+
+  /**
+   * A range whose stand-in wrote more than consensus.handOffMaxKeys in its term is declined and
+   * scanned; after a kill, a range is also scanned when node 1 refused the stand-in's shipment (it
+   * did not cover the killed term) or the hand-back fell back otherwise, each counted. Every other
+   * range comes back by import, and no drain gives up.
+   */
+  private static void assertHandOffSide(Result on, Return how) {
+    if (how == Return.KILLED) {
+      assertTrue(on.imported > 0, "no range came back by import: " + on.standIns);
+      assertTrue(
+          on.newScans <= on.fallbacks,
+          on.newScans + " ranges scanned, " + on.fallbacks + " fell back: " + on.standIns);
+      return;
+    }
     assertEquals(on.declined, on.newScans, "node 1 scanned only ranges whose hand-off declined");
     assertEquals(0, on.standIns.withoutShipment(), "a drain gave up after a lease: " + on.standIns);
   }
@@ -381,7 +403,12 @@ class HandOffIT {
     /** As {@link #RESTART}, one byte of each of its base records flipped while it is down. */
     RESTART_RECORDS_DAMAGED,
     /** It gives its ranges up by a graceful stop (no step-down), then starts again. */
-    STOPPED
+    STOPPED,
+    /**
+     * It is killed (as {@code kill -9}: no drain, no hand-off, no flush) once its entry base
+     * records are written, then starts again on its directories.
+     */
+    KILLED
   }
 
   private static Result run(Path dir, boolean handOff, int preload) throws Exception {
@@ -425,6 +452,15 @@ class HandOffIT {
         System.out.printf(
             "hand-off %s warm-up: stand-ins %s%n", handOff ? "on" : "off", sum(cluster));
       }
+      Path recordsDir = dir.resolve("node-1/data").resolve(HandOffBaseRecords.DIRECTORY);
+      if (how == Return.KILLED && handOff) {
+        // A kill keeps only what is durable: node 1 returns by import only on the entry base
+        // records its leader-only entries wrote (after a flush).
+        Await.until(
+            () -> recordFiles(recordsDir) >= ledBy1.size(),
+            Duration.ofMinutes(5),
+            "node 1's entry base records of its " + ledBy1.size() + " ranges");
+      }
       HotKeyLoad load = new HotKeyLoad(cluster, ledBy1);
       Await.until(
           () -> load.keys().stream().allMatch(k -> k.acknowledged.get() >= 3),
@@ -443,6 +479,11 @@ class HandOffIT {
         n1.close(); // a graceful stop, no step-down first
         shippedAtStop = n1.servingParts().leadership().handBacks().shipped() - shippedBefore;
         stopMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - giveUpAt);
+        for (int r : ledBy1) {
+          cluster.awaitLeader(r, ring.replicasOfRange(r).get(1), TIMEOUT);
+        }
+      } else if (how == Return.KILLED) {
+        cluster.crash(1);
         for (int r : ledBy1) {
           cluster.awaitLeader(r, ring.replicasOfRange(r).get(1), TIMEOUT);
         }
@@ -485,10 +526,10 @@ class HandOffIT {
         backAt = System.nanoTime();
         n1.servingParts().leadership().quorumChanged(Set.of(), Set.copyOf(ledBy1));
       } else {
-        if (how != Return.STOPPED) {
+        if (how != Return.STOPPED && how != Return.KILLED) {
           n1.close();
         }
-        Path records = dir.resolve("node-1/data").resolve(HandOffBaseRecords.DIRECTORY);
+        Path records = recordsDir;
         List<Path> files = List.of(); // no directory: no record was ever written
         if (java.nio.file.Files.isDirectory(records)) {
           try (var list = java.nio.file.Files.list(records)) {
