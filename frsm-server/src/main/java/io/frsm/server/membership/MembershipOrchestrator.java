@@ -10,6 +10,7 @@ import io.frsm.server.zk.RangeSettleRequests;
 import io.frsm.server.zk.RangeSettler;
 import io.frsm.server.zk.RingHistory;
 import io.frsm.server.zk.RingVersion;
+import io.frsm.server.zk.StepDeadline;
 import io.frsm.server.zk.ZkLayout;
 import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
@@ -66,8 +67,9 @@ public final class MembershipOrchestrator {
   /**
    * @param initial version 0, from {@code shape}
    * @param registered a node's registration (for a joining node's rack), or null if not registered
-   * @param stepTimeout how long one wait (installations, copies, settles) may take before the run
-   *     stops; it is resumed by the next {@link #runPending}
+   * @param stepTimeout how long one wait (installations, copies, settles) may go without progress
+   *     (a node installed, a copy done, a range settled: {@link StepDeadline}) before the run
+   *     stops; it is resumed by the next {@link #runPending} ({@code node.membershipStepTimeout})
    */
   public MembershipOrchestrator(
       CuratorFramework zk,
@@ -490,10 +492,15 @@ public final class MembershipOrchestrator {
    */
   private Set<Integer> awaitInstalled(RingTransition t, Set<Integer> learners, Stop stop)
       throws Exception {
-    long deadline = System.nanoTime() + stepTimeout.toNanos();
+    StepDeadline deadline = new StepDeadline(stepTimeout);
     long v = t.to().ringVersion();
+    int seen = -1;
     while (true) {
       Set<Integer> installed = history.installedAtLeast(v);
+      if (installed.size() > seen) {
+        seen = installed.size(); // installations only grow at one version
+        deadline.progressed();
+      }
       boolean quorums =
           t.membersChanged().stream().allMatch(r -> t.installedByQuorum(r, installed));
       if (quorums && installed.containsAll(learners)) {
@@ -502,9 +509,9 @@ public final class MembershipOrchestrator {
       if (stop.requested()) {
         return null;
       }
-      if (System.nanoTime() - deadline > 0) {
+      if (deadline.expired()) {
         throw new TimeoutException(
-            "ring version " + v + " installed only by " + installed + " after " + stepTimeout);
+            "ring version " + v + " installed only by " + installed + " after " + deadline);
       }
       LockSupport.parkNanos(POLL_NANOS); // records change rarely; a watch per node is not worth it
     }
