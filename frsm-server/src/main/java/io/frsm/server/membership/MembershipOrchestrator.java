@@ -417,7 +417,9 @@ public final class MembershipOrchestrator {
    * voters only brings its learners the keys, which the copy did, and whatever the copy missed (a
    * key written or chosen after the source's export, a cell accepted but not known chosen) the
    * promotion's settle, which rule 4(b) does ask, reads at a quorum of the raised set (PROTOCOL.md
-   * "Copy"). A range whose voters changed is always settled, copied or not.
+   * "Copy"). A range whose voters changed is always settled, copied or not, unless rule 4(b) spares
+   * it ({@link RingTransition#votersToSettle}: one voter removed from an even-sized set, learners
+   * unchanged).
    */
   static Set<Integer> rangesToSettle(RingTransition transition, Set<Integer> copiedWithData) {
     Set<Integer> ranges = new TreeSet<>(transition.membersChanged());
@@ -426,7 +428,15 @@ public final class MembershipOrchestrator {
         ranges.remove(range);
       }
     }
-    if (!ranges.containsAll(transition.votersChanged())) {
+    // A range that loses one voter of an even-sized set and keeps its learners needs no settle:
+    // a quorum of the voters left holds every chosen value logged (RingTransition.settleSpared,
+    // PROTOCOL.md "The drop from an even-sized set needs no settle").
+    for (int range : transition.votersChanged()) {
+      if (!transition.votersToSettle().contains(range)) {
+        ranges.remove(range);
+      }
+    }
+    if (!ranges.containsAll(transition.votersToSettle())) {
       throw new IllegalStateException("a range whose voters change must be settled (rule 4b)");
     }
     return ranges;
