@@ -187,6 +187,36 @@ class WireFieldRangesTest {
     check(e, refusal);
   }
 
+  /**
+   * The accepted part's ballot: a node id or boot above the signed range (negative in Java), a ⊥
+   * round with a node, or no ballot at all is refused naming the field, as before the decoder's
+   * fast path for valid ballots; a valid one round-trips.
+   */
+  @Property(tries = 500)
+  void acceptedBallot_nodeAndBootInRange_elseRefusedNamingTheField(
+      @ForAll("extremes") long round, @ForAll int nodeId, @ForAll int boot) {
+    Ballot ballot = Ballot.newBuilder().setRound(round).setNodeId(nodeId).setBoot(boot).build();
+    PeerEnvelope e =
+        peer()
+            .setAccept(
+                io.frsm.transport.proto.Accept.newBuilder()
+                    .setKey(KEY)
+                    .setRound(RoundId.newBuilder().setNodeId(1).setSequence(3))
+                    .setProposal(value(1, 2, 3).toBuilder().setAccepted(ballot)))
+            .build();
+    boolean valid = round > 0 && inRange(round) && nodeId >= 0 && boot >= 0;
+    check(e, valid ? null : "accept.proposal.accepted");
+    PeerEnvelope none =
+        peer()
+            .setAccept(
+                io.frsm.transport.proto.Accept.newBuilder()
+                    .setKey(KEY)
+                    .setRound(RoundId.newBuilder().setNodeId(1).setSequence(3))
+                    .setProposal(value(1, 2, 3).toBuilder().clearAccepted()))
+            .build();
+    check(none, "accept.proposal.accepted");
+  }
+
   /** An accepted value's token is absent or exactly 16 bytes, and round-trips. */
   @Property(tries = 200)
   void acceptedToken_isSixteenBytesOrAbsent_elseRefused(

@@ -18,7 +18,8 @@ import java.util.Set;
  *       promises must never answer as the acceptor that made them.
  *   <li>The step after this one may be published only once a quorum of {@code to}'s voters of every
  *       range whose members changed installed {@code to}, and every range whose voters changed was
- *       settled at {@code to} ({@link #mayFollow}).
+ *       settled at {@code to} ({@link #mayFollow}) — except a range that only loses one voter of an
+ *       even-sized set and keeps its learners ({@link #votersToSettle}, {@link #settleSpared}).
  * </ol>
  *
  * <p>Why one voter: any majority of a set and any majority of that set with one node added or
@@ -31,13 +32,19 @@ public final class RingTransition {
   private final Placement to;
   private final List<Integer> membersChanged;
   private final List<Integer> votersChanged;
+  private final List<Integer> votersToSettle;
 
   private RingTransition(
-      Placement from, Placement to, List<Integer> membersChanged, List<Integer> votersChanged) {
+      Placement from,
+      Placement to,
+      List<Integer> membersChanged,
+      List<Integer> votersChanged,
+      List<Integer> votersToSettle) {
     this.from = from;
     this.to = to;
     this.membersChanged = membersChanged;
     this.votersChanged = votersChanged;
+    this.votersToSettle = votersToSettle;
   }
 
   /** {@link #check(Placement, Placement, Set)} with no retired ids. */
@@ -74,6 +81,7 @@ public final class RingTransition {
     }
     List<Integer> members = new ArrayList<>();
     List<Integer> voters = new ArrayList<>();
+    List<Integer> toSettle = new ArrayList<>();
     for (int range = 0; range < to.rangeCount(); range++) {
       if (to.endToken(range) != from.endToken(range)) {
         throw new UnsafeRingTransitionException(
@@ -105,16 +113,41 @@ public final class RingTransition {
                   + " again: it forgot the promises it made; join it under a new id");
         }
       }
+      boolean learnersChanged =
+          missingFrom(from.learners(range), to.learners(range)) > 0
+              || missingFrom(to.learners(range), from.learners(range)) > 0;
       if (added + removed > 0) {
         voters.add(range);
+        if (!settleSpared(before, after, learnersChanged)) {
+          toSettle.add(range);
+        }
       }
-      if (added + removed > 0
-          || missingFrom(from.learners(range), to.learners(range)) > 0
-          || missingFrom(to.learners(range), from.learners(range)) > 0) {
+      if (added + removed > 0 || learnersChanged) {
         members.add(range);
       }
     }
-    return new RingTransition(from, to, List.copyOf(members), List.copyOf(voters));
+    return new RingTransition(
+        from, to, List.copyOf(members), List.copyOf(voters), List.copyOf(toSettle));
+  }
+
+  /**
+   * Whether a range whose voters change from {@code before} to {@code after} needs no settle under
+   * rule 4(b) (docs/PROTOCOL.md "The drop from an even-sized set needs no settle"): {@code after}
+   * is {@code before} with one voter removed, {@code before} has an even size {@code 2m}, and the
+   * learners stay. By rule 4 applied to the steps before, every value chosen at {@code from} or
+   * earlier is logged (accepted, synced) by a quorum {@code m+1} of {@code before}; the one voter
+   * removed leaves at least {@code m} of them in {@code after}, which is a quorum of its {@code
+   * 2m-1} voters. So the settle would re-log what a quorum of {@code after} holds logged already.
+   * Rule (a) still holds by the wait for the installation quorum, which then no settle's listing
+   * implies. Learners unchanged: a learner added at such a step would otherwise get its keys only
+   * from the settle (a copy is asked at learner steps alone). Not for an odd-sized {@code before}:
+   * {@code m+1} of {@code 2m+1} minus one may be {@code m}, short of a quorum of {@code 2m}.
+   */
+  static boolean settleSpared(List<Integer> before, List<Integer> after, boolean learnersChanged) {
+    return !learnersChanged
+        && before.size() % 2 == 0
+        && after.size() == before.size() - 1
+        && before.containsAll(after);
   }
 
   /** How many of {@code b}'s nodes {@code a} lacks. */
@@ -141,11 +174,18 @@ public final class RingTransition {
     return membersChanged;
   }
 
-  /**
-   * Ranges whose voters change in this step: each must be settled at {@code to} before the next.
-   */
+  /** Ranges whose voters change in this step. */
   public List<Integer> votersChanged() {
     return votersChanged;
+  }
+
+  /**
+   * Ranges whose voters change in this step and which must be settled at {@code to} before the next
+   * (rule 4b): {@link #votersChanged} but those whose settle is spared ({@link #settleSpared}: one
+   * voter removed from an even-sized set, learners unchanged).
+   */
+  public List<Integer> votersToSettle() {
+    return votersToSettle;
   }
 
   /**
@@ -160,7 +200,7 @@ public final class RingTransition {
         return false;
       }
     }
-    return settledRanges.containsAll(votersChanged);
+    return settledRanges.containsAll(votersToSettle);
   }
 
   /** Whether a quorum of {@code to}'s voters of {@code range} installed {@code to}. */

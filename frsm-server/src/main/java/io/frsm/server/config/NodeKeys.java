@@ -84,6 +84,18 @@ public final class NodeKeys {
           .range(Duration.ZERO, Timings.MAX)
           .doc("a graceful stop waits this long for running operations");
 
+  /**
+   * docs/OPERATIONS.md "Membership changes": how long one wait of a change this node orchestrates
+   * may go without progress before the run gives up and is tried again.
+   */
+  public static final ConfigKey<Duration> MEMBERSHIP_STEP_TIMEOUT =
+      ConfigKey.of("node.membershipStepTimeout", ValueType.DURATION, Duration.ofMinutes(2))
+          .range(Duration.ofSeconds(1), Duration.ofDays(1))
+          .doc(
+              "how long one wait of a membership change this node orchestrates (installations,"
+                  + " copies, settles) may go without progress (a node installed, a copy done, a"
+                  + " range settled) before the run gives up and tries again");
+
   /** docs/OPERATIONS.md "Disk full on the data directory". */
   public static final ConfigKey<Long> MIN_FREE_DISK_BYTES =
       ConfigKey.of("node.minFreeDiskBytes", ValueType.BYTES, 256L * 1024 * 1024)
@@ -113,6 +125,7 @@ public final class NodeKeys {
           CLIENT_ADDRESS,
           ADVERTISED_HOST,
           DRAIN_TIMEOUT,
+          MEMBERSHIP_STEP_TIMEOUT,
           MIN_FREE_DISK_BYTES,
           MIN_FREE_DISK_FRACTION,
           DISK_SPACE_CHECK_INTERVAL);

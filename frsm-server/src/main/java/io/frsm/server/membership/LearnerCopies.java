@@ -1,6 +1,7 @@
 package io.frsm.server.membership;
 
 import io.frsm.server.zk.RangeCopyRequests;
+import io.frsm.server.zk.StepDeadline;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -73,8 +74,9 @@ final class LearnerCopies {
    * @return the ranges whose every incoming learner's copy placed the range's data ({@link
    *     RangeCopyRequests.Request#placedData}), or null if {@code stop} ended the wait
    * @throws CopyFailedException naming the first copy that failed or is damaged
-   * @throws TimeoutException naming the copies still open after {@code timeout} (the change is
-   *     retried, the copies run on)
+   * @throws TimeoutException naming the copies still open after {@code timeout} in which none ended
+   *     ({@link StepDeadline}: each copy done starts it over); the change is retried, the copies
+   *     run on
    */
   Set<Integer> copy(
       long version,
@@ -87,10 +89,11 @@ final class LearnerCopies {
     }
     Semaphore changed = new Semaphore(0);
     Watcher wake = event -> changed.release();
-    long deadline = System.nanoTime() + timeout.toNanos();
+    StepDeadline deadline = new StepDeadline(timeout);
     List<MembershipPlan.Incoming> open = new ArrayList<>(incoming);
     Set<Integer> withoutData = new TreeSet<>();
     while (true) {
+      int before = open.size();
       for (var i = open.iterator(); i.hasNext(); ) {
         MembershipPlan.Incoming in = i.next();
         RangeCopyRequests.Request r;
@@ -134,10 +137,13 @@ final class LearnerCopies {
       if (stop.requested()) {
         return null;
       }
-      long left = deadline - System.nanoTime();
+      if (open.size() < before) {
+        deadline.progressed();
+      }
+      long left = deadline.remainingNanos();
       if (left <= 0) {
         throw new TimeoutException(
-            "copies at ring version " + version + " still running after " + timeout + ": " + open);
+            "copies at ring version " + version + " still running after " + deadline + ": " + open);
       }
       changed.tryAcquire(Math.min(left, TimeUnit.SECONDS.toNanos(1)), TimeUnit.NANOSECONDS);
       changed.drainPermits();

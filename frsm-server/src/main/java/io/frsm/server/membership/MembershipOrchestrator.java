@@ -10,6 +10,7 @@ import io.frsm.server.zk.RangeSettleRequests;
 import io.frsm.server.zk.RangeSettler;
 import io.frsm.server.zk.RingHistory;
 import io.frsm.server.zk.RingVersion;
+import io.frsm.server.zk.StepDeadline;
 import io.frsm.server.zk.ZkLayout;
 import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
@@ -66,8 +67,9 @@ public final class MembershipOrchestrator {
   /**
    * @param initial version 0, from {@code shape}
    * @param registered a node's registration (for a joining node's rack), or null if not registered
-   * @param stepTimeout how long one wait (installations, copies, settles) may take before the run
-   *     stops; it is resumed by the next {@link #runPending}
+   * @param stepTimeout how long one wait (installations, copies, settles) may go without progress
+   *     (a node installed, a copy done, a range settled: {@link StepDeadline}) before the run
+   *     stops; it is resumed by the next {@link #runPending} ({@code node.membershipStepTimeout})
    */
   public MembershipOrchestrator(
       CuratorFramework zk,
@@ -415,7 +417,9 @@ public final class MembershipOrchestrator {
    * voters only brings its learners the keys, which the copy did, and whatever the copy missed (a
    * key written or chosen after the source's export, a cell accepted but not known chosen) the
    * promotion's settle, which rule 4(b) does ask, reads at a quorum of the raised set (PROTOCOL.md
-   * "Copy"). A range whose voters changed is always settled, copied or not.
+   * "Copy"). A range whose voters changed is always settled, copied or not, unless rule 4(b) spares
+   * it ({@link RingTransition#votersToSettle}: one voter removed from an even-sized set, learners
+   * unchanged).
    */
   static Set<Integer> rangesToSettle(RingTransition transition, Set<Integer> copiedWithData) {
     Set<Integer> ranges = new TreeSet<>(transition.membersChanged());
@@ -424,7 +428,15 @@ public final class MembershipOrchestrator {
         ranges.remove(range);
       }
     }
-    if (!ranges.containsAll(transition.votersChanged())) {
+    // A range that loses one voter of an even-sized set and keeps its learners needs no settle:
+    // a quorum of the voters left holds every chosen value logged (RingTransition.settleSpared,
+    // PROTOCOL.md "The drop from an even-sized set needs no settle").
+    for (int range : transition.votersChanged()) {
+      if (!transition.votersToSettle().contains(range)) {
+        ranges.remove(range);
+      }
+    }
+    if (!ranges.containsAll(transition.votersToSettle())) {
       throw new IllegalStateException("a range whose voters change must be settled (rule 4b)");
     }
     return ranges;
@@ -490,10 +502,15 @@ public final class MembershipOrchestrator {
    */
   private Set<Integer> awaitInstalled(RingTransition t, Set<Integer> learners, Stop stop)
       throws Exception {
-    long deadline = System.nanoTime() + stepTimeout.toNanos();
+    StepDeadline deadline = new StepDeadline(stepTimeout);
     long v = t.to().ringVersion();
+    int seen = -1;
     while (true) {
       Set<Integer> installed = history.installedAtLeast(v);
+      if (installed.size() > seen) {
+        seen = installed.size(); // installations only grow at one version
+        deadline.progressed();
+      }
       boolean quorums =
           t.membersChanged().stream().allMatch(r -> t.installedByQuorum(r, installed));
       if (quorums && installed.containsAll(learners)) {
@@ -502,9 +519,9 @@ public final class MembershipOrchestrator {
       if (stop.requested()) {
         return null;
       }
-      if (System.nanoTime() - deadline > 0) {
+      if (deadline.expired()) {
         throw new TimeoutException(
-            "ring version " + v + " installed only by " + installed + " after " + stepTimeout);
+            "ring version " + v + " installed only by " + installed + " after " + deadline);
       }
       LockSupport.parkNanos(POLL_NANOS); // records change rarely; a watch per node is not worth it
     }

@@ -22,9 +22,6 @@ import org.apache.curator.framework.CuratorFramework;
  * as soon as it exists, so a stop closes what started even if a later one failed.
  */
 final class ServingAgents {
-  /** How long one wait of a membership change may take before the orchestrator tries again. */
-  private static final Duration MEMBERSHIP_STEP_TIMEOUT = Duration.ofMinutes(2);
-
   private volatile RingFollower ringFollower; // set once the node serves
   private volatile MembershipAgent membershipAgent; // set once the node serves
   private volatile MembershipOrchestrator orchestrator; // set once the node serves; for admin
@@ -34,7 +31,8 @@ final class ServingAgents {
   /**
    * Starts the agents of {@code node}, which serves now at ring version {@code initial}; {@code
    * copier} is what this node copies the ranges it joins as a learner with (docs/PROTOCOL.md
-   * "Membership changes").
+   * "Membership changes"); {@code membershipStepTimeout} how long one wait of a membership change
+   * may go without progress ({@code node.membershipStepTimeout}).
    */
   void start(
       FrsmNode node,
@@ -48,7 +46,8 @@ final class ServingAgents {
       ClusterMembers members,
       NodeTopology topology,
       NodeMetrics metrics,
-      RangeCopier copier)
+      RangeCopier copier,
+      Duration membershipStepTimeout)
       throws Exception {
     ringFollower =
         new RingFollower(
@@ -71,7 +70,7 @@ final class ServingAgents {
             shape,
             initial,
             id -> members.known().get(id),
-            MEMBERSHIP_STEP_TIMEOUT);
+            membershipStepTimeout);
     membershipAgent = new MembershipAgent(nodeId, zooKeeper, layout, orchestrator);
     membershipAgent.start();
     copyAgent =

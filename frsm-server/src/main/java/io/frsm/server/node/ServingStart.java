@@ -107,7 +107,8 @@ final class ServingStart implements ClusterFormation.RingListener {
         members,
         topology,
         local.metrics,
-        settings.get(StreamKeys.COPY_ON_JOIN) ? local.streams : RangeCopier.none());
+        settings.get(StreamKeys.COPY_ON_JOIN) ? local.streams : RangeCopier.none(),
+        settings.get(NodeKeys.MEMBERSHIP_STEP_TIMEOUT));
     // The commit log is replayed (the engine opened) and the core runs: take leadership.
     membership.markReady();
     membership.reportLeadershipViewTo(serving.leadership()::membersChanged);

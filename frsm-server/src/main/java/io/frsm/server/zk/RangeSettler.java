@@ -19,26 +19,59 @@ import org.apache.zookeeper.Watcher;
  * <p>Not thread-safe: one orchestrator thread uses it.
  */
 public final class RangeSettler {
-  private final RangeSettleRequests requests;
+  /**
+   * The settle records the settler asks and reads: {@link RangeSettleRequests}'s (tests: fakes).
+   */
+  interface Records {
+    void ask(long version, int range) throws Exception;
+
+    /** The request's state, or null if never asked; sets {@code watcher}. */
+    RangeSettleRequests.Request get(long version, int range, Watcher watcher) throws Exception;
+  }
+
+  private final Records requests;
 
   public RangeSettler(RangeSettleRequests requests) {
+    this(
+        new Records() {
+          @Override
+          public void ask(long version, int range) throws Exception {
+            requests.ask(version, range);
+          }
+
+          @Override
+          public RangeSettleRequests.Request get(long version, int range, Watcher watcher)
+              throws Exception {
+            return requests.get(version, range, watcher);
+          }
+        });
+  }
+
+  RangeSettler(Records requests) {
     this.requests = requests;
   }
 
   /**
-   * Settles {@code ranges} at {@code version}; returns once every one is settled.
+   * Settles {@code ranges} at {@code version}; returns once every one is settled. The wait times
+   * out only after {@code timeout} in which no range was settled ({@link StepDeadline}): a large
+   * settle that keeps finishing ranges runs as long as it needs.
    *
-   * @throws TimeoutException naming the ranges still open after {@code timeout}
+   * @throws TimeoutException naming the ranges still open after {@code timeout} without progress
    */
   public void settle(long version, Collection<Integer> ranges, Duration timeout) throws Exception {
+    settle(version, ranges, new StepDeadline(timeout));
+  }
+
+  /** {@link #settle(long, Collection, Duration)} with the deadline given (tests: its clock). */
+  void settle(long version, Collection<Integer> ranges, StepDeadline deadline) throws Exception {
     for (int range : ranges) {
       requests.ask(version, range);
     }
     Semaphore changed = new Semaphore(0);
     Watcher wake = event -> changed.release();
-    long deadline = System.nanoTime() + timeout.toNanos();
     Set<Integer> open = new TreeSet<>(ranges);
     while (true) {
+      int before = open.size();
       for (var i = open.iterator(); i.hasNext(); ) {
         RangeSettleRequests.Request r = requests.get(version, i.next(), wake);
         if (r != null && r.settled()) {
@@ -48,10 +81,13 @@ public final class RangeSettler {
       if (open.isEmpty()) {
         return;
       }
-      long left = deadline - System.nanoTime();
+      if (open.size() < before) {
+        deadline.progressed();
+      }
+      long left = deadline.remainingNanos();
       if (left <= 0) {
         throw new TimeoutException(
-            "ranges " + open + " not settled at ring version " + version + " within " + timeout);
+            "ranges " + open + " not settled at ring version " + version + " within " + deadline);
       }
       // A watch fires on each answer; the bound covers a watch lost with a session.
       changed.tryAcquire(Math.min(left, TimeUnit.SECONDS.toNanos(1)), TimeUnit.NANOSECONDS);

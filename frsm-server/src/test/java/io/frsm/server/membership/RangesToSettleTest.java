@@ -74,15 +74,23 @@ class RangesToSettleTest {
   }
 
   @Test
-  void promotionAndDrop_settleEveryRangeWhoseVotersChange_evenIfCopied() {
-    List<RingTransition> steps = addFour();
-    for (RingTransition voterStep : steps.subList(1, 3)) {
-      assertFalse(voterStep.votersChanged().isEmpty());
-      Set<Integer> settled = MembershipOrchestrator.rangesToSettle(voterStep, allRanges());
-      assertTrue(
-          settled.containsAll(voterStep.votersChanged()),
-          "a copy never spares a settle that rule 4(b) asks: " + settled);
-      assertEquals(new TreeSet<>(voterStep.membersChanged()), settled);
-    }
+  void promotion_settlesEveryRangeWhoseVotersChange_evenIfCopied() {
+    RingTransition promotion = addFour().get(1);
+    assertFalse(promotion.votersChanged().isEmpty());
+    assertEquals(promotion.votersChanged(), promotion.votersToSettle());
+    Set<Integer> settled = MembershipOrchestrator.rangesToSettle(promotion, allRanges());
+    assertTrue(
+        settled.containsAll(promotion.votersChanged()),
+        "a copy never spares a settle that rule 4(b) asks: " + settled);
+    assertEquals(new TreeSet<>(promotion.membersChanged()), settled);
+  }
+
+  @Test
+  void drop_fromFourVotersToThree_settlesNothing_copiedOrNot() {
+    RingTransition drop = addFour().get(2);
+    assertFalse(drop.votersChanged().isEmpty());
+    assertEquals(List.of(), drop.votersToSettle(), "4 -> 3 voters: rule 4(b) spares the settle");
+    assertEquals(Set.of(), MembershipOrchestrator.rangesToSettle(drop, allRanges()));
+    assertEquals(Set.of(), MembershipOrchestrator.rangesToSettle(drop, Set.of()));
   }
 }

@@ -67,6 +67,7 @@ final class MembershipOrchestrator implements Simulation.MembershipAgent {
   private long learnerStepsFollowedEarly;
 
   private long voterStepsFollowedEarly;
+  private long sparedStepsFollowedEarly;
 
   /** The step in progress: one version published and not yet followed. */
   private final class Step {
@@ -131,7 +132,17 @@ final class MembershipOrchestrator implements Simulation.MembershipAgent {
   }
 
   /**
-   * Steps that changed voters and were followed before a quorum of the new voters installed them:
+   * Steps that changed voters with no settle to run (every such range lost one voter of an
+   * even-sized set: {@code RingTransition.votersToSettle} empty) and were followed before a quorum
+   * of the new voters installed them ({@link MembershipMutation#SKIP_INSTALL_WAIT} only): no
+   * settle's listing implies rule (a) there, only the wait does.
+   */
+  long sparedStepsFollowedEarly() {
+    return sparedStepsFollowedEarly;
+  }
+
+  /**
+   * Steps that settled a range and were followed before a quorum of the new voters installed them:
    * never, even with {@link MembershipMutation#SKIP_INSTALL_WAIT}, as long as a settle's listing is
    * answered only by replicas that installed its version.
    */
@@ -269,7 +280,7 @@ final class MembershipOrchestrator implements Simulation.MembershipAgent {
         }
       }
       s.settlesStarted = true;
-      for (int range : s.transition.votersChanged()) {
+      for (int range : s.transition.votersToSettle()) {
         if (mutations.contains(MembershipMutation.SKIP_SETTLE)) {
           s.settled.add(range);
         } else {
@@ -279,7 +290,7 @@ final class MembershipOrchestrator implements Simulation.MembershipAgent {
     }
     boolean mayFollow =
         mutations.contains(MembershipMutation.SKIP_INSTALL_WAIT)
-            ? s.settled.containsAll(s.transition.votersChanged())
+            ? s.settled.containsAll(s.transition.votersToSettle())
             : s.transition.mayFollow(installedBy, s.settled);
     if (mayFollow) {
       boolean quorumInstalled = true;
@@ -289,6 +300,8 @@ final class MembershipOrchestrator implements Simulation.MembershipAgent {
       if (!quorumInstalled) {
         if (s.transition.votersChanged().isEmpty()) {
           learnerStepsFollowedEarly++;
+        } else if (s.transition.votersToSettle().isEmpty()) {
+          sparedStepsFollowedEarly++;
         } else {
           voterStepsFollowedEarly++;
         }

@@ -24,7 +24,7 @@ class MembershipSabotageTest {
   static final int MASKED_SEEDS = 200;
 
   /** Seeds of the runs that show the leader-only keep's limits stand behind rule 4. */
-  static final int KEEP_SEEDS = 200;
+  static final int KEEP_SEEDS = Integer.getInteger("frsm.sim.keepSeeds", 200);
 
   @ParameterizedTest
   @EnumSource(
@@ -54,6 +54,7 @@ class MembershipSabotageTest {
   void skippingOnlyTheInstallationWait_isMaskedByTheSettlesListing() {
     long learnerStepsEarly = 0;
     long voterStepsEarly = 0;
+    long sparedStepsEarly = 0;
     for (long seed = 1; seed <= MASKED_SEEDS; seed++) {
       MembershipNemesis[] nemesis = {null};
       LinearizabilityWorkload.runWithMembership(
@@ -64,13 +65,17 @@ class MembershipSabotageTest {
           nemesis);
       learnerStepsEarly += nemesis[0].orchestrator().learnerStepsFollowedEarly();
       voterStepsEarly += nemesis[0].orchestrator().voterStepsFollowedEarly();
+      sparedStepsEarly += nemesis[0].orchestrator().sparedStepsFollowedEarly();
     }
     System.out.println(
         "SKIP_INSTALL_WAIT: "
             + learnerStepsEarly
             + " learner-only steps followed before their installation quorum, "
             + voterStepsEarly
-            + " voter steps");
+            + " settled voter steps, "
+            + sparedStepsEarly
+            + " voter steps whose settle rule 4(b) spares (drops from an even-sized set; green:"
+            + " the runs' safety and linearizability checks passed)");
     assertEquals(0, voterStepsEarly, "a settled step was installed by a quorum");
     assertTrue(learnerStepsEarly > MASKED_SEEDS / 4, "the mutation acts: " + learnerStepsEarly);
   }
@@ -78,8 +83,13 @@ class MembershipSabotageTest {
   /**
    * The limits of "A voter change in leader-only mode" (one voter at a time, the term persisted at
    * the new voters before the next keep) are a second line behind RingTransition's rule 4, so
-   * lifting either is not caught here: a holder must install each version to settle it, so it never
-   * meets two voters' change at once under a live lease, and a quorum that installed a version
+   * lifting either is not caught here: a holder must install each version to settle it, so it meets
+   * two voters' change at once under a live lease only where no settle ran — a drop from an
+   * even-sized set, which rule 4(b) spares (docs/PROTOCOL.md "The drop from an even-sized set needs
+   * no settle"), followed by the next voter step before the holder installed it: then the correct
+   * core's "one voter at a time" limit ends the mode, and {@code
+   * KEEP_LEADER_ONLY_ACROSS_ANY_VOTER_CHANGE} keeps it (5 of ~1,250 keeps in 200 seeds,
+   * 2026-11-28), so far without a stale read the checker saw. And a quorum that installed a version
    * refuses every round of the version before, so no older term's round can complete at the voters
    * a skipped re-persist left without the term. The runs stay green, ranges keep the mode through
    * voter changes (each keep under {@code KEEP_LEADER_ONLY_WITHOUT_REPERSIST} skips its
@@ -112,7 +122,13 @@ class MembershipSabotageTest {
             + keptAcrossMoreThanOne
             + " of them of more than one voter");
     assertTrue(kept > KEEP_SEEDS, "ranges keep the mode through voter changes: " + kept);
-    assertEquals(0, keptAcrossMoreThanOne, "no holder meets two voters' change at once");
+    if (sabotage == Sabotage.KEEP_LEADER_ONLY_WITHOUT_REPERSIST) {
+      assertEquals(0, keptAcrossMoreThanOne, "the sabotage keeps one voter's change only");
+    } else {
+      // Reachable since the spared drop settle (see above); the runs' checks passed all the same.
+      assertTrue(
+          keptAcrossMoreThanOne < kept, "most keeps are of one voter: " + keptAcrossMoreThanOne);
+    }
   }
 
   private static void caught(
