@@ -43,6 +43,22 @@ final class FrsmPeerWireCodec extends ProtobufPeerWireCodec<PeerEnvelope, Messag
     return PeerMessages.toBody(message, envelope).build();
   }
 
+  /**
+   * Writes each message without building its protobuf objects ({@link DirectPeerEnvelope}): the
+   * header serialized once here by the generated class, so its bytes are the envelope's.
+   */
+  @Override
+  public Encoder<Message> encoder(int protocolVersion, String clusterId, int senderNodeId) {
+    byte[] header =
+        PeerEnvelope.newBuilder()
+            .setProtocolVersion(protocolVersion)
+            .setClusterId(clusterId)
+            .setSenderNodeId(senderNodeId)
+            .build()
+            .toByteArray();
+    return message -> new DirectPeerEnvelope(header, message);
+  }
+
   @Override
   public PeerEnvelope encodeKeepalive(int protocolVersion, String clusterId, int senderNodeId) {
     return PeerEnvelope.newBuilder()
