@@ -81,8 +81,9 @@ final class PeerBodyReader {
   private int roundNodeId;
   private int roundBoot;
   private long roundSequence;
-  private final BallotFields ballotA = new BallotFields();
-  private final BallotFields ballotB = new BallotFields();
+  // Made when their field appears: most bodies (commits, accepts) have neither.
+  private BallotFields ballotA;
+  private BallotFields ballotB;
   private AcceptedFields accepted;
 
   /** Numbers by field number (1-9); a uint32 or bool kept in the low bits. */
@@ -146,8 +147,18 @@ final class PeerBodyReader {
       switch (type) {
         case KEY -> key = in.readByteArray();
         case ROUND -> readRound(in);
-        case BALLOT_A -> ballotA.read(in);
-        case BALLOT_B -> ballotB.read(in);
+        case BALLOT_A -> {
+          if (ballotA == null) {
+            ballotA = new BallotFields();
+          }
+          ballotA.read(in);
+        }
+        case BALLOT_B -> {
+          if (ballotB == null) {
+            ballotB = new BallotFields();
+          }
+          ballotB.read(in);
+        }
         case ACCEPTED -> {
           if (accepted == null) {
             accepted = new AcceptedFields();
@@ -344,16 +355,14 @@ final class PeerBodyReader {
           new Message.Prepare(
               key("prepare"),
               round("prepare"),
-              WireValues.realBallot(
-                  ballotA.set, ballotA.round, ballotA.nodeId, ballotA.boot, "prepare.ballot"),
+              realBallot(ballotA, "prepare.ballot"),
               instanceField(n4, "term", "prepare"),
               instanceField(n5, "ring_version", "prepare"));
       case 11 ->
           new Message.Promise(
               key("promise"),
               round("promise"),
-              WireValues.realBallot(
-                  ballotA.set, ballotA.round, ballotA.nodeId, ballotA.boot, "promise.ballot"),
+              realBallot(ballotA, "promise.ballot"),
               ballotOrNone(ballotB, "promise.previous"),
               acceptedOrNone("promise.accepted"));
       case 12 -> {
@@ -372,8 +381,7 @@ final class PeerBodyReader {
           new Message.Accepted(
               key("accepted"),
               round("accepted"),
-              WireValues.realBallot(
-                  ballotA.set, ballotA.round, ballotA.nodeId, ballotA.boot, "accepted.ballot"),
+              realBallot(ballotA, "accepted.ballot"),
               instanceField(n4, "epoch", "accepted"),
               instanceField(n5, "timestamp", "accepted"));
       case 14 ->
@@ -430,9 +438,20 @@ final class PeerBodyReader {
     return WireValues.roundId(roundSet, roundNodeId, roundBoot, roundSequence, where);
   }
 
+  /** A Ballot field that may be ⊥ (absent: {@code b} null). */
   private static io.frsm.cell.Ballot ballotOrNone(BallotFields b, String where)
       throws WireDecodeException {
-    return WireValues.ballotOrNone(b.set, b.round, b.nodeId, b.boot, where);
+    return b == null
+        ? WireValues.ballotOrNone(false, 0, 0, 0, where)
+        : WireValues.ballotOrNone(true, b.round, b.nodeId, b.boot, where);
+  }
+
+  /** A Ballot field that must hold a real ballot (absent: {@code b} null). */
+  private static io.frsm.cell.Ballot realBallot(BallotFields b, String where)
+      throws WireDecodeException {
+    return b == null
+        ? WireValues.realBallot(false, 0, 0, 0, where)
+        : WireValues.realBallot(true, b.round, b.nodeId, b.boot, where);
   }
 
   private AcceptedValue acceptedOrNone(String where) throws WireDecodeException {
