@@ -63,6 +63,7 @@ public final class FramedPeerTransport<M> implements AutoCloseable {
   private final TransportConfig config;
   private final TransportEventLoops loops;
   private final PeerFraming<M> framing;
+  private final PeerWireCodec.Encoder<M> encoder;
   private final ChannelSecurity security;
   private final Channel serverChannel;
   private final ChannelGroup acceptedChannels;
@@ -94,6 +95,7 @@ public final class FramedPeerTransport<M> implements AutoCloseable {
     this.config = config;
     this.loops = loops;
     this.framing = new PeerFraming<>(config.clusterId(), codec);
+    this.encoder = framing.encoder(selfNodeId);
     this.keepalive = framing.encodeKeepalive(selfNodeId);
     this.limits =
         new InboundLimits(
@@ -220,7 +222,7 @@ public final class FramedPeerTransport<M> implements AutoCloseable {
     if (closed) {
       return dropped();
     }
-    MessageLite envelope = framing.encode(selfNodeId, message);
+    MessageLite envelope = encoder.encode(message);
     int size = envelope.getSerializedSize();
     if (size > config.maxFrameBytes()) {
       LOG.log(

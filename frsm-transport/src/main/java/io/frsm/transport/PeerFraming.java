@@ -32,6 +32,13 @@ final class PeerFraming<M> implements FrameDecoder.EnvelopeReader {
     return codec.encode(header.protocolVersion(), header.clusterId(), senderNodeId, message);
   }
 
+  /**
+   * The encoder of {@code senderNodeId}'s envelopes (what {@link #encode} gives, prepared once).
+   */
+  PeerWireCodec.Encoder<M> encoder(int senderNodeId) {
+    return codec.encoder(header.protocolVersion(), header.clusterId(), senderNodeId);
+  }
+
   @Override
   public boolean keepsNoShareOfFrames() {
     return codec.keepsNoShareOfFrames();

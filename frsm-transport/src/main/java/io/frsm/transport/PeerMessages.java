@@ -24,6 +24,11 @@ import io.frsm.transport.proto.PeerEnvelope;
  * message and a {@code body} field in peer.proto, one branch in {@link #toBody} and one case in
  * {@link #fromEnvelope}. {@code PeerMessagesTest.everyMessageType_hasAWireMapping} fails until both
  * exist.
+ *
+ * <p>The node itself writes and reads peer envelopes with {@link PeerBodyWriter} and {@link
+ * PeerBodyReader}, which must learn the message too; this mapping is their reference ({@code
+ * DirectPeerEnvelopeTest} fails until the writer and its edge cases cover every message type,
+ * {@code PeerEnvelopeReaderTest} compares the reader with it).
  */
 final class PeerMessages {
   private PeerMessages() {}

@@ -36,6 +36,22 @@ public interface PeerWireCodec<M> {
   MessageLite encode(int protocolVersion, String clusterId, int senderNodeId, M message);
 
   /**
+   * The envelopes of one sender: {@link #encode} with the header fixed. A protocol whose envelopes
+   * can be written without building them (frsm's: {@code DirectPeerEnvelope}) overrides this to
+   * prepare the header once; the bytes must equal {@link #encode}'s.
+   */
+  default Encoder<M> encoder(int protocolVersion, String clusterId, int senderNodeId) {
+    return message -> encode(protocolVersion, clusterId, senderNodeId, message);
+  }
+
+  /** Turns a message into its envelope, the header fixed ({@link #encoder}). Thread-safe. */
+  @FunctionalInterface
+  interface Encoder<M> {
+    /** Throws {@link IllegalArgumentException} for a message the protocol cannot carry. */
+    MessageLite encode(M message);
+  }
+
+  /**
    * Parses one envelope without interpreting its body yet. Must not retain {@code in}.
    *
    * @throws WireDecodeException if the bytes are not an envelope of this protocol

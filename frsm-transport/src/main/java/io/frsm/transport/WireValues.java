@@ -40,6 +40,14 @@ final class WireValues {
     return Key.wrap(bytes.toByteArray());
   }
 
+  /** A key read as a fresh array of its own (null or empty: missing), which the key then owns. */
+  static Key ownedKey(byte[] bytes, String where) throws WireDecodeException {
+    if (bytes == null || bytes.length == 0) {
+      throw new WireDecodeException(where + ": key is missing or empty");
+    }
+    return Key.wrap(bytes);
+  }
+
   // ---- ballots
 
   /** ⊥ is encoded as an absent field, so this is only called for real ballots. */
@@ -55,19 +63,26 @@ final class WireValues {
   /** A ballot field that may be ⊥ (absent, or round 0). */
   static Ballot ballotOrNone(boolean present, io.frsm.transport.proto.Ballot ballot, String where)
       throws WireDecodeException {
+    return present
+        ? ballotOrNone(true, ballot.getRound(), ballot.getNodeId(), ballot.getBoot(), where)
+        : Ballot.NONE;
+  }
+
+  /** As above, from the ballot's fields as read (absent fields 0). */
+  static Ballot ballotOrNone(boolean present, long round, int nodeId, int boot, String where)
+      throws WireDecodeException {
     if (!present) {
       return Ballot.NONE;
     }
-    long round = ballot.getRound();
-    int nodeId = ballot.getNodeId();
-    int boot = ballot.getBoot();
     // uint64/uint32 above the signed range arrive as negative Java numbers.
     if (round < 0 || round > InputBounds.MAX_NUMBER || nodeId < 0 || boot < 0) {
-      throw new WireDecodeException(where + ": ballot field out of range " + text(ballot));
+      throw new WireDecodeException(
+          where + ": ballot field out of range " + text(round, nodeId, boot));
     }
     if (round == 0) {
       if (nodeId != 0 || boot != 0) {
-        throw new WireDecodeException(where + ": ⊥ ballot with node or boot " + text(ballot));
+        throw new WireDecodeException(
+            where + ": ⊥ ballot with node or boot " + text(round, nodeId, boot));
       }
       return Ballot.NONE;
     }
@@ -77,20 +92,28 @@ final class WireValues {
   /** A ballot field that must hold a real ballot. */
   static Ballot realBallot(boolean present, io.frsm.transport.proto.Ballot ballot, String where)
       throws WireDecodeException {
-    Ballot decoded = ballotOrNone(present, ballot, where);
+    return present
+        ? realBallot(true, ballot.getRound(), ballot.getNodeId(), ballot.getBoot(), where)
+        : realBallot(false, 0, 0, 0, where);
+  }
+
+  /** As above, from the ballot's fields as read (absent fields 0). */
+  static Ballot realBallot(boolean present, long round, int nodeId, int boot, String where)
+      throws WireDecodeException {
+    Ballot decoded = ballotOrNone(present, round, nodeId, boot, where);
     if (decoded.isNone()) {
       throw new WireDecodeException(where + ": ballot is missing");
     }
     return decoded;
   }
 
-  private static String text(io.frsm.transport.proto.Ballot b) {
+  private static String text(long round, int nodeId, int boot) {
     return "("
-        + Long.toUnsignedString(b.getRound())
+        + Long.toUnsignedString(round)
         + ", "
-        + Integer.toUnsignedString(b.getNodeId())
+        + Integer.toUnsignedString(nodeId)
         + ", "
-        + Integer.toUnsignedString(b.getBoot())
+        + Integer.toUnsignedString(boot)
         + ")";
   }
 
@@ -106,10 +129,16 @@ final class WireValues {
 
   static RoundId roundId(boolean present, io.frsm.transport.proto.RoundId round, String where)
       throws WireDecodeException {
+    return roundId(present, round.getNodeId(), round.getBoot(), round.getSequence(), where);
+  }
+
+  /** As above, from the round id's fields as read (absent fields 0). */
+  static RoundId roundId(boolean present, int nodeId, int boot, long sequence, String where)
+      throws WireDecodeException {
     if (!present) {
       throw new WireDecodeException(where + ": round id is missing");
     }
-    return new RoundId(round.getNodeId(), round.getBoot(), round.getSequence());
+    return new RoundId(nodeId, boot, sequence);
   }
 
   // ---- numbers the protocol computes with: epochs, timestamps, terms, times
@@ -174,45 +203,72 @@ final class WireValues {
    * CPU, docs/BENCHMARKS.md 2026-11-28 evening); anything else goes through {@link #realBallot} for
    * the same refusal as before.
    */
-  private static Ballot acceptedBallot(io.frsm.transport.proto.AcceptedValue value, String where)
+  private static Ballot acceptedBallot(
+      boolean present, long round, int nodeId, int boot, String where)
       throws WireDecodeException {
-    if (value.hasAccepted()) {
-      io.frsm.transport.proto.Ballot b = value.getAccepted();
-      long round = b.getRound();
-      int nodeId = b.getNodeId();
-      int boot = b.getBoot();
-      if (round > 0 && round <= InputBounds.MAX_NUMBER && nodeId >= 0 && boot >= 0) {
-        return new Ballot(round, nodeId, boot); // what ballotOrNone returns for these fields
-      }
+    if (present && round > 0 && round <= InputBounds.MAX_NUMBER && nodeId >= 0 && boot >= 0) {
+      return new Ballot(round, nodeId, boot); // what ballotOrNone returns for these fields
     }
-    return realBallot(value.hasAccepted(), value.getAccepted(), where + ".accepted");
+    return realBallot(present, round, nodeId, boot, where + ".accepted");
   }
 
   private static AcceptedValue acceptedValue(
       io.frsm.transport.proto.AcceptedValue value, String where) throws WireDecodeException {
-    long epoch = instanceField(value.getEpoch(), "epoch", where);
-    long timestamp = instanceField(value.getTimestamp(), "timestamp", where);
-    Ballot accepted = acceptedBallot(value, where);
+    io.frsm.transport.proto.Ballot accepted = value.getAccepted();
+    return acceptedValue(
+        value.getEpoch(),
+        value.getTimestamp(),
+        value.hasAccepted(),
+        accepted.getRound(),
+        accepted.getNodeId(),
+        accepted.getBoot(),
+        value.getKindValue(),
+        value.getValue().toByteArray(),
+        value.getChosen(),
+        value.getToken().isEmpty() ? null : value.getToken().toByteArray(),
+        where);
+  }
+
+  /**
+   * An accepted part from its fields as read (absent numbers 0): {@code value} is a fresh array the
+   * accepted value then owns (empty when absent), {@code token} null or empty when absent.
+   */
+  static AcceptedValue acceptedValue(
+      long epochField,
+      long timestampField,
+      boolean ballotPresent,
+      long ballotRound,
+      int ballotNodeId,
+      int ballotBoot,
+      int kindNumber,
+      byte[] value,
+      boolean chosen,
+      byte[] tokenBytes,
+      String where)
+      throws WireDecodeException {
+    long epoch = instanceField(epochField, "epoch", where);
+    long timestamp = instanceField(timestampField, "timestamp", where);
+    Ballot accepted =
+        acceptedBallot(ballotPresent, ballotRound, ballotNodeId, ballotBoot, where);
     CellKind kind =
-        switch (value.getKind()) {
-          case VALUE_KIND_LIVE -> CellKind.LIVE;
-          case VALUE_KIND_DELETE_FOR_CELL -> CellKind.DELETE_FOR_CELL;
-          case VALUE_KIND_UNSPECIFIED, UNRECOGNIZED ->
+        switch (kindNumber) {
+          case ValueKind.VALUE_KIND_LIVE_VALUE -> CellKind.LIVE;
+          case ValueKind.VALUE_KIND_DELETE_FOR_CELL_VALUE -> CellKind.DELETE_FOR_CELL;
+          default ->
               throw new WireDecodeException(
-                  where + ": value kind missing or unknown (" + value.getKindValue() + ")");
+                  where + ": value kind missing or unknown (" + kindNumber + ")");
         };
-    if (kind == CellKind.DELETE_FOR_CELL && !value.getValue().isEmpty()) {
+    if (kind == CellKind.DELETE_FOR_CELL && value.length != 0) {
       throw new WireDecodeException(where + ": a delete carries no value bytes");
     }
     IdempotencyToken token = null;
-    if (!value.getToken().isEmpty()) {
-      if (value.getToken().size() != IdempotencyToken.BYTES) {
+    if (tokenBytes != null && tokenBytes.length != 0) {
+      if (tokenBytes.length != IdempotencyToken.BYTES) {
         throw new WireDecodeException(
-            where + ": idempotency token of " + value.getToken().size() + " bytes, not 16");
+            where + ": idempotency token of " + tokenBytes.length + " bytes, not 16");
       }
-      token = IdempotencyToken.of(value.getToken().toByteArray());
+      token = IdempotencyToken.of(tokenBytes);
     }
-    return AcceptedValue.of(
-        epoch, timestamp, accepted, kind, value.getValue().toByteArray(), value.getChosen(), token);
+    return AcceptedValue.of(epoch, timestamp, accepted, kind, value, chosen, token);
   }
 }

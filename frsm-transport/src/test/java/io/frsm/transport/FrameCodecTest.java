@@ -15,8 +15,12 @@ import io.frsm.client.transport.FrameEncoder;
 import io.frsm.consensus.core.Message;
 import io.frsm.consensus.core.RoundId;
 import io.frsm.transport.proto.PeerEnvelope;
+import io.netty.buffer.AbstractByteBufAllocator;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
+import io.netty.buffer.UnpooledHeapByteBuf;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -61,6 +65,71 @@ class FrameCodecTest {
       out.release();
     }
     assertFalse(ch.finish());
+  }
+
+  @Test
+  void encoding_isFrozen_forTheWrittenEnvelopeToo() {
+    EmbeddedChannel ch = new EmbeddedChannel(FrameEncoder.INSTANCE);
+    assertTrue(
+        ch.writeOutbound(
+            FrsmPeerWireCodec.INSTANCE
+                .encoder(io.frsm.client.transport.WireFormat.PROTOCOL_VERSION, CLUSTER, 2)
+                .encode(PREPARE)));
+    ByteBuf out = ch.readOutbound();
+    try {
+      assertEquals(PREPARE_FRAME_HEX, HexFormat.of().formatHex(ByteBufUtil.getBytes(out)));
+    } finally {
+      out.release();
+    }
+    assertFalse(ch.finish());
+  }
+
+  /**
+   * Small and large envelopes (staged in the encoder's per-thread array or not, either side of its
+   * cap), into direct and heap buffers: the frame is the length and the envelope's own bytes.
+   */
+  @Test
+  void encoder_writesEveryEnvelopeWhole_intoDirectAndHeapBuffers() {
+    ByteBufAllocator heapOnly =
+        new AbstractByteBufAllocator(false) {
+          @Override
+          protected ByteBuf newHeapBuffer(int initialCapacity, int maxCapacity) {
+            return new UnpooledHeapByteBuf(this, initialCapacity, maxCapacity);
+          }
+
+          @Override
+          protected ByteBuf newDirectBuffer(int initialCapacity, int maxCapacity) {
+            return newHeapBuffer(initialCapacity, maxCapacity);
+          }
+
+          @Override
+          public boolean isDirectBufferPooled() {
+            return false;
+          }
+        };
+    for (ByteBufAllocator allocator : new ByteBufAllocator[] {ByteBufAllocator.DEFAULT, heapOnly}) {
+      EmbeddedChannel ch = new EmbeddedChannel(FrameEncoder.INSTANCE);
+      ch.config().setAllocator(allocator);
+      for (int valueBytes : new int[] {0, 1, 1000, 64 * 1024 - 200, 64 * 1024, 300 * 1024}) {
+        for (int round = 0; round < 2; round++) { // the second reuses the staging array
+          byte[] value = new byte[valueBytes];
+          new java.util.Random(valueBytes + round).nextBytes(value);
+          Message commit =
+              new Message.Commit(
+                  Key.of(new byte[] {7}),
+                  io.frsm.cell.AcceptedValue.live(3, 4, new Ballot(9, 1, 1), value, true, null));
+          PeerEnvelope envelope = codec.encode(1, commit);
+          assertTrue(ch.writeOutbound(envelope));
+          ByteBuf out = ch.readOutbound();
+          try {
+            assertArrayEquals(frame(envelope), ByteBufUtil.getBytes(out), valueBytes + " bytes");
+          } finally {
+            out.release();
+          }
+        }
+      }
+      assertFalse(ch.finish());
+    }
   }
 
   @Test
