@@ -204,8 +204,7 @@ final class WireValues {
    * the same refusal as before.
    */
   private static Ballot acceptedBallot(
-      boolean present, long round, int nodeId, int boot, String where)
-      throws WireDecodeException {
+      boolean present, long round, int nodeId, int boot, String where) throws WireDecodeException {
     if (present && round > 0 && round <= InputBounds.MAX_NUMBER && nodeId >= 0 && boot >= 0) {
       return new Ballot(round, nodeId, boot); // what ballotOrNone returns for these fields
     }
@@ -248,8 +247,7 @@ final class WireValues {
       throws WireDecodeException {
     long epoch = instanceField(epochField, "epoch", where);
     long timestamp = instanceField(timestampField, "timestamp", where);
-    Ballot accepted =
-        acceptedBallot(ballotPresent, ballotRound, ballotNodeId, ballotBoot, where);
+    Ballot accepted = acceptedBallot(ballotPresent, ballotRound, ballotNodeId, ballotBoot, where);
     CellKind kind =
         switch (kindNumber) {
           case ValueKind.VALUE_KIND_LIVE_VALUE -> CellKind.LIVE;
