@@ -684,12 +684,7 @@ class HandOffIT {
     byte[] value = new byte[100];
     for (byte[] key : keys) {
       inFlight.acquireUninterruptibly();
-      java.util.concurrent.CompletableFuture<?> f =
-          create
-              ? client.createAsync(key, value)
-              : client
-                  .getAsync(key)
-                  .thenCompose(v -> client.casAsync(key, v.orElseThrow().version(), value));
+      java.util.concurrent.CompletableFuture<?> f = writeOne(client, key, value, create, 3);
       f.whenComplete(
           (ok, e) -> {
             if (e != null) {
@@ -702,6 +697,40 @@ class HandOffIT {
     if (failed.get() != null) {
       throw new AssertionError("bulk writes failed", failed.get());
     }
+  }
+
+  /**
+   * One key's write; an outcome left unknown (a loaded machine can run past the bounded delay) is
+   * resolved as the client says — a fence, then the key as the fence found it — and the write made
+   * again if it did not take effect, up to {@code attempts} times. The value is the same bytes
+   * either way, so a write that did land is as good as a retried one.
+   */
+  private static java.util.concurrent.CompletableFuture<?> writeOne(
+      io.frsm.api.FrsmClient client, byte[] key, byte[] value, boolean create, int attempts) {
+    java.util.concurrent.CompletableFuture<?> f =
+        create
+            ? client.createAsync(key, value)
+            : client
+                .getAsync(key)
+                .thenCompose(v -> client.casAsync(key, v.orElseThrow().version(), value));
+    return f.handle((ok, e) -> e)
+        .thenCompose(
+            e -> {
+              Throwable cause = e instanceof java.util.concurrent.CompletionException ? e.getCause() : e;
+              if (cause == null) {
+                return java.util.concurrent.CompletableFuture.completedFuture(null);
+              }
+              if (!(cause instanceof io.frsm.api.OutcomeUnknownException) || attempts <= 1) {
+                return java.util.concurrent.CompletableFuture.failedFuture(cause);
+              }
+              return client
+                  .fenceAsync(key)
+                  .thenCompose(
+                      found ->
+                          create && found.isPresent()
+                              ? java.util.concurrent.CompletableFuture.completedFuture(null)
+                              : writeOne(client, key, value, create, attempts - 1));
+            });
   }
 
   private static HandOffTally tally(FrsmNode n) {
