@@ -716,7 +716,8 @@ class HandOffIT {
     return f.handle((ok, e) -> e)
         .thenCompose(
             e -> {
-              Throwable cause = e instanceof java.util.concurrent.CompletionException ? e.getCause() : e;
+              Throwable cause =
+                  e instanceof java.util.concurrent.CompletionException ? e.getCause() : e;
               if (cause == null) {
                 return java.util.concurrent.CompletableFuture.completedFuture(null);
               }
