@@ -684,7 +684,7 @@ class HandOffIT {
     byte[] value = new byte[100];
     for (byte[] key : keys) {
       inFlight.acquireUninterruptibly();
-      java.util.concurrent.CompletableFuture<?> f = writeOne(client, key, value, create, 3);
+      java.util.concurrent.CompletableFuture<?> f = writeOne(client, key, value, create, 5);
       f.whenComplete(
           (ok, e) -> {
             if (e != null) {
@@ -702,11 +702,22 @@ class HandOffIT {
   /**
    * One key's write; an outcome left unknown (a loaded machine can run past the bounded delay) is
    * resolved as the client says — a fence, then the key as the fence found it — and the write made
-   * again if it did not take effect, up to {@code attempts} times. The value is the same bytes
-   * either way, so a write that did land is as good as a retried one.
+   * again if it did not take effect, up to {@code attempts} times (a fence that itself fails counts
+   * as an attempt). The value is the same bytes either way, so a write that did land is as good as
+   * a retried one; a retried create that finds the key present found its own earlier attempt.
    */
   private static java.util.concurrent.CompletableFuture<?> writeOne(
       io.frsm.api.FrsmClient client, byte[] key, byte[] value, boolean create, int attempts) {
+    return writeOne(client, key, value, create, attempts, false);
+  }
+
+  private static java.util.concurrent.CompletableFuture<?> writeOne(
+      io.frsm.api.FrsmClient client,
+      byte[] key,
+      byte[] value,
+      boolean create,
+      int attempts,
+      boolean retried) {
     java.util.concurrent.CompletableFuture<?> f =
         create
             ? client.createAsync(key, value)
@@ -716,9 +727,9 @@ class HandOffIT {
     return f.handle((ok, e) -> e)
         .thenCompose(
             e -> {
-              Throwable cause =
-                  e instanceof java.util.concurrent.CompletionException ? e.getCause() : e;
-              if (cause == null) {
+              Throwable cause = unwrap(e);
+              if (cause == null
+                  || (create && retried && cause instanceof io.frsm.api.KeyExistsException)) {
                 return java.util.concurrent.CompletableFuture.completedFuture(null);
               }
               if (!(cause instanceof io.frsm.api.OutcomeUnknownException) || attempts <= 1) {
@@ -726,12 +737,19 @@ class HandOffIT {
               }
               return client
                   .fenceAsync(key)
+                  .handle((found, fenceError) -> fenceError == null && create && found.isPresent())
                   .thenCompose(
-                      found ->
-                          create && found.isPresent()
+                      landed ->
+                          landed
                               ? java.util.concurrent.CompletableFuture.completedFuture(null)
-                              : writeOne(client, key, value, create, attempts - 1));
+                              : writeOne(client, key, value, create, attempts - 1, true));
             });
+  }
+
+  private static Throwable unwrap(Throwable e) {
+    return e instanceof java.util.concurrent.CompletionException && e.getCause() != null
+        ? e.getCause()
+        : e;
   }
 
   private static HandOffTally tally(FrsmNode n) {
