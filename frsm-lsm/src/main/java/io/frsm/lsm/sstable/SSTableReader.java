@@ -248,6 +248,15 @@ public final class SSTableReader implements AutoCloseable {
   }
 
   /**
+   * The keys of {@link #scanTokens}'s cells, read without decoding the cells' values: for listings,
+   * which need the keys only.
+   */
+  public KeyIterator scanKeyTokens(long fromTokenInclusive, long toTokenInclusive) {
+    ensureOpen();
+    return new TableKeyIterator(this, fromTokenInclusive, toTokenInclusive);
+  }
+
+  /**
    * Every cell of every data block that verifies, in key order; a block that fails its checksum or
    * decoding is skipped whole. For rewriting a table without its damaged blocks once the replica's
    * range was repaired from the other replicas (the skipped cells are then stale by construction).
@@ -331,6 +340,12 @@ public final class SSTableReader implements AutoCloseable {
     if (closed) {
       throw new IllegalStateException("SSTable reader is closed: " + path);
     }
+  }
+
+  /** Block {@code b} for a scan: from the cache if there, never added to it. */
+  DataBlock scanBlock(int b) throws IOException {
+    ensureOpen();
+    return block(b, false);
   }
 
   /** Block {@code b}, verified, from the cache or from one positional read. */
