@@ -39,7 +39,16 @@ final class DataBlock {
    * blockOffset}, so later lookups need no bounds checks of their own.
    */
   static DataBlock parse(byte[] bytes, Path file, long blockOffset) throws CorruptionException {
-    int length = bytes.length;
+    return parse(bytes, bytes.length, file, blockOffset);
+  }
+
+  /**
+   * As {@link #parse(byte[], Path, long)} for a block in the first {@code length} bytes of {@code
+   * bytes}: a scan's reused read buffer, which may be longer than the block. Such a block must not
+   * be cached or kept past the buffer's next read.
+   */
+  static DataBlock parse(byte[] bytes, int length, Path file, long blockOffset)
+      throws CorruptionException {
     if (length < SSTableFormat.BLOCK_TAIL_BYTES) {
       throw new CorruptionException(file, blockOffset, "data block shorter than its trailer");
     }

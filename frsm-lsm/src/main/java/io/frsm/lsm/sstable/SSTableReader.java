@@ -342,10 +342,29 @@ public final class SSTableReader implements AutoCloseable {
     }
   }
 
-  /** Block {@code b} for a scan: from the cache if there, never added to it. */
-  DataBlock scanBlock(int b) throws IOException {
+  /**
+   * Block {@code b} for a key scan: from the cache if there (never added to it), else read into
+   * {@code buffer} if it is long enough ({@link #blockLength}), so a scan reuses one array for all
+   * the blocks it reads. The caller owns {@code buffer}: a block read into it is valid until the
+   * buffer's next use.
+   */
+  DataBlock scanBlock(int b, byte[] buffer) throws IOException {
     ensureOpen();
-    return block(b, false);
+    long offset = index.offset(b);
+    DataBlock cached = cache.get(readerId, offset);
+    if (cached != null) {
+      metrics.blockCacheHit();
+      return cached;
+    }
+    int length = index.length(b);
+    byte[] into = buffer.length >= length ? buffer : new byte[length];
+    try {
+      file.readFully(ByteBuffer.wrap(into, 0, length), offset);
+    } catch (EOFException e) {
+      throw new CorruptionException(path, offset, "section runs past the end of the file", e);
+    }
+    metrics.blockRead();
+    return DataBlock.parse(into, length, path, offset);
   }
 
   /** Block {@code b}, verified, from the cache or from one positional read. */

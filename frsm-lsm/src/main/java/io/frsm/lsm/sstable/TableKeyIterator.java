@@ -8,7 +8,8 @@ import java.util.NoSuchElementException;
 /**
  * The keys of one table whose token lies in {@code [fromToken, toToken]}, in key order: {@link
  * SSTableReader#scanTokens}'s walk, yielding keys read by {@link DataBlock#key} instead of decoded
- * cells. Blocks come from the cache without being added to it, as for every scan.
+ * cells. Blocks come from the cache without being added to it, as for every scan; blocks read from
+ * the file share one buffer.
  */
 final class TableKeyIterator implements KeyIterator {
   private final SSTableReader reader;
@@ -18,6 +19,10 @@ final class TableKeyIterator implements KeyIterator {
   private int blockIndex;
   private DataBlock block;
   private ByteBuffer view; // the current block's view, reused for each of its entries
+  // Blocks not in the cache are read into this array, grown to the longest block read: safe to
+  // reuse because such a block is neither cached nor kept once the walk moves past it, and keys
+  // are copied out of it.
+  private byte[] buffer = new byte[0];
   private int entry;
   private Key next;
   private boolean done;
@@ -41,7 +46,11 @@ final class TableKeyIterator implements KeyIterator {
           done = true;
           break;
         }
-        DataBlock loaded = reader.scanBlock(blockIndex);
+        int length = reader.blockLength(blockIndex);
+        if (buffer.length < length) {
+          buffer = new byte[length];
+        }
+        DataBlock loaded = reader.scanBlock(blockIndex, buffer);
         entry = seekInBlock ? loaded.ceiling(fromToken, null) : 0;
         seekInBlock = false;
         block = loaded;
@@ -78,6 +87,7 @@ final class TableKeyIterator implements KeyIterator {
     done = true;
     block = null;
     view = null;
+    buffer = null;
     next = null;
   }
 }
