@@ -71,7 +71,7 @@ class KeyListingCostProbe {
       com.sun.management.ThreadMXBean threads =
           (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
       long self = Thread.currentThread().getId();
-      for (int round = 0; round < 8; round++) {
+      for (int round = 0; round < 16; round++) {
         boolean old = round % 2 == 0;
         long bytes0 = threads.getThreadAllocatedBytes(self);
         long cpu0 = threads.getCurrentThreadCpuTime();
