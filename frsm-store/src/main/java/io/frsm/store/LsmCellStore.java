@@ -54,8 +54,8 @@ public final class LsmCellStore implements CellStore {
    *
    * <p>Lists through {@link LsmEngine#scanKeys}, which reads keys without decoding cells: a page
    * needs no values, and decoding them was a tenth of a membership settle's allocations (issue 22).
-   * It lists exactly the keys {@link LsmEngine#scan} has cells for, tombstones included (a settle
-   * must re-commit those too), and fails where the scan fails.
+   * It lists exactly the keys {@link LsmEngine#scan} has cells for, deletes, promises and purge
+   * marks included (a key left out is one the settle never reads), and fails where the scan fails.
    */
   @Override
   public List<Key> keysInRange(long fromToken, long toToken, Key after, int limit) {
