@@ -8,6 +8,7 @@ import io.frsm.lsm.io.FileSystem;
 import io.frsm.lsm.manifest.TableEntry;
 import io.frsm.lsm.memtable.Memtable;
 import io.frsm.lsm.sstable.CellIterator;
+import io.frsm.lsm.sstable.KeyIterator;
 import io.frsm.lsm.sstable.SSTableOptions;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -316,6 +317,18 @@ public final class LsmEngine implements AutoCloseable {
    */
   public CellIterator scan(long fromToken, long toToken) throws IOException {
     return reads.scan(fromToken, toToken);
+  }
+
+  /**
+   * The keys {@link #scan} would return cells of, in the same order and with the same failures,
+   * without decoding the cells: for listings (range scans, membership settles), which need no
+   * values. A key is listed whatever its merged cell says (tombstones, promises and purge marks
+   * included), as by {@link #scan}. The caller must close the iterator.
+   *
+   * @throws QuarantinedRangeException if a quarantined table or block overlaps the range
+   */
+  public KeyIterator scanKeys(long fromToken, long toToken) throws IOException {
+    return reads.scanKeys(fromToken, toToken);
   }
 
   // ---------------------------------------------------------------- flush and compaction

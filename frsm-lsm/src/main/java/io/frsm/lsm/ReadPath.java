@@ -8,6 +8,7 @@ import io.frsm.lsm.manifest.TableEntry;
 import io.frsm.lsm.manifest.TokenInterval;
 import io.frsm.lsm.memtable.Memtable;
 import io.frsm.lsm.sstable.CellIterator;
+import io.frsm.lsm.sstable.KeyIterator;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -77,29 +78,11 @@ final class ReadPath {
 
   /** See {@link LsmEngine#scan(long, long)}. */
   CellIterator scan(long fromToken, long toToken) throws IOException {
-    if (fromToken > toToken) {
-      throw new IllegalArgumentException("fromToken " + fromToken + " > toToken " + toToken);
-    }
-    if (quarantine.replicaFenced()) {
-      throw QuarantinedRangeException.replicaFenced("tokens [" + fromToken + ", " + toToken + "]");
-    }
+    checkScannable(fromToken, toToken);
     EngineView view = state.acquire();
     List<CellIterator> sources = new ArrayList<>();
     try {
-      for (QuarantinedTable q : view.quarantined) {
-        if (q.overlaps(fromToken, toToken)) {
-          throw new QuarantinedRangeException(
-              q.entry, "tokens [" + fromToken + ", " + toToken + "]");
-        }
-      }
-      for (TableHandle t : view.tables) {
-        TableEntry entry = t.entry();
-        TokenInterval fenced = entry.quarantinedIntervalOverlapping(fromToken, toToken);
-        if (fenced != null) {
-          throw new QuarantinedRangeException(
-              entry, fenced, "tokens [" + fromToken + ", " + toToken + "]");
-        }
-      }
+      checkNotFenced(view, fromToken, toToken);
       Key from = Key.lowestWithToken(fromToken);
       Key to = toToken == Long.MAX_VALUE ? null : Key.lowestWithToken(toToken + 1);
       sources.add(MergingCellIterator.of(view.active.iterator(from, to)));
@@ -121,6 +104,101 @@ final class ReadPath {
     // From here the iterator owns the sources and the view: if its first reads fail, it closes
     // them itself, once.
     return new MergingCellIterator(sources, conflicts, view::release);
+  }
+
+  /**
+   * See {@link LsmEngine#scanKeys(long, long)}: {@link #scan}'s keys from the same sources, behind
+   * the same fence checks, read without decoding the cells (tables) or reading them (memtables).
+   */
+  KeyIterator scanKeys(long fromToken, long toToken) throws IOException {
+    checkScannable(fromToken, toToken);
+    EngineView view = state.acquire();
+    List<KeyIterator> sources = new ArrayList<>();
+    try {
+      checkNotFenced(view, fromToken, toToken);
+      Key from = Key.lowestWithToken(fromToken);
+      Key to = toToken == Long.MAX_VALUE ? null : Key.lowestWithToken(toToken + 1);
+      sources.add(MergingKeyIterator.of(view.active.keys(from, to)));
+      for (Memtable m : view.frozen) {
+        sources.add(MergingKeyIterator.of(m.keys(from, to)));
+      }
+      for (TableHandle t : view.tables) {
+        if (t.entry().overlapsTokens(fromToken, toToken)) {
+          sources.add(new QuarantiningKeyIterator(t.reader().scanKeyTokens(fromToken, toToken), t));
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      for (KeyIterator s : sources) {
+        s.close();
+      }
+      view.release();
+      throw e;
+    }
+    // As in scan: the iterator owns the sources and the view from here.
+    return new MergingKeyIterator(sources, view::release);
+  }
+
+  private void checkScannable(long fromToken, long toToken) throws QuarantinedRangeException {
+    if (fromToken > toToken) {
+      throw new IllegalArgumentException("fromToken " + fromToken + " > toToken " + toToken);
+    }
+    if (quarantine.replicaFenced()) {
+      throw QuarantinedRangeException.replicaFenced("tokens [" + fromToken + ", " + toToken + "]");
+    }
+  }
+
+  /** A scan of the tokens fails whole if a quarantined table or block overlaps them. */
+  private static void checkNotFenced(EngineView view, long fromToken, long toToken)
+      throws QuarantinedRangeException {
+    for (QuarantinedTable q : view.quarantined) {
+      if (q.overlaps(fromToken, toToken)) {
+        throw new QuarantinedRangeException(q.entry, "tokens [" + fromToken + ", " + toToken + "]");
+      }
+    }
+    for (TableHandle t : view.tables) {
+      TableEntry entry = t.entry();
+      TokenInterval fenced = entry.quarantinedIntervalOverlapping(fromToken, toToken);
+      if (fenced != null) {
+        throw new QuarantinedRangeException(
+            entry, fenced, "tokens [" + fromToken + ", " + toToken + "]");
+      }
+    }
+  }
+
+  /** {@link QuarantiningIterator} for keys. */
+  private final class QuarantiningKeyIterator implements KeyIterator {
+    private final KeyIterator delegate;
+    private final TableHandle table;
+
+    QuarantiningKeyIterator(KeyIterator delegate, TableHandle table) {
+      this.delegate = delegate;
+      this.table = table;
+    }
+
+    @Override
+    public boolean hasNext() throws IOException {
+      try {
+        return delegate.hasNext();
+      } catch (CorruptionException e) {
+        state.quarantine(table, e);
+        throw e;
+      }
+    }
+
+    @Override
+    public Key next() throws IOException {
+      try {
+        return delegate.next();
+      } catch (CorruptionException e) {
+        state.quarantine(table, e);
+        throw e;
+      }
+    }
+
+    @Override
+    public void close() {
+      delegate.close();
+    }
   }
 
   /** Quarantines its table when reading it hits a checksum failure. */

@@ -116,7 +116,10 @@ public final class CachingCellStore implements CellStore, PersistListener {
     return notCached;
   }
 
-  /** Listings are not cached: a scan reads each page once. */
+  /**
+   * Listings are not cached: a scan reads each page once. The store lists keys without reading
+   * their cells, so a listing neither fills nor consults the cache.
+   */
   @Override
   public java.util.List<Key> keysInRange(long fromToken, long toToken, Key after, int limit) {
     return store.keysInRange(fromToken, toToken, after, limit);

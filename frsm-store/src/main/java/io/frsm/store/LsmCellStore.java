@@ -6,7 +6,7 @@ import io.frsm.consensus.core.CellStore;
 import io.frsm.consensus.core.CellStoreException;
 import io.frsm.consensus.core.RangeTerm;
 import io.frsm.lsm.LsmEngine;
-import io.frsm.lsm.sstable.CellIterator;
+import io.frsm.lsm.sstable.KeyIterator;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -51,6 +51,11 @@ public final class LsmCellStore implements CellStore {
   /**
    * A range scan's page over the engine's merged view (memtables and tables); reserved range-term
    * cells are skipped. Reads at most {@code limit} client keys past the cursor.
+   *
+   * <p>Lists through {@link LsmEngine#scanKeys}, which reads keys without decoding cells: a page
+   * needs no values, and decoding them was a tenth of a membership settle's allocations (issue 22).
+   * It lists exactly the keys {@link LsmEngine#scan} has cells for, deletes, promises and purge
+   * marks included (a key left out is one the settle never reads), and fails where the scan fails.
    */
   @Override
   public List<Key> keysInRange(long fromToken, long toToken, Key after, int limit) {
@@ -59,9 +64,9 @@ public final class LsmCellStore implements CellStore {
     if (start > toToken) {
       return keys;
     }
-    try (CellIterator it = engine.scan(start, toToken)) {
+    try (KeyIterator it = engine.scanKeys(start, toToken)) {
       while (keys.size() < limit && it.hasNext()) {
-        Key k = it.next().key();
+        Key k = it.next();
         if ((after == null || k.compareTo(after) > 0) && !RangeTerm.isReserved(k)) {
           keys.add(k);
         }

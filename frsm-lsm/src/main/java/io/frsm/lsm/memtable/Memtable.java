@@ -153,6 +153,22 @@ public final class Memtable {
     };
   }
 
+  /**
+   * The keys of {@link #iterator}'s cells, without reading the cells: for listings. The same keys,
+   * because a key enters the map with its first cell and never leaves it.
+   */
+  public Iterator<Key> keys(Key from, Key to) {
+    NavigableMap<Key, CellSlot> view = cells;
+    if (from != null && to != null) {
+      view = cells.subMap(from, true, to, false);
+    } else if (from != null) {
+      view = cells.tailMap(from, true);
+    } else if (to != null) {
+      view = cells.headMap(to, false);
+    }
+    return view.navigableKeySet().iterator();
+  }
+
   /** Estimated heap bytes held. */
   public long heapBytes() {
     return heapBytes.get();

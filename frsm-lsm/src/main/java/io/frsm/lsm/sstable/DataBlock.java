@@ -2,8 +2,10 @@ package io.frsm.lsm.sstable;
 
 import io.frsm.cell.Cell;
 import io.frsm.cell.CellCodec;
+import io.frsm.cell.CellKeyDecoder;
 import io.frsm.cell.Key;
 import io.frsm.cell.MalformedCellException;
+import io.frsm.cell.Token;
 import io.frsm.lsm.CorruptionException;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
@@ -37,7 +39,16 @@ final class DataBlock {
    * blockOffset}, so later lookups need no bounds checks of their own.
    */
   static DataBlock parse(byte[] bytes, Path file, long blockOffset) throws CorruptionException {
-    int length = bytes.length;
+    return parse(bytes, bytes.length, file, blockOffset);
+  }
+
+  /**
+   * As {@link #parse(byte[], Path, long)} for a block in the first {@code length} bytes of {@code
+   * bytes}: a scan's reused read buffer, which may be longer than the block. Such a block must not
+   * be cached or kept past the buffer's next read.
+   */
+  static DataBlock parse(byte[] bytes, int length, Path file, long blockOffset)
+      throws CorruptionException {
     if (length < SSTableFormat.BLOCK_TAIL_BYTES) {
       throw new CorruptionException(file, blockOffset, "data block shorter than its trailer");
     }
@@ -168,5 +179,36 @@ final class DataBlock {
           file, blockOffset, "data block entry " + i + " does not match its trailer");
     }
     return cell;
+  }
+
+  /**
+   * A view of this block's bytes for {@link #key}: one per iterator and block, because a view's
+   * position is mutable state and blocks are shared between threads.
+   */
+  ByteBuffer entryView() {
+    return ByteBuffer.wrap(bytes);
+  }
+
+  /**
+   * The key of entry {@code i}, read through {@code view} (from {@link #entryView()}) without
+   * decoding the rest of the cell: the listing's path. Fails on exactly the entries {@link #cell}
+   * fails on (the same codec checks and the same trailer check), so both paths list a key or report
+   * the same damage.
+   */
+  Key key(int i, ByteBuffer view, Path file, long blockOffset) throws CorruptionException {
+    int start = entryStart(i);
+    view.limit(entryEnd(i)).position(start);
+    byte[] key;
+    try {
+      key = CellKeyDecoder.decodeKey(view);
+    } catch (MalformedCellException e) {
+      throw new CorruptionException(file, blockOffset, "data block entry " + i + ": " + e, e);
+    }
+    long token = Token.of(key);
+    if (view.hasRemaining() || token != token(i)) {
+      throw new CorruptionException(
+          file, blockOffset, "data block entry " + i + " does not match its trailer");
+    }
+    return Key.wrap(key, token);
   }
 }

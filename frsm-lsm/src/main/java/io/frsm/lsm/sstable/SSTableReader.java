@@ -248,6 +248,15 @@ public final class SSTableReader implements AutoCloseable {
   }
 
   /**
+   * The keys of {@link #scanTokens}'s cells, read without decoding the cells' values: for listings,
+   * which need the keys only.
+   */
+  public KeyIterator scanKeyTokens(long fromTokenInclusive, long toTokenInclusive) {
+    ensureOpen();
+    return new TableKeyIterator(this, fromTokenInclusive, toTokenInclusive);
+  }
+
+  /**
    * Every cell of every data block that verifies, in key order; a block that fails its checksum or
    * decoding is skipped whole. For rewriting a table without its damaged blocks once the replica's
    * range was repaired from the other replicas (the skipped cells are then stale by construction).
@@ -331,6 +340,31 @@ public final class SSTableReader implements AutoCloseable {
     if (closed) {
       throw new IllegalStateException("SSTable reader is closed: " + path);
     }
+  }
+
+  /**
+   * Block {@code b} for a key scan: from the cache if there (never added to it), else read into
+   * {@code buffer} if it is long enough ({@link #blockLength}), so a scan reuses one array for all
+   * the blocks it reads. The caller owns {@code buffer}: a block read into it is valid until the
+   * buffer's next use.
+   */
+  DataBlock scanBlock(int b, byte[] buffer) throws IOException {
+    ensureOpen();
+    long offset = index.offset(b);
+    DataBlock cached = cache.get(readerId, offset);
+    if (cached != null) {
+      metrics.blockCacheHit();
+      return cached;
+    }
+    int length = index.length(b);
+    byte[] into = buffer.length >= length ? buffer : new byte[length];
+    try {
+      file.readFully(ByteBuffer.wrap(into, 0, length), offset);
+    } catch (EOFException e) {
+      throw new CorruptionException(path, offset, "section runs past the end of the file", e);
+    }
+    metrics.blockRead();
+    return DataBlock.parse(into, length, path, offset);
   }
 
   /** Block {@code b}, verified, from the cache or from one positional read. */
