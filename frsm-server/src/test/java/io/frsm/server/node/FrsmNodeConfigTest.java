@@ -55,6 +55,7 @@ class FrsmNodeConfigTest {
         minFreeDiskBytes: 1GiB
         minFreeDiskFraction: 0.05
         diskSpaceCheckInterval: 5s
+        membershipStepTimeout: 7m
       zookeeper:
         connect: zk-a:2181,zk-b:2181
         sessionTimeout: 7s
