@@ -18,7 +18,11 @@ import java.util.Objects;
  */
 public record LeaseConfig(boolean enabled, Duration lease, long driftPartsPerMillion) {
 
-  /** docs/DESIGN.md's lease length. */
+  /**
+   * docs/DESIGN.md's lease length, which the core's tests and the simulator script against. A node
+   * runs with its {@code consensus.lease}, 1.5 s by default (docs/PROTOCOL.md "Where the code
+   * differs", item 10).
+   */
   public static final Duration DEFAULT_LEASE = Duration.ofSeconds(2);
 
   /** docs/DESIGN.md's drift bound, 10⁻³. */

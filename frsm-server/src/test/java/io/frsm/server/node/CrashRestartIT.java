@@ -1,5 +1,6 @@
 package io.frsm.server.node;
 
+import io.frsm.server.config.ConsensusKeys;
 import static java.nio.charset.StandardCharsets.US_ASCII;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -121,7 +122,12 @@ class CrashRestartIT {
         long failOverNanos = firstAckAfterKill.get() - crashedAt;
         // Such an increment can only have been accepted by the successor, whose term was granted
         // after the crash began: its first accept waited L·(1+ρ) after that grant (rule 4).
-        long successorWait = LeaseConfig.defaults().successorWaitNanos();
+        long successorWait =
+            new LeaseConfig(
+                    true,
+                    ConsensusKeys.LEASE.defaultValue(),
+                    ConsensusKeys.CLOCK_DRIFT_PPM.defaultValue())
+                .successorWaitNanos();
         assertTrue(
             failOverNanos >= successorWait,
             "an increment acknowledged "

@@ -32,6 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
  * -Dfrsm.join.benchPaces=0,200} runs one fresh cluster per {@code consensus.settleKeysPerSecond}
  * value, in that order, {@code -Dfrsm.join.benchRounds} times (default 1): an A/B alternated.
  * {@code -Dfrsm.join.benchNewNodePreallocates=false} turns node 4's commit-log preallocation off;
+ * {@code -Dfrsm.join.benchStreamBytesPerSecond=B} throttles every node's range streams;
  * {@code -Dfrsm.join.benchWaitMinutes} (default 30) bounds the preload's node start and the join.
  */
 class JoinTimeBenchmarkIT {
@@ -46,6 +47,14 @@ class JoinTimeBenchmarkIT {
    */
   private static final boolean NEW_NODE_PREALLOCATES =
       Boolean.parseBoolean(System.getProperty("frsm.join.benchNewNodePreallocates", "true"));
+
+  /**
+   * Every node's {@code stream.maxBytesPerSecond} ({@code -Dfrsm.join.benchStreamBytesPerSecond},
+   * default 0 = unthrottled as in production): the issue's foreground targets are asked "during
+   * streaming", which a throttled copy is allowed to stretch.
+   */
+  private static final long STREAM_BYTES_PER_SECOND =
+      Long.getLong("frsm.join.benchStreamBytesPerSecond", 0L);
 
   @Test
   void addANode_toAClusterHoldingKeys(@TempDir Path dir) throws Exception {
@@ -87,13 +96,15 @@ class JoinTimeBenchmarkIT {
                 dir,
                 b ->
                     b.lsm(l -> l.memtableFlushSizeBytes(16 << 20))
-                        .set(ConsensusKeys.SETTLE_KEYS_PER_SECOND, pace));
+                        .set(ConsensusKeys.SETTLE_KEYS_PER_SECOND, pace)
+                        .set(StreamKeys.MAX_BYTES_PER_SECOND, STREAM_BYTES_PER_SECOND));
         CuratorFramework zk = RingHistoryIT.connect(cluster);
         FrsmNode fourth =
             cluster
                 .nodeBuilder(4, dir.resolve("node-4"))
                 .join(true)
                 .set(StreamKeys.COPY_ON_JOIN, copy)
+                .set(StreamKeys.MAX_BYTES_PER_SECOND, STREAM_BYTES_PER_SECOND)
                 .lsm(l -> l.commitLogPreallocateSegments(NEW_NODE_PREALLOCATES))
                 .build()) {
       MembershipOrchestrator admin = TestOrchestrator.of(zk, cluster, id -> id == 4, wait);

@@ -1,5 +1,6 @@
 package io.frsm.server.node;
 
+import io.frsm.server.config.ConsensusKeys;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -21,11 +22,12 @@ import org.junit.jupiter.api.io.TempDir;
  *
  * <p>Before step-down its ranges answered nothing for as long as the cut lasted (issue 27: 10 s for
  * a 10 s cut). The bound asserted is the issue's target, 2·L + 1 s, in protocol time: the quorum
- * watch needs {@code consensus.stepDownAfter} (1 s, L/2) to notice, the successor at most L·(1+ρ)
+ * watch needs {@code consensus.stepDownAfter} (1 s) to notice, the successor at most L·(1+ρ)
  * more if the release was not clean, and the rest is a hand-over's ZooKeeper round trips.
  */
 class LeaderIsolationIT {
-  private static final Duration LEASE = Duration.ofSeconds(2);
+  /** The nodes' default lease L (consensus.lease). */
+  private static final Duration LEASE = ConsensusKeys.LEASE.defaultValue();
   private static final Duration BOUND = LEASE.multipliedBy(2).plusSeconds(1);
   private static final Duration CUT = Duration.ofSeconds(10);
   private static final Duration MOVE_TIMEOUT = Duration.ofSeconds(60);

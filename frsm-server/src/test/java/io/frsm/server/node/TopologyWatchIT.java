@@ -1,5 +1,6 @@
 package io.frsm.server.node;
 
+import io.frsm.server.config.ConsensusKeys;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -28,7 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class TopologyWatchIT {
   /** The nodes' default lease L (consensus.lease); a successor waits L·(1+ρ) before it leads. */
-  private static final Duration LEASE = Duration.ofSeconds(2);
+  private static final Duration LEASE = ConsensusKeys.LEASE.defaultValue();
 
   /**
    * How long the test allows from the kill to the pushed new leader: one lease wait, plus slack for
