@@ -51,8 +51,9 @@ public final class ConsensusKeys {
   /**
    * Renewals run every lease / 4, which must be at least a millisecond. 1.5 s by default, not
    * DESIGN.md's 2 s: a dead leader's successor waits L·(1+ρ) after its grant, so the time to repair
-   * after a leader kill cannot go below that wait; at 2 s it measured 2.2–2.8 s, at 1.5 s 1.7–1.8 s,
-   * for 4/L renewal {@code multi}s per node and second instead of 2 (docs/BENCHMARKS.md, issue 23).
+   * after a leader kill cannot go below that wait; at 2 s it measured 2.2–2.8 s, at 1.5 s 1.7–1.8
+   * s, for 4/L renewal {@code multi}s per node and second instead of 2 (docs/BENCHMARKS.md, issue
+   * 23).
    */
   public static final ConfigKey<Duration> LEASE =
       ConfigKey.of("consensus.lease", ValueType.DURATION, Duration.ofMillis(1500))

@@ -296,9 +296,9 @@ public final class FrsmNodeBuilder {
   }
 
   /**
-   * {@code L}, the range lease (default 1.5 s): renewed every L/4; a new leader waits {@code L·(1+ρ)}
-   * before its first write, so this is also most of the fail-over time after the ZooKeeper session
-   * of a dead leader expired.
+   * {@code L}, the range lease (default 1.5 s): renewed every L/4; a new leader waits {@code
+   * L·(1+ρ)} before its first write, so this is also most of the fail-over time after the ZooKeeper
+   * session of a dead leader expired.
    */
   public FrsmNodeBuilder lease(Duration lease) {
     config.set(ConsensusKeys.LEASE, lease);

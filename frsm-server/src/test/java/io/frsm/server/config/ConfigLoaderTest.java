@@ -43,7 +43,7 @@ class ConfigLoaderTest {
     assertEquals(defaults.sstableBlockSizeBytes(), c.lsm().sstableBlockSizeBytes());
     assertEquals(7400, c.peerAddress().getPort());
     assertEquals(3, c.get(NodeKeys.INITIAL_NODES));
-    assertEquals(Duration.ofSeconds(2), c.get(ConsensusKeys.LEASE));
+    assertEquals(Duration.ofMillis(1500), c.get(ConsensusKeys.LEASE)); // not the paper's 2 s
     assertEquals(1000, c.get(ConsensusKeys.CLOCK_DRIFT_PPM));
     assertTrue(c.get(ConsensusKeys.LEADER_ONLY_READS));
     assertEquals(3, c.get(RingKeys.REPLICATION_FACTOR));

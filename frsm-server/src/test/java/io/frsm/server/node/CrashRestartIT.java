@@ -1,6 +1,5 @@
 package io.frsm.server.node;
 
-import io.frsm.server.config.ConsensusKeys;
 import static java.nio.charset.StandardCharsets.US_ASCII;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -13,6 +12,7 @@ import io.frsm.api.OutcomeUnknownException;
 import io.frsm.api.Version;
 import io.frsm.api.Versioned;
 import io.frsm.consensus.core.LeaseConfig;
+import io.frsm.server.config.ConsensusKeys;
 import io.frsm.testkit.history.CheckResult;
 import io.frsm.testkit.history.HistoryJsonWriter;
 import io.frsm.testkit.history.HistoryRecorder;

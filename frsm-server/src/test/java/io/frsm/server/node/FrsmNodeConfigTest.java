@@ -197,7 +197,7 @@ class FrsmNodeConfigTest {
   @Test
   void handOffStopWait_unset_isTwoLeases() throws Exception {
     assertEquals(
-        java.time.Duration.ofSeconds(4),
+        java.time.Duration.ofSeconds(3), // the default lease is 1.5 s
         FrsmNode.builder().config(load(MINIMAL)).build().settings().handOffLimits().stopWait());
     assertEquals(
         java.time.Duration.ofSeconds(6),

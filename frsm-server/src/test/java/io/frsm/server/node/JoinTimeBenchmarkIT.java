@@ -32,8 +32,8 @@ import org.junit.jupiter.api.io.TempDir;
  * -Dfrsm.join.benchPaces=0,200} runs one fresh cluster per {@code consensus.settleKeysPerSecond}
  * value, in that order, {@code -Dfrsm.join.benchRounds} times (default 1): an A/B alternated.
  * {@code -Dfrsm.join.benchNewNodePreallocates=false} turns node 4's commit-log preallocation off;
- * {@code -Dfrsm.join.benchStreamBytesPerSecond=B} throttles every node's range streams;
- * {@code -Dfrsm.join.benchWaitMinutes} (default 30) bounds the preload's node start and the join.
+ * {@code -Dfrsm.join.benchStreamBytesPerSecond=B} throttles every node's range streams; {@code
+ * -Dfrsm.join.benchWaitMinutes} (default 30) bounds the preload's node start and the join.
  */
 class JoinTimeBenchmarkIT {
   private static final BenchKeys KEYS = new BenchKeys("join/", 512);

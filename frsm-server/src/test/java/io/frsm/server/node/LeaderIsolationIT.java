@@ -1,9 +1,9 @@
 package io.frsm.server.node;
 
-import io.frsm.server.config.ConsensusKeys;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.frsm.server.config.ConsensusKeys;
 import io.frsm.server.ring.Ring;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -22,12 +22,13 @@ import org.junit.jupiter.api.io.TempDir;
  *
  * <p>Before step-down its ranges answered nothing for as long as the cut lasted (issue 27: 10 s for
  * a 10 s cut). The bound asserted is the issue's target, 2·L + 1 s, in protocol time: the quorum
- * watch needs {@code consensus.stepDownAfter} (1 s) to notice, the successor at most L·(1+ρ)
- * more if the release was not clean, and the rest is a hand-over's ZooKeeper round trips.
+ * watch needs {@code consensus.stepDownAfter} (1 s) to notice, the successor at most L·(1+ρ) more
+ * if the release was not clean, and the rest is a hand-over's ZooKeeper round trips.
  */
 class LeaderIsolationIT {
   /** The nodes' default lease L (consensus.lease). */
   private static final Duration LEASE = ConsensusKeys.LEASE.defaultValue();
+
   private static final Duration BOUND = LEASE.multipliedBy(2).plusSeconds(1);
   private static final Duration CUT = Duration.ofSeconds(10);
   private static final Duration MOVE_TIMEOUT = Duration.ofSeconds(60);

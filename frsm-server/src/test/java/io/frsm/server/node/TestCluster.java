@@ -28,8 +28,9 @@ final class TestCluster implements AutoCloseable {
   static final String CLUSTER_ID = "it-cluster";
 
   /**
-   * T: longer than the lease wait L·(1+ρ) of a new range leader (L = 1.5 s by default), so an operation that
-   * arrives while its range changes hands waits for the new leader instead of failing.
+   * T: longer than the lease wait L·(1+ρ) of a new range leader (L = 1.5 s by default), so an
+   * operation that arrives while its range changes hands waits for the new leader instead of
+   * failing.
    */
   static final Duration BOUNDED_DELAY = Duration.ofSeconds(4);
 

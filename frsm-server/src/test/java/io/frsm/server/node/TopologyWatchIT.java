@@ -1,6 +1,5 @@
 package io.frsm.server.node;
 
-import io.frsm.server.config.ConsensusKeys;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -12,6 +11,7 @@ import io.frsm.client.transport.TransportEventLoops;
 import io.frsm.client.transport.tls.MutualTls;
 import io.frsm.client.transport.tls.Role;
 import io.frsm.client.transport.tls.TlsContexts;
+import io.frsm.server.config.ConsensusKeys;
 import io.frsm.server.ring.Ring;
 import io.netty.handler.ssl.SslProvider;
 import java.nio.file.Path;

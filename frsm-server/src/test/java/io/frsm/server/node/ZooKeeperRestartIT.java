@@ -67,8 +67,7 @@ class ZooKeeperRestartIT {
     // The default session timeout (TestCluster's 3 s is shorter than a restart plus the client's
     // reconnect, so Curator would declare sessions LOST: that is the long outage, not this one).
     try (TestCluster cluster =
-        TestCluster.withTweaks(
-            dir, b -> b.zookeeperSessionTimeout(SESSION_TIMEOUT).lease(LEASE))) {
+        TestCluster.withTweaks(dir, b -> b.zookeeperSessionTimeout(SESSION_TIMEOUT).lease(LEASE))) {
       Ring ring = cluster.ring();
       // Two hot ranges of each natural leader.
       List<Integer> hot = new ArrayList<>();
