@@ -58,6 +58,7 @@ final class CasRun extends Run {
         && !warm.chosen().isDelete()
         && matchesExpected(warm.chosen())
         && !context.forceCold()) {
+      proposesWarm(warm);
       propose(now, warm.ballot(), value == null ? set.replicas() : firstQuorum(now), out);
     } else {
       prepare(now, out);

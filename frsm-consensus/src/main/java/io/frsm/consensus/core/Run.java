@@ -51,6 +51,14 @@ abstract class Run {
 
   private Outcome answerOnChosen;
   private List<Integer> lastPromisers = List.of();
+
+  /**
+   * The voters the ballot of this run's proposals was prepared at: the run's set at its last
+   * prepare that got {@code q} promises, or a warm key's prepare set (empty: neither yet). What the
+   * key's warm state records when a round is chosen.
+   */
+  private List<Integer> preparedAt = List.of();
+
   private boolean backingOff;
   private long resumeAtNanos;
   private boolean done;
@@ -207,6 +215,11 @@ abstract class Run {
   /** The ballot of the last prepare that got a quorum (what cold proposals carry). */
   final Ballot preparedBallot() {
     return ballots.lastPrepared();
+  }
+
+  /** A warm CAS proposes {@code warm}'s ballot, prepared at its voters, without a prepare. */
+  final void proposesWarm(WarmKeys.Warm warm) {
+    preparedAt = warm.preparedAt();
   }
 
   /** The replicas that promised in the last successful prepare. */
@@ -502,6 +515,7 @@ abstract class Run {
   private void promised(Now now, Round r, List<Effect> out) {
     PromiseQuorum promises = PromiseQuorum.of(r);
     lastPromisers = promises.promisers();
+    preparedAt = set.replicas();
     round = null;
     context.prepared(key);
     decide(now, promises.m(), promises.mChosen(), out);
@@ -509,7 +523,7 @@ abstract class Run {
 
   private void chosen(Now now, Round r, List<Effect> out) {
     AcceptedValue value = r.proposal.withChosen(true);
-    context.rememberWarm(key, set.replicas(), r.ballot, value);
+    context.rememberWarm(key, preparedAt, r.ballot, value);
     context.learnedChosen(key, value, true);
     // Learn: asynchronous, off the reply path; a lost commit costs a later quorum read.
     for (int to : set.members()) {

@@ -92,8 +92,8 @@ final class RunContext {
   }
 
   /**
-   * Runs started from now on use {@code change.next()}; warm keys of a changed range turn cold
-   * (their last round's {@code q} acks came from the old set).
+   * Runs started from now on use {@code change.next()}; warm keys whose range's voters move more
+   * than one node away from their ballot's prepare set turn cold ({@link WarmKeys}).
    */
   void placementChanged(PlacementChange change) {
     placement = change.next();
@@ -143,13 +143,14 @@ final class RunContext {
   }
 
   /**
-   * Remembers that a round of {@code key} with {@code ballot}, sent to {@code roundReplicas}, got
-   * {@code q} acks and chose {@code chosen}. Not if the key's replica set has changed since the run
-   * started: {@code q} acks of the old set say nothing about a quorum of the new one.
+   * Remembers that a round of {@code key} with {@code ballot}, prepared at the voters {@code
+   * preparedAt}, got {@code q} acks and chose {@code chosen}. Not if the key's voters are now more
+   * than one node away from {@code preparedAt} (or it is empty: a round whose prepare set is not
+   * known): a majority of those voters may miss the one that promised the ballot.
    */
-  void rememberWarm(Key key, List<Integer> roundReplicas, Ballot ballot, AcceptedValue chosen) {
-    if (PlacementChange.sameMembers(roundReplicas, placement.replicasOf(key))) {
-      warm.remember(key, ballot, chosen);
+  void rememberWarm(Key key, List<Integer> preparedAt, Ballot ballot, AcceptedValue chosen) {
+    if (!preparedAt.isEmpty() && WarmKeys.usableAt(preparedAt, placement.replicasOf(key))) {
+      warm.remember(key, ballot, chosen, preparedAt);
     }
   }
 

@@ -119,6 +119,55 @@ class PlacementChangeTest {
     assertTrue(!prepared(cluster, IN_RANGE_1), "range 1's set is the same: its key is warm");
   }
 
+  /**
+   * A key prepared at {0, 1, 2} stays warm when a voter is added ({0, 1, 2, 3}: every majority of
+   * four meets the promising majority of three) and its CAS goes out as accepts only, written at
+   * the new set; a further change to {0, 1, 3} is two voters from the prepare set, so the key turns
+   * cold there and prepares — unless a round at {0, 1, 2, 3} prepared it again, which makes it warm
+   * at the set one away.
+   */
+  @Test
+  void warmKey_staysWarmAcrossOneVoterChange_notTwoFromItsPrepareSet() {
+    CoreCluster cluster = new CoreCluster(4, CoreConfig.defaults(TWO_RANGES));
+    Version a = created(cluster, IN_RANGE_0);
+    Version b = created(cluster, IN_RANGE_1);
+    changePlacement(
+        cluster,
+        Placement.of(List.of(-1L, Long.MAX_VALUE), List.of(List.of(0, 1, 2, 3), List.of(0, 1, 2)))
+            .atVersion(1));
+    cluster.sent.clear();
+    long cas = cluster.submit(0, new Operation.Cas(IN_RANGE_0, a, b("a2")));
+    assertEquals(new Outcome.Written(a.next()), cluster.outcome(cas));
+    assertTrue(!prepared(cluster, IN_RANGE_0), "one voter added: still warm, no prepare");
+    assertTrue(
+        cluster.sent.stream()
+            .anyMatch(
+                s ->
+                    s.message() instanceof Message.Accept accept
+                        && accept.key().equals(IN_RANGE_0)
+                        && accept.ringVersion() == 1),
+        "the warm accepts carry the new version");
+
+    changePlacement(
+        cluster,
+        Placement.of(List.of(-1L, Long.MAX_VALUE), List.of(List.of(0, 1, 3), List.of(0, 1, 2, 3)))
+            .atVersion(2));
+    cluster.sent.clear();
+    long cold = cluster.submit(0, new Operation.Cas(IN_RANGE_0, a.next(), b("a3")));
+    assertEquals(new Outcome.Written(a.next().next()), cluster.outcome(cold));
+    assertTrue(prepared(cluster, IN_RANGE_0), "two voters from the prepare set: cold");
+    cluster.sent.clear();
+    long warmAgain = cluster.submit(0, new Operation.Cas(IN_RANGE_0, a.next().next(), b("a4")));
+    assertInstanceOf(Outcome.Written.class, cluster.outcome(warmAgain));
+    assertTrue(!prepared(cluster, IN_RANGE_0), "prepared at {0, 1, 3}: warm again");
+
+    // Range 1 went {0, 1, 2} -> {0, 1, 2} -> {0, 1, 2, 3}: one voter from its prepare set.
+    cluster.sent.clear();
+    long other = cluster.submit(0, new Operation.Cas(IN_RANGE_1, b, b("b2")));
+    assertInstanceOf(Outcome.Written.class, cluster.outcome(other));
+    assertTrue(!prepared(cluster, IN_RANGE_1), "one voter added to range 1: warm");
+  }
+
   @Test
   void identicalPlacement_changesNothing() {
     CoreCluster cluster = new CoreCluster(3, CoreConfig.defaults(TWO_RANGES));
