@@ -1,6 +1,7 @@
 package io.frsm.client.transport;
 
 import com.google.protobuf.CodedInputStream;
+import com.google.protobuf.MessageLite;
 import io.frsm.client.proto.AdminRequest;
 import io.frsm.client.proto.AdminResponse;
 import io.frsm.client.proto.ClientEnvelope;
@@ -26,15 +27,45 @@ public final class ClientCodec implements FrameDecoder.EnvelopeReader {
   private final EnvelopeHeader header;
   private final Side side;
 
+  /** Fields 1-2 of every envelope this codec writes, serialized once (never written to). */
+  private final byte[] headerBytes;
+
   public ClientCodec(String clusterId, Side side) {
     this.header = new EnvelopeHeader(clusterId);
     this.side = side;
+    this.headerBytes =
+        ClientEnvelope.newBuilder()
+            .setProtocolVersion(WireFormat.PROTOCOL_VERSION)
+            .setClusterId(header.clusterId())
+            .build()
+            .toByteArray();
   }
 
+  /**
+   * The request's envelope, written without building protobuf objects ({@link RequestEnvelope}):
+   * the bytes of {@link #encodeRequest}'s. What a client sends.
+   */
+  public MessageLite requestEnvelope(long requestId, OperationRequest request) {
+    return new RequestEnvelope(headerBytes, requestId, request);
+  }
+
+  /**
+   * The response's envelope, written without building protobuf objects ({@link ResponseEnvelope}):
+   * the bytes of {@link #encodeResponse}'s. What a node sends.
+   */
+  public MessageLite responseEnvelope(long requestId, OperationResponse response) {
+    return new ResponseEnvelope(headerBytes, requestId, response);
+  }
+
+  /**
+   * The request's envelope built with the generated classes: the reference {@link #requestEnvelope}
+   * is tested against (and what tests forge frames from).
+   */
   public ClientEnvelope encodeRequest(long requestId, OperationRequest request) {
     return envelope(requestId).setRequest(ClientMessages.request(request)).build();
   }
 
+  /** The response's envelope built with the generated classes: {@link #responseEnvelope}'s twin. */
   public ClientEnvelope encodeResponse(long requestId, OperationResponse response) {
     return envelope(requestId).setResponse(ClientMessages.response(response)).build();
   }
