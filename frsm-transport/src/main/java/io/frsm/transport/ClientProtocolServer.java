@@ -1,5 +1,6 @@
 package io.frsm.transport;
 
+import com.google.protobuf.MessageLite;
 import io.frsm.client.proto.AdminRequest;
 import io.frsm.client.proto.AdminResponse;
 import io.frsm.client.proto.ClientEnvelope;
@@ -381,14 +382,14 @@ public final class ClientProtocolServer implements AutoCloseable {
 
     /** Any thread. */
     private void respond(long requestId, ClientOperation op, OperationResponse response) {
-      ClientEnvelope envelope = codec.encodeResponse(requestId, response);
+      MessageLite envelope = codec.responseEnvelope(requestId, response);
       if (envelope.getSerializedSize() > config.maxFrameBytes()) {
         String reason = "response exceeds maxFrameBytes " + config.maxFrameBytes();
         ClientOutcome fallback =
             op != null && op.mutates()
                 ? new ClientOutcome.Unknown(reason)
                 : new ClientOutcome.NotExecuted(reason);
-        envelope = codec.encodeResponse(requestId, new OperationResponse.Completed(fallback));
+        envelope = codec.responseEnvelope(requestId, new OperationResponse.Completed(fallback));
       }
       if (!writer.offer(envelope)) {
         LOG.log(

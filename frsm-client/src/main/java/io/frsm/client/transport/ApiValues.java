@@ -1,5 +1,6 @@
 package io.frsm.client.transport;
 
+import com.google.protobuf.ByteString;
 import com.google.protobuf.UnsafeByteOperations;
 import io.frsm.api.Version;
 import io.frsm.api.Versioned;
@@ -18,12 +19,17 @@ public final class ApiValues {
 
   public static Version version(boolean present, io.frsm.client.proto.Version version, String where)
       throws WireDecodeException {
+    return version(present, version.getEpoch(), version.getTimestamp(), where);
+  }
+
+  /** A required Version field as read (the generated and the direct readers' one check). */
+  static Version version(boolean present, long epoch, long timestamp, String where)
+      throws WireDecodeException {
     if (!present) {
       throw new WireDecodeException(where + ": version is missing");
     }
     return new Version(
-        instanceField(version.getEpoch(), "epoch", where),
-        instanceField(version.getTimestamp(), "timestamp", where));
+        instanceField(epoch, "epoch", where), instanceField(timestamp, "timestamp", where));
   }
 
   static io.frsm.client.proto.Versioned versioned(Versioned versioned) {
@@ -42,11 +48,33 @@ public final class ApiValues {
     if (!present) {
       throw new WireDecodeException(where + " is missing");
     }
-    Version version = version(versioned.hasVersion(), versioned.getVersion(), where);
+    io.frsm.client.proto.Version version = versioned.getVersion();
+    return versioned(
+        true,
+        versioned.getValue(),
+        versioned.hasVersion(),
+        version.getEpoch(),
+        version.getTimestamp(),
+        where);
+  }
+
+  /** A required Versioned field as read (the generated and the direct readers' one check). */
+  static Versioned versioned(
+      boolean present,
+      ByteString value,
+      boolean versionPresent,
+      long epoch,
+      long timestamp,
+      String where)
+      throws WireDecodeException {
+    if (!present) {
+      throw new WireDecodeException(where + " is missing");
+    }
+    Version version = version(versionPresent, epoch, timestamp, where);
     // One copy out of the frame (the bytes field shares the decoder's body array, which the next
     // frame overwrites) into the array the Versioned keeps: toByteArray and then the constructor
     // copied twice.
-    return Versioned.copyOf(versioned.getValue().asReadOnlyByteBuffer(), version);
+    return Versioned.copyOf(value.asReadOnlyByteBuffer(), version);
   }
 
   /**

@@ -73,25 +73,32 @@ public final class ClientMessages {
     ClientOperation op =
         switch (p.getOperationCase()) {
           case GET ->
-              new ClientOperation.Get(key(p.getGet().getKey(), "get"), p.getGet().getQuorum());
+              new ClientOperation.Get(
+                  key(bytes(p.getGet().getKey()), "get"), p.getGet().getQuorum());
           case CREATE ->
               new ClientOperation.Create(
-                  key(p.getCreate().getKey(), "create"),
+                  key(bytes(p.getCreate().getKey()), "create"),
                   p.getCreate().getValue().toByteArray(),
-                  hint(p.getCreate().getIdempotencyToken(), p.getCreate().getResend(), "create"));
+                  hint(
+                      bytes(p.getCreate().getIdempotencyToken()),
+                      p.getCreate().getResend(),
+                      "create"));
           case CAS ->
               new ClientOperation.Cas(
-                  key(p.getCas().getKey(), "cas"),
+                  key(bytes(p.getCas().getKey()), "cas"),
                   expected(p.getCas().hasExpected(), p.getCas().getExpected(), "cas.expected"),
                   p.getCas().getValue().toByteArray(),
-                  hint(p.getCas().getIdempotencyToken(), p.getCas().getResend(), "cas"));
+                  hint(bytes(p.getCas().getIdempotencyToken()), p.getCas().getResend(), "cas"));
           case DELETE ->
               new ClientOperation.Delete(
-                  key(p.getDelete().getKey(), "delete"),
+                  key(bytes(p.getDelete().getKey()), "delete"),
                   expected(
                       p.getDelete().hasExpected(), p.getDelete().getExpected(), "delete.expected"),
-                  hint(p.getDelete().getIdempotencyToken(), p.getDelete().getResend(), "delete"));
-          case FENCE -> new ClientOperation.Fence(key(p.getFence().getKey(), "fence"));
+                  hint(
+                      bytes(p.getDelete().getIdempotencyToken()),
+                      p.getDelete().getResend(),
+                      "delete"));
+          case FENCE -> new ClientOperation.Fence(key(bytes(p.getFence().getKey()), "fence"));
           case OPERATION_NOT_SET ->
               throw new WireDecodeException("request without a (known) operation");
         };
@@ -102,34 +109,47 @@ public final class ClientMessages {
     return UnsafeByteOperations.unsafeWrap(hint.token());
   }
 
-  /** The idempotency hint of a mutation: none for an empty token (a resend flag needs one). */
-  private static ClientOperation.Hint hint(ByteString token, boolean resend, String where)
+  /** A bytes field's own copy: the records own their arrays. */
+  private static byte[] bytes(ByteString field) {
+    return field.toByteArray();
+  }
+
+  /**
+   * The idempotency hint of a mutation: none for an empty token (a resend flag needs one). {@code
+   * token} is a fresh array, kept by the hint.
+   */
+  static ClientOperation.Hint hint(byte[] token, boolean resend, String where)
       throws WireDecodeException {
-    if (token.isEmpty()) {
+    if (token.length == 0) {
       if (resend) {
         throw new WireDecodeException(where + ": resend without an idempotency token");
       }
       return null;
     }
-    if (token.size() != ClientOperation.Hint.TOKEN_BYTES) {
+    if (token.length != ClientOperation.Hint.TOKEN_BYTES) {
       throw new WireDecodeException(
           where
               + ": idempotency token of "
-              + token.size()
+              + token.length
               + " bytes, not "
               + ClientOperation.Hint.TOKEN_BYTES);
     }
-    return new ClientOperation.Hint(token.toByteArray(), resend);
+    return new ClientOperation.Hint(token, resend);
+  }
+
+  private static Version expected(
+      boolean present, io.frsm.client.proto.Version version, String where)
+      throws WireDecodeException {
+    return expected(present, version.getEpoch(), version.getTimestamp(), where);
   }
 
   /**
    * The version a CAS or delete expects: its write lands at {@code timestamp + 1}, which must stay
    * within {@code WireFormat.MAX_NUMBER}.
    */
-  private static Version expected(
-      boolean present, io.frsm.client.proto.Version version, String where)
+  static Version expected(boolean present, long epoch, long timestamp, String where)
       throws WireDecodeException {
-    Version expected = version(present, version, where);
+    Version expected = ApiValues.version(present, epoch, timestamp, where);
     if (expected.timestamp() >= WireFormat.MAX_NUMBER) {
       throw new WireDecodeException(
           where
@@ -230,21 +250,23 @@ public final class ClientMessages {
   }
 
   private static OperationResponse redirect(ClientResponse.Redirect r) throws WireDecodeException {
-    int port = r.getLeaderPort();
-    if (r.getLeaderHost().isEmpty() || port < 1 || port > 65_535) {
-      throw new WireDecodeException(
-          "redirect: bad leader address '"
-              + r.getLeaderHost()
-              + "':"
-              + Integer.toUnsignedString(port));
-    }
-    return new OperationResponse.Redirect(r.getLeaderHost(), port);
+    return redirect(r.getLeaderHost(), r.getLeaderPort());
   }
 
-  private static KeyBytes key(ByteString bytes, String where) throws WireDecodeException {
-    if (bytes.isEmpty()) {
+  /** A redirect as read: a leader's address that a client can connect to. */
+  static OperationResponse redirect(String host, int port) throws WireDecodeException {
+    if (host.isEmpty() || port < 1 || port > 65_535) {
+      throw new WireDecodeException(
+          "redirect: bad leader address '" + host + "':" + Integer.toUnsignedString(port));
+    }
+    return new OperationResponse.Redirect(host, port);
+  }
+
+  /** A key as read: non-empty; {@code bytes} is a fresh array, kept by the key. */
+  static KeyBytes key(byte[] bytes, String where) throws WireDecodeException {
+    if (bytes.length == 0) {
       throw new WireDecodeException(where + ": key is missing or empty");
     }
-    return KeyBytes.wrap(bytes.toByteArray());
+    return KeyBytes.wrap(bytes);
   }
 }

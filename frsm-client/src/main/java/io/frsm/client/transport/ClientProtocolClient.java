@@ -127,7 +127,7 @@ public final class ClientProtocolClient implements AutoCloseable {
             requestId,
             OperationResponse.class,
             request.operation().mutates(),
-            codec.encodeRequest(requestId, request),
+            codec.requestEnvelope(requestId, request),
             timeout));
   }
 
@@ -252,7 +252,7 @@ public final class ClientProtocolClient implements AutoCloseable {
     final Class<R> answerType;
     // Whether the request may change something: then a lost answer leaves its outcome unknown.
     final boolean mutates;
-    final ClientEnvelope envelope;
+    final MessageLite envelope;
     final CompletableFuture<R> future = new CompletableFuture<>();
     final Duration allowed;
     final long deadlineNanos;
@@ -263,7 +263,7 @@ public final class ClientProtocolClient implements AutoCloseable {
         long requestId,
         Class<R> answerType,
         boolean mutates,
-        ClientEnvelope envelope,
+        MessageLite envelope,
         Duration allowed) {
       this.requestId = requestId;
       this.answerType = answerType;
