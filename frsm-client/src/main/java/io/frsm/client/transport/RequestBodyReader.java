@@ -112,13 +112,15 @@ final class RequestBodyReader {
           case 12 ->
               new ClientOperation.Cas(
                   ClientMessages.key(o.key, "cas"),
-                  ClientMessages.expected(o.expectedSet, o.epoch, o.timestamp, "cas.expected"),
+                  ClientMessages.expected(
+                      o.expected.set, o.expected.epoch, o.expected.timestamp, "cas.expected"),
                   o.value,
                   ClientMessages.hint(o.token, o.resend, "cas"));
           case 13 ->
               new ClientOperation.Delete(
                   ClientMessages.key(o.key, "delete"),
-                  ClientMessages.expected(o.expectedSet, o.epoch, o.timestamp, "delete.expected"),
+                  ClientMessages.expected(
+                      o.expected.set, o.expected.epoch, o.expected.timestamp, "delete.expected"),
                   ClientMessages.hint(o.token, o.resend, "delete"));
           case 14 -> new ClientOperation.Fence(ClientMessages.key(o.key, "fence"));
           default -> throw new WireDecodeException("request without a (known) operation");
@@ -130,9 +132,7 @@ final class RequestBodyReader {
   private static final class Operation {
     byte[] key = EMPTY;
     byte[] value = EMPTY;
-    boolean expectedSet;
-    long epoch;
-    long timestamp;
+    final VersionFields expected = new VersionFields();
     byte[] token = EMPTY;
     boolean resend;
     boolean quorum;
@@ -153,29 +153,11 @@ final class RequestBodyReader {
         switch (type) {
           case KEY -> key = in.readByteArray();
           case VALUE -> value = in.readByteArray();
-          case EXPECTED -> readExpected(in);
+          case EXPECTED -> expected.read(in, VERSION_DEPTH);
           case TOKEN -> token = in.readByteArray();
           case RESEND -> resend = in.readBool();
           case QUORUM -> quorum = in.readBool();
           default -> throw new AssertionError(type);
-        }
-      }
-      in.checkLastTagWas(0);
-      in.popLimit(limit);
-    }
-
-    private void readExpected(CodedInputStream in) throws IOException {
-      expectedSet = true;
-      int limit = in.pushLimit(in.readRawVarint32());
-      while (true) {
-        int tag = in.readTag();
-        if (tag == 0) {
-          break;
-        }
-        switch (tag) {
-          case 1 << 3 | VARINT -> epoch = in.readUInt64();
-          case 2 << 3 | VARINT -> timestamp = in.readUInt64();
-          default -> UnknownFields.skip(in, tag, VERSION_DEPTH);
         }
       }
       in.checkLastTagWas(0);

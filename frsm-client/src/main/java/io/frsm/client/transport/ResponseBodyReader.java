@@ -196,30 +196,4 @@ final class ResponseBodyReader {
       return versionedSet ? Optional.of(versioned(where)) : Optional.empty();
     }
   }
-
-  /** A Version message's fields as read; {@code set} once it appeared. */
-  private static final class VersionFields {
-    boolean set;
-    long epoch;
-    long timestamp;
-
-    /** Reads the message whose tag was just read, {@code depth} levels below the envelope. */
-    void read(CodedInputStream in, int depth) throws IOException {
-      set = true;
-      int limit = in.pushLimit(in.readRawVarint32());
-      while (true) {
-        int tag = in.readTag();
-        if (tag == 0) {
-          break;
-        }
-        switch (tag) {
-          case 1 << 3 | VARINT -> epoch = in.readUInt64();
-          case 2 << 3 | VARINT -> timestamp = in.readUInt64();
-          default -> UnknownFields.skip(in, tag, depth);
-        }
-      }
-      in.checkLastTagWas(0);
-      in.popLimit(limit);
-    }
-  }
 }
