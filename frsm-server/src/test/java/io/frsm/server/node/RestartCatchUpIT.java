@@ -102,9 +102,11 @@ class RestartCatchUpIT {
         // suite run at load ~15, 2026-11-29).
         long gets = coordinated(restarted, "get");
         List<Optional<Versioned>> read = new ArrayList<>();
+        int[] attempts = {0};
         try (FrsmClient onRestarted = restarted.client()) {
           Await.until(
               () -> {
+                attempts[0]++;
                 try {
                   read.add(onRestarted.get(key));
                   return true;
@@ -116,7 +118,10 @@ class RestartCatchUpIT {
               "a quorum read through the restarted node");
         }
         assertEquals(List.of(Optional.of(new Versioned(bytes("while down"), whileDown))), read);
-        assertTrue(coordinated(restarted, "get") >= gets + 1, "coordinated by the restarted node");
+        assertEquals(
+            gets + attempts[0],
+            coordinated(restarted, "get"),
+            "every attempt coordinated by the restarted node");
         assertEquals(0.0, routed(restarted, "forwarded"), "not forwarded");
         assertEquals(List.of(), cluster.holdersOf(range), "while nobody led the range");
 
