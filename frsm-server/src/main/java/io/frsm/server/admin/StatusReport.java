@@ -44,6 +44,7 @@ final class StatusReport {
       status.setMembershipChange(
           pending
               + (by < 0 ? ", waiting for an orchestrator" : ", orchestrated by node " + by)
+              + orchestrator.stepProgress(pending)
               + orchestrator.copyProgress(pending));
     }
     for (int r = 0; r < placement.rangeCount(); r++) {

@@ -96,6 +96,19 @@ public final class NodeKeys {
                   + " copies, settles) may go without progress (a node installed, a copy done, a"
                   + " range settled) before the run gives up and tries again");
 
+  /**
+   * docs/OPERATIONS.md "Keeping the foreground served during a change": how many of its changed
+   * ranges each node settles per promotion step; the ranges of a step need RF+1 acknowledgements
+   * while it settles, the others keep RF.
+   */
+  public static final ConfigKey<Integer> MEMBERSHIP_STEP_RANGES_PER_NODE =
+      ConfigKey.of("node.membershipStepRangesPerNode", ValueType.INTEGER, 1)
+          .range(0, 8192)
+          .doc(
+              "how many changed ranges per settling node one promotion step of a membership change"
+                  + " requested at this node takes (RF+1 voters while they settle); 0: every range"
+                  + " in one step (fewest ring versions, most foreground cost)");
+
   /** docs/OPERATIONS.md "Disk full on the data directory". */
   public static final ConfigKey<Long> MIN_FREE_DISK_BYTES =
       ConfigKey.of("node.minFreeDiskBytes", ValueType.BYTES, 256L * 1024 * 1024)
@@ -126,6 +139,7 @@ public final class NodeKeys {
           ADVERTISED_HOST,
           DRAIN_TIMEOUT,
           MEMBERSHIP_STEP_TIMEOUT,
+          MEMBERSHIP_STEP_RANGES_PER_NODE,
           MIN_FREE_DISK_BYTES,
           MIN_FREE_DISK_FRACTION,
           DISK_SPACE_CHECK_INTERVAL);

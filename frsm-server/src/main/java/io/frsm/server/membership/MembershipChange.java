@@ -10,18 +10,27 @@ import java.util.List;
  * ({@link MembershipPlan}) is derived from these, so a resumed orchestrator recomputes the same
  * versions.
  *
- * <p>Stored as UTF-8 {@code v1|<kind>|<node>|<replacement or -1>|<base version>}, and for a repair
- * {@code v1|repair|<node>|-1|<base version>|<range>,<range>,...}; anything else is refused by
- * {@link #decode} with what is wrong.
+ * <p>Stored as UTF-8 {@code v1|<kind>|<node>|<replacement or -1>|<base version>}, followed by
+ * {@code |<ranges per node>} when that is above 0, and for a repair {@code
+ * v1|repair|<node>|-1|<base version>|<range>,<range>,...}; anything else is refused by {@link
+ * #decode} with what is wrong. A change stored without the ranges per node (by a version before
+ * they existed) is planned as it was then: all ranges in one batch.
  *
  * @param node the node added, decommissioned, replaced (dead) or repaired
  * @param replacement the new node of a replace; -1 otherwise
  * @param baseVersion the newest ring version when the change was requested
  * @param ranges for a repair, the ranges (ascending, distinct) the node is demoted to a learner of
  *     while its quarantine is repaired; empty for every other kind
+ * @param rangesPerNode how many changed ranges per settling node each promotion step takes ({@link
+ *     MembershipPlan}); 0: all in one step; always 0 for a repair
  */
 public record MembershipChange(
-    Kind kind, int node, int replacement, long baseVersion, List<Integer> ranges) {
+    Kind kind,
+    int node,
+    int replacement,
+    long baseVersion,
+    List<Integer> ranges,
+    int rangesPerNode) {
   /** What a change does. */
   public enum Kind {
     ADD,
@@ -37,9 +46,24 @@ public record MembershipChange(
   /** At most this many ranges in a repair (as many as a ring version may hold). */
   static final int MAX_RANGES = 1 << 13;
 
-  /** A change of any kind but {@link Kind#REPAIR}. */
+  /** At most this many changed ranges per node and step (as many as a ring version may hold). */
+  static final int MAX_RANGES_PER_NODE = MAX_RANGES;
+
+  /** A change of any kind but {@link Kind#REPAIR}, all its ranges in one step. */
   public MembershipChange(Kind kind, int node, int replacement, long baseVersion) {
-    this(kind, node, replacement, baseVersion, List.of());
+    this(kind, node, replacement, baseVersion, List.of(), 0);
+  }
+
+  /** A change of any kind but {@link Kind#REPAIR}, in steps of {@code rangesPerNode}. */
+  public MembershipChange(
+      Kind kind, int node, int replacement, long baseVersion, int rangesPerNode) {
+    this(kind, node, replacement, baseVersion, List.of(), rangesPerNode);
+  }
+
+  /** A repair of {@code ranges}. */
+  public MembershipChange(
+      Kind kind, int node, int replacement, long baseVersion, List<Integer> ranges) {
+    this(kind, node, replacement, baseVersion, ranges, 0);
   }
 
   public MembershipChange {
@@ -69,6 +93,16 @@ public record MembershipChange(
     if (replacement == node) {
       throw new IllegalArgumentException("node " + node + " cannot replace itself");
     }
+    if (rangesPerNode < 0 || rangesPerNode > MAX_RANGES_PER_NODE) {
+      throw new IllegalArgumentException(
+          "ranges per node and step are 0 (all at once) to "
+              + MAX_RANGES_PER_NODE
+              + ", was "
+              + rangesPerNode);
+    }
+    if (kind == Kind.REPAIR && rangesPerNode != 0) {
+      throw new IllegalArgumentException("a repair moves its ranges in one step");
+    }
   }
 
   public byte[] encode() {
@@ -80,7 +114,8 @@ public record MembershipChange(
             + replacement
             + "|"
             + baseVersion
-            + (kind == Kind.REPAIR ? "|" + rangeList() : ""))
+            + (kind == Kind.REPAIR ? "|" + rangeList() : "")
+            + (rangesPerNode > 0 ? "|" + rangesPerNode : ""))
         .getBytes(StandardCharsets.UTF_8);
   }
 
@@ -95,7 +130,8 @@ public record MembershipChange(
     String text = new String(data, StandardCharsets.UTF_8);
     String[] f = text.split("\\|", -1);
     boolean repair = f.length == 6 && f[1].equals("repair");
-    if ((f.length != 5 && !repair) || !f[0].equals("v1")) {
+    boolean stepped = f.length == 6 && !repair;
+    if ((f.length != 5 && !repair && !stepped) || !f[0].equals("v1")) {
       throw new IllegalArgumentException("malformed membership change \"" + text + "\"");
     }
     try {
@@ -110,8 +146,21 @@ public record MembershipChange(
           ranges.add(Integer.parseInt(r));
         }
       }
+      int rangesPerNode = 0;
+      if (stepped) {
+        rangesPerNode = Integer.parseInt(f[5]);
+        if (rangesPerNode == 0 || !f[5].equals(Integer.toString(rangesPerNode))) {
+          // Written only above 0, in canonical decimal: a cancel compares the bytes exactly.
+          throw new IllegalArgumentException("ranges per node \"" + f[5] + "\" is not canonical");
+        }
+      }
       return new MembershipChange(
-          kind, Integer.parseInt(f[2]), Integer.parseInt(f[3]), Long.parseLong(f[4]), ranges);
+          kind,
+          Integer.parseInt(f[2]),
+          Integer.parseInt(f[3]),
+          Long.parseLong(f[4]),
+          ranges,
+          rangesPerNode);
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(
           "malformed membership change \"" + text + "\": " + e.getMessage(), e);
@@ -136,6 +185,8 @@ public record MembershipChange(
         }
         + " (from ring version "
         + baseVersion
+        + (rangesPerNode == 1 ? ", 1 range per node and step" : "")
+        + (rangesPerNode > 1 ? ", " + rangesPerNode + " ranges per node and step" : "")
         + ")";
   }
 }

@@ -63,13 +63,14 @@ public final class MembershipOrchestrator {
   private final ChangeCancel cancel;
   private final ChangeLeftovers leftovers;
   private final Duration stepTimeout;
+  private final int rangesPerNode;
 
   /**
    * @param initial version 0, from {@code shape}
    * @param registered a node's registration (for a joining node's rack), or null if not registered
-   * @param stepTimeout how long one wait (installations, copies, settles) may go without progress
-   *     (a node installed, a copy done, a range settled: {@link StepDeadline}) before the run
-   *     stops; it is resumed by the next {@link #runPending} ({@code node.membershipStepTimeout})
+   * @param settings the step timeout (a wait without progress — a node installed, a copy done, a
+   *     range settled: {@link StepDeadline} — stops the run; it is resumed by the next {@link
+   *     #runPending}) and the step size of the changes {@link #request} stores
    */
   public MembershipOrchestrator(
       CuratorFramework zk,
@@ -77,7 +78,7 @@ public final class MembershipOrchestrator {
       ClusterShape shape,
       RingVersion initial,
       IntFunction<NodeInfo> registered,
-      Duration stepTimeout) {
+      ChangeSettings settings) {
     this.zk = zk;
     this.layout = layout;
     this.history = new RingHistory(zk, layout);
@@ -88,7 +89,8 @@ public final class MembershipOrchestrator {
     this.copies = new LearnerCopies(new RangeCopyRequests(zk, layout));
     this.cancel = new ChangeCancel(zk, layout, history, initial);
     this.leftovers = new ChangeLeftovers(zk, layout);
-    this.stepTimeout = stepTimeout;
+    this.stepTimeout = settings.stepTimeout();
+    this.rangesPerNode = settings.rangesPerNode();
   }
 
   /**
@@ -105,7 +107,8 @@ public final class MembershipOrchestrator {
           "another membership change is in progress: " + pending + "; wait for it to finish");
     }
     RingVersion newest = history.newest(initial);
-    MembershipChange change = new MembershipChange(kind, node, replacement, newest.version());
+    MembershipChange change =
+        new MembershipChange(kind, node, replacement, newest.version(), rangesPerNode);
     plan(change, newest, tokenOwners()); // refuses an unsafe or unknown change before it is stored
     cancel.clear(); // a cancel left by an ended change must not meet an identical new one
     try {
@@ -193,7 +196,8 @@ public final class MembershipOrchestrator {
             base,
             MembershipPlan.votersOver(
                 current, nodes, tokensOf, shape.vnodes(), shape.replicationFactor()),
-            Set.of());
+            Set.of(),
+            change.rangesPerNode());
       }
       case DECOMMISSION -> {
         if (!members.contains(n)) {
@@ -216,7 +220,8 @@ public final class MembershipOrchestrator {
             base,
             MembershipPlan.votersOver(
                 current, nodes, tokensOf, shape.vnodes(), shape.replicationFactor()),
-            Set.of(n));
+            Set.of(n),
+            change.rangesPerNode());
       }
       case REPLACE -> {
         if (!members.contains(n)) {
@@ -227,7 +232,10 @@ public final class MembershipOrchestrator {
               "node " + change.replacement() + " is already a member: a replacement must be new");
         }
         yield MembershipPlan.between(
-            base, MembershipPlan.replacing(current, n, change.replacement()), Set.of(n));
+            base,
+            MembershipPlan.replacing(current, n, change.replacement()),
+            Set.of(n),
+            change.rangesPerNode());
       }
     };
   }
@@ -559,6 +567,25 @@ public final class MembershipOrchestrator {
    */
   public String copyProgress(MembershipChange change) throws Exception {
     return copies.progress(change.baseVersion() + 1);
+  }
+
+  /**
+   * For status: how far {@code change} is, as {@code ", step K of N"} (K of its N ring versions
+   * published); empty if its plan cannot be made from the history (then the run reports why).
+   */
+  public String stepProgress(MembershipChange change) throws Exception {
+    List<RingVersion> all = history.read(initial, null);
+    if (change.baseVersion() >= all.size()) {
+      return "";
+    }
+    MembershipPlan plan;
+    try {
+      plan = plan(change, all.get((int) change.baseVersion()), tokenOwners());
+    } catch (IllegalArgumentException unplannable) {
+      return "";
+    }
+    long published = Math.min(plan.steps().size(), all.size() - 1 - change.baseVersion());
+    return ", step " + published + " of " + plan.steps().size();
   }
 
   /** For status: the newest ring version in the history. */

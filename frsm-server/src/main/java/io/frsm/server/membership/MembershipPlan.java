@@ -21,15 +21,25 @@ import java.util.TreeSet;
  * <p>The formation's range cut stays (the core forbids changing end tokens). A range's target
  * voters are the first RF distinct nodes clockwise from its end token over the target node set
  * ({@link #votersOver}); adding, removing or replacing one node changes, per range, at most one
- * voter in and one out. All ranges move together in three versions:
+ * voter in and one out. The steps:
  *
  * <ol>
- *   <li>{@code v+1}: each incoming node joins its ranges as a learner;
- *   <li>{@code v+2}: the learners are promoted to voters (RF+1 voters for a moment);
- *   <li>{@code v+3}: each outgoing node leaves its ranges; a node left in no range is retired.
+ *   <li>{@code v+1}: each incoming node joins all its ranges as a learner (and copies them);
+ *   <li>{@code v+2}: the learners of a batch of changed ranges are promoted to voters (RF+1 voters
+ *       while the batch settles);
+ *   <li>{@code v+3}: each outgoing node leaves the batch's ranges;
  * </ol>
  *
- * Each step is checked with {@link RingHistory#checkStep} when planned; a target that would need
+ * and the promotion and drop again for each further batch; the last drop also retires the nodes
+ * left in no range. With {@code rangesPerNode} 0 every changed range is in one batch (three
+ * versions). Otherwise a batch holds at most {@code rangesPerNode} changed ranges per <i>settling
+ * node</i> — the range's first voter that stays in it, which leads it and runs its settle — so
+ * every node settles at most that many ranges at once, in parallel with the others, and only those
+ * ranges need RF+1 acknowledgements for their accepts while they settle (docs/OPERATIONS.md
+ * "Keeping the foreground served during a change"). Ranges whose members do not change but whose
+ * voters' order does take their target order at the last step.
+ *
+ * <p>Each step is checked with {@link RingHistory#checkStep} when planned; a target that would need
  * two voters in or out of one range at once is refused.
  */
 public final class MembershipPlan {
@@ -53,6 +63,21 @@ public final class MembershipPlan {
    */
   public static MembershipPlan between(
       RingVersion base, List<List<Integer>> target, Set<Integer> retire) {
+    return between(base, target, retire, 0);
+  }
+
+  /**
+   * The steps from {@code base} to {@code target}, promoting and dropping the changed ranges in
+   * batches of at most {@code rangesPerNode} ranges per settling node (0: all in one batch).
+   *
+   * @throws IllegalArgumentException as {@link #between(RingVersion, List, Set)}, or for a negative
+   *     {@code rangesPerNode}
+   */
+  public static MembershipPlan between(
+      RingVersion base, List<List<Integer>> target, Set<Integer> retire, int rangesPerNode) {
+    if (rangesPerNode < 0) {
+      throw new IllegalArgumentException("ranges per node must be >= 0, was " + rangesPerNode);
+    }
     Placement from = base.placement();
     if (target.size() != from.rangeCount()) {
       throw new IllegalArgumentException(
@@ -66,9 +91,9 @@ public final class MembershipPlan {
     }
     int ranges = from.rangeCount();
     List<List<Integer>> learnerStep = new ArrayList<>();
-    List<List<Integer>> promoted = new ArrayList<>();
     List<Incoming> incoming = new ArrayList<>();
-    boolean anyChange = false;
+    // The changed ranges per settling node, ascending (a TreeMap: the same plan on every node).
+    java.util.SortedMap<Integer, List<Integer>> changedBySettler = new java.util.TreeMap<>();
     for (int r = 0; r < ranges; r++) {
       List<Integer> now = from.replicas(r);
       List<Integer> next = target.get(r);
@@ -84,39 +109,94 @@ public final class MembershipPlan {
                 + next
                 + ": a membership change moves at most one voter in and one out per range");
       }
-      anyChange |= !in.isEmpty() || !out.isEmpty();
       learnerStep.add(in);
-      List<Integer> withIncoming = new ArrayList<>(now);
-      withIncoming.addAll(in);
-      promoted.add(withIncoming);
       for (int node : in) {
         incoming.add(new Incoming(r, node, now.get(0)));
       }
+      if (!in.isEmpty() || !out.isEmpty()) {
+        int settler = now.stream().filter(next::contains).findFirst().orElse(now.get(0));
+        changedBySettler.computeIfAbsent(settler, k -> new ArrayList<>()).add(r);
+      }
+    }
+    if (changedBySettler.isEmpty()) {
+      return new MembershipPlan(List.of(), List.of());
     }
     Set<Integer> retired = new TreeSet<>(base.retired());
     retired.addAll(retire);
-    if (!anyChange) {
-      return new MembershipPlan(List.of(), List.of());
-    }
     List<List<Integer>> none = java.util.Collections.nCopies(ranges, List.of());
-    long v = base.version();
+    List<Long> ends = new ArrayList<>();
     List<List<Integer>> voters = new ArrayList<>();
     for (int r = 0; r < ranges; r++) {
+      ends.add(from.endToken(r));
       voters.add(from.replicas(r));
     }
-    List<Long> ends = new ArrayList<>();
-    for (int r = 0; r < ranges; r++) {
-      ends.add(from.endToken(r));
-    }
+    long v = base.version();
+    List<RingVersion> steps = new ArrayList<>();
+    RingVersion previous = base;
     RingVersion learners =
-        new RingVersion(Placement.of(v + 1, ends, voters, learnerStep), base.retired());
-    RingVersion promote =
-        new RingVersion(Placement.of(v + 2, ends, promoted, none), base.retired());
-    RingVersion dropped = new RingVersion(Placement.of(v + 3, ends, target, none), retired);
-    RingHistory.checkStep(base, learners);
-    RingHistory.checkStep(learners, promote);
-    RingHistory.checkStep(promote, dropped);
-    return new MembershipPlan(List.of(learners, promote, dropped), incoming);
+        new RingVersion(Placement.of(++v, ends, voters, learnerStep), base.retired());
+    RingHistory.checkStep(previous, learners);
+    steps.add(learners);
+    previous = learners;
+    List<List<Integer>> batches = batches(changedBySettler, rangesPerNode);
+    List<List<Integer>> pendingLearners = new ArrayList<>(learnerStep);
+    for (int b = 0; b < batches.size(); b++) {
+      boolean last = b == batches.size() - 1;
+      for (int r : batches.get(b)) {
+        List<Integer> withIncoming = new ArrayList<>(voters.get(r));
+        withIncoming.addAll(pendingLearners.get(r));
+        voters.set(r, withIncoming);
+        pendingLearners.set(r, List.of());
+      }
+      RingVersion promote =
+          new RingVersion(Placement.of(++v, ends, voters, pendingLearners), base.retired());
+      RingHistory.checkStep(previous, promote);
+      steps.add(promote);
+      previous = promote;
+      if (last) {
+        voters = new ArrayList<>(target); // and every reordered range takes its target order
+      } else {
+        for (int r : batches.get(b)) {
+          voters.set(r, target.get(r));
+        }
+      }
+      RingVersion dropped =
+          new RingVersion(
+              Placement.of(++v, ends, voters, last ? none : pendingLearners),
+              last ? retired : base.retired());
+      RingHistory.checkStep(previous, dropped);
+      steps.add(dropped);
+      previous = dropped;
+    }
+    return new MembershipPlan(steps, incoming);
+  }
+
+  /**
+   * The changed ranges in batches: the {@code b}-th batch takes, of every settling node's ranges
+   * (ascending), those from {@code b * rangesPerNode} on, at most {@code rangesPerNode}; one batch
+   * of them all for 0.
+   */
+  private static List<List<Integer>> batches(
+      java.util.SortedMap<Integer, List<Integer>> changedBySettler, int rangesPerNode) {
+    List<List<Integer>> batches = new ArrayList<>();
+    if (rangesPerNode == 0) {
+      List<Integer> all = new ArrayList<>();
+      changedBySettler.values().forEach(all::addAll);
+      all.sort(null);
+      batches.add(all);
+      return batches;
+    }
+    int most = changedBySettler.values().stream().mapToInt(List::size).max().orElse(0);
+    for (int from = 0; from < most; from += rangesPerNode) {
+      List<Integer> batch = new ArrayList<>();
+      for (List<Integer> own : changedBySettler.values()) {
+        batch.addAll(
+            own.subList(Math.min(from, own.size()), Math.min(from + rangesPerNode, own.size())));
+      }
+      batch.sort(null);
+      batches.add(batch);
+    }
+    return batches;
   }
 
   /**

@@ -1,6 +1,7 @@
 package io.frsm.server.node;
 
 import io.frsm.server.client.ClusterMembers;
+import io.frsm.server.membership.ChangeSettings;
 import io.frsm.server.membership.MembershipAgent;
 import io.frsm.server.membership.MembershipOrchestrator;
 import io.frsm.server.membership.QuarantineRepairAgent;
@@ -11,7 +12,6 @@ import io.frsm.server.zk.RangeSettleRequests;
 import io.frsm.server.zk.RingHistory;
 import io.frsm.server.zk.RingVersion;
 import io.frsm.server.zk.ZkLayout;
-import java.time.Duration;
 import org.apache.curator.framework.CuratorFramework;
 
 /**
@@ -31,8 +31,8 @@ final class ServingAgents {
   /**
    * Starts the agents of {@code node}, which serves now at ring version {@code initial}; {@code
    * copier} is what this node copies the ranges it joins as a learner with (docs/PROTOCOL.md
-   * "Membership changes"); {@code membershipStepTimeout} how long one wait of a membership change
-   * may go without progress ({@code node.membershipStepTimeout}).
+   * "Membership changes"); {@code changes} how the membership changes this node orchestrates and
+   * requests run ({@code node.membershipStepTimeout}, {@code node.membershipStepRangesPerNode}).
    */
   void start(
       FrsmNode node,
@@ -47,7 +47,7 @@ final class ServingAgents {
       NodeTopology topology,
       NodeMetrics metrics,
       RangeCopier copier,
-      Duration membershipStepTimeout)
+      ChangeSettings changes)
       throws Exception {
     ringFollower =
         new RingFollower(
@@ -65,12 +65,7 @@ final class ServingAgents {
     ringFollower.start();
     orchestrator =
         new MembershipOrchestrator(
-            zooKeeper,
-            layout,
-            shape,
-            initial,
-            id -> members.known().get(id),
-            membershipStepTimeout);
+            zooKeeper, layout, shape, initial, id -> members.known().get(id), changes);
     membershipAgent = new MembershipAgent(nodeId, zooKeeper, layout, orchestrator);
     membershipAgent.start();
     copyAgent =

@@ -5,6 +5,7 @@ import io.frsm.server.client.ClusterMembers;
 import io.frsm.server.config.ConsensusKeys;
 import io.frsm.server.config.NodeKeys;
 import io.frsm.server.config.StreamKeys;
+import io.frsm.server.membership.ChangeSettings;
 import io.frsm.server.ring.Ring;
 import io.frsm.server.stream.RangeCopier;
 import io.frsm.server.zk.ClusterShape;
@@ -108,7 +109,9 @@ final class ServingStart implements ClusterFormation.RingListener {
         topology,
         local.metrics,
         settings.get(StreamKeys.COPY_ON_JOIN) ? local.streams : RangeCopier.none(),
-        settings.get(NodeKeys.MEMBERSHIP_STEP_TIMEOUT));
+        new ChangeSettings(
+            settings.get(NodeKeys.MEMBERSHIP_STEP_TIMEOUT),
+            settings.get(NodeKeys.MEMBERSHIP_STEP_RANGES_PER_NODE)));
     // The commit log is replayed (the engine opened) and the core runs: take leadership.
     membership.markReady();
     membership.reportLeadershipViewTo(serving.leadership()::membersChanged);

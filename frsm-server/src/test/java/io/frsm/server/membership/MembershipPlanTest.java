@@ -133,7 +133,14 @@ class MembershipPlanTest {
             "v1|add|-2|-1|5",
             "v1|add|2|-1|-5",
             "v1|add|2|-1",
-            "v1|add|2|-1|5|6",
+            "v1|add|2|-1|5|0",
+            "v1|add|2|-1|5|01",
+            "v1|add|2|-1|5|+1",
+            "v1|add|2|-1|5|-1",
+            "v1|add|2|-1|5|x",
+            "v1|add|2|-1|5|99999",
+            "v1|add|2|-1|5|1|2",
+            "v1|repair|2|-1|5|1,2|1",
             "v1|add|99999999999|-1|5",
             "v1|replace|2|2|5",
             "x".repeat(200))) {
@@ -143,5 +150,127 @@ class MembershipPlanTest {
           bad);
     }
     assertThrows(IllegalArgumentException.class, () -> MembershipChange.decode(null));
+  }
+
+  @Test
+  void storedChange_withRangesPerNode_roundTrips_andWithoutThemIsAllAtOnce() {
+    MembershipChange stepped = new MembershipChange(MembershipChange.Kind.ADD, 4, -1, 3, 2);
+    assertEquals("v1|add|4|-1|3|2", new String(stepped.encode(), StandardCharsets.UTF_8));
+    assertEquals(stepped, MembershipChange.decode(stepped.encode()));
+    // As a version before the ranges per node stored it: one step, and the same bytes again (a
+    // cancel compares them).
+    MembershipChange old =
+        MembershipChange.decode("v1|add|4|-1|3".getBytes(StandardCharsets.UTF_8));
+    assertEquals(0, old.rangesPerNode());
+    assertEquals("v1|add|4|-1|3", new String(old.encode(), StandardCharsets.UTF_8));
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> new MembershipChange(MembershipChange.Kind.REPAIR, 4, -1, 3, List.of(1), 1));
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> new MembershipChange(MembershipChange.Kind.ADD, 4, -1, 3, -1));
+  }
+
+  @Test
+  void rangesPerNodeZero_isTheThreeVersionPlan() {
+    Placement three = Ring.of(0, nodes(1, 2, 3), VNODES, RF).placement();
+    RingVersion base = RingVersion.initial(three);
+    List<List<Integer>> target = MembershipPlan.votersOver(three, nodes(1, 2, 3, 5), VNODES, RF);
+    assertEquals(
+        MembershipPlan.between(base, target, Set.of()).steps(),
+        MembershipPlan.between(base, target, Set.of(), 0).steps());
+    assertEquals(3, MembershipPlan.between(base, target, Set.of(), 0).steps().size());
+  }
+
+  @Test
+  void batchedAdd_promotesAtMostNRangesPerSettlingNodeAtATime_eachStepSafe() {
+    Placement three = Ring.of(0, nodes(1, 2, 3), VNODES, RF).placement();
+    RingVersion base = RingVersion.initial(three);
+    List<List<Integer>> target = MembershipPlan.votersOver(three, nodes(1, 2, 3, 5), VNODES, RF);
+    for (int perNode : new int[] {1, 2, 3, 100}) {
+      assertBatched(base, target, Set.of(), perNode);
+    }
+  }
+
+  @Test
+  void batchedDecommissionAndReplace_retireOnlyAtTheLastStep() {
+    RingVersion base = RingVersion.initial(FOUR);
+    for (int perNode : new int[] {1, 2}) {
+      List<RingVersion> shrink =
+          assertBatched(
+              base,
+              MembershipPlan.votersOver(FOUR, nodes(1, 2, 3), VNODES, RF),
+              Set.of(4),
+              perNode);
+      assertFalse(shrink.get(shrink.size() - 1).placement().nodes().contains(4));
+      List<RingVersion> replaced =
+          assertBatched(base, MembershipPlan.replacing(FOUR, 2, 7), Set.of(2), perNode);
+      assertFalse(replaced.get(replaced.size() - 1).placement().nodes().contains(2));
+    }
+  }
+
+  /**
+   * Checks the plan of {@code perNode} against its target: the learner step first (every incoming
+   * node a learner of each of its ranges), then promotion and drop per batch, each step safe; a
+   * changed range has RF+1 voters in exactly one step, with at most {@code perNode} others of its
+   * settling node (its first voter that stays); unpromoted ranges keep their learners; the ids in
+   * {@code retire} are retired at the last step only, which is the target. Returns the steps.
+   */
+  private static List<RingVersion> assertBatched(
+      RingVersion base, List<List<Integer>> target, Set<Integer> retire, int perNode) {
+    Placement from = base.placement();
+    MembershipPlan all = MembershipPlan.between(base, target, retire, 0);
+    List<RingVersion> steps = MembershipPlan.between(base, target, retire, perNode).steps();
+    assertEquals(all.steps().get(0), steps.get(0), "the learner step is the same");
+    java.util.Map<Integer, Integer> changedPerSettler = new java.util.TreeMap<>();
+    java.util.Map<Integer, Integer> settlerOf = new java.util.TreeMap<>();
+    for (int r = 0; r < from.rangeCount(); r++) {
+      List<Integer> next = target.get(r);
+      if (!Set.copyOf(from.replicas(r)).equals(Set.copyOf(next))) {
+        int settler = from.replicas(r).stream().filter(next::contains).findFirst().orElseThrow();
+        settlerOf.put(r, settler);
+        changedPerSettler.merge(settler, 1, Integer::sum);
+      }
+    }
+    assertFalse(settlerOf.isEmpty());
+    int most = changedPerSettler.values().stream().max(Integer::compare).orElseThrow();
+    int batches = (most + perNode - 1) / perNode;
+    assertEquals(1 + 2 * batches, steps.size(), "per node " + perNode);
+    int[] raisedIn = new int[from.rangeCount()];
+    RingVersion previous = base;
+    for (int i = 0; i < steps.size(); i++) {
+      RingVersion step = steps.get(i);
+      assertEquals(base.version() + 1 + i, step.version());
+      RingHistory.checkStep(previous, step); // throws if unsafe
+      boolean last = i == steps.size() - 1;
+      assertEquals(last ? union(base.retired(), retire) : base.retired(), step.retired());
+      java.util.Map<Integer, Integer> raisedPerSettler = new java.util.TreeMap<>();
+      for (int r = 0; r < from.rangeCount(); r++) {
+        Placement p = step.placement();
+        if (p.replicas(r).size() == RF + 1) {
+          raisedIn[r]++;
+          raisedPerSettler.merge(settlerOf.get(r), 1, Integer::sum);
+          assertEquals(1, i % 2, "only a promotion (steps 1, 3, ...) raises: step " + i);
+        }
+        boolean promotedYet = raisedIn[r] > 0;
+        List<Integer> learnersAtStart = steps.get(0).placement().learners(r);
+        assertEquals(promotedYet || last ? List.of() : learnersAtStart, p.learners(r), "r" + r);
+      }
+      for (int n : raisedPerSettler.values()) {
+        assertTrue(n <= perNode, "step " + i + ": " + n + " ranges of one node");
+      }
+      previous = step;
+    }
+    for (int r = 0; r < from.rangeCount(); r++) {
+      assertEquals(settlerOf.containsKey(r) ? 1 : 0, raisedIn[r], "range " + r);
+      assertEquals(target.get(r), steps.get(steps.size() - 1).placement().replicas(r));
+    }
+    return steps;
+  }
+
+  private static Set<Integer> union(Set<Integer> a, Set<Integer> b) {
+    Set<Integer> u = new java.util.TreeSet<>(a);
+    u.addAll(b);
+    return u;
   }
 }

@@ -114,7 +114,7 @@ class RepairPlanTest {
             "v1|repair|2|-1|5|1,1",
             "v1|repair|2|-1|5|-1",
             "v1|repair|2|7|5|1",
-            "v1|add|2|-1|5|1",
+            "v1|add|2|-1|5|1,3",
             "v1|repair|2|-1|5|x")) {
       assertThrows(
           IllegalArgumentException.class,

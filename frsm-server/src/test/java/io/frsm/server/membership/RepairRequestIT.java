@@ -49,7 +49,7 @@ class RepairRequestIT {
               new ClusterShape(4, 3, members),
               RingVersion.initial(formed),
               id -> null,
-              Duration.ofSeconds(5));
+              ChangeSettings.of(Duration.ofSeconds(5)));
       // Node 2 is quarantined in range 0 (its record, as its agent writes it).
       zk.create()
           .creatingParentContainersIfNeeded()

@@ -71,7 +71,7 @@ class RetiredOrchestratorIT {
               new ClusterShape(4, 3, members),
               initial,
               id -> id == 5 ? new NodeInfo(5, "", 0, 0, "") : null,
-              Duration.ofSeconds(5));
+              ChangeSettings.of(Duration.ofSeconds(5)));
       MembershipChange add = orchestrator.request(Kind.ADD, 5, -1);
 
       try (MembershipAgent retired = new MembershipAgent(4, zk, layout, orchestrator)) {

@@ -56,6 +56,7 @@ class FrsmNodeConfigTest {
         minFreeDiskFraction: 0.05
         diskSpaceCheckInterval: 5s
         membershipStepTimeout: 7m
+        membershipStepRangesPerNode: 3
       zookeeper:
         connect: zk-a:2181,zk-b:2181
         sessionTimeout: 7s

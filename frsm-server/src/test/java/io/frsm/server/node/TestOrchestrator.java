@@ -1,5 +1,6 @@
 package io.frsm.server.node;
 
+import io.frsm.server.membership.ChangeSettings;
 import io.frsm.server.membership.MembershipOrchestrator;
 import io.frsm.server.ring.NodeInfo;
 import io.frsm.server.zk.ClusterShape;
@@ -23,6 +24,13 @@ final class TestOrchestrator {
   static MembershipOrchestrator of(
       CuratorFramework zk, TestCluster cluster, IntPredicate newNode, Duration stepTimeout)
       throws Exception {
+    return of(zk, cluster, newNode, ChangeSettings.of(stepTimeout));
+  }
+
+  /** As above, with the changes' step size too. */
+  static MembershipOrchestrator of(
+      CuratorFramework zk, TestCluster cluster, IntPredicate newNode, ChangeSettings settings)
+      throws Exception {
     ZkLayout layout = new ZkLayout(TestCluster.CLUSTER_ID);
     return new MembershipOrchestrator(
         zk,
@@ -30,6 +38,6 @@ final class TestOrchestrator {
         ClusterShape.read(zk, layout),
         RingVersion.initial(cluster.ring().placement()),
         id -> newNode.test(id) ? new NodeInfo(id, "", 0, 0, "") : null,
-        stepTimeout);
+        settings);
   }
 }
