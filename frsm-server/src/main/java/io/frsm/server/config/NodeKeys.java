@@ -105,9 +105,10 @@ public final class NodeKeys {
       ConfigKey.of("node.membershipStepRangesPerNode", ValueType.INTEGER, 1)
           .range(0, 8192)
           .doc(
-              "how many changed ranges per settling node one promotion step of a membership change"
-                  + " requested at this node takes (RF+1 voters while they settle); 0: every range"
-                  + " in one step (fewest ring versions, most foreground cost)");
+              "how many changed ranges per settling node one promotion step of an add or a"
+                  + " decommission requested at this node takes (RF+1 voters while they settle); 0:"
+                  + " every range in one step (fewest ring versions, most foreground cost); a"
+                  + " replace always promotes every range at once");
 
   /** docs/OPERATIONS.md "Disk full on the data directory". */
   public static final ConfigKey<Long> MIN_FREE_DISK_BYTES =

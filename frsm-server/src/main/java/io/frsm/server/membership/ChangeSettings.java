@@ -8,9 +8,10 @@ import java.time.Duration;
  *
  * @param stepTimeout how long one wait (installations, copies, settles) may go without progress
  *     before the run stops; it is resumed by the next run ({@code node.membershipStepTimeout})
- * @param rangesPerNode how many changed ranges per settling node a change requested here promotes
- *     in each step; 0: all in one step ({@code node.membershipStepRangesPerNode}; stored with the
- *     change, so whoever resumes it plans the same steps)
+ * @param rangesPerNode how many changed ranges per settling node an add or a decommission requested
+ *     here promotes in each step; 0: all in one step ({@code node.membershipStepRangesPerNode};
+ *     stored with the change, so whoever resumes it plans the same steps). A replace promotes every
+ *     range at once whatever this says: its ranges are one live voter short until then
  */
 public record ChangeSettings(Duration stepTimeout, int rangesPerNode) {
   public ChangeSettings {

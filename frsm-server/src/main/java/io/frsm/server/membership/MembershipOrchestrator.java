@@ -95,6 +95,9 @@ public final class MembershipOrchestrator {
 
   /**
    * Stores a new change, refusing what is unsafe or unknown with a message an operator can act on.
+   * An add or a decommission promotes in steps of the configured ranges per node; a replace every
+   * range at once, since its ranges run one voter short until their promotion settles and batches
+   * would keep the last of them short longer.
    *
    * @throws IllegalArgumentException for an unknown, retired or already-member id, or a
    *     decommission that would leave fewer than RF nodes
@@ -108,7 +111,8 @@ public final class MembershipOrchestrator {
     }
     RingVersion newest = history.newest(initial);
     MembershipChange change =
-        new MembershipChange(kind, node, replacement, newest.version(), rangesPerNode);
+        new MembershipChange(
+            kind, node, replacement, newest.version(), kind == Kind.REPLACE ? 0 : rangesPerNode);
     plan(change, newest, tokenOwners()); // refuses an unsafe or unknown change before it is stored
     cancel.clear(); // a cancel left by an ended change must not meet an identical new one
     try {

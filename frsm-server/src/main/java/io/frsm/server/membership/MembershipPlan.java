@@ -138,7 +138,7 @@ public final class MembershipPlan {
     RingHistory.checkStep(previous, learners);
     steps.add(learners);
     previous = learners;
-    List<List<Integer>> batches = batches(changedBySettler, rangesPerNode);
+    List<List<Integer>> batches = batches(from, changedBySettler, rangesPerNode);
     List<List<Integer>> pendingLearners = new ArrayList<>(learnerStep);
     for (int b = 0; b < batches.size(); b++) {
       boolean last = b == batches.size() - 1;
@@ -173,11 +173,15 @@ public final class MembershipPlan {
 
   /**
    * The changed ranges in batches: the {@code b}-th batch takes, of every settling node's ranges
-   * (ascending), those from {@code b * rangesPerNode} on, at most {@code rangesPerNode}; one batch
-   * of them all for 0.
+   * ordered widest token span first, those from {@code b * rangesPerNode} on, at most {@code
+   * rangesPerNode}; one batch of them all for 0. A batch lasts as long as its slowest settle, and
+   * keys hash uniformly over the tokens, so ranges of like width settle side by side and no node
+   * waits long for another's wide range.
    */
   private static List<List<Integer>> batches(
-      java.util.SortedMap<Integer, List<Integer>> changedBySettler, int rangesPerNode) {
+      Placement from,
+      java.util.SortedMap<Integer, List<Integer>> changedBySettler,
+      int rangesPerNode) {
     List<List<Integer>> batches = new ArrayList<>();
     if (rangesPerNode == 0) {
       List<Integer> all = new ArrayList<>();
@@ -186,17 +190,32 @@ public final class MembershipPlan {
       batches.add(all);
       return batches;
     }
-    int most = changedBySettler.values().stream().mapToInt(List::size).max().orElse(0);
-    for (int from = 0; from < most; from += rangesPerNode) {
+    java.util.Comparator<Integer> widestFirst =
+        java.util.Comparator.<Integer, Long>comparing(r -> span(from, r), Long::compareUnsigned)
+            .reversed()
+            .thenComparing(r -> r);
+    List<List<Integer>> widestFirstBySettler = new ArrayList<>();
+    for (List<Integer> own : changedBySettler.values()) {
+      List<Integer> sorted = new ArrayList<>(own);
+      sorted.sort(widestFirst);
+      widestFirstBySettler.add(sorted);
+    }
+    int most = widestFirstBySettler.stream().mapToInt(List::size).max().orElse(0);
+    for (int first = 0; first < most; first += rangesPerNode) {
       List<Integer> batch = new ArrayList<>();
-      for (List<Integer> own : changedBySettler.values()) {
+      for (List<Integer> own : widestFirstBySettler) {
         batch.addAll(
-            own.subList(Math.min(from, own.size()), Math.min(from + rangesPerNode, own.size())));
+            own.subList(Math.min(first, own.size()), Math.min(first + rangesPerNode, own.size())));
       }
       batch.sort(null);
       batches.add(batch);
     }
     return batches;
+  }
+
+  /** How many tokens {@code range} covers, as an unsigned count (the whole ring: 0). */
+  private static long span(Placement p, int range) {
+    return p.endToken(range) - p.startTokenExclusive(range);
   }
 
   /**

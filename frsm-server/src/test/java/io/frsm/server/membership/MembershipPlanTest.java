@@ -237,6 +237,7 @@ class MembershipPlanTest {
     int batches = (most + perNode - 1) / perNode;
     assertEquals(1 + 2 * batches, steps.size(), "per node " + perNode);
     int[] raisedIn = new int[from.rangeCount()];
+    int[] raisedAt = new int[from.rangeCount()];
     RingVersion previous = base;
     for (int i = 0; i < steps.size(); i++) {
       RingVersion step = steps.get(i);
@@ -249,6 +250,7 @@ class MembershipPlanTest {
         Placement p = step.placement();
         if (p.replicas(r).size() == RF + 1) {
           raisedIn[r]++;
+          raisedAt[r] = i;
           raisedPerSettler.merge(settlerOf.get(r), 1, Integer::sum);
           assertEquals(1, i % 2, "only a promotion (steps 1, 3, ...) raises: step " + i);
         }
@@ -261,11 +263,25 @@ class MembershipPlanTest {
       }
       previous = step;
     }
+    // A settling node's wider ranges go first, so a batch's settles are of like size.
+    for (int a : settlerOf.keySet()) {
+      for (int b : settlerOf.keySet()) {
+        if (settlerOf.get(a).equals(settlerOf.get(b)) && raisedAt[a] < raisedAt[b]) {
+          assertTrue(
+              Long.compareUnsigned(span(from, a), span(from, b)) >= 0,
+              "range " + a + " before the wider range " + b + " of node " + settlerOf.get(a));
+        }
+      }
+    }
     for (int r = 0; r < from.rangeCount(); r++) {
       assertEquals(settlerOf.containsKey(r) ? 1 : 0, raisedIn[r], "range " + r);
       assertEquals(target.get(r), steps.get(steps.size() - 1).placement().replicas(r));
     }
     return steps;
+  }
+
+  private static long span(Placement p, int range) {
+    return p.endToken(range) - p.startTokenExclusive(range);
   }
 
   private static Set<Integer> union(Set<Integer> a, Set<Integer> b) {

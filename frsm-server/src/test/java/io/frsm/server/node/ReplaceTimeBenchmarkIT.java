@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.frsm.api.FrsmClient;
 import io.frsm.server.config.StreamKeys;
-import io.frsm.server.membership.ChangeSettings;
 import io.frsm.server.membership.MembershipChange.Kind;
 import io.frsm.server.membership.MembershipOrchestrator;
 import io.frsm.server.zk.RingVersion;
@@ -34,9 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code frsm.*} meter's change per step. Then every key is read back. {@code
  * -Dfrsm.replace.benchCopy=false} runs it with {@code stream.copyOnJoin: false} (the settles
  * alone). Skipped without {@code frsm.replace.benchKeys}: it measures, it checks only that the
- * change ends with node 4 in node 3's place and every key reads back. The change runs in one
- * promotion step ({@code node.membershipStepRangesPerNode} 0), as every figure of it in
- * docs/BENCHMARKS.md was measured; its per-step output assumes the three versions.
+ * change ends with node 4 in node 3's place and every key reads back.
  */
 class ReplaceTimeBenchmarkIT {
   private static final BenchKeys KEYS = new BenchKeys("replace/", 512);
@@ -58,8 +55,7 @@ class ReplaceTimeBenchmarkIT {
                 .join(true)
                 .set(StreamKeys.COPY_ON_JOIN, copy)
                 .build()) {
-      MembershipOrchestrator admin =
-          TestOrchestrator.of(zk, cluster, id -> id == 4, new ChangeSettings(wait, 0));
+      MembershipOrchestrator admin = TestOrchestrator.of(zk, cluster, id -> id == 4, wait);
       int ranges = cluster.ring().rangeCount();
       long loadStart = System.nanoTime();
       try (FrsmClient client = cluster.node(1).client()) {
