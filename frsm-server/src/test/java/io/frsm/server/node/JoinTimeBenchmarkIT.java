@@ -28,13 +28,16 @@ import org.junit.jupiter.api.io.TempDir;
  *
  * <p>Under a client load ({@code -Dfrsm.join.benchCallers=N}, default 0 = none): N closed-loop
  * callers ({@link ForegroundLoad}) run from before the join to after it, and the throughput and p99
- * are printed for a steady window before the join, the join, its settling steps (promotion and
- * drop) and a window after, each {@code -Dfrsm.join.benchWindowSeconds} (default 20) long. {@code
- * -Dfrsm.join.benchPaces=0,200} runs one fresh cluster per {@code consensus.settleKeysPerSecond}
- * value, in that order, {@code -Dfrsm.join.benchRounds} times (default 1): an A/B alternated.
- * {@code -Dfrsm.join.benchNewNodePreallocates=false} turns node 4's commit-log preallocation off;
- * {@code -Dfrsm.join.benchStreamBytesPerSecond=B} throttles every node's range streams; {@code
- * -Dfrsm.join.benchWaitMinutes} (default 30) bounds the preload's node start and the join.
+ * are printed for a steady window before the join, the join, its settling steps (every promotion
+ * and drop after the learner step) and a window after, each {@code -Dfrsm.join.benchWindowSeconds}
+ * (default 20) long. {@code -Dfrsm.join.benchPaces=0,200} runs one fresh cluster per {@code
+ * consensus.settleKeysPerSecond} value, in that order, {@code -Dfrsm.join.benchRounds} times
+ * (default 1): an A/B alternated. {@code -Dfrsm.join.benchRangesPerNode=N} sets the change's ranges
+ * per settling node and step (default 1, as {@code node.membershipStepRangesPerNode}; 0: every
+ * range in one promotion); {@code -Dfrsm.join.benchNewNodePreallocates=false} turns node 4's
+ * commit-log preallocation off; {@code -Dfrsm.join.benchStreamBytesPerSecond=B} throttles every
+ * node's range streams; {@code -Dfrsm.join.benchWaitMinutes} (default 30) bounds the preload's node
+ * start and the join.
  */
 class JoinTimeBenchmarkIT {
   private static final BenchKeys KEYS = new BenchKeys("join/", 512);
@@ -208,7 +211,7 @@ class JoinTimeBenchmarkIT {
           System.out.printf(
               "JOIN-LOAD pace=%d during join: %s; cpu %.2f cores; settling steps: %s%n",
               pace, during, (cpuAtEnd - cpuAtStart) / (double) (end - start), settling);
-          // The learner step alone (the request to the promotion's version: the copy, no settle).
+          // The learner step alone (the request to the first promotion: the copy, no settle).
           System.out.printf(
               "JOIN-LOAD pace=%d learner step: %s; throughput ÷ before %.2f, p99 ÷ before %.2f%n",
               pace,
