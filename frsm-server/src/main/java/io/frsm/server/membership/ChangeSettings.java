@@ -18,13 +18,7 @@ public record ChangeSettings(Duration stepTimeout, int rangesPerNode) {
     if (stepTimeout == null || stepTimeout.isNegative() || stepTimeout.isZero()) {
       throw new IllegalArgumentException("the step timeout must be positive, was " + stepTimeout);
     }
-    if (rangesPerNode < 0 || rangesPerNode > MembershipChange.MAX_RANGES_PER_NODE) {
-      throw new IllegalArgumentException(
-          "ranges per node and step are 0 (all at once) to "
-              + MembershipChange.MAX_RANGES_PER_NODE
-              + ", was "
-              + rangesPerNode);
-    }
+    MembershipChange.checkRangesPerNode(rangesPerNode);
   }
 
   /** {@code stepTimeout} with the default step size, one range per node. */

@@ -93,15 +93,23 @@ public record MembershipChange(
     if (replacement == node) {
       throw new IllegalArgumentException("node " + node + " cannot replace itself");
     }
+    checkRangesPerNode(rangesPerNode);
+    if (kind == Kind.REPAIR && rangesPerNode != 0) {
+      throw new IllegalArgumentException("a repair moves its ranges in one step");
+    }
+  }
+
+  /**
+   * @throws IllegalArgumentException unless {@code rangesPerNode} is 0 (all at once) to {@link
+   *     #MAX_RANGES_PER_NODE}
+   */
+  static void checkRangesPerNode(int rangesPerNode) {
     if (rangesPerNode < 0 || rangesPerNode > MAX_RANGES_PER_NODE) {
       throw new IllegalArgumentException(
           "ranges per node and step are 0 (all at once) to "
               + MAX_RANGES_PER_NODE
               + ", was "
               + rangesPerNode);
-    }
-    if (kind == Kind.REPAIR && rangesPerNode != 0) {
-      throw new IllegalArgumentException("a repair moves its ranges in one step");
     }
   }
 

@@ -62,6 +62,7 @@ public final class MembershipOrchestrator {
   private final LearnerCopies copies;
   private final ChangeCancel cancel;
   private final ChangeLeftovers leftovers;
+  private final TokenOwners tokens;
   private final Duration stepTimeout;
   private final int rangesPerNode;
 
@@ -89,6 +90,7 @@ public final class MembershipOrchestrator {
     this.copies = new LearnerCopies(new RangeCopyRequests(zk, layout));
     this.cancel = new ChangeCancel(zk, layout, history, initial);
     this.leftovers = new ChangeLeftovers(zk, layout);
+    this.tokens = new TokenOwners(zk, layout);
     this.stepTimeout = settings.stepTimeout();
     this.rangesPerNode = settings.rangesPerNode();
   }
@@ -113,7 +115,8 @@ public final class MembershipOrchestrator {
     MembershipChange change =
         new MembershipChange(
             kind, node, replacement, newest.version(), kind == Kind.REPLACE ? 0 : rangesPerNode);
-    plan(change, newest, tokenOwners()); // refuses an unsafe or unknown change before it is stored
+    plan(
+        change, newest, tokens.owners()); // refuses an unsafe or unknown change before it is stored
     cancel.clear(); // a cancel left by an ended change must not meet an identical new one
     try {
       zk.create()
@@ -354,7 +357,7 @@ public final class MembershipOrchestrator {
           "the change " + change + " starts from a version the history does not hold");
     }
     RingVersion previous = all.get((int) change.baseVersion());
-    Map<Integer, Integer> tokensOf = tokenOwners();
+    Map<Integer, Integer> tokensOf = tokens.owners();
     MembershipPlan plan = plan(change, previous, tokensOf);
     long point = ChangeCancel.pointOfNoReturn(change);
     for (RingVersion step : plan.steps()) {
@@ -418,7 +421,7 @@ public final class MembershipOrchestrator {
     if (change.kind() == Kind.REPLACE) {
       // The replacement owns the dead node's tokens from now on (its own if it replaced one too):
       // later changes place replicas by them.
-      recordTokens(change.replacement(), tokensOf.getOrDefault(change.node(), change.node()));
+      tokens.record(change.replacement(), tokensOf.getOrDefault(change.node(), change.node()));
     }
   }
 
@@ -452,52 +455,6 @@ public final class MembershipOrchestrator {
       throw new IllegalStateException("a range whose voters change must be settled (rule 4b)");
     }
     return ranges;
-  }
-
-  private void recordTokens(int node, int tokenId) throws Exception {
-    byte[] data = java.nio.ByteBuffer.allocate(4).putInt(tokenId).array();
-    try {
-      zk.create().creatingParentContainersIfNeeded().forPath(layout.ringTokens(node), data);
-    } catch (KeeperException.NodeExistsException resumed) {
-      zk.setData().forPath(layout.ringTokens(node), data);
-    }
-  }
-
-  /**
-   * Which node owns which other id's vnode tokens. A record that is not 4 bytes of an id >= 0 is
-   * skipped with a log (that node then places by its own tokens, which a plan may refuse as too
-   * large a step: never unsafe).
-   */
-  Map<Integer, Integer> tokenOwners() throws Exception {
-    Map<Integer, Integer> owners = new java.util.TreeMap<>();
-    List<String> names;
-    try {
-      names = zk.getChildren().forPath(layout.ringTokens());
-    } catch (KeeperException.NoNodeException none) {
-      return owners;
-    }
-    for (String name : names) {
-      try {
-        int node = Integer.parseInt(name);
-        byte[] data = zk.getData().forPath(layout.ringTokens(node));
-        if (data.length != 4 || java.nio.ByteBuffer.wrap(data).getInt() < 0 || node < 0) {
-          throw new IllegalArgumentException("not 4 bytes of a node id");
-        }
-        owners.put(node, java.nio.ByteBuffer.wrap(data).getInt());
-      } catch (KeeperException.NoNodeException removed) {
-        // Gone meanwhile.
-      } catch (IllegalArgumentException bad) {
-        LOG.log(
-            Level.ERROR,
-            "ignored the token record "
-                + layout.ringTokens()
-                + "/"
-                + name
-                + ": "
-                + bad.getMessage());
-      }
-    }
-    return owners;
   }
 
   private static Set<Integer> learnersOf(RingVersion v) {
@@ -584,7 +541,7 @@ public final class MembershipOrchestrator {
     }
     MembershipPlan plan;
     try {
-      plan = plan(change, all.get((int) change.baseVersion()), tokenOwners());
+      plan = plan(change, all.get((int) change.baseVersion()), tokens.owners());
     } catch (IllegalArgumentException unplannable) {
       return "";
     }

@@ -70,14 +70,12 @@ public final class MembershipPlan {
    * The steps from {@code base} to {@code target}, promoting and dropping the changed ranges in
    * batches of at most {@code rangesPerNode} ranges per settling node (0: all in one batch).
    *
-   * @throws IllegalArgumentException as {@link #between(RingVersion, List, Set)}, or for a negative
-   *     {@code rangesPerNode}
+   * @throws IllegalArgumentException as {@link #between(RingVersion, List, Set)}, or for {@code
+   *     rangesPerNode} out of range ({@link MembershipChange#checkRangesPerNode})
    */
   public static MembershipPlan between(
       RingVersion base, List<List<Integer>> target, Set<Integer> retire, int rangesPerNode) {
-    if (rangesPerNode < 0) {
-      throw new IllegalArgumentException("ranges per node must be >= 0, was " + rangesPerNode);
-    }
+    MembershipChange.checkRangesPerNode(rangesPerNode);
     Placement from = base.placement();
     if (target.size() != from.rangeCount()) {
       throw new IllegalArgumentException(
