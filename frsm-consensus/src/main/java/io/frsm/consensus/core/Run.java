@@ -198,13 +198,20 @@ abstract class Run {
   }
 
   /**
-   * Learners get every accept round's proposal (so they catch up) as a message whose reply no round
-   * waits for: their acks never count toward a quorum (docs/PROTOCOL.md "Membership changes").
+   * Learners get a delete's accept round (so delete phase 1 usually finds them holding it) as a
+   * message whose reply no round waits for: their acks never count toward a quorum. A live value
+   * reaches them by the round's commit alone, a hint (docs/PROTOCOL.md "Learners"): an accept they
+   * logged would cost each write a synced write at every learner and two messages, and be evidence
+   * of nothing, since no quorum counts it and the promotion's settle re-commits every key whatever
+   * a learner holds.
    */
   private void informLearners(Now now, List<Effect> out) {
     if (context.learnerVotes()) {
       sendTo(
           now, set.learners(), out); // the sabotage: learners join the round and their acks count
+      return;
+    }
+    if (!round.proposal.isDelete()) {
       return;
     }
     for (int to : set.learners()) {

@@ -6,7 +6,8 @@ import java.util.List;
 
 /**
  * The replicas one run counts its quorums over, as of one ring version: the voters of the key's
- * range and their quorum, and the learners that get the accepts and commits but never count.
+ * range and their quorum, and the learners that get the commits (and a delete's accepts) but never
+ * count.
  *
  * @param replicas the range's voters
  * @param learners the range's learners; never part of a quorum (docs/PROTOCOL.md "Membership

@@ -117,7 +117,7 @@ class MembershipTest {
   // ---- Learners ---------------------------------------------------------------------------
 
   @Test
-  void learner_getsTheAcceptsAndCommits_butItsAckNeverCompletesAQuorum() {
+  void learner_getsTheCommits_butItsAckNeverCompletesAQuorum() {
     CoreCluster cluster = new CoreCluster(4, CoreConfig.defaults(V1_LEARNER));
     cluster.drop = (from, to, m) -> to == 1 || to == 2; // only the learner answers besides node 0
     long id = cluster.submit(0, new Operation.Create(K, b("v")));
@@ -128,11 +128,34 @@ class MembershipTest {
     cluster.advance(CoreConfig.DEFAULT_ROUND_TIMEOUT.toNanos());
     cluster.advance(CoreConfig.DEFAULT_BACKOFF_MAX.toNanos());
     assertInstanceOf(Outcome.Written.class, cluster.outcome(id));
-    assertNotNull(cluster.cell(3, K), "the learner caught up through the accepts and commit");
-    assertTrue(cluster.cell(3, K).accepted().chosen(), "and the commit");
+    assertNotNull(cluster.cell(3, K), "the learner caught up through the commit");
+    assertTrue(cluster.cell(3, K).accepted().chosen(), "a chosen value");
     assertTrue(
         cluster.sent.stream().noneMatch(s -> s.to() == 3 && s.message() instanceof Message.Prepare),
         "a learner is never asked to promise");
+    assertTrue(
+        cluster.sent.stream().noneMatch(s -> s.to() == 3 && s.message() instanceof Message.Accept),
+        "nor sent a live value's accept: its copy would be evidence of nothing");
+  }
+
+  @Test
+  void learner_getsADeletesAccept_soDeletePhase1FindsItHoldingTheDelete() {
+    CoreCluster cluster = new CoreCluster(4, CoreConfig.defaults(V1_LEARNER));
+    Outcome created = cluster.outcome(cluster.submit(0, new Operation.Create(K, b("v"))));
+    assertInstanceOf(Outcome.Written.class, created);
+    cluster.sent.clear();
+    Outcome deleted =
+        cluster.outcome(
+            cluster.submit(0, new Operation.Delete(K, ((Outcome.Written) created).version())));
+    assertInstanceOf(Outcome.Deleted.class, deleted);
+    assertTrue(
+        cluster.sent.stream()
+            .anyMatch(
+                s ->
+                    s.to() == 3
+                        && s.message() instanceof Message.Accept a
+                        && a.proposal().isDelete()),
+        "the delete's accept reaches the learner");
   }
 
   @Test

@@ -30,15 +30,15 @@ import java.util.Set;
  * <p>Membership changes (docs/PROTOCOL.md "Membership changes"): a ballot's value counts as
  * accepted by a quorum once the replicas that durably accepted it hold a majority of the voters of
  * the ring version its {@code Accept} carried, <em>or of any version published after it</em>. The
- * later versions matter because a learner durably accepts every proposal (its ack is never counted
- * in the round) and, once promoted, its copy is as good as a voter's: a read at the next version
- * that finds a majority of that version's voters holding one triple rightly takes it as chosen, and
- * every quorum of both versions meets such a majority (adjacent versions differ by one voter). This
- * is the lenient reading for rule 3 (a chosen flag needs a majority of some version at or after the
- * ballot's) and the strict one for rule 2 (more values count as accepted by a quorum). Learners'
- * accepts never make a majority of the version they were learners in: {@code LEARNER_VOTES} stays
- * visible. A node may store a key of a range it was a voter or learner of in some published version
- * (ex-members keep their cells).
+ * later versions matter because a learner may durably accept a proposal (a delete's, since
+ * 2026-11-29; every proposal before; its ack is never counted in the round) and, once promoted, its
+ * copy is as good as a voter's: a read at the next version that finds a majority of that version's
+ * voters holding one triple rightly takes it as chosen, and every quorum of both versions meets
+ * such a majority (adjacent versions differ by one voter). This is the lenient reading for rule 3
+ * (a chosen flag needs a majority of some version at or after the ballot's) and the strict one for
+ * rule 2 (more values count as accepted by a quorum). Learners' accepts never make a majority of
+ * the version they were learners in: {@code LEARNER_VOTES} stays visible. A node may store a key of
+ * a range it was a voter or learner of in some published version (ex-members keep their cells).
  */
 public final class SafetyChecker {
   private final RingHistory history;
