@@ -6,6 +6,7 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.MessageLite;
 import com.google.protobuf.Parser;
 import com.google.protobuf.UnsafeByteOperations;
+import io.frsm.client.transport.ProtoFields;
 import io.frsm.consensus.core.Message;
 import io.frsm.transport.proto.PeerEnvelope;
 import java.io.IOException;
@@ -37,7 +38,7 @@ final class DirectPeerEnvelope implements MessageLite {
     this.message = message;
     this.field = PeerBodyWriter.fieldNumber(message);
     this.bodySize = PeerBodyWriter.size(message);
-    this.size = header.length + PeerBodyWriter.messageField(field, bodySize);
+    this.size = header.length + ProtoFields.messageField(field, bodySize);
   }
 
   @Override
@@ -48,7 +49,7 @@ final class DirectPeerEnvelope implements MessageLite {
   @Override
   public void writeTo(CodedOutputStream output) throws IOException {
     output.writeRawBytes(header);
-    PeerBodyWriter.messageHeader(output, field, bodySize);
+    ProtoFields.messageHeader(output, field, bodySize);
     PeerBodyWriter.write(output, message);
   }
 

@@ -7,6 +7,7 @@ import com.google.protobuf.CodedInputStream;
 import io.frsm.cell.AcceptedValue;
 import io.frsm.cell.Key;
 import io.frsm.cell.PurgeMark;
+import io.frsm.client.transport.UnknownFields;
 import io.frsm.client.transport.WireDecodeException;
 import io.frsm.consensus.core.Message;
 import io.frsm.consensus.core.TermRecord;
@@ -24,10 +25,11 @@ import java.util.List;
  * PeerBodyReaderTest}, holds it to the generated parser on valid, mutated and hand-made bodies):
  * fields in any order; a field again overwrites a number and merges a message (its fields read into
  * the same place); a known field number with another wire type, and every unknown field, is skipped
- * as protobuf skips it ({@link CodedInputStream#skipField}, which bounds nested groups); a message
- * field's length is held to what is left ({@code pushLimit}); an end-group tag ends a message only
- * where protobuf's would, and is then refused ({@code checkLastTagWas(0)}). Bytes fields are read
- * as fresh arrays ({@code readByteArray}), which the decoded records own: nothing shares the frame.
+ * as protobuf skips it ({@link UnknownFields}, with the depth of messages protobuf counts around
+ * it); a message field's length is held to what is left ({@code pushLimit}); an end-group tag ends
+ * a message only where protobuf's would, and is then refused ({@code checkLastTagWas(0)}). Bytes
+ * fields are read as fresh arrays ({@code readByteArray}), which the decoded records own: nothing
+ * shares the frame.
  */
 final class PeerBodyReader {
   private static final byte[] EMPTY = new byte[0];
@@ -70,6 +72,17 @@ final class PeerBodyReader {
     /* 23 KeysListed */ {NONE, KEY, ROUND, KEYS, BOOL},
     /* 24 StaleRing */ {NONE, KEY, ROUND, UINT64},
   };
+
+  /** A message with no field this reader keeps: {@code PeerKeepalive}. */
+  private static final byte[] NO_FIELDS = {};
+
+  // The depths protobuf's parser counts, the envelope's fields at 0: the body's fields are one
+  // message down, its round id, ballots, accepted value and term record two, and the accepted
+  // value's ballot three. The body is read from a stream of its own, whose depth protobuf does not
+  // count, so each skip names its depth (UnknownFields).
+  private static final int BODY_DEPTH = 1;
+  private static final int PART_DEPTH = 2;
+  private static final int ACCEPTED_BALLOT_DEPTH = 3;
 
   /** The first and last body field numbers this reader knows (peer.proto's 10-24). */
   static final int FIRST_BODY = 10;
@@ -116,17 +129,16 @@ final class PeerBodyReader {
 
   /**
    * Whether {@code bytes} parse as the message of body field {@code bodyField} (or the keep-alive,
-   * field 25) — syntax only, as protobuf's parser checked each occurrence of a body field.
+   * field 25, which has no fields) — syntax only, as protobuf's parser checked each occurrence of a
+   * body field. The keep-alive is read here too, not by its generated parser: that one would count
+   * its message as the top, one level above where the envelope's parser had it.
    *
    * @throws IOException if they do not
    */
   static void checkSyntax(int bodyField, com.google.protobuf.ByteString bytes) throws IOException {
-    if (bodyField > LAST_BODY) {
-      io.frsm.transport.proto.PeerKeepalive.parseFrom(bytes);
-      return;
-    }
     CodedInputStream in = bytes.newCodedInput();
-    new PeerBodyReader().readFields(FIELDS[bodyField - FIRST_BODY], in);
+    new PeerBodyReader()
+        .readFields(bodyField > LAST_BODY ? NO_FIELDS : FIELDS[bodyField - FIRST_BODY], in);
     in.checkLastTagWas(0);
   }
 
@@ -139,7 +151,7 @@ final class PeerBodyReader {
       int field = tag >>> 3;
       byte type = field < types.length ? types[field] : NONE;
       if (type == NONE || (tag & 7) != wireType(type)) {
-        if (!in.skipField(tag)) {
+        if (!UnknownFields.skip(in, tag, BODY_DEPTH)) {
           return; // an end-group tag: the caller's checkLastTagWas refuses it
         }
         continue;
@@ -151,13 +163,13 @@ final class PeerBodyReader {
           if (ballotA == null) {
             ballotA = new BallotFields();
           }
-          ballotA.read(in);
+          ballotA.read(in, PART_DEPTH);
         }
         case BALLOT_B -> {
           if (ballotB == null) {
             ballotB = new BallotFields();
           }
-          ballotB.read(in);
+          ballotB.read(in, PART_DEPTH);
         }
         case ACCEPTED -> {
           if (accepted == null) {
@@ -231,7 +243,7 @@ final class PeerBodyReader {
         case 2 << 3 | VARINT -> roundBoot = in.readUInt32();
         case 3 << 3 | VARINT -> roundSequence = in.readUInt64();
         default -> {
-          if (!in.skipField(tag)) {
+          if (!UnknownFields.skip(in, tag, PART_DEPTH)) {
             break fields; // an end-group tag: end() refuses it
           }
         }
@@ -255,7 +267,7 @@ final class PeerBodyReader {
         case 3 << 3 | VARINT -> recordBoot = in.readUInt32();
         case 4 << 3 | VARINT -> recordFloorRound = in.readUInt64();
         default -> {
-          if (!in.skipField(tag)) {
+          if (!UnknownFields.skip(in, tag, PART_DEPTH)) {
             break fields; // an end-group tag: end() refuses it
           }
         }
@@ -271,7 +283,8 @@ final class PeerBodyReader {
     int nodeId;
     int boot;
 
-    void read(CodedInputStream in) throws IOException {
+    /** Reads the message whose tag was just read, {@code depth} levels below the envelope. */
+    void read(CodedInputStream in, int depth) throws IOException {
       set = true;
       int limit = begin(in);
       fields:
@@ -285,7 +298,7 @@ final class PeerBodyReader {
           case 2 << 3 | VARINT -> nodeId = in.readUInt32();
           case 3 << 3 | VARINT -> boot = in.readUInt32();
           default -> {
-            if (!in.skipField(tag)) {
+            if (!UnknownFields.skip(in, tag, depth)) {
               break fields; // an end-group tag: end() refuses it
             }
           }
@@ -316,13 +329,13 @@ final class PeerBodyReader {
         switch (tag) {
           case 1 << 3 | VARINT -> epoch = in.readUInt64();
           case 2 << 3 | VARINT -> timestamp = in.readUInt64();
-          case 3 << 3 | LENGTH_DELIMITED -> ballot.read(in);
+          case 3 << 3 | LENGTH_DELIMITED -> ballot.read(in, ACCEPTED_BALLOT_DEPTH);
           case 4 << 3 | VARINT -> kind = in.readEnum();
           case 5 << 3 | LENGTH_DELIMITED -> value = in.readByteArray();
           case 6 << 3 | VARINT -> chosen = in.readBool();
           case 7 << 3 | LENGTH_DELIMITED -> token = in.readByteArray();
           default -> {
-            if (!in.skipField(tag)) {
+            if (!UnknownFields.skip(in, tag, PART_DEPTH)) {
               break fields; // an end-group tag: end() refuses it
             }
           }

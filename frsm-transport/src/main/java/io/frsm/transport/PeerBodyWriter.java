@@ -1,5 +1,14 @@
 package io.frsm.transport;
 
+import static io.frsm.client.transport.ProtoFields.bool;
+import static io.frsm.client.transport.ProtoFields.bytes;
+import static io.frsm.client.transport.ProtoFields.int64;
+import static io.frsm.client.transport.ProtoFields.messageField;
+import static io.frsm.client.transport.ProtoFields.messageHeader;
+import static io.frsm.client.transport.ProtoFields.sint64;
+import static io.frsm.client.transport.ProtoFields.uint32;
+import static io.frsm.client.transport.ProtoFields.uint64;
+
 import com.google.protobuf.CodedOutputStream;
 import io.frsm.cell.AcceptedValue;
 import io.frsm.cell.Ballot;
@@ -20,13 +29,11 @@ import java.io.IOException;
  * <p>Byte for byte what protobuf writes (peer.proto, docs/formats/wire.md), which {@code
  * PeerBodyWriterTest} checks against the generated classes for every message kind: fields in number
  * order, proto3 scalars only when not 0 (bytes when not empty, bools when true), message fields
- * whenever {@link PeerMessages} sets them, even when empty. Each {@code size} method mirrors its
+ * whenever {@link PeerMessages} sets them, even when empty (the proto3 field helpers are the client
+ * codec's, {@link io.frsm.client.transport.ProtoFields}). Each {@code size} method mirrors its
  * {@code write} method; a length prefix needs the size before the content is written.
  */
 final class PeerBodyWriter {
-  private static final int LENGTH_DELIMITED =
-      com.google.protobuf.WireFormat.WIRETYPE_LENGTH_DELIMITED;
-
   private PeerBodyWriter() {}
 
   /** The {@code PeerEnvelope} field number of the body of {@code message} (peer.proto). */
@@ -335,8 +342,7 @@ final class PeerBodyWriter {
     bool(out, 6, value.chosen());
     IdempotencyToken token = value.token();
     if (token != null) {
-      out.writeTag(7, LENGTH_DELIMITED);
-      out.writeUInt32NoTag(IdempotencyToken.BYTES);
+      messageHeader(out, 7, IdempotencyToken.BYTES);
       // Big-endian, high half first (IdempotencyToken.bytes()); fixed64 is little-endian.
       out.writeFixed64NoTag(Long.reverseBytes(token.high()));
       out.writeFixed64NoTag(Long.reverseBytes(token.low()));
@@ -358,80 +364,5 @@ final class PeerBodyWriter {
     return value.isDelete()
         ? io.frsm.transport.proto.ValueKind.VALUE_KIND_DELETE_FOR_CELL_VALUE
         : io.frsm.transport.proto.ValueKind.VALUE_KIND_LIVE_VALUE;
-  }
-
-  // ---- proto3 scalar fields: absent when 0 (bytes: when empty; bools: when false)
-
-  /** A length-delimited field's tag, length prefix and {@code contentSize} bytes. */
-  static int messageField(int field, int contentSize) {
-    return CodedOutputStream.computeTagSize(field)
-        + CodedOutputStream.computeUInt32SizeNoTag(contentSize)
-        + contentSize;
-  }
-
-  /** The tag and length prefix of a length-delimited field; its content follows. */
-  static void messageHeader(CodedOutputStream out, int field, int contentSize) throws IOException {
-    out.writeTag(field, LENGTH_DELIMITED);
-    out.writeUInt32NoTag(contentSize);
-  }
-
-  private static int uint64(int field, long value) {
-    return value == 0 ? 0 : CodedOutputStream.computeUInt64Size(field, value);
-  }
-
-  private static void uint64(CodedOutputStream out, int field, long value) throws IOException {
-    if (value != 0) {
-      out.writeUInt64(field, value);
-    }
-  }
-
-  private static int uint32(int field, int value) {
-    return value == 0 ? 0 : CodedOutputStream.computeUInt32Size(field, value);
-  }
-
-  private static void uint32(CodedOutputStream out, int field, int value) throws IOException {
-    if (value != 0) {
-      out.writeUInt32(field, value);
-    }
-  }
-
-  private static int int64(int field, long value) {
-    return value == 0 ? 0 : CodedOutputStream.computeInt64Size(field, value);
-  }
-
-  private static void int64(CodedOutputStream out, int field, long value) throws IOException {
-    if (value != 0) {
-      out.writeInt64(field, value);
-    }
-  }
-
-  private static int sint64(int field, long value) {
-    return value == 0 ? 0 : CodedOutputStream.computeSInt64Size(field, value);
-  }
-
-  private static void sint64(CodedOutputStream out, int field, long value) throws IOException {
-    if (value != 0) {
-      out.writeSInt64(field, value);
-    }
-  }
-
-  private static int bool(int field, boolean value) {
-    return value ? CodedOutputStream.computeBoolSize(field, true) : 0;
-  }
-
-  private static void bool(CodedOutputStream out, int field, boolean value) throws IOException {
-    if (value) {
-      out.writeBool(field, true);
-    }
-  }
-
-  private static int bytes(int field, byte[] value) {
-    return value.length == 0 ? 0 : CodedOutputStream.computeByteArraySize(field, value);
-  }
-
-  private static void bytes(CodedOutputStream out, int field, byte[] value) throws IOException {
-    if (value.length != 0) {
-      out.writeByteArray(field, value);
-    }
   }
 }

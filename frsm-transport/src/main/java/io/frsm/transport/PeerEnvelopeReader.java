@@ -3,9 +3,9 @@ package io.frsm.transport;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.CodedInputStream;
 import com.google.protobuf.InvalidProtocolBufferException;
+import io.frsm.client.transport.UnknownFields;
 import io.frsm.client.transport.WireDecodeException;
 import io.frsm.consensus.core.Message;
-import io.frsm.transport.proto.PeerKeepalive;
 import java.io.IOException;
 import java.util.HashMap;
 import java.util.Map;
@@ -18,12 +18,13 @@ import java.util.Map;
  *
  * <p>Reads as protobuf's {@code PeerEnvelope.parseFrom(CodedInputStream)} does (held to it by
  * {@code PeerBodyReaderTest}): fields in any order, the last of a repeated header field wins, the
- * cluster id must be UTF-8, unknown fields and known numbers with another wire type are skipped,
- * and a top-level end-group tag ends the envelope. The body is a oneof: the last body field read
- * names the message, and — as in protobuf-java's builders, which keep each case's builder — the
- * message is every occurrence of that field merged, earlier ones before another case included
- * (merging two encodings of a message is reading their concatenation). Bodies are syntax-checked
- * when the message is asked for, after the header checks; a keep-alive's when it is read.
+ * cluster id must be UTF-8, unknown fields and known numbers with another wire type are skipped
+ * ({@link UnknownFields}), and a top-level end-group tag ends the envelope. The body is a oneof:
+ * the last body field read names the message, and — as in protobuf-java's builders, which keep each
+ * case's builder — the message is every occurrence of that field merged, earlier ones before
+ * another case included (merging two encodings of a message is reading their concatenation). Bodies
+ * are syntax-checked when the message is asked for, after the header checks; a keep-alive's when it
+ * is read.
  *
  * <p>The body's bytes are a view of the frame when the frame's reader allows aliasing (its array is
  * alive until {@code FrameDecoder.EnvelopeReader#read} returns, and the message is read before
@@ -31,6 +32,9 @@ import java.util.Map;
  */
 final class PeerEnvelopeReader implements PeerWireCodec.Envelope<Message> {
   private static final int KEEPALIVE_FIELD = 25;
+
+  /** The depth protobuf's parser counts for the envelope's own fields (UnknownFields). */
+  private static final int ENVELOPE_DEPTH = 0;
 
   private final FrsmPeerWireCodec.ClusterIds clusterIds;
   private int protocolVersion;
@@ -89,7 +93,7 @@ final class PeerEnvelopeReader implements PeerWireCodec.Envelope<Message> {
           int field = tag >>> 3;
           if ((tag & 7) == 2 && field >= PeerBodyReader.FIRST_BODY && field <= KEEPALIVE_FIELD) {
             bodyField(field, in.readBytes());
-          } else if (!in.skipField(tag)) {
+          } else if (!UnknownFields.skip(in, tag, ENVELOPE_DEPTH)) {
             // An end-group tag ends the envelope: protobuf's parseFrom(CodedInputStream) stops
             // there without an error.
             keepaliveCheck();
@@ -125,10 +129,14 @@ final class PeerEnvelopeReader implements PeerWireCodec.Envelope<Message> {
     body = earlier == null ? bytes : earlier.concat(bytes);
   }
 
-  /** A keep-alive's body is parsed with the envelope, as protobuf did: it must be well formed. */
-  private void keepaliveCheck() throws InvalidProtocolBufferException {
+  /**
+   * A keep-alive's body is parsed with the envelope, as protobuf did: it must be well formed,
+   * nested groups in it counted from the envelope's depth (which its generated parser would not
+   * do).
+   */
+  private void keepaliveCheck() throws IOException {
     if (bodyField == KEEPALIVE_FIELD) {
-      PeerKeepalive.parseFrom(body);
+      PeerBodyReader.checkSyntax(KEEPALIVE_FIELD, body);
     }
   }
 

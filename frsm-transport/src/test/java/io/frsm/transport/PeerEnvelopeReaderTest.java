@@ -1,21 +1,28 @@
 package io.frsm.transport;
 
 import static io.frsm.transport.WireTesting.CLUSTER;
+import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.google.protobuf.ByteString;
 import com.google.protobuf.CodedInputStream;
 import com.google.protobuf.CodedOutputStream;
 import com.google.protobuf.UnsafeByteOperations;
+import io.frsm.cell.AcceptedValue;
+import io.frsm.cell.Ballot;
+import io.frsm.cell.Key;
 import io.frsm.client.transport.EnvelopeParser;
 import io.frsm.client.transport.WireDecodeException;
 import io.frsm.client.transport.WireFormat;
 import io.frsm.consensus.core.Message;
+import io.frsm.consensus.core.RoundId;
+import io.frsm.consensus.core.TermRecord;
 import io.frsm.transport.proto.PeerEnvelope;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.Random;
+import java.util.function.UnaryOperator;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import org.junit.jupiter.api.Test;
@@ -148,6 +155,62 @@ class PeerEnvelopeReaderTest {
             field(fieldA, new byte[] {32, (byte) 0x80}), // a varint cut at the field's end
             field(fieldA, new byte[] {1})));
     assertSameOutcome(concat(header(3), field(fieldA, bodyA), field(fieldA, bodyA)));
+  }
+
+  @Test
+  void unknownGroupsAtEveryMessageDepth_sameOutcomeAtAndPastTheLimit() {
+    Key key = Key.of(new byte[] {7});
+    RoundId round = new RoundId(1, 2, 3);
+    Ballot ballot = new Ballot(4, 1, 2);
+    Message prepare = new Message.Prepare(key, round, ballot, 5, 6);
+    AcceptedValue proposal = AcceptedValue.live(1, 2, ballot, new byte[] {9}, false);
+    Message accept = new Message.Accept(key, round, proposal, 5, 6);
+    Message persisted = new Message.TermPersisted(key, round, 5, new TermRecord(4, 1, 2, 3));
+    // The groups go in an extra occurrence of a message field, which protobuf merges into the
+    // one before: the frame stays valid, so only the nesting decides whether it is refused.
+    assertAll(
+        () -> assertLimitHeld("envelope", 0, groups -> concat(envelope(prepare, 2), groups)),
+        () -> assertLimitHeld("prepare", 1, groups -> withBodyTail(prepare, groups)),
+        () -> assertLimitHeld("keepalive", 1, groups -> concat(header(4), field(25, groups))),
+        () ->
+            assertLimitHeld("prepare.round", 2, groups -> withBodyTail(prepare, field(2, groups))),
+        () ->
+            assertLimitHeld("prepare.ballot", 2, groups -> withBodyTail(prepare, field(3, groups))),
+        () ->
+            assertLimitHeld("accept.proposal", 2, groups -> withBodyTail(accept, field(3, groups))),
+        () ->
+            assertLimitHeld(
+                "term_persisted.previous", 2, groups -> withBodyTail(persisted, field(4, groups))),
+        () ->
+            assertLimitHeld(
+                "accept.proposal.accepted",
+                3,
+                groups -> withBodyTail(accept, field(3, field(3, groups)))));
+  }
+
+  /**
+   * The generated parser allows unknown groups nested {@code 100 - depth} deep inside a message
+   * {@code depth} levels below the envelope (protobuf's recursion limit counts the enclosing
+   * messages) and refuses one more; the direct reader must agree on both sides of that line.
+   */
+  private static void assertLimitHeld(String where, int depth, UnaryOperator<byte[]> frame) {
+    int allowed = 100 - depth;
+    for (int groups = allowed - 1; groups <= allowed + 1; groups++) {
+      byte[] bytes = frame.apply(nestedGroups(groups));
+      Object before = outcome(BEFORE, CodedInputStream.newInstance(bytes));
+      boolean refused = "refused".equals(before);
+      assertEquals(groups > allowed, refused, where + ": generated parser with " + groups);
+      int n = groups;
+      assertEquals(
+          before,
+          outcome(NOW, CodedInputStream.newInstance(bytes)),
+          () -> where + " (depth " + depth + ") with " + n + " nested groups");
+    }
+  }
+
+  /** An envelope whose body is {@code m}'s, followed by {@code tail} inside the body. */
+  private static byte[] withBodyTail(Message m, byte[] tail) {
+    return concat(header(2), field(PeerBodyWriter.fieldNumber(m), concat(bodyOf(m), tail)));
   }
 
   // ---- the comparison

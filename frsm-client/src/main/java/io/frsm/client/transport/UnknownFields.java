@@ -16,8 +16,11 @@ import java.io.IOException;
  * Every other wire type is skipped by {@link CodedInputStream#skipField}, which reads what the
  * unknown-field set reads and refuses what it refuses (an end-group tag outside a group, wire types
  * 6 and 7, a cut varint or length).
+ *
+ * <p>Internal: wire helpers shared with the node's peer codec (frsm-transport's direct peer
+ * readers); not part of the client API.
  */
-final class UnknownFields {
+public final class UnknownFields {
   /** protobuf's default recursion limit ({@code CodedInputStream.setRecursionLimit}). */
   static final int RECURSION_LIMIT = 100;
 
@@ -26,13 +29,20 @@ final class UnknownFields {
   /**
    * Skips the field whose tag was just read, inside a message {@code messageDepth} levels below the
    * envelope (the envelope's own fields are at 0).
+   *
+   * @param in the stream the tag was read from
+   * @param tag the field's tag, just read
+   * @param messageDepth how many messages enclose the field's, as protobuf's parser counts them
+   * @return false for an end-group tag, as {@link CodedInputStream#skipField} (protobuf-java
+   *     refuses one outside a group already); true otherwise
+   * @throws IOException if the field does not parse (protobuf's own exceptions)
    */
-  static void skip(CodedInputStream in, int tag, int messageDepth) throws IOException {
+  public static boolean skip(CodedInputStream in, int tag, int messageDepth) throws IOException {
     if (WireFormat.getTagWireType(tag) == WireFormat.WIRETYPE_START_GROUP) {
       skipGroup(in, tag, messageDepth, 0);
-    } else {
-      in.skipField(tag);
+      return true;
     }
+    return in.skipField(tag);
   }
 
   private static void skipGroup(CodedInputStream in, int startTag, int messageDepth, int groups)
