@@ -22,14 +22,14 @@ import java.util.List;
  * message received). One reader per body: it holds the fields as read, then checks and maps them.
  *
  * <p>Reads what protobuf's parser reads, the same way (a differential test, {@code
- * PeerBodyReaderTest}, holds it to the generated parser on valid, mutated and hand-made bodies):
- * fields in any order; a field again overwrites a number and merges a message (its fields read into
- * the same place); a known field number with another wire type, and every unknown field, is skipped
- * as protobuf skips it ({@link UnknownFields}, with the depth of messages protobuf counts around
- * it); a message field's length is held to what is left ({@code pushLimit}); an end-group tag ends
- * a message only where protobuf's would, and is then refused ({@code checkLastTagWas(0)}). Bytes
- * fields are read as fresh arrays ({@code readByteArray}), which the decoded records own: nothing
- * shares the frame.
+ * PeerEnvelopeReaderTest}, holds it to the generated parser on valid, mutated and hand-made
+ * bodies): fields in any order; a field again overwrites a number and merges a message (its fields
+ * read into the same place); a known field number with another wire type, and every unknown field,
+ * is skipped as protobuf skips it ({@link UnknownFields}, with the depth of messages protobuf
+ * counts around it); a message field's length is held to what is left ({@code pushLimit}); an
+ * end-group tag ends a message only where protobuf's would, and is then refused ({@code
+ * checkLastTagWas(0)}). Bytes fields are read as fresh arrays ({@code readByteArray}), which the
+ * decoded records own: nothing shares the frame.
  */
 final class PeerBodyReader {
   private static final byte[] EMPTY = new byte[0];
