@@ -502,7 +502,7 @@ final class LeaseState {
     return term - 1;
   }
 
-  // ---- Hand-off (HandOffs) ----------------------------------------------------------------------
+  // ---- Hand-off (HandOffDrains, HandOffBases, HandOffImports) -----------------------------------
 
   /** The highest term granted to this node for {@code range} (0: never). */
   long term(int range) {

@@ -28,7 +28,9 @@ public final class NodeCore {
   private final DeleteCompletion deletes;
   private final PeerResponsiveness peers;
   private final RangeSettles settles;
-  private final HandOffs handOffs;
+  private final HandOffDrains handOffDrains;
+  private final HandOffBases handOffBases;
+  private final HandOffImports handOffImports;
   private final boolean importWithoutRelease;
   private final CoreCounters counters = new CoreCounters();
 
@@ -98,7 +100,9 @@ public final class NodeCore {
             config.placement(),
             new SettlePace(config.settleKeysPerSecond()),
             counters);
-    this.handOffs = new HandOffs(config, timings.roundTimeoutNanos(), store);
+    this.handOffDrains = new HandOffDrains(config, timings.roundTimeoutNanos(), store);
+    this.handOffBases = new HandOffBases(config);
+    this.handOffImports = new HandOffImports(config, store, handOffBases);
     this.importWithoutRelease = config.broken(Sabotage.IMPORT_WITHOUT_RELEASE);
     this.runContext =
         new RunContext(
@@ -112,7 +116,7 @@ public final class NodeCore {
             peers,
             counters,
             deletes,
-            handOffs);
+            handOffDrains);
     this.coordinator = new Coordinator(runContext);
     this.scanReads = coordinator::submit;
   }
@@ -143,13 +147,13 @@ public final class NodeCore {
       settles.tick(now, scanReads, out);
       deletes.tick(now, out);
       coordinator.tick(now, out);
-      if (handOffs.enabled()) {
+      if (handOffDrains.enabled()) {
         handOffTick(now, out);
       }
     } else if (input instanceof Input.PersistDone done) {
       persistDone(now, done, out);
     } else if (input instanceof Input.TermGranted granted) {
-      handOffs.granted(granted.range(), out); // the durable base goes before the term's persist
+      handOffBases.granted(granted.range(), out); // the durable base goes before the term's persist
       leases.granted(now, granted, out);
     } else if (input instanceof Input.LeaseRenewed renewed) {
       leases.renewed(now, renewed);
@@ -166,9 +170,9 @@ public final class NodeCore {
     } else if (input instanceof Input.HandOff handOff) {
       beginHandOff(now, handOff, out);
     } else if (input instanceof Input.RestoreBase restore) {
-      handOffs.restore(restore, leases.term(restore.range()), out);
+      handOffBases.restore(restore, leases.term(restore.range()), out);
     } else if (input instanceof Input.ImportShipment imported) {
-      for (Message.Commit commit : handOffs.importShipment(imported.shipment())) {
+      for (Message.Commit commit : handOffImports.importShipment(imported.shipment())) {
         acceptor.receive(now, incarnation.nodeId(), commit, out);
       }
     }
@@ -181,18 +185,18 @@ public final class NodeCore {
     if (leases.enabled() || settles.busy()) {
       takeScanReplies(now, out);
     }
-    if (handOffs.hasImports()) {
+    if (handOffImports.hasImports()) {
       // At the end of every step, not only on ticks: the term persist that completes in this step
       // starts the scan, which the import then spares at once.
-      handOffs.enterImported(now, leases);
+      handOffImports.enterImported(now, leases);
     }
-    if (handOffs.enabled()) {
+    if (handOffDrains.enabled()) {
       // After the scan replies and imports of this step: an entry in this step is seen here.
       for (long[] e : leases.takeEntries()) {
         int range = (int) e[0];
-        handOffs.enteredLeaderOnly(range, e[1], leaderReads.catchingUpOf(range, placement));
+        handOffBases.enteredLeaderOnly(range, e[1], leaderReads.catchingUpOf(range, placement));
       }
-      handOffs.entryTick(leaderReads::stillCatchingUpTo, leases, out);
+      handOffBases.entryTick(leaderReads::stillCatchingUpTo, leases, out);
     }
     if (leases.enabled()) {
       watchChosenPersists(out);
@@ -207,16 +211,16 @@ public final class NodeCore {
    * shipment made at once (a sabotage) is shipped in this step.
    */
   private void beginHandOff(Now now, Input.HandOff handOff, List<Effect> out) {
-    if (!handOffs.enabled() || !leases.stillHolds(handOff.range(), handOff.term())) {
+    if (!handOffDrains.enabled() || !leases.stillHolds(handOff.range(), handOff.term())) {
       return;
     }
-    int written = handOffs.declines(handOff.range(), handOff.term(), handOff.maxKeys());
+    int written = handOffDrains.declines(handOff.range(), handOff.term(), handOff.maxKeys());
     if (written >= 0) {
       // Too many keys to settle within the lease: answered at once, nothing stops.
       out.add(new Effect.HandOffDeclined(handOff.range(), handOff.term(), written));
       return;
     }
-    HandOffShipment at = handOffs.begin(now, handOff.range(), handOff.term(), scanReads, out);
+    HandOffShipment at = handOffDrains.begin(now, handOff.range(), handOff.term(), scanReads, out);
     if (at != null) {
       ship(now, at, out);
     }
@@ -224,7 +228,7 @@ public final class NodeCore {
 
   private void handOffTick(Now now, List<Effect> out) {
     for (HandOffShipment s :
-        handOffs.tick(
+        handOffDrains.tick(
             now, leases, range -> leaderReads.catchingUpIn(range, placement), scanReads, out)) {
       ship(now, s, out);
     }
@@ -238,10 +242,10 @@ public final class NodeCore {
     // Asked before the term ends below: whether this term's scan covered its predecessor's.
     HandOffShipment s =
         shipment.covering(
-            handOffs.predecessorKeysKept(shipment.range(), shipment.term())
+            handOffDrains.predecessorKeysKept(shipment.range(), shipment.term())
                 ? leases.coveredTerm(shipment.range(), shipment.term())
                 : 0);
-    handOffs.shippedFrom(s.range(), s.term(), leases.leaderOnlyIn(s.range(), s.term()), out);
+    handOffBases.shippedFrom(s.range(), s.term(), leases.leaderOnlyIn(s.range(), s.term()), out);
     out.add(new Effect.HandOffShipped(s));
     if (!importWithoutRelease) {
       leases.release(now, new Input.ReleaseLease(s.range(), s.term()), out);
@@ -263,7 +267,9 @@ public final class NodeCore {
     runContext.placementChanged(change);
     leases.placementChanged(now, change, out);
     deletes.placementChanged(change);
-    handOffs.placementChanged(change, out);
+    handOffBases.placementChanged(change, out);
+    handOffImports.placementChanged(change);
+    handOffDrains.placementChanged(change);
     settles.placementChanged(change, out);
     if (quorumWatch != null) {
       quorumWatch.placementChanged(placement);
@@ -279,7 +285,7 @@ public final class NodeCore {
    * <p>REQUIRES: {@link InputBounds#check} passed (key not reserved, request id >= 0).
    */
   private void submit(Now now, Input.ClientRequest request, List<Effect> out) {
-    if (handOffs.refuses(placement.rangeOf(request.operation().key()))) {
+    if (handOffDrains.refuses(placement.rangeOf(request.operation().key()))) {
       // Draining for a hand-off: the range's operations go to the successor.
       out.add(
           new Effect.Reply(
@@ -391,8 +397,8 @@ public final class NodeCore {
     for (int i = 0; i < out.size(); i++) {
       if (out.get(i) instanceof Effect.Reply reply && reply.requestId() < 0) {
         out.remove(i--);
-        if (HandOffs.ownsRead(reply.requestId())) {
-          handOffs.readDone(now, reply.requestId(), reply.outcome(), scanReads, out);
+        if (HandOffDrains.ownsRead(reply.requestId())) {
+          handOffDrains.readDone(now, reply.requestId(), reply.outcome(), scanReads, out);
         } else if (RangeSettles.isSettleRead(reply.requestId())) {
           settles.readDone(now, reply.requestId(), reply.outcome(), scanReads, out);
         } else {
@@ -446,12 +452,12 @@ public final class NodeCore {
    * was declined or ignored, or the drain already shipped.
    */
   public int handOffDrainKeys(int range, long term) {
-    return handOffs.drainKeys(range, term);
+    return handOffDrains.drainKeys(range, term);
   }
 
   /** Hand-offs this core shipped (diagnostics and tests). */
   public long handOffsShipped() {
-    return handOffs.shipped();
+    return handOffDrains.shipped();
   }
 
   /**
@@ -459,12 +465,12 @@ public final class NodeCore {
    * (docs/PROTOCOL.md "A killed holder: covering its term"; diagnostics and tests).
    */
   public long handOffKeysClassified() {
-    return handOffs.classified();
+    return handOffDrains.classified();
   }
 
   /** Hand-offs this core declined: the term wrote more keys than a drain takes. */
   public long handOffsDeclined() {
-    return handOffs.declined();
+    return handOffDrains.declined();
   }
 
   /**
@@ -472,7 +478,7 @@ public final class NodeCore {
    * and tests).
    */
   public long handOffsEntered() {
-    return handOffs.entered();
+    return handOffImports.entered();
   }
 
   /**
@@ -480,7 +486,7 @@ public final class NodeCore {
    * each a {@link Effect.BaseReached} with {@code entry} (diagnostics and tests).
    */
   public long handOffEntryBasesReached() {
-    return handOffs.entryBasesReached();
+    return handOffBases.entryBasesReached();
   }
 
   /**
@@ -488,17 +494,17 @@ public final class NodeCore {
    * covering its term (step 4; diagnostics and tests).
    */
   public long handOffsEnteredOnEntryBase() {
-    return handOffs.enteredOnEntryBase();
+    return handOffImports.enteredOnEntryBase();
   }
 
   /** Shipments this core refused to import (diagnostics and tests). */
   public long handOffsRefused() {
-    return handOffs.refused();
+    return handOffImports.refused();
   }
 
   /** Durable bases taken at start ({@link Input.RestoreBase}) by this core. */
   public long handOffBasesRestored() {
-    return handOffs.restored();
+    return handOffBases.restored();
   }
 
   /** Range settles this core completed (diagnostics and tests). */

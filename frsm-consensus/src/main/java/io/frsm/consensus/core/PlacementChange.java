@@ -100,6 +100,13 @@ final class PlacementChange {
     return votersChanged[range];
   }
 
+  /** The ranges whose voters have other members in the new placement, in range order. */
+  int[] rangesWithReplicasChanged() {
+    return java.util.stream.IntStream.range(0, next.rangeCount())
+        .filter(this::replicasChanged)
+        .toArray();
+  }
+
   /** Whether {@code key}'s range's voters have other members in the new placement. */
   boolean replicasChanged(Key key) {
     return votersChanged[next.rangeOf(key)];

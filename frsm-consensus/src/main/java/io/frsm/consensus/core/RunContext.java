@@ -33,7 +33,7 @@ final class RunContext {
   private final CoreCounters counters;
   private final DeleteCompletion deletes;
   private final boolean learnerVotes;
-  private final HandOffs handOffs;
+  private final HandOffDrains handOffDrains;
 
   RunContext(
       CoreConfig config,
@@ -46,7 +46,7 @@ final class RunContext {
       PeerResponsiveness peers,
       CoreCounters counters,
       DeleteCompletion deletes,
-      HandOffs handOffs) {
+      HandOffDrains handOffDrains) {
     this.placement = config.placement();
     this.timings = timings;
     this.modes = config.modes();
@@ -62,7 +62,7 @@ final class RunContext {
     this.counters = counters;
     this.deletes = deletes;
     this.learnerVotes = config.broken(Sabotage.LEARNER_VOTES);
-    this.handOffs = handOffs;
+    this.handOffDrains = handOffDrains;
   }
 
   // ---- Settings and identity -------------------------------------------------------------------
@@ -211,12 +211,12 @@ final class RunContext {
 
   /**
    * See {@link LeaderReads#acceptSent}; with hand-offs on, the key joins the range's written keys
-   * of the current term ({@link HandOffs#acceptSent}).
+   * of the current term ({@link HandOffDrains#acceptSent}).
    */
   void acceptSent(Key key, long requestId) {
     leaderReads.acceptSent(key);
     if (leases.enabled()) {
-      handOffs.acceptSent(key, leases.rangeOf(key), leases.termFor(key), requestId);
+      handOffDrains.acceptSent(key, leases.rangeOf(key), leases.termFor(key), requestId);
     }
   }
 
@@ -232,12 +232,12 @@ final class RunContext {
    * its local chosen value (docs/PROTOCOL.md "A killed holder: covering its term").
    */
   void sawAccepted(Key key, AcceptedValue accepted) {
-    if (accepted == null || !handOffs.enabled() || dropTermClassification) {
+    if (accepted == null || !handOffDrains.enabled() || dropTermClassification) {
       return;
     }
     TermRecord predecessor = leases.predecessorOf(key);
     if (predecessor != null && predecessor.covers(accepted.accepted())) {
-      handOffs.classified(key, leases.rangeOf(key), leases.termFor(key));
+      handOffDrains.classified(key, leases.rangeOf(key), leases.termFor(key));
     }
   }
 
