@@ -55,7 +55,7 @@ final class RunContext {
     this.incarnation = incarnation;
     this.store = store;
     this.random = random;
-    this.warm = new WarmKeys(config.warmKeysMax());
+    this.warm = new WarmKeys(config.warmKeysMax(), placement.rangeCount());
     this.leases = leases;
     this.leaderReads = leaderReads;
     this.peers = peers;
@@ -97,7 +97,7 @@ final class RunContext {
    */
   void placementChanged(PlacementChange change) {
     placement = change.next();
-    warm.forgetChanged(change);
+    warm.placementChanged(change);
   }
 
   /** The sabotage {@link Sabotage#SKIP_QUENCH} (tests only). */
@@ -149,8 +149,9 @@ final class RunContext {
    * known): a majority of those voters may miss the one that promised the ballot.
    */
   void rememberWarm(Key key, List<Integer> preparedAt, Ballot ballot, AcceptedValue chosen) {
-    if (!preparedAt.isEmpty() && WarmKeys.usableAt(preparedAt, placement.replicasOf(key))) {
-      warm.remember(key, ballot, chosen, preparedAt);
+    int range = placement.rangeOf(key);
+    if (!preparedAt.isEmpty() && WarmKeys.usableAt(preparedAt, placement.replicas(range))) {
+      warm.remember(key, range, ballot, chosen, preparedAt);
     }
   }
 
