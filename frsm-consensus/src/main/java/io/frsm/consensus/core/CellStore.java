@@ -19,6 +19,16 @@ public interface CellStore {
   Cell get(Key key);
 
   /**
+   * The accepted part of the key's merged durable cell, or null if this replica holds none.
+   *
+   * @throws CellStoreException if the key cannot be read
+   */
+  default io.frsm.cell.AcceptedValue accepted(Key key) {
+    Cell cell = get(key);
+    return cell == null ? null : cell.accepted();
+  }
+
+  /**
    * Up to {@code limit} client keys (range-term cells excluded) this replica holds with {@code
    * fromToken <= token <= toToken}, in (token, key) order, after {@code after} (null: from the
    * start). Used by a new range holder's scan; sees durable state like {@link #get}.

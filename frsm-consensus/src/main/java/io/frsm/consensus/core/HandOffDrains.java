@@ -1,7 +1,6 @@
 package io.frsm.consensus.core;
 
 import io.frsm.cell.AcceptedValue;
-import io.frsm.cell.Cell;
 import io.frsm.cell.Key;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -165,7 +164,7 @@ final class HandOffDrains {
       // ships its newest local value as if it were chosen.
       List<HandOffShipment.Entry> entries = new ArrayList<>();
       for (Key key : w != null && w.term == term ? w.shipped() : d.toSettle) {
-        AcceptedValue a = localValue(key);
+        AcceptedValue a = store.accepted(key);
         entries.add(new HandOffShipment.Entry(key, a == null ? null : a.withChosen(true)));
       }
       return ship(d, entries);
@@ -256,7 +255,7 @@ final class HandOffDrains {
     for (Key key : shipped) {
       AcceptedValue a;
       try {
-        a = localValue(key);
+        a = store.accepted(key);
       } catch (CellStoreException unreadable) {
         notYet.add(key);
         continue;
@@ -273,11 +272,6 @@ final class HandOffDrains {
     d.failed.addAll(notYet);
     d.retryAtNanos = now.monoNanos() + roundTimeoutNanos;
     return null;
-  }
-
-  private AcceptedValue localValue(Key key) {
-    Cell cell = store.get(key);
-    return cell == null ? null : cell.accepted();
   }
 
   private HandOffShipment ship(RangeDrain d, List<HandOffShipment.Entry> entries) {

@@ -1,7 +1,6 @@
 package io.frsm.consensus.core;
 
 import io.frsm.cell.AcceptedValue;
-import io.frsm.cell.Cell;
 import io.frsm.cell.Key;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -160,7 +159,7 @@ final class HandOffImports {
     for (HandOffShipment.Entry e : s.entries()) {
       AcceptedValue a;
       try {
-        a = localValue(e.key());
+        a = store.accepted(e.key());
       } catch (CellStoreException unreadable) {
         return false;
       }
@@ -175,11 +174,6 @@ final class HandOffImports {
       }
     }
     return true;
-  }
-
-  private AcceptedValue localValue(Key key) {
-    Cell cell = store.get(key);
-    return cell == null ? null : cell.accepted();
   }
 
   /** A range whose replica set changed: a shipment imported under the old set is dropped. */

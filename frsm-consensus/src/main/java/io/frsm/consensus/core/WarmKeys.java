@@ -55,7 +55,10 @@ final class WarmKeys {
   /** Per range: how many placement changes moved its voters since this core started. */
   private final long[] votersChanges;
 
-  /** Per range: its last {@link #SETS_KEPT} voter sets, newest last (a ring of them). */
+  /**
+   * Per range: its last {@link #SETS_KEPT} voter sets, the set after change c at slot c mod
+   * SETS_KEPT.
+   */
   private final List<Integer>[] recentVoters;
 
   @SuppressWarnings("unchecked")
