@@ -70,10 +70,11 @@ public record CoreConfig(
    *     holder tracks the keys it writes per term, {@link Input.HandOff} drains and ships them, and
    *     a successor that imports them enters leader-only mode without a scan; false (the default)
    *     until the server streams shipments
-   * @param handOffMaxKeys the most keys written in a term that a hand-off drains: a holder that
-   *     wrote more in the range's term declines {@link Input.HandOff} at once ({@link
-   *     Effect.HandOffDeclined}), so the range is not refused for a drain that would not fit in the
-   *     lease; positive, at most {@link #HAND_OFF_KEYS_LIMIT}. Default {@link
+   * @param handOffMaxKeys the most written keys of a term that a hand-off's drain settles (those
+   *     with an open accept or an unchosen cell; docs/PROTOCOL.md "Settle only what may be open"):
+   *     a holder with more to settle in the range's term declines {@link Input.HandOff} at once
+   *     ({@link Effect.HandOffDeclined}), so the range is not refused for a drain that would not
+   *     fit in the lease; positive, at most {@link #HAND_OFF_KEYS_LIMIT}. Default {@link
    *     #DEFAULT_HAND_OFF_MAX_KEYS} (docs/PROTOCOL.md "Hand-off instead of a scan", "Declining")
    */
   public record Modes(

@@ -111,11 +111,13 @@ public sealed interface Effect {
   }
 
   /**
-   * The answer to {@link Input.HandOff} when the holder will not drain: it wrote {@code
-   * writtenKeys} keys of range {@code range} in {@code term}, more than {@link
-   * CoreConfig.Modes#handOffMaxKeys} (or more than it remembers: then {@code writtenKeys} is the
-   * limit + 1). Nothing changed: the node still holds the term and takes the range's operations.
-   * The agent releases plainly ({@link Input.ReleaseLease}); the successor scans.
+   * The answer to {@link Input.HandOff} when the holder will not drain: {@code writtenKeys} of the
+   * keys it wrote of range {@code range} in {@code term} must be settled, more than {@link
+   * CoreConfig.Modes#handOffMaxKeys} or the hand-off's own cap; or it wrote {@code writtenKeys}
+   * keys, more than a shipment takes ({@code HandOffDrains.MAX_SHIPPED_KEYS}, or more than it
+   * remembers: then the limit + 1) — docs/PROTOCOL.md "Declining". Nothing changed: the node still
+   * holds the term and takes the range's operations. The agent releases plainly ({@link
+   * Input.ReleaseLease}); the successor scans.
    */
   record HandOffDeclined(int range, long term, int writtenKeys) implements Effect {}
 

@@ -148,17 +148,18 @@ public sealed interface Input {
    * From this node's coordination agent: hand range {@code range}, held in term {@code term}, to
    * its successor (docs/PROTOCOL.md "Hand-off instead of a scan"; {@link CoreConfig.Modes#handOff}
    * on, else ignored). The core stops taking the range's client operations (refused as moved),
-   * settles every key it wrote in the term, and then answers {@link Effect.HandOffShipped}, having
-   * ended its term in the same step as a {@link ReleaseLease} does; the agent delivers the shipment
-   * to the successor and releases. Ignored unless {@code term} is this node's current term of the
-   * range and not given up. Keep renewing the lease until the shipment: the settles need it. If the
-   * node wrote more keys in the term than {@link CoreConfig.Modes#handOffMaxKeys}, or than {@code
-   * maxKeys}, it answers {@link Effect.HandOffDeclined} at once instead and nothing stops: release
-   * plainly.
+   * settles the keys it wrote in the term that may still be open, and then answers {@link
+   * Effect.HandOffShipped}, having ended its term in the same step as a {@link ReleaseLease} does;
+   * the agent delivers the shipment to the successor and releases. Ignored unless {@code term} is
+   * this node's current term of the range and not given up. Keep renewing the lease until the
+   * shipment: the settles need it. If more of the keys the node wrote in the term must be settled
+   * (docs/PROTOCOL.md "Settle only what may be open") than {@link CoreConfig.Modes#handOffMaxKeys},
+   * or than {@code maxKeys}, or it wrote more than a shipment takes, it answers {@link
+   * Effect.HandOffDeclined} at once instead and nothing stops: release plainly.
    *
-   * @param maxKeys this hand-off's own cap on the keys written in the term, below the configured
-   *     one: the agent's share of a budget that spans the node's core shards (docs/PROTOCOL.md
-   *     "Declining", the drain budget); 0 drains only a term that wrote nothing
+   * @param maxKeys this hand-off's own cap on the written keys its drain settles, below the
+   *     configured one: the agent's share of a budget that spans the node's core shards
+   *     (docs/PROTOCOL.md "Declining", the drain budget); 0 drains only a term that wrote nothing
    */
   record HandOff(int range, long term, int maxKeys) implements Input {
     public HandOff {

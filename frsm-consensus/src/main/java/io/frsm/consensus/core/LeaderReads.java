@@ -341,6 +341,38 @@ final class LeaderReads {
     return waiting != null && waiting.compareInstance(value) <= 0;
   }
 
+  /**
+   * Whether a hand-off drain must settle {@code key} before shipping it (docs/PROTOCOL.md "Settle
+   * only what may be open"): an accept of this node for it may still be chosen without this node
+   * hearing of it (an open accept), or the local cell holds no chosen value (or nothing) while
+   * nothing this node learned chosen is on its way to it. Otherwise the local cell already holds
+   * the key's newest chosen value, or will once its commit to itself is durable, which the shipment
+   * waits for: exactly what a leader-only read of the key relies on. A cell that cannot be read is
+   * settled.
+   */
+  boolean drainMustSettle(Key key) {
+    return openAccepts.contains(key) || localNotChosen(key);
+  }
+
+  /**
+   * The second half of {@link #drainMustSettle}: no chosen value (or nothing) in the local cell and
+   * none on its way to it. Alone, without the open accepts, it is {@link
+   * Sabotage#DRAIN_IGNORES_OPEN_ACCEPTS}.
+   */
+  boolean localNotChosen(Key key) {
+    if (catchingUp.containsKey(key)) {
+      return false;
+    }
+    try {
+      AcceptedValue local = store.accepted(key);
+      // Nothing here is not ⊥: this node's accept never reached its own cell, and only a settle's
+      // quorum can say that nothing was chosen.
+      return local == null || !local.chosen();
+    } catch (CellStoreException unreadable) {
+      return true;
+    }
+  }
+
   /** Keys whose chosen value the local cell may still lack (diagnostics and tests). */
   int keysCatchingUp() {
     return catchingUp.size();

@@ -1,6 +1,7 @@
 package io.frsm.consensus.core;
 
 import io.frsm.cell.Cell;
+import io.frsm.cell.Key;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -25,6 +26,10 @@ public final class NodeCore {
   private final RunContext runContext;
   private final LeaseState leases;
   private final LeaderReads leaderReads;
+
+  /** Which written keys a hand-off's drain settles ({@link LeaderReads#drainMustSettle}). */
+  private final java.util.function.Predicate<Key> drainMustSettle;
+
   private final DeleteCompletion deletes;
   private final PeerResponsiveness peers;
   private final RangeSettles settles;
@@ -101,6 +106,10 @@ public final class NodeCore {
             new SettlePace(config.settleKeysPerSecond()),
             counters);
     this.handOffDrains = new HandOffDrains(config, timings.roundTimeoutNanos(), store);
+    this.drainMustSettle =
+        config.broken(Sabotage.DRAIN_IGNORES_OPEN_ACCEPTS)
+            ? leaderReads::localNotChosen
+            : leaderReads::drainMustSettle;
     this.handOffBases = new HandOffBases(config);
     this.handOffImports = new HandOffImports(config, store, handOffBases);
     this.importWithoutRelease = config.broken(Sabotage.IMPORT_WITHOUT_RELEASE);
@@ -214,13 +223,18 @@ public final class NodeCore {
     if (!handOffDrains.enabled() || !leases.stillHolds(handOff.range(), handOff.term())) {
       return;
     }
-    int written = handOffDrains.declines(handOff.range(), handOff.term(), handOff.maxKeys());
-    if (written >= 0) {
-      // Too many keys to settle within the lease: answered at once, nothing stops.
-      out.add(new Effect.HandOffDeclined(handOff.range(), handOff.term(), written));
+    HandOffDrains.Plan plan =
+        handOffDrains.plan(handOff.range(), handOff.term(), handOff.maxKeys(), drainMustSettle);
+    if (plan == null) {
+      return; // draining already
+    }
+    if (plan.declinedKeys() >= 0) {
+      // Too many keys to settle within the lease, or to ship: answered at once, nothing stops.
+      out.add(new Effect.HandOffDeclined(handOff.range(), handOff.term(), plan.declinedKeys()));
       return;
     }
-    HandOffShipment at = handOffDrains.begin(now, handOff.range(), handOff.term(), scanReads, out);
+    HandOffShipment at =
+        handOffDrains.begin(now, handOff.range(), handOff.term(), plan, scanReads, out);
     if (at != null) {
       ship(now, at, out);
     }

@@ -55,6 +55,13 @@ public enum Sabotage {
    */
   SHIP_BEFORE_RECOMMIT,
   /**
+   * A hand-off's drain settles a written key only if its local cell holds no chosen value
+   * (docs/PROTOCOL.md "Settle only what may be open"): a key whose round failed after its local
+   * accept lost the race to a chosen one, or whose accept is still in flight, ships a value an
+   * accept of the holder may still supersede.
+   */
+  DRAIN_IGNORES_OPEN_ACCEPTS,
+  /**
    * The holder ships but does not end its term: it goes on taking the range's operations until the
    * agent's release arrives, while the successor imports the shipment as if it were final.
    */

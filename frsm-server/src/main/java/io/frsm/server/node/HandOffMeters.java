@@ -40,6 +40,12 @@ final class HandOffMeters {
         counter("frsm.handoff.keys", "keys in the shipments that went out", null)
             .register(registry, leadership, handBacks(HandBackCounts::keysShipped)));
     meters.add(
+        counter(
+                "frsm.handoff.settled",
+                "written keys the drains settled before shipping (the rest shipped as they were)",
+                null)
+            .register(registry, leadership, handBacks(HandBackCounts::keysSettled)));
+    meters.add(
         counter("frsm.handoff.acknowledged", "shipments the successor took", null)
             .register(registry, leadership, handBacks(HandBackCounts::acknowledged)));
     meters.add(

@@ -7,6 +7,8 @@ package io.frsm.server.zk;
  * @param begun hand-overs on purpose that drained instead of releasing at once
  * @param shipped drains whose core shipped
  * @param keysShipped keys in those shipments
+ * @param keysSettled written keys the drains began with a settle read for (an open accept, or no
+ *     chosen value in the local cell); the others shipped their local chosen value as it was
  * @param acknowledged shipments the successor's core took
  * @param withoutShipment drains given up after one lease: released plainly, the successor scans
  * @param notAcknowledged shipments the successor refused or did not answer within one lease (it
@@ -25,6 +27,7 @@ public record HandBackCounts(
     long begun,
     long shipped,
     long keysShipped,
+    long keysSettled,
     long acknowledged,
     long withoutShipment,
     long notAcknowledged,

@@ -84,6 +84,7 @@ final class RangeHandBack {
   private final LongAdder begun = new LongAdder();
   private final LongAdder shipped = new LongAdder();
   private final LongAdder shippedKeys = new LongAdder();
+  private final LongAdder settledKeys = new LongAdder();
   private final LongAdder acknowledged = new LongAdder();
   private final LongAdder noShipment = new LongAdder();
   private final LongAdder notAcknowledged = new LongAdder();
@@ -186,6 +187,7 @@ final class RangeHandBack {
                   post.accept(
                       () -> {
                         budget.begun(share, keys);
+                        settledKeys.add(keys);
                         askWaiting();
                       }));
     } catch (RuntimeException e) {
@@ -339,6 +341,7 @@ final class RangeHandBack {
         begun.sum(),
         shipped.sum(),
         shippedKeys.sum(),
+        settledKeys.sum(),
         acknowledged.sum(),
         noShipment.sum(),
         notAcknowledged.sum(),

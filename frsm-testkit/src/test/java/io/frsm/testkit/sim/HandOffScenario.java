@@ -45,6 +45,7 @@ final class HandOffScenario implements AutoCloseable {
       long handBackNanos,
       boolean enteredByHandOff,
       long keysShipped,
+      int keysSettled,
       long staleReads,
       String first) {}
 
@@ -56,10 +57,16 @@ final class HandOffScenario implements AutoCloseable {
   private final boolean[] away = new boolean[3];
   private boolean dropFrom1To0;
 
+  /** How late node 1's accept to itself of the key in flight arrives (0: on time). */
+  private long ownAcceptLateNanos;
+
+  private boolean ownAcceptDelayed;
+
   /** The key of the write in flight at the hand-back; its first accept starts the drain. */
   private Key inFlight;
 
   private boolean handBackStarted;
+  private int drainKeys = -1;
   private long handBackAtNanos;
   private SimRandom random;
   private final List<HandOffShipment> shipments = new ArrayList<>();
@@ -104,6 +111,29 @@ final class HandOffScenario implements AutoCloseable {
           }
           return from != to && (away[from] || away[to] || (dropFrom1To0 && from == 1 && to == 0));
         });
+  }
+
+  /**
+   * Makes node 1's accept to itself of the key written as the hand-back begins arrive {@code
+   * micros} late, once: its local cell then still holds the older chosen value while the round is
+   * open, and the round is chosen only when that accept lands (node 0 hears nothing from node 1).
+   */
+  HandOffScenario ownAcceptOfTheKeyInFlightLate(long micros) {
+    this.ownAcceptLateNanos = 1000 * micros;
+    sim.setLocalFilter(
+        (from, to, m) -> {
+          if (ownAcceptDelayed
+              || ownAcceptLateNanos == 0
+              || from != 1
+              || !(m instanceof Message.Accept)
+              || !m.key().equals(inFlight)) {
+            return false;
+          }
+          ownAcceptDelayed = true;
+          sim.schedule(ownAcceptLateNanos, () -> sim.input(1, new Input.Receive(1, m)));
+          return true;
+        });
+    return this;
   }
 
   @Override
@@ -155,7 +185,8 @@ final class HandOffScenario implements AutoCloseable {
     boolean byHandOff = sim.handOffsEntered() > entered;
     String[] first = {null};
     long stale = acked.staleReadsAtNode0(all, first);
-    return new Run(drain, catchUp, handBack, byHandOff, shipment.entries().size(), stale, first[0]);
+    return new Run(
+        drain, catchUp, handBack, byHandOff, shipment.entries().size(), drainKeys, stale, first[0]);
   }
 
   /** What {@link #declinedHandBack} saw. */
@@ -168,8 +199,9 @@ final class HandOffScenario implements AutoCloseable {
       String first) {}
 
   /**
-   * As {@link #run}, but node 1 wrote more keys in term 2 than the cores' cap: its hand-back is
-   * declined at once, it goes on taking the range's writes, releases plainly, and node 0 scans.
+   * As {@link #run}, but node 1 has more keys to settle in term 2 than the cores' cap (its second
+   * writes of them are in flight as the hand-off begins): its hand-back is declined at once, it
+   * goes on taking the range's writes, releases plainly, and node 0 scans.
    */
   Declined declinedHandBack(int keys, int changed) {
     return declinedHandBack(keys, changed, Integer.MAX_VALUE);
@@ -190,9 +222,15 @@ final class HandOffScenario implements AutoCloseable {
       acked.write(1, key, "v1", pending);
     }
     until(() -> pending[0] == 0, "node 1's writes");
+    // The same keys again, still in flight at the hand-off: their accepts are open, so the drain
+    // would have to settle every one of them (rounds that ended chosen it ships as they are).
+    for (Key key : all.subList(0, changed)) {
+      acked.write(1, key, "v1b", pending);
+    }
     int shipmentsBefore = shipments.size();
     sim.input(1, new Input.HandOff(RANGE, 2, handBackCap));
     until(() -> !declined.isEmpty(), "node 1's answer to the hand-off");
+    until(() -> pending[0] == 0, "node 1's second writes");
     long writtenBefore = acked.values().stream().filter(v -> v[0] == 'v' && v[1] == '2').count();
     acked.write(1, all.get(0), "v2", pending); // the range still takes operations
     until(() -> pending[0] == 0, "the write after the decline");
@@ -256,6 +294,7 @@ final class HandOffScenario implements AutoCloseable {
       handBackAtNanos = sim.nowNanos();
       inFlight = null;
       sim.input(1, new Input.HandOff(RANGE, 2));
+      drainKeys = sim.handOffDrainKeys(1, RANGE, 2);
     }
   }
 

@@ -20,6 +20,9 @@ class HandOffScenarioTest {
   static final int KEYS = 50;
   static final int CHANGED = 10;
 
+  /** Later than a tick and the other replica's answer, well within a round timeout. */
+  static final long OWN_ACCEPT_LATE_MICROS = 5_000;
+
   private static long seeds() {
     return Long.getLong("frsm.sim.handOffScenarioSeeds", CI_SEEDS);
   }
@@ -32,6 +35,30 @@ class HandOffScenarioTest {
         assertEquals(0, r.staleReads(), "seed " + seed + ": " + r.first());
         assertTrue(r.enteredByHandOff(), "seed " + seed + ": leader-only by the import");
         assertTrue(r.keysShipped() >= CHANGED, "seed " + seed + ": shipped " + r.keysShipped());
+      }
+    }
+  }
+
+  /**
+   * docs/PROTOCOL.md "Settle only what may be open": a term that wrote more keys than the cap,
+   * whose rounds all ended chosen but the one in flight at the hand-off, drains by settling that
+   * one and ships the others as its cells hold them; the returning node serves every key as last
+   * acknowledged.
+   */
+  @Test
+  void aTermThatWroteMoreThanTheCap_withItsRoundsEnded_settlesOnlyTheOpenOne_andShips() {
+    for (long seed = 1; seed <= 10; seed++) {
+      try (HandOffScenario s = new HandOffScenario(seed, Set.of(), true, 2)) {
+        HandOffScenario.Run r = s.run(KEYS, CHANGED);
+        assertEquals(0, r.staleReads(), "seed " + seed + ": " + r.first());
+        assertTrue(r.enteredByHandOff(), "seed " + seed + ": leader-only by the import");
+        assertTrue(r.keysShipped() >= CHANGED, "seed " + seed + ": shipped " + r.keysShipped());
+        assertTrue(
+            r.keysSettled() >= 0 && r.keysSettled() <= 1,
+            "seed "
+                + seed
+                + ": the drain settles at most the round in flight, not "
+                + r.keysSettled());
       }
     }
   }
@@ -95,6 +122,45 @@ class HandOffScenarioTest {
   @Test
   void shipBeforeTheSettles_isCaught() {
     caught(Sabotage.SHIP_BEFORE_RECOMMIT);
+  }
+
+  /**
+   * docs/PROTOCOL.md "Settle only what may be open": a drain that ships a key whose local cell is
+   * chosen while the holder's newer accept of it is still open ships a value that accept may yet
+   * supersede.
+   */
+  @Test
+  void drainThatIgnoresOpenAccepts_isCaught() {
+    long first = -1;
+    for (long seed = 1; seed <= seeds() && first < 0; seed++) {
+      try (HandOffScenario s =
+          new HandOffScenario(seed, Set.of(Sabotage.DRAIN_IGNORES_OPEN_ACCEPTS), true)
+              .ownAcceptOfTheKeyInFlightLate(OWN_ACCEPT_LATE_MICROS)) {
+        if (s.run(KEYS, CHANGED).staleReads() > 0) {
+          first = seed;
+        }
+      } catch (AssertionError e) {
+        first = seed;
+      }
+    }
+    assertTrue(first > 0, "DRAIN_IGNORES_OPEN_ACCEPTS not caught in " + seeds() + " seeds");
+  }
+
+  /**
+   * The drain as designed, with the holder's own accept of the key in flight late (the case the
+   * open-accept check is for): every key served as last acknowledged, by the import.
+   */
+  @Test
+  void handBack_withTheOwnAcceptOfTheKeyInFlightLate_lastAcknowledgedValuesServed() {
+    for (long seed = 1; seed <= seeds(); seed++) {
+      try (HandOffScenario s =
+          new HandOffScenario(seed, Set.of(), true)
+              .ownAcceptOfTheKeyInFlightLate(OWN_ACCEPT_LATE_MICROS)) {
+        HandOffScenario.Run r = s.run(KEYS, CHANGED);
+        assertEquals(0, r.staleReads(), "seed " + seed + ": " + r.first());
+        assertTrue(r.enteredByHandOff(), "seed " + seed + ": leader-only by the import");
+      }
+    }
   }
 
   @Test

@@ -29,7 +29,7 @@ class HandOffSimulationTest {
   static final double HAND_OFFS_PER_SECOND = 8;
 
   /** Written keys a hand-off drains in the capped runs: small, so that some are declined. */
-  static final int SMALL_CAP = 4;
+  static final int SMALL_CAP = 1;
 
   @Test
   void handOffsAmongCrashesAndLeaseFaults_everySeed_noStaleRead_noIncrementLostOrDoubled() {

@@ -773,6 +773,18 @@ public final class Simulation {
         });
   }
 
+  /**
+   * The written keys the drain of {@code range}'s term {@code term} at the running core of {@code
+   * node} began settling, or -1 if no such drain runs there.
+   */
+  public int handOffDrainKeys(int node, int range, long term) {
+    int keys = -1;
+    for (NodeCore core : coresOf(nodes[node])) {
+      keys = Math.max(keys, core.handOffDrainKeys(range, term));
+    }
+    return keys;
+  }
+
   /** Shipments the running core of {@code node} refused to import (0 while it is down). */
   public long handOffsRefused(int node) {
     long total = 0;
