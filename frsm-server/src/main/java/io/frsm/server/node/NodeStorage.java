@@ -15,39 +15,54 @@ import java.nio.file.Path;
  * Immutable once open; the engine is thread-safe.
  */
 final class NodeStorage {
+  private final DataDirectoryLock lock;
   private final LsmEngine engine;
   private final int boot;
   private final CachingCellStore cells;
   private final java.util.concurrent.atomic.LongAdder forcedCompactions =
       new java.util.concurrent.atomic.LongAdder();
 
-  private NodeStorage(LsmEngine engine, int boot, CachingCellStore cells) {
+  private NodeStorage(DataDirectoryLock lock, LsmEngine engine, int boot, CachingCellStore cells) {
+    this.lock = lock;
     this.engine = engine;
     this.boot = boot;
     this.cells = cells;
   }
 
   /**
-   * Opens the engine, then moves the boot counter on: after the engine opened (so a damaged
-   * directory fails before a boot is spent) and before anything is sent, so that no ballot of an
-   * earlier incarnation can be reused.
+   * Claims the directories ({@link DataDirectoryLock}), opens the engine, then moves the boot
+   * counter on: after the engine opened (so a damaged directory fails before a boot is spent) and
+   * before anything is sent, so that no ballot of an earlier incarnation can be reused.
    *
+   * @throws DataDirectoryLock.InUseException if another process holds a directory
    * @throws IOException if the directories cannot be opened or the boot counter written
    */
   static NodeStorage open(
       LsmConfig config, MeterRegistry meters, Path dataDirectory, long clockCacheBytes)
       throws IOException {
-    LsmEngine engine = LsmEngine.open(config, NioFileSystem.INSTANCE, meters);
+    java.util.List<Path> directories = new java.util.ArrayList<>();
+    directories.add(dataDirectory);
+    directories.add(config.dataDirectory());
+    directories.addAll(config.commitLogDirectories());
+    DataDirectoryLock lock = DataDirectoryLock.acquire(directories);
+    LsmEngine engine;
+    try {
+      engine = LsmEngine.open(config, NioFileSystem.INSTANCE, meters);
+    } catch (IOException | RuntimeException e) {
+      lock.close();
+      throw e;
+    }
     try {
       int boot = BootCounter.next(dataDirectory);
       return new NodeStorage(
-          engine, boot, new CachingCellStore(new LsmCellStore(engine), clockCacheBytes));
+          lock, engine, boot, new CachingCellStore(new LsmCellStore(engine), clockCacheBytes));
     } catch (IOException | RuntimeException e) {
       try {
         engine.close();
       } catch (RuntimeException closing) {
         e.addSuppressed(closing);
       }
+      lock.close();
       throw e;
     }
   }
@@ -104,13 +119,21 @@ final class NodeStorage {
 
   /** Graceful: flushes the memtables (the next start replays little) and closes. */
   void close() {
-    engine.close();
+    try {
+      engine.close();
+    } finally {
+      lock.close();
+    }
   }
 
   /**
    * As if the process died: nothing more is written; the commit log holds what was acknowledged.
    */
   void kill() {
-    engine.kill();
+    try {
+      engine.kill();
+    } finally {
+      lock.close(); // the process's death would release it
+    }
   }
 }
