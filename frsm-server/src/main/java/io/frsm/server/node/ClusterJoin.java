@@ -43,6 +43,7 @@ final class ClusterJoin {
             credential(settings, ZooKeeperKeys.CREDENTIAL_FILE),
             credential(settings, ZooKeeperKeys.READER_CREDENTIAL_FILE),
             ZooKeeperKeys.tls(settings.config()),
+            settings.get(NodeKeys.DATA_DIRECTORY),
             layout,
             members,
             serving::coreServing,

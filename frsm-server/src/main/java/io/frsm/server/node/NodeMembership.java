@@ -54,6 +54,7 @@ final class NodeMembership {
   private final ZooKeeperCredential credential;
   private final ZooKeeperCredential reader;
   private final ZooKeeperTls tls;
+  private final java.nio.file.Path dataDirectory;
   private final ZkLayout layout;
   private final ClusterMembers members;
   private final BooleanSupplier serving;
@@ -85,6 +86,8 @@ final class NodeMembership {
    * @param reader an identity granted read access to this node's znodes, or null (only with a
    *     {@code credential})
    * @param tls TLS to ZooKeeper, or null: plaintext
+   * @param dataDirectory where the session is recorded ({@link PreviousSession}); this node holds
+   *     its {@link DataDirectoryLock}
    * @param serving whether this node's core runs and serves (it then counts itself ready)
    * @param stopped whether the node is stopping or stopped (it then never registers again)
    * @param redialPeer dials a peer now, skipping the rest of its reconnect back-off
@@ -96,6 +99,7 @@ final class NodeMembership {
       ZooKeeperCredential credential,
       ZooKeeperCredential reader,
       ZooKeeperTls tls,
+      java.nio.file.Path dataDirectory,
       ZkLayout layout,
       ClusterMembers members,
       BooleanSupplier serving,
@@ -107,6 +111,7 @@ final class NodeMembership {
     this.credential = credential;
     this.reader = reader;
     this.tls = tls;
+    this.dataDirectory = dataDirectory;
     this.layout = layout;
     this.members = members;
     this.serving = serving;
@@ -159,6 +164,47 @@ final class NodeMembership {
           connectString);
     }
     registry = new MembershipRegistry(zk, layout);
+    PreviousSession.Saved previous = PreviousSession.read(dataDirectory);
+    if (previous != null && holdsMemberRecord(previous.id())) {
+      PreviousSession.end(previous, connectString, sessionTimeout, tls, self);
+    }
+    recordSession();
+  }
+
+  /**
+   * Whether session {@code id} (not this one) still holds this node's member record: only then is
+   * it worth ending — a session that ended already (a graceful stop, an expiry) is left alone
+   * rather than reattached to, which ZooKeeper's client would log as an error.
+   */
+  private boolean holdsMemberRecord(long id) throws Exception {
+    if (id == currentSession().id()) {
+      return false;
+    }
+    org.apache.zookeeper.data.Stat stat = zk.checkExists().forPath(layout.member(self));
+    return stat != null && stat.getEphemeralOwner() == id;
+  }
+
+  private PreviousSession.Saved currentSession() throws Exception {
+    org.apache.zookeeper.ZooKeeper client = zk.getZookeeperClient().getZooKeeper();
+    return new PreviousSession.Saved(client.getSessionId(), client.getSessionPasswd());
+  }
+
+  /**
+   * Records the current session for the next start to end ({@link PreviousSession}); a failure only
+   * costs that start the wait for this session's expiry.
+   */
+  private void recordSession() {
+    try {
+      PreviousSession.record(dataDirectory, currentSession());
+    } catch (Exception e) {
+      LOG.log(
+          Level.WARNING,
+          "node {0}: its ZooKeeper session was not recorded in {1} ({2}): after a crash, its"
+              + " restart waits for the session to expire",
+          self,
+          dataDirectory,
+          e.toString());
+    }
   }
 
   /** The connected client. REQUIRES: {@link #connect} returned. */
@@ -342,6 +388,7 @@ final class NodeMembership {
           registry.markReady(self, unreachableRanges);
         }
         LOG.log(Level.INFO, "node {0} registered in its new ZooKeeper session", self);
+        recordSession();
         publishLeadershipView();
         return;
       } catch (IllegalStateException heldByOldSession) {
