@@ -33,7 +33,8 @@ final class WritePath {
     this.memtables = memtables;
     this.flushes = flushes;
     this.metrics = metrics;
-    this.stall = new WriteStall(flushes, config.maxFrozenMemtables());
+    this.stall =
+        new WriteStall(flushes, config.maxFrozenMemtables(), config.dataDirectory().toString());
   }
 
   /** The stall that holds writes back while flushes lag. */

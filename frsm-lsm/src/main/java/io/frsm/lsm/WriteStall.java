@@ -46,6 +46,7 @@ final class WriteStall {
 
   private final FlushPipeline flushes;
   private final int maxFrozenMemtables;
+  private final String where;
 
   private final ArrayDeque<Write> waiting = new ArrayDeque<>(); // guarded by this
   private boolean watching; // guarded by this: a flush's publish will let writes in
@@ -61,11 +62,20 @@ final class WriteStall {
   private final AtomicLong heldBack = new AtomicLong();
 
   WriteStall(FlushPipeline flushes, int maxFrozenMemtables) {
+    this(flushes, maxFrozenMemtables, "");
+  }
+
+  /**
+   * @param where names the engine in log lines (its data directory), so that one of several in a
+   *     process can be told apart; "" for none
+   */
+  WriteStall(FlushPipeline flushes, int maxFrozenMemtables, String where) {
     if (maxFrozenMemtables < 1) {
       throw new IllegalArgumentException("maxFrozenMemtables must be at least 1");
     }
     this.flushes = flushes;
     this.maxFrozenMemtables = maxFrozenMemtables;
+    this.where = where.isEmpty() ? "" : " (" + where + ")";
   }
 
   /**
@@ -112,7 +122,9 @@ final class WriteStall {
       }
       LOG.log(
           warned ? System.Logger.Level.WARNING : System.Logger.Level.DEBUG,
-          "writes held back: "
+          "writes held back"
+              + where
+              + ": "
               + flushes.queued()
               + " memtables are waiting for their flush (lsm.maxFrozenMemtables); the disk"
               + " does not keep up (or flushes fail: see their errors). They go on as flushes"
@@ -203,7 +215,9 @@ final class WriteStall {
         holding = false;
         LOG.log(
             warned ? System.Logger.Level.INFO : System.Logger.Level.DEBUG,
-            "writes go on: the flushes made room after "
+            "writes go on"
+                + where
+                + ": the flushes made room after "
                 + (System.nanoTime() - stallStartNanos) / 1_000_000
                 + " ms");
       }
