@@ -46,12 +46,16 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code pre-0000000042} and so on, the same length and never drawn by the workload, so the tables
  * grow while the measured key set stays the same; "not executed" retried, an unknown outcome fenced
  * and created again if absent), with progress on stderr and one line {@code PRELOAD keys=...
- * seconds=... created=... existed=... unknown=... failed=...} on stdout; then the warm-up. Given
- * {@code --node-metrics}, one line {@code SCRUB bytes_in_window=N1,N2,.. bytes_before=N1,N2,..}
- * gives each node's {@code frsm_lsm_scrub_bytes_total} over the measured window and before it (-1:
- * unreadable), so a run shows whether the background scrub ran while it was measured (issue 23's
- * node-level figure, {@code frsm-bench/scripts/scrub-ab.sh}), and {@code
- * compaction_read_in_window=N1,N2,..}: the bytes compactions read meanwhile.
+ * seconds=... created=... existed=... unknown=... failed=...} on stdout; then the warm-up. {@code
+ * --warmup-at EPOCH_MS}: the warm-up begins no earlier than then (the client idles after the
+ * preload until that wall-clock time), so that a harness can place the measured window against
+ * something that starts at a fixed time after the nodes, such as their scrub ({@code
+ * lsm.scrubStartDelay}), whatever the preload took. Given {@code --node-metrics}, one line {@code
+ * SCRUB bytes_in_window=N1,N2,.. bytes_before=N1,N2,..} gives each node's {@code
+ * frsm_lsm_scrub_bytes_total} over the measured window and before it (-1: unreadable), so a run
+ * shows whether the background scrub ran while it was measured (issue 23's node-level figure,
+ * {@code frsm-bench/scripts/scrub-ab.sh}), and {@code compaction_read_in_window=N1,N2,..}: the
+ * bytes compactions read meanwhile.
  *
  * <pre>{@code
  * java -cp frsm-bench/target/frsm-bench.jar io.frsm.bench.experiment.RemoteWorkloadMain \
@@ -72,6 +76,7 @@ public final class RemoteWorkloadMain {
     int seconds = 20;
     long keys = 100_000;
     long preload = 0;
+    long warmupAt = 0;
     Path ca = null;
     Path cert = null;
     Path key = null;
@@ -92,6 +97,7 @@ public final class RemoteWorkloadMain {
         case "--seconds" -> seconds = Integer.parseInt(args[++i]);
         case "--keys" -> keys = Long.parseLong(args[++i]);
         case "--preload" -> preload = Long.parseLong(args[++i]);
+        case "--warmup-at" -> warmupAt = Long.parseLong(args[++i]);
         case "--ca" -> ca = Path.of(args[++i]);
         case "--cert" -> cert = Path.of(args[++i]);
         case "--key" -> key = Path.of(args[++i]);
@@ -148,6 +154,11 @@ public final class RemoteWorkloadMain {
                 p.existed(),
                 p.unknown(),
                 p.failed()));
+      }
+      long idle = warmupAt - System.currentTimeMillis();
+      if (idle > 0) {
+        System.err.println("idle " + idle + " ms until --warmup-at");
+        Thread.sleep(idle); // a deliberate pause to a wall-clock time, not a wait for a condition
       }
       WorkloadSpec warm = WorkloadSpec.paper(keys, clients, Duration.ofSeconds(warmup));
       // The warm-up's second-by-second throughput goes to stderr: how long a fresh cluster takes to
