@@ -78,13 +78,7 @@ record ProcessCounts(
    */
   static long nodeAllocatedBytes(int metricsPort) {
     try {
-      String body =
-          HTTP.send(
-                  HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + metricsPort + "/metrics"))
-                      .timeout(Duration.ofSeconds(5))
-                      .build(),
-                  HttpResponse.BodyHandlers.ofString())
-              .body();
+      String body = metrics(metricsPort);
       double collected = Double.NaN;
       double eden = 0;
       for (String line : body.split("\n")) {
@@ -103,6 +97,49 @@ record ProcessCounts(
       Thread.currentThread().interrupt();
       return -1;
     }
+  }
+
+  /**
+   * The sum of a node's samples of the Prometheus counter or gauge {@code name} (every label set),
+   * e.g. {@code frsm_lsm_scrub_bytes_total}; -1 if the endpoint cannot be read or has no such
+   * sample.
+   */
+  static long nodeMetric(int metricsPort, String name) {
+    try {
+      return metricSum(metrics(metricsPort), name);
+    } catch (IOException | RuntimeException e) {
+      return -1;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return -1;
+    }
+  }
+
+  /**
+   * The sum of the samples of metric {@code name} in a Prometheus text {@code body} (the name
+   * exactly, with or without labels), -1 if there is none.
+   */
+  static long metricSum(String body, String name) {
+    double sum = 0;
+    boolean found = false;
+    for (String line : body.split("\n")) {
+      if (line.startsWith(name)
+          && line.length() > name.length()
+          && (line.charAt(name.length()) == ' ' || line.charAt(name.length()) == '{')) {
+        sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+        found = true;
+      }
+    }
+    return found ? (long) sum : -1;
+  }
+
+  private static String metrics(int metricsPort) throws IOException, InterruptedException {
+    return HTTP.send(
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + metricsPort + "/metrics"))
+                .timeout(Duration.ofSeconds(5))
+                .build(),
+            HttpResponse.BodyHandlers.ofString())
+        .body();
   }
 
   /** Bytes this JVM's threads have allocated so far (HotSpot), -1 if not supported. */

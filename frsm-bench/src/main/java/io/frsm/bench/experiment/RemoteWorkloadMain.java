@@ -41,10 +41,27 @@ import java.util.concurrent.atomic.AtomicInteger;
  * names the ZooKeeper servers' pids (their CPU per operation); {@code --node-metrics} does not
  * apply. Issue 26's like-for-like comparison ({@code frsm-bench/scripts/peers-ab.sh}).
  *
+ * <p>{@code --preload N} first writes N keys with 512-byte values from the {@code --clients}
+ * callers in parallel ({@link Preload}: keys below {@code --keys} are the workload's own, the rest
+ * {@code pre-0000000042} and so on, the same length and never drawn by the workload, so the tables
+ * grow while the measured key set stays the same; "not executed" retried, an unknown outcome fenced
+ * and created again if absent), with progress on stderr and one line {@code PRELOAD keys=...
+ * seconds=... created=... existed=... unknown=... failed=...} on stdout; then the warm-up. {@code
+ * --warmup-at EPOCH_MS}: the warm-up begins no earlier than then (the client idles after the
+ * preload until that wall-clock time), so that a harness can place the measured window against
+ * something that starts at a fixed time after the nodes, such as their scrub ({@code
+ * lsm.scrubStartDelay}), whatever the preload took. Given {@code --node-metrics}, one line {@code
+ * SCRUB bytes_in_window=N1,N2,.. bytes_before=N1,N2,..} gives each node's {@code
+ * frsm_lsm_scrub_bytes_total} over the measured window and before it (-1: unreadable), so a run
+ * shows whether the background scrub ran while it was measured (issue 23's node-level figure,
+ * {@code frsm-bench/scripts/scrub-ab.sh}), and {@code compaction_read_in_window=N1,N2,..}: the
+ * bytes compactions read meanwhile.
+ *
  * <pre>{@code
  * java -cp frsm-bench/target/frsm-bench.jar io.frsm.bench.experiment.RemoteWorkloadMain \
  *     --seeds 127.0.0.1:P1,127.0.0.1:P2 --cluster ID (--insecure | --ca F --cert F --key F) \
- *     --clients 64 [--client-instances 64] --warmup 20 --seconds 20 --keys 100000
+ *     --clients 64 [--client-instances 64] [--preload 1000000] --warmup 20 --seconds 20 \
+ *     --keys 100000
  * }</pre>
  */
 public final class RemoteWorkloadMain {
@@ -58,6 +75,8 @@ public final class RemoteWorkloadMain {
     int warmup = 20;
     int seconds = 20;
     long keys = 100_000;
+    long preload = 0;
+    long warmupAt = 0;
     Path ca = null;
     Path cert = null;
     Path key = null;
@@ -77,6 +96,8 @@ public final class RemoteWorkloadMain {
         case "--warmup" -> warmup = Integer.parseInt(args[++i]);
         case "--seconds" -> seconds = Integer.parseInt(args[++i]);
         case "--keys" -> keys = Long.parseLong(args[++i]);
+        case "--preload" -> preload = Long.parseLong(args[++i]);
+        case "--warmup-at" -> warmupAt = Long.parseLong(args[++i]);
         case "--ca" -> ca = Path.of(args[++i]);
         case "--cert" -> cert = Path.of(args[++i]);
         case "--key" -> key = Path.of(args[++i]);
@@ -121,6 +142,24 @@ public final class RemoteWorkloadMain {
         all.add((insecure ? b.insecure() : b.tls(ca, cert, key)).build());
       }
       FrsmClient spread = new PerThreadClients(all);
+      if (preload > 0) {
+        Preload.Result p = Preload.run(spread, preload, keys, clients, System.err::println);
+        System.out.println(
+            String.format(
+                Locale.ROOT,
+                "PRELOAD keys=%d seconds=%.1f created=%d existed=%d unknown=%d failed=%d",
+                p.keys(),
+                p.seconds(),
+                p.created(),
+                p.existed(),
+                p.unknown(),
+                p.failed()));
+      }
+      long idle = warmupAt - System.currentTimeMillis();
+      if (idle > 0) {
+        System.err.println("idle " + idle + " ms until --warmup-at");
+        Thread.sleep(idle); // a deliberate pause to a wall-clock time, not a wait for a condition
+      }
       WorkloadSpec warm = WorkloadSpec.paper(keys, clients, Duration.ofSeconds(warmup));
       // The warm-up's second-by-second throughput goes to stderr: how long a fresh cluster takes to
       // reach its steady state (issue 26 point 5).
@@ -141,10 +180,14 @@ public final class RemoteWorkloadMain {
         }
       }
       List<ProcessCounts> before = counts(pids, nodeMetrics);
+      long[] scrubBefore = nodeCounter(nodeMetrics, SCRUB_BYTES);
+      long[] compactedBefore = nodeCounter(nodeMetrics, COMPACTION_READ_BYTES);
       WorkloadResult r =
           new WorkloadRunner(
                   spread, WorkloadSpec.paper(keys, clients, Duration.ofSeconds(seconds)), l -> {})
               .run();
+      long[] scrubAfter = nodeCounter(nodeMetrics, SCRUB_BYTES);
+      long[] compactedAfter = nodeCounter(nodeMetrics, COMPACTION_READ_BYTES);
       long cpu = os.getProcessCpuTime() - cpu0;
       long nodeTicks = ticks(nodePids) - nodeTicks0;
       List<ProcessCounts> after = counts(pids, nodeMetrics);
@@ -172,6 +215,17 @@ public final class RemoteWorkloadMain {
                   : nodeTicks * 10_000.0 / Math.max(1, r.totalOperations()),
               r.latencyMicros("get", 99.9),
               r.latencyMicros("cas", 99.9)));
+      if (!nodeMetrics.isEmpty()) {
+        System.out.println(
+            "SCRUB bytes_in_window="
+                + deltas(scrubBefore, scrubAfter)
+                + " bytes_before="
+                + java.util.Arrays.stream(scrubBefore)
+                    .mapToObj(Long::toString)
+                    .collect(java.util.stream.Collectors.joining(","))
+                + " compaction_read_in_window="
+                + deltas(compactedBefore, compactedAfter));
+      }
       // Per process, per operation of the measured window (ProcessCounts, SyscallCounts).
       for (int i = 0; i < pids.size(); i++) {
         String line =
@@ -198,6 +252,27 @@ public final class RemoteWorkloadMain {
       case "plain" -> false;
       default -> throw new IllegalArgumentException("--zk-reads is sync or plain, was " + mode);
     };
+  }
+
+  /** The scrub's counter: data block bytes read and verified. */
+  private static final String SCRUB_BYTES = "frsm_lsm_scrub_bytes_total";
+
+  /** Bytes compactions read (they compete with the scrub and the workload for the disk). */
+  private static final String COMPACTION_READ_BYTES = "frsm_lsm_compaction_bytes_read_bytes_total";
+
+  /** Each node's counter {@code name}, -1 where it cannot be read. */
+  private static long[] nodeCounter(List<Integer> nodeMetrics, String name) {
+    return nodeMetrics.stream().mapToLong(port -> ProcessCounts.nodeMetric(port, name)).toArray();
+  }
+
+  /** "after - before" per node, comma-separated; -1 where either is unknown. */
+  private static String deltas(long[] before, long[] after) {
+    StringBuilder out = new StringBuilder();
+    for (int i = 0; i < before.length; i++) {
+      boolean known = before[i] >= 0 && after[i] >= 0;
+      out.append(i == 0 ? "" : ",").append(known ? after[i] - before[i] : -1);
+    }
+    return out.toString();
   }
 
   /** "node1".. for the nodes' pids in order, "client" for this JVM (last). */

@@ -21,6 +21,21 @@ class ProcessCountsTest {
   }
 
   @Test
+  void metricSum_addsEveryLabelSetOfTheExactName() {
+    String body =
+        "# HELP frsm_lsm_scrub_bytes_total SSTable bytes the scrub read and verified\n"
+            + "# TYPE frsm_lsm_scrub_bytes_total counter\n"
+            + "frsm_lsm_scrub_bytes_total{node=\"1\"} 4194304.0\n"
+            + "frsm_lsm_scrub_bytes_total{node=\"2\"} 1.0E3\n"
+            + "frsm_lsm_scrub_bytes_total_other 7.0\n"
+            + "frsm_lsm_scrub_tables_total 2.0\n";
+    assertEquals(4_195_304, ProcessCounts.metricSum(body, "frsm_lsm_scrub_bytes_total"));
+    assertEquals(2, ProcessCounts.metricSum(body + "\n", "frsm_lsm_scrub_tables_total"));
+    assertEquals(0, ProcessCounts.metricSum("x_total 0.0\n", "x_total"), "present, zero");
+    assertEquals(-1, ProcessCounts.metricSum(body, "frsm_lsm_scrub"), "absent: -1");
+  }
+
+  @Test
   void perOperation_dividesTheWindowsDifference() {
     ProcessCounts before = new ProcessCounts(100, 10, 1, 50, 40, 1_000, 20);
     ProcessCounts after = new ProcessCounts(300, 30, 5, 90, 80, 201_000, 22);
