@@ -133,8 +133,8 @@ final class HandOffDrains {
    *     the written keys if more than {@link #MAX_SHIPPED_KEYS}; beyond {@link WrittenKeys#MAX}
    *     that + 1
    */
-  record Plan(int declinedKeys, TreeSet<Key> toSettle) {
-    static final Plan NOTHING = new Plan(-1, new TreeSet<>());
+  record Plan(int declinedKeys, java.util.SortedSet<Key> toSettle) {
+    static final Plan NOTHING = new Plan(-1, java.util.Collections.emptySortedSet());
   }
 
   /**
@@ -175,7 +175,7 @@ final class HandOffDrains {
       declined++;
       return new Plan(toSettle.size(), null);
     }
-    return new Plan(-1, toSettle);
+    return new Plan(-1, java.util.Collections.unmodifiableSortedSet(toSettle));
   }
 
   /**
