@@ -188,10 +188,11 @@ public final class LsmEngine implements AutoCloseable {
   }
 
   /**
-   * One step of the scrub on the calling thread: verifies the next data block, waiting for the
-   * throttle first; false once the pass is complete (the next call starts a new one). REQUIRES:
-   * {@code scrubEnabled} is false (one scrub at a time). For tests and tools, such as a benchmark
-   * that turns the scrub on and off to measure its cost.
+   * One step of the scrub on the calling thread: verifies the next run of data blocks of one table
+   * (at most 256 KiB, or 1/16 s of the throttle if less), waiting for the throttle first; false
+   * once the pass is complete (the next call starts a new one). REQUIRES: {@code scrubEnabled} is
+   * false (one scrub at a time). For tests and tools, such as a benchmark that turns the scrub on
+   * and off to measure its cost.
    */
   public boolean scrubStepNow() throws IOException {
     return scrub.stepNow();

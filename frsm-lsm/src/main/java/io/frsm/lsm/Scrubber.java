@@ -12,11 +12,11 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The background integrity pass (issue 23 point 3): reads every data block of every live table from
- * disk, oldest generation first, verifies its checksum and decodes its cells, at most {@code
- * scrubThroughputBytesPerSecond}. A block that fails is quarantined at block grain exactly as a
- * failed read would be ({@link EngineState#quarantine}), so damage is found before a client needs
- * the key. Where the pass stands is persisted ({@link ScrubCursor}) every {@link
- * #CURSOR_EVERY_BYTES} and at each table's end, so a restart resumes it.
+ * disk, a run of blocks per step, oldest generation first, verifies its checksum and decodes its
+ * cells, at most {@code scrubThroughputBytesPerSecond}. A block that fails is quarantined at block
+ * grain exactly as a failed read would be ({@link EngineState#quarantine}), so damage is found
+ * before a client needs the key. Where the pass stands is persisted ({@link ScrubCursor}) every
+ * {@link #CURSOR_EVERY_BYTES} and at each table's end, so a restart resumes it.
  *
  * <p>Not thread-safe: one scrub thread calls {@link #step()}; {@link #status()} may be read from
  * any thread.
@@ -24,6 +24,12 @@ import java.util.concurrent.atomic.AtomicLong;
 final class Scrubber {
   private static final System.Logger LOG = System.getLogger(Scrubber.class.getName());
   static final long CURSOR_EVERY_BYTES = 16L << 20;
+
+  /** The most bytes one step verifies: 256 KiB. */
+  static final long MAX_STEP_BYTES = 256L << 10;
+
+  /** Steps per second of throttle the step size aims for, so that the throttle stays smooth. */
+  static final int STEPS_PER_SECOND = 16;
 
   private final FileSystem fs;
   private final Path dataDirectory;
@@ -38,6 +44,7 @@ final class Scrubber {
   private final java.util.concurrent.CountDownLatch stopped =
       new java.util.concurrent.CountDownLatch(1);
   private volatile ScrubCursor cursor;
+  private final long stepBytes;
   private long bytesSinceStore;
 
   Scrubber(
@@ -50,6 +57,7 @@ final class Scrubber {
     this.dataDirectory = dataDirectory;
     this.state = state;
     this.rate = new RateLimiter(bytesPerSecond);
+    this.stepBytes = Math.min(MAX_STEP_BYTES, bytesPerSecond / STEPS_PER_SECOND);
     this.cursor = ScrubCursor.load(fs, dataDirectory);
     this.bytes =
         Counter.builder("frsm.lsm.scrub.bytes")
@@ -111,8 +119,10 @@ final class Scrubber {
   }
 
   /**
-   * Verifies the next data block of the pass (waiting for the throttle first). Returns false when
-   * the pass is complete: every table that was live when the pass reached it was read to its end.
+   * Verifies the next run of data blocks of the pass: consecutive blocks of one table, together at
+   * most {@link #stepBytes} (at least one block), waiting for the throttle once for all of them.
+   * Returns false when the pass is complete: every table that was live when the pass reached it was
+   * read to its end.
    */
   boolean step() throws IOException {
     ScrubCursor at = cursor;
@@ -132,18 +142,24 @@ final class Scrubber {
         storeCursor();
         return false;
       }
-      table.retain(); // outlives the view below while this block is verified
+      table.retain(); // outlives the view below while these blocks are verified
     } finally {
       view.release();
     }
     try {
       long generation = table.entry().generation();
-      int block = generation == at.generation() ? at.nextBlock() : 0;
-      rate.acquire(table.reader().blockLength(block));
-      verify(table, block);
-      int next = block + 1;
-      boolean tableDone = next >= blocks(table);
-      cursor = new ScrubCursor(generation, next, at.passesCompleted());
+      int first = generation == at.generation() ? at.nextBlock() : 0;
+      int end = runEnd(table, first);
+      long runBytes = 0;
+      for (int b = first; b < end; b++) {
+        runBytes += table.reader().blockLength(b);
+      }
+      rate.acquire(runBytes);
+      for (int b = first; b < end; b++) {
+        verify(table, b);
+      }
+      boolean tableDone = end >= blocks(table);
+      cursor = new ScrubCursor(generation, end, at.passesCompleted());
       if (tableDone) {
         tables.increment();
         tablesTotal.incrementAndGet();
@@ -155,6 +171,22 @@ final class Scrubber {
     } finally {
       table.release();
     }
+  }
+
+  /**
+   * The end (exclusive) of the run that starts at block {@code first}: blocks are added while the
+   * run stays within {@link #stepBytes}. One wake-up per block cost the scrub five times the CPU of
+   * its reading and checking (a park and unpark per 4 KiB block: 6.4–8.6 ms of CPU per MiB at the 4
+   * MiB/s default against 1.2 ms unthrottled, measured with ScrubCostMain).
+   */
+  private int runEnd(TableHandle table, int first) {
+    int end = first + 1;
+    long bytes = table.reader().blockLength(first);
+    while (end < blocks(table) && bytes + table.reader().blockLength(end) <= stepBytes) {
+      bytes += table.reader().blockLength(end);
+      end++;
+    }
+    return end;
   }
 
   private static int blocks(TableHandle t) {

@@ -146,6 +146,27 @@ class ScrubTest {
   }
 
   @Test
+  void scrubStep_verifiesARunOfBlocks_sizedByTheThrottle() throws Exception {
+    LsmEngine engine = open(config().build());
+    writeTables(engine, 200, 16);
+    engine.close();
+    // At the default 4 MiB/s a step may cover 256 KiB: the whole first table (a few KiB) at once,
+    // so the throttle wakes the scrub a few times a second, not once per block.
+    LsmEngine fast = open(config().build());
+    assertTrue(fast.scrubStepNow());
+    assertEquals(1, fast.scrubStatus().tablesScrubbed(), fast.scrubStatus().toString());
+    fast.close();
+    // At 8 KiB/s a step is at most 512 bytes, and every block but a table's last is at least the
+    // 512-byte block size: one block per step.
+    fs.delete(DATA.resolve(ScrubCursor.FILE_NAME));
+    LsmEngine slow = open(config().scrubThroughputBytesPerSecond(8 * 1024).build());
+    assertTrue(slow.scrubStepNow());
+    assertEquals(1, slow.scrubStatus().nextBlock(), slow.scrubStatus().toString());
+    assertTrue(slow.scrubStepNow());
+    assertEquals(2, slow.scrubStatus().nextBlock(), slow.scrubStatus().toString());
+  }
+
+  @Test
   void scrubCursor_survivesARestart_andTheNextPassResumesAfterIt() throws Exception {
     LsmEngine engine = open(config().build());
     writeTables(engine, 200, 16);

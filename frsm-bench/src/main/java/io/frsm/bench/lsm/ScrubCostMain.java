@@ -23,8 +23,8 @@ import org.HdrHistogram.Recorder;
  * falls on both sides). In an ON window one more thread steps the scrub at {@code throughput} bytes
  * per second — the throttle the background scrub runs with — through {@link
  * LsmEngine#scrubStepNow()}, restarting the pass when it ends. Prints each window's operations and
- * latency percentiles, the bytes the scrub verified, and the ratio of the ON windows' p99 to the
- * OFF windows' (medians over rounds).
+ * latency percentiles, the bytes the scrub verified and the CPU its thread spent on them, and the
+ * ratio of the ON windows' p99 to the OFF windows' (medians over rounds).
  *
  * <pre>{@code
  * java -cp frsm-bench/target/frsm-bench.jar io.frsm.bench.lsm.ScrubCostMain \
@@ -33,6 +33,8 @@ import org.HdrHistogram.Recorder;
  */
 public final class ScrubCostMain {
   private static final int WRITE_PERCENT = 20;
+  private static final java.lang.management.ThreadMXBean THREADS =
+      java.lang.management.ManagementFactory.getThreadMXBean();
 
   private ScrubCostMain() {}
 
@@ -84,6 +86,9 @@ public final class ScrubCostMain {
     private final AtomicBoolean scrubbing = new AtomicBoolean();
     private final AtomicLong operations = new AtomicLong();
 
+    /** CPU time the scrub stepper spent stepping, in nanoseconds (it parks between windows). */
+    private final AtomicLong scrubCpuNanos = new AtomicLong();
+
     Run(FrsmStore store, long keys, int threads) {
       this.store = store;
       this.keys = keys;
@@ -126,6 +131,7 @@ public final class ScrubCostMain {
     /** One window; returns its p99 in nanoseconds. */
     private long window(boolean scrubOn, long seconds) throws InterruptedException {
       long scrubbedBefore = store.engine().scrubStatus().bytesScrubbed();
+      long cpuBefore = scrubCpuNanos.get();
       scrubbing.set(scrubOn);
       latencies.reset();
       long opsBefore = operations.get();
@@ -134,17 +140,21 @@ public final class ScrubCostMain {
       long ops = operations.get() - opsBefore;
       scrubbing.set(false);
       long scrubbed = store.engine().scrubStatus().bytesScrubbed() - scrubbedBefore;
+      long scrubCpu = scrubCpuNanos.get() - cpuBefore;
       long p99 = h.getValueAtPercentile(99);
       System.out.printf(
           Locale.ROOT,
           "scrub %-3s %8.0f ops/s  p50 %7.1f us  p99 %8.1f us  p99.9 %8.1f us  scrubbed %.1f"
-              + " MiB%n",
+              + " MiB  scrub CPU %.1f ms (%.2f ms/MiB, %.1f%% of a core)%n",
           scrubOn ? "on" : "off",
           ops / (double) seconds,
           h.getValueAtPercentile(50) / 1e3,
           p99 / 1e3,
           h.getValueAtPercentile(99.9) / 1e3,
-          scrubbed / (double) StoreOptions.MIB);
+          scrubbed / (double) StoreOptions.MIB,
+          scrubCpu / 1e6,
+          scrubbed == 0 ? 0.0 : scrubCpu / 1e6 / (scrubbed / (double) StoreOptions.MIB),
+          scrubCpu / 1e7 / seconds);
       return p99;
     }
 
@@ -169,11 +179,13 @@ public final class ScrubCostMain {
           java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
           continue;
         }
+        long cpu = THREADS.getCurrentThreadCpuTime();
         try {
           store.engine().scrubStepNow();
         } catch (IOException e) {
           throw new UncheckedIOException(e);
         }
+        scrubCpuNanos.addAndGet(THREADS.getCurrentThreadCpuTime() - cpu);
       }
     }
 
