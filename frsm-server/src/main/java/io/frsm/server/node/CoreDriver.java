@@ -503,8 +503,9 @@ final class CoreDriver {
         if (r.from() != nodeId) {
           peerMessages.received(r.from());
         }
-        // Its own messages too: the acceptor must not write while disk space is low.
-        if (!silence.drops(r.message())) {
+        // Its own messages too (the acceptor must not write while disk space is low), but for its
+        // commits to itself: see AcceptorSilence.
+        if (!silence.drops(r.message(), r.from() == nodeId)) {
           steps.stepPeerMessage(r);
         }
       } else {

@@ -97,6 +97,111 @@ class DiskFullIT {
     }
   }
 
+  /**
+   * A node that takes a range back while its disk is low learns, by its scan, values its silent
+   * acceptor never took; each reaches its own cell by its commit to itself. Those commits must pass
+   * the silence: nothing resends a dropped one, and the key stayed "catching up" for good — never
+   * served leader-only, and its range never reached its entry base. The witness here: once space
+   * returns, the first read of each such key is served leader-only.
+   */
+  @Test
+  void keysAScanLearnedOnAFullDisk_areServedLeaderOnly_onceSpaceReturns(@TempDir Path dir)
+      throws Exception {
+    AtomicBoolean node1Full = new AtomicBoolean();
+    Path node1 = dir.resolve("node-1");
+    DiskSpaceGuard.Probe probe =
+        directory ->
+            node1Full.get() && directory.startsWith(node1)
+                ? new DiskSpaceGuard.Space(0, TIB)
+                : new DiskSpaceGuard.Space(TIB / 2, TIB);
+    try (TestCluster cluster =
+        TestCluster.withTweaks(
+            dir,
+            b ->
+                b.diskSpace(probe)
+                    .set(
+                        io.frsm.server.config.NodeKeys.DISK_SPACE_CHECK_INTERVAL,
+                        Duration.ofMillis(20))
+                    // No hand-off: node 1 gets the range back by a scan.
+                    .set(io.frsm.server.config.ConsensusKeys.HAND_OFF, false))) {
+      Ring ring = cluster.ring();
+      int range = -1;
+      for (int r = 0; r < ring.rangeCount() && range < 0; r++) {
+        if (ring.replicasOfRange(r).get(0) == 1) {
+          range = r;
+        }
+      }
+      FrsmNode n1 = cluster.node(1);
+      byte[] settledKey = null; // a key of the range every replica holds, chosen
+      try (var client = cluster.thinClient()) {
+        for (int i = 0; settledKey == null; i++) {
+          byte[] key = ("probe-" + i).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+          if (cluster.rangeOf(key) == range) {
+            client.create(key, new byte[] {1});
+            settledKey = key;
+          }
+        }
+      }
+      n1.servingParts().leadership().quorumChanged(java.util.Set.of(range), java.util.Set.of());
+      cluster.awaitLeader(range, ring.replicasOfRange(range).get(1), TIMEOUT);
+      node1Full.set(true);
+      Await.until(() -> gauge(n1, "frsm.disk.space.low") == 1, TIMEOUT, "node 1's guard");
+      // Written by the stand-in and the third replica: node 1's silent acceptor never takes them.
+      List<byte[]> keys = new ArrayList<>();
+      try (var client = cluster.thinClient()) {
+        for (int i = 0; keys.size() < 20; i++) {
+          byte[] key = ("catch-up-" + i).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+          if (cluster.rangeOf(key) == range) {
+            client.create(key, new byte[] {(byte) keys.size()});
+            keys.add(key);
+          }
+        }
+        long scansBefore = n1.servingParts().core().handOffTally().scansCompleted();
+        n1.servingParts().leadership().quorumChanged(java.util.Set.of(), java.util.Set.of(range));
+        cluster.awaitLeader(range, 1, TIMEOUT);
+        // The scan reads every key from all three replicas and learns the 20 values, disk still
+        // low.
+        Await.until(
+            () -> n1.servingParts().core().handOffTally().scansCompleted() > scansBefore,
+            TIMEOUT,
+            "node 1's scan of range " + range);
+        node1Full.set(false);
+        Await.until(() -> gauge(n1, "frsm.disk.space.low") == 0, TIMEOUT, "the guard to clear");
+        // Node 1 serves the range leader-only once it holds the lease again: the settled key says
+        // when.
+        // (A quorum read before that would itself bring a missing value into node 1's cell.)
+        byte[] settled = settledKey;
+        Await.until(
+            () -> {
+              double before = leaderOnlyReads(n1);
+              client.get(settled);
+              return leaderOnlyReads(n1) > before;
+            },
+            TIMEOUT,
+            "node 1 to read a settled key of range " + range + " leader-only");
+        double leaderOnlyBefore = leaderOnlyReads(n1);
+        for (int i = 0; i < keys.size(); i++) {
+          assertEquals((byte) i, client.get(keys.get(i)).orElseThrow().value()[0]);
+        }
+        // The core's counts are published once per tick.
+        Await.until(
+            () -> leaderOnlyReads(n1) - leaderOnlyBefore >= keys.size(),
+            TIMEOUT,
+            "node 1 to serve the " + keys.size() + " keys leader-only");
+      }
+    }
+  }
+
+  /** Gets served from the local cell: by the core, or on the caller's thread. */
+  private static double leaderOnlyReads(FrsmNode node) {
+    return node.meterRegistry()
+            .get("frsm.reads")
+            .tag("mode", "leader_only")
+            .functionCounter()
+            .count()
+        + node.callerThreadReads();
+  }
+
   private static double gauge(FrsmNode node, String name) {
     MeterRegistry registry = node.meterRegistry();
     return registry.get(name).gauge().value();

@@ -73,12 +73,12 @@ class WriteGateTest {
     guard.check();
     AcceptorSilence silence = new AcceptorSilence(gate::closed);
     Message.Purge purge = purge();
-    assertFalse(silence.drops(purge));
+    assertFalse(silence.drops(purge, false));
     flushesBehind.set(true);
-    assertTrue(silence.drops(purge));
+    assertTrue(silence.drops(purge, false));
     assertEquals(1, silence.dropped());
     flushesBehind.set(false);
-    assertFalse(silence.drops(purge));
+    assertFalse(silence.drops(purge, false));
   }
 
   private static Message.Purge purge() {
