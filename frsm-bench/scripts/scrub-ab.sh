@@ -10,9 +10,8 @@
 # before the measured window). They alternate within a round, in turn order: off then on in odd
 # rounds, on then off in even ones (the first run of all is scrub-off: it times the preload, below).
 #
-# Each run is a fresh cluster, started as tls-ab.sh's plain mode starts it (its node start-up is
-# copied here, plain mode only, not shared: tls-ab.sh's is interleaved with its TLS, GC-log and count
-# options): a standalone ZooKeeper and three `frsm server` JVMs (equal heaps, $NODE_HEAP) on
+# Each run is a fresh cluster, started by bench-common.sh's cluster helpers as tls-ab.sh's plain
+# mode starts it: a standalone ZooKeeper and three `frsm server` JVMs (equal heaps, $NODE_HEAP) on
 # loopback with security.insecure: true, each with its own data directory; then RemoteWorkloadMain
 # in a JVM of its own with $CLIENTS closed-loop callers, each an independent client, which first
 # writes $PRELOAD keys of 512 B (--preload: the workload's $KEYS keys and the rest under another
@@ -62,7 +61,7 @@ scrub_rate=$((4 << 20)) # the default lsm.scrubThroughputBytesPerSecond (not set
 mkdir -p "$out"
 
 # shellcheck source=bench-common.sh source-path=SCRIPTDIR
-source "$repo/frsm-bench/scripts/bench-common.sh" # pids, cleanup, free_port, await_health
+source "$repo/frsm-bench/scripts/bench-common.sh" # pids, cleanup, the cluster helpers
 trap cleanup EXIT
 
 preload_max="" # the longest time from node start to the end of the preload, over the runs so far
@@ -120,61 +119,20 @@ run_one() { # mode round
   esac
   local fsync
   fsync=$(fsync_ms)
-  echo "frsm:scrub-secret-$round" >"$dir/zookeeper.credential"
-  chmod 600 "$dir/zookeeper.credential"
-
-  local zk_port
-  zk_port=$(free_port)
-  mkdir -p "$dir/zk"
-  java -Xmx256m -Dzookeeper.admin.enableServer=false -cp "$frsm_jar" \
-    org.apache.zookeeper.server.ZooKeeperServerMain "$zk_port" "$dir/zk" >"$dir/zk.log" 2>&1 &
-  pids+=($!)
-
-  local seeds="" health=() node_pids="" t_nodes
+  start_zookeeper "$dir" "scrub-secret-$round"
+  local t_nodes
   t_nodes=$(date +%s)
   for n in 1 2 3; do
-    local peer client metrics
-    peer=$(free_port); client=$(free_port); metrics=$(free_port)
-    seeds="${seeds:+$seeds,}127.0.0.1:$client"
-    health+=("$metrics")
-    cat >"$dir/node-$n.yaml" <<YAML
-cluster:
-  id: $cid
-  initialNodes: 3
-node:
-  id: $n
-  rack: rack$n
-  dataDirectory: $dir/n$n/data
-  commitLogDirectories: [$dir/n$n/commitlog]
-  peerAddress: 127.0.0.1:$peer
-  clientAddress: 127.0.0.1:$client
-  advertisedHost: 127.0.0.1
-  drainTimeout: 1s
-zookeeper:
-  connect: 127.0.0.1:$zk_port
-  credentialFile: $dir/zookeeper.credential
-security:
-  insecure: true
-metrics:
-  port: $metrics
-  bindAddress: 127.0.0.1
+    node_config "$dir" "$cid" "$n" true
+    cat >>"$dir/node-$n.yaml" <<YAML
 lsm:
   scrubEnabled: $enabled
   scrubStartDelay: ${delay}s
 YAML
     # shellcheck disable=SC2086
-    java $NODE_HEAP $NODE_GC -jar "$frsm_jar" server --config "$dir/node-$n.yaml" \
-      >"$dir/node-$n.log" 2>&1 &
-    pids=($! "${pids[@]}") # nodes first: stopped before their ZooKeeper, they deregister fast
-    node_pids="${node_pids:+$node_pids,}$!"
+    launch_node "$dir" "$n" java $NODE_HEAP $NODE_GC
   done
-  for m in "${health[@]}"; do
-    if ! await_health "$m" 180; then
-      echo "$run: a node did not become healthy; see $dir" >&2
-      cleanup
-      return 1
-    fi
-  done
+  await_cluster "$run" "$dir" || return 1
 
   local load metrics_ports
   load=$(cut -d' ' -f1-3 /proc/loadavg)

@@ -49,7 +49,7 @@ GC_LOG="${GC_LOG:-0}" # 1: the nodes log their collections; gc-summary.py's line
 mkdir -p "$out"
 
 # shellcheck source=bench-common.sh source-path=SCRIPTDIR
-source "$repo/frsm-bench/scripts/bench-common.sh" # pids, cleanup, free_port, await_health
+source "$repo/frsm-bench/scripts/bench-common.sh" # pids, cleanup, the cluster helpers
 trap cleanup EXIT
 
 run_one() { # mode[:instances] round
@@ -65,41 +65,9 @@ run_one() { # mode[:instances] round
   esac
   java -jar "$frsm_jar" certs --dir "$dir/certs" --cluster "$cid" --nodes 3 \
     --client bench=read,write >"$dir/certs.log" 2>&1
-  echo "frsm:ab-secret-$round" >"$dir/zookeeper.credential"
-  chmod 600 "$dir/zookeeper.credential"
-
-  local zk_port
-  zk_port=$(free_port)
-  mkdir -p "$dir/zk"
-  java -Xmx256m -Dzookeeper.admin.enableServer=false -cp "$frsm_jar" \
-    org.apache.zookeeper.server.ZooKeeperServerMain "$zk_port" "$dir/zk" >"$dir/zk.log" 2>&1 &
-  pids+=($!)
-
-  local seeds="" health=() node_pids=""
+  start_zookeeper "$dir" "ab-secret-$round"
   for n in 1 2 3; do
-    local peer client metrics
-    peer=$(free_port); client=$(free_port); metrics=$(free_port)
-    seeds="${seeds:+$seeds,}127.0.0.1:$client"
-    health+=("$metrics")
-    cat >"$dir/node-$n.yaml" <<YAML
-cluster:
-  id: $cid
-  initialNodes: 3
-node:
-  id: $n
-  rack: rack$n
-  dataDirectory: $dir/n$n/data
-  commitLogDirectories: [$dir/n$n/commitlog]
-  peerAddress: 127.0.0.1:$peer
-  clientAddress: 127.0.0.1:$client
-  advertisedHost: 127.0.0.1
-  drainTimeout: 1s
-zookeeper:
-  connect: 127.0.0.1:$zk_port
-  credentialFile: $dir/zookeeper.credential
-security:
-  insecure: $insecure
-YAML
+    node_config "$dir" "$cid" "$n" "$insecure"
     if [ "$insecure" = false ]; then
       cat >>"$dir/node-$n.yaml" <<YAML
   caBundle: $dir/certs/ca.pem
@@ -107,26 +75,13 @@ YAML
   privateKey: $dir/certs/node-$n-key.pem
 YAML
     fi
-    cat >>"$dir/node-$n.yaml" <<YAML
-metrics:
-  port: $metrics
-  bindAddress: 127.0.0.1
-YAML
     local gc_log=""
     if [ "$GC_LOG" = 1 ]; then gc_log="-Xlog:gc*=debug:file=$dir/node-$n-gc.log:uptime,tags"; fi
     # shellcheck disable=SC2086
-    $NODE_JAVA $NODE_HEAP $NODE_GC $gc_log $provider ${NODE_EXTRA//@NODE@/$dir/node-$n} \
-      -jar "$frsm_jar" server --config "$dir/node-$n.yaml" >"$dir/node-$n.log" 2>&1 &
-    pids=($! "${pids[@]}") # nodes first: stopped before their ZooKeeper, they deregister fast
-    node_pids="${node_pids:+$node_pids,}$!"
+    launch_node "$dir" "$n" $NODE_JAVA $NODE_HEAP $NODE_GC $gc_log $provider \
+      ${NODE_EXTRA//@NODE@/$dir/node-$n}
   done
-  for m in "${health[@]}"; do
-    if ! await_health "$m" 180; then
-      echo "$run: a node did not become healthy; see $dir" >&2
-      cleanup
-      return 1
-    fi
-  done
+  await_cluster "$run" "$dir" || return 1
 
   local load client_args=(--insecure)
   load=$(cut -d' ' -f1-3 /proc/loadavg)
