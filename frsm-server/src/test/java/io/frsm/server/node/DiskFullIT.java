@@ -35,12 +35,7 @@ class DiskFullIT {
   void aNodeWhoseDiskFills_refusesItsWrites_servesReads_andWritesAgainWhenSpaceReturns(
       @TempDir Path dir) throws Exception {
     AtomicBoolean node1Full = new AtomicBoolean();
-    Path node1 = dir.resolve("node-1");
-    DiskSpaceGuard.Probe probe =
-        directory ->
-            node1Full.get() && directory.startsWith(node1)
-                ? new DiskSpaceGuard.Space(0, TIB)
-                : new DiskSpaceGuard.Space(TIB / 2, TIB);
+    DiskSpaceGuard.Probe probe = fullWhile(node1Full, dir.resolve("node-1"));
     try (TestCluster cluster = TestCluster.withDiskSpace(dir, probe)) {
       Ring ring = cluster.ring();
       List<Integer> ledBy1 = new ArrayList<>();
@@ -108,12 +103,7 @@ class DiskFullIT {
   void keysAScanLearnedOnAFullDisk_areServedLeaderOnly_onceSpaceReturns(@TempDir Path dir)
       throws Exception {
     AtomicBoolean node1Full = new AtomicBoolean();
-    Path node1 = dir.resolve("node-1");
-    DiskSpaceGuard.Probe probe =
-        directory ->
-            node1Full.get() && directory.startsWith(node1)
-                ? new DiskSpaceGuard.Space(0, TIB)
-                : new DiskSpaceGuard.Space(TIB / 2, TIB);
+    DiskSpaceGuard.Probe probe = fullWhile(node1Full, dir.resolve("node-1"));
     try (TestCluster cluster =
         TestCluster.withTweaks(
             dir,
@@ -200,6 +190,17 @@ class DiskFullIT {
             .functionCounter()
             .count()
         + node.callerThreadReads();
+  }
+
+  /**
+   * Free space as the guard sees it: none under {@code node}'s directory while {@code full} is set,
+   * half of a TiB everywhere else. The test machine's disk is never filled.
+   */
+  private static DiskSpaceGuard.Probe fullWhile(AtomicBoolean full, Path node) {
+    return directory ->
+        full.get() && directory.startsWith(node)
+            ? new DiskSpaceGuard.Space(0, TIB)
+            : new DiskSpaceGuard.Space(TIB / 2, TIB);
   }
 
   private static double gauge(FrsmNode node, String name) {
