@@ -158,8 +158,8 @@ class DiskFullIT {
         node1Full.set(false);
         Await.until(() -> gauge(n1, "frsm.disk.space.low") == 0, TIMEOUT, "the guard to clear");
         // Node 1 serves the range leader-only once it holds the lease again: the settled key says
-        // when.
-        // (A quorum read before that would itself bring a missing value into node 1's cell.)
+        // when. (A quorum read of the 20 keys before that would itself bring a missing value into
+        // node 1's cell, and hide the bug.)
         byte[] settled = settledKey;
         Await.until(
             () -> {
