@@ -223,7 +223,9 @@ public final class LsmEngine implements AutoCloseable {
         .description("times writes began to wait for flushes (the disk did not keep up)")
         .register(registry);
     io.micrometer.core.instrument.FunctionCounter.builder(
-            "frsm.lsm.writes.held.total", writes.stall(), WriteStall::heldBack)
+            // Not "frsm.lsm.writes.held.total": Prometheus would name it frsm_lsm_writes_held,
+            // the gauge's name, and refuse it.
+            "frsm.lsm.writes.held.back", writes.stall(), WriteStall::heldBack)
         .description("writes that waited for a flush to make room")
         .register(registry);
     io.micrometer.core.instrument.FunctionCounter.builder(

@@ -408,7 +408,7 @@ class LsmEngineTest {
     assertEquals("b", valueOf(engine.get(key("b"))));
     waitUntil(() -> !engine.writesStalled(), "writes go on");
     assertEquals(1.0, registry.get("frsm.lsm.write.stalls").functionCounter().count());
-    assertEquals(2.0, registry.get("frsm.lsm.writes.held.total").functionCounter().count());
+    assertEquals(2.0, registry.get("frsm.lsm.writes.held.back").functionCounter().count());
     // The held write was logged when let in: it survives a crash.
     engine.kill();
     fs.crash();

@@ -11,13 +11,17 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * The node's Prometheus scrape endpoint: {@code GET /metrics} in the Prometheus text format, {@code
@@ -30,8 +34,18 @@ import java.util.function.BooleanSupplier;
  * <p>No client can blind it: the HTTP server ({@link MetricsHttpServer}) is non-blocking with a
  * request deadline and a connection cap ({@link EndpointSettings}), and scrapes are formatted on a
  * thread of their own, so a health check is answered while scrapes run.
+ *
+ * <p>A meter whose Prometheus name another meter already took is not exported at all (Micrometer
+ * refuses its registration and says so once, at WARNING, then only at debug). Each refusal is
+ * logged here at WARNING and kept in {@link #registrationFailures()}, which a test of the whole
+ * node holds empty: a meter the operator's dashboards expect must never vanish silently.
  */
 public final class MetricsEndpoint implements AutoCloseable {
+  private static final Logger LOG = Logger.getLogger(MetricsEndpoint.class.getName());
+
+  /** Refusals kept for {@link #registrationFailures()}; more are logged, not kept. */
+  private static final int FAILURES_KEPT = 64;
+
   private final PrometheusMeterRegistry registry;
   private final JvmGcMetrics gcMetrics;
   private final ExecutorService scrapes;
@@ -39,10 +53,15 @@ public final class MetricsEndpoint implements AutoCloseable {
   private final AtomicBoolean closed = new AtomicBoolean();
   private volatile boolean healthy = true;
   private volatile BooleanSupplier serving = () -> true;
+  private final List<String> registrationFailures;
 
   private MetricsEndpoint(
-      PrometheusMeterRegistry registry, JvmGcMetrics gcMetrics, ExecutorService scrapes) {
+      PrometheusMeterRegistry registry,
+      JvmGcMetrics gcMetrics,
+      ExecutorService scrapes,
+      List<String> registrationFailures) {
     this.registry = registry;
+    this.registrationFailures = registrationFailures;
     this.gcMetrics = gcMetrics;
     this.scrapes = scrapes;
   }
@@ -55,6 +74,17 @@ public final class MetricsEndpoint implements AutoCloseable {
   /** Binds {@code settings.address()} and starts serving. */
   public static MetricsEndpoint start(EndpointSettings settings) throws IOException {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    List<String> failures = new CopyOnWriteArrayList<>();
+    registry
+        .config()
+        .onMeterRegistrationFailed(
+            (id, reason) -> {
+              String failure = id.getName() + " " + id.getTags() + ": " + reason;
+              LOG.log(Level.WARNING, "meter not exported: {0}", failure);
+              if (failures.size() < FAILURES_KEPT) {
+                failures.add(failure);
+              }
+            });
     new JvmMemoryMetrics().bindTo(registry);
     new JvmThreadMetrics().bindTo(registry);
     new ClassLoaderMetrics().bindTo(registry);
@@ -74,7 +104,7 @@ public final class MetricsEndpoint implements AutoCloseable {
               t.setDaemon(true);
               return t;
             });
-    MetricsEndpoint endpoint = new MetricsEndpoint(registry, gc, scrapes);
+    MetricsEndpoint endpoint = new MetricsEndpoint(registry, gc, scrapes, failures);
     try {
       endpoint.server =
           MetricsHttpServer.start(
@@ -119,6 +149,14 @@ public final class MetricsEndpoint implements AutoCloseable {
 
   public PrometheusMeterRegistry registry() {
     return registry;
+  }
+
+  /**
+   * The meters the registry refused since the start (name, tags and Micrometer's reason; the first
+   * {@value #FAILURES_KEPT}): none is exported. Empty when every meter is scraped.
+   */
+  public List<String> registrationFailures() {
+    return List.copyOf(registrationFailures);
   }
 
   public InetSocketAddress address() {

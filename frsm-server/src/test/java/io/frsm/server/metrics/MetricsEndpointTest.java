@@ -1,6 +1,7 @@
 package io.frsm.server.metrics;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.frsm.cell.Ballot;
@@ -9,6 +10,8 @@ import io.frsm.cell.Key;
 import io.frsm.lsm.LsmConfig;
 import io.frsm.lsm.LsmEngine;
 import io.frsm.lsm.io.NioFileSystem;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -17,6 +20,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -73,6 +77,34 @@ class MetricsEndpointTest {
       assertEquals("ok\n", Scrape.get(endpoint.address(), "/health").body());
       endpoint.healthy(false); // a graceful stop began: unhealthy while the node still serves
       assertEquals(503, Scrape.health(endpoint.address()));
+    }
+  }
+
+  @Test
+  void everyMeterOfTheStorageEngine_isExported_noneRefused(@TempDir Path dir) throws Exception {
+    try (MetricsEndpoint endpoint =
+            MetricsEndpoint.start(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        LsmEngine engine =
+            LsmEngine.open(
+                LsmConfig.builder(dir).build(), NioFileSystem.INSTANCE, endpoint.registry())) {
+      engine.write(Cell.promise(Key.of(new byte[] {1}), new Ballot(1, 1, 1), 0)).join();
+      assertEquals(List.of(), endpoint.registrationFailures());
+      assertEquals(List.of(), Scrape.metersMissing(endpoint));
+    }
+  }
+
+  @Test
+  void aMeterWhosePrometheusNameIsTaken_isReported_notSilentlyDropped() throws Exception {
+    try (MetricsEndpoint endpoint =
+        MetricsEndpoint.start(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))) {
+      // The clash frsm.lsm.writes.held.total had with the gauge frsm.lsm.writes.held: a counter's
+      // Prometheus name drops ".total" and then takes the gauge's.
+      Gauge.builder("clash.held", () -> 1).register(endpoint.registry());
+      Counter.builder("clash.held.total").register(endpoint.registry()).increment();
+      List<String> failures = endpoint.registrationFailures();
+      assertEquals(1, failures.size(), failures.toString());
+      assertTrue(failures.get(0).startsWith("clash.held.total "), failures.get(0));
+      assertFalse(Scrape.of(endpoint.address()).text().contains("clash_held_total"));
     }
   }
 }

@@ -115,4 +115,30 @@ public final class Scrape {
   public String text() {
     return text;
   }
+
+  /**
+   * The meters of {@code endpoint}'s registry that a scrape of it lacks, by Micrometer name: each
+   * is looked for by its {@code # TYPE} line, under the name Prometheus gives it (a counter's with
+   * or without its {@code _total} suffix). Empty when every meter is exported.
+   */
+  public static List<String> metersMissing(MetricsEndpoint endpoint)
+      throws IOException, InterruptedException {
+    String text = of(endpoint.address()).text();
+    List<String> missing = new ArrayList<>();
+    for (io.micrometer.core.instrument.Meter meter : endpoint.registry().getMeters()) {
+      io.micrometer.core.instrument.Meter.Id id = meter.getId();
+      String name =
+          endpoint
+              .registry()
+              .config()
+              .namingConvention()
+              .name(id.getName(), id.getType(), id.getBaseUnit());
+      String family = name.endsWith("_total") ? name.substring(0, name.length() - 6) : name;
+      if (!text.contains("# TYPE " + family + " ")
+          && !text.contains("# TYPE " + family + "_total ")) {
+        missing.add(id.getName());
+      }
+    }
+    return missing;
+  }
 }
