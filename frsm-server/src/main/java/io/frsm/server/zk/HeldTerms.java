@@ -8,6 +8,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
+import org.apache.zookeeper.KeeperException;
 
 /**
  * The range terms one node holds ({@link RangeLeadership}), and how a held term ends: handed over
@@ -142,10 +143,18 @@ final class HeldTerms {
   /** On a ZooKeeper-call thread: marks {@code g} released if the core answered clean. */
   private void marked(int range, TermGrant g, String why, boolean clean) {
     boolean marked = false;
+    String failure = null;
     if (clean) {
       try {
         marked = terms.markReleased(g);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        failure = "interrupted: the node is stopping";
+      } catch (KeeperException e) {
+        // ZooKeeper gone or the session over (a stop with ZooKeeper down): one line, no trace.
+        failure = "ZooKeeper answered " + e.code();
       } catch (Exception e) {
+        failure = e.toString();
         LOG.log(System.Logger.Level.WARNING, "node " + self + ": release mark of " + range, e);
       }
     }
@@ -153,18 +162,29 @@ final class HeldTerms {
       releasesMarked.increment();
     }
     LOG.log(
-        System.Logger.Level.INFO,
+        failure == null ? System.Logger.Level.INFO : System.Logger.Level.WARNING,
         "node {0} hands range {1} over in term {2} ({3}): {4}",
         self,
         range,
         g.term(),
         why,
-        marked
-            ? "marked released, the successor need not wait"
-            : clean
-                ? "a successor bumped first; it waits out the lease"
-                : "not clean (this node had not waited out its predecessor), the successor waits"
-                    + " out the lease");
+        handOverOutcome(marked, clean, failure));
+  }
+
+  /** What a hand-over left its successor, for the one log line it gets. */
+  static String handOverOutcome(boolean marked, boolean clean, String markFailure) {
+    if (marked) {
+      return "marked released, the successor need not wait";
+    }
+    if (markFailure != null) {
+      return "the release mark was not written ("
+          + markFailure
+          + "); the successor waits out the lease";
+    }
+    return clean
+        ? "a successor bumped first; it waits out the lease"
+        : "not clean (this node had not waited out its predecessor), the successor waits out the"
+            + " lease";
   }
 
   void stepDown(int range, String why) {

@@ -395,6 +395,10 @@ final class RangeLatch implements AutoCloseable {
   private void deleteEntry(String path, Runnable answered) {
     try {
       zk.delete().guaranteed().inBackground((client, event) -> answered.run()).forPath(path);
+    } catch (org.apache.curator.framework.api.CuratorClosedException closed) {
+      // The client is closed, so its session is closed too, and ZooKeeper removed the entry (an
+      // ephemeral node) with it: nothing is left to delete (a node stopping).
+      answered.run();
     } catch (Exception e) {
       answered.run();
       LOG.log(System.Logger.Level.WARNING, describedAs + ": cannot delete its latch entry", e);
