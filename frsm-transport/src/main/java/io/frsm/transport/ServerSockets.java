@@ -1,6 +1,7 @@
 package io.frsm.transport;
 
 import io.frsm.client.transport.CoalescingWriter;
+import io.frsm.client.transport.ReadBuffers;
 import io.frsm.client.transport.TransportEventLoops;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -19,7 +20,9 @@ final class ServerSockets {
    * so a restarted node binds its port again while its old connections linger in TIME_WAIT; on
    * accepted sockets {@code TCP_NODELAY}, since {@link CoalescingWriter} already batches a turn's
    * frames into one write and Nagle would only delay them, and {@code SO_KEEPALIVE}, so a peer that
-   * vanished without closing is noticed eventually. The caller adds the child handler.
+   * vanished without closing is noticed eventually; and read buffers sized by {@link ReadBuffers},
+   * so a frame of a value's size after small ones arrives in one read. The caller adds the child
+   * handler.
    */
   static ServerBootstrap bootstrap(TransportEventLoops loops) {
     return new ServerBootstrap()
@@ -27,7 +30,8 @@ final class ServerSockets {
         .channel(loops.serverChannel())
         .option(ChannelOption.SO_REUSEADDR, true)
         .childOption(ChannelOption.TCP_NODELAY, true)
-        .childOption(ChannelOption.SO_KEEPALIVE, true);
+        .childOption(ChannelOption.SO_KEEPALIVE, true)
+        .childOption(ChannelOption.RECVBUF_ALLOCATOR, ReadBuffers.allocator());
   }
 
   /** Binds {@code server} to {@code address}, or throws saying clearly what could not listen. */

@@ -117,6 +117,7 @@ public final class OutboundConnection {
             .channel(loops.socketChannel())
             .option(ChannelOption.TCP_NODELAY, true)
             .option(ChannelOption.SO_KEEPALIVE, true)
+            .option(ChannelOption.RECVBUF_ALLOCATOR, ReadBuffers.allocator())
             .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) config.connectTimeout().toMillis())
             .option(
                 ChannelOption.WRITE_BUFFER_WATER_MARK,
