@@ -34,6 +34,9 @@ final class FrsmProcess implements AutoCloseable {
                 "-Xmx384m",
                 "-XX:+UseSerialGC",
                 "-XX:TieredStopAtLevel=1",
+                // Netty loads its native transport; on JDK 22+ a class-path launch warns of it
+                // unless allowed (the tests check the output is quiet). JDK 17 accepts the flag.
+                "--enable-native-access=ALL-UNNAMED",
                 "-cp",
                 System.getProperty("java.class.path"),
                 Frsm.class.getName()));
